@@ -1,0 +1,151 @@
+# pmtrace build. Everything built goes under $(OUTPUT); `make V=1` shows
+# full commands. Targets: all (default), deps, test, unit, asan, tools,
+# vmlinux, clean.
+OUTPUT ?= .output
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
+
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT) -MMD -MP
+LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=all
+
+# clang -target bpf does not search the host's system include paths; add
+# them after our own so <linux/...> and <bpf/...> resolve as on the host.
+CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
+	      -I$(dir $(VMLINUX_H)) -Ibpf $(CLANG_SYS_INCLUDES) -MMD -MP
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SRCS := $(wildcard src/*.c)
+OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS))
+LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
+# Unit tests exercise the pure parts only; they need no root and no BPF.
+UNIT_LIB := format tracefs output json opts strutil reorder suggest
+UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
+ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
+TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
+
+.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean
+.DELETE_ON_ERROR:
+
+all: pmtrace
+
+pmtrace: $(OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(LIBBPF_CFLAGS) -c $< -o $@
+
+# The loader includes the skeleton: build it first.
+$(OUTPUT)/src/main.o $(OUTPUT)/src/session.o: $(OUTPUT)/pmtrace.skel.h
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# All probe kinds are statically linked into one object: one skeleton, one
+# set of shared maps (declared __weak in bpf/common.bpf.h).
+$(OUTPUT)/pmtrace.bpf.o: $(BPF_OBJS)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(OUTPUT)/pmtrace.skel.h: $(OUTPUT)/pmtrace.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_bpf > $@
+
+# vmlinux.h is committed (see vmlinux/README.md); this regenerates it.
+vmlinux:
+	$(call msg,GEN,$(VMLINUX_H))
+	$(Q)mkdir -p $(dir $(VMLINUX_H))
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $(VMLINUX_H)
+
+# --- tests -----------------------------------------------------------------
+$(OUTPUT)/unit/%.o: tests/unit/%.c | $(OUTPUT)/unit
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(OUTPUT)/test_unit: $(UNIT_OBJS) $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(UNIT_LIB_SRCS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
+
+$(OUTPUT)/asan/%.o: %.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(SAN_FLAGS) -Itests/unit -c $< -o $@
+
+$(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(SAN_FLAGS) $^ -o $@
+
+$(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g $(WARN) -D_GNU_SOURCE $< -o $@
+
+testprogs: $(TESTPROGS)
+
+unit: $(OUTPUT)/test_unit
+	$(Q)$(OUTPUT)/test_unit
+
+asan: $(OUTPUT)/test_unit_asan
+	$(Q)$(OUTPUT)/test_unit_asan
+
+# Builds everything, then runs unit (plain and ASan+UBSan) and runtime tests;
+# ends with one line "N passed, N failed[, N skipped]".
+test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan testprogs tools
+	$(Q)tests/run.sh
+
+# --- benchmarks --------------------------------------------------------------
+$(OUTPUT)/tools/%.bpf.o: tools/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/tools
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tools/%.skel.h: $(OUTPUT)/tools/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/tools/floor: tools/floor.c $(OUTPUT)/tools/floor.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT)/tools $< $(LIBS) -o $@
+
+tools: $(OUTPUT)/tools/floor
+
+# --- setup -----------------------------------------------------------------
+BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+TEST_PKGS := python3 bpftrace linux-perf procps
+deps:
+	$(Q)tools/install-packages $(BUILD_PKGS)
+test-deps: deps
+	$(Q)tools/install-packages $(TEST_PKGS)
+
+$(OUTPUT)/src $(OUTPUT)/bpf $(OUTPUT)/unit $(OUTPUT)/testprogs $(OUTPUT)/tools:
+	$(Q)mkdir -p $@
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) pmtrace
+
+-include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/asan/*/*/*.d)

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * BPF-only pieces every probe kind shares. Each bpf/<kind>.bpf.c includes
+ * this; `bpftool gen object` links them into one object, so the maps and
+ * settings below are defined __weak here and merged into one instance.
+ */
+#ifndef PMTRACE_COMMON_BPF_H
+#define PMTRACE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "abi.h"
+
+/* Settings, written by the loader between open and load. */
+const volatile bool pmt_filter_target __weak = false;	/* -p / -- CMD */
+const volatile bool pmt_filter_cpu __weak = false;	/* -C */
+const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} pmt_events SEC(".maps") __weak;
+
+/* tgid -> enum pmt_target_state; only consulted when pmt_filter_target */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} pmt_targets SEC(".maps") __weak;
+
+/* probe id (the attach cookie) -> record layout */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PMT_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct pmt_probe_cfg);
+} pmt_probes SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_event);
+} pmt_scratch SEC(".maps") __weak;
+
+/* Per-CPU counters of things the kernel side gave up on (enum pmt_stat). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PMT_STAT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} pmt_stats SEC(".maps") __weak;
+
+static __always_inline void pmt_stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&pmt_stats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+/* Is the current task one we trace? Cheap when no target was given. */
+static __always_inline bool pmt_target_ok(__u32 tgid)
+{
+	__u8 *st;
+
+	if (!pmt_filter_target)
+		return true;
+	st = bpf_map_lookup_elem(&pmt_targets, &tgid);
+	return st && *st == PMT_TARGET_ACTIVE;
+}
+
+static __always_inline bool pmt_cpu_ok(void)
+{
+	__u32 cpu;
+
+	if (!pmt_filter_cpu)
+		return true;
+	cpu = bpf_get_smp_processor_id();
+	if (cpu >= PMT_MAX_CPUS)
+		return false;
+	return pmt_cpu_mask[cpu / 64] & (1ULL << (cpu % 64));
+}
+
+/* Fill the header and push hdr + size bytes of data to this CPU's ring. */
+static __always_inline void pmt_emit(void *ctx, struct pmt_event *e,
+				     __u64 pid_tgid, __u32 probe_id, __u64 size)
+{
+	long err;
+
+	if (size > PMT_MAX_DATA)
+		size = PMT_MAX_DATA;
+	e->hdr.pid = pid_tgid >> 32;
+	e->hdr.tid = (__u32)pid_tgid;
+	e->hdr.probe_id = probe_id;
+	e->hdr.size = size;
+	bpf_get_current_comm(e->hdr.comm, sizeof(e->hdr.comm));
+	e->hdr.ts = bpf_ktime_get_ns();
+	err = bpf_perf_event_output(ctx, &pmt_events, BPF_F_CURRENT_CPU, e,
+				    sizeof(e->hdr) + size);
+	/* -ENOSPC is also reported by the ring as PERF_RECORD_LOST; anything
+	 * else (no ring on this CPU) would vanish without this counter. */
+	if (err && err != -28)
+		pmt_stat_inc(PMT_STAT_OUTPUT_ERR);
+}
+
+#endif /* PMTRACE_COMMON_BPF_H */

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Target tracking for -p and -- CMD: pmt_targets holds the tgids traced.
+ * Loaded only when a target is given.
+ *
+ * A command is inserted PENDING right after fork, while it waits for the
+ * go-ahead; its exec turns it ACTIVE, so nothing pmtrace's own child code
+ * does before exec is traced (like perf's enable_on_exec). Children of an
+ * ACTIVE task become ACTIVE when forked.
+ */
+#include "common.bpf.h"
+
+/* Set when the targets' children are followed (-- CMD, not -p). */
+const volatile bool pmt_follow_forks = false;
+
+SEC("tp/sched/sched_process_fork")
+int pmt_fork(struct trace_event_raw_sched_process_fork *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 active = PMT_TARGET_ACTIVE, *st;
+	__u32 child;
+
+	if (!pmt_follow_forks)
+		return 0;
+	st = bpf_map_lookup_elem(&pmt_targets, &tgid);
+	if (!st || *st != PMT_TARGET_ACTIVE)
+		return 0;
+	/* For a new thread this adds its tid, which is harmless: lookups
+	 * are by tgid, already present. */
+	child = BPF_CORE_READ(ctx, child_pid);
+	if (bpf_map_update_elem(&pmt_targets, &child, &active, BPF_ANY))
+		pmt_stat_inc(PMT_STAT_TARGET_FULL);
+	return 0;
+}
+
+SEC("tp/sched/sched_process_exit")
+int pmt_exit(void *ctx __attribute__((unused)))
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	if (tid != tgid)
+		bpf_map_delete_elem(&pmt_targets, &tid);
+	/* signal->live reaches 0 when the last thread of the group exits */
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		bpf_map_delete_elem(&pmt_targets, &tgid);
+	return 0;
+}
+
+SEC("tp/sched/sched_process_exec")
+int pmt_exec(void *ctx __attribute__((unused)))
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 *st = bpf_map_lookup_elem(&pmt_targets, &tgid);
+
+	if (st && *st == PMT_TARGET_PENDING)
+		*st = PMT_TARGET_ACTIVE;
+	return 0;
+}
+

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracepoint provider's kernel side: one program attached to every
+ * requested tracepoint; the attach cookie says which probe fired, and
+ * pmt_probes[cookie] says how long the raw record is.
+ */
+#include "common.bpf.h"
+
+SEC("tracepoint")
+int pmt_tp(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
+	const struct pmt_probe_cfg *cfg;
+	struct pmt_event *e;
+	__u32 zero = 0, i;
+	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
+	 * whose bounds the verifier does not carry back */
+	__u64 size, end;
+
+	if (!pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
+		return 0;
+	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	if (!cfg || !e)
+		return 0;
+
+	size = cfg->fixed_size;
+	if (size > PMT_MAX_DATA)
+		size = PMT_MAX_DATA;
+	bpf_probe_read_kernel(e->data, size, ctx);
+
+	if (cfg->n_dyn) {
+		/* Dynamic data follows the fixed fields: find where the last
+		 * __data_loc/__rel_loc area ends and copy up to there. */
+		end = size;
+		for (i = 0; i < PMT_MAX_DYN && i < cfg->n_dyn; i++) {
+			__u64 off = PMT_DYN_OFF(cfg->dyn[i]), w, start;
+
+			if (off > PMT_MAX_DATA - 4)
+				break;
+			w = *(__u32 *)&e->data[off];
+			start = w & 0xffff;
+			if (cfg->dyn[i] & PMT_DYN_REL)
+				start += off + 4;
+			if (start + (w >> 16) > end)
+				end = start + (w >> 16);
+		}
+		if (end > PMT_MAX_DATA)
+			end = PMT_MAX_DATA;
+		if (end > size) {
+			size = end;
+			bpf_probe_read_kernel(e->data, size, ctx);
+		}
+	}
+	pmt_emit(ctx, e, pid_tgid, id, size);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

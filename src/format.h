@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Tracepoint record layouts, parsed from tracefs events/<sys>/<name>/format,
+ * and typed access to the fields of a raw record.
+ */
+#ifndef PMT_FORMAT_H
+#define PMT_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pmt_field_kind {
+	PMT_F_INT,	/* integer of 1, 2, 4 or 8 bytes */
+	PMT_F_PTR,	/* pointer, shown in hex */
+	PMT_F_STR,	/* char[N]: NUL-terminated within N */
+	PMT_F_ARRAY,	/* fixed array of integers */
+	PMT_F_DSTR,	/* __data_loc / __rel_loc char[] */
+	PMT_F_DARRAY,	/* __data_loc / __rel_loc array of integers */
+};
+
+struct pmt_field {
+	char *name;
+	char *type;		/* as written, e.g. "__data_loc char[]" */
+	uint32_t offset, size;
+	uint32_t elem_size;	/* arrays: bytes per element */
+	enum pmt_field_kind kind;
+	bool is_signed;
+	bool is_common;		/* common_type, common_pid, ... */
+	bool rel_loc;		/* __rel_loc rather than __data_loc */
+};
+
+struct pmt_format {
+	char *name;		/* "sched_switch" */
+	int id;
+	uint32_t fixed_size;	/* end of the last fixed field */
+	int nr_fields;
+	struct pmt_field *fields;
+};
+
+/*
+ * Parse the text of a format file. On error returns -EINVAL and writes a
+ * message naming the line into err.
+ */
+int pmt_format__parse(const char *text, struct pmt_format **out,
+		      char *err, size_t errlen);
+void pmt_format__free(struct pmt_format *fmt);
+const struct pmt_field *pmt_format__field(const struct pmt_format *fmt,
+					  const char *name);
+
+enum pmt_value_kind {
+	PMT_V_S64,
+	PMT_V_U64,
+	PMT_V_HEX,	/* pointer */
+	PMT_V_STR,	/* str/len, not NUL-terminated */
+	PMT_V_ARRAY,	/* arr/count of elem_size-byte integers */
+};
+
+struct pmt_value {
+	enum pmt_value_kind kind;
+	bool truncated;		/* record ended before the field did */
+	union {
+		int64_t s;
+		uint64_t u;
+	};
+	const char *str;	/* PMT_V_STR */
+	const void *arr;	/* PMT_V_ARRAY */
+	size_t len;		/* string bytes, or array elements */
+	uint32_t elem_size;
+	bool elem_signed;
+};
+
+/* Decode field f of a record of reclen bytes. Never reads past reclen. */
+void pmt_field__value(const struct pmt_field *f, const void *rec,
+		      size_t reclen, struct pmt_value *v);
+/* Element i of a PMT_V_ARRAY value, sign-extended when signed. */
+uint64_t pmt_value__elem(const struct pmt_value *v, size_t i);
+/* Load an integer of size 1/2/4/8 at p (unaligned ok), sign-extended. */
+uint64_t pmt_load_int(const void *p, uint32_t size, bool is_signed);
+
+#endif

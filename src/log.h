@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* One error sink: every message goes to stderr as "pmtrace: ...". */
+#ifndef PMT_LOG_H
+#define PMT_LOG_H
+
+#include <stdbool.h>
+
+extern int pmt_verbose;	/* -v count */
+extern bool pmt_quiet;	/* -q */
+
+void pmt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pmt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hint: ..." line under an error */
+void pmt_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Exit statuses */
+#define PMT_EXIT_OK	0
+#define PMT_EXIT_FAIL	1	/* runtime failure */
+#define PMT_EXIT_USAGE	2	/* bad input: options, probe names, target */
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A provider is one kind of probe (tracepoint, and later kprobe, uprobe,
+ * perf event). The session drives every provider through these ops:
+ *
+ *   resolve (per --option, before load) -> prepare (before load)
+ *   -> attach (per probe, after load) -> links destroyed by the session
+ *
+ * Any op may be NULL.
+ */
+#ifndef PMT_PROVIDER_H
+#define PMT_PROVIDER_H
+
+#include "opts.h"
+
+struct pmt_session;
+struct pmt_probe;
+
+struct pmt_provider {
+	const char *name;
+	enum pmt_probe_kind kind;
+	/* Expand one user spec into probes (pmt_session__add_probe).
+	 * Usage errors print a message and return -EINVAL. */
+	int (*resolve)(struct pmt_session *s, const char *spec);
+	/* Choose the BPF programs this provider needs (autoload). */
+	void (*prepare)(struct pmt_session *s);
+	/* Write the probe's settings into the maps and attach it. */
+	int (*attach)(struct pmt_session *s, struct pmt_probe *p);
+};
+
+extern const struct pmt_provider pmt_tracepoint_provider;
+
+const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
+
+#endif

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Session lifecycle, libbpf-tools style: open -> configure rodata and
+ * autoload -> load -> fill maps -> attach. Probes are resolved (names
+ * checked, formats parsed) before anything touches the kernel, so a usage
+ * error leaves nothing behind.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "session.h"
+#include "pmtrace.skel.h"
+
+static const struct pmt_provider *const providers[] = {
+	&pmt_tracepoint_provider,
+};
+
+const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (providers[i]->kind == kind)
+			return providers[i];
+	return NULL;
+}
+
+int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
+			   const char *name, struct pmt_format *fmt)
+{
+	struct pmt_probe *p;
+	uint32_t i;
+
+	for (i = 0; i < s->nr_probes; i++) {
+		if (!strcmp(s->probes[i].name, name)) {
+			pmt_format__free(fmt);	/* named twice: trace once */
+			return 0;
+		}
+	}
+	if (s->nr_probes >= PMT_MAX_PROBES) {
+		pmt_err("too many probes: at most %d", PMT_MAX_PROBES);
+		pmt_format__free(fmt);
+		return -E2BIG;
+	}
+	p = realloc(s->probes, (s->nr_probes + 1) * sizeof(*p));
+	if (!p) {
+		pmt_format__free(fmt);
+		return -ENOMEM;
+	}
+	s->probes = p;
+	p = &s->probes[s->nr_probes];
+	memset(p, 0, sizeof(*p));
+	p->id = s->nr_probes;
+	p->prov = prov;
+	p->fmt = fmt;
+	p->name = strdup(name);
+	if (!p->name)
+		return -ENOMEM;
+	s->nr_probes++;
+	return 0;
+}
+
+struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
+{
+	return id < s->nr_probes ? &s->probes[id] : NULL;
+}
+
+int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
+{
+	char err[256];
+	int i, ret;
+
+	s->opts = opts;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		pmt_err("cannot read the possible CPUs: %s", strerror(-s->ncpus));
+		return -EINVAL;
+	}
+	if (s->ncpus > PMT_MAX_CPUS)
+		s->ncpus = PMT_MAX_CPUS;
+	if (opts->cpus) {
+		if (pmt_parse_cpulist(opts->cpus, s->cpu_mask, s->ncpus, err, sizeof(err))) {
+			pmt_err("%s", err);
+			pmt_hint("this machine has CPUs 0-%d", s->ncpus - 1);
+			return -EINVAL;
+		}
+		s->filter_cpu = true;
+	}
+	for (i = 0; i < opts->nr_probes; i++) {
+		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
+
+		ret = prov->resolve(s, opts->probes[i].spec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && pmt_verbose < 2)
+		return 0;
+	if (level == LIBBPF_INFO && pmt_verbose < 1)
+		return 0;
+	if (level == LIBBPF_WARN && pmt_verbose < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool prov_used(const struct pmt_session *s, const struct pmt_provider *prov)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].prov == prov)
+			return true;
+	return false;
+}
+
+static int add_targets(struct pmt_session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.pmt_targets);
+	__u32 key;
+	__u8 val;
+
+	if (s->opts->pid) {
+		key = (__u32)s->opts->pid;
+		val = PMT_TARGET_ACTIVE;
+	} else {
+		key = (__u32)s->child.pid;
+		val = PMT_TARGET_PENDING;
+	}
+	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY)) {
+		pmt_err("cannot add the target process to the BPF map: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int pmt_session__start(struct pmt_session *s)
+{
+	struct bpf_program *prog;
+	bool targeted = !s->opts->system_wide;
+	bool follow = targeted && s->opts->cmd;
+	uint32_t i;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	s->skel = pmtrace_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		pmt_err("cannot open the BPF object: %s", strerror(errno));
+		return err;
+	}
+	s->skel->rodata->pmt_filter_target = targeted;
+	s->skel->rodata->pmt_follow_forks = follow;
+	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
+	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
+	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
+
+	/* load only what this session uses */
+	bpf_object__for_each_program(prog, s->skel->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(s->skel->progs.pmt_fork, follow);
+	bpf_program__set_autoload(s->skel->progs.pmt_exec, follow);
+	bpf_program__set_autoload(s->skel->progs.pmt_exit, follow);
+	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (providers[i]->prepare && prov_used(s, providers[i]))
+			providers[i]->prepare(s);
+
+	err = pmtrace_bpf__load(s->skel);
+	if (err) {
+		pmt_err("failed to load BPF programs: %s", strerror(-err));
+		if (!pmt_verbose)
+			pmt_hint("-v shows libbpf's and the verifier's messages");
+		return err;
+	}
+	if (follow) {
+		/* target tracking first, so no fork or exec slips past */
+		if (!(s->skel->links.pmt_fork = bpf_program__attach(s->skel->progs.pmt_fork)) ||
+		    !(s->skel->links.pmt_exec = bpf_program__attach(s->skel->progs.pmt_exec)) ||
+		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit))) {
+			err = -errno;
+			pmt_err("cannot attach the process-tracking tracepoints: %s", strerror(errno));
+			return err;
+		}
+	}
+	if (targeted && (err = add_targets(s)))
+		return err;
+	for (i = 0; i < s->nr_probes; i++) {
+		struct pmt_probe *p = &s->probes[i];
+
+		err = p->prov->attach(s, p);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void pmt_session__detach(struct pmt_session *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_probes; i++) {
+		bpf_link__destroy(s->probes[i].link);
+		s->probes[i].link = NULL;
+	}
+	if (s->skel)
+		pmtrace_bpf__detach(s->skel);
+}
+
+uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
+{
+	__u32 key = which;
+	uint64_t *vals, sum = 0;
+	int i, n = libbpf_num_possible_cpus();
+
+	if (!s->skel || n <= 0)
+		return 0;
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pmt_stats), &key, vals))
+		for (i = 0; i < n; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+void pmt_session__free(struct pmt_session *s)
+{
+	uint32_t i;
+
+	pmt_session__detach(s);
+	pmtrace_bpf__destroy(s->skel);
+	s->skel = NULL;
+	for (i = 0; i < s->nr_probes; i++) {
+		free(s->probes[i].name);
+		pmt_format__free(s->probes[i].fmt);
+	}
+	free(s->probes);
+	s->probes = NULL;
+	s->nr_probes = 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* One tracing session: the BPF skeleton, its probes and its targets. */
+#ifndef PMT_SESSION_H
+#define PMT_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "abi.h"
+#include "format.h"
+#include "opts.h"
+#include "provider.h"
+#include "target.h"
+
+struct pmtrace_bpf;
+struct bpf_link;
+
+struct pmt_probe {
+	uint32_t id;			/* attach cookie, index in pmt_probes */
+	const struct pmt_provider *prov;
+	char *name;			/* "sched:sched_switch" */
+	struct pmt_format *fmt;		/* record layout; NULL: no fields */
+	struct bpf_link *link;
+	uint64_t events;		/* received */
+};
+
+struct pmt_session {
+	const struct pmt_opts *opts;
+	struct pmtrace_bpf *skel;
+	struct pmt_probe *probes;
+	uint32_t nr_probes;
+	int ncpus;			/* possible CPUs */
+	bool filter_cpu;
+	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
+	struct pmt_child child;		/* -- CMD */
+};
+
+/* Build the probe list from the options; usage errors return -EINVAL. */
+int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts);
+/* Open, configure, load, attach. Does not start a command. */
+int pmt_session__start(struct pmt_session *s);
+/* Destroy every link: nothing fires after this. */
+void pmt_session__detach(struct pmt_session *s);
+void pmt_session__free(struct pmt_session *s);
+
+int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
+			   const char *name, struct pmt_format *fmt);
+struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
+/* Sum of a per-CPU kernel-side counter (enum pmt_stat). */
+uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Signal handling: handlers only set flags. Our signals stay blocked except
+ * inside the event loop's epoll_pwait, so they can never land between
+ * checking the flags and going to sleep.
+ */
+#ifndef PMT_SIGNALS_H
+#define PMT_SIGNALS_H
+
+#include <signal.h>
+
+extern volatile sig_atomic_t pmt_signalled;	/* SIGINT/SIGTERM/SIGHUP */
+extern volatile sig_atomic_t pmt_child_signalled;	/* SIGCHLD */
+
+void pmt_signals__install(void);
+/* The mask to wait with (the one pmtrace started with). */
+const sigset_t *pmt_signals__wait_mask(void);
+/* In a forked child before exec: restore what pmtrace started with. */
+void pmt_signals__child_reset(void);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Growable byte buffer with fast number formatting, escaping, parsing. */
+#ifndef PMT_STRUTIL_H
+#define PMT_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pmt_buf {
+	char *p;
+	size_t len, cap;
+};
+
+void pmt_buf__free(struct pmt_buf *b);
+/* Make room for n more bytes; aborts on out of memory. */
+void pmt_buf__reserve(struct pmt_buf *b, size_t n);
+void pmt_buf__add(struct pmt_buf *b, const void *s, size_t n);
+void pmt_buf__puts(struct pmt_buf *b, const char *s);
+void pmt_buf__printf(struct pmt_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pmt_buf__u64(struct pmt_buf *b, uint64_t v);
+void pmt_buf__s64(struct pmt_buf *b, int64_t v);
+void pmt_buf__hex(struct pmt_buf *b, uint64_t v);	/* 0x... */
+/* zero-padded decimal of exactly width digits */
+void pmt_buf__u64w(struct pmt_buf *b, uint64_t v, int width);
+/* NUL-terminate without counting the NUL in len */
+const char *pmt_buf__cstr(struct pmt_buf *b);
+
+static inline void pmt_buf__putc(struct pmt_buf *b, char c)
+{
+	if (b->len + 1 > b->cap)
+		pmt_buf__reserve(b, 1);
+	b->p[b->len++] = c;
+}
+
+/*
+ * Text-output string: bytes that are not printable ASCII become \xNN,
+ * backslash and quote are escaped; the whole is quoted when it is empty or
+ * holds a space, quote or '=' so "field=value" stays unambiguous.
+ */
+void pmt_buf__text_str(struct pmt_buf *b, const char *s, size_t n);
+/* JSON string literal, quotes included; always valid JSON (bytes >= 0x80
+ * that are not valid UTF-8 are written as \u00XX). */
+void pmt_buf__json_str(struct pmt_buf *b, const char *s, size_t n);
+
+/* strnlen that is safe for non-terminated arrays */
+size_t pmt_strnlen(const char *s, size_t max);
+
+/*
+ * Parse a whole string as an integer (base 0: 10, 0x16, 0 8).
+ * Returns 0 or -EINVAL (not a number, trailing junk) / -ERANGE.
+ */
+int pmt_parse_u64(const char *s, uint64_t *out);
+int pmt_parse_s64(const char *s, int64_t *out);
+int pmt_parse_int(const char *s, int min, int max, int *out);
+
+/* Read a whole file into a NUL-terminated malloc'd buffer; -errno. */
+int pmt_read_file(const char *path, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The traced command: forked early, held before exec until the probes are
+ * attached, then released.
+ */
+#ifndef PMT_TARGET_H
+#define PMT_TARGET_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct pmt_child {
+	pid_t pid;		/* 0: none */
+	int go_fd;		/* write end: a byte releases the child */
+	int err_fd;		/* read end: exec's errno, EOF on success */
+	bool exited;
+	int status;		/* waitpid status once exited */
+};
+
+/* Is argv[0] something execvp can run? -errno with a message printed. */
+int pmt_child__check(char *const argv[]);
+/* Fork the child; it waits for pmt_child__release. */
+int pmt_child__spawn(struct pmt_child *c, char *const argv[]);
+/* Let it exec; returns -errno (message printed) if exec failed. */
+int pmt_child__release(struct pmt_child *c, const char *name);
+/* Reap without blocking; true once it has exited. */
+bool pmt_child__reap(struct pmt_child *c);
+/* Terminate (if running) and reap; used on every error/exit path. */
+void pmt_child__kill(struct pmt_child *c);
+/* Exit status a shell would give: code, or 128+signal. */
+int pmt_child__exit_code(const struct pmt_child *c);
+
+/* Does process pid exist? -ESRCH with a message printed. */
+int pmt_pid__check(pid_t pid);
+
+#endif

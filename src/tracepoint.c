@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracepoint provider: --tp CATEGORY:NAME (globs allowed). One BPF
+ * program (pmt_tp) is attached to every tracepoint; the attach cookie is the
+ * probe id, and pmt_probes[id] tells it how much of the raw record to copy.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "session.h"
+#include "suggest.h"
+#include "tracefs.h"
+#include "pmtrace.skel.h"
+
+static void suggest_names(const char *spec)
+{
+	struct pmt_names all = {0};
+	const char *close[4];
+	int n, i;
+
+	if (pmt_tracefs__events(&all))
+		return;
+	n = pmt_suggest(spec, all.v, all.n, close, 4);
+	for (i = 0; i < n; i++)
+		pmt_hint("did you mean %s?", close[i]);
+	if (!n)
+		pmt_hint("pmtrace --list lists the %zu tracepoints of this kernel", all.n);
+	pmt_names__free(&all);
+}
+
+static int add_tp(struct pmt_session *s, const char *cat, const char *name)
+{
+	struct pmt_format *fmt;
+	char err[512], full[512];
+	int ret;
+
+	ret = pmt_tracefs__format(cat, name, &fmt, err, sizeof(err));
+	if (ret == -ENOENT) {
+		snprintf(full, sizeof(full), "%s:%s", cat, name);
+		pmt_err("unknown tracepoint '%s'", full);
+		suggest_names(full);
+		return -EINVAL;
+	}
+	if (ret) {
+		pmt_err("%s:%s: %s", cat, name, err);
+		return ret == -EACCES || ret == -EPERM ? -EPERM : -EINVAL;
+	}
+	snprintf(full, sizeof(full), "%s:%s", cat, name);
+	return pmt_session__add_probe(s, &pmt_tracepoint_provider, full, fmt);
+}
+
+static int tp_resolve(struct pmt_session *s, const char *spec)
+{
+	struct pmt_names all = {0}, hits = {0};
+	char cat[256], name[256];
+	int ret = 0;
+	size_t i;
+
+	if (pmt_tp_split(spec, cat, sizeof(cat), name, sizeof(name))) {
+		pmt_err("--tp '%s': expected CATEGORY:NAME, e.g. sched:sched_switch", spec);
+		return -EINVAL;
+	}
+	if (!strpbrk(spec, "*?["))
+		return add_tp(s, cat, name);
+
+	snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(spec, ":/"), spec);
+	snprintf(name, sizeof(name), "%s", spec + strlen(cat) + 1);
+	ret = pmt_tracefs__events(&all);
+	if (ret)
+		return ret;
+	{
+		/* available_events says cat:name; accept cat/name too */
+		char pattern[520];
+
+		snprintf(pattern, sizeof(pattern), "%s:%s", cat, name);
+		pmt_names__match(&all, pattern, &hits);
+	}
+	pmt_names__free(&all);
+	if (!hits.n) {
+		pmt_err("--tp '%s': no tracepoint matches", spec);
+		pmt_hint("see pmtrace --list '%s:*'", strpbrk(cat, "*?[") ? "*" : cat);
+		return -EINVAL;
+	}
+	for (i = 0; i < hits.n && !ret; i++) {
+		char *colon = strchr(hits.v[i], ':');
+
+		*colon = '\0';
+		ret = add_tp(s, hits.v[i], colon + 1);
+	}
+	pmt_names__free(&hits);
+	return ret;
+}
+
+static void tp_prepare(struct pmt_session *s)
+{
+	bpf_program__set_autoload(s->skel->progs.pmt_tp, true);
+}
+
+static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = p->id);
+	struct pmt_probe_cfg cfg = { .fixed_size = p->fmt->fixed_size };
+	char *name = strchr(p->name, ':'), cat[256];
+	int i, err;
+
+	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
+		const struct pmt_field *f = &p->fmt->fields[i];
+
+		if (f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY)
+			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, &cfg, BPF_ANY)) {
+		err = -errno;
+		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
+		return err;
+	}
+	snprintf(cat, sizeof(cat), "%.*s", (int)(name - p->name), p->name);
+	p->link = bpf_program__attach_tracepoint_opts(s->skel->progs.pmt_tp, cat, name + 1, &opts);
+	if (!p->link) {
+		err = -errno;
+		pmt_err("%s: unable to attach: %s", p->name, strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+const struct pmt_provider pmt_tracepoint_provider = {
+	.name = "tracepoint",
+	.kind = PMT_PROBE_TRACEPOINT,
+	.resolve = tp_resolve,
+	.prepare = tp_prepare,
+	.attach = tp_attach,
+};
