@@ -18,12 +18,14 @@ int pmt_tp(void *ctx)
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
 
+	/* Always return 1: 0 would drop the event for every other perf user
+	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
 	if (!pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
-		return 0;
+		return 1;
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	if (!cfg || !e)
-		return 0;
+		return 1;
 
 	size = cfg->fixed_size;
 	if (size > PMT_MAX_DATA)
@@ -54,7 +56,7 @@ int pmt_tp(void *ctx)
 		}
 	}
 	pmt_emit(ctx, e, pid_tgid, id, size);
-	return 0;
+	return 1;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -220,6 +221,8 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		report_lost(l, now);
 		if (pmt_signalled)
 			l->stop = PMT_STOP_SIGNAL;
+		if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+			l->stop = PMT_STOP_TARGET_GONE;
 		if (pmt_child_signalled) {
 			pmt_child_signalled = 0;
 			if (pmt_child__reap(&l->s->child))

@@ -15,6 +15,7 @@ enum pmt_stop_reason {
 	PMT_STOP_SIGNAL,
 	PMT_STOP_DURATION,
 	PMT_STOP_CHILD,
+	PMT_STOP_TARGET_GONE,	/* -p process exited */
 	PMT_STOP_OUTPUT,	/* output closed (EPIPE) or failed */
 	PMT_STOP_ERROR,
 };

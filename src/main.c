@@ -4,9 +4,9 @@
  *
  * Order of a trace run, chosen so a bad input leaves nothing in the kernel:
  * parse options -> check privileges and BTF -> resolve probes (tracefs)
- * -> open output -> fork the command (held before exec) -> load + attach
- * -> open perf buffers -> release the command -> loop -> detach -> drain
- * -> summary.
+ * -> open output -> fork the command (held before exec) -> load
+ * -> open perf buffers -> attach -> release the command -> loop -> detach
+ * -> drain -> summary.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -209,12 +209,13 @@ static int do_trace(const struct pmt_opts *o)
 	}
 
 	ret = PMT_EXIT_FAIL;
-	err = pmt_session__start(&s);
-	if (err)
+	if (pmt_session__load(&s))
 		goto out;
 	if (pmt_evloop__init(&loop, &s, &out))
 		goto out;
 	loop_ready = true;
+	if (pmt_session__attach(&s))
+		goto out;
 	pmt_info("tracing %u probe%s%s; Ctrl-C to stop", s.nr_probes, s.nr_probes == 1 ? "" : "s",
 		 o->cmd ? " while the command runs" : o->pid ? " of one process" : "");
 	if (s.child.pid && pmt_child__release(&s.child, o->cmd[0])) {

@@ -63,10 +63,9 @@ static void text_value(struct pmt_buf *b, const struct pmt_value *v)
 	}
 }
 
+/* JSON differs from text only for strings and pointers (as "0x..."). */
 static void json_value(struct pmt_buf *b, const struct pmt_value *v)
 {
-	size_t i;
-
 	switch (v->kind) {
 	case PMT_V_HEX:
 		pmt_buf__putc(b, '"');
@@ -76,20 +75,8 @@ static void json_value(struct pmt_buf *b, const struct pmt_value *v)
 	case PMT_V_STR:
 		pmt_buf__json_str(b, v->str, v->len);
 		break;
-	case PMT_V_ARRAY:
-		pmt_buf__putc(b, '[');
-		for (i = 0; i < v->len; i++) {
-			if (i)
-				pmt_buf__putc(b, ',');
-			if (v->elem_signed)
-				pmt_buf__s64(b, (int64_t)pmt_value__elem(v, i));
-			else
-				pmt_buf__u64(b, pmt_value__elem(v, i));
-		}
-		pmt_buf__putc(b, ']');
-		break;
 	default:
-		text_value(b, v);
+		text_value(b, v);	/* numbers, and arrays as [1,2,3] */
 		break;
 	}
 }

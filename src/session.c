@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "session.h"
+#include "strutil.h"
 #include "pmtrace.skel.h"
 
 static const struct pmt_provider *const providers[] = {
@@ -64,6 +65,27 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 		return -ENOMEM;
 	s->nr_probes++;
 	return 0;
+}
+
+int pmt_first_online_cpu(void)
+{
+	uint64_t mask[PMT_MAX_CPUS / 64];
+	char *text, err[128];
+	int cpu = 0, i;
+
+	if (pmt_read_file("/sys/devices/system/cpu/online", &text, NULL))
+		return 0;
+	text[strcspn(text, "\n")] = '\0';
+	if (!pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, err, sizeof(err))) {
+		for (i = 0; i < PMT_MAX_CPUS; i++) {
+			if (mask[i / 64] & (1ULL << (i % 64))) {
+				cpu = i;
+				break;
+			}
+		}
+	}
+	free(text);
+	return cpu;
 }
 
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
@@ -143,7 +165,7 @@ static int add_targets(struct pmt_session *s)
 	return 0;
 }
 
-int pmt_session__start(struct pmt_session *s)
+int pmt_session__load(struct pmt_session *s)
 {
 	struct bpf_program *prog;
 	bool targeted = !s->opts->system_wide;
@@ -181,6 +203,16 @@ int pmt_session__start(struct pmt_session *s)
 			pmt_hint("-v shows libbpf's and the verifier's messages");
 		return err;
 	}
+	return 0;
+}
+
+int pmt_session__attach(struct pmt_session *s)
+{
+	bool targeted = !s->opts->system_wide;
+	bool follow = targeted && s->opts->cmd;
+	uint32_t i;
+	int err;
+
 	if (follow) {
 		/* target tracking first, so no fork or exec slips past */
 		if (!(s->skel->links.pmt_fork = bpf_program__attach(s->skel->progs.pmt_fork)) ||

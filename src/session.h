@@ -36,8 +36,11 @@ struct pmt_session {
 
 /* Build the probe list from the options; usage errors return -EINVAL. */
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts);
-/* Open, configure, load, attach. Does not start a command. */
-int pmt_session__start(struct pmt_session *s);
+/* Open, configure and load the BPF object. */
+int pmt_session__load(struct pmt_session *s);
+/* Fill the maps and attach every probe. Open the perf rings before this:
+ * an event with no ring on its CPU would be lost. */
+int pmt_session__attach(struct pmt_session *s);
 /* Destroy every link: nothing fires after this. */
 void pmt_session__detach(struct pmt_session *s);
 void pmt_session__free(struct pmt_session *s);
@@ -45,6 +48,8 @@ void pmt_session__free(struct pmt_session *s);
 int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
 			   const char *name, struct pmt_format *fmt);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
+/* Lowest online CPU (0 if that cannot be read). */
+int pmt_first_online_cpu(void);
 /* Sum of a per-CPU kernel-side counter (enum pmt_stat). */
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "signals.h"
+#include "strutil.h"
 #include "target.h"
 
 static bool executable(const char *path)
@@ -166,11 +167,21 @@ int pmt_child__exit_code(const struct pmt_child *c)
 
 int pmt_pid__check(pid_t pid)
 {
-	char path[64];
+	char path[64], *status, *tgid;
+	long leader = pid;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if (!access(path, F_OK) && (kill(pid, 0) == 0 || errno == EPERM))
-		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!pmt_read_file(path, &status, NULL)) {
+		tgid = strstr(status, "\nTgid:");
+		if (tgid)
+			leader = strtol(tgid + 6, NULL, 10);
+		free(status);
+		if (leader == pid)
+			return 0;
+		pmt_err("-p %d: that is a thread of process %ld", (int)pid, leader);
+		pmt_hint("use -p %ld: -p traces every thread of a process", leader);
+		return -EINVAL;
+	}
 	pmt_err("-p %d: no such process", (int)pid);
 	pmt_hint("list running processes with: ps -e");
 	return -ESRCH;

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
@@ -100,12 +104,35 @@ static void tp_prepare(struct pmt_session *s)
 	bpf_program__set_autoload(s->skel->progs.pmt_tp, true);
 }
 
+/*
+ * The BPF program hangs off a perf event of the tracepoint (the carrier).
+ * It returns 1 so that other users of the tracepoint (perf record, ...)
+ * still get their samples: a 0 from a tracepoint program drops the sample
+ * for every perf event on that tracepoint. Returning 1 would also make the
+ * kernel build a sample for the carrier itself, wasted work since it has
+ * no ring; a disabled carrier is not on the per-CPU list the kernel walks,
+ * while its BPF program still runs on every hit.
+ */
+static int open_carrier(int tp_id)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = (__u64)tp_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.disabled = 1,
+	};
+
+	return (int)syscall(__NR_perf_event_open, &attr, -1, pmt_first_online_cpu(), -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
 static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 {
-	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = p->id);
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
 	struct pmt_probe_cfg cfg = { .fixed_size = p->fmt->fixed_size };
-	char *name = strchr(p->name, ':'), cat[256];
-	int i, err;
+	int i, err, pfd;
 
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
 		const struct pmt_field *f = &p->fmt->fields[i];
@@ -118,13 +145,21 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
 		return err;
 	}
-	snprintf(cat, sizeof(cat), "%.*s", (int)(name - p->name), p->name);
-	p->link = bpf_program__attach_tracepoint_opts(s->skel->progs.pmt_tp, cat, name + 1, &opts);
+	pfd = open_carrier(p->fmt->id);
+	if (pfd < 0) {
+		err = -errno;
+		pmt_err("%s: unable to attach: perf_event_open: %s", p->name, strerror(errno));
+		return err;
+	}
+	p->link = bpf_program__attach_perf_event_opts(s->skel->progs.pmt_tp, pfd, &opts);
 	if (!p->link) {
 		err = -errno;
+		close(pfd);
 		pmt_err("%s: unable to attach: %s", p->name, strerror(errno));
 		return err;
 	}
+	/* libbpf enabled the carrier; the program keeps running without it */
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
 	return 0;
 }
 

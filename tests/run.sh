@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run every suite and end with one line: "N passed, N failed, N skipped".
+# Suites: unit (no root), unit under ASan+UBSan, runtime (root, real BPF).
+cd "$(dirname "$0")/.." || exit 1
+total_p=0 total_f=0 total_s=0
+
+run_suite() { # NAME COMMAND...
+	local name=$1 out rc p f s
+	shift
+	echo "== $name"
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$out"
+	read -r p f s < <(echo "$out" | sed -n 's/^[a-z]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' | tail -1)
+	if [ -z "$p" ]; then
+		echo "FAIL $name: no summary line (exit $rc)"
+		p=0 f=1 s=0
+	elif [ $rc != 0 ] && [ "$f" = 0 ]; then
+		echo "FAIL $name: exit $rc"
+		f=1
+	fi
+	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
+}
+
+run_suite unit .output/test_unit
+run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan
+if [ "$(id -u)" = 0 ]; then
+	run_suite runtime tests/runtime.sh
+else
+	echo "skip runtime: needs root (BPF programs are loaded into the kernel)"
+	total_s=$((total_s + 1))
+fi
+echo "$total_p passed, $total_f failed, $total_s skipped"
+[ $total_f = 0 ]

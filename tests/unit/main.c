@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include "strutil.h"
+#include "test.h"
+
+static struct pmt_test *head, **tail = &head;
+
+void pmt_test__register(struct pmt_test *t)
+{
+	*tail = t;
+	tail = &t->next;
+}
+
+char *pmt_test__data(const char *name)
+{
+	char path[512], *text = NULL;
+
+	snprintf(path, sizeof(path), "tests/data/%s", name);
+	if (pmt_read_file(path, &text, NULL))
+		fprintf(stderr, "  cannot read %s\n", path);
+	return text;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0;
+	struct pmt_test *t;
+
+	for (t = head; t; t = t->next) {
+		int f = 0;
+
+		if (argc > 1 && !strstr(t->name, argv[1]))
+			continue;
+		t->fn(&f);
+		printf("%s unit/%s\n", f ? "FAIL" : "ok  ", t->name);
+		if (f)
+			failed++;
+		else
+			passed++;
+	}
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include "opts.h"
+#include "reorder.h"
+#include "strutil.h"
+#include "suggest.h"
+#include "tracefs.h"
+#include "test.h"
+
+#define ARGV(...) ((char *[]){ "pmtrace", __VA_ARGS__, NULL })
+#define ARGC(v) ((int)(sizeof(v) / sizeof(char *)) - 1)
+
+static int parse(int argc, char **argv, struct pmt_opts *o, char *err)
+{
+	return pmt_opts__parse(argc, argv, o, err, 256);
+}
+
+TEST(opts_trace)
+{
+	char *argv[] = { "pmtrace", "--tp", "sched:sched_switch", "--tp", "syscalls:sys_enter_*",
+			 "-o", "out.txt", "--json", "-d", "2.5", "--buffer-pages", "64",
+			 "-C", "0-1", "--", "ls", "-l", NULL };
+	struct pmt_opts o;
+	char err[256];
+
+	ASSERT_EQ(parse(ARGC(argv), argv, &o, err), 0);
+	ASSERT_EQ(o.mode, PMT_MODE_TRACE);
+	ASSERT_EQ(o.nr_probes, 2);
+	ASSERT_STREQ(o.probes[1].spec, "syscalls:sys_enter_*");
+	ASSERT_STREQ(o.output, "out.txt");
+	ASSERT_TRUE(o.json);
+	ASSERT_TRUE(o.duration == 2.5);
+	ASSERT_EQ(o.buffer_pages, 64);
+	ASSERT_STREQ(o.cpus, "0-1");
+	ASSERT_TRUE(o.cmd);
+	ASSERT_STREQ(o.cmd[0], "ls");
+	ASSERT_STREQ(o.cmd[1], "-l");
+	ASSERT_TRUE(!o.system_wide);
+	pmt_opts__free(&o);
+}
+
+TEST(opts_defaults_and_modes)
+{
+	char **a1 = ARGV("--tp", "a:b"), **a2 = ARGV("--list", "sched:*"), **a3 = ARGV("-p", "12", "--tp", "a:b");
+	struct pmt_opts o;
+	char err[256];
+
+	ASSERT_EQ(parse(3, a1, &o, err), 0);
+	ASSERT_TRUE(o.system_wide);
+	ASSERT_EQ(o.buffer_pages, PMT_DEFAULT_PAGES);
+	ASSERT_TRUE(!o.cmd);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(3, a2, &o, err), 0);
+	ASSERT_EQ(o.mode, PMT_MODE_LIST);
+	ASSERT_STREQ(o.list_glob, "sched:*");
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(5, a3, &o, err), 0);
+	ASSERT_EQ(o.pid, 12);
+	ASSERT_TRUE(!o.system_wide);
+	pmt_opts__free(&o);
+}
+
+static void expect_usage_error(int *failed, char **argv, const char *msg)
+{
+	struct pmt_opts o;
+	char err[256] = "";
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	if (parse(argc, argv, &o, err) != -EINVAL || strcmp(err, msg))
+		FAIL_AT("%s ...: got \"%s\", expected \"%s\"", argv[1], err, msg);
+	pmt_opts__free(&o);
+}
+
+TEST(opts_errors)
+{
+	expect_usage_error(failed, ARGV("-d", "2"), "no probe given: name one with --tp CATEGORY:NAME (see --list)");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "abc"),
+			   "-p/--pid: 'abc' is not a process ID (a positive integer)");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "0"),
+			   "-p/--pid: '0' is not a process ID (a positive integer)");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-d", "1x"),
+			   "-d/--duration: '1x' is not a positive number of seconds");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-d", "-1"),
+			   "-d/--duration: '-1' is not a positive number of seconds");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--buffer-pages", "3"),
+			   "--buffer-pages: '3' is not a power of two between 1 and 1048576");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "1", "--", "ls"),
+			   "-p/--pid and a COMMAND cannot be combined: trace one or the other");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "1", "-a"),
+			   "-p/--pid and -a/--all-cpus cannot be combined");
+	expect_usage_error(failed, ARGV("--list", "--tp", "a:b"), "--list cannot be combined with probes");
+	expect_usage_error(failed, ARGV("--bogus"), "option '--bogus' is unknown or takes no argument");
+	expect_usage_error(failed, ARGV("-Z"), "option -Z is unknown");
+	expect_usage_error(failed, ARGV("--tp"), "option '--tp' needs an argument");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "-d"), "option -d needs an argument");
+}
+
+TEST(cpulist)
+{
+	uint64_t mask[2];
+	char err[256];
+
+	ASSERT_EQ(pmt_parse_cpulist("0-2,5,64", mask, 128, err, sizeof(err)), 0);
+	ASSERT_EQ(mask[0], 0x27);
+	ASSERT_EQ(mask[1], 1);
+	ASSERT_EQ(pmt_parse_cpulist("1,", mask, 128, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(pmt_parse_cpulist("3-1", mask, 128, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(pmt_parse_cpulist("2", mask, 2, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "-C/--cpu: '2': CPU range must be ascending and below 2");
+	ASSERT_EQ(pmt_parse_cpulist("a", mask, 2, err, sizeof(err)), -EINVAL);
+	ASSERT_STREQ(err, "-C/--cpu: 'a' is not a CPU list; expected e.g. 0-3,6");
+}
+
+TEST(parse_numbers)
+{
+	uint64_t u;
+	int64_t s;
+	int i;
+
+	ASSERT_EQ(pmt_parse_u64("0x10", &u), 0);
+	ASSERT_EQ(u, 16);
+	ASSERT_EQ(pmt_parse_u64("-1", &u), -EINVAL);
+	ASSERT_EQ(pmt_parse_u64("12k", &u), -EINVAL);
+	ASSERT_EQ(pmt_parse_u64("", &u), -EINVAL);
+	ASSERT_EQ(pmt_parse_u64("99999999999999999999", &u), -ERANGE);
+	ASSERT_EQ(pmt_parse_s64("-42", &s), 0);
+	ASSERT_EQ(s, -42);
+	ASSERT_EQ(pmt_parse_int("7", 1, 5, &i), -ERANGE);
+}
+
+struct collected {
+	uint64_t ts[16];
+	int cpu[16];
+	int n;
+};
+
+static void collect(void *ctx, int cpu, const void *data, size_t len)
+{
+	struct collected *c = ctx;
+
+	if (len == sizeof(uint64_t) && c->n < 16) {
+		memcpy(&c->ts[c->n], data, sizeof(uint64_t));
+		c->cpu[c->n++] = cpu;
+	}
+}
+
+static void push(struct pmt_reorder *r, int cpu, uint64_t ts)
+{
+	pmt_reorder__push(r, cpu, ts, &ts, sizeof(ts));
+}
+
+TEST(reorder_merge)
+{
+	struct pmt_reorder r;
+	struct collected c = {0};
+	int i;
+
+	ASSERT_EQ(pmt_reorder__init(&r, 3), 0);
+	push(&r, 0, 10);
+	push(&r, 0, 40);
+	push(&r, 1, 20);
+	push(&r, 2, 5);
+	push(&r, 1, 50);
+	pmt_reorder__flush(&r, 30, collect, &c);
+	ASSERT_EQ(c.n, 3);
+	ASSERT_EQ(c.ts[0], 5);
+	ASSERT_EQ(c.cpu[0], 2);
+	ASSERT_EQ(c.ts[1], 10);
+	ASSERT_EQ(c.ts[2], 20);
+	push(&r, 2, 45);
+	pmt_reorder__flush(&r, UINT64_MAX, collect, &c);
+	ASSERT_EQ(c.n, 6);
+	for (i = 1; i < c.n; i++)
+		ASSERT_TRUE(c.ts[i - 1] <= c.ts[i]);
+	ASSERT_EQ(c.ts[5], 50);
+	ASSERT_EQ(r.bytes, 0);
+	/* an inversion within a CPU keeps FIFO order and is counted */
+	push(&r, 0, 100);
+	push(&r, 0, 90);
+	ASSERT_EQ(r.inversions, 1);
+	pmt_reorder__free(&r);
+}
+
+TEST(suggest_names)
+{
+	char *names[] = { "sched:sched_switch", "sched:sched_wakeup", "irq:softirq_entry",
+			  "foo:sched_swap", "raw_syscalls:sys_enter" };
+	const char *out[4];
+	int n;
+
+	ASSERT_EQ(pmt_edit_distance("sched_swich", "sched_switch", 5), 1);
+	ASSERT_EQ(pmt_edit_distance("abcd", "abdc", 5), 1);
+	ASSERT_EQ(pmt_edit_distance("abc", "xyzuvw", 2), 3);
+	n = pmt_suggest("sched:sched_swtich", names, 5, out, 4);
+	ASSERT_TRUE(n >= 1);
+	ASSERT_STREQ(out[0], "sched:sched_switch");
+	n = pmt_suggest("bar:sched_switch", names, 5, out, 4);
+	ASSERT_TRUE(n >= 1);
+	ASSERT_STREQ(out[0], "sched:sched_switch");
+	n = pmt_suggest("zzz:qqq", names, 5, out, 4);
+	ASSERT_EQ(n, 0);
+}
+
+TEST(tp_split)
+{
+	char cat[32], name[32];
+
+	ASSERT_EQ(pmt_tp_split("sched:sched_switch", cat, sizeof(cat), name, sizeof(name)), 0);
+	ASSERT_STREQ(cat, "sched");
+	ASSERT_STREQ(name, "sched_switch");
+	ASSERT_EQ(pmt_tp_split("sched/sched_switch", cat, sizeof(cat), name, sizeof(name)), 0);
+	ASSERT_EQ(pmt_tp_split("sched_switch", cat, sizeof(cat), name, sizeof(name)), -EINVAL);
+	ASSERT_EQ(pmt_tp_split(":x", cat, sizeof(cat), name, sizeof(name)), -EINVAL);
+	ASSERT_EQ(pmt_tp_split("a:b:c", cat, sizeof(cat), name, sizeof(name)), -EINVAL);
+}

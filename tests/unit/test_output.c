@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include "output.h"
+#include "strutil.h"
+#include "test.h"
+
+static const char *esc_text(struct pmt_buf *b, const char *s, size_t n)
+{
+	b->len = 0;
+	pmt_buf__text_str(b, s, n);
+	return pmt_buf__cstr(b);
+}
+
+static const char *esc_json(struct pmt_buf *b, const char *s, size_t n)
+{
+	b->len = 0;
+	pmt_buf__json_str(b, s, n);
+	return pmt_buf__cstr(b);
+}
+
+TEST(escape_text)
+{
+	struct pmt_buf b = {0};
+
+	ASSERT_STREQ(esc_text(&b, "bash", 4), "bash");
+	ASSERT_STREQ(esc_text(&b, "", 0), "\"\"");
+	ASSERT_STREQ(esc_text(&b, "a b", 3), "\"a b\"");
+	ASSERT_STREQ(esc_text(&b, "x=1", 3), "\"x=1\"");
+	ASSERT_STREQ(esc_text(&b, "\x1b[31m", 5), "\\x1b[31m");
+	ASSERT_STREQ(esc_text(&b, "a\\b\n", 4), "a\\\\b\\x0a");
+	ASSERT_STREQ(esc_text(&b, "\xc3\xa9", 2), "\\xc3\\xa9");
+	pmt_buf__free(&b);
+}
+
+TEST(escape_json)
+{
+	struct pmt_buf b = {0};
+
+	ASSERT_STREQ(esc_json(&b, "plain", 5), "\"plain\"");
+	ASSERT_STREQ(esc_json(&b, "q\"b\\", 4), "\"q\\\"b\\\\\"");
+	ASSERT_STREQ(esc_json(&b, "\n\t\r\x01\x7f", 5), "\"\\n\\t\\r\\u0001\\u007f\"");
+	/* valid UTF-8 passes through, invalid bytes become \u00XX */
+	ASSERT_STREQ(esc_json(&b, "\xc3\xa9", 2), "\"\xc3\xa9\"");
+	ASSERT_STREQ(esc_json(&b, "\xff\xc3", 2), "\"\\u00ff\\u00c3\"");
+	ASSERT_STREQ(esc_json(&b, "\xe2\x82", 2), "\"\\u00e2\\u0082\"");
+	/* overlong encoding of '/' and a UTF-16 surrogate are rejected */
+	ASSERT_STREQ(esc_json(&b, "\xc0\xaf", 2), "\"\\u00c0\\u00af\"");
+	ASSERT_STREQ(esc_json(&b, "\xed\xa0\x80", 3), "\"\\u00ed\\u00a0\\u0080\"");
+	ASSERT_STREQ(esc_json(&b, "a\0b", 3), "\"a\\u0000b\"");
+	pmt_buf__free(&b);
+}
+
+TEST(buf_numbers)
+{
+	struct pmt_buf b = {0};
+
+	pmt_buf__u64(&b, 0);
+	pmt_buf__putc(&b, ' ');
+	pmt_buf__u64(&b, UINT64_MAX);
+	pmt_buf__putc(&b, ' ');
+	pmt_buf__s64(&b, INT64_MIN);
+	pmt_buf__putc(&b, ' ');
+	pmt_buf__hex(&b, 0);
+	pmt_buf__putc(&b, ' ');
+	pmt_buf__hex(&b, 0xdeadbeefULL);
+	pmt_buf__putc(&b, ' ');
+	pmt_buf__u64w(&b, 42, 6);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "0 18446744073709551615 -9223372036854775808 0x0 0xdeadbeef 000042");
+	pmt_buf__free(&b);
+}
+
+static struct pmt_format *exec_format(void)
+{
+	char *text = pmt_test__data("sched_process_exec.format"), err[128];
+	struct pmt_format *fmt = NULL;
+
+	if (text)
+		pmt_format__parse(text, &fmt, err, sizeof(err));
+	free(text);
+	return fmt;
+}
+
+/* A sched_process_exec record: filename "/bin/t\x01 x" at offset 20. */
+static void exec_record(unsigned char *rec, size_t len)
+{
+	uint32_t loc = (10u << 16) | 20;
+	int32_t pid = 4242, old = 4242;
+
+	memset(rec, 0, len);
+	memcpy(rec + 8, &loc, 4);
+	memcpy(rec + 12, &pid, 4);
+	memcpy(rec + 16, &old, 4);
+	memcpy(rec + 20, "/bin/t\x01 x", 10);
+}
+
+TEST(record_text_and_json)
+{
+	struct pmt_format *fmt = exec_format();
+	unsigned char rec[32];
+	struct pmt_buf b = {0};
+	struct pmt_record r = {
+		.ts = 12345678901234ULL, .cpu = 1, .pid = 4242, .tid = 4243,
+		.comm = "tr\"ue", .comm_len = 16, .event = "sched:sched_process_exec",
+		.data = rec, .len = sizeof(rec),
+	};
+
+	ASSERT_TRUE(fmt);
+	r.fmt = fmt;
+	exec_record(rec, sizeof(rec));
+	pmt_format_text(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "        \"tr\\\"ue\" 4242/4243 [001] 12345.678901: sched:sched_process_exec: "
+		     "filename=\"/bin/t\\x01 x\" pid=4242 old_pid=4242\n");
+	b.len = 0;
+	pmt_format_json(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "{\"ts\":12345678901234,\"cpu\":1,\"comm\":\"tr\\\"ue\",\"pid\":4242,\"tid\":4243,"
+		     "\"event\":\"sched:sched_process_exec\",\"fields\":{\"filename\":\"/bin/t\\u0001 x\","
+		     "\"pid\":4242,\"old_pid\":4242}}\n");
+	pmt_buf__free(&b);
+	pmt_format__free(fmt);
+}
