@@ -61,8 +61,9 @@ $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LIBBPF_CFLAGS) -c $< -o $@
 
-# The loader includes the skeleton: build it first.
-$(OUTPUT)/src/main.o $(OUTPUT)/src/session.o: $(OUTPUT)/pmtrace.skel.h
+# Loader files include the skeleton: generate it first (order-only; -MMD
+# records the real dependency once a file has been compiled).
+$(OBJS): | $(OUTPUT)/pmtrace.skel.h
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
