@@ -16,6 +16,9 @@
 const volatile bool pmt_filter_target __weak = false;	/* -p / -- CMD */
 const volatile bool pmt_filter_cpu __weak = false;	/* -C */
 const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
+/* Set by the loader when tracing ends: programs return at once while their
+ * links are closed (which can take a while, see src/session.c). */
+volatile bool pmt_stop __weak = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

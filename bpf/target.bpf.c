@@ -7,15 +7,21 @@
  * go-ahead; its exec turns it ACTIVE, so nothing pmtrace's own child code
  * does before exec is traced (like perf's enable_on_exec). Children of an
  * ACTIVE task become ACTIVE when forked.
+ *
+ * Raw tracepoints, not perf-event ones: detaching a perf-event tracepoint
+ * costs an RCU grace period under a global mutex (~75 ms each here), a raw
+ * tracepoint's detach frees asynchronously.
  */
 #include "common.bpf.h"
 
 /* Set when the targets' children are followed (-- CMD, not -p). */
 const volatile bool pmt_follow_forks = false;
 
-SEC("tp/sched/sched_process_fork")
-int pmt_fork(struct trace_event_raw_sched_process_fork *ctx)
+SEC("raw_tp/sched_process_fork")
+int pmt_fork(struct bpf_raw_tracepoint_args *ctx)
 {
+	/* TP_PROTO(struct task_struct *parent, struct task_struct *child) */
+	struct task_struct *child_task = (void *)ctx->args[1];
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u8 active = PMT_TARGET_ACTIVE, *st;
 	__u32 child;
@@ -27,13 +33,13 @@ int pmt_fork(struct trace_event_raw_sched_process_fork *ctx)
 		return 0;
 	/* For a new thread this adds its tid, which is harmless: lookups
 	 * are by tgid, already present. */
-	child = BPF_CORE_READ(ctx, child_pid);
+	child = BPF_CORE_READ(child_task, pid);
 	if (bpf_map_update_elem(&pmt_targets, &child, &active, BPF_ANY))
 		pmt_stat_inc(PMT_STAT_TARGET_FULL);
 	return 0;
 }
 
-SEC("tp/sched/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int pmt_exit(void *ctx __attribute__((unused)))
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -48,7 +54,7 @@ int pmt_exit(void *ctx __attribute__((unused)))
 	return 0;
 }
 
-SEC("tp/sched/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int pmt_exec(void *ctx __attribute__((unused)))
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;

@@ -20,7 +20,7 @@ int pmt_tp(void *ctx)
 
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
-	if (!pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
+	if (pmt_stop || !pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
 		return 1;
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -235,16 +237,91 @@ int pmt_session__attach(struct pmt_session *s)
 	return 0;
 }
 
+/* In the closer: keep only kernel objects (anon inodes: BPF links, maps,
+ * programs, perf events), so no pipe or file stays open on our behalf. */
+static void closer_keep_kernel_objects(int keep_fd)
+{
+	char path[64], target[128];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int fd, dfd = dir ? dirfd(dir) : -1;
+	ssize_t n;
+
+	while (dir && (d = readdir(dir))) {
+		fd = atoi(d->d_name);
+		if (d->d_name[0] == '.' || fd == keep_fd || fd == dfd)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0 || (n >= 11 && !memcmp(target, "anon_inode:", 11)))
+			continue;
+		close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+/*
+ * Closing the last perf event of a tracepoint makes the kernel wait for an
+ * RCU grace period, one tracepoint at a time under a global mutex
+ * (tracepoint_synchronize_unregister() in perf_trace_event_unreg()): about
+ * 75 ms per tracepoint here, 25 s for syscalls:sys_enter_*. So pmtrace does
+ * not wait for it: pmt_stop makes every program return at once, and a
+ * forked "closer" holding copies of the links waits until pmtrace has closed
+ * its own (cheaply: the closer still holds them), then exits; its exit pays
+ * the grace periods in the background. Nothing stays once it is gone.
+ */
+static void spawn_closer(struct pmt_session *s)
+{
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		return;		/* then we close them ourselves, slowly */
+	s->closer = fork();
+	if (s->closer == 0) {
+		close(p[1]);
+		closer_keep_kernel_objects(p[0]);
+		setsid();
+		/* EOF once pmtrace has closed everything (or died) */
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	if (s->closer < 0) {
+		close(p[1]);
+		return;
+	}
+	s->closer_fd = p[1];
+}
+
 void pmt_session__detach(struct pmt_session *s)
 {
+	bool links = false;
 	uint32_t i;
 
+	if (!s->skel)
+		return;
+	if (s->skel->bss)
+		s->skel->bss->pmt_stop = true;
+	for (i = 0; i < s->nr_probes; i++)
+		links |= s->probes[i].link != NULL;
+	if (links && !s->closer)
+		spawn_closer(s);
 	for (i = 0; i < s->nr_probes; i++) {
 		bpf_link__destroy(s->probes[i].link);
 		s->probes[i].link = NULL;
 	}
-	if (s->skel)
-		pmtrace_bpf__detach(s->skel);
+	pmtrace_bpf__detach(s->skel);
 }
 
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
@@ -279,4 +356,8 @@ void pmt_session__free(struct pmt_session *s)
 	free(s->probes);
 	s->probes = NULL;
 	s->nr_probes = 0;
+	if (s->closer > 0) {
+		close(s->closer_fd);	/* the closer may go now */
+		s->closer = 0;
+	}
 }

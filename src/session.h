@@ -32,6 +32,8 @@ struct pmt_session {
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
 	struct pmt_child child;		/* -- CMD */
+	pid_t closer;			/* closes the links after we exit */
+	int closer_fd;			/* its pipe: EOF lets it go */
 };
 
 /* Build the probe list from the options; usage errors return -EINVAL. */
@@ -41,7 +43,8 @@ int pmt_session__load(struct pmt_session *s);
 /* Fill the maps and attach every probe. Open the perf rings before this:
  * an event with no ring on its CPU would be lost. */
 int pmt_session__attach(struct pmt_session *s);
-/* Destroy every link: nothing fires after this. */
+/* Stop every program at once and let go of the links (their kernel-side
+ * teardown finishes in a background closer, see session.c). */
 void pmt_session__detach(struct pmt_session *s);
 void pmt_session__free(struct pmt_session *s);
 
