@@ -133,7 +133,11 @@ $(OUTPUT)/tools/floor: tools/floor.c $(OUTPUT)/tools/floor.skel.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT)/tools $< $(LIBS) -o $@
 
-tools: $(OUTPUT)/tools/floor
+$(OUTPUT)/tools/maxrss: tools/maxrss.c | $(OUTPUT)/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+tools: $(OUTPUT)/tools/floor $(OUTPUT)/tools/maxrss
 
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
