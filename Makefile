@@ -42,7 +42,7 @@ LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 # Unit tests exercise the pure parts only; they need no root and no BPF.
-UNIT_LIB := format tracefs output opts strutil reorder suggest log
+UNIT_LIB := format tracefs output opts strutil reorder suggest log filter
 UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))

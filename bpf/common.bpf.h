@@ -49,6 +49,14 @@ struct {
 	__type(value, struct pmt_event);
 } pmt_scratch SEC(".maps") __weak;
 
+/* Per-CPU count, per probe id, of events a filter rejected. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PMT_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, __u64);
+} pmt_filtered SEC(".maps") __weak;
+
 /* Per-CPU counters of things the kernel side gave up on (enum pmt_stat). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -4,7 +4,7 @@
  * requested tracepoint; the attach cookie says which probe fired, and
  * pmt_probes[cookie] says how long the raw record is.
  */
-#include "common.bpf.h"
+#include "filter.bpf.h"
 
 SEC("tracepoint")
 int pmt_tp(void *ctx)
@@ -30,7 +30,27 @@ int pmt_tp(void *ctx)
 	size = cfg->fixed_size;
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
-	bpf_probe_read_kernel(e->data, size, ctx);
+	if (cfg->filter.n) {
+		/* decide before anything is copied out; a filter on record
+		 * fields reads them from the copy of the fixed part */
+		struct pmt_fctx fc = { .ctx = ctx, .pid_tgid = pid_tgid };
+
+		if (cfg->filter.needs_record) {
+			bpf_probe_read_kernel(e->data, size, ctx);
+			fc.rec = e->data;
+		}
+		if (!pmt_filter_run(&cfg->filter, &fc)) {
+			__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
+
+			if (n)
+				(*n)++;
+			return 1;
+		}
+		if (!cfg->filter.needs_record)
+			bpf_probe_read_kernel(e->data, size, ctx);
+	} else {
+		bpf_probe_read_kernel(e->data, size, ctx);
+	}
 
 	if (cfg->n_dyn) {
 		/* Dynamic data follows the fixed fields: find where the last

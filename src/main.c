@@ -113,7 +113,7 @@ static const char *kind_name(enum pmt_field_kind k)
 static int do_info(const struct pmt_opts *o)
 {
 	struct pmt_session s = {0};
-	struct pmt_probe_arg arg = { PMT_PROBE_TRACEPOINT, o->info_spec };
+	struct pmt_probe_arg arg = { PMT_PROBE_TRACEPOINT, o->info_spec, NULL };
 	struct pmt_opts one = *o;
 	const struct pmt_format *f;
 	uint32_t i;
@@ -149,6 +149,7 @@ static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 	uint64_t lost = pmt_evloop__lost(l);
 	uint64_t out_err = pmt_session__stat(s, PMT_STAT_OUTPUT_ERR);
 	uint64_t tgt_full = pmt_session__stat(s, PMT_STAT_TARGET_FULL);
+	uint64_t filtered = 0, *pf;
 	uint32_t i, silent = 0;
 	int cpu;
 
@@ -166,20 +167,33 @@ static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 	if (tgt_full)
 		pmt_warn("%llu child processes of the command were not traced: target map full",
 			 (unsigned long long)tgt_full);
+	if (pmt_session__stat(s, PMT_STAT_FILTER_ABORT))
+		pmt_warn("%llu events rejected because a filter walk did not end (a bug)",
+			 (unsigned long long)pmt_session__stat(s, PMT_STAT_FILTER_ABORT));
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	if (pmt_quiet)
 		return;
-	fprintf(stderr, "pmtrace: %llu events, %llu lost\n",
-		(unsigned long long)l->events, (unsigned long long)lost);
+	pf = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*pf));
+	for (i = 0; pf && i < s->nr_probes; i++)
+		filtered += pf[i] = pmt_session__filtered(s, i);
+	fprintf(stderr, "pmtrace: %llu events, %llu lost", (unsigned long long)l->events,
+		(unsigned long long)lost);
+	if (filtered)
+		fprintf(stderr, ", %llu filtered out in the kernel", (unsigned long long)filtered);
+	fputc('\n', stderr);
 	for (i = 0; i < s->nr_probes; i++) {
 		if (!s->probes[i].events && s->nr_probes > 20) {
 			silent++;
 			continue;
 		}
-		fprintf(stderr, "%12llu  %s\n", (unsigned long long)s->probes[i].events,
+		fprintf(stderr, "%12llu  %s", (unsigned long long)s->probes[i].events,
 			s->probes[i].name);
+		if (pf && s->probes[i].filter)
+			fprintf(stderr, "  (%llu filtered)", (unsigned long long)pf[i]);
+		fputc('\n', stderr);
 	}
+	free(pf);
 	if (silent)
 		fprintf(stderr, "%12s  (%u more probes had no events)\n", "", silent);
 }

@@ -15,6 +15,11 @@ const char pmt_usage[] =
 "\n"
 "Probes:\n"
 "  --tp CATEGORY:NAME     stream a tracepoint; globs allowed (sched:sched_*)\n"
+"  --filter EXPR          keep only events of the probe before it for which\n"
+"                         EXPR holds, decided in the kernel, e.g.\n"
+"                         'prev_pid == 0 && next_comm ~ \"kworker*\"'\n"
+"                         fields, pid tid comm cpu uid gid cgroup;\n"
+"                         == != < <= > >= & ~(glob) && || ! ( )\n"
 "\n"
 "Targets (default: whole system):\n"
 "  -a, --all-cpus         trace the whole system (also while COMMAND runs)\n"
@@ -42,10 +47,12 @@ enum {
 	OPT_JSON,
 	OPT_BUFFER_PAGES,
 	OPT_INFO,
+	OPT_FILTER,
 };
 
 static const struct option long_opts[] = {
 	{"tp", required_argument, NULL, OPT_TP},
+	{"filter", required_argument, NULL, OPT_FILTER},
 	{"all-cpus", no_argument, NULL, 'a'},
 	{"pid", required_argument, NULL, 'p'},
 	{"cpu", required_argument, NULL, 'C'},
@@ -84,6 +91,7 @@ static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *s
 	o->probes = p;
 	p[o->nr_probes].kind = kind;
 	p[o->nr_probes].spec = spec;
+	p[o->nr_probes].filter = NULL;
 	o->nr_probes++;
 	return 0;
 }
@@ -116,6 +124,15 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 				return fail(err, errlen, "--tp needs CATEGORY:NAME, e.g. --tp sched:sched_switch");
 			if (add_probe(o, PMT_PROBE_TRACEPOINT, optarg))
 				return -ENOMEM;
+			break;
+		case OPT_FILTER:
+			/* like perf: a filter belongs to the probe before it */
+			if (!o->nr_probes)
+				return fail(err, errlen, "--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
+			if (o->probes[o->nr_probes - 1].filter)
+				return fail(err, errlen, "a second --filter for %s: combine them with &&",
+					    o->probes[o->nr_probes - 1].spec);
+			o->probes[o->nr_probes - 1].filter = optarg;
 			break;
 		case 'a':
 			all_set = true;

@@ -15,6 +15,7 @@ enum pmt_probe_kind {
 struct pmt_probe_arg {
 	enum pmt_probe_kind kind;
 	const char *spec;	/* as given: "sched:sched_*" */
+	const char *filter;	/* --filter after it, or NULL */
 };
 
 enum pmt_mode {

@@ -21,7 +21,7 @@ struct pmt_provider {
 	enum pmt_probe_kind kind;
 	/* Expand one user spec into probes (pmt_session__add_probe).
 	 * Usage errors print a message and return -EINVAL. */
-	int (*resolve)(struct pmt_session *s, const char *spec);
+	int (*resolve)(struct pmt_session *s, const struct pmt_probe_arg *arg);
 	/* Choose the BPF programs this provider needs (autoload). */
 	void (*prepare)(struct pmt_session *s);
 	/* Write the probe's settings into the maps and attach it. */

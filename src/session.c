@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "log.h"
+#include "filter.h"
 #include "session.h"
 #include "strutil.h"
 #include "pmtrace.skel.h"
@@ -34,18 +35,53 @@ const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
 	return NULL;
 }
 
+static int compile_filter(struct pmt_probe *p, const char *expr)
+{
+	struct pmt_filter_error ferr;
+	struct pmt_buf b = {0};
+
+	p->filter = calloc(1, sizeof(*p->filter));
+	if (!p->filter)
+		return -ENOMEM;
+	if (!pmt_filter__compile(expr, p->fmt, p->name, p->filter, &ferr)) {
+		if (pmt_verbose) {
+			pmt_filter__dump(&b, p->filter);
+			fprintf(stderr, "pmtrace: %s: filter program:\n%s", p->name, pmt_buf__cstr(&b));
+			pmt_buf__free(&b);
+		}
+		return 0;
+	}
+	pmt_filter__format_error(&b, expr, &ferr);
+	fprintf(stderr, "pmtrace: %s", pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+	return -EINVAL;
+}
+
 int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
-			   const char *name, struct pmt_format *fmt)
+			   const char *name, struct pmt_format *fmt, const char *filter)
 {
 	struct pmt_probe *p;
 	uint32_t i;
 
+	char label[512];
+	int dup = 1;
+
+	/* The same probe twice with the same filter is traced once; with
+	 * another filter it is a second probe, shown as name#2. */
 	for (i = 0; i < s->nr_probes; i++) {
-		if (!strcmp(s->probes[i].name, name)) {
-			pmt_format__free(fmt);	/* named twice: trace once */
+		if (strcmp(s->probes[i].base, name))
+			continue;
+		if ((!filter && !s->probes[i].filter_expr) ||
+		    (filter && s->probes[i].filter_expr && !strcmp(filter, s->probes[i].filter_expr))) {
+			pmt_format__free(fmt);
 			return 0;
 		}
+		dup++;
 	}
+	if (dup > 1)
+		snprintf(label, sizeof(label), "%s#%d", name, dup);
+	else
+		snprintf(label, sizeof(label), "%s", name);
 	if (s->nr_probes >= PMT_MAX_PROBES) {
 		pmt_err("too many probes: at most %d", PMT_MAX_PROBES);
 		pmt_format__free(fmt);
@@ -62,11 +98,13 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 	p->id = s->nr_probes;
 	p->prov = prov;
 	p->fmt = fmt;
-	p->name = strdup(name);
-	if (!p->name)
+	p->name = strdup(label);
+	p->base = strdup(name);
+	p->filter_expr = filter;
+	if (!p->name || !p->base)
 		return -ENOMEM;
 	s->nr_probes++;
-	return 0;
+	return filter ? compile_filter(p, filter) : 0;
 }
 
 int pmt_first_online_cpu(void)
@@ -119,7 +157,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	for (i = 0; i < opts->nr_probes; i++) {
 		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
 
-		ret = prov->resolve(s, opts->probes[i].spec);
+		ret = prov->resolve(s, &opts->probes[i]);
 		if (ret)
 			return ret;
 	}
@@ -187,6 +225,7 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
 
 	/* load only what this session uses */
 	bpf_object__for_each_program(prog, s->skel->obj)
@@ -324,22 +363,32 @@ void pmt_session__detach(struct pmt_session *s)
 	pmtrace_bpf__detach(s->skel);
 }
 
-uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
+/* Sum over CPUs of a per-CPU u64 counter. */
+static uint64_t percpu_sum(struct bpf_map *map, __u32 key)
 {
-	__u32 key = which;
 	uint64_t *vals, sum = 0;
 	int i, n = libbpf_num_possible_cpus();
 
-	if (!s->skel || n <= 0)
+	if (n <= 0)
 		return 0;
 	vals = calloc((size_t)n, sizeof(*vals));
 	if (!vals)
 		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pmt_stats), &key, vals))
+	if (!bpf_map_lookup_elem(bpf_map__fd(map), &key, vals))
 		for (i = 0; i < n; i++)
 			sum += vals[i];
 	free(vals);
 	return sum;
+}
+
+uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
+{
+	return s->skel ? percpu_sum(s->skel->maps.pmt_stats, which) : 0;
+}
+
+uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)
+{
+	return s->skel && s->probes[id].filter ? percpu_sum(s->skel->maps.pmt_filtered, id) : 0;
 }
 
 void pmt_session__free(struct pmt_session *s)
@@ -351,6 +400,8 @@ void pmt_session__free(struct pmt_session *s)
 	s->skel = NULL;
 	for (i = 0; i < s->nr_probes; i++) {
 		free(s->probes[i].name);
+		free(s->probes[i].base);
+		free(s->probes[i].filter);
 		pmt_format__free(s->probes[i].fmt);
 	}
 	free(s->probes);

@@ -17,8 +17,11 @@ struct bpf_link;
 struct pmt_probe {
 	uint32_t id;			/* attach cookie, index in pmt_probes */
 	const struct pmt_provider *prov;
-	char *name;			/* "sched:sched_switch" */
+	char *name;			/* "sched:sched_switch", "...#2" */
+	char *base;			/* "sched:sched_switch" */
+	const char *filter_expr;	/* as given, or NULL */
 	struct pmt_format *fmt;		/* record layout; NULL: no fields */
+	struct pmt_filter *filter;	/* compiled --filter, or NULL */
 	struct bpf_link *link;
 	uint64_t events;		/* received */
 };
@@ -48,8 +51,12 @@ int pmt_session__attach(struct pmt_session *s);
 void pmt_session__detach(struct pmt_session *s);
 void pmt_session__free(struct pmt_session *s);
 
+/* Takes fmt; compiles the filter expr (may be NULL) against it: usage
+ * errors print the expression with a caret and return -EINVAL. */
 int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
-			   const char *name, struct pmt_format *fmt);
+			   const char *name, struct pmt_format *fmt, const char *filter);
+/* Events of probe id a filter rejected, all CPUs. */
+uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
 /* Lowest online CPU (0 if that cannot be read). */
 int pmt_first_online_cpu(void);

@@ -36,7 +36,7 @@ static void suggest_names(const char *spec)
 	pmt_names__free(&all);
 }
 
-static int add_tp(struct pmt_session *s, const char *cat, const char *name)
+static int add_tp(struct pmt_session *s, const char *cat, const char *name, const char *filter)
 {
 	struct pmt_format *fmt;
 	char err[512], full[512];
@@ -54,11 +54,12 @@ static int add_tp(struct pmt_session *s, const char *cat, const char *name)
 		return ret == -EACCES || ret == -EPERM ? -EPERM : -EINVAL;
 	}
 	snprintf(full, sizeof(full), "%s:%s", cat, name);
-	return pmt_session__add_probe(s, &pmt_tracepoint_provider, full, fmt);
+	return pmt_session__add_probe(s, &pmt_tracepoint_provider, full, fmt, filter);
 }
 
-static int tp_resolve(struct pmt_session *s, const char *spec)
+static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 {
+	const char *spec = arg->spec;
 	struct pmt_names all = {0}, hits = {0};
 	char cat[256], name[256];
 	int ret = 0;
@@ -69,7 +70,7 @@ static int tp_resolve(struct pmt_session *s, const char *spec)
 		return -EINVAL;
 	}
 	if (!strpbrk(spec, "*?["))
-		return add_tp(s, cat, name);
+		return add_tp(s, cat, name, arg->filter);
 
 	snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(spec, ":/"), spec);
 	snprintf(name, sizeof(name), "%s", spec + strlen(cat) + 1);
@@ -93,7 +94,7 @@ static int tp_resolve(struct pmt_session *s, const char *spec)
 		char *colon = strchr(hits.v[i], ':');
 
 		*colon = '\0';
-		ret = add_tp(s, hits.v[i], colon + 1);
+		ret = add_tp(s, hits.v[i], colon + 1, arg->filter);
 	}
 	pmt_names__free(&hits);
 	return ret;
@@ -132,6 +133,9 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
 	struct pmt_probe_cfg cfg = { .fixed_size = p->fmt->fixed_size };
+
+	if (p->filter)
+		cfg.filter = *p->filter;
 	int i, err, pfd;
 
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {

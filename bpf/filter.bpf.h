@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The filter interpreter: walks a struct pmt_filter (see bpf/abi.h) for one
+ * event. Shared by every probe kind; a probe fills struct pmt_fctx with what
+ * it has (the raw record for tracepoints) and the sources it cannot serve
+ * are rejected by the compiler in userspace.
+ */
+#ifndef PMTRACE_FILTER_BPF_H
+#define PMTRACE_FILTER_BPF_H
+
+#include "common.bpf.h"
+
+struct pmt_fctx {
+	void *ctx;		/* the program's context (raw record for tp) */
+	const __u8 *rec;	/* copy of the record's fixed part, or NULL */
+	__u64 pid_tgid;
+};
+
+/* Per-CPU room for one string operand. */
+struct pmt_fstr {
+	char s[PMT_STR_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_fstr);
+} pmt_fstr_buf SEC(".maps") __weak;
+
+static __always_inline __u64 pmt_load_sized(const __u8 *p, __u8 size, bool sign)
+{
+	switch (size) {
+	case 1:
+		return sign ? (__u64)(__s64)*(__s8 *)p : *p;
+	case 2:
+		return sign ? (__u64)(__s64)*(__s16 *)p : *(__u16 *)p;
+	case 4:
+		return sign ? (__u64)(__s64)*(__s32 *)p : *(__u32 *)p;
+	default:
+		return *(__u64 *)p;
+	}
+}
+
+static __always_inline __u64 pmt_fetch_num(const struct pmt_filter_entry *e,
+					   struct pmt_fctx *c)
+{
+	__u64 off;
+
+	switch (e->src) {
+	case PMT_FSRC_FIELD:
+		off = e->off;
+		if (!c->rec || off > PMT_MAX_DATA - 8)
+			return 0;
+		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
+	case PMT_FSRC_PID:
+		return c->pid_tgid >> 32;
+	case PMT_FSRC_TID:
+		return (__u32)c->pid_tgid;
+	case PMT_FSRC_CPU:
+		return bpf_get_smp_processor_id();
+	case PMT_FSRC_UID:
+		return (__u32)bpf_get_current_uid_gid();
+	case PMT_FSRC_GID:
+		return bpf_get_current_uid_gid() >> 32;
+	case PMT_FSRC_CGROUP:
+		return bpf_get_current_cgroup_id();
+	}
+	return 0;
+}
+
+/* Fill buf with the string operand; returns how many bytes to look at (the
+ * matcher also stops at a NUL). No scan here: a loop returning its index
+ * hands the verifier one constant per exit to explore the matcher with. */
+static __always_inline __u32 pmt_fetch_str(const struct pmt_filter_entry *e,
+					   struct pmt_fctx *c, char *buf)
+{
+	__u64 off = e->off, start, len;
+	__u32 w;
+
+	switch (e->src) {
+	case PMT_FSRC_COMM:
+		bpf_get_current_comm(buf, PMT_COMM_LEN);
+		len = PMT_COMM_LEN;
+		break;
+	case PMT_FSRC_FIELD_STR:
+		if (!c->rec || off > PMT_MAX_DATA - PMT_STR_MAX)
+			return 0;
+		len = e->size < PMT_STR_MAX ? e->size : PMT_STR_MAX;
+		bpf_probe_read_kernel(buf, PMT_STR_MAX, c->rec + off);
+		break;
+	case PMT_FSRC_FIELD_DSTR:
+		if (!c->rec || off > PMT_MAX_DATA - 4)
+			return 0;
+		w = *(__u32 *)(c->rec + off);
+		start = w & 0xffff;
+		if (e->flags & PMT_FFLAG_REL)
+			start += off + 4;
+		len = w >> 16;
+		if (len > PMT_STR_MAX)
+			len = PMT_STR_MAX;
+		bpf_probe_read_kernel(buf, len, (char *)c->ctx + start);
+		break;
+	default:
+		return 0;
+	}
+	return len;
+}
+
+/* Shift-And over the string (see struct pmt_pattern): one pass, no
+ * backtracking, nothing the verifier must track precisely. */
+static __always_inline bool pmt_match(const struct pmt_filter *f, __u64 pat,
+				      const char *s, __u32 slen)
+{
+	const struct pmt_pattern *p = &f->pats[pat & (PMT_FILTER_PATS - 1)];
+	__u64 d = 1, star = p->star;
+	__u32 i;
+
+	for (i = 0; i < PMT_STR_MAX; i++) {
+		if (i >= slen || !s[i])
+			break;
+		d = ((d << 1) & p->mask[f->cls[(__u8)s[i]] & (PMT_FILTER_NCLS - 1)]) |
+		    (d & star);
+		if (!d)
+			return false;
+	}
+	return d & p->final;
+}
+
+static __always_inline bool pmt_eval(const struct pmt_filter *f,
+				     const struct pmt_filter_entry *e,
+				     struct pmt_fctx *c)
+{
+	bool sign = e->flags & PMT_FFLAG_SIGNED;
+	struct pmt_fstr *str;
+	__u32 zero = 0, len;
+	__u64 v;
+
+	if (e->op == PMT_FOP_MATCH) {
+		str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
+		if (!str)
+			return false;
+		len = pmt_fetch_str(e, c, str->s);
+		return pmt_match(f, e->val, str->s, len);
+	}
+	v = pmt_fetch_num(e, c);
+	switch (e->op) {
+	case PMT_FOP_EQ:
+		return v == e->val;
+	case PMT_FOP_LT:
+		return sign ? (__s64)v < (__s64)e->val : v < e->val;
+	case PMT_FOP_LE:
+		return sign ? (__s64)v <= (__s64)e->val : v <= e->val;
+	case PMT_FOP_BAND:
+		return v & e->val;
+	}
+	return false;
+}
+
+struct pmt_walk {
+	const struct pmt_filter *f;
+	struct pmt_fctx *c;
+	__u32 idx;
+};
+
+/* One step of the walk; under bpf_loop the verifier checks it once, not
+ * once per step as an unrolled loop would need. */
+static long pmt_walk_step(__u32 i __attribute__((unused)), void *ctx)
+{
+	struct pmt_walk *w = ctx;
+	const struct pmt_filter_entry *e;
+
+	if (w->idx >= PMT_FILTER_MAX)
+		return 1;
+	e = &w->f->e[w->idx];
+	w->idx = pmt_eval(w->f, e, w->c) ? e->t : e->f;
+	return w->idx >= PMT_FILTER_MAX;
+}
+
+/* Does the event pass? A walk that does not end rejects (and is counted). */
+static __always_inline bool pmt_filter_run(const struct pmt_filter *f, struct pmt_fctx *c)
+{
+	struct pmt_walk w = { .f = f, .c = c, .idx = f->start };
+
+	bpf_loop(PMT_FILTER_MAX, pmt_walk_step, &w, 0);
+	if (w.idx == PMT_FILTER_ACCEPT)
+		return true;
+	if (w.idx != PMT_FILTER_REJECT)
+		pmt_stat_inc(PMT_STAT_FILTER_ABORT);
+	return false;
+}
+
+#endif /* PMTRACE_FILTER_BPF_H */
