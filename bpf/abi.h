@@ -29,6 +29,8 @@
 #define PMT_MAX_DYN	 8
 /* Probes (attach points) one session may hold. */
 #define PMT_MAX_PROBES	 16384
+/* Times one tracepoint may be given (copies of its program). */
+#define PMT_TP_INSTANCES 4
 /* CPUs the -C mask can name. */
 #define PMT_MAX_CPUS	 1024
 

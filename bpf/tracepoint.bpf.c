@@ -6,8 +6,7 @@
  */
 #include "filter.bpf.h"
 
-SEC("tracepoint")
-int pmt_tp(void *ctx)
+static __always_inline int pmt_tp_body(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
@@ -78,5 +77,15 @@ int pmt_tp(void *ctx)
 	pmt_emit(ctx, e, pid_tgid, id, size);
 	return 1;
 }
+
+/*
+ * The kernel takes a program only once per tracepoint, so a tracepoint
+ * given several times (with different filters) needs as many copies;
+ * the loader loads only those it uses. PMT_TP_INSTANCES in bpf/abi.h.
+ */
+SEC("tracepoint") int pmt_tp(void *ctx) { return pmt_tp_body(ctx); }
+SEC("tracepoint") int pmt_tp2(void *ctx) { return pmt_tp_body(ctx); }
+SEC("tracepoint") int pmt_tp3(void *ctx) { return pmt_tp_body(ctx); }
+SEC("tracepoint") int pmt_tp4(void *ctx) { return pmt_tp_body(ctx); }
 
 char LICENSE[] SEC("license") = "GPL";

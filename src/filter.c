@@ -463,7 +463,7 @@ static int check_range(struct parser *p, const struct operand *o, uint64_t v, bo
 static struct node *parse_test(struct parser *p)
 {
 	struct node *n = new_node(N_CMP, NULL, NULL);
-	int fpos, flen, lpos = 0, llen = 0, opos;
+	int fpos, flen, lpos = 0, llen = 0;
 	bool is_str = false, neg = false, swapped = false;
 	char *name;
 
@@ -478,9 +478,8 @@ static struct node *parse_test(struct parser *p)
 			goto fail;
 		}
 		n->op = p->tok.kind;
-		opos = p->tok.pos;
 		if (n->op == T_GLOB || n->op == T_BAND) {
-			perr(p, opos, 1, "put the field on the left of '%s'", op_text(n->op));
+			perr(p, p->tok.pos, 1, "put the field on the left of '%s'", op_text(n->op));
 			goto fail;
 		}
 		if (next(p))
@@ -512,7 +511,6 @@ static struct node *parse_test(struct parser *p)
 		n->op = mirror[n->op];
 	} else if (is_cmp(p->tok.kind)) {
 		n->op = p->tok.kind;
-		opos = p->tok.pos;
 		if (next(p) || parse_literal(p, n, &is_str, &neg, &lpos, &llen)) {
 			free(name);
 			goto fail;
@@ -529,23 +527,22 @@ static struct node *parse_test(struct parser *p)
 		free(name);
 		return n;
 	}
-	/* types */
-	if (n->opd.is_str && !is_str) {
+	/* types: first whether the operator applies, then the value */
+	if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
+		perr(p, fpos, flen, "'%s' is a string: only ==, != and ~ apply to strings", name);
+	} else if (!n->opd.is_str && n->op == T_GLOB) {
+		perr(p, fpos, flen, "'%s' is a number: ~ (glob match) applies to strings", name);
+	} else if (n->opd.is_str && !is_str) {
 		perr(p, lpos, llen, "'%s' is a string, compared with a number; use a \"string\"", name);
 	} else if (!n->opd.is_str && is_str) {
 		perr(p, lpos, llen, "'%s' is a number, compared with a string", name);
 		field_list_hint(p, NULL);
-	} else if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
-		perr(p, fpos, flen, "'%s' is a string: only ==, != and ~ apply to strings", name);
-	} else if (!n->opd.is_str && n->op == T_GLOB) {
-		perr(p, fpos, flen, "'%s' is a number: ~ (glob match) applies to strings", name);
 	} else if (!is_str && n->op != T_BAND) {
 		check_range(p, &n->opd, n->val, neg, lpos, llen, name);
 	}
 	free(name);
 	if (p->failed)
 		goto fail;
-	(void)opos;
 	return n;
 fail:
 	node_free(n);
@@ -712,7 +709,6 @@ struct gen {
 	struct pmt_filter *out;
 	struct atoms *pats[PMT_FILTER_PATS];
 	int npats;
-	int cmps;		/* comparisons seen, for the size message */
 };
 
 static int gen_pattern(struct gen *g, const struct node *n)
@@ -753,9 +749,8 @@ static int gen(struct gen *g, const struct node *n, int t, int f)
 	case N_CMP:
 		break;
 	}
-	g->cmps++;
 	if (g->out->n >= PMT_FILTER_MAX)
-		return -E2BIG;	/* reported with the total by the caller */
+		return -E2BIG;	/* reported by the caller */
 	idx = g->out->n++;
 	e = &g->out->e[idx];
 	e->src = (uint8_t)n->opd.src;
@@ -865,13 +860,6 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt,
 	}
 	start = gen(&g, root, PMT_FILTER_ACCEPT, PMT_FILTER_REJECT);
 	if (start == -E2BIG) {
-		/* count them all for the message */
-		memset(out, 0, sizeof(*out));
-		g.cmps = 0;
-		for (i = 0; i < g.npats; i++)
-			free(g.pats[i]);
-		g.npats = 0;
-		out->n = 0;
 		perr(&p, 0, (int)strlen(expr), "filter too large: at most %d comparisons", PMT_FILTER_MAX);
 		goto out;
 	}

@@ -78,6 +78,11 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 		}
 		dup++;
 	}
+	if (dup > PMT_TP_INSTANCES) {
+		pmt_err("%s given %d times: at most %d (join filters with ||)", name, dup, PMT_TP_INSTANCES);
+		pmt_format__free(fmt);
+		return -EINVAL;
+	}
 	if (dup > 1)
 		snprintf(label, sizeof(label), "%s#%d", name, dup);
 	else
@@ -101,6 +106,7 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 	p->name = strdup(label);
 	p->base = strdup(name);
 	p->filter_expr = filter;
+	p->instance = dup - 1;
 	if (!p->name || !p->base)
 		return -ENOMEM;
 	s->nr_probes++;

@@ -20,6 +20,7 @@ struct pmt_probe {
 	char *name;			/* "sched:sched_switch", "...#2" */
 	char *base;			/* "sched:sched_switch" */
 	const char *filter_expr;	/* as given, or NULL */
+	int instance;			/* 0, or n-1 for the n-th copy of base */
 	struct pmt_format *fmt;		/* record layout; NULL: no fields */
 	struct pmt_filter *filter;	/* compiled --filter, or NULL */
 	struct bpf_link *link;

@@ -100,9 +100,23 @@ static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	return ret;
 }
 
+static struct bpf_program *tp_prog(struct pmt_session *s, int instance)
+{
+	struct bpf_program *progs[PMT_TP_INSTANCES] = {
+		s->skel->progs.pmt_tp, s->skel->progs.pmt_tp2,
+		s->skel->progs.pmt_tp3, s->skel->progs.pmt_tp4,
+	};
+
+	return progs[instance];
+}
+
 static void tp_prepare(struct pmt_session *s)
 {
-	bpf_program__set_autoload(s->skel->progs.pmt_tp, true);
+	uint32_t i;
+
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].prov == &pmt_tracepoint_provider)
+			bpf_program__set_autoload(tp_prog(s, s->probes[i].instance), true);
 }
 
 /*
@@ -155,7 +169,7 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 		pmt_err("%s: unable to attach: perf_event_open: %s", p->name, strerror(errno));
 		return err;
 	}
-	p->link = bpf_program__attach_perf_event_opts(s->skel->progs.pmt_tp, pfd, &opts);
+	p->link = bpf_program__attach_perf_event_opts(tp_prog(s, p->instance), pfd, &opts);
 	if (!p->link) {
 		err = -errno;
 		close(pfd);

@@ -164,6 +164,80 @@ test_lost_reported() {
 	expect_eq "events + lost" $((events + lost)) 300000
 }
 
+# --- filters ---------------------------------------------------------------
+
+# Filtered and unfiltered copies of the same tracepoints in one run: the
+# kernel's verdicts must equal the predicate applied to the unfiltered stream.
+test_filter_exact() {
+	local out=$WORK/filter.json err=$WORK/filter.err
+	$PMT --json -o "$out" \
+		--tp syscalls:sys_enter_getppid \
+		--tp syscalls:sys_enter_getppid --filter 'comm == "mix-a"' \
+		--tp syscalls:sys_enter_getppid --filter 'comm ~ "mix-*" && !(comm == "mix-b")' \
+		--tp syscalls:sys_enter_getppid --filter 'comm == "other" || comm ~ "m?x[e]r"' \
+		--tp syscalls:sys_enter_openat \
+		--tp syscalls:sys_enter_openat --filter 'flags & 1 || (flags & 0x80000 && flags < 0x80003)' \
+		--tp sched:sched_process_exec \
+		--tp sched:sched_process_exec --filter 'filename ~ "*/mix*"' \
+		-- sh -c "/bin/true; exec $TP/mixer" 2>"$err" || { cat "$err" >&2; return 1; }
+	grep -q "filtered out in the kernel" "$err" || { cat "$err" >&2; fail "no filtered count in the summary"; return 1; }
+	python3 - "$out" <<'PY' || return 1
+import json, sys, collections
+evs = [json.loads(l) for l in open(sys.argv[1])]
+by = collections.defaultdict(list)
+for e in evs:
+    by[e["event"]].append(e)
+def key(e):
+    return (e["tid"], e["comm"], tuple(sorted(e["fields"].items())))
+def same(name, pred):
+    base = name.split("#")[0]
+    want = collections.Counter(key(e) for e in by[base] if pred(e))
+    got = collections.Counter(key(e) for e in by[name])
+    assert got == want, f"{name}: kernel kept {sum(got.values())}, predicate on the unfiltered stream keeps {sum(want.values())}"
+    return sum(got.values())
+gp = "syscalls:sys_enter_getppid"
+n = {}
+n[2] = same(gp + "#2", lambda e: e["comm"] == "mix-a")
+n[3] = same(gp + "#3", lambda e: e["comm"].startswith("mix-") and e["comm"] != "mix-b")
+n[4] = same(gp + "#4", lambda e: e["comm"] in ("other", "mixer"))
+mine = sum(1 for e in by[gp] if e["comm"] in ("mix-a", "mix-b", "other", "mixer"))
+assert (mine, n[2], n[3], n[4]) == (360, 100, 100, 60), (mine, n)   # sh itself may call getppid
+o = "syscalls:sys_enter_openat"
+k = same(o + "#2", lambda e: e["fields"]["flags"] & 1 or (e["fields"]["flags"] & 0x80000 and e["fields"]["flags"] < 0x80003))
+assert k >= 12, k   # 5 O_WRONLY + 7 O_RDWR|O_CLOEXEC, plus the loader's O_CLOEXEC opens
+x = "sched:sched_process_exec"
+assert len(by[x]) == 2 and same(x + "#2", lambda e: "/mix" in e["fields"]["filename"]) == 1, by[x]
+PY
+}
+
+test_filter_pid_system_wide() {
+	local out=$WORK/fpid.txt err=$WORK/fpid.err pid
+	$TP/getppid_loop 4000 1500 >"$WORK/child.out" &
+	local child=$!
+	wait_for "$WORK/child.out" pid= || return 1
+	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	$PMT -a --tp syscalls:sys_enter_getppid --filter "pid == $pid" -o "$out" 2>"$err" &
+	local tracer=$!
+	wait $child
+	sleep 0.2
+	kill -INT $tracer
+	wait $tracer || { cat "$err" >&2; return 1; }
+	expect_eq "events of pid $pid" "$(grep -c " $pid/$pid \[" "$out")" 4000 || return 1
+	expect_eq "other events" "$(grep -vc " $pid/$pid \[" "$out")" 0
+}
+
+test_filter_errors() {
+	usage_error "unknown field 'prev_pidd' for sched:sched_switch" --tp sched:sched_switch --filter 'prev_pidd == 0' || return 1
+	grep -q '^  \^~~~~~~~~$' "$WORK/usage.err" || { cat "$WORK/usage.err" >&2; fail "no caret"; return 1; }
+	grep -q 'did you mean prev_pid' "$WORK/usage.err" || { fail "no suggestion"; return 1; }
+	usage_error "'next_comm' is a string, compared with a number" --tp sched:sched_switch --filter 'next_comm == 1' || return 1
+	usage_error "--filter must follow the probe" --filter 'pid == 1' --tp sched:sched_switch || return 1
+	# a glob: the filter must fit every probe it expands to
+	usage_error "unknown field 'next_pid' for sched:sched_process_exec" --tp 'sched:sched_process_e*' --filter 'next_pid == 1' || return 1
+	usage_error "filter too large" --tp sched:sched_switch --filter "$(python3 -c 'print(" || ".join(f"pid == {i}" for i in range(40)))')" || return 1
+	no_leftovers
+}
+
 # --- exits: every path detaches ----------------------------------------------
 
 stop_with() { # SIGNAL

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include "filter.h"
+#include "test.h"
+
+static struct pmt_format *switch_fmt(void)
+{
+	char *text = pmt_test__data("sched_switch.format"), err[128];
+	struct pmt_format *fmt = NULL;
+
+	if (text)
+		pmt_format__parse(text, &fmt, err, sizeof(err));
+	free(text);
+	return fmt;
+}
+
+static struct pmt_format *exec_fmt(void)
+{
+	char *text = pmt_test__data("sched_process_exec.format"), err[128];
+	struct pmt_format *fmt = NULL;
+
+	if (text)
+		pmt_format__parse(text, &fmt, err, sizeof(err));
+	free(text);
+	return fmt;
+}
+
+/* The compiled program as text, or the formatted error. */
+static const char *compile(struct pmt_buf *b, const char *expr, const struct pmt_format *fmt)
+{
+	struct pmt_filter f;
+	struct pmt_filter_error err;
+
+	b->len = 0;
+	if (pmt_filter__compile(expr, fmt, "sched:sched_switch", &f, &err))
+		pmt_filter__format_error(b, expr, &err);
+	else
+		pmt_filter__dump(b, &f);
+	return pmt_buf__cstr(b);
+}
+
+/*
+ * A reference walk of a compiled program in userspace, the same algorithm
+ * as bpf/filter.bpf.h, over a record and fixed common values.
+ */
+struct env {
+	const uint8_t *rec;
+	uint32_t pid, tid, cpu, uid, gid;
+	uint64_t cgroup;
+	const char *comm;
+};
+
+static bool match(const struct pmt_filter *f, uint64_t pat, const char *s, size_t len)
+{
+	const struct pmt_pattern *p = &f->pats[pat];
+	uint64_t d = 1;
+	size_t i;
+
+	for (i = 0; i < len && i < PMT_STR_MAX && s[i]; i++) {
+		d = ((d << 1) & p->mask[f->cls[(uint8_t)s[i]]]) | (d & p->star);
+		if (!d)
+			return false;
+	}
+	return d & p->final;
+}
+
+static bool eval(const struct pmt_filter *f, const struct env *env)
+{
+	int idx = f->start, steps;
+
+	for (steps = 0; steps < PMT_FILTER_MAX && idx < PMT_FILTER_MAX; steps++) {
+		const struct pmt_filter_entry *e = &f->e[idx];
+		uint64_t v = 0;
+		bool r = false, sign = e->flags & PMT_FFLAG_SIGNED;
+
+		if (e->op == PMT_FOP_MATCH) {
+			const char *s = "";
+			size_t len = 0;
+			uint32_t w;
+
+			if (e->src == PMT_FSRC_COMM)
+				s = env->comm, len = 16;
+			else if (e->src == PMT_FSRC_FIELD_STR)
+				s = (const char *)env->rec + e->off, len = e->size;
+			else if (e->src == PMT_FSRC_FIELD_DSTR) {
+				memcpy(&w, env->rec + e->off, 4);
+				s = (const char *)env->rec + (w & 0xffff), len = w >> 16;
+			}
+			r = match(f, e->val, s, len);
+		} else {
+			switch (e->src) {
+			case PMT_FSRC_FIELD: v = pmt_load_int(env->rec + e->off, e->size, sign); break;
+			case PMT_FSRC_PID: v = env->pid; break;
+			case PMT_FSRC_TID: v = env->tid; break;
+			case PMT_FSRC_CPU: v = env->cpu; break;
+			case PMT_FSRC_UID: v = env->uid; break;
+			case PMT_FSRC_GID: v = env->gid; break;
+			case PMT_FSRC_CGROUP: v = env->cgroup; break;
+			}
+			switch (e->op) {
+			case PMT_FOP_EQ: r = v == e->val; break;
+			case PMT_FOP_LT: r = sign ? (int64_t)v < (int64_t)e->val : v < e->val; break;
+			case PMT_FOP_LE: r = sign ? (int64_t)v <= (int64_t)e->val : v <= e->val; break;
+			case PMT_FOP_BAND: r = v & e->val; break;
+			}
+		}
+		idx = r ? e->t : e->f;
+	}
+	return idx == PMT_FILTER_ACCEPT;
+}
+
+/* A sched_switch record: prev_comm, prev_pid, prev_state, next_comm, next_pid. */
+static void switch_rec(uint8_t *rec, const char *prev, int32_t ppid, int64_t state,
+		       const char *nextc, int32_t npid)
+{
+	memset(rec, 0, 64);
+	strncpy((char *)rec + 8, prev, 16);
+	memcpy(rec + 24, &ppid, 4);
+	memcpy(rec + 32, &state, 8);
+	strncpy((char *)rec + 40, nextc, 16);
+	memcpy(rec + 56, &npid, 4);
+}
+
+static int check(const char *expr, const struct pmt_format *fmt, const struct env *env)
+{
+	struct pmt_filter f;
+	struct pmt_filter_error err;
+
+	if (pmt_filter__compile(expr, fmt, "t:t", &f, &err)) {
+		fprintf(stderr, "  compile '%s': %s\n", expr, err.msg);
+		return -1;
+	}
+	return eval(&f, env);
+}
+
+TEST(filter_programs)
+{
+	struct pmt_format *fmt = switch_fmt();
+	struct pmt_buf b = {0};
+
+	ASSERT_TRUE(fmt);
+	ASSERT_STREQ(compile(&b, "prev_pid == 0", fmt),
+		     "start 0 record\n0: field@24:4s == 0 ? accept : reject\n");
+	/* && binds tighter than ||; ! swaps edges; != too */
+	ASSERT_STREQ(compile(&b, "pid == 1 || !(tid != 2) && cpu < 3", fmt),
+		     "start 2\n"
+		     "0: cpu < 3 ? accept : reject\n"
+		     "1: tid == 2 ? 0 : reject\n"
+		     "2: pid == 1 ? accept : 1\n");
+	/* >, >= are <=, < with swapped edges; & is a bit test; literal first mirrors */
+	ASSERT_STREQ(compile(&b, "prev_state > 1 && prev_state >= -4 && prev_state & 0x40 && 100 > next_prio", fmt),
+		     "start 3 record\n"
+		     "0: field@60:4s < 100 ? accept : reject\n"
+		     "1: field@32:8s & 64 ? 0 : reject\n"
+		     "2: field@32:8s < -4 ? reject : 1\n"
+		     "3: field@32:8s <= 1 ? reject : 2\n");
+	ASSERT_STREQ(compile(&b, "next_comm == \"bash\" || comm ~ \"k*\" || comm != \"bash\"", fmt),
+		     "start 2 record\n"
+		     "0: comm ~ pat0 ? reject : accept\n"
+		     "1: comm ~ pat1 ? accept : 0\n"
+		     "2: field_str@40:16 ~ pat0 ? accept : 1\n");
+	/* bare field: non-zero; size suffix */
+	ASSERT_STREQ(compile(&b, "prev_state && cgroup == 4k", fmt),
+		     "start 1 record\n0: cgroup == 4096 ? accept : reject\n1: field@32:8s == 0 ? reject : 0\n");
+	pmt_buf__free(&b);
+	pmt_format__free(fmt);
+}
+
+TEST(filter_diagnostics)
+{
+	struct pmt_format *fmt = switch_fmt();
+	struct pmt_buf b = {0};
+
+	ASSERT_TRUE(fmt);
+	ASSERT_STREQ(compile(&b, "prev_pid = 0", fmt),
+		     "--filter: '=' is not an operator: did you mean '=='?\n"
+		     "  prev_pid = 0\n"
+		     "           ^\n");
+	ASSERT_STREQ(compile(&b, "next_comm == 5", fmt),
+		     "--filter: 'next_comm' is a string, compared with a number; use a \"string\"\n"
+		     "  next_comm == 5\n"
+		     "               ^\n");
+	ASSERT_STREQ(compile(&b, "prev_pid == \"x\" && 1", fmt),
+		     "--filter: 'prev_pid' is a number, compared with a string\n"
+		     "  prev_pid == \"x\" && 1\n"
+		     "              ^~~\n"
+		     "hint: sched:sched_switch has: prev_comm prev_pid prev_prio prev_state next_comm "
+		     "next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
+	ASSERT_STREQ(compile(&b, "(pid == 1 && nxt_pid > 3", fmt),
+		     "--filter: unknown field 'nxt_pid' for sched:sched_switch\n"
+		     "  (pid == 1 && nxt_pid > 3\n"
+		     "               ^~~~~~~\n"
+		     "hint: did you mean next_pid? sched:sched_switch has: prev_comm prev_pid prev_prio "
+		     "prev_state next_comm next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
+	ASSERT_STREQ(compile(&b, "(pid == 1", fmt),
+		     "--filter: unbalanced '(': a ')' is missing\n  (pid == 1\n  ^\n");
+	ASSERT_STREQ(compile(&b, "pid == 1)", fmt),
+		     "--filter: unbalanced ')'\n  pid == 1)\n          ^\n");
+	ASSERT_STREQ(compile(&b, "pid == 1 pid", fmt),
+		     "--filter: expected && or || or the end of the expression\n  pid == 1 pid\n           ^~~\n");
+	ASSERT_STREQ(compile(&b, "pid ==", fmt),
+		     "--filter: expected a number or a \"string\"\n  pid ==\n        ^\n");
+	ASSERT_STREQ(compile(&b, "prev_pid == 3000000000", fmt),
+		     "--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
+		     "  prev_pid == 3000000000\n"
+		     "              ^~~~~~~~~~\n");
+	ASSERT_STREQ(compile(&b, "pid == -1", fmt),
+		     "--filter: pid is an unsigned 32-bit field: -1 is out of range 0..4294967295\n"
+		     "  pid == -1\n"
+		     "         ^~\n");
+	ASSERT_STREQ(compile(&b, "comm < \"a\"", fmt),
+		     "--filter: 'comm' is a string: only ==, != and ~ apply to strings\n  comm < \"a\"\n  ^~~~\n");
+	ASSERT_STREQ(compile(&b, "pid ~ \"1*\"", fmt),
+		     "--filter: 'pid' is a number: ~ (glob match) applies to strings\n  pid ~ \"1*\"\n  ^~~\n");
+	ASSERT_STREQ(compile(&b, "comm == \"ab", fmt),
+		     "--filter: unterminated string: a closing \" is missing\n  comm == \"ab\n          ^~~\n");
+	ASSERT_STREQ(compile(&b, "comm == 'x'", fmt),
+		     "--filter: strings take double quotes: \"...\"\n  comm == 'x'\n          ^\n");
+	ASSERT_STREQ(compile(&b, "pid == 12q", fmt),
+		     "--filter: bad number: expected digits, 0x hex, or a k/M/G suffix\n  pid == 12q\n         ^~~\n");
+	ASSERT_STREQ(compile(&b, "", fmt),
+		     "--filter: empty filter: expected an expression such as pid == 1234\n  \n  ^\n");
+	ASSERT_STREQ(compile(&b, "comm", fmt),
+		     "--filter: 'comm' is a string: compare it with == \"...\" or ~ \"glob*\"\n  comm\n  ^~~~\n");
+	ASSERT_STREQ(compile(&b, "comm ~ \"[z-a]\"", fmt),
+		     "--filter: bad range 'z-a' in [...]: it must ascend\n  comm ~ \"[z-a]\"\n  ^~~~~~~~~~~~~~\n");
+	pmt_buf__free(&b);
+	pmt_format__free(fmt);
+}
+
+TEST(filter_too_large)
+{
+	struct pmt_buf b = {0}, e = {0};
+	int i;
+
+	for (i = 0; i < PMT_FILTER_MAX + 1; i++)
+		pmt_buf__printf(&e, "%spid == %d", i ? " || " : "", i);
+	compile(&b, pmt_buf__cstr(&e), NULL);
+	ASSERT_TRUE(strstr(b.p, "--filter: filter too large: at most 32 comparisons\n") == b.p);
+	e.len = 0;
+	for (i = 0; i < PMT_FILTER_PATS + 1; i++)
+		pmt_buf__printf(&e, "%scomm == \"c%d\"", i ? " || " : "", i);
+	compile(&b, pmt_buf__cstr(&e), NULL);
+	ASSERT_TRUE(strstr(b.p, "more than 4 string comparisons") != NULL);
+	compile(&b, "comm == \"0123456789012345678901234567890123456789012345678901234567890123\"", NULL);
+	ASSERT_TRUE(strstr(b.p, "string too long for a filter: at most 63 characters") != NULL);
+	pmt_buf__free(&b);
+	pmt_buf__free(&e);
+}
+
+TEST(filter_semantics)
+{
+	struct pmt_format *fmt = switch_fmt();
+	uint8_t rec[64];
+	struct env env = { .rec = rec, .pid = 42, .tid = 43, .cpu = 1, .uid = 1000, .gid = 100,
+			   .cgroup = 7, .comm = "bash\0\0\0\0\0\0\0\0\0\0\0" };
+
+	ASSERT_TRUE(fmt);
+	switch_rec(rec, "bash", 42, 0x41, "kworker/1:2", -1);
+	ASSERT_EQ(check("prev_pid == 42 && next_pid == -1", fmt, &env), 1);
+	ASSERT_EQ(check("next_pid < 0 && next_pid >= -1 && next_pid > -2 && next_pid <= -1", fmt, &env), 1);
+	ASSERT_EQ(check("prev_state & 0x40 && !(prev_state & 2)", fmt, &env), 1);
+	ASSERT_EQ(check("prev_state & 2", fmt, &env), 0);
+	ASSERT_EQ(check("uid == 1000 && gid == 100 && cpu == 1 && tid == 43 && cgroup == 7", fmt, &env), 1);
+	ASSERT_EQ(check("pid != 42 || uid == 0", fmt, &env), 0);
+	ASSERT_EQ(check("pid != 42 || (uid == 0 || comm == \"bash\")", fmt, &env), 1);
+	/* strings: exact, not prefix */
+	ASSERT_EQ(check("comm == \"bash\"", fmt, &env), 1);
+	ASSERT_EQ(check("comm == \"bas\"", fmt, &env), 0);
+	ASSERT_EQ(check("comm == \"bashx\"", fmt, &env), 0);
+	ASSERT_EQ(check("next_comm == \"kworker/1:2\"", fmt, &env), 1);
+	/* globs */
+	ASSERT_EQ(check("next_comm ~ \"kworker/*\"", fmt, &env), 1);
+	ASSERT_EQ(check("next_comm ~ \"*:2\"", fmt, &env), 1);
+	ASSERT_EQ(check("next_comm ~ \"*work*\"", fmt, &env), 1);
+	ASSERT_EQ(check("next_comm ~ \"kworker/?:[0-9]\"", fmt, &env), 1);
+	ASSERT_EQ(check("next_comm ~ \"kworker/[!1]*\"", fmt, &env), 0);
+	ASSERT_EQ(check("next_comm ~ \"*w*r*k*\"", fmt, &env), 1);
+	ASSERT_EQ(check("next_comm ~ \"*x*\"", fmt, &env), 0);
+	ASSERT_EQ(check("next_comm ~ \"k\"", fmt, &env), 0);
+	ASSERT_EQ(check("next_comm ~ \"*\"", fmt, &env), 1);
+	ASSERT_EQ(check("comm ~ \"b\\\\*\"", fmt, &env), 0);	/* escaped star is literal */
+	ASSERT_EQ(check("comm ~ \"[abc]ash\" && comm ~ \"ba[]s]h\"", fmt, &env), 1);
+	pmt_format__free(fmt);
+}
+
+TEST(filter_data_loc_string)
+{
+	struct pmt_format *fmt = exec_fmt();
+	uint8_t rec[64] = {0};
+	uint32_t loc = (14u << 16) | 20;
+	struct env env = { .rec = rec, .comm = "x" };
+
+	ASSERT_TRUE(fmt);
+	memcpy(rec + 8, &loc, 4);
+	memcpy(rec + 20, "/usr/bin/true", 14);
+	ASSERT_EQ(check("filename == \"/usr/bin/true\"", fmt, &env), 1);
+	ASSERT_EQ(check("filename ~ \"/usr/*/t*\"", fmt, &env), 1);
+	ASSERT_EQ(check("filename ~ \"*/false\"", fmt, &env), 0);
+	/* the record's own "pid" field shadows the common one */
+	ASSERT_EQ(check("pid == 0", fmt, &env), 1);
+	pmt_format__free(fmt);
+}
