@@ -206,7 +206,7 @@ o = "syscalls:sys_enter_openat"
 k = same(o + "#2", lambda e: e["fields"]["flags"] & 1 or (e["fields"]["flags"] & 0x80000 and e["fields"]["flags"] < 0x80003))
 assert k >= 12, k   # 5 O_WRONLY + 7 O_RDWR|O_CLOEXEC, plus the loader's O_CLOEXEC opens
 x = "sched:sched_process_exec"
-assert len(by[x]) == 2 and same(x + "#2", lambda e: "/mix" in e["fields"]["filename"]) == 1, by[x]
+assert len(by[x]) == 3 and same(x + "#2", lambda e: "/mix" in e["fields"]["filename"]) == 1, by[x]  # sh, true, mixer
 PY
 }
 
