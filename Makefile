@@ -47,7 +47,7 @@ UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
 
-.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean
+.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -109,6 +109,19 @@ $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 
 testprogs: $(TESTPROGS)
 
+# libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
+FUZZ_SRCS := tests/fuzz/filter_fuzz.c src/filter.c src/format.c src/strutil.c src/suggest.c
+$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*.h bpf/abi.h)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) -o $@
+
+FUZZ_SECONDS ?= 60
+fuzz: $(OUTPUT)/filter_fuzz
+	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus
+	$(Q)$(OUTPUT)/filter_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
+		-print_final_stats=1 $(OUTPUT)/fuzz-corpus tests/fuzz/corpus
+
 unit: $(OUTPUT)/test_unit
 	$(Q)$(OUTPUT)/test_unit
 
@@ -117,7 +130,7 @@ asan: $(OUTPUT)/test_unit_asan
 
 # Builds everything, then runs unit (plain and ASan+UBSan) and runtime tests;
 # ends with one line "N passed, N failed[, N skipped]".
-test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan testprogs tools
+test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz testprogs tools
 	$(Q)tests/run.sh
 
 # --- benchmarks --------------------------------------------------------------
@@ -141,7 +154,7 @@ tools: $(OUTPUT)/tools/floor $(OUTPUT)/tools/maxrss
 
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-TEST_PKGS := python3 bpftrace linux-perf procps
+TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

@@ -24,6 +24,22 @@ run_suite() { # NAME COMMAND...
 
 run_suite unit .output/test_unit
 run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan
+# The filter compiler under libFuzzer for FUZZ_SECONDS (default 60).
+fuzz_suite() {
+	local log=.output/fuzz.log
+	if make -s fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$log" 2>&1; then
+		grep -E '^stat::number_of_executed_units' "$log" | sed 's/^/    /'
+		echo "ok   fuzz/filter_compiler"
+		echo "fuzz: 1 passed, 0 failed"
+	else
+		tail -40 "$log"
+		echo "FAIL fuzz/filter_compiler (crash, leak or UB; see $log)"
+		echo "fuzz: 0 passed, 1 failed"
+		return 1
+	fi
+}
+run_suite fuzz fuzz_suite
+
 if [ "$(id -u)" = 0 ]; then
 	run_suite runtime tests/runtime.sh
 else
