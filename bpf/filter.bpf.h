@@ -182,7 +182,11 @@ static __always_inline bool pmt_filter_run(const struct pmt_filter *f, struct pm
 {
 	struct pmt_walk w = { .f = f, .c = c, .idx = f->start };
 
-	bpf_loop(PMT_FILTER_MAX, pmt_walk_step, &w, 0);
+	/* The first step inline: a one-comparison filter (pid == 1) then
+	 * never pays for bpf_loop's indirect calls. */
+	pmt_walk_step(0, &w);
+	if (w.idx < PMT_FILTER_MAX)
+		bpf_loop(PMT_FILTER_MAX, pmt_walk_step, &w, 0);
 	if (w.idx == PMT_FILTER_ACCEPT)
 		return true;
 	if (w.idx != PMT_FILTER_REJECT)
