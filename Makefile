@@ -42,7 +42,7 @@ LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 # Unit tests exercise the pure parts only; they need no root and no BPF.
-UNIT_LIB := format tracefs output opts strutil reorder suggest log filter
+UNIT_LIB := format tracefs output opts strutil reorder suggest log filter operand histogram
 UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
@@ -110,7 +110,7 @@ $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 testprogs: $(TESTPROGS)
 
 # libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
-FUZZ_SRCS := tests/fuzz/filter_fuzz.c src/filter.c src/format.c src/strutil.c src/suggest.c
+FUZZ_SRCS := tests/fuzz/filter_fuzz.c src/filter.c src/operand.c src/format.c src/strutil.c src/suggest.c
 $(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*.h bpf/abi.h)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf \

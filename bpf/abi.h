@@ -45,6 +45,9 @@ enum pmt_stat {
 	PMT_STAT_OUTPUT_ERR,	/* bpf_perf_event_output failed other than full */
 	PMT_STAT_TARGET_FULL,	/* a traced command's child did not fit */
 	PMT_STAT_FILTER_ABORT,	/* filter walk did not end: event rejected */
+	PMT_STAT_AGG_FULL,	/* aggregation map full: update dropped */
+	PMT_STAT_LAT_FULL,	/* latency start dropped (map update failed) */
+	PMT_STAT_LAT_NOSTART,	/* latency end without a start */
 	PMT_STAT__MAX,
 };
 
@@ -103,13 +106,21 @@ enum pmt_filter_src {
 #define PMT_FFLAG_SIGNED	0x01	/* operand and compare are signed */
 #define PMT_FFLAG_REL		0x02	/* FIELD_DSTR is a __rel_loc */
 
-struct pmt_filter_entry {
-	__u8 op;		/* enum pmt_filter_op */
+/* A value of the event: a record field or a common one (filters, keys,
+ * aggregated values, latency match keys). */
+struct pmt_operand {
 	__u8 src;		/* enum pmt_filter_src */
 	__u8 size;		/* FIELD: 1, 2, 4, 8; FIELD_STR: bytes */
 	__u8 flags;		/* PMT_FFLAG_* */
+	__u8 pad;
 	__u16 off;		/* FIELD*: offset in the record */
+};
+
+struct pmt_filter_entry {
+	struct pmt_operand o;
+	__u8 op;		/* enum pmt_filter_op */
 	__u8 t, f;		/* next entry, or ACCEPT/REJECT */
+	__u8 pad;
 	__u64 val;		/* constant (sign-extended), or pattern index */
 };
 
@@ -136,6 +147,74 @@ struct pmt_filter {
 	struct pmt_filter_entry e[PMT_FILTER_MAX];
 };
 
+/*
+ * Aggregation (--count/--sum/--hist/... --by KEYS, --latency): updated in
+ * the kernel, read by the loader. One per-CPU hash entry per (keys, bucket).
+ */
+#define PMT_AGG_KEYS	4	/* --by parts */
+#define PMT_KEY_MAX	64	/* bytes of key data */
+#define PMT_KEY_STR	32	/* bytes a string key keeps */
+
+enum pmt_action {
+	PMT_ACT_STREAM,		/* copy the record to the perf ring */
+	PMT_ACT_AGG,		/* update pmt_agg */
+	PMT_ACT_LAT_START,	/* remember when, by match key */
+	PMT_ACT_LAT_END,	/* aggregate now - start */
+};
+
+enum pmt_agg_kind {
+	PMT_AGG_COUNT,		/* bucket 0: count only */
+	PMT_AGG_VALUE,		/* bucket 0: count, sum, min, max of value */
+	PMT_AGG_HIST,		/* bucket: log2 of value (see pmt_log2_bucket) */
+	PMT_AGG_LHIST,		/* bucket: linear */
+};
+
+enum pmt_key_kind {
+	PMT_KEY_NUM,		/* 8 bytes */
+	PMT_KEY_STR_,		/* PMT_KEY_STR bytes, NUL padded */
+	PMT_KEY_PROBE,		/* 4 bytes: probe id */
+};
+
+enum pmt_scale { PMT_SCALE_NONE, PMT_SCALE_MUL, PMT_SCALE_DIV };
+
+struct pmt_key_part {
+	struct pmt_operand o;
+	__u8 kind;		/* enum pmt_key_kind */
+	__u8 at;		/* offset in pmt_agg_key.data */
+};
+
+struct pmt_agg_cfg {
+	__u8 kind;		/* enum pmt_agg_kind */
+	__u8 nkeys;
+	__u8 scale;		/* enum pmt_scale, applied to the value */
+	__u8 needs_record;	/* keys or value read record fields */
+	__u32 lat_id;		/* --latency pair this probe belongs to */
+	struct pmt_operand value;	/* unused for COUNT and latency */
+	struct pmt_operand match;	/* latency: start/end match key */
+	__u64 k;		/* scale constant */
+	__s64 lmin, lstep;	/* LHIST */
+	__u32 lbuckets;		/* LHIST: buckets between min and max */
+	__u32 lat_div;		/* latency: ns per unit */
+	struct pmt_key_part keys[PMT_AGG_KEYS];
+};
+
+struct pmt_agg_key {
+	__u8 data[PMT_KEY_MAX];
+	__s32 bucket;		/* HIST/LHIST; -1 below range */
+	__u32 pad;
+};
+
+struct pmt_agg_val {
+	__u64 count;
+	__s64 sum, min, max;
+};
+
+struct pmt_lat_key {
+	__u64 match;
+	__u32 lat_id;
+	__u32 pad;
+};
+
 /* dyn[] entry flags */
 #define PMT_DYN_REL	0x8000	/* __rel_loc: offset relative to field end */
 #define PMT_DYN_OFF(x)	((x) & 0x7fff)
@@ -147,6 +226,9 @@ struct pmt_probe_cfg {
 	/* offset of each 4-byte __data_loc/__rel_loc word (PMT_DYN_REL set
 	 * for __rel_loc); the dynamic data ends at the largest off+len. */
 	__u16 dyn[PMT_MAX_DYN];
+	__u8 action;		/* enum pmt_action */
+	__u8 pad2[7];
+	struct pmt_agg_cfg agg;
 	struct pmt_filter filter;
 };
 

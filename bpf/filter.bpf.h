@@ -42,7 +42,7 @@ static __always_inline __u64 pmt_load_sized(const __u8 *p, __u8 size, bool sign)
 	}
 }
 
-static __always_inline __u64 pmt_fetch_num(const struct pmt_filter_entry *e,
+static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
 					   struct pmt_fctx *c)
 {
 	__u64 off;
@@ -72,7 +72,7 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_filter_entry *e,
 /* Fill buf with the string operand; returns how many bytes to look at (the
  * matcher also stops at a NUL). No scan here: a loop returning its index
  * hands the verifier one constant per exit to explore the matcher with. */
-static __always_inline __u32 pmt_fetch_str(const struct pmt_filter_entry *e,
+static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e,
 					   struct pmt_fctx *c, char *buf)
 {
 	__u64 off = e->off, start, len;
@@ -131,7 +131,7 @@ static __always_inline bool pmt_eval(const struct pmt_filter *f,
 				     const struct pmt_filter_entry *e,
 				     struct pmt_fctx *c)
 {
-	bool sign = e->flags & PMT_FFLAG_SIGNED;
+	bool sign = e->o.flags & PMT_FFLAG_SIGNED;
 	struct pmt_fstr *str;
 	__u32 zero = 0, len;
 	__u64 v;
@@ -140,10 +140,10 @@ static __always_inline bool pmt_eval(const struct pmt_filter *f,
 		str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
 		if (!str)
 			return false;
-		len = pmt_fetch_str(e, c, str->s);
+		len = pmt_fetch_str(&e->o, c, str->s);
 		return pmt_match(f, e->val, str->s, len);
 	}
-	v = pmt_fetch_num(e, c);
+	v = pmt_fetch_num(&e->o, c);
 	switch (e->op) {
 	case PMT_FOP_EQ:
 		return v == e->val;

@@ -4,7 +4,7 @@
  * requested tracepoint; the attach cookie says which probe fired, and
  * pmt_probes[cookie] says how long the raw record is.
  */
-#include "filter.bpf.h"
+#include "aggregate.bpf.h"
 
 static __always_inline int pmt_tp_body(void *ctx)
 {
@@ -16,6 +16,8 @@ static __always_inline int pmt_tp_body(void *ctx)
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
+	struct pmt_fctx fc = { .ctx = ctx, .pid_tgid = pid_tgid };
+	bool have_rec = false;
 
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
@@ -29,27 +31,30 @@ static __always_inline int pmt_tp_body(void *ctx)
 	size = cfg->fixed_size;
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
-	if (cfg->filter.n) {
-		/* decide before anything is copied out; a filter on record
-		 * fields reads them from the copy of the fixed part */
-		struct pmt_fctx fc = { .ctx = ctx, .pid_tgid = pid_tgid };
+	/* Decide before anything is copied out: a filter on record fields
+	 * reads them from a copy of the fixed part, others need no copy. */
+	if (cfg->filter.n && cfg->filter.needs_record) {
+		bpf_probe_read_kernel(e->data, size, ctx);
+		have_rec = true;
+	}
+	fc.rec = have_rec ? e->data : NULL;
+	if (cfg->filter.n && !pmt_filter_run(&cfg->filter, &fc)) {
+		__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
 
-		if (cfg->filter.needs_record) {
+		if (n)
+			(*n)++;
+		return 1;
+	}
+	if (cfg->action != PMT_ACT_STREAM) {
+		if (!have_rec && cfg->agg.needs_record) {
 			bpf_probe_read_kernel(e->data, size, ctx);
 			fc.rec = e->data;
 		}
-		if (!pmt_filter_run(&cfg->filter, &fc)) {
-			__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
-
-			if (n)
-				(*n)++;
-			return 1;
-		}
-		if (!cfg->filter.needs_record)
-			bpf_probe_read_kernel(e->data, size, ctx);
-	} else {
-		bpf_probe_read_kernel(e->data, size, ctx);
+		pmt_aggregate(cfg, &fc, id);
+		return 1;
 	}
+	if (!have_rec)
+		bpf_probe_read_kernel(e->data, size, ctx);
 
 	if (cfg->n_dyn) {
 		/* Dynamic data follows the fixed fields: find where the last

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <signal.h>
 #include <time.h>
@@ -130,6 +131,11 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;
+	/* aggregating only: nothing comes through perf rings */
+	for (i = 0; i < (int)s->nr_probes && s->probes[i].action != PMT_ACT_STREAM; i++)
+		;
+	if (i == (int)s->nr_probes)
+		return 0;
 	if (s->filter_cpu) {
 		cpus = calloc((size_t)s->ncpus, sizeof(*cpus));
 		if (!cpus)
@@ -172,7 +178,7 @@ static void report_lost(struct pmt_evloop *l, uint64_t now)
 /* Drain every ring, then write out what is safely ordered. */
 static int drain(struct pmt_evloop *l, uint64_t cutoff)
 {
-	int err = perf_buffer__consume(l->pb);
+	int err = l->pb ? perf_buffer__consume(l->pb) : 0;
 
 	if (err < 0 && err != -EINTR) {
 		pmt_err("reading the perf buffers failed: %s", strerror(-err));
@@ -187,16 +193,21 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
-	uint64_t start = pmt_now_ns(), now, deadline = 0;
-	int epfd = perf_buffer__epoll_fd(l->pb), timeout, err;
+	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
+	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, r;
 	struct epoll_event evs[16];
+	struct timespec ts;
 
 	if (o->duration > 0)
 		deadline = start + (uint64_t)(o->duration * 1e9);
+	if (o->agg.interval > 0) {
+		period = (uint64_t)(o->agg.interval * 1e9);
+		tick = start + period;
+	}
 	while (!l->stop) {
-		timeout = POLL_MS;
+		timeout = l->pb ? POLL_MS : 1000;
+		now = pmt_now_ns();
 		if (deadline) {
-			now = pmt_now_ns();
 			if (now >= deadline) {
 				l->stop = PMT_STOP_DURATION;
 				break;
@@ -204,7 +215,24 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			if ((deadline - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
-		if (epoll_pwait(epfd, evs, 16, timeout, pmt_signals__wait_mask()) < 0 && errno != EINTR) {
+		if (tick) {
+			if (now >= tick) {
+				pmt_agg__print(l->s, l->out, now);
+				tick += period;
+				if (tick < now)
+					tick = now + period;
+			}
+			if ((tick - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((tick - now) / 1000000) + 1;
+		}
+		if (epfd >= 0) {
+			r = epoll_pwait(epfd, evs, 16, timeout, pmt_signals__wait_mask());
+		} else {
+			ts.tv_sec = timeout / 1000;
+			ts.tv_nsec = (timeout % 1000) * 1000000L;
+			r = ppoll(NULL, 0, &ts, pmt_signals__wait_mask());
+		}
+		if (r < 0 && errno != EINTR) {
 			err = -errno;
 			pmt_err("waiting for events failed: %s", strerror(errno));
 			l->stop = PMT_STOP_ERROR;

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "filter.h"
-#include "suggest.h"
+#include "operand.h"
 
 enum tok_kind {
 	T_END, T_IDENT, T_INT, T_STR,
@@ -268,97 +268,35 @@ static int next(struct parser *p)
 
 /* --- operands ------------------------------------------------------------ */
 
-static const struct {
-	const char *name;
-	enum pmt_filter_src src;
-	uint8_t size;
-	bool is_str;
-} commons[] = {
-	{"pid", PMT_FSRC_PID, 4, false},
-	{"tid", PMT_FSRC_TID, 4, false},
-	{"comm", PMT_FSRC_COMM, PMT_COMM_LEN, true},
-	{"cpu", PMT_FSRC_CPU, 4, false},
-	{"uid", PMT_FSRC_UID, 4, false},
-	{"gid", PMT_FSRC_GID, 4, false},
-	{"cgroup", PMT_FSRC_CGROUP, 8, false},
-};
-
-#define NCOMMONS (sizeof(commons) / sizeof(commons[0]))
-
 static void field_list_hint(struct parser *p, const char *name)
 {
 	struct pmt_buf b = {0};
-	char *cands[128];
-	const char *close[2];
-	size_t n = 0, i;
-	int k;
 
-	for (i = 0; p->fmt && i < (size_t)p->fmt->nr_fields && n < 120; i++)
-		if (!p->fmt->fields[i].is_common)
-			cands[n++] = p->fmt->fields[i].name;
-	for (i = 0; i < NCOMMONS; i++)
-		cands[n++] = (char *)commons[i].name;
-	k = name ? pmt_suggest(name, cands, n, close, 1) : 0;
-	if (k)
-		pmt_buf__printf(&b, "did you mean %s? ", close[0]);
-	if (p->fmt) {
-		pmt_buf__printf(&b, "%s has:", p->probe);
-		for (i = 0; i < (size_t)p->fmt->nr_fields; i++)
-			if (!p->fmt->fields[i].is_common)
-				pmt_buf__printf(&b, " %s", p->fmt->fields[i].name);
-		pmt_buf__puts(&b, "; every probe has:");
-	} else {
-		pmt_buf__printf(&b, "%s has:", p->probe);
-	}
-	for (i = 0; i < NCOMMONS; i++)
-		pmt_buf__printf(&b, " %s", commons[i].name);
+	pmt_operand__hint(&b, p->fmt, p->probe, name);
 	hint(p, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 }
 
-/* Resolve an identifier: the probe's own fields first, then commons. */
 static int resolve(struct parser *p, const char *name, int pos, int len, struct operand *o)
 {
-	const struct pmt_field *f = p->fmt ? pmt_format__field(p->fmt, name) : NULL;
-	size_t i;
+	struct pmt_opinfo info;
+	int r = pmt_operand__resolve(p->fmt, name, &info);
 
-	memset(o, 0, sizeof(*o));
-	if (f) {
-		o->off = (uint16_t)f->offset;
-		o->size = (uint8_t)(f->size > 255 ? 255 : f->size);
-		o->is_signed = f->is_signed;
-		switch (f->kind) {
-		case PMT_F_INT:
-		case PMT_F_PTR:
-			o->src = PMT_FSRC_FIELD;
-			o->is_signed = f->kind == PMT_F_INT && f->is_signed;
-			return 0;
-		case PMT_F_STR:
-			o->src = PMT_FSRC_FIELD_STR;
-			o->is_str = true;
-			return 0;
-		case PMT_F_DSTR:
-			o->src = PMT_FSRC_FIELD_DSTR;
-			o->is_str = true;
-			o->rel = f->rel_loc;
-			return 0;
-		case PMT_F_ARRAY:
-		case PMT_F_DARRAY:
-			return perr(p, pos, len, "field '%s' is an array (%s): arrays cannot be compared",
-				    name, f->type);
-		}
+	if (r == PMT_OPERAND_ARRAY)
+		return perr(p, pos, len, "field '%s' is an array (%s): arrays cannot be compared",
+			    name, info.field->type);
+	if (r) {
+		perr(p, pos, len, "unknown field '%s' for %s", name, p->probe);
+		field_list_hint(p, name);
+		return -EINVAL;
 	}
-	for (i = 0; i < NCOMMONS; i++) {
-		if (strcmp(name, commons[i].name))
-			continue;
-		o->src = commons[i].src;
-		o->size = commons[i].size;
-		o->is_str = commons[i].is_str;
-		return 0;
-	}
-	perr(p, pos, len, "unknown field '%s' for %s", name, p->probe);
-	field_list_hint(p, name);
-	return -EINVAL;
+	o->src = info.o.src;
+	o->size = info.o.size;
+	o->off = info.o.off;
+	o->is_str = info.is_str;
+	o->is_signed = info.is_signed;
+	o->rel = info.o.flags & PMT_FFLAG_REL;
+	return 0;
 }
 
 /* --- parser -------------------------------------------------------------- */
@@ -753,10 +691,10 @@ static int gen(struct gen *g, const struct node *n, int t, int f)
 		return -E2BIG;	/* reported by the caller */
 	idx = g->out->n++;
 	e = &g->out->e[idx];
-	e->src = (uint8_t)n->opd.src;
-	e->size = n->opd.size;
-	e->off = n->opd.off;
-	e->flags = (uint8_t)((n->opd.is_signed ? PMT_FFLAG_SIGNED : 0) | (n->opd.rel ? PMT_FFLAG_REL : 0));
+	e->o.src = (uint8_t)n->opd.src;
+	e->o.size = n->opd.size;
+	e->o.off = n->opd.off;
+	e->o.flags = (uint8_t)((n->opd.is_signed ? PMT_FFLAG_SIGNED : 0) | (n->opd.rel ? PMT_FFLAG_REL : 0));
 	e->val = n->val;
 	if (n->opd.src == PMT_FSRC_FIELD || n->opd.src == PMT_FSRC_FIELD_STR ||
 	    n->opd.src == PMT_FSRC_FIELD_DSTR)
@@ -918,13 +856,13 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 	for (i = 0; i < f->n; i++) {
 		const struct pmt_filter_entry *e = &f->e[i];
 
-		pmt_buf__printf(b, "%d: %s", i, e->src < PMT_FSRC__MAX ? srcs[e->src] : "?");
-		if (e->src <= PMT_FSRC_FIELD_DSTR)
-			pmt_buf__printf(b, "@%u:%u%s", e->off, e->size, e->flags & PMT_FFLAG_SIGNED ? "s" : "");
+		pmt_buf__printf(b, "%d: %s", i, e->o.src < PMT_FSRC__MAX ? srcs[e->o.src] : "?");
+		if (e->o.src <= PMT_FSRC_FIELD_DSTR)
+			pmt_buf__printf(b, "@%u:%u%s", e->o.off, e->o.size, e->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
 		pmt_buf__printf(b, " %s ", e->op <= PMT_FOP_MATCH ? ops[e->op] : "?");
 		if (e->op == PMT_FOP_MATCH)
 			pmt_buf__printf(b, "pat%llu", (unsigned long long)e->val);
-		else if (e->flags & PMT_FFLAG_SIGNED)
+		else if (e->o.flags & PMT_FFLAG_SIGNED)
 			pmt_buf__printf(b, "%lld", (long long)e->val);
 		else
 			pmt_buf__printf(b, "%llu", (unsigned long long)e->val);

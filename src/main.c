@@ -170,10 +170,27 @@ static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 	if (pmt_session__stat(s, PMT_STAT_FILTER_ABORT))
 		pmt_warn("%llu events rejected because a filter walk did not end (a bug)",
 			 (unsigned long long)pmt_session__stat(s, PMT_STAT_FILTER_ABORT));
+	if (pmt_session__stat(s, PMT_STAT_AGG_FULL))
+		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
+			 (unsigned long long)pmt_session__stat(s, PMT_STAT_AGG_FULL), s->opts->agg.max_keys);
+	if (pmt_session__stat(s, PMT_STAT_LAT_FULL))
+		pmt_warn("%llu latency starts could not be stored",
+			 (unsigned long long)pmt_session__stat(s, PMT_STAT_LAT_FULL));
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	if (pmt_quiet)
 		return;
+	if (s->opts->agg.fn) {
+		for (i = 0; i < s->nr_probes; i++)
+			filtered += pmt_session__filtered(s, i);
+		if (filtered)
+			fprintf(stderr, "pmtrace: %llu events filtered out in the kernel\n",
+				(unsigned long long)filtered);
+		if (s->opts->agg.lat_start && pmt_session__stat(s, PMT_STAT_LAT_NOSTART))
+			fprintf(stderr, "pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
+				(unsigned long long)pmt_session__stat(s, PMT_STAT_LAT_NOSTART));
+		return;
+	}
 	pf = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*pf));
 	for (i = 0; pf && i < s->nr_probes; i++)
 		filtered += pf[i] = pmt_session__filtered(s, i);
@@ -230,7 +247,8 @@ static int do_trace(const struct pmt_opts *o)
 	loop_ready = true;
 	if (pmt_session__attach(&s))
 		goto out;
-	pmt_info("tracing %u probe%s%s; Ctrl-C to stop", s.nr_probes, s.nr_probes == 1 ? "" : "s",
+	pmt_info("%s %u probe%s%s; Ctrl-C to stop", o->agg.fn ? "aggregating" : "tracing",
+		 s.nr_probes, s.nr_probes == 1 ? "" : "s",
 		 o->cmd ? " while the command runs" : o->pid ? " of one process" : "");
 	if (s.child.pid && pmt_child__release(&s.child, o->cmd[0])) {
 		ret = PMT_EXIT_USAGE;
@@ -243,6 +261,8 @@ out:
 	pmt_session__detach(&s);
 	if (loop_ready) {
 		pmt_evloop__drain(&loop);
+		if (o->agg.fn && pmt_agg__print(&s, &out, pmt_now_ns()))
+			ret = PMT_EXIT_FAIL;
 		print_summary(&loop, &s);
 	}
 	pmt_output__close(&out);

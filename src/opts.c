@@ -21,6 +21,19 @@ const char pmt_usage[] =
 "                         fields, pid tid comm cpu uid gid cgroup;\n"
 "                         == != < <= > >= & ~(glob) && || ! ( )\n"
 "\n"
+"Aggregations, done in the kernel; printed at exit or every --interval:\n"
+"  --count                count events\n"
+"  --sum/--avg/--min/--max/--stats EXPR\n"
+"                         EXPR: a field or common value, maybe scaled: len/1024\n"
+"  --hist EXPR            power-of-two histogram\n"
+"  --lhist EXPR:MIN:MAX:STEP  linear histogram\n"
+"  --by KEY[,KEY...]      one result per key: fields, comm pid tid cpu uid probe\n"
+"  --latency START,END    histogram of START->END time, matched by tid or by\n"
+"  --match SF=EF          START's field SF equal to END's field EF\n"
+"  --unit ns|us|ms|s      latency unit (default us)\n"
+"  --top N                only the N largest; --interval SECS; --keep (do not\n"
+"                         reset each interval); --max-keys N (default 10240)\n"
+"\n"
 "Targets (default: whole system):\n"
 "  -a, --all-cpus         trace the whole system (also while COMMAND runs)\n"
 "  -p, --pid PID          trace only the threads of process PID\n"
@@ -48,11 +61,29 @@ enum {
 	OPT_BUFFER_PAGES,
 	OPT_INFO,
 	OPT_FILTER,
+	OPT_COUNT, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_STATS, OPT_HIST, OPT_LHIST,
+	OPT_BY, OPT_TOP, OPT_INTERVAL, OPT_KEEP, OPT_MAX_KEYS, OPT_LATENCY, OPT_MATCH, OPT_UNIT,
 };
 
 static const struct option long_opts[] = {
 	{"tp", required_argument, NULL, OPT_TP},
 	{"filter", required_argument, NULL, OPT_FILTER},
+	{"count", no_argument, NULL, OPT_COUNT},
+	{"sum", required_argument, NULL, OPT_SUM},
+	{"avg", required_argument, NULL, OPT_AVG},
+	{"min", required_argument, NULL, OPT_MIN},
+	{"max", required_argument, NULL, OPT_MAX},
+	{"stats", required_argument, NULL, OPT_STATS},
+	{"hist", required_argument, NULL, OPT_HIST},
+	{"lhist", required_argument, NULL, OPT_LHIST},
+	{"by", required_argument, NULL, OPT_BY},
+	{"top", required_argument, NULL, OPT_TOP},
+	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{"keep", no_argument, NULL, OPT_KEEP},
+	{"max-keys", required_argument, NULL, OPT_MAX_KEYS},
+	{"latency", required_argument, NULL, OPT_LATENCY},
+	{"match", required_argument, NULL, OPT_MATCH},
+	{"unit", required_argument, NULL, OPT_UNIT},
 	{"all-cpus", no_argument, NULL, 'a'},
 	{"pid", required_argument, NULL, 'p'},
 	{"cpu", required_argument, NULL, 'C'},
@@ -80,6 +111,46 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+static const char *fn_name(enum pmt_agg_fn fn)
+{
+	static const char *const names[] = {
+		"", "count", "sum", "avg", "min", "max", "stats", "hist", "lhist",
+	};
+	return names[fn];
+}
+
+static const char *long_opts_name(int c)
+{
+	return fn_name((enum pmt_agg_fn)(c - OPT_COUNT + PMT_FN_COUNT));
+}
+
+/* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. Splits arg in
+ * place only on success, so error messages can still show it whole. */
+static int parse_lhist(char *arg, struct pmt_agg_opts *a)
+{
+	char *p[4], *c1, *c2, *c3;
+
+	c1 = strchr(arg, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+	if (!c3 || strchr(c3 + 1, ':') || c1 == arg)
+		return -EINVAL;
+	p[0] = arg;
+	p[1] = c1 + 1;
+	p[2] = c2 + 1;
+	p[3] = c3 + 1;
+	*c1 = *c2 = *c3 = '\0';
+	if (
+	    pmt_parse_s64(p[1], &a->lmin) || pmt_parse_s64(p[2], &a->lmax) ||
+	    pmt_parse_s64(p[3], &a->lstep) || a->lmin >= a->lmax || a->lstep <= 0 ||
+	    (a->lmax - a->lmin) / a->lstep > 10000) {
+		*c1 = *c2 = *c3 = ':';
+		return -EINVAL;
+	}
+	a->expr = p[0];
+	return 0;
 }
 
 static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *spec)
@@ -114,6 +185,7 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 
 	memset(o, 0, sizeof(*o));
 	o->buffer_pages = PMT_DEFAULT_PAGES;
+	o->agg.max_keys = PMT_DEFAULT_MAX_KEYS;
 	optind = 0;	/* full re-initialisation: parse may run more than once */
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts COMMAND */
@@ -124,6 +196,59 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 				return fail(err, errlen, "--tp needs CATEGORY:NAME, e.g. --tp sched:sched_switch");
 			if (add_probe(o, PMT_PROBE_TRACEPOINT, optarg))
 				return -ENOMEM;
+			break;
+		case OPT_COUNT: case OPT_SUM: case OPT_AVG: case OPT_MIN: case OPT_MAX:
+		case OPT_STATS: case OPT_HIST: case OPT_LHIST:
+			if (o->agg.fn)
+				return fail(err, errlen, "one aggregation at a time: --%s after --%s",
+					    long_opts_name(c), fn_name(o->agg.fn));
+			o->agg.fn = (enum pmt_agg_fn)(c - OPT_COUNT + PMT_FN_COUNT);
+			if (c == OPT_LHIST) {
+				if (parse_lhist(optarg, &o->agg))
+					return fail(err, errlen, "--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100", optarg);
+			} else if (c != OPT_COUNT) {
+				o->agg.expr = optarg;
+			}
+			break;
+		case OPT_BY:
+			o->agg.by = optarg;
+			break;
+		case OPT_TOP:
+			if (pmt_parse_int(optarg, 1, 1 << 30, &o->agg.top))
+				return fail(err, errlen, "--top: '%s' is not a positive number", optarg);
+			break;
+		case OPT_INTERVAL:
+			errno = 0;
+			o->agg.interval = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->agg.interval >= 0.01) || o->agg.interval > 1e6)
+				return fail(err, errlen, "--interval: '%s' is not a number of seconds (at least 0.01)", optarg);
+			break;
+		case OPT_KEEP:
+			o->agg.keep = true;
+			break;
+		case OPT_MAX_KEYS:
+			if (pmt_parse_int(optarg, 1, 1 << 24, &o->agg.max_keys))
+				return fail(err, errlen, "--max-keys: '%s' is not a number between 1 and 16777216", optarg);
+			break;
+		case OPT_LATENCY: {
+			char *comma = strchr(optarg, ',');
+
+			if (!comma || comma == optarg || !comma[1] || strchr(comma + 1, ','))
+				return fail(err, errlen, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read", optarg);
+			*comma = '\0';
+			o->agg.lat_start = optarg;
+			o->agg.lat_end = comma + 1;
+			break;
+		}
+		case OPT_MATCH:
+			if (!strchr(optarg, '=') || *optarg == '=' || !strchr(optarg, '=')[1])
+				return fail(err, errlen, "--match: '%s': expected START_FIELD=END_FIELD, e.g. pid=next_pid", optarg);
+			o->agg.match = optarg;
+			break;
+		case OPT_UNIT:
+			if (strcmp(optarg, "ns") && strcmp(optarg, "us") && strcmp(optarg, "ms") && strcmp(optarg, "s"))
+				return fail(err, errlen, "--unit: '%s': expected ns, us, ms or s", optarg);
+			o->agg.unit = optarg;
 			break;
 		case OPT_FILTER:
 			/* like perf: a filter belongs to the probe before it */
@@ -217,7 +342,18 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 			return fail(err, errlen, "--info takes one CATEGORY:NAME and nothing else");
 		return 0;
 	}
-	if (!o->nr_probes)
+	if (o->agg.lat_start) {
+		if (o->agg.fn && o->agg.fn != PMT_FN_HIST)
+			return fail(err, errlen, "--latency makes a histogram: it takes no --%s", fn_name(o->agg.fn));
+		if (o->nr_probes)
+			return fail(err, errlen, "--latency takes its two probes itself: drop the --tp options");
+		o->agg.fn = PMT_FN_HIST;
+	} else if (o->agg.match || o->agg.unit) {
+		return fail(err, errlen, "--%s goes with --latency", o->agg.match ? "match" : "unit");
+	}
+	if ((o->agg.by || o->agg.top || o->agg.interval > 0 || o->agg.keep) && !o->agg.fn)
+		return fail(err, errlen, "--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
+	if (!o->nr_probes && !o->agg.lat_start)
 		return fail(err, errlen, "no probe given: name one with --tp CATEGORY:NAME (see --list)");
 	if (pid_set && o->cmd)
 		return fail(err, errlen, "-p/--pid and a COMMAND cannot be combined: trace one or the other");

@@ -27,6 +27,34 @@ enum pmt_mode {
 };
 
 #define PMT_DEFAULT_PAGES 256	/* per CPU: 1 MiB with 4 KiB pages */
+#define PMT_DEFAULT_MAX_KEYS 10240
+
+enum pmt_agg_fn {
+	PMT_FN_NONE,		/* stream events */
+	PMT_FN_COUNT,
+	PMT_FN_SUM,
+	PMT_FN_AVG,
+	PMT_FN_MIN,
+	PMT_FN_MAX,
+	PMT_FN_STATS,
+	PMT_FN_HIST,
+	PMT_FN_LHIST,
+};
+
+/* --count/--sum/--hist/... --by, --latency: aggregated in the kernel */
+struct pmt_agg_opts {
+	enum pmt_agg_fn fn;
+	const char *expr;	/* value: FIELD[*|/N]; NULL for count/latency */
+	int64_t lmin, lmax, lstep;	/* --lhist */
+	const char *by;		/* "comm,pid" */
+	int top;		/* 0 = all */
+	double interval;	/* 0 = at exit only */
+	bool keep;		/* intervals accumulate */
+	int max_keys;
+	const char *lat_start, *lat_end;	/* --latency START,END */
+	const char *match;	/* START_FIELD=END_FIELD */
+	const char *unit;	/* latency: ns us ms s */
+};
 
 struct pmt_opts {
 	enum pmt_mode mode;
@@ -42,6 +70,7 @@ struct pmt_opts {
 	double duration;	/* -d seconds; 0 = until stopped */
 	int buffer_pages;	/* per CPU, power of two */
 	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL = none */
+	struct pmt_agg_opts agg;
 	const char *list_glob;	/* --list [GLOB] */
 	const char *info_spec;	/* --info CAT:NAME */
 };

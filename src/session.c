@@ -167,7 +167,30 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	if (opts->agg.lat_start) {
+		/* probe 0 starts the measurement, probe 1 ends it */
+		struct pmt_probe_arg ends[2] = {
+			{ PMT_PROBE_TRACEPOINT, opts->agg.lat_start, NULL },
+			{ PMT_PROBE_TRACEPOINT, opts->agg.lat_end, NULL },
+		};
+
+		for (i = 0; i < 2; i++) {
+			if (!strncmp(ends[i].spec, "tracepoint:", 11))
+				ends[i].spec += 11;
+			if (strpbrk(ends[i].spec, "*?[")) {
+				pmt_err("--latency: '%s': name one probe, not a glob", ends[i].spec);
+				return -EINVAL;
+			}
+			ret = pmt_tracepoint_provider.resolve(s, &ends[i]);
+			if (ret)
+				return ret;
+		}
+		if (s->nr_probes != 2) {
+			pmt_err("--latency: START and END must be different probes");
+			return -EINVAL;
+		}
+	}
+	return pmt_agg__compile(s);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -232,6 +255,8 @@ int pmt_session__load(struct pmt_session *s)
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_agg, (__u32)s->opts->agg.max_keys);
+	bpf_map__set_max_entries(s->skel->maps.pmt_lat, (__u32)s->opts->agg.max_keys);
 
 	/* load only what this session uses */
 	bpf_object__for_each_program(prog, s->skel->obj)
@@ -413,6 +438,7 @@ void pmt_session__free(struct pmt_session *s)
 	free(s->probes);
 	s->probes = NULL;
 	s->nr_probes = 0;
+	pmt_agg__free(s);
 	if (s->closer > 0) {
 		close(s->closer_fd);	/* the closer may go now */
 		s->closer = 0;

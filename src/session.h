@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi.h"
+#include "aggregate.h"
 #include "format.h"
 #include "opts.h"
 #include "provider.h"
@@ -21,6 +22,8 @@ struct pmt_probe {
 	char *base;			/* "sched:sched_switch" */
 	const char *filter_expr;	/* as given, or NULL */
 	int instance;			/* 0, or n-1 for the n-th copy of base */
+	uint8_t action;			/* enum pmt_action */
+	struct pmt_agg_cfg agg;		/* action != STREAM */
 	struct pmt_format *fmt;		/* record layout; NULL: no fields */
 	struct pmt_filter *filter;	/* compiled --filter, or NULL */
 	struct bpf_link *link;
@@ -36,6 +39,7 @@ struct pmt_session {
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
 	struct pmt_child child;		/* -- CMD */
+	struct pmt_agg_state agg;	/* --count, --hist, ... */
 	pid_t closer;			/* closes the links after we exit */
 	int closer_fd;			/* its pipe: EOF lets it go */
 };

@@ -150,6 +150,8 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 
 	if (p->filter)
 		cfg.filter = *p->filter;
+	cfg.action = p->action;
+	cfg.agg = p->agg;
 	int i, err, pfd;
 
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {

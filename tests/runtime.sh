@@ -238,6 +238,137 @@ test_filter_errors() {
 	no_leftovers
 }
 
+# --- aggregations ------------------------------------------------------------
+
+test_agg_hist_exact() {
+	local out=$WORK/hist.txt
+	$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count -o "$out" -- $TP/reader 3 || return 1
+	python3 - "$out" <<'PY' || return 1
+import re, sys
+rows = re.findall(r"^(\[[^\])\n]*[\])])\s+(\d+) \|", open(sys.argv[1]).read(), re.M)
+want = ["[1]", "[2, 4)", "[4, 8)", "[8, 16)", "[16, 32)", "[32, 64)", "[64, 128)", "[128, 256)",
+        "[256, 512)", "[512, 1K)", "[1K, 2K)", "[2K, 4K)", "[4K, 8K)"]
+assert [r[0] for r in rows] == want, rows
+assert all(int(r[1]) == 3 for r in rows), rows
+PY
+}
+
+test_agg_lhist_and_stats() {
+	local out=$WORK/lhist.txt
+	$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --lhist count:0:5000:1000 -o "$out" -- $TP/reader 3 || return 1
+	python3 - "$out" <<'PY' || return 1
+import re, sys
+rows = dict(re.findall(r"^(\[[^)]*\))\s+(\d+) \|", open(sys.argv[1]).read(), re.M))
+assert rows == {"[0, 1000)": "30", "[1000, 2000)": "3", "[2000, 3000)": "3", "[3000, 4000)": "0", "[4000, 5000)": "3"}, rows
+PY
+	$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --stats count -o "$out" -- $TP/reader 3 || return 1
+	expect_eq "--stats" "$(cat "$out")" "@: count 39, average 630, min 1, max 4096, total 24573" || return 1
+	$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --sum count/1024 -o "$out" -- $TP/reader 3 || return 1
+	expect_eq "--sum count/1024" "$(cat "$out")" "@: 21" || return 1   # 3*(1+2+4) for 1K..4K
+	$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --max count -o "$out" -- $TP/reader 3 || return 1
+	expect_eq "--max" "$(cat "$out")" "@: 4096"
+}
+
+test_agg_count_by_comm() {
+	local out=$WORK/count.txt
+	$PMT -q --tp syscalls:sys_enter_getppid --count --by comm -o "$out" -- $TP/mixer || return 1
+	expect_eq "counts by comm" "$(cat "$out")" "$(printf '@[mixer]: 10\n@[other]: 50\n@[mix-a]: 100\n@[mix-b]: 200')" || return 1
+	$PMT -q --tp syscalls:sys_enter_getppid --count --by comm --top 2 -o "$out" -- $TP/mixer || return 1
+	expect_eq "--top 2" "$(cat "$out")" "$(printf '@[mix-a]: 100\n@[mix-b]: 200')" || return 1
+	# two probes, keyed by probe and comm; a filter on one of them
+	$PMT -q --tp syscalls:sys_enter_getppid --filter 'comm ~ "mix-?"' --tp syscalls:sys_enter_openat \
+		--filter 'comm == "other"' --count --by probe,comm -o "$out" -- $TP/mixer || return 1
+	expect_eq "--by probe,comm" "$(cat "$out")" \
+		"$(printf '@[syscalls:sys_enter_openat, other]: 7\n@[syscalls:sys_enter_getppid, mix-a]: 100\n@[syscalls:sys_enter_getppid, mix-b]: 200')"
+}
+
+# bpftrace as the oracle, both attached to the same run of the mixer
+test_agg_vs_bpftrace() {
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed (make test-deps)"; return; }
+	local ours=$WORK/ours.txt theirs=$WORK/bt.txt err=$WORK/agg.err
+	bpftrace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "mix-a" || comm == "mix-b" || comm == "other"/ { @[comm] = count(); }' \
+		-o "$theirs" 2>/dev/null &
+	local bt=$!
+	$PMT -a --tp syscalls:sys_enter_getppid --filter 'comm ~ "mix-*" || comm == "other"' --count --by comm -o "$ours" 2>"$err" &
+	local pm=$!
+	wait_for "$err" "aggregating" || return 1
+	wait_for "$theirs" "Attaching" 200 || return 1
+	$TP/mixer
+	sleep 0.3
+	kill -INT $bt $pm
+	wait $pm || return 1
+	wait $bt
+	python3 - "$ours" "$theirs" <<'PY' || return 1
+import re, sys
+ours = dict(re.findall(r"^@\[(.*)\]: (\d+)$", open(sys.argv[1]).read(), re.M))
+theirs = dict(re.findall(r"^@\[(.*)\]: (\d+)$", open(sys.argv[2]).read(), re.M))
+assert ours == theirs == {"other": "50", "mix-a": "100", "mix-b": "200"}, (ours, theirs)
+PY
+}
+
+test_agg_interval_snapshots() {
+	local out=$WORK/iv.txt
+	$PMT -q -a --tp sched:sched_switch --count --interval 0.25 -d 1.1 -o "$out" || return 1
+	# 4 interval snapshots, then the final one for the last 0.1 s
+	expect_eq "timestamped snapshots" "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$out")" 5 || return 1
+	expect_eq "count lines" "$(grep -c '^@: ' "$out")" 5
+}
+
+test_agg_json() {
+	local out=$WORK/agg.json
+	$PMT -q --json --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count --by comm -o "$out" -- $TP/reader 2 || return 1
+	python3 - "$out" <<'PY' || return 1
+import json, sys
+snap = [json.loads(l) for l in open(sys.argv[1])]
+assert len(snap) == 1 and snap[0]["aggregation"] == "hist", snap
+e = snap[0]["entries"]
+assert len(e) == 1 and e[0]["key"] == {"comm": "reader"} and e[0]["count"] == 26, e
+assert [b["count"] for b in e[0]["buckets"]] == [2] * 13 and e[0]["buckets"][0]["range"] == "[1]", e
+PY
+}
+
+test_agg_latency() {
+	local out=$WORK/lat.txt
+	# glibc's nanosleep() is the clock_nanosleep system call
+	$PMT -q --latency syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep --unit ms \
+		-o "$out" -- $TP/sleeper 20 1 >/dev/null || return 1
+	python3 - "$out" <<'PY' || return 1
+import re, sys
+text = open(sys.argv[1]).read()
+assert text.startswith("@msecs:"), text
+rows = dict(re.findall(r"^(\[[^\])\n]*[\])])\s+(\d+) \|", text, re.M))
+assert sum(map(int, rows.values())) == 20, rows
+assert int(rows.get("[1]", 0)) >= 18, rows   # 1 ms sleeps; a loaded VM may overshoot one or two
+PY
+	# runqlat: wakeup to switch-in, matched by pid; both happen in other
+	# tasks' contexts, so system wide, keyed by the task switched in
+	$PMT -q -a --latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --by next_comm \
+		-o "$out" -d 1 &
+	local tracer=$!
+	sleep 0.3
+	$TP/sleeper 50 1 >/dev/null
+	wait $tracer || return 1
+	grep -q '^@usecs\[sleeper\]:$' "$out" || { cat "$out" >&2; fail "no run-queue latency of the sleeper"; }
+}
+
+test_agg_max_keys_drops() {
+	local err=$WORK/mk.err out=$WORK/mk.txt
+	$PMT --tp syscalls:sys_enter_getppid --count --by tid --max-keys 2 -o "$out" -- $TP/getppid_loop 10 0 4 >/dev/null 2>"$err" || return 1
+	grep -Eq 'warning: [0-9]+ aggregation updates dropped: --max-keys 2 is full' "$err" || { cat "$err" >&2; fail "drops not reported"; return 1; }
+	expect_eq "keys kept" "$(grep -c '^@\[' "$out")" 2
+}
+
+test_agg_errors() {
+	usage_error "unknown field 'cnt' in the aggregated value" --tp syscalls:sys_enter_read --hist cnt || return 1
+	usage_error "--by: unknown key 'comn'" --tp syscalls:sys_enter_read --count --by comn || return 1
+	usage_error "'comm' is a string: the aggregated value needs a number" --tp syscalls:sys_enter_read --sum comm || return 1
+	usage_error "--lhist: 'count:5:1:1'" --tp syscalls:sys_enter_read --lhist count:5:1:1 || return 1
+	usage_error "one aggregation at a time" --tp syscalls:sys_enter_read --count --hist count || return 1
+	usage_error "need an aggregation" --tp syscalls:sys_enter_read --by comm || return 1
+	usage_error "unknown tracepoint 'sched:nope'" --latency sched:nope,sched:sched_switch || return 1
+	no_leftovers
+}
+
 # --- exits: every path detaches ----------------------------------------------
 
 stop_with() { # SIGNAL

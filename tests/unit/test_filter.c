@@ -71,25 +71,25 @@ static bool eval(const struct pmt_filter *f, const struct env *env)
 	for (steps = 0; steps < PMT_FILTER_MAX && idx < PMT_FILTER_MAX; steps++) {
 		const struct pmt_filter_entry *e = &f->e[idx];
 		uint64_t v = 0;
-		bool r = false, sign = e->flags & PMT_FFLAG_SIGNED;
+		bool r = false, sign = e->o.flags & PMT_FFLAG_SIGNED;
 
 		if (e->op == PMT_FOP_MATCH) {
 			const char *s = "";
 			size_t len = 0;
 			uint32_t w;
 
-			if (e->src == PMT_FSRC_COMM)
+			if (e->o.src == PMT_FSRC_COMM)
 				s = env->comm, len = 16;
-			else if (e->src == PMT_FSRC_FIELD_STR)
-				s = (const char *)env->rec + e->off, len = e->size;
-			else if (e->src == PMT_FSRC_FIELD_DSTR) {
-				memcpy(&w, env->rec + e->off, 4);
+			else if (e->o.src == PMT_FSRC_FIELD_STR)
+				s = (const char *)env->rec + e->o.off, len = e->o.size;
+			else if (e->o.src == PMT_FSRC_FIELD_DSTR) {
+				memcpy(&w, env->rec + e->o.off, 4);
 				s = (const char *)env->rec + (w & 0xffff), len = w >> 16;
 			}
 			r = match(f, e->val, s, len);
 		} else {
-			switch (e->src) {
-			case PMT_FSRC_FIELD: v = pmt_load_int(env->rec + e->off, e->size, sign); break;
+			switch (e->o.src) {
+			case PMT_FSRC_FIELD: v = pmt_load_int(env->rec + e->o.off, e->o.size, sign); break;
 			case PMT_FSRC_PID: v = env->pid; break;
 			case PMT_FSRC_TID: v = env->tid; break;
 			case PMT_FSRC_CPU: v = env->cpu; break;

@@ -216,3 +216,44 @@ TEST(tp_split)
 	ASSERT_EQ(pmt_tp_split(":x", cat, sizeof(cat), name, sizeof(name)), -EINVAL);
 	ASSERT_EQ(pmt_tp_split("a:b:c", cat, sizeof(cat), name, sizeof(name)), -EINVAL);
 }
+
+#include "aggregate.h"
+
+static const char *label(struct pmt_buf *b, int32_t bucket)
+{
+	b->len = 0;
+	pmt_agg__log2_label(b, bucket);
+	return pmt_buf__cstr(b);
+}
+
+TEST(histogram_buckets_and_labels)
+{
+	struct pmt_buf b = {0};
+
+	ASSERT_EQ(pmt_agg__log2_bucket(-5), -1);
+	ASSERT_EQ(pmt_agg__log2_bucket(0), 0);
+	ASSERT_EQ(pmt_agg__log2_bucket(1), 1);
+	ASSERT_EQ(pmt_agg__log2_bucket(2), 2);
+	ASSERT_EQ(pmt_agg__log2_bucket(3), 2);
+	ASSERT_EQ(pmt_agg__log2_bucket(4096), 13);
+	ASSERT_EQ(pmt_agg__log2_bucket(INT64_MAX), 63);
+	ASSERT_STREQ(label(&b, -1), "(..., 0)");
+	ASSERT_STREQ(label(&b, 0), "[0]");
+	ASSERT_STREQ(label(&b, 1), "[1]");
+	ASSERT_STREQ(label(&b, 3), "[4, 8)");
+	ASSERT_STREQ(label(&b, 11), "[1K, 2K)");
+	ASSERT_STREQ(label(&b, 10), "[512, 1K)");
+	ASSERT_STREQ(label(&b, 21), "[1M, 2M)");
+	ASSERT_STREQ(label(&b, 64), "[8E, ...)");
+	b.len = 0;
+	pmt_agg__lhist_label(&b, -1, 0, 100, 15);
+	pmt_buf__putc(&b, ' ');
+	pmt_agg__lhist_label(&b, 2, 0, 100, 15);
+	pmt_buf__putc(&b, ' ');
+	pmt_agg__lhist_label(&b, 15, 0, 100, 15);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "(..., 0) [200, 300) [1500, ...)");
+	b.len = 0;
+	pmt_agg__bar(&b, 1, 4);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "|@@@@@@@@@@@@@                                       |");
+	pmt_buf__free(&b);
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * In-kernel aggregation: per-CPU hash of (keys, bucket) -> count/sum/min/max.
+ * Nothing is streamed; the loader reads and merges the CPUs at intervals.
+ */
+#ifndef PMTRACE_AGGREGATE_BPF_H
+#define PMTRACE_AGGREGATE_BPF_H
+
+#include "filter.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 10240);	/* --max-keys */
+	__type(key, struct pmt_agg_key);
+	__type(value, struct pmt_agg_val);
+} pmt_agg SEC(".maps") __weak;
+
+/* --latency starts: bounded by LRU, so unmatched starts cannot pile up */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct pmt_lat_key);
+	__type(value, __u64);
+} pmt_lat SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_agg_key);
+} pmt_key_buf SEC(".maps") __weak;
+
+/* 0 for 0, 1 + floor(log2 v) for v > 0, -1 for v < 0: bpftrace's buckets */
+static __always_inline __s32 pmt_log2_bucket(__s64 sv)
+{
+	__u64 v = (__u64)sv;
+	__s32 r = 0, shift;
+
+	if (sv < 0)
+		return -1;
+	if (!v)
+		return 0;
+	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
+	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r + 1;
+}
+
+static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
+					     struct pmt_agg_key *k, __u32 probe_id)
+{
+	struct pmt_fstr *str;
+	__u32 i, j, len, zero = 0;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	for (i = 0; i < PMT_AGG_KEYS; i++) {
+		const struct pmt_key_part *kp = &a->keys[i];
+		__u32 at = kp->at;
+		__u64 v;
+
+		if (i >= a->nkeys)
+			break;
+		if (kp->kind == PMT_KEY_STR_) {
+			/* up to the NUL, zeros after: equal strings, equal keys */
+			str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
+			if (!str || at > PMT_KEY_MAX - PMT_KEY_STR)
+				break;
+			len = pmt_fetch_str(&kp->o, c, str->s);
+			for (j = 0; j < PMT_KEY_STR; j++) {
+				if (j >= len || !str->s[j])
+					break;
+				k->data[(at + j) & (PMT_KEY_MAX - 1)] = str->s[j];
+			}
+			continue;
+		}
+		if (at > PMT_KEY_MAX - 8)
+			break;
+		v = kp->kind == PMT_KEY_PROBE ? probe_id : pmt_fetch_num(&kp->o, c);
+		__builtin_memcpy(&k->data[at], &v, 8);
+	}
+}
+
+static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
+					   __u32 probe_id, __s64 v)
+{
+	struct pmt_agg_val zero = {}, *val;
+	struct pmt_agg_key *k;
+	__u32 z = 0;
+
+	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
+	if (!k)
+		return;
+	pmt_agg_fill_key(a, c, k, probe_id);
+	k->pad = 0;
+	if (a->kind == PMT_AGG_HIST) {
+		k->bucket = pmt_log2_bucket(v);
+	} else if (a->kind == PMT_AGG_LHIST) {
+		if (v < a->lmin)
+			k->bucket = -1;
+		else if (a->lstep <= 0)
+			k->bucket = 0;
+		else if ((__u64)(v - a->lmin) / (__u64)a->lstep >= a->lbuckets)
+			k->bucket = a->lbuckets;
+		else
+			k->bucket = (__s32)((__u64)(v - a->lmin) / (__u64)a->lstep);
+	} else {
+		k->bucket = 0;
+	}
+	val = bpf_map_lookup_elem(&pmt_agg, k);
+	if (!val) {
+		zero.min = v;
+		zero.max = v;
+		/* EEXIST (another CPU just added it) is fine; E2BIG (full)
+		 * shows up as the lookup failing */
+		bpf_map_update_elem(&pmt_agg, k, &zero, BPF_NOEXIST);
+		val = bpf_map_lookup_elem(&pmt_agg, k);
+		if (!val) {
+			pmt_stat_inc(PMT_STAT_AGG_FULL);
+			return;
+		}
+	}
+	/* per-CPU values: plain updates, no atomics */
+	val->count++;
+	val->sum += v;
+	if (v < val->min)
+		val->min = v;
+	if (v > val->max)
+		val->max = v;
+}
+
+static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)
+{
+	__s64 v = (__s64)pmt_fetch_num(&a->value, c);
+
+	if (a->scale == PMT_SCALE_MUL)
+		v *= (__s64)a->k;
+	else if (a->scale == PMT_SCALE_DIV && a->k)
+		v = v < 0 ? -(__s64)((__u64)-v / a->k) : (__s64)((__u64)v / a->k);
+	return v;
+}
+
+/* The non-streaming actions; returns after updating the maps. */
+static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					  __u32 probe_id)
+{
+	const struct pmt_agg_cfg *a = &cfg->agg;
+	struct pmt_lat_key lk = {};
+	__u64 now, *start;
+
+	switch (cfg->action) {
+	case PMT_ACT_AGG:
+		pmt_agg_update(a, c, probe_id, a->kind == PMT_AGG_COUNT ? 0 : pmt_agg_value(a, c));
+		return;
+	case PMT_ACT_LAT_START:
+		lk.match = pmt_fetch_num(&a->match, c);
+		lk.lat_id = a->lat_id;
+		now = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&pmt_lat, &lk, &now, BPF_ANY))
+			pmt_stat_inc(PMT_STAT_LAT_FULL);
+		return;
+	case PMT_ACT_LAT_END:
+		lk.match = pmt_fetch_num(&a->match, c);
+		lk.lat_id = a->lat_id;
+		start = bpf_map_lookup_elem(&pmt_lat, &lk);
+		if (!start) {
+			pmt_stat_inc(PMT_STAT_LAT_NOSTART);
+			return;
+		}
+		now = bpf_ktime_get_ns() - *start;
+		bpf_map_delete_elem(&pmt_lat, &lk);
+		pmt_agg_update(a, c, probe_id, (__s64)(now / (a->lat_div ? a->lat_div : 1)));
+		return;
+	}
+}
+
+#endif /* PMTRACE_AGGREGATE_BPF_H */

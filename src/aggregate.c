@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Aggregations. The kernel side (bpf/aggregate.bpf.h) keeps one per-CPU
+ * hash entry per (key data, bucket) with count/sum/min/max. Here: what each
+ * probe puts in the key and value, and the printing: entries are merged
+ * over CPUs, turned into deltas against the previous snapshot (so nothing
+ * is lost between reading and clearing), grouped by key, sorted by value.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "aggregate.h"
+#include "log.h"
+#include "operand.h"
+#include "session.h"
+#include "pmtrace.skel.h"
+
+/* --- compiling ----------------------------------------------------------- */
+
+static int resolve_num(struct pmt_probe *p, const char *name, const char *what,
+		       struct pmt_operand *o, bool *is_signed)
+{
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	int r = pmt_operand__resolve(p->fmt, name, &info);
+
+	if (!r && !info.is_str) {
+		*o = info.o;
+		if (is_signed)
+			*is_signed = info.is_signed;
+		return 0;
+	}
+	if (!r)
+		pmt_err("%s: '%s' is a string: %s needs a number", p->name, name, what);
+	else if (r == PMT_OPERAND_ARRAY)
+		pmt_err("%s: '%s' is an array: %s needs a number", p->name, name, what);
+	else
+		pmt_err("%s: unknown field '%s' in %s", p->name, name, what);
+	pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
+	pmt_hint("%s", pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+	return -EINVAL;
+}
+
+/* EXPR := FIELD [ ('*'|'/') NUMBER ] */
+static int compile_value(struct pmt_probe *p, const char *expr, struct pmt_agg_cfg *a)
+{
+	char name[128];
+	size_t n = strcspn(expr, "*/ ");
+	const char *rest = expr + n;
+	uint64_t k;
+
+	if (n == 0 || n >= sizeof(name)) {
+		pmt_err("'%s': expected FIELD, FIELD/N or FIELD*N, e.g. len/1024", expr);
+		return -EINVAL;
+	}
+	memcpy(name, expr, n);
+	name[n] = '\0';
+	while (*rest == ' ')
+		rest++;
+	if (*rest) {
+		a->scale = *rest == '*' ? PMT_SCALE_MUL : PMT_SCALE_DIV;
+		rest++;
+		while (*rest == ' ')
+			rest++;
+		if ((*rest != '*' && *rest != '/' && pmt_parse_u64(rest, &k)) || !k) {
+			pmt_err("'%s': the scale after '%c' must be a positive number", expr,
+				a->scale == PMT_SCALE_MUL ? '*' : '/');
+			return -EINVAL;
+		}
+		a->k = k;
+	}
+	return resolve_num(p, name, "the aggregated value", &a->value, NULL);
+}
+
+static bool reads_record(const struct pmt_operand *o)
+{
+	return o->src == PMT_FSRC_FIELD || o->src == PMT_FSRC_FIELD_STR ||
+	       o->src == PMT_FSRC_FIELD_DSTR;
+}
+
+/* --by: the first probe fixes each key's kind; the others must agree. */
+static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_agg_cfg *a)
+{
+	struct pmt_keylayout *kl = &s->agg.keys;
+	char *copy, *name, *save = NULL;
+	int i = 0, at = 0, ret = 0;
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	uint8_t kind;
+
+	if (!s->opts->agg.by)
+		return 0;
+	copy = strdup(s->opts->agg.by);
+	for (name = strtok_r(copy, ",", &save); name && !ret; name = strtok_r(NULL, ",", &save), i++) {
+		if (i >= PMT_AGG_KEYS) {
+			pmt_err("--by: at most %d keys", PMT_AGG_KEYS);
+			ret = -EINVAL;
+			break;
+		}
+		memset(&info, 0, sizeof(info));
+		if (!strcmp(name, "probe")) {
+			kind = PMT_KEY_PROBE;
+		} else {
+			int r = pmt_operand__resolve(p->fmt, name, &info);
+
+			if (r) {
+				pmt_err("--by: %s '%s' for %s", r == PMT_OPERAND_ARRAY ?
+					"cannot key by the array" : "unknown key", name, p->name);
+				pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
+				pmt_hint("%s; and 'probe'", pmt_buf__cstr(&b));
+				ret = -EINVAL;
+				break;
+			}
+			kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
+		}
+		if (kl->n > i && kl->kind[i] != kind) {
+			pmt_err("--by %s: a string for one probe and a number for another (%s)", name, p->name);
+			ret = -EINVAL;
+			break;
+		}
+		if (kl->n <= i) {
+			kl->names[i] = strdup(name);
+			kl->kind[i] = kind;
+			kl->at[i] = (uint8_t)at;
+			kl->is_signed[i] = info.is_signed;
+			kl->n = i + 1;
+		}
+		a->keys[i].o = info.o;
+		a->keys[i].kind = kind;
+		a->keys[i].at = (uint8_t)at;
+		if (reads_record(&info.o))
+			a->needs_record = 1;
+		at += kind == PMT_KEY_STR_ ? PMT_KEY_STR : 8;
+		if (at > PMT_KEY_MAX) {
+			pmt_err("--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
+				s->opts->agg.by, PMT_KEY_MAX, PMT_KEY_STR);
+			ret = -EINVAL;
+		}
+	}
+	a->nkeys = (uint8_t)i;
+	free(copy);
+	pmt_buf__free(&b);
+	return ret;
+}
+
+static uint32_t unit_div(const char *unit)
+{
+	if (!unit || !strcmp(unit, "us"))
+		return 1000;
+	if (!strcmp(unit, "ns"))
+		return 1;
+	if (!strcmp(unit, "ms"))
+		return 1000000;
+	return 1000000000;
+}
+
+int pmt_agg__compile(struct pmt_session *s)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	static const uint8_t kinds[] = {
+		[PMT_FN_COUNT] = PMT_AGG_COUNT, [PMT_FN_SUM] = PMT_AGG_VALUE,
+		[PMT_FN_AVG] = PMT_AGG_VALUE, [PMT_FN_MIN] = PMT_AGG_VALUE,
+		[PMT_FN_MAX] = PMT_AGG_VALUE, [PMT_FN_STATS] = PMT_AGG_VALUE,
+		[PMT_FN_HIST] = PMT_AGG_HIST, [PMT_FN_LHIST] = PMT_AGG_LHIST,
+	};
+	char sf[128] = "", *ef = NULL;
+	uint32_t i;
+
+	if (!ao->fn)
+		return 0;
+	if (ao->match) {
+		snprintf(sf, sizeof(sf), "%s", ao->match);
+		ef = strchr(sf, '=');
+		*ef++ = '\0';
+	}
+	for (i = 0; i < s->nr_probes; i++) {
+		struct pmt_probe *p = &s->probes[i];
+		struct pmt_agg_cfg *a = &p->agg;
+
+		memset(a, 0, sizeof(*a));
+		a->kind = kinds[ao->fn];
+		p->action = PMT_ACT_AGG;
+		if (ao->lat_start) {
+			/* probe 0 starts, probe 1 ends (see pmt_session__resolve) */
+			p->action = i == 0 ? PMT_ACT_LAT_START : PMT_ACT_LAT_END;
+			a->lat_div = unit_div(ao->unit);
+			if (ef ? resolve_num(p, i == 0 ? sf : ef, "--match", &a->match, NULL) : 0)
+				return -EINVAL;
+			if (!ef)
+				a->match.src = PMT_FSRC_TID;
+		} else if (ao->expr && compile_value(p, ao->expr, a)) {
+			return -EINVAL;
+		}
+		if (ao->fn == PMT_FN_LHIST) {
+			a->lmin = ao->lmin;
+			a->lstep = ao->lstep;
+			a->lbuckets = (uint32_t)((ao->lmax - ao->lmin + ao->lstep - 1) / ao->lstep);
+		}
+		/* latency keys come from the end event; the start keeps none */
+		if (p->action != PMT_ACT_LAT_START && compile_keys(s, p, a))
+			return -EINVAL;
+		if (reads_record(&a->value) && a->kind != PMT_AGG_COUNT && !ao->lat_start)
+			a->needs_record = 1;
+		if (reads_record(&a->match))
+			a->needs_record = 1;
+	}
+	return 0;
+}
+
+void pmt_agg__free(struct pmt_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->agg.keys.n; i++)
+		free(s->agg.keys.names[i]);
+	free(s->agg.prev);
+	memset(&s->agg, 0, sizeof(s->agg));
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return memcmp(&((const struct pmt_agg_entry *)a)->key,
+		      &((const struct pmt_agg_entry *)b)->key, sizeof(struct pmt_agg_key));
+}
+
+/* All entries, merged over CPUs, sorted by key. */
+static int read_entries(struct pmt_session *s, struct pmt_agg_entry **out, size_t *nout)
+{
+	int fd = bpf_map__fd(s->skel->maps.pmt_agg), ncpu = libbpf_num_possible_cpus(), c;
+	struct pmt_agg_key key, next, *prev = NULL;
+	struct pmt_agg_entry *v = NULL, *e;
+	struct pmt_agg_val *pc;
+	size_t n = 0, cap = 0;
+
+	pc = calloc((size_t)ncpu, sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, pc))
+			continue;	/* deleted meanwhile */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			e = realloc(v, cap * sizeof(*v));
+			if (!e)
+				break;
+			v = e;
+		}
+		e = &v[n];
+		memset(e, 0, sizeof(*e));
+		e->key = key;
+		for (c = 0; c < ncpu; c++) {
+			if (!pc[c].count)
+				continue;
+			if (!e->val.count || pc[c].min < e->val.min)
+				e->val.min = pc[c].min;
+			if (!e->val.count || pc[c].max > e->val.max)
+				e->val.max = pc[c].max;
+			e->val.count += pc[c].count;
+			e->val.sum += pc[c].sum;
+		}
+		n++;
+	}
+	free(pc);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_entry);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* Turn cur into deltas against prev (min/max stay since the start). */
+static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev, size_t np)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct pmt_agg_entry *p = np ? bsearch(&cur[i], prev, np, sizeof(*prev), cmp_entry) : NULL;
+
+		if (p) {
+			cur[i].val.count -= p->val.count;
+			cur[i].val.sum -= p->val.sum;
+		}
+	}
+}
+
+/* --- printing ------------------------------------------------------------ */
+
+/* A run of entries with the same key data: one line or one histogram. */
+struct group {
+	const struct pmt_agg_entry *e;
+	size_t n;
+	struct pmt_agg_val total;
+	double sortval;
+};
+
+static double group_value(enum pmt_agg_fn fn, const struct pmt_agg_val *v)
+{
+	switch (fn) {
+	case PMT_FN_SUM: return (double)v->sum;
+	case PMT_FN_AVG: return v->count ? (double)v->sum / (double)v->count : 0;
+	case PMT_FN_MIN: return (double)v->min;
+	case PMT_FN_MAX: return (double)v->max;
+	default: return (double)v->count;
+	}
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	double x = ((const struct group *)a)->sortval, y = ((const struct group *)b)->sortval;
+
+	return x < y ? -1 : x > y;
+}
+
+static void key_text(struct pmt_session *s, struct pmt_buf *b, const struct pmt_agg_key *k, bool json)
+{
+	const struct pmt_keylayout *kl = &s->agg.keys;
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < kl->n; i++) {
+		const uint8_t *d = k->data + kl->at[i];
+
+		if (i)
+			pmt_buf__puts(b, json ? "," : ", ");
+		if (json) {
+			pmt_buf__json_str(b, kl->names[i], strlen(kl->names[i]));
+			pmt_buf__putc(b, ':');
+		}
+		if (kl->kind[i] == PMT_KEY_STR_) {
+			size_t len = pmt_strnlen((const char *)d, PMT_KEY_STR);
+
+			if (json)
+				pmt_buf__json_str(b, (const char *)d, len);
+			else
+				pmt_buf__text_str(b, (const char *)d, len);
+			continue;
+		}
+		memcpy(&v, d, 8);
+		if (kl->kind[i] == PMT_KEY_PROBE) {
+			struct pmt_probe *p = pmt_session__probe(s, (uint32_t)v);
+			const char *name = p ? p->name : "?";
+
+			if (json)
+				pmt_buf__json_str(b, name, strlen(name));
+			else
+				pmt_buf__puts(b, name);
+		} else if (kl->is_signed[i]) {
+			pmt_buf__s64(b, (int64_t)v);
+		} else {
+			pmt_buf__u64(b, v);
+		}
+	}
+}
+
+static const char *map_name(const struct pmt_agg_opts *ao)
+{
+	static const char *const units[] = { "ns", "nsecs", "us", "usecs", "ms", "msecs", "s", "secs" };
+	size_t i;
+
+	if (!ao->lat_start)
+		return "";
+	for (i = 0; i < 8; i += 2)
+		if (!strcmp(ao->unit ? ao->unit : "us", units[i]))
+			return units[i + 1];
+	return "";
+}
+
+static void bucket_label(struct pmt_buf *b, const struct pmt_agg_opts *ao, const struct pmt_probe *p,
+			 int32_t bucket)
+{
+	if (ao->fn == PMT_FN_LHIST)
+		pmt_agg__lhist_label(b, bucket, p->agg.lmin, p->agg.lstep, p->agg.lbuckets);
+	else
+		pmt_agg__log2_label(b, bucket);
+}
+
+static void print_text_group(struct pmt_session *s, struct pmt_buf *b, const struct group *g)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	const struct pmt_agg_val *v = &g->total;
+	uint64_t max = 0;
+	size_t i;
+	int32_t bk, lo, hi;
+
+	pmt_buf__printf(b, "@%s", map_name(ao));
+	if (s->agg.keys.n) {
+		pmt_buf__putc(b, '[');
+		key_text(s, b, &g->e->key, false);
+		pmt_buf__putc(b, ']');
+	}
+	pmt_buf__putc(b, ':');
+	if (ao->fn != PMT_FN_HIST && ao->fn != PMT_FN_LHIST)
+		pmt_buf__putc(b, ' ');
+	switch (ao->fn) {
+	case PMT_FN_COUNT: pmt_buf__u64(b, v->count); break;
+	case PMT_FN_SUM: pmt_buf__s64(b, v->sum); break;
+	case PMT_FN_AVG: pmt_buf__s64(b, v->count ? v->sum / (int64_t)v->count : 0); break;
+	case PMT_FN_MIN: pmt_buf__s64(b, v->min); break;
+	case PMT_FN_MAX: pmt_buf__s64(b, v->max); break;
+	case PMT_FN_STATS:
+		pmt_buf__printf(b, "count %llu, average %lld, min %lld, max %lld, total %lld",
+				(unsigned long long)v->count,
+				(long long)(v->count ? v->sum / (int64_t)v->count : 0),
+				(long long)v->min, (long long)v->max, (long long)v->sum);
+		break;
+	default:
+		break;
+	}
+	if (ao->fn != PMT_FN_HIST && ao->fn != PMT_FN_LHIST) {
+		pmt_buf__putc(b, '\n');
+		return;
+	}
+	/* histogram: entries are sorted by bucket within the group; print
+	 * from the first to the last non-empty bucket, gaps included */
+	pmt_buf__putc(b, '\n');
+	lo = g->e[0].key.bucket;
+	hi = g->e[g->n - 1].key.bucket;
+	for (i = 0; i < g->n; i++)
+		if (g->e[i].val.count > max)
+			max = g->e[i].val.count;
+	for (bk = lo, i = 0; bk <= hi; bk++) {
+		uint64_t c = 0;
+		size_t start = b->len;
+
+		while (i < g->n && g->e[i].key.bucket < bk)
+			i++;
+		if (i < g->n && g->e[i].key.bucket == bk)
+			c = g->e[i].val.count;
+		bucket_label(b, ao, pmt_session__probe(s, 0), bk);
+		while (b->len - start < 20)
+			pmt_buf__putc(b, ' ');
+		pmt_buf__printf(b, " %8llu ", (unsigned long long)c);
+		pmt_agg__bar(b, c, max);
+		pmt_buf__putc(b, '\n');
+	}
+	pmt_buf__putc(b, '\n');
+}
+
+static void print_json_group(struct pmt_session *s, struct pmt_buf *b, const struct group *g, bool first)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	const struct pmt_agg_val *v = &g->total;
+	struct pmt_buf label = {0};
+	size_t i;
+
+	if (!first)
+		pmt_buf__putc(b, ',');
+	pmt_buf__puts(b, "{\"key\":{");
+	key_text(s, b, &g->e->key, true);
+	pmt_buf__printf(b, "},\"count\":%llu,\"sum\":%lld,\"min\":%lld,\"max\":%lld",
+			(unsigned long long)v->count, (long long)v->sum, (long long)v->min, (long long)v->max);
+	if (ao->fn == PMT_FN_HIST || ao->fn == PMT_FN_LHIST) {
+		const struct pmt_probe *p = pmt_session__probe(s, 0);
+
+		pmt_buf__puts(b, ",\"buckets\":[");
+		for (i = 0; i < g->n; i++) {
+			int32_t bk = g->e[i].key.bucket;
+
+			label.len = 0;
+			bucket_label(&label, ao, p, bk);
+			pmt_buf__printf(b, "%s{\"bucket\":%d,\"range\":", i ? "," : "", bk);
+			pmt_buf__json_str(b, label.p, label.len);
+			pmt_buf__printf(b, ",\"count\":%llu}", (unsigned long long)g->e[i].val.count);
+		}
+		pmt_buf__putc(b, ']');
+	}
+	pmt_buf__putc(b, '}');
+	pmt_buf__free(&label);
+}
+
+int pmt_agg__print(struct pmt_session *s, struct pmt_output *out, uint64_t now_ns)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	static const char *const fns[] = {
+		"", "count", "sum", "avg", "min", "max", "stats", "hist", "lhist",
+	};
+	struct pmt_agg_entry *cur = NULL, *delta;
+	struct group *groups = NULL;
+	size_t n = 0, ng = 0, i, j, first;
+	struct pmt_buf b = {0};
+	char when[32];
+	time_t t = time(NULL);
+	int err;
+
+	err = read_entries(s, &cur, &n);
+	if (err)
+		return err;
+	/* deltas go into a copy: cur becomes the next "previous" */
+	delta = n ? malloc(n * sizeof(*delta)) : NULL;
+	if (n && !delta) {
+		free(cur);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(delta, cur, n * sizeof(*delta));
+	if (!ao->keep)
+		subtract(delta, n, s->agg.prev, s->agg.nprev);
+	groups = calloc(n ? n : 1, sizeof(*groups));
+	for (i = 0; groups && i < n; i = j) {
+		struct group *g = &groups[ng];
+
+		for (j = i; j < n && !memcmp(delta[j].key.data, delta[i].key.data, PMT_KEY_MAX); j++) {
+			g->total.count += delta[j].val.count;
+			g->total.sum += delta[j].val.sum;
+			if (j == i || delta[j].val.min < g->total.min)
+				g->total.min = delta[j].val.min;
+			if (j == i || delta[j].val.max > g->total.max)
+				g->total.max = delta[j].val.max;
+		}
+		if (!g->total.count)
+			continue;	/* nothing new in this interval */
+		g->e = &delta[i];
+		g->n = j - i;
+		g->sortval = group_value(ao->fn, &g->total);
+		ng++;
+	}
+	qsort(groups, ng, sizeof(*groups), cmp_group);
+	first = ao->top && (size_t)ao->top < ng ? ng - (size_t)ao->top : 0;
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+	if (out->mode == PMT_OUT_JSON) {
+		pmt_buf__printf(&b, "{\"ts\":%llu,\"time\":\"%s\",\"aggregation\":\"%s\"",
+				(unsigned long long)now_ns, when, fns[ao->fn]);
+		if (ao->lat_start)
+			pmt_buf__printf(&b, ",\"unit\":\"%s\"", ao->unit ? ao->unit : "us");
+		pmt_buf__puts(&b, ",\"entries\":[");
+		for (i = first; i < ng; i++)
+			print_json_group(s, &b, &groups[i], i == first);
+		pmt_buf__puts(&b, "]}\n");
+	} else {
+		if (ao->interval > 0)
+			pmt_buf__printf(&b, "%s\n", when);
+		for (i = first; i < ng; i++)
+			print_text_group(s, &b, &groups[i]);
+		if (!ng)
+			pmt_buf__puts(&b, "(no events)\n");
+		if (ao->interval > 0)
+			pmt_buf__putc(&b, '\n');
+	}
+	pmt_output__line(out, b.p, b.len);
+	pmt_output__flush(out);
+	pmt_buf__free(&b);
+	free(groups);
+	free(delta);
+	free(s->agg.prev);
+	s->agg.prev = cur;
+	s->agg.nprev = n;
+	s->agg.snapshots++;
+	return 0;
+}
