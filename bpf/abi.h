@@ -181,6 +181,8 @@ struct pmt_key_part {
 	struct pmt_operand o;
 	__u8 kind;		/* enum pmt_key_kind */
 	__u8 at;		/* offset in pmt_agg_key.data */
+	__u8 len;		/* bytes: 8 for numbers, up to PMT_KEY_STR */
+	__u8 pad;
 };
 
 struct pmt_agg_cfg {
@@ -198,10 +200,12 @@ struct pmt_agg_cfg {
 	struct pmt_key_part keys[PMT_AGG_KEYS];
 };
 
+/* The map's key_size is 8 + the bytes --by uses (set at load): the hash
+ * is computed over the whole key, so a short key is a cheap update. */
 struct pmt_agg_key {
-	__u8 data[PMT_KEY_MAX];
 	__s32 bucket;		/* HIST/LHIST; -1 below range */
 	__u32 pad;
+	__u8 data[PMT_KEY_MAX];
 };
 
 struct pmt_agg_val {

@@ -55,7 +55,7 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 	struct pmt_fstr *str;
 	__u32 i, j, len, zero = 0;
 
-	__builtin_memset(k, 0, sizeof(*k));
+	__builtin_memset(k->data, 0, sizeof(k->data));
 	for (i = 0; i < PMT_AGG_KEYS; i++) {
 		const struct pmt_key_part *kp = &a->keys[i];
 		__u32 at = kp->at;
@@ -64,11 +64,20 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 		if (i >= a->nkeys)
 			break;
 		if (kp->kind == PMT_KEY_STR_) {
+			if (at > PMT_KEY_MAX - PMT_KEY_STR)
+				break;
+			/* the task's comm comes NUL-padded: straight in */
+			if (kp->o.src == PMT_FSRC_COMM) {
+				pmt_current_comm(&k->data[at & (PMT_KEY_MAX - 16)]);
+				continue;
+			}
 			/* up to the NUL, zeros after: equal strings, equal keys */
 			str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
-			if (!str || at > PMT_KEY_MAX - PMT_KEY_STR)
+			if (!str)
 				break;
 			len = pmt_fetch_str(&kp->o, c, str->s);
+			if (len > kp->len)
+				len = kp->len;
 			for (j = 0; j < PMT_KEY_STR; j++) {
 				if (j >= len || !str->s[j])
 					break;

@@ -96,6 +96,19 @@ static __always_inline bool pmt_cpu_ok(void)
 	return pmt_cpu_mask[cpu / 64] & (1ULL << (cpu % 64));
 }
 
+/*
+ * The task's comm into 16 bytes: two loads through the BTF task pointer.
+ * task->comm is kept NUL-padded (__set_task_comm pads), so this equals
+ * bpf_get_current_comm() without its strscpy.
+ */
+static __always_inline void pmt_current_comm(void *dst)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	((__u64 *)dst)[0] = *(__u64 *)&t->comm[0];
+	((__u64 *)dst)[1] = *(__u64 *)&t->comm[8];
+}
+
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
 static __always_inline void pmt_emit(void *ctx, struct pmt_event *e,
 				     __u64 pid_tgid, __u32 probe_id, __u64 size)
@@ -108,7 +121,7 @@ static __always_inline void pmt_emit(void *ctx, struct pmt_event *e,
 	e->hdr.tid = (__u32)pid_tgid;
 	e->hdr.probe_id = probe_id;
 	e->hdr.size = size;
-	bpf_get_current_comm(e->hdr.comm, sizeof(e->hdr.comm));
+	pmt_current_comm(e->hdr.comm);
 	e->hdr.ts = bpf_ktime_get_ns();
 	err = bpf_perf_event_output(ctx, &pmt_events, BPF_F_CURRENT_CPU, e,
 				    sizeof(e->hdr) + size);

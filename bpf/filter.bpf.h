@@ -80,7 +80,7 @@ static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e,
 
 	switch (e->src) {
 	case PMT_FSRC_COMM:
-		bpf_get_current_comm(buf, PMT_COMM_LEN);
+		pmt_current_comm(buf);
 		len = PMT_COMM_LEN;
 		break;
 	case PMT_FSRC_FIELD_STR:

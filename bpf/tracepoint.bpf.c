@@ -24,8 +24,10 @@ static __always_inline int pmt_tp_body(void *ctx)
 	if (pmt_stop || !pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
 		return 1;
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
+	if (!cfg)
+		return 1;
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
-	if (!cfg || !e)
+	if (!e)
 		return 1;
 
 	size = cfg->fixed_size;

@@ -135,7 +135,20 @@ static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_a
 		a->keys[i].at = (uint8_t)at;
 		if (reads_record(&info.o))
 			a->needs_record = 1;
-		at += kind == PMT_KEY_STR_ ? PMT_KEY_STR : 8;
+		/* strings: their own size (comm 16), at most PMT_KEY_STR */
+		a->keys[i].len = kind != PMT_KEY_STR_ ? 8 :
+				 info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR ?
+				 PMT_KEY_STR : (uint8_t)((info.o.size + 7) & ~7);
+		if (kl->n > i && kl->at[i] != at) {
+			pmt_err("--by %s: differs in size between probes (%s)", name, p->name);
+			ret = -EINVAL;
+			break;
+		}
+		if (kl->n == i + 1 && !kl->len[i])
+			kl->len[i] = a->keys[i].len;
+		at += a->keys[i].len;
+		if (at > s->agg.key_bytes)
+			s->agg.key_bytes = at;
 		if (at > PMT_KEY_MAX) {
 			pmt_err("--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
 				s->opts->agg.by, PMT_KEY_MAX, PMT_KEY_STR);
@@ -206,7 +219,7 @@ int pmt_agg__compile(struct pmt_session *s)
 			return -EINVAL;
 		if (reads_record(&a->value) && a->kind != PMT_AGG_COUNT && !ao->lat_start)
 			a->needs_record = 1;
-		if (reads_record(&a->match))
+		if (ao->lat_start && reads_record(&a->match))
 			a->needs_record = 1;
 	}
 	return 0;
@@ -242,9 +255,12 @@ static int read_entries(struct pmt_session *s, struct pmt_agg_entry **out, size_
 	pc = calloc((size_t)ncpu, sizeof(*pc));
 	if (!pc)
 		return -ENOMEM;
+	/* the kernel writes key_size bytes: the rest must stay zero */
+	memset(&next, 0, sizeof(next));
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
+		memset(&next, 0, sizeof(next));
 		if (bpf_map_lookup_elem(fd, &key, pc))
 			continue;	/* deleted meanwhile */
 		if (n == cap) {
@@ -336,7 +352,7 @@ static void key_text(struct pmt_session *s, struct pmt_buf *b, const struct pmt_
 			pmt_buf__putc(b, ':');
 		}
 		if (kl->kind[i] == PMT_KEY_STR_) {
-			size_t len = pmt_strnlen((const char *)d, PMT_KEY_STR);
+			size_t len = pmt_strnlen((const char *)d, kl->len[i]);
 
 			if (json)
 				pmt_buf__json_str(b, (const char *)d, len);

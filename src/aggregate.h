@@ -20,6 +20,7 @@ struct pmt_keylayout {
 	char *names[PMT_AGG_KEYS];
 	uint8_t kind[PMT_AGG_KEYS];	/* enum pmt_key_kind */
 	uint8_t at[PMT_AGG_KEYS];
+	uint8_t len[PMT_AGG_KEYS];
 	bool is_signed[PMT_AGG_KEYS];
 };
 
@@ -34,6 +35,7 @@ struct pmt_agg_state {
 	struct pmt_agg_entry *prev;	/* last snapshot, sorted; for deltas */
 	size_t nprev;
 	uint64_t snapshots;
+	int key_bytes;			/* of pmt_agg_key.data that --by uses */
 };
 
 /* Fill every probe's p->action and p->agg from the options. Usage errors

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -256,6 +257,8 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_agg, (__u32)s->opts->agg.max_keys);
+	bpf_map__set_key_size(s->skel->maps.pmt_agg,
+			      (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes));
 	bpf_map__set_max_entries(s->skel->maps.pmt_lat, (__u32)s->opts->agg.max_keys);
 
 	/* load only what this session uses */
