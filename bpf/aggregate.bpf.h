@@ -68,7 +68,7 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 				break;
 			/* the task's comm comes NUL-padded: straight in */
 			if (kp->o.src == PMT_FSRC_COMM) {
-				pmt_current_comm(&k->data[at & (PMT_KEY_MAX - 16)]);
+				pmt_current_comm(&k->data[at]);
 				continue;
 			}
 			/* up to the NUL, zeros after: equal strings, equal keys */
