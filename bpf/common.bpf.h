@@ -16,6 +16,11 @@
 const volatile bool pmt_filter_target __weak = false;	/* -p / -- CMD */
 const volatile bool pmt_filter_cpu __weak = false;	/* -C */
 const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
+/* What the session uses at all. Read-only data is known to the verifier,
+ * so the code of unused features is not even verified: a plain stream
+ * loads in a few ms instead of ~120 ms with filter and aggregation code. */
+const volatile bool pmt_use_filter __weak = true;
+const volatile bool pmt_use_agg __weak = true;
 /* Set by the loader when tracing ends: programs return at once while their
  * links are closed (which can take a while, see src/session.c). */
 volatile bool pmt_stop __weak = false;

@@ -35,19 +35,19 @@ static __always_inline int pmt_tp_body(void *ctx)
 		size = PMT_MAX_DATA;
 	/* Decide before anything is copied out: a filter on record fields
 	 * reads them from a copy of the fixed part, others need no copy. */
-	if (cfg->filter.n && cfg->filter.needs_record) {
+	if (pmt_use_filter && cfg->filter.n && cfg->filter.needs_record) {
 		bpf_probe_read_kernel(e->data, size, ctx);
 		have_rec = true;
 	}
 	fc.rec = have_rec ? e->data : NULL;
-	if (cfg->filter.n && !pmt_filter_run(&cfg->filter, &fc)) {
+	if (pmt_use_filter && cfg->filter.n && !pmt_filter_run(&cfg->filter, &fc)) {
 		__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
 
 		if (n)
 			(*n)++;
 		return 1;
 	}
-	if (cfg->action != PMT_ACT_STREAM) {
+	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
 		if (!have_rec && cfg->agg.needs_record) {
 			bpf_probe_read_kernel(e->data, size, ctx);
 			fc.rec = e->data;

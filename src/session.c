@@ -253,13 +253,25 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_filter_target = targeted;
 	s->skel->rodata->pmt_follow_forks = follow;
 	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
+	s->skel->rodata->pmt_use_filter = false;
+	s->skel->rodata->pmt_use_agg = false;
+	for (i = 0; i < s->nr_probes; i++) {
+		if (s->probes[i].filter)
+			s->skel->rodata->pmt_use_filter = true;
+		if (s->probes[i].action != PMT_ACT_STREAM)
+			s->skel->rodata->pmt_use_agg = true;
+	}
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
-	bpf_map__set_max_entries(s->skel->maps.pmt_agg, (__u32)s->opts->agg.max_keys);
+	/* hash maps are preallocated (~10 ms per 10k entries): size the
+	 * ones this session does not use down to nothing */
+	bpf_map__set_max_entries(s->skel->maps.pmt_agg, s->opts->agg.fn ? (__u32)s->opts->agg.max_keys : 1);
 	bpf_map__set_key_size(s->skel->maps.pmt_agg,
 			      (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes));
-	bpf_map__set_max_entries(s->skel->maps.pmt_lat, (__u32)s->opts->agg.max_keys);
+	bpf_map__set_max_entries(s->skel->maps.pmt_lat, s->opts->agg.lat_start ? (__u32)s->opts->agg.max_keys : 1);
+	if (!targeted)
+		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);
 
 	/* load only what this session uses */
 	bpf_object__for_each_program(prog, s->skel->obj)
