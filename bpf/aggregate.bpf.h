@@ -8,10 +8,12 @@
 
 #include "filter.bpf.h"
 
+/* key_size is set at load to what --by uses: no BTF key type, which the
+ * kernel would find smaller than struct pmt_agg_key */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 10240);	/* --max-keys */
-	__type(key, struct pmt_agg_key);
+	__uint(key_size, sizeof(struct pmt_agg_key));
 	__type(value, struct pmt_agg_val);
 } pmt_agg SEC(".maps") __weak;
 
@@ -64,13 +66,20 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 		if (i >= a->nkeys)
 			break;
 		if (kp->kind == PMT_KEY_STR_) {
-			if (at > PMT_KEY_MAX - PMT_KEY_STR)
-				break;
-			/* the task's comm comes NUL-padded: straight in */
+			/* the task's comm comes NUL-padded: straight in. The
+			 * call first: 6.1's verifier loses the bound of an
+			 * offset checked before a call and spilled across it */
 			if (kp->o.src == PMT_FSRC_COMM) {
-				pmt_current_comm(&k->data[at]);
+				struct task_struct *t = bpf_get_current_task_btf();
+				__u64 off = kp->at;
+
+				if (off > PMT_KEY_MAX - PMT_COMM_LEN)
+					break;
+				pmt_task_comm(t, &k->data[off]);
 				continue;
 			}
+			if (at > PMT_KEY_MAX - PMT_KEY_STR)
+				break;
 			/* up to the NUL, zeros after: equal strings, equal keys */
 			str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
 			if (!str)

@@ -91,7 +91,9 @@ static __always_inline bool pmt_target_ok(__u32 tgid)
 
 static __always_inline bool pmt_cpu_ok(void)
 {
-	__u32 cpu;
+	/* 64-bit: a 32-bit cpu is checked on a zero-extended copy and used
+	 * unchecked, which 6.1's verifier rejects */
+	__u64 cpu;
 
 	if (!pmt_filter_cpu)
 		return true;
@@ -106,12 +108,15 @@ static __always_inline bool pmt_cpu_ok(void)
  * task->comm is kept NUL-padded (__set_task_comm pads), so this equals
  * bpf_get_current_comm() without its strscpy.
  */
-static __always_inline void pmt_current_comm(void *dst)
+static __always_inline void pmt_task_comm(struct task_struct *t, void *dst)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-
 	((__u64 *)dst)[0] = *(__u64 *)&t->comm[0];
 	((__u64 *)dst)[1] = *(__u64 *)&t->comm[8];
+}
+
+static __always_inline void pmt_current_comm(void *dst)
+{
+	pmt_task_comm(bpf_get_current_task_btf(), dst);
 }
 
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */

@@ -13,7 +13,7 @@ check() { # NAME EXPECTED COMMAND...
 }
 check stream 101 $PMT -q --tp syscalls:sys_enter_getppid -- $TP/getppid_loop 100
 check stream-cpu 1 sh -c "$PMT -q -C 0 --tp sched:sched_switch -a -d 0.3 >/dev/null && echo done"
-check filter-num 101 $PMT -q --tp syscalls:sys_enter_getppid --filter 'pid > 1 && !(cpu > 4096)' -o /dev/stdout -- $TP/getppid_loop 100
+check filter-num 101 $PMT -q --tp syscalls:sys_enter_getppid --filter 'pid > 1 && !(cpu > 4096)' -- $TP/getppid_loop 100
 check filter-str 2 $PMT -q --tp sched:sched_process_exec --filter 'filename ~ "*/getppid_*" && comm == "getppid_loop"' -- $TP/getppid_loop 1
 check count 4 $PMT -q --tp syscalls:sys_enter_getppid --count --by comm -- $TP/mixer
 check hist 13 sh -c "$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count -- $TP/reader | grep '|'"
