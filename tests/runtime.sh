@@ -37,14 +37,17 @@ test_exit_status_passthrough() {
 
 test_pid_filter() {
 	local out=$WORK/pid.txt err=$WORK/pid.err pid n
-	$TP/getppid_loop 3000 1500 >"$WORK/child.out" &
-	local child=$!
-	wait_for "$WORK/child.out" pid= || return 1
-	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	# held stopped (within its 200 ms nap) until the tracer is ready
+	$TP/getppid_loop 3000 200 >"$WORK/child.out" &
+	pid=$!
+	kill -STOP $pid
 	# stops by itself when the process exits
-	timeout 20 $PMT --tp syscalls:sys_enter_getppid -p "$pid" -o "$out" 2>"$err"
+	timeout 60 $PMT --tp syscalls:sys_enter_getppid -p "$pid" -o "$out" 2>"$err" &
+	local tracer=$!
+	wait_for "$err" tracing 600 || return 1
+	kill -CONT $pid
+	wait $tracer
 	expect_eq "exit status" $? 0 || return 1
-	wait $child
 	n=$(grep -c " $pid/$pid \[" "$out")
 	expect_eq "events of -p $pid" "$n" 3000 || return 1
 	expect_eq "other events" "$(grep -vc " $pid/$pid \[" "$out")" 0
@@ -212,13 +215,14 @@ PY
 
 test_filter_pid_system_wide() {
 	local out=$WORK/fpid.txt err=$WORK/fpid.err pid
-	$TP/getppid_loop 4000 1500 >"$WORK/child.out" &
-	local child=$!
-	wait_for "$WORK/child.out" pid= || return 1
-	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	$TP/getppid_loop 4000 200 >"$WORK/child.out" &
+	pid=$!
+	kill -STOP $pid
 	$PMT -a --tp syscalls:sys_enter_getppid --filter "pid == $pid" -o "$out" 2>"$err" &
 	local tracer=$!
-	wait $child
+	wait_for "$err" tracing 600 || return 1
+	kill -CONT $pid
+	while kill -0 $pid 2>/dev/null; do sleep 0.05; done
 	sleep 0.2
 	kill -INT $tracer
 	wait $tracer || { cat "$err" >&2; return 1; }
@@ -342,11 +346,12 @@ assert int(rows.get("[1]", 0)) >= 18, rows   # 1 ms sleeps; a loaded VM may over
 PY
 	# runqlat: wakeup to switch-in, matched by pid; both happen in other
 	# tasks' contexts, so system wide, keyed by the task switched in
-	$PMT -q -a --latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --by next_comm \
-		-o "$out" -d 1 &
+	$PMT -a --latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --by next_comm \
+		-o "$out" 2>"$WORK/lat.err" &
 	local tracer=$!
-	sleep 0.3
+	wait_for "$WORK/lat.err" aggregating 600 || return 1
 	$TP/sleeper 50 1 >/dev/null
+	kill -INT $tracer
 	wait $tracer || return 1
 	grep -q '^@usecs\[sleeper\]:$' "$out" || { cat "$out" >&2; fail "no run-queue latency of the sleeper"; }
 }
@@ -459,7 +464,7 @@ test_list_and_info() {
 	n=$($PMT --list 'syscalls:sys_enter_*' | wc -l)
 	[ "$n" -gt 100 ] || { fail "--list 'syscalls:sys_enter_*' gave $n"; return 1; }
 	$PMT --info sched:sched_process_exec >"$WORK/info.txt" || return 1
-	grep -Eq '^ +filename +__data_loc char\[\] +8 +4 +no +dynamic string' "$WORK/info.txt" || {
+	grep -Eq '^ +filename +__data_loc char\[\] +8 +4 +(yes|no) +dynamic string' "$WORK/info.txt" || {
 		cat "$WORK/info.txt" >&2; fail "--info does not show filename"; return 1; }
 	usage_error "unknown tracepoint" --info sched:nope
 }
