@@ -47,7 +47,7 @@ UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
 
-.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz
+.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -133,6 +133,11 @@ asan: $(OUTPUT)/test_unit_asan
 test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz testprogs tools
 	$(Q)tests/run.sh
 
+# The whole runtime suite inside a Debian kernel: make vmtest KERNEL=linux-image-6.1.0-56-amd64
+KERNEL ?= $(shell apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]*-amd64$$' | cut -d' ' -f1 | sort -V | tail -1)
+vmtest: pmtrace testprogs tools
+	$(Q)tools/vmtest $(KERNEL) tests/runtime.sh
+
 # --- benchmarks --------------------------------------------------------------
 $(OUTPUT)/tools/%.bpf.o: tools/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/tools
 	$(call msg,BPF,$@)
@@ -154,7 +159,8 @@ tools: $(OUTPUT)/tools/floor $(OUTPUT)/tools/maxrss
 
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux
+TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux \
+	     qemu-system-x86 busybox-static cpio xz-utils
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

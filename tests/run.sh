@@ -11,7 +11,7 @@ run_suite() { # NAME COMMAND...
 	out=$("$@" 2>&1)
 	rc=$?
 	echo "$out"
-	read -r p f s < <(echo "$out" | sed -n 's/^[a-z]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' | tail -1)
+	read -r p f s < <(echo "$out" | sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' | tail -1)
 	if [ -z "$p" ]; then
 		echo "FAIL $name: no summary line (exit $rc)"
 		p=0 f=1 s=0
@@ -40,7 +40,27 @@ fuzz_suite() {
 }
 run_suite fuzz fuzz_suite
 
+# Verifier acceptance and behaviour of every program variant on Debian's
+# stock kernels in QEMU (tools/vmtest): the newest 6.1 and 6.12 packages.
+vm_suite() { # PACKAGE-REGEX
+	local pkg
+	pkg=$(apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1)
+	if [ -z "$pkg" ]; then
+		echo "skip vm: no package matches $1 (apt-get update?)"
+		echo "vm: 0 passed, 0 failed, 1 skipped"
+		return 0
+	fi
+	tools/vmtest "$pkg" sh tests/vm-smoke.sh
+}
+
 if [ "$(id -u)" = 0 ]; then
+	if command -v qemu-system-x86_64 >/dev/null; then
+		run_suite "vm 6.1" vm_suite '^linux-image-6\.1\.0-[0-9]+-amd64$'
+		run_suite "vm 6.12" vm_suite '^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
+	else
+		echo "skip vm: qemu-system-x86 not installed (make test-deps)"
+		total_s=$((total_s + 1))
+	fi
 	run_suite runtime tests/runtime.sh
 else
 	echo "skip runtime: needs root (BPF programs are loaded into the kernel)"

@@ -117,7 +117,7 @@ test_sched_switch_vs_perf() {
 	$PMT --json -a --tp sched:sched_switch -o "$ours" 2>"$err" &
 	local pmt_pid=$!
 	wait_for "$err" "tracing" || return 1
-	sleep 1.5	# perf record has no ready signal; give it time to open its events
+	sleep 2.5	# perf record has no ready signal; give it time to open its events
 	# On CPU 0: perf on these VMs misses idle->task switches on CPU 1
 	# even when it runs alone (pmtrace sees them), so only CPU 0 agrees.
 	taskset -c 0 $TP/sleeper 40 2 >"$WORK/child.out"
