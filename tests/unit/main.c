@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
+#include "format.h"
 #include "strutil.h"
 #include "test.h"
 
@@ -19,6 +20,17 @@ char *pmt_test__data(const char *name)
 	if (pmt_read_file(path, &text, NULL))
 		fprintf(stderr, "  cannot read %s\n", path);
 	return text;
+}
+
+struct pmt_format *pmt_test__format(const char *name)
+{
+	char *text = pmt_test__data(name), err[256] = "";
+	struct pmt_format *fmt = NULL;
+
+	if (text && pmt_format__parse(text, &fmt, err, sizeof(err)))
+		fprintf(stderr, "  %s: %s\n", name, err);
+	free(text);
+	return fmt;
 }
 
 int main(int argc, char **argv)

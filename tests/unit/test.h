@@ -65,5 +65,7 @@ void pmt_test__register(struct pmt_test *t);
 
 /* Read tests/data/NAME (the runner runs from the project root). */
 char *pmt_test__data(const char *name);
+/* Parse tests/data/NAME as a tracefs format; NULL (with a message) if not. */
+struct pmt_format *pmt_test__format(const char *name);
 
 #endif

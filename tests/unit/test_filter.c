@@ -3,28 +3,6 @@
 #include "filter.h"
 #include "test.h"
 
-static struct pmt_format *switch_fmt(void)
-{
-	char *text = pmt_test__data("sched_switch.format"), err[128];
-	struct pmt_format *fmt = NULL;
-
-	if (text)
-		pmt_format__parse(text, &fmt, err, sizeof(err));
-	free(text);
-	return fmt;
-}
-
-static struct pmt_format *exec_fmt(void)
-{
-	char *text = pmt_test__data("sched_process_exec.format"), err[128];
-	struct pmt_format *fmt = NULL;
-
-	if (text)
-		pmt_format__parse(text, &fmt, err, sizeof(err));
-	free(text);
-	return fmt;
-}
-
 /* The compiled program as text, or the formatted error. */
 static const char *compile(struct pmt_buf *b, const char *expr, const struct pmt_format *fmt)
 {
@@ -135,7 +113,7 @@ static int check(const char *expr, const struct pmt_format *fmt, const struct en
 
 TEST(filter_programs)
 {
-	struct pmt_format *fmt = switch_fmt();
+	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
 	struct pmt_buf b = {0};
 
 	ASSERT_TRUE(fmt);
@@ -168,7 +146,7 @@ TEST(filter_programs)
 
 TEST(filter_diagnostics)
 {
-	struct pmt_format *fmt = switch_fmt();
+	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
 	struct pmt_buf b = {0};
 
 	ASSERT_TRUE(fmt);
@@ -250,7 +228,7 @@ TEST(filter_too_large)
 
 TEST(filter_semantics)
 {
-	struct pmt_format *fmt = switch_fmt();
+	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
 	uint8_t rec[64];
 	struct env env = { .rec = rec, .pid = 42, .tid = 43, .cpu = 1, .uid = 1000, .gid = 100,
 			   .cgroup = 7, .comm = "bash\0\0\0\0\0\0\0\0\0\0\0" };
@@ -286,7 +264,7 @@ TEST(filter_semantics)
 
 TEST(filter_data_loc_string)
 {
-	struct pmt_format *fmt = exec_fmt();
+	struct pmt_format *fmt = pmt_test__format("sched_process_exec.format");
 	uint8_t rec[64] = {0};
 	uint32_t loc = (14u << 16) | 20;
 	struct env env = { .rec = rec, .comm = "x" };

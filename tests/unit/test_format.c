@@ -3,20 +3,9 @@
 #include "format.h"
 #include "test.h"
 
-static struct pmt_format *load(const char *file)
-{
-	char *text = pmt_test__data(file), err[256] = "";
-	struct pmt_format *fmt = NULL;
-
-	if (text && pmt_format__parse(text, &fmt, err, sizeof(err)))
-		fprintf(stderr, "  %s: %s\n", file, err);
-	free(text);
-	return fmt;
-}
-
 TEST(format_sched_switch)
 {
-	struct pmt_format *fmt = load("sched_switch.format");
+	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
 	const struct pmt_field *f;
 
 	ASSERT_TRUE(fmt);
@@ -43,7 +32,7 @@ TEST(format_sched_switch)
 
 TEST(format_data_loc)
 {
-	struct pmt_format *fmt = load("sched_process_exec.format");
+	struct pmt_format *fmt = pmt_test__format("sched_process_exec.format");
 	const struct pmt_field *f;
 
 	ASSERT_TRUE(fmt);
@@ -59,7 +48,7 @@ TEST(format_data_loc)
 
 TEST(format_syscall_pointer)
 {
-	struct pmt_format *fmt = load("sys_enter_openat.format");
+	struct pmt_format *fmt = pmt_test__format("sys_enter_openat.format");
 	const struct pmt_field *f;
 
 	ASSERT_TRUE(fmt);

@@ -70,17 +70,6 @@ TEST(buf_numbers)
 	pmt_buf__free(&b);
 }
 
-static struct pmt_format *exec_format(void)
-{
-	char *text = pmt_test__data("sched_process_exec.format"), err[128];
-	struct pmt_format *fmt = NULL;
-
-	if (text)
-		pmt_format__parse(text, &fmt, err, sizeof(err));
-	free(text);
-	return fmt;
-}
-
 /* A sched_process_exec record: filename "/bin/t\x01 x" at offset 20. */
 static void exec_record(unsigned char *rec, size_t len)
 {
@@ -96,7 +85,7 @@ static void exec_record(unsigned char *rec, size_t len)
 
 TEST(record_text_and_json)
 {
-	struct pmt_format *fmt = exec_format();
+	struct pmt_format *fmt = pmt_test__format("sched_process_exec.format");
 	unsigned char rec[32];
 	struct pmt_buf b = {0};
 	struct pmt_record r = {
