@@ -21,6 +21,9 @@ const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
  * loads in a few ms instead of ~120 ms with filter and aggregation code. */
 const volatile bool pmt_use_filter __weak = true;
 const volatile bool pmt_use_agg __weak = true;
+/* The probe id when the session has one probe, else -1: a constant the
+ * verifier folds, so one-probe sessions skip the cookie helper. */
+const volatile __s32 pmt_only_probe __weak = -1;
 /* Set by the loader when tracing ends: programs return at once while their
  * links are closed (which can take a while, see src/session.c). */
 volatile bool pmt_stop __weak = false;

@@ -9,7 +9,7 @@
 static __always_inline int pmt_tp_body(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e;
 	__u32 zero = 0, i;
@@ -17,7 +17,7 @@ static __always_inline int pmt_tp_body(void *ctx)
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
 	struct pmt_fctx fc = { .ctx = ctx, .pid_tgid = pid_tgid };
-	bool have_rec = false;
+	bool have_rec = false, passed = false;
 
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
@@ -26,6 +26,17 @@ static __always_inline int pmt_tp_body(void *ctx)
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	if (!cfg)
 		return 1;
+	if (pmt_use_filter && cfg->filter.n && !cfg->filter.needs_record) {
+		/* the cheapest reject: no scratch, no copy */
+		if (!pmt_filter_run(&cfg->filter, &fc)) {
+			__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
+
+			if (n)
+				(*n)++;
+			return 1;
+		}
+		passed = true;
+	}
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	if (!e)
 		return 1;
@@ -40,7 +51,7 @@ static __always_inline int pmt_tp_body(void *ctx)
 		have_rec = true;
 	}
 	fc.rec = have_rec ? e->data : NULL;
-	if (pmt_use_filter && cfg->filter.n && !pmt_filter_run(&cfg->filter, &fc)) {
+	if (pmt_use_filter && cfg->filter.n && !passed && !pmt_filter_run(&cfg->filter, &fc)) {
 		__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
 
 		if (n)

@@ -253,6 +253,7 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_filter_target = targeted;
 	s->skel->rodata->pmt_follow_forks = follow;
 	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
+	s->skel->rodata->pmt_only_probe = s->nr_probes == 1 ? 0 : -1;
 	s->skel->rodata->pmt_use_filter = false;
 	s->skel->rodata->pmt_use_agg = false;
 	for (i = 0; i < s->nr_probes; i++) {
