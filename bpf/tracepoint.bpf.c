@@ -11,13 +11,12 @@ static __always_inline int pmt_tp_body(void *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 	const struct pmt_probe_cfg *cfg;
-	struct pmt_event *e;
+	struct pmt_event *e = NULL;
 	__u32 zero = 0, i;
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
 	struct pmt_fctx fc = { .ctx = ctx, .pid_tgid = pid_tgid };
-	bool have_rec = false, passed = false;
 
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
@@ -26,8 +25,20 @@ static __always_inline int pmt_tp_body(void *ctx)
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	if (!cfg)
 		return 1;
-	if (pmt_use_filter && cfg->filter.n && !cfg->filter.needs_record) {
-		/* the cheapest reject: no scratch, no copy */
+	size = cfg->fixed_size;
+	if (size > PMT_MAX_DATA)
+		size = PMT_MAX_DATA;
+	/* Decide before anything is copied out: a filter on record fields
+	 * reads them from a copy of the fixed part; other filters reject
+	 * without touching the scratch buffer at all. */
+	if (pmt_use_filter && cfg->filter.n) {
+		if (cfg->filter.needs_record) {
+			e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+			if (!e)
+				return 1;
+			bpf_probe_read_kernel(e->data, size, ctx);
+			fc.rec = e->data;
+		}
 		if (!pmt_filter_run(&cfg->filter, &fc)) {
 			__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
 
@@ -35,38 +46,21 @@ static __always_inline int pmt_tp_body(void *ctx)
 				(*n)++;
 			return 1;
 		}
-		passed = true;
 	}
-	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
-	if (!e)
-		return 1;
-
-	size = cfg->fixed_size;
-	if (size > PMT_MAX_DATA)
-		size = PMT_MAX_DATA;
-	/* Decide before anything is copied out: a filter on record fields
-	 * reads them from a copy of the fixed part, others need no copy. */
-	if (pmt_use_filter && cfg->filter.n && cfg->filter.needs_record) {
-		bpf_probe_read_kernel(e->data, size, ctx);
-		have_rec = true;
-	}
-	fc.rec = have_rec ? e->data : NULL;
-	if (pmt_use_filter && cfg->filter.n && !passed && !pmt_filter_run(&cfg->filter, &fc)) {
-		__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
-
-		if (n)
-			(*n)++;
-		return 1;
+	if (!e) {
+		e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+		if (!e)
+			return 1;
 	}
 	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
-		if (!have_rec && cfg->agg.needs_record) {
+		if (!fc.rec && cfg->agg.needs_record) {
 			bpf_probe_read_kernel(e->data, size, ctx);
 			fc.rec = e->data;
 		}
 		pmt_aggregate(cfg, &fc, id);
 		return 1;
 	}
-	if (!have_rec)
+	if (!fc.rec)
 		bpf_probe_read_kernel(e->data, size, ctx);
 
 	if (cfg->n_dyn) {
