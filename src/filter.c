@@ -34,23 +34,13 @@ struct tok {
 	size_t slen;
 };
 
-/* One comparison, as read: what to test, how, against what. */
-struct operand {
-	enum pmt_filter_src src;
-	bool is_str;
-	bool is_signed;
-	uint8_t size;		/* bytes of the integer / char array */
-	uint16_t off;
-	bool rel;
-};
-
 enum node_kind { N_AND, N_OR, N_NOT, N_CMP };
 
 struct node {
 	enum node_kind kind;
 	struct node *a, *b;
 	/* N_CMP */
-	struct operand opd;
+	struct pmt_opinfo opd;	/* what to test */
 	enum tok_kind op;	/* T_EQ.. T_GLOB; T_NE via op, "bare" as T_NE 0 */
 	uint64_t val;
 	char *str;		/* string literal / glob, not NUL-safe: slen */
@@ -277,25 +267,18 @@ static void field_list_hint(struct parser *p, const char *name)
 	pmt_buf__free(&b);
 }
 
-static int resolve(struct parser *p, const char *name, int pos, int len, struct operand *o)
+static int resolve(struct parser *p, const char *name, int pos, int len, struct pmt_opinfo *o)
 {
-	struct pmt_opinfo info;
-	int r = pmt_operand__resolve(p->fmt, name, &info);
+	int r = pmt_operand__resolve(p->fmt, name, o);
 
 	if (r == PMT_OPERAND_ARRAY)
 		return perr(p, pos, len, "field '%s' is an array (%s): arrays cannot be compared",
-			    name, info.field->type);
+			    name, o->field->type);
 	if (r) {
 		perr(p, pos, len, "unknown field '%s' for %s", name, p->probe);
 		field_list_hint(p, name);
 		return -EINVAL;
 	}
-	o->src = info.o.src;
-	o->size = info.o.size;
-	o->off = info.o.off;
-	o->is_str = info.is_str;
-	o->is_signed = info.is_signed;
-	o->rel = info.o.flags & PMT_FFLAG_REL;
 	return 0;
 }
 
@@ -370,10 +353,10 @@ static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *n
 }
 
 /* Does v fit the operand's type? */
-static int check_range(struct parser *p, const struct operand *o, uint64_t v, bool neg,
+static int check_range(struct parser *p, const struct pmt_opinfo *o, uint64_t v, bool neg,
 		       int pos, int len, const char *name)
 {
-	unsigned bits = o->size * 8u;
+	unsigned bits = o->o.size * 8u;
 	int64_t sv = (int64_t)v;
 
 	if (bits >= 64) {
@@ -691,13 +674,9 @@ static int gen(struct gen *g, const struct node *n, int t, int f)
 		return -E2BIG;	/* reported by the caller */
 	idx = g->out->n++;
 	e = &g->out->e[idx];
-	e->o.src = (uint8_t)n->opd.src;
-	e->o.size = n->opd.size;
-	e->o.off = n->opd.off;
-	e->o.flags = (uint8_t)((n->opd.is_signed ? PMT_FFLAG_SIGNED : 0) | (n->opd.rel ? PMT_FFLAG_REL : 0));
+	e->o = n->opd.o;
 	e->val = n->val;
-	if (n->opd.src == PMT_FSRC_FIELD || n->opd.src == PMT_FSRC_FIELD_STR ||
-	    n->opd.src == PMT_FSRC_FIELD_DSTR)
+	if (n->opd.field)
 		g->out->needs_record = 1;
 	e->t = (uint8_t)t;
 	e->f = (uint8_t)f;

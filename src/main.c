@@ -146,12 +146,14 @@ static int do_info(const struct pmt_opts *o)
 
 static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 {
-	uint64_t lost = pmt_evloop__lost(l);
-	uint64_t out_err = pmt_session__stat(s, PMT_STAT_OUTPUT_ERR);
-	uint64_t tgt_full = pmt_session__stat(s, PMT_STAT_TARGET_FULL);
+	uint64_t lost = pmt_evloop__lost(l), st[PMT_STAT__MAX];
 	uint64_t filtered = 0, *pf;
 	uint32_t i, silent = 0;
 	int cpu;
+
+	/* each is a per-CPU map lookup: read them once */
+	for (i = 0; i < PMT_STAT__MAX; i++)
+		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
 
 	if (lost) {
 		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
@@ -161,21 +163,21 @@ static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 					(unsigned long long)l->lost[cpu]);
 		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", s->opts->buffer_pages);
 	}
-	if (out_err)
+	if (st[PMT_STAT_OUTPUT_ERR])
 		pmt_warn("%llu events could not be written to a perf buffer",
-			 (unsigned long long)out_err);
-	if (tgt_full)
+			 (unsigned long long)st[PMT_STAT_OUTPUT_ERR]);
+	if (st[PMT_STAT_TARGET_FULL])
 		pmt_warn("%llu child processes of the command were not traced: target map full",
-			 (unsigned long long)tgt_full);
-	if (pmt_session__stat(s, PMT_STAT_FILTER_ABORT))
+			 (unsigned long long)st[PMT_STAT_TARGET_FULL]);
+	if (st[PMT_STAT_FILTER_ABORT])
 		pmt_warn("%llu events rejected because a filter walk did not end (a bug)",
-			 (unsigned long long)pmt_session__stat(s, PMT_STAT_FILTER_ABORT));
-	if (pmt_session__stat(s, PMT_STAT_AGG_FULL))
+			 (unsigned long long)st[PMT_STAT_FILTER_ABORT]);
+	if (st[PMT_STAT_AGG_FULL])
 		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
-			 (unsigned long long)pmt_session__stat(s, PMT_STAT_AGG_FULL), s->opts->agg.max_keys);
-	if (pmt_session__stat(s, PMT_STAT_LAT_FULL))
+			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
+	if (st[PMT_STAT_LAT_FULL])
 		pmt_warn("%llu latency starts could not be stored",
-			 (unsigned long long)pmt_session__stat(s, PMT_STAT_LAT_FULL));
+			 (unsigned long long)st[PMT_STAT_LAT_FULL]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	if (pmt_quiet)
@@ -186,9 +188,9 @@ static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 		if (filtered)
 			fprintf(stderr, "pmtrace: %llu events filtered out in the kernel\n",
 				(unsigned long long)filtered);
-		if (s->opts->agg.lat_start && pmt_session__stat(s, PMT_STAT_LAT_NOSTART))
+		if (s->opts->agg.lat_start && st[PMT_STAT_LAT_NOSTART])
 			fprintf(stderr, "pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
-				(unsigned long long)pmt_session__stat(s, PMT_STAT_LAT_NOSTART));
+				(unsigned long long)st[PMT_STAT_LAT_NOSTART]);
 		return;
 	}
 	pf = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*pf));
