@@ -136,7 +136,7 @@ test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz
 # The whole runtime suite inside a Debian kernel: make vmtest KERNEL=linux-image-6.1.0-56-amd64
 KERNEL ?= $(shell apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]*-amd64$$' | cut -d' ' -f1 | sort -V | tail -1)
 vmtest: pmtrace testprogs tools
-	$(Q)tools/vmtest $(KERNEL) tests/runtime.sh
+	$(Q)VMTEST_SMP=$${VMTEST_SMP:-2} tools/vmtest $(KERNEL) tests/runtime.sh
 
 # --- benchmarks --------------------------------------------------------------
 $(OUTPUT)/tools/%.bpf.o: tools/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/tools
