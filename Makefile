@@ -15,7 +15,7 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT) -MMD -MP
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz
+LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lz
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
 
@@ -42,7 +42,7 @@ LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 # Unit tests exercise the pure parts only; they need no root and no BPF.
-UNIT_LIB := format tracefs output opts strutil reorder suggest log filter operand histogram
+UNIT_LIB := format tracefs output opts strutil reorder suggest log filter operand histogram pmu flamegraph
 UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
@@ -103,9 +103,12 @@ $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(SAN_FLAGS) $^ -o $@
 
+# The spinner's user stacks must unwind by frame pointers through a leaf
+# function; gcc 12 drops the leaf's frame despite -mno-omit-leaf-frame-pointer.
+$(OUTPUT)/testprogs/spinner: CC := $(CLANG)
 $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O1 -g $(WARN) -D_GNU_SOURCE $< -o $@
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(WARN) -D_GNU_SOURCE $< -o $@
 
 testprogs: $(TESTPROGS)
 
@@ -158,9 +161,9 @@ $(OUTPUT)/tools/maxrss: tools/maxrss.c | $(OUTPUT)/tools
 tools: $(OUTPUT)/tools/floor $(OUTPUT)/tools/maxrss
 
 # --- setup -----------------------------------------------------------------
-BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux \
-	     qemu-system-x86 busybox-static cpio xz-utils
+	     qemu-system-x86 busybox-static cpio xz-utils chromium
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

@@ -101,6 +101,9 @@ enum pmt_filter_src {
 	PMT_FSRC_CGROUP,	/* cgroup v2 id */
 	PMT_FSRC_COMM,		/* string */
 	PMT_FSRC__MAX,
+	/* PMU samples need no sources of their own: the perf_event program
+	 * builds a struct pmt_sample first, and ip, addr, period, value and
+	 * mode are FIELD operands of that record (see src/perf_event.c). */
 };
 
 #define PMT_FFLAG_SIGNED	0x01	/* operand and compare are signed */
@@ -219,6 +222,34 @@ struct pmt_lat_key {
 	__u32 pad;
 };
 
+/*
+ * A PMU overflow sample as the perf_event program records it: the "raw
+ * record" of perf events. Filters, keys and the stream read its fields by
+ * name through a format built in src/perf_event.c.
+ */
+#define PMT_STACK_DEPTH	127	/* frames per stack (the kernel's default max) */
+
+enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
+
+struct pmt_sample {
+	__u64 ip;
+	__u64 addr;		/* data address, where the event has one */
+	__u64 period;		/* events this sample stands for */
+	__u64 value;		/* the counter (bpf_perf_prog_read_value) */
+	__s64 kstack;		/* aggregation: stack id, or < 0 */
+	__u64 ustack;		/* aggregation: tgid << 32 | (__u32)stack id */
+	__u8 mode;		/* enum pmt_mode_val */
+	__u8 pad[3];
+	/* streaming with --stack: frame counts, then the frames (kernel
+	 * first, innermost first) */
+	__u16 nkernel, nuser;
+	__u64 frames[];
+};
+
+/* pmt_probe_cfg.stack */
+#define PMT_STACK_KERNEL 0x01
+#define PMT_STACK_USER	 0x02
+
 /* dyn[] entry flags */
 #define PMT_DYN_REL	0x8000	/* __rel_loc: offset relative to field end */
 #define PMT_DYN_OFF(x)	((x) & 0x7fff)
@@ -231,7 +262,8 @@ struct pmt_probe_cfg {
 	 * for __rel_loc); the dynamic data ends at the largest off+len. */
 	__u16 dyn[PMT_MAX_DYN];
 	__u8 action;		/* enum pmt_action */
-	__u8 pad2[7];
+	__u8 stack;		/* PMT_STACK_*: perf events */
+	__u8 pad2[6];
 	struct pmt_agg_cfg agg;
 	struct pmt_filter filter;
 };

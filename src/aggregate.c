@@ -17,6 +17,8 @@
 #include "log.h"
 #include "operand.h"
 #include "session.h"
+#include "symbols.h"
+#include "flamegraph.h"
 #include "pmtrace.skel.h"
 
 /* --- compiling ----------------------------------------------------------- */
@@ -83,12 +85,42 @@ static bool reads_record(const struct pmt_operand *o)
 	       o->src == PMT_FSRC_FIELD_DSTR;
 }
 
+/* A --by name as key parts: sample keys of PMU events expand to fields
+ * of struct pmt_sample shown another way (see enum pmt_key_disp). */
+struct key_spec {
+	const char *name;	/* shown */
+	const char *field;	/* resolved */
+	uint8_t disp;
+};
+
+static int expand_key(const char *name, bool pmu, struct key_spec *out)
+{
+	if (pmu && !strcmp(name, "sym")) {
+		out[0] = (struct key_spec){ "", "pid", PMT_DISP_HIDDEN };
+		out[1] = (struct key_spec){ name, "ip", PMT_DISP_SYM };
+		return 2;
+	}
+	if (pmu && !strcmp(name, "stack")) {
+		out[0] = (struct key_spec){ name, "ustack", PMT_DISP_USTACK };
+		out[1] = (struct key_spec){ "", "kstack", PMT_DISP_KSTACK };
+		return 2;
+	}
+	out[0] = (struct key_spec){ name, name, PMT_DISP_PLAIN };
+	if (pmu && !strcmp(name, "kstack"))
+		out[0].disp = PMT_DISP_KSTACK;
+	else if (pmu && !strcmp(name, "ustack"))
+		out[0].disp = PMT_DISP_USTACK;
+	return 1;
+}
+
 /* --by: the first probe fixes each key's kind; the others must agree. */
 static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_agg_cfg *a)
 {
 	struct pmt_keylayout *kl = &s->agg.keys;
-	char *copy, *name, *save = NULL;
-	int i = 0, at = 0, ret = 0;
+	char *copy, *tok, *save = NULL;
+	int i = 0, at = 0, ret = 0, nspec, j;
+	bool pmu = p->prov->kind == PMT_PROBE_PERF;
+	struct key_spec specs[2];
 	struct pmt_opinfo info;
 	struct pmt_buf b = {0};
 	uint8_t kind;
@@ -96,9 +128,13 @@ static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_a
 	if (!s->opts->agg.by)
 		return 0;
 	copy = strdup(s->opts->agg.by);
-	for (name = strtok_r(copy, ",", &save); name && !ret; name = strtok_r(NULL, ",", &save), i++) {
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+	nspec = expand_key(tok, pmu, specs);
+	for (j = 0; j < nspec && !ret; j++, i++) {
+		const char *name = specs[j].field;
+
 		if (i >= PMT_AGG_KEYS) {
-			pmt_err("--by: at most %d keys", PMT_AGG_KEYS);
+			pmt_err("--by: at most %d keys (sym and stack count as two)", PMT_AGG_KEYS);
 			ret = -EINVAL;
 			break;
 		}
@@ -112,24 +148,30 @@ static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_a
 				pmt_err("--by: %s '%s' for %s", r == PMT_OPERAND_ARRAY ?
 					"cannot key by the array" : "unknown key", name, p->name);
 				pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
-				pmt_hint("%s; and 'probe'", pmt_buf__cstr(&b));
+				pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
+					 pmu ? ", sym, kstack, ustack, stack" : "");
 				ret = -EINVAL;
 				break;
 			}
 			kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
 		}
-		if (kl->n > i && kl->kind[i] != kind) {
-			pmt_err("--by %s: a string for one probe and a number for another (%s)", name, p->name);
+		if (kl->n > i && (kl->kind[i] != kind || kl->disp[i] != specs[j].disp)) {
+			pmt_err("--by %s: means different things for different probes (%s)", tok, p->name);
 			ret = -EINVAL;
 			break;
 		}
 		if (kl->n <= i) {
-			kl->names[i] = strdup(name);
+			kl->names[i] = strdup(specs[j].name);
 			kl->kind[i] = kind;
+			kl->disp[i] = specs[j].disp;
 			kl->at[i] = (uint8_t)at;
 			kl->is_signed[i] = info.is_signed;
 			kl->n = i + 1;
 		}
+		if (specs[j].disp == PMT_DISP_KSTACK)
+			s->stack |= PMT_STACK_KERNEL;
+		if (specs[j].disp == PMT_DISP_USTACK)
+			s->stack |= PMT_STACK_USER;
 		a->keys[i].o = info.o;
 		a->keys[i].kind = kind;
 		a->keys[i].at = (uint8_t)at;
@@ -140,7 +182,7 @@ static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_a
 				 info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR ?
 				 PMT_KEY_STR : (uint8_t)((info.o.size + 7) & ~7);
 		if (kl->n > i && kl->at[i] != at) {
-			pmt_err("--by %s: differs in size between probes (%s)", name, p->name);
+			pmt_err("--by %s: differs in size between probes (%s)", tok, p->name);
 			ret = -EINVAL;
 			break;
 		}
@@ -154,6 +196,7 @@ static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_a
 				s->opts->agg.by, PMT_KEY_MAX, PMT_KEY_STR);
 			ret = -EINVAL;
 		}
+	}
 	}
 	a->nkeys = (uint8_t)i;
 	free(copy);
@@ -316,6 +359,7 @@ struct group {
 	size_t n;
 	struct pmt_agg_val total;
 	double sortval;
+	char *text;		/* symbolic keys: the key as shown, merged by */
 };
 
 static double group_value(enum pmt_agg_fn fn, const struct pmt_agg_val *v)
@@ -336,45 +380,190 @@ static int cmp_group(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static struct pmt_syms *syms(struct pmt_session *s)
+{
+	if (!s->syms)
+		s->syms = pmt_syms__new();
+	return s->syms;
+}
+
+/* The frames of a stack key part, innermost first; returns how many. */
+static int stack_frames(struct pmt_session *s, uint8_t disp, uint64_t v, uint64_t *ips, uint32_t *pid)
+{
+	int32_t id = disp == PMT_DISP_USTACK ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
+	int n;
+
+	*pid = disp == PMT_DISP_USTACK ? (uint32_t)(v >> 32) : 0;
+	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pmt_stacks), &id, ips))
+		return 0;
+	for (n = 0; n < PMT_STACK_DEPTH && ips[n]; n++)
+		;
+	return n;
+}
+
+static bool is_stack(uint8_t disp)
+{
+	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
+}
+
+static void stack_text(struct pmt_session *s, struct pmt_buf *b, uint8_t disp, uint64_t v, bool json)
+{
+	uint64_t ips[PMT_STACK_DEPTH];
+	struct pmt_buf name = {0};
+	uint32_t pid;
+	int n = stack_frames(s, disp, v, ips, &pid), i;
+
+	for (i = 0; i < n; i++) {
+		name.len = 0;
+		pmt_syms__name(syms(s), pid, ips[i], false, true, &name);
+		if (json) {
+			if (i)
+				pmt_buf__putc(b, ',');
+			pmt_buf__json_str(b, name.p, name.len);
+		} else {
+			pmt_buf__puts(b, "\n        ");
+			pmt_buf__add(b, name.p, name.len);
+		}
+	}
+	pmt_buf__free(&name);
+}
+
+/* One key part that is not a stack. */
+static void key_part(struct pmt_session *s, struct pmt_buf *b, const struct pmt_agg_key *k, int i,
+		     bool json)
+{
+	const struct pmt_keylayout *kl = &s->agg.keys;
+	const uint8_t *d = k->data + kl->at[i];
+	uint64_t v, pid = 0;
+
+	memcpy(&v, d, 8);
+	if (kl->disp[i] == PMT_DISP_SYM) {
+		struct pmt_buf name = {0};
+
+		if (i > 0 && kl->disp[i - 1] == PMT_DISP_HIDDEN)
+			memcpy(&pid, k->data + kl->at[i - 1], 8);
+		pmt_syms__name(syms(s), (uint32_t)pid, v, false, true, &name);
+		if (json)
+			pmt_buf__json_str(b, name.p, name.len);
+		else
+			pmt_buf__add(b, name.p, name.len);
+		pmt_buf__free(&name);
+		return;
+	}
+	if (kl->kind[i] == PMT_KEY_STR_) {
+		size_t len = pmt_strnlen((const char *)d, kl->len[i]);
+
+		if (json)
+			pmt_buf__json_str(b, (const char *)d, len);
+		else
+			pmt_buf__text_str(b, (const char *)d, len);
+		return;
+	}
+	if (kl->kind[i] == PMT_KEY_PROBE) {
+		struct pmt_probe *p = pmt_session__probe(s, (uint32_t)v);
+		const char *name = p ? p->name : "?";
+
+		if (json)
+			pmt_buf__json_str(b, name, strlen(name));
+		else
+			pmt_buf__puts(b, name);
+	} else if (kl->is_signed[i]) {
+		pmt_buf__s64(b, (int64_t)v);
+	} else {
+		pmt_buf__u64(b, v);
+	}
+}
+
 static void key_text(struct pmt_session *s, struct pmt_buf *b, const struct pmt_agg_key *k, bool json)
 {
 	const struct pmt_keylayout *kl = &s->agg.keys;
+	bool first = true;
 	uint64_t v;
 	int i;
 
 	for (i = 0; i < kl->n; i++) {
 		const uint8_t *d = k->data + kl->at[i];
+		uint8_t disp = kl->disp[i];
 
-		if (i)
+		memcpy(&v, d, 8);
+		if (disp == PMT_DISP_HIDDEN)
+			continue;
+		if (!first && (*kl->names[i] || json))
 			pmt_buf__puts(b, json ? "," : ", ");
+		first = false;
 		if (json) {
-			pmt_buf__json_str(b, kl->names[i], strlen(kl->names[i]));
+			const char *n = is_stack(disp) ? (disp == PMT_DISP_KSTACK ? "kstack" : "ustack") :
+					kl->names[i];
+
+			pmt_buf__json_str(b, n, strlen(n));
 			pmt_buf__putc(b, ':');
 		}
-		if (kl->kind[i] == PMT_KEY_STR_) {
-			size_t len = pmt_strnlen((const char *)d, kl->len[i]);
-
+		if (is_stack(disp)) {
+			/* text: innermost first, so a kernel part that follows
+			 * its user part ("stack") is shown before it */
 			if (json)
-				pmt_buf__json_str(b, (const char *)d, len);
+				pmt_buf__putc(b, '[');
+			if (!json && disp == PMT_DISP_USTACK && i + 1 < kl->n &&
+			    kl->disp[i + 1] == PMT_DISP_KSTACK && !*kl->names[i + 1]) {
+				uint64_t kv;
+
+				memcpy(&kv, k->data + kl->at[i + 1], 8);
+				stack_text(s, b, PMT_DISP_KSTACK, kv, false);
+				stack_text(s, b, disp, v, false);
+				i++;
+			} else {
+				stack_text(s, b, disp, v, json);
+			}
+			if (json)
+				pmt_buf__putc(b, ']');
 			else
-				pmt_buf__text_str(b, (const char *)d, len);
+				pmt_buf__putc(b, '\n');
 			continue;
 		}
-		memcpy(&v, d, 8);
-		if (kl->kind[i] == PMT_KEY_PROBE) {
-			struct pmt_probe *p = pmt_session__probe(s, (uint32_t)v);
-			const char *name = p ? p->name : "?";
+		key_part(s, b, k, i, json);
+	}
+}
 
-			if (json)
-				pmt_buf__json_str(b, name, strlen(name));
-			else
-				pmt_buf__puts(b, name);
-		} else if (kl->is_signed[i]) {
-			pmt_buf__s64(b, (int64_t)v);
-		} else {
-			pmt_buf__u64(b, v);
+/* comm;user frames;kernel frames, outermost first: one folded stack. */
+static void folded_text(struct pmt_session *s, struct pmt_buf *b, const struct pmt_agg_key *k)
+{
+	const struct pmt_keylayout *kl = &s->agg.keys;
+	struct pmt_buf name = {0};
+	uint64_t v, ips[PMT_STACK_DEPTH];
+	bool first = true;
+	uint32_t pid;
+	int i, pass, n, f;
+
+	/* pass 0: the plain parts; 1: user stacks; 2: kernel stacks */
+	for (pass = 0; pass < 3; pass++) {
+		for (i = 0; i < kl->n; i++) {
+			uint8_t disp = kl->disp[i];
+
+			memcpy(&v, k->data + kl->at[i], 8);
+			if (disp == PMT_DISP_HIDDEN || (pass == 0) == is_stack(disp) ||
+			    (pass == 1 && disp != PMT_DISP_USTACK) || (pass == 2 && disp != PMT_DISP_KSTACK))
+				continue;
+			if (pass == 0) {
+				name.len = 0;
+				key_part(s, &name, k, i, false);
+				if (!first)
+					pmt_buf__putc(b, ';');
+				/* ';' and ' ' separate frames and the count */
+				for (f = 0; f < (int)name.len; f++)
+					pmt_buf__putc(b, name.p[f] == ';' || name.p[f] == ' ' ? '_' : name.p[f]);
+				first = false;
+				continue;
+			}
+			n = stack_frames(s, disp, v, ips, &pid);
+			for (f = n - 1; f >= 0; f--) {
+				if (!first)
+					pmt_buf__putc(b, ';');
+				first = false;
+				pmt_syms__name(syms(s), pid, ips[f], false, false, b);
+			}
 		}
 	}
+	pmt_buf__free(&name);
 }
 
 static const char *map_name(const struct pmt_agg_opts *ao)
@@ -408,7 +597,9 @@ static void print_text_group(struct pmt_session *s, struct pmt_buf *b, const str
 	int32_t bk, lo, hi;
 
 	pmt_buf__printf(b, "@%s", map_name(ao));
-	if (s->agg.keys.n) {
+	if (g->text) {
+		pmt_buf__printf(b, "[%s]", g->text);
+	} else if (s->agg.keys.n) {
 		pmt_buf__putc(b, '[');
 		key_text(s, b, &g->e->key, false);
 		pmt_buf__putc(b, ']');
@@ -471,7 +662,10 @@ static void print_json_group(struct pmt_session *s, struct pmt_buf *b, const str
 	if (!first)
 		pmt_buf__putc(b, ',');
 	pmt_buf__puts(b, "{\"key\":{");
-	key_text(s, b, &g->e->key, true);
+	if (g->text)
+		pmt_buf__puts(b, g->text);
+	else
+		key_text(s, b, &g->e->key, true);
 	pmt_buf__printf(b, "},\"count\":%llu,\"sum\":%lld,\"min\":%lld,\"max\":%lld",
 			(unsigned long long)v->count, (long long)v->sum, (long long)v->min, (long long)v->max);
 	if (ao->fn == PMT_FN_HIST || ao->fn == PMT_FN_LHIST) {
@@ -491,6 +685,135 @@ static void print_json_group(struct pmt_session *s, struct pmt_buf *b, const str
 	}
 	pmt_buf__putc(b, '}');
 	pmt_buf__free(&label);
+}
+
+static bool symbolic_keys(const struct pmt_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->agg.keys.n; i++)
+		if (s->agg.keys.disp[i] != PMT_DISP_PLAIN)
+			return true;
+	return false;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(((const struct group *)a)->text, ((const struct group *)b)->text);
+}
+
+/*
+ * Keys shown by name (sym, stacks) can differ in the kernel and look the
+ * same (two addresses in one function; one stack in two processes):
+ * merge those. Histograms keep their groups (buckets are per entry).
+ */
+static size_t merge_by_text(struct pmt_session *s, struct group *g, size_t n, bool json)
+{
+	bool hist = s->opts->agg.fn == PMT_FN_HIST || s->opts->agg.fn == PMT_FN_LHIST;
+	struct pmt_buf b = {0};
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		b.len = 0;
+		if (s->opts->folded || s->opts->flamegraph)
+			folded_text(s, &b, &g[i].e->key);
+		else
+			key_text(s, &b, &g[i].e->key, json);
+		g[i].text = strdup(pmt_buf__cstr(&b));
+		if (!g[i].text)
+			g[i].text = strdup("?");
+	}
+	pmt_buf__free(&b);
+	if (hist)
+		return n;
+	qsort(g, n, sizeof(*g), cmp_text);
+	for (i = 0; i < n; i++) {
+		if (m && !strcmp(g[m - 1].text, g[i].text)) {
+			struct pmt_agg_val *t = &g[m - 1].total, *v = &g[i].total;
+
+			if (v->min < t->min)
+				t->min = v->min;
+			if (v->max > t->max)
+				t->max = v->max;
+			t->count += v->count;
+			t->sum += v->sum;
+			g[m - 1].sortval = group_value(s->opts->agg.fn, t);
+			free(g[i].text);
+			continue;
+		}
+		g[m++] = g[i];
+	}
+	return m;
+}
+
+/* --folded: "comm;frame;frame count" lines; --flamegraph: the picture. */
+static int write_stacks(struct pmt_session *s, struct pmt_output *out, struct group *g, size_t n)
+{
+	struct pmt_buf b = {0};
+	struct pmt_flame_stack *st;
+	size_t i;
+	int err = 0;
+
+	if (s->opts->flamegraph) {
+		st = calloc(n ? n : 1, sizeof(*st));
+		if (!st)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			st[i].folded = g[i].text;
+			st[i].count = g[i].total.count;
+		}
+		err = pmt_flame__write_file(s->opts->flamegraph, st, n, s->probes[0].name);
+		free(st);
+		if (err)
+			pmt_err("cannot write the flame graph to '%s': %s", s->opts->flamegraph, strerror(-err));
+		else
+			pmt_info("wrote %s: %zu stacks", s->opts->flamegraph, n);
+		if (!s->opts->folded)
+			return err;
+	}
+	for (i = 0; i < n; i++)
+		pmt_buf__printf(&b, "%s %llu\n", g[i].text, (unsigned long long)g[i].total.count);
+	pmt_output__line(out, b.p, b.len);
+	pmt_output__flush(out);
+	pmt_buf__free(&b);
+	return err;
+}
+
+bool pmt_agg__wants_pids(const struct pmt_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->agg.keys.n; i++)
+		if (s->agg.keys.disp[i] == PMT_DISP_USTACK || s->agg.keys.disp[i] == PMT_DISP_HIDDEN)
+			return true;
+	return false;
+}
+
+void pmt_agg__note_pids(struct pmt_session *s)
+{
+	const struct pmt_keylayout *kl = &s->agg.keys;
+	int fd = bpf_map__fd(s->skel->maps.pmt_agg), i;
+	struct pmt_agg_key key, next, *prev = NULL;
+	uint64_t v;
+
+	memset(&next, 0, sizeof(next));
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		for (i = 0; i < kl->n; i++) {
+			memcpy(&v, key.data + kl->at[i], 8);
+			if (kl->disp[i] == PMT_DISP_HIDDEN && i + 1 < kl->n) {
+				uint64_t ip;
+
+				memcpy(&ip, key.data + kl->at[i + 1], 8);
+				if (!pmt_is_kernel_addr(ip))
+					pmt_syms__note_pid(syms(s), (uint32_t)v);
+			}
+			else if (kl->disp[i] == PMT_DISP_USTACK && (int32_t)(uint32_t)v >= 0)
+				pmt_syms__note_pid(syms(s), (uint32_t)(v >> 32));
+		}
+		memset(&next, 0, sizeof(next));
+	}
 }
 
 int pmt_agg__print(struct pmt_session *s, struct pmt_output *out, uint64_t now_ns)
@@ -539,6 +862,12 @@ int pmt_agg__print(struct pmt_session *s, struct pmt_output *out, uint64_t now_n
 		g->sortval = group_value(ao->fn, &g->total);
 		ng++;
 	}
+	if (groups && symbolic_keys(s))
+		ng = merge_by_text(s, groups, ng, out->mode == PMT_OUT_JSON);
+	if (s->opts->folded || s->opts->flamegraph) {
+		err = write_stacks(s, out, groups, ng);
+		goto done;
+	}
 	qsort(groups, ng, sizeof(*groups), cmp_group);
 	first = ao->top && (size_t)ao->top < ng ? ng - (size_t)ao->top : 0;
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
@@ -564,6 +893,9 @@ int pmt_agg__print(struct pmt_session *s, struct pmt_output *out, uint64_t now_n
 	pmt_output__line(out, b.p, b.len);
 	pmt_output__flush(out);
 	pmt_buf__free(&b);
+done:
+	for (i = 0; groups && i < ng; i++)
+		free(groups[i].text);
 	free(groups);
 	free(delta);
 	free(s->agg.prev);

@@ -14,11 +14,21 @@
 
 struct pmt_session;
 
+/* How a key part is shown. */
+enum pmt_key_disp {
+	PMT_DISP_PLAIN,
+	PMT_DISP_HIDDEN,	/* pid behind a sym key */
+	PMT_DISP_SYM,		/* address -> symbol (pid: the part before) */
+	PMT_DISP_KSTACK,	/* stack id -> kernel frames */
+	PMT_DISP_USTACK,	/* tgid << 32 | stack id -> user frames */
+};
+
 /* What the printer needs to know about the keys, from the options. */
 struct pmt_keylayout {
 	int n;
 	char *names[PMT_AGG_KEYS];
 	uint8_t kind[PMT_AGG_KEYS];	/* enum pmt_key_kind */
+	uint8_t disp[PMT_AGG_KEYS];	/* enum pmt_key_disp */
 	uint8_t at[PMT_AGG_KEYS];
 	uint8_t len[PMT_AGG_KEYS];
 	bool is_signed[PMT_AGG_KEYS];
@@ -44,6 +54,10 @@ int pmt_agg__compile(struct pmt_session *s);
 /* Read the map, merge CPUs, print one snapshot (delta unless --keep). */
 int pmt_agg__print(struct pmt_session *s, struct pmt_output *out, uint64_t now_ns);
 void pmt_agg__free(struct pmt_session *s);
+/* Keys name processes whose mappings symbolization needs? */
+bool pmt_agg__wants_pids(const struct pmt_session *s);
+/* Read the mappings of the processes the map names, while they live. */
+void pmt_agg__note_pids(struct pmt_session *s);
 
 /* Pure pieces, unit-tested. */
 int32_t pmt_agg__log2_bucket(int64_t v);

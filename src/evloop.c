@@ -27,6 +27,7 @@
 #include "pmtrace.skel.h"
 
 #define POLL_MS		50
+#define PID_SCAN_MS	100
 #define SLACK_NS	(5 * 1000 * 1000ULL)
 #define LOST_REPORT_NS	(1000 * 1000 * 1000ULL)
 /* Held events beyond this are written out even if a CPU lags behind. */
@@ -96,6 +97,8 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.data = eh + 1;
 	r.len = eh->size;
 	r.truncated = eh->size >= PMT_MAX_DATA;
+	r.extra = p->prov->extra;
+	r.extra_ctx = l->s;
 	pmt_output__record(l->out, &r);
 }
 
@@ -197,6 +200,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, r;
 	struct epoll_event evs[16];
 	struct timespec ts;
+	bool pids = o->agg.fn && pmt_agg__wants_pids(l->s);
 
 	if (o->duration > 0)
 		deadline = start + (uint64_t)(o->duration * 1e9);
@@ -205,7 +209,11 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		tick = start + period;
 	}
 	while (!l->stop) {
-		timeout = l->pb ? POLL_MS : 1000;
+		/* user stacks name processes: read their mappings soon,
+		 * before short-lived ones are gone */
+		timeout = l->pb ? POLL_MS : pids ? PID_SCAN_MS : 1000;
+		if (pids)
+			pmt_agg__note_pids(l->s);
 		now = pmt_now_ns();
 		if (deadline) {
 			if (now >= deadline) {

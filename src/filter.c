@@ -381,6 +381,27 @@ static int check_range(struct parser *p, const struct pmt_opinfo *o, uint64_t v,
 	return 0;
 }
 
+/* The value a field's symbol names (mode == user), into n->val. */
+static int named_value(struct parser *p, struct node *n, const char *field)
+{
+	const char *const *sym = n->opd.field->symbols;
+	struct pmt_buf b = {0};
+	size_t i;
+
+	for (i = 0; sym[i]; i++) {
+		if (!strcmp(sym[i], p->tok.str)) {
+			n->val = i;
+			return 0;
+		}
+	}
+	for (i = 0; sym[i]; i++)
+		pmt_buf__printf(&b, "%s%s", i ? ", " : "", sym[i]);
+	perr(p, p->tok.pos, p->tok.len, "'%s' is not a value of %s: expected one of %s",
+	     p->tok.str, field, pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+	return -EINVAL;
+}
+
 static struct node *parse_test(struct parser *p)
 {
 	struct node *n = new_node(N_CMP, NULL, NULL);
@@ -432,7 +453,23 @@ static struct node *parse_test(struct parser *p)
 		n->op = mirror[n->op];
 	} else if (is_cmp(p->tok.kind)) {
 		n->op = p->tok.kind;
-		if (next(p) || parse_literal(p, n, &is_str, &neg, &lpos, &llen)) {
+		if (next(p)) {
+			free(name);
+			goto fail;
+		}
+		if (p->tok.kind == T_IDENT && n->opd.field && n->opd.field->symbols) {
+			/* a named value: mode == user */
+			if (named_value(p, n, name)) {
+				free(name);
+				goto fail;
+			}
+			lpos = p->tok.pos;
+			llen = p->tok.len;
+			if (next(p)) {
+				free(name);
+				goto fail;
+			}
+		} else if (parse_literal(p, n, &is_str, &neg, &lpos, &llen)) {
 			free(name);
 			goto fail;
 		}

@@ -28,6 +28,9 @@ struct pmt_field {
 	bool is_signed;
 	bool is_common;		/* common_type, common_pid, ... */
 	bool rel_loc;		/* __rel_loc rather than __data_loc */
+	/* integers with named values (PMU sample mode: kernel, user):
+	 * symbols[v] names v; NULL-terminated. Filters accept the names. */
+	const char *const *symbols;
 };
 
 struct pmt_format {

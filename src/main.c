@@ -16,6 +16,7 @@
 #include "evloop.h"
 #include "log.h"
 #include "opts.h"
+#include "pmu.h"
 #include "session.h"
 #include "signals.h"
 #include "strutil.h"
@@ -60,39 +61,63 @@ static int check_btf(void)
 	return -ENOENT;
 }
 
+/* tracepoint:CAT:NAME, then event:NAME for -e: the software events, the
+ * hardware ones when this machine has a CPU PMU, and sysfs PMU events. */
 static int do_list(const struct pmt_opts *o)
 {
-	struct pmt_names all = {0}, hits = {0};
+	struct pmt_names tps = {0}, evs = {0}, hits = {0};
 	struct pmt_buf b = {0};
 	size_t i;
 	int err;
 
-	err = pmt_tracefs__events(&all);
+	err = pmt_tracefs__events(&tps);
 	if (err)
 		return PMT_EXIT_FAIL;
-	if (o->list_glob) {
-		pmt_names__match(&all, o->list_glob, &hits);
-		/* a bare word lists tracepoints that contain it */
-		if (!hits.n && !strpbrk(o->list_glob, "*?[")) {
-			char pat[512];
+	for (i = 0; i < tps.n; i++) {
+		pmt_buf__puts(&b, "tracepoint:");
+		pmt_buf__puts(&b, tps.v[i]);
+		pmt_names__add(&evs, pmt_buf__cstr(&b));
+		b.len = 0;
+	}
+	{
+		struct pmt_names pmu = {0};
 
+		pmt_pmu__known(&pmu, pmt_pmu__has_hardware(PMT_PMU_SYSFS));
+		pmt_pmu__sysfs_events(PMT_PMU_SYSFS, &pmu);
+		for (i = 0; i < pmu.n; i++) {
+			pmt_buf__puts(&b, "event:");
+			pmt_buf__puts(&b, pmu.v[i]);
+			pmt_names__add(&evs, pmt_buf__cstr(&b));
+			b.len = 0;
+		}
+		pmt_names__free(&pmu);
+	}
+	if (o->list_glob) {
+		char pat[512];
+
+		/* a glob matches the name with or without its kind prefix */
+		snprintf(pat, sizeof(pat), "*:%s", o->list_glob);
+		pmt_names__match(&evs, strchr(o->list_glob, ':') && !strncmp(o->list_glob, "tracepoint:", 11) ?
+				 o->list_glob : pat, &hits);
+		/* a bare word lists names that contain it */
+		if (!hits.n && !strpbrk(o->list_glob, "*?[")) {
 			snprintf(pat, sizeof(pat), "*%s*", o->list_glob);
-			pmt_names__match(&all, pat, &hits);
+			pmt_names__match(&evs, pat, &hits);
 		}
 	}
-	for (i = 0; i < (o->list_glob ? hits.n : all.n); i++) {
-		pmt_buf__puts(&b, "tracepoint:");
-		pmt_buf__puts(&b, o->list_glob ? hits.v[i] : all.v[i]);
+	for (i = 0; i < (o->list_glob ? hits.n : evs.n); i++) {
+		pmt_buf__puts(&b, o->list_glob ? hits.v[i] : evs.v[i]);
 		pmt_buf__putc(&b, '\n');
 	}
 	if (fwrite(b.p, 1, b.len, stdout) != b.len)
 		err = -EIO;
 	pmt_buf__free(&b);
 	if (o->list_glob && !hits.n) {
-		pmt_err("no tracepoint matches '%s'", o->list_glob);
+		pmt_err("no tracepoint or event matches '%s'", o->list_glob);
 		err = -ENOENT;
 	}
-	pmt_names__free(&all);
+	pmt_names__free(&tps);
+	pmt_names__free(&evs);
 	pmt_names__free(&hits);
 	return err ? PMT_EXIT_USAGE : PMT_EXIT_OK;
 }

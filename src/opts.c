@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include "abi.h"
 #include "strutil.h"
 
 const char pmt_usage[] =
@@ -15,6 +16,13 @@ const char pmt_usage[] =
 "\n"
 "Probes:\n"
 "  --tp CATEGORY:NAME     stream a tracepoint; globs allowed (sched:sched_*)\n"
+"  -e, --event EVENT      sample a PMU event: cycles, instructions, cpu-clock,\n"
+"                         page-faults, L1-dcache-load-misses, rNNNN,\n"
+"                         PMU/TERM=VAL,.../; modifiers :u :k\n"
+"      --period N         sample every N events, or\n"
+"      --freq HZ          N samples a second per CPU (default 4000)\n"
+"      --stack [kernel|user|both]  record call stacks (default both)\n"
+"                         sample fields: ip addr period value mode(user|kernel)\n"
 "  --filter EXPR          keep only events of the probe before it for which\n"
 "                         EXPR holds, decided in the kernel, e.g.\n"
 "                         'prev_pid == 0 && next_comm ~ \"kworker*\"'\n"
@@ -27,7 +35,10 @@ const char pmt_usage[] =
 "                         EXPR: a field or common value, maybe scaled: len/1024\n"
 "  --hist EXPR            power-of-two histogram\n"
 "  --lhist EXPR:MIN:MAX:STEP  linear histogram\n"
-"  --by KEY[,KEY...]      one result per key: fields, comm pid tid cpu uid probe\n"
+"  --by KEY[,KEY...]      one result per key: fields, comm pid tid cpu uid probe;\n"
+"                         -e events also sym kstack ustack stack\n"
+"  --folded               -e --stack: print folded stacks (comm;f1;f2 count)\n"
+"  --flamegraph FILE.svg  -e --stack: write an interactive flame graph\n"
 "  --latency START,END    histogram of START->END time, matched by tid or by\n"
 "  --match SF=EF          START's field SF equal to END's field EF\n"
 "  --unit ns|us|ms|s      latency unit (default us)\n"
@@ -50,7 +61,7 @@ const char pmt_usage[] =
 "Run:\n"
 "  -d, --duration SECS    stop after SECS seconds\n"
 "      --buffer-pages N   perf ring pages per CPU, a power of two (default 256)\n"
-"  -l, --list [GLOB]      list tracepoints\n"
+"  -l, --list [GLOB]      list tracepoints and PMU events\n"
 "      --info CAT:NAME    show a tracepoint's fields\n"
 "  -h, --help             this text\n"
 "  -V, --version          version\n";
@@ -62,12 +73,19 @@ enum {
 	OPT_INFO,
 	OPT_FILTER,
 	OPT_COUNT, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_STATS, OPT_HIST, OPT_LHIST,
+	OPT_PERIOD, OPT_FREQ, OPT_STACK, OPT_FOLDED, OPT_FLAMEGRAPH,
 	OPT_BY, OPT_TOP, OPT_INTERVAL, OPT_KEEP, OPT_MAX_KEYS, OPT_LATENCY, OPT_MATCH, OPT_UNIT,
 };
 
 static const struct option long_opts[] = {
 	{"tp", required_argument, NULL, OPT_TP},
 	{"filter", required_argument, NULL, OPT_FILTER},
+	{"event", required_argument, NULL, 'e'},
+	{"period", required_argument, NULL, OPT_PERIOD},
+	{"freq", required_argument, NULL, OPT_FREQ},
+	{"stack", optional_argument, NULL, OPT_STACK},
+	{"folded", no_argument, NULL, OPT_FOLDED},
+	{"flamegraph", required_argument, NULL, OPT_FLAMEGRAPH},
 	{"count", no_argument, NULL, OPT_COUNT},
 	{"sum", required_argument, NULL, OPT_SUM},
 	{"avg", required_argument, NULL, OPT_AVG},
@@ -100,18 +118,6 @@ static const struct option long_opts[] = {
 	{},
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static const char *fn_name(enum pmt_agg_fn fn)
 {
@@ -189,23 +195,62 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 	optind = 0;	/* full re-initialisation: parse may run more than once */
 	opterr = 0;
 	/* '+': stop at the first non-option, which starts COMMAND */
-	while ((c = getopt_long(argc, argv, "+ap:C:o:qvd:lhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ae:p:C:o:qvd:lhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_TP:
 			if (!*optarg)
-				return fail(err, errlen, "--tp needs CATEGORY:NAME, e.g. --tp sched:sched_switch");
+				return pmt_errf(err, errlen, "--tp needs CATEGORY:NAME, e.g. --tp sched:sched_switch");
 			if (add_probe(o, PMT_PROBE_TRACEPOINT, optarg))
 				return -ENOMEM;
+			break;
+		case 'e':
+			if (add_probe(o, PMT_PROBE_PERF, optarg))
+				return -ENOMEM;
+			break;
+		case OPT_PERIOD:
+			if (pmt_parse_u64(optarg, &o->period) || !o->period)
+				return pmt_errf(err, errlen, "--period: '%s' is not a positive number of events", optarg);
+			break;
+		case OPT_FREQ: {
+			int hz;
+
+			if (pmt_parse_int(optarg, 1, 10000000, &hz))
+				return pmt_errf(err, errlen, "--freq: '%s' is not a number of samples a second (1 or more)", optarg);
+			o->freq = (unsigned)hz;
+			break;
+		}
+		case OPT_STACK:
+			/* --stack takes its word only as --stack=WHICH or when
+			 * the next word is one of the three */
+			if (!optarg && optind < argc && (!strcmp(argv[optind], "kernel") ||
+			    !strcmp(argv[optind], "user") || !strcmp(argv[optind], "both")))
+				optarg = argv[optind++];
+			if (!optarg || !strcmp(optarg, "both"))
+				o->stack = PMT_STACK_KERNEL | PMT_STACK_USER;
+			else if (!strcmp(optarg, "kernel"))
+				o->stack = PMT_STACK_KERNEL;
+			else if (!strcmp(optarg, "user"))
+				o->stack = PMT_STACK_USER;
+			else
+				return pmt_errf(err, errlen, "--stack: '%s': expected kernel, user or both", optarg);
+			break;
+		case OPT_FOLDED:
+			o->folded = true;
+			break;
+		case OPT_FLAMEGRAPH:
+			if (!*optarg)
+				return pmt_errf(err, errlen, "--flamegraph needs a file name, e.g. cpu.svg");
+			o->flamegraph = optarg;
 			break;
 		case OPT_COUNT: case OPT_SUM: case OPT_AVG: case OPT_MIN: case OPT_MAX:
 		case OPT_STATS: case OPT_HIST: case OPT_LHIST:
 			if (o->agg.fn)
-				return fail(err, errlen, "one aggregation at a time: --%s after --%s",
+				return pmt_errf(err, errlen, "one aggregation at a time: --%s after --%s",
 					    long_opts_name(c), fn_name(o->agg.fn));
 			o->agg.fn = (enum pmt_agg_fn)(c - OPT_COUNT + PMT_FN_COUNT);
 			if (c == OPT_LHIST) {
 				if (parse_lhist(optarg, &o->agg))
-					return fail(err, errlen, "--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100", optarg);
+					return pmt_errf(err, errlen, "--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100", optarg);
 			} else if (c != OPT_COUNT) {
 				o->agg.expr = optarg;
 			}
@@ -215,26 +260,26 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 			break;
 		case OPT_TOP:
 			if (pmt_parse_int(optarg, 1, 1 << 30, &o->agg.top))
-				return fail(err, errlen, "--top: '%s' is not a positive number", optarg);
+				return pmt_errf(err, errlen, "--top: '%s' is not a positive number", optarg);
 			break;
 		case OPT_INTERVAL:
 			errno = 0;
 			o->agg.interval = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->agg.interval >= 0.01) || o->agg.interval > 1e6)
-				return fail(err, errlen, "--interval: '%s' is not a number of seconds (at least 0.01)", optarg);
+				return pmt_errf(err, errlen, "--interval: '%s' is not a number of seconds (at least 0.01)", optarg);
 			break;
 		case OPT_KEEP:
 			o->agg.keep = true;
 			break;
 		case OPT_MAX_KEYS:
 			if (pmt_parse_int(optarg, 1, 1 << 24, &o->agg.max_keys))
-				return fail(err, errlen, "--max-keys: '%s' is not a number between 1 and 16777216", optarg);
+				return pmt_errf(err, errlen, "--max-keys: '%s' is not a number between 1 and 16777216", optarg);
 			break;
 		case OPT_LATENCY: {
 			char *comma = strchr(optarg, ',');
 
 			if (!comma || comma == optarg || !comma[1] || strchr(comma + 1, ','))
-				return fail(err, errlen, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read", optarg);
+				return pmt_errf(err, errlen, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read", optarg);
 			*comma = '\0';
 			o->agg.lat_start = optarg;
 			o->agg.lat_end = comma + 1;
@@ -242,20 +287,20 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 		}
 		case OPT_MATCH:
 			if (!strchr(optarg, '=') || *optarg == '=' || !strchr(optarg, '=')[1])
-				return fail(err, errlen, "--match: '%s': expected START_FIELD=END_FIELD, e.g. pid=next_pid", optarg);
+				return pmt_errf(err, errlen, "--match: '%s': expected START_FIELD=END_FIELD, e.g. pid=next_pid", optarg);
 			o->agg.match = optarg;
 			break;
 		case OPT_UNIT:
 			if (strcmp(optarg, "ns") && strcmp(optarg, "us") && strcmp(optarg, "ms") && strcmp(optarg, "s"))
-				return fail(err, errlen, "--unit: '%s': expected ns, us, ms or s", optarg);
+				return pmt_errf(err, errlen, "--unit: '%s': expected ns, us, ms or s", optarg);
 			o->agg.unit = optarg;
 			break;
 		case OPT_FILTER:
 			/* like perf: a filter belongs to the probe before it */
 			if (!o->nr_probes)
-				return fail(err, errlen, "--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
+				return pmt_errf(err, errlen, "--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
 			if (o->probes[o->nr_probes - 1].filter)
-				return fail(err, errlen, "a second --filter for %s: combine them with &&",
+				return pmt_errf(err, errlen, "a second --filter for %s: combine them with &&",
 					    o->probes[o->nr_probes - 1].spec);
 			o->probes[o->nr_probes - 1].filter = optarg;
 			break;
@@ -264,7 +309,7 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 			break;
 		case 'p':
 			if (pmt_parse_s64(optarg, &pid) || pid <= 0 || pid > 0x3fffffff)
-				return fail(err, errlen, "-p/--pid: '%s' is not a process ID (a positive integer)", optarg);
+				return pmt_errf(err, errlen, "-p/--pid: '%s' is not a process ID (a positive integer)", optarg);
 			o->pid = (pid_t)pid;
 			pid_set = true;
 			break;
@@ -273,7 +318,7 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 			break;
 		case 'o':
 			if (!*optarg)
-				return fail(err, errlen, "-o/--output needs a file name");
+				return pmt_errf(err, errlen, "-o/--output needs a file name");
 			o->output = optarg;
 			break;
 		case OPT_JSON:
@@ -290,12 +335,12 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 			o->duration = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->duration > 0) ||
 			    o->duration > 1e9)
-				return fail(err, errlen, "-d/--duration: '%s' is not a positive number of seconds", optarg);
+				return pmt_errf(err, errlen, "-d/--duration: '%s' is not a positive number of seconds", optarg);
 			break;
 		case OPT_BUFFER_PAGES:
 			if (pmt_parse_u64(optarg, &pages) || pages == 0 ||
 			    (pages & (pages - 1)) || pages > (1u << 20))
-				return fail(err, errlen, "--buffer-pages: '%s' is not a power of two between 1 and 1048576", optarg);
+				return pmt_errf(err, errlen, "--buffer-pages: '%s' is not a power of two between 1 and 1048576", optarg);
 			o->buffer_pages = (int)pages;
 			break;
 		case 'l':
@@ -315,9 +360,9 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 		case '?':
 		default:
 			if (optopt && optopt < 256)
-				return fail(err, errlen, "option -%c %s", optopt,
-					    strchr("pCod", optopt) ? "needs an argument" : "is unknown");
-			return fail(err, errlen, "option '%s' %s", argv[optind - 1],
+				return pmt_errf(err, errlen, "option -%c %s", optopt,
+					    strchr("epCod", optopt) ? "needs an argument" : "is unknown");
+			return pmt_errf(err, errlen, "option '%s' %s", argv[optind - 1],
 				    strchr(argv[optind - 1], '=') || !optopt ?
 				    "is unknown or takes no argument" : "needs an argument");
 		}
@@ -327,38 +372,57 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 
 	if (o->mode == PMT_MODE_LIST) {
 		if (o->nr_probes)
-			return fail(err, errlen, "--list cannot be combined with probes");
+			return pmt_errf(err, errlen, "--list cannot be combined with probes");
 		/* the word after --list is its glob, not a command */
 		if (o->cmd) {
 			o->list_glob = o->cmd[0];
 			if (o->cmd[1])
-				return fail(err, errlen, "--list takes one GLOB, got '%s' too", o->cmd[1]);
+				return pmt_errf(err, errlen, "--list takes one GLOB, got '%s' too", o->cmd[1]);
 			o->cmd = NULL;
 		}
 		return 0;
 	}
 	if (o->mode == PMT_MODE_INFO) {
 		if (o->nr_probes || o->cmd)
-			return fail(err, errlen, "--info takes one CATEGORY:NAME and nothing else");
+			return pmt_errf(err, errlen, "--info takes one CATEGORY:NAME and nothing else");
 		return 0;
 	}
 	if (o->agg.lat_start) {
 		if (o->agg.fn && o->agg.fn != PMT_FN_HIST)
-			return fail(err, errlen, "--latency makes a histogram: it takes no --%s", fn_name(o->agg.fn));
+			return pmt_errf(err, errlen, "--latency makes a histogram: it takes no --%s", fn_name(o->agg.fn));
 		if (o->nr_probes)
-			return fail(err, errlen, "--latency takes its two probes itself: drop the --tp options");
+			return pmt_errf(err, errlen, "--latency takes its two probes itself: drop the --tp/-e options");
 		o->agg.fn = PMT_FN_HIST;
 	} else if (o->agg.match || o->agg.unit) {
-		return fail(err, errlen, "--%s goes with --latency", o->agg.match ? "match" : "unit");
+		return pmt_errf(err, errlen, "--%s goes with --latency", o->agg.match ? "match" : "unit");
 	}
+	if (o->folded || o->flamegraph) {
+		if (!o->stack)
+			return pmt_errf(err, errlen, "--%s draws stacks: add --stack", o->folded ? "folded" : "flamegraph");
+		if (o->agg.fn && o->agg.fn != PMT_FN_COUNT)
+			return pmt_errf(err, errlen, "--%s counts stacks: it takes no --%s",
+				    o->folded ? "folded" : "flamegraph", fn_name(o->agg.fn));
+		if (o->agg.interval > 0 && o->flamegraph)
+			return pmt_errf(err, errlen, "--flamegraph writes one picture at exit: drop --interval");
+		/* one count per (comm, stack) */
+		o->agg.fn = PMT_FN_COUNT;
+		if (!o->agg.by)
+			o->agg.by = "comm,stack";
+	}
+	for (int i = 0; i < o->nr_probes; i++)
+		if (o->probes[i].kind != PMT_PROBE_PERF && (o->stack || o->period || o->freq))
+			return pmt_errf(err, errlen, "--%s applies to PMU events (-e); --tp %s has none",
+				    o->stack ? "stack" : o->period ? "period" : "freq", o->probes[i].spec);
+	if (o->period && o->freq)
+		return pmt_errf(err, errlen, "--period and --freq cannot be combined: sample by count or by rate");
 	if ((o->agg.by || o->agg.top || o->agg.interval > 0 || o->agg.keep) && !o->agg.fn)
-		return fail(err, errlen, "--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
+		return pmt_errf(err, errlen, "--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
 	if (!o->nr_probes && !o->agg.lat_start)
-		return fail(err, errlen, "no probe given: name one with --tp CATEGORY:NAME (see --list)");
+		return pmt_errf(err, errlen, "no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
 	if (pid_set && o->cmd)
-		return fail(err, errlen, "-p/--pid and a COMMAND cannot be combined: trace one or the other");
+		return pmt_errf(err, errlen, "-p/--pid and a COMMAND cannot be combined: trace one or the other");
 	if (pid_set && all_set)
-		return fail(err, errlen, "-p/--pid and -a/--all-cpus cannot be combined");
+		return pmt_errf(err, errlen, "-p/--pid and -a/--all-cpus cannot be combined");
 	o->system_wide = all_set || (!pid_set && !o->cmd);
 	return 0;
 }
@@ -372,7 +436,7 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
 
 	memset(mask, 0, (size_t)(nbits + 63) / 64 * sizeof(*mask));
 	if (!*s)
-		return fail(err, errlen, "-C/--cpu: empty CPU list; expected e.g. 0-3,6");
+		return pmt_errf(err, errlen, "-C/--cpu: empty CPU list; expected e.g. 0-3,6");
 	while (*p) {
 		if (*p < '0' || *p > '9')
 			goto bad;
@@ -387,7 +451,7 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
 			p = end;
 		}
 		if (a > b || b >= nbits)
-			return fail(err, errlen, "-C/--cpu: '%s': CPU range must be ascending and below %d", s, nbits);
+			return pmt_errf(err, errlen, "-C/--cpu: '%s': CPU range must be ascending and below %d", s, nbits);
 		for (; a <= b; a++)
 			mask[a / 64] |= 1ULL << (a % 64);
 		if (*p == ',' && p[1])
@@ -397,5 +461,5 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
 	}
 	return 0;
 bad:
-	return fail(err, errlen, "-C/--cpu: '%s' is not a CPU list; expected e.g. 0-3,6", s);
+	return pmt_errf(err, errlen, "-C/--cpu: '%s' is not a CPU list; expected e.g. 0-3,6", s);
 }

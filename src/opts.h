@@ -10,6 +10,7 @@
 
 enum pmt_probe_kind {
 	PMT_PROBE_TRACEPOINT,
+	PMT_PROBE_PERF,		/* -e EVENT: PMU overflow samples */
 };
 
 struct pmt_probe_arg {
@@ -28,6 +29,7 @@ enum pmt_mode {
 
 #define PMT_DEFAULT_PAGES 256	/* per CPU: 1 MiB with 4 KiB pages */
 #define PMT_DEFAULT_MAX_KEYS 10240
+#define PMT_DEFAULT_FREQ 4000	/* samples/s per CPU, as perf record */
 
 enum pmt_agg_fn {
 	PMT_FN_NONE,		/* stream events */
@@ -71,6 +73,12 @@ struct pmt_opts {
 	int buffer_pages;	/* per CPU, power of two */
 	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL = none */
 	struct pmt_agg_opts agg;
+	/* PMU sampling (-e) */
+	uint64_t period;	/* --period; 0 = use freq */
+	unsigned freq;		/* --freq; 0 = PMT_DEFAULT_FREQ */
+	uint8_t stack;		/* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
+	bool folded;		/* --folded: stacks as folded lines */
+	const char *flamegraph;	/* --flamegraph FILE.svg */
 	const char *list_glob;	/* --list [GLOB] */
 	const char *info_spec;	/* --info CAT:NAME */
 };

@@ -63,6 +63,19 @@ static void text_value(struct pmt_buf *b, const struct pmt_value *v)
 	}
 }
 
+/* The name of an integer with named values, or NULL. */
+static const char *symbol_of(const struct pmt_field *f, const struct pmt_value *v)
+{
+	uint64_t i;
+
+	if (!f->symbols || (v->kind != PMT_V_U64 && v->kind != PMT_V_S64))
+		return NULL;
+	for (i = 0; f->symbols[i]; i++)
+		if (i == v->u)
+			return f->symbols[i];
+	return NULL;
+}
+
 /* JSON differs from text only for strings and pointers (as "0x..."). */
 static void json_value(struct pmt_buf *b, const struct pmt_value *v)
 {
@@ -123,8 +136,13 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		pmt_buf__puts(b, f->name);
 		pmt_buf__putc(b, '=');
 		pmt_field__value(f, r->data, r->len, &v);
-		text_value(b, &v);
+		if (symbol_of(f, &v))
+			pmt_buf__puts(b, symbol_of(f, &v));
+		else
+			text_value(b, &v);
 	}
+	if (r->extra)
+		r->extra(r, b, false);
 	if (r->truncated)
 		pmt_buf__puts(b, " [truncated]");
 	pmt_buf__putc(b, '\n');
@@ -162,9 +180,15 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 		pmt_buf__json_str(b, f->name, strlen(f->name));
 		pmt_buf__putc(b, ':');
 		pmt_field__value(f, r->data, r->len, &v);
-		json_value(b, &v);
+		if (symbol_of(f, &v))
+			pmt_buf__json_str(b, symbol_of(f, &v), strlen(symbol_of(f, &v)));
+		else
+			json_value(b, &v);
 	}
-	pmt_buf__add(b, "}}\n", 3);
+	pmt_buf__putc(b, '}');
+	if (r->extra)
+		r->extra(r, b, true);
+	pmt_buf__add(b, "}\n", 2);
 }
 
 void pmt_output__record(struct pmt_output *o, const struct pmt_record *r)

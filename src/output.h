@@ -33,6 +33,11 @@ struct pmt_record {
 	const void *data;	/* raw record */
 	size_t len;
 	bool truncated;		/* the kernel side cut the record short */
+	/* More of the event after its fields (PMU samples: the symbol of
+	 * the ip and the stack): text appends " sym=..." and frame lines
+	 * before the newline; JSON appends ",\"key\":..." members. */
+	void (*extra)(const struct pmt_record *r, struct pmt_buf *b, bool json);
+	void *extra_ctx;
 };
 
 /* path NULL or "-" writes to stdout. -errno, message printed. */

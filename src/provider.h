@@ -12,6 +12,7 @@
 #define PMT_PROVIDER_H
 
 #include "opts.h"
+#include "output.h"
 
 struct pmt_session;
 struct pmt_probe;
@@ -26,9 +27,12 @@ struct pmt_provider {
 	void (*prepare)(struct pmt_session *s);
 	/* Write the probe's settings into the maps and attach it. */
 	int (*attach)(struct pmt_session *s, struct pmt_probe *p);
+	/* What a streamed record shows after its fields (see pmt_record). */
+	void (*extra)(const struct pmt_record *r, struct pmt_buf *b, bool json);
 };
 
 extern const struct pmt_provider pmt_tracepoint_provider;
+extern const struct pmt_provider pmt_perf_provider;
 
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
 

@@ -20,10 +20,12 @@
 #include "filter.h"
 #include "session.h"
 #include "strutil.h"
+#include "symbols.h"
 #include "pmtrace.skel.h"
 
 static const struct pmt_provider *const providers[] = {
 	&pmt_tracepoint_provider,
+	&pmt_perf_provider,
 };
 
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
@@ -114,25 +116,31 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 	return filter ? compile_filter(p, filter) : 0;
 }
 
+int pmt_online_cpus(uint64_t *mask)
+{
+	char *text, err[128];
+	int ret;
+
+	ret = pmt_read_file("/sys/devices/system/cpu/online", &text, NULL);
+	if (ret)
+		return ret;
+	text[strcspn(text, "\n")] = '\0';
+	ret = pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, err, sizeof(err));
+	free(text);
+	return ret;
+}
+
 int pmt_first_online_cpu(void)
 {
 	uint64_t mask[PMT_MAX_CPUS / 64];
-	char *text, err[128];
-	int cpu = 0, i;
+	int i;
 
-	if (pmt_read_file("/sys/devices/system/cpu/online", &text, NULL))
+	if (pmt_online_cpus(mask))
 		return 0;
-	text[strcspn(text, "\n")] = '\0';
-	if (!pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, err, sizeof(err))) {
-		for (i = 0; i < PMT_MAX_CPUS; i++) {
-			if (mask[i / 64] & (1ULL << (i % 64))) {
-				cpu = i;
-				break;
-			}
-		}
-	}
-	free(text);
-	return cpu;
+	for (i = 0; i < PMT_MAX_CPUS; i++)
+		if (mask[i / 64] & (1ULL << (i % 64)))
+			return i;
+	return 0;
 }
 
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
@@ -146,6 +154,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	int i, ret;
 
 	s->opts = opts;
+	s->stack = opts->stack;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		pmt_err("cannot read the possible CPUs: %s", strerror(-s->ncpus));
@@ -270,6 +279,7 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_agg, s->opts->agg.fn ? (__u32)s->opts->agg.max_keys : 1);
 	bpf_map__set_key_size(s->skel->maps.pmt_agg,
 			      (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes));
+	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1);	/* see perf_event.c */
 	bpf_map__set_max_entries(s->skel->maps.pmt_lat, s->opts->agg.lat_start ? (__u32)s->opts->agg.max_keys : 1);
 	if (!targeted)
 		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);
@@ -404,8 +414,15 @@ void pmt_session__detach(struct pmt_session *s)
 	if (links && !s->closer)
 		spawn_closer(s);
 	for (i = 0; i < s->nr_probes; i++) {
-		bpf_link__destroy(s->probes[i].link);
-		s->probes[i].link = NULL;
+		struct pmt_probe *p = &s->probes[i];
+
+		bpf_link__destroy(p->link);
+		p->link = NULL;
+		/* PMU events close quickly: no closer needed */
+		while (p->nlinks > 0)
+			bpf_link__destroy(p->links[--p->nlinks]);
+		free(p->links);
+		p->links = NULL;
 	}
 	pmtrace_bpf__detach(s->skel);
 }
@@ -449,12 +466,15 @@ void pmt_session__free(struct pmt_session *s)
 		free(s->probes[i].name);
 		free(s->probes[i].base);
 		free(s->probes[i].filter);
+		free(s->probes[i].pmu);
 		pmt_format__free(s->probes[i].fmt);
 	}
 	free(s->probes);
 	s->probes = NULL;
 	s->nr_probes = 0;
 	pmt_agg__free(s);
+	pmt_syms__free(s->syms);
+	s->syms = NULL;
 	if (s->closer > 0) {
 		close(s->closer_fd);	/* the closer may go now */
 		s->closer = 0;

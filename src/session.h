@@ -14,6 +14,8 @@
 
 struct pmtrace_bpf;
 struct bpf_link;
+struct pmt_pmu_event;
+struct pmt_syms;
 
 struct pmt_probe {
 	uint32_t id;			/* attach cookie, index in pmt_probes */
@@ -27,6 +29,9 @@ struct pmt_probe {
 	struct pmt_format *fmt;		/* record layout; NULL: no fields */
 	struct pmt_filter *filter;	/* compiled --filter, or NULL */
 	struct bpf_link *link;
+	struct bpf_link **links;	/* probes attached many times (PMU) */
+	int nlinks;
+	struct pmt_pmu_event *pmu;	/* PMU events: what to open */
 	uint64_t events;		/* received */
 };
 
@@ -40,6 +45,8 @@ struct pmt_session {
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
 	struct pmt_child child;		/* -- CMD */
 	struct pmt_agg_state agg;	/* --count, --hist, ... */
+	struct pmt_syms *syms;		/* symbolizer, made when needed */
+	uint8_t stack;			/* --stack: PMT_STACK_* */
 	pid_t closer;			/* closes the links after we exit */
 	int closer_fd;			/* its pipe: EOF lets it go */
 };
@@ -63,6 +70,8 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 /* Events of probe id a filter rejected, all CPUs. */
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
+/* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
+int pmt_online_cpus(uint64_t *mask);
 /* Lowest online CPU (0 if that cannot be read). */
 int pmt_first_online_cpu(void);
 /* Sum of a per-CPU kernel-side counter (enum pmt_stat). */

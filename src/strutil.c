@@ -310,3 +310,13 @@ int pmt_read_file(const char *path, char **out, size_t *lenp)
 		*lenp = b.len;
 	return 0;
 }
+
+int pmt_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}

@@ -477,6 +477,185 @@ test_glob_many() {
 	no_leftovers
 }
 
+# --- PMU sampling (-e) -----------------------------------------------------
+
+# Software events sample on every kernel; hardware ones need a CPU PMU.
+has_cpu_pmu() { ls /sys/bus/event_source/devices/cpu* >/dev/null 2>&1; }
+
+test_pmu_spin_samples() {
+	local out=$WORK/spin.json pid
+	$PMT -q --json -e cpu-clock --freq 999 --stack user -o "$out" -- $TP/spinner 1000 >"$WORK/child.out" || return 1
+	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	python3 - "$out" "$pid" <<'PY' || return 1
+import json, sys, collections
+ev = [json.loads(l) for l in open(sys.argv[1])]
+pid = int(sys.argv[2])
+mine = [e for e in ev if e["pid"] == pid]
+assert all(e["pid"] == pid for e in ev), "samples of other processes"
+# 1 s of CPU time at 999 Hz, counted per task
+assert 800 <= len(mine) <= 1100, f"{len(mine)} samples for 1 s at 999 Hz"
+top = collections.Counter(e["sym"].split("+")[0] for e in mine).most_common(1)[0]
+assert top[0] == "pmt_spin_inner" and top[1] > 0.8 * len(mine), top
+inner = [e for e in mine if e["sym"].startswith("pmt_spin_inner")]
+frames = [f["sym"].split("+")[0] for f in inner[len(inner) // 2]["stack"]]
+assert frames[:3] == ["pmt_spin_inner", "pmt_spin_outer", "main"], frames
+assert all(e["fields"]["mode"] == "user" and e["fields"]["period"] > 0 for e in inner)
+PY
+}
+
+test_pmu_mode_filter() {
+	local u=$WORK/user.json k=$WORK/kernel.json
+	$TP/getppid_loop 3000000 >/dev/null &
+	local bg=$!
+	$PMT -q --json -a -e cpu-clock --freq 999 --filter 'mode == user' -e cpu-clock --filter 'mode == kernel' \
+		-d 1 -o "$u" || { kill $bg 2>/dev/null; return 1; }
+	kill $bg 2>/dev/null
+	python3 - "$u" <<'PY' || return 1
+import json, sys, collections
+by = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    by[e["event"]].append(int(e["fields"]["ip"], 16))
+user, kern = by["cpu-clock"], by["cpu-clock#2"]
+assert user and kern, {k: len(v) for k, v in by.items()}
+assert all(ip < 0xffff800000000000 for ip in user), "a kernel ip passed mode == user"
+assert all(ip >= 0xffff800000000000 for ip in kern), "a user ip passed mode == kernel"
+PY
+}
+
+test_pmu_page_faults() {
+	local out=$WORK/pf.json pid
+	$PMT -q --json -e page-faults --period 1 --count --by pid -o "$out" -- $TP/spinner 0 3000 >"$WORK/child.out" || return 1
+	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	python3 - "$out" "$pid" <<'PY' || return 1
+import json, sys
+snap = json.loads(open(sys.argv[1]).read())
+counts = {e["key"]["pid"]: e["count"] for e in snap["entries"]}
+pid = int(sys.argv[2])
+assert list(counts) == [pid], f"faults of other processes: {counts}"
+assert counts[pid] >= 3000, counts
+PY
+}
+
+test_pmu_pid_filter_vs_unfiltered() {
+	local out=$WORK/pidf.json err=$WORK/pidf.err
+	$TP/spinner 4000 >"$WORK/child.out" &
+	local bg=$!
+	wait_for "$WORK/child.out" pid= || { kill $bg; return 1; }
+	local pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	$TP/spinner 4000 >/dev/null &
+	local other=$!
+	$PMT --json -a -e cpu-clock --freq 499 -e cpu-clock --freq 499 --filter "pid == $pid" \
+		--count --by probe,pid -d 1.5 -o "$out" 2>"$err" || { kill $bg $other; return 1; }
+	kill $bg $other
+	grep -q "events filtered out in the kernel" "$err" || { cat "$err" >&2; fail "no filtered count"; return 1; }
+	python3 - "$out" "$pid" "$other" <<'PY' || return 1
+import json, sys
+snap = json.loads(open(sys.argv[1]).read())
+pid, other = int(sys.argv[2]), int(sys.argv[3])
+c = {(e["key"]["probe"], e["key"]["pid"]): e["count"] for e in snap["entries"]}
+filt = {k[1]: v for k, v in c.items() if k[0] == "cpu-clock#2"}
+assert list(filt) == [pid], f"filtered probe kept {filt}"
+full = c.get(("cpu-clock", pid), 0)
+assert c.get(("cpu-clock", other), 0) > 0, "the unfiltered probe missed the other spinner"
+assert full > 200 and abs(filt[pid] - full) <= 0.2 * full, (filt[pid], full)
+PY
+}
+
+test_pmu_cycles_fallback() {
+	local out=$WORK/cyc.txt err=$WORK/cyc.err
+	if has_cpu_pmu; then skip "this machine has a CPU PMU: cycles does not fall back"; return; fi
+	$PMT -e cycles --freq 999 -o "$out" -- $TP/spinner 200 2>"$err" >/dev/null || { cat "$err" >&2; return 1; }
+	grep -q "cycles: this machine has no hardware PMU.*falling back to cpu-clock, as perf does" "$err" || {
+		cat "$err" >&2; fail "no fallback notice"; return 1; }
+	[ "$(grep -c 'cpu-clock: ip=' "$out")" -gt 100 ] || { fail "no samples after the fallback"; return 1; }
+	usage_error "instructions: this machine has no hardware PMU" -e instructions -- true || return 1
+	grep -q "cpu-clock, task-clock, page-faults" "$WORK/usage.err" || { fail "no software alternatives named"; return 1; }
+	no_leftovers
+}
+
+# Is the PNG at $1 more than one flat colour? (pure Python: zlib + filters)
+png_not_blank() {
+	python3 - "$1" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, hdr = 8, b"", None
+while pos < len(d):
+    n, t = struct.unpack(">I4s", d[pos:pos + 8])
+    if t == b"IHDR": hdr = struct.unpack(">IIBBBBB", d[pos + 8:pos + 21])
+    if t == b"IDAT": idat += d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+w, h, depth, ctype = hdr[:4]
+bpp = {2: 3, 6: 4}[ctype]
+raw, stride, prev, colours = zlib.decompress(idat), w * bpp, bytearray(w * bpp), set()
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    colours.update(bytes(line[i:i + 3]) for i in range(0, stride, bpp * 7))
+    prev = line
+assert len(colours) > 10, f"only {len(colours)} colours: blank"
+PY
+}
+
+test_pmu_folded_and_flamegraph() {
+	local fold=$WORK/out.folded svg=$WORK/cpu.svg
+	$PMT -q -e cpu-clock --freq 999 --stack --folded -o "$fold" -- $TP/spinner 500 >/dev/null || return 1
+	grep -Eq '^spinner;.*main;pmt_spin_outer;pmt_spin_inner [0-9]+$' "$fold" || {
+		head "$fold" >&2; fail "no folded spinner stack"; return 1; }
+	$PMT -q -e cpu-clock --freq 999 --stack --flamegraph "$svg" -- $TP/spinner 500 >/dev/null || return 1
+	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$svg" || { fail "SVG is not valid XML"; return 1; }
+	command -v chromium >/dev/null || { skip "chromium not installed (make test-deps installs it)"; return; }
+	# rendered: the DOM after the script ran names the function, and the
+	# screenshot is a picture, not a blank page
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$svg" >"$WORK/dom.xml" 2>/dev/null
+	grep -q '>pmt_spin_inner<' "$WORK/dom.xml" || { fail "rendered flame graph does not show pmt_spin_inner"; return 1; }
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,400 \
+		--screenshot="$WORK/fg.png" "file://$svg" >/dev/null 2>&1
+	png_not_blank "$WORK/fg.png" || { fail "blank screenshot"; return 1; }
+	[ -n "$KEEP" ] && cp "$WORK/fg.png" /tmp/pmtrace-flamegraph.png
+	return 0
+}
+
+test_pmu_count_by_stack_and_sym() {
+	local out=$WORK/bystack.txt
+	$PMT -q -e cpu-clock --freq 999 --stack user --count --by stack -o "$out" -- $TP/spinner 500 >/dev/null || return 1
+	python3 - "$out" <<'PY' || return 1
+import re, sys
+text = open(sys.argv[1]).read()
+# @[ frames ]: count, innermost first; the spinner's stack is the largest
+blocks = re.findall(r"@\[\n((?:        .*\n)+)\]: (\d+)", text)
+assert blocks, text[:500]
+frames, n = max(blocks, key=lambda b: int(b[1]))
+assert frames.split()[:3] == ["pmt_spin_inner", "pmt_spin_outer", "main"], frames
+assert int(n) > 350, n
+PY
+	$PMT -q -e cpu-clock --freq 999 --count --by sym --top 1 -o "$out" -- $TP/spinner 500 >/dev/null || return 1
+	grep -Eq '^@\[pmt_spin_inner\]: [0-9]{3}$' "$out" || { cat "$out" >&2; fail "top symbol is not pmt_spin_inner"; return 1; }
+}
+
+test_pmu_errors() {
+	usage_error "unknown event 'cpu-clok'; did you mean cpu-clock" -e cpu-clok || return 1
+	usage_error "no PMU 'gpu' on this machine" -e gpu/event=1/ || return 1
+	usage_error "unknown modifier 'x'" -e cpu-clock:x || return 1
+	usage_error "'usr' is not a value of mode: expected one of kernel, user" -e cpu-clock --filter 'mode == usr' || return 1
+	grep -q '\^~~' "$WORK/usage.err" || { fail "no caret under 'usr'"; return 1; }
+	usage_error "unknown field 'size' for cpu-clock" -e cpu-clock --filter 'size > 1' || return 1
+	if [ -d /sys/bus/event_source/devices/msr ]; then
+		usage_error "msr/tsc/: the kernel refused this event for sampling" -e msr/tsc/ || return 1
+	fi
+	usage_error "--folded draws stacks: add --stack" -e cpu-clock --folded || return 1
+	no_leftovers
+}
+
 # --- runner ----------------------------------------------------------------
 passed=0 failed=0 skipped=0
 for t in $(declare -F | awk '{print $3}' | grep '^test_'); do

@@ -76,7 +76,14 @@ static void expect_usage_error(int *failed, char **argv, const char *msg)
 
 TEST(opts_errors)
 {
-	expect_usage_error(failed, ARGV("-d", "2"), "no probe given: name one with --tp CATEGORY:NAME (see --list)");
+	expect_usage_error(failed, ARGV("-d", "2"), "no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
+	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--folded"), "--folded draws stacks: add --stack");
+	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack=up"), "--stack: 'up': expected kernel, user or both");
+	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--period", "10", "--freq", "99"),
+			   "--period and --freq cannot be combined: sample by count or by rate");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--stack"), "--stack applies to PMU events (-e); --tp a:b has none");
+	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack", "--flamegraph", "x.svg", "--hist", "period"),
+			   "--flamegraph counts stacks: it takes no --hist");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "abc"),
 			   "-p/--pid: 'abc' is not a process ID (a positive integer)");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "0"),

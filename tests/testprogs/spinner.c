@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * spinner MS [PAGES]: spin in pmt_spin_inner (called from pmt_spin_outer)
+ * for MS ms of CPU time, then touch PAGES new pages (one page fault each).
+ * Built with frame pointers, so user stacks unwind: main -> outer -> inner.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+__attribute__((noinline)) uint64_t pmt_spin_inner(uint64_t x)
+{
+	for (int i = 0; i < 100000; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+__attribute__((noinline)) uint64_t pmt_spin_outer(double ms)
+{
+	double end = cpu_ms() + ms;
+	uint64_t x = 1;
+
+	while (cpu_ms() < end)
+		x = pmt_spin_inner(x);
+	return x;
+}
+
+int main(int argc, char **argv)
+{
+	long ms = argc > 1 ? atol(argv[1]) : 1000, pages = argc > 2 ? atol(argv[2]) : 0, i;
+	long psz = sysconf(_SC_PAGESIZE);
+	volatile char *mem;
+
+	printf("pid=%d\n", (int)getpid());
+	fflush(stdout);
+	printf("x=%llu\n", (unsigned long long)pmt_spin_outer((double)ms));
+	if (pages > 0) {
+		mem = mmap(NULL, (size_t)(pages * psz), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return 1;
+		for (i = 0; i < pages; i++)
+			mem[i * psz] = 1;
+	}
+	return 0;
+}
