@@ -19,5 +19,8 @@ check count 4 $PMT -q --tp syscalls:sys_enter_getppid --count --by comm -- $TP/m
 check hist 13 sh -c "$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count -- $TP/reader | grep '|'"
 check lhist 5 sh -c "$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --lhist count:0:5000:1000 -- $TP/reader | grep '|'"
 check latency 1 sh -c "$PMT -q --latency syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep --unit ms -- $TP/sleeper 5 1 | grep -c '@msecs'"
+check pmu-stream 1 sh -c "$PMT -q -e cpu-clock --freq 999 --stack --filter 'mode == user' -- $TP/spinner 200 | grep -c pmt_spin_inner | grep -v '^0$' >/dev/null && echo ok"
+check pmu-stack-agg 1 sh -c "$PMT -q -e cpu-clock --freq 999 --stack --folded -- $TP/spinner 200 | grep -c 'pmt_spin_outer;pmt_spin_inner'"
+check pmu-sym 1 sh -c "$PMT -q -e cpu-clock --freq 999 --count --by sym --top 1 -- $TP/spinner 200 | grep -c '^@\[pmt_spin_inner\]'"
 echo "vm-smoke: $p passed, $f failed"
 [ $f = 0 ]
