@@ -20,4 +20,11 @@ int floor_count(void *ctx __attribute__((unused)))
 	return 0;
 }
 
+/* an empty perf_event program: the cost of a BPF sample handler */
+SEC("perf_event")
+int floor_pe(void *ctx __attribute__((unused)))
+{
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -2,6 +2,8 @@
 /*
  * spinner MS [PAGES]: spin in pmt_spin_inner (called from pmt_spin_outer)
  * for MS ms of CPU time, then touch PAGES new pages (one page fault each).
+ * spinner -N: a fixed amount of work instead (N calls of pmt_spin_inner),
+ * for benchmarks that measure how much slower tracing makes it.
  * Built with frame pointers, so user stacks unwind: main -> outer -> inner.
  */
 #include <stdint.h>
@@ -44,6 +46,14 @@ int main(int argc, char **argv)
 
 	printf("pid=%d\n", (int)getpid());
 	fflush(stdout);
+	if (ms < 0) {
+		uint64_t x = 1;
+
+		for (i = 0; i < -ms; i++)
+			x = pmt_spin_inner(x);
+		printf("x=%llu\n", (unsigned long long)x);
+		return 0;
+	}
 	printf("x=%llu\n", (unsigned long long)pmt_spin_outer((double)ms));
 	if (pages > 0) {
 		mem = mmap(NULL, (size_t)(pages * psz), PROT_READ | PROT_WRITE,
