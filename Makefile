@@ -176,4 +176,4 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) pmtrace
 
--include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/asan/*/*/*.d)
+-include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/asan/*/*.d $(OUTPUT)/asan/*/*/*.d)

@@ -69,7 +69,8 @@ static int depth_of(struct fnode *n)
 	int d = 0, k;
 	size_t i;
 
-	qsort(n->kids, n->nkids, sizeof(*n->kids), cmp_node);
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), cmp_node);
 	for (i = 0; i < n->nkids; i++)
 		if ((k = depth_of(&n->kids[i])) > d)
 			d = k;

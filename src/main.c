@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include "evloop.h"
 #include "log.h"
@@ -261,6 +262,16 @@ static int do_trace(const struct pmt_opts *o)
 		goto out;
 	if (pmt_output__open(&out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT))
 		goto out;
+	if (o->flamegraph) {
+		/* written at exit: find out now that it cannot be */
+		int fd = open(o->flamegraph, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			pmt_err("cannot write the flame graph to '%s': %s", o->flamegraph, strerror(errno));
+			goto out;
+		}
+		close(fd);
+	}
 	if (o->cmd && pmt_child__spawn(&s.child, o->cmd)) {
 		ret = PMT_EXIT_FAIL;
 		goto out;

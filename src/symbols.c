@@ -102,7 +102,8 @@ static void read_kallsyms(struct pmt_syms *s)
 	fclose(f);
 	for (size_t i = 0; i < s->nksyms; i++)
 		s->ksyms[i].name = s->knames + (uintptr_t)s->ksyms[i].name;
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	if (s->nksyms > 1)
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 }
 
 static const struct ksym *ksym_find(struct pmt_syms *s, uint64_t addr)

@@ -653,6 +653,8 @@ test_pmu_errors() {
 		usage_error "msr/tsc/: the kernel refused this event for sampling" -e msr/tsc/ || return 1
 	fi
 	usage_error "--folded draws stacks: add --stack" -e cpu-clock --folded || return 1
+	usage_error "cannot write the flame graph to '/nonexistent/x.svg'" -e cpu-clock --stack \
+		--flamegraph /nonexistent/x.svg -- true || return 1
 	no_leftovers
 }
 
