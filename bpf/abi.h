@@ -263,7 +263,8 @@ struct pmt_probe_cfg {
 	__u16 dyn[PMT_MAX_DYN];
 	__u8 action;		/* enum pmt_action */
 	__u8 stack;		/* PMT_STACK_*: perf events */
-	__u8 pad2[6];
+	__u8 want_value;	/* perf events: read the counter (a helper call) */
+	__u8 pad2[5];
 	struct pmt_agg_cfg agg;
 	struct pmt_filter filter;
 };

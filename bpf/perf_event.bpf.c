@@ -47,7 +47,10 @@ int pmt_pe(struct bpf_perf_event_data *ctx)
 	 * pt_regs layout is user ABI) */
 	smp->mode = (*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3 ?
 		    PMT_MODE_USER : PMT_MODE_KERNEL;
-	smp->value = bpf_perf_prog_read_value(ctx, &cnt, sizeof(cnt)) ? 0 : cnt.counter;
+	/* the counter costs a helper call: only when something shows it */
+	smp->value = 0;
+	if (cfg->want_value && !bpf_perf_prog_read_value(ctx, &cnt, sizeof(cnt)))
+		smp->value = cnt.counter;
 	smp->kstack = -1;
 	smp->ustack = -1;
 	smp->nkernel = 0;

@@ -296,6 +296,27 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 	return err;
 }
 
+static bool is_value(const struct pmt_operand *o)
+{
+	return o->src == PMT_FSRC_FIELD && o->off == offsetof(struct pmt_sample, value);
+}
+
+/* Does anything read the sample's counter value? */
+static bool wants_value(const struct pmt_probe_cfg *cfg)
+{
+	int i;
+
+	if (cfg->action == PMT_ACT_STREAM || is_value(&cfg->agg.value))
+		return true;
+	for (i = 0; i < cfg->filter.n && i < PMT_FILTER_MAX; i++)
+		if (is_value(&cfg->filter.e[i].o))
+			return true;
+	for (i = 0; i < cfg->agg.nkeys && i < PMT_AGG_KEYS; i++)
+		if (is_value(&cfg->agg.keys[i].o))
+			return true;
+	return false;
+}
+
 static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 {
 	struct pmt_probe_cfg cfg = { .fixed_size = sizeof(struct pmt_sample) };
@@ -308,6 +329,7 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 	cfg.action = p->action;
 	cfg.agg = p->agg;
 	cfg.stack = s->stack;
+	cfg.want_value = wants_value(&cfg);
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, &cfg, BPF_ANY)) {
 		err = -errno;
 		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
