@@ -113,94 +113,101 @@ static int expand_key(const char *name, bool pmu, struct key_spec *out)
 	return 1;
 }
 
-/* --by: the first probe fixes each key's kind; the others must agree. */
-static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_agg_cfg *a)
+/* Key part i of probe p (--by word tok) at byte *at: the first probe fixes
+ * each part's kind, display and place; the others must agree. */
+static int compile_key_part(struct pmt_session *s, struct pmt_probe *p, struct pmt_agg_cfg *a,
+			    int i, int *at, const char *tok, const struct key_spec *spec)
 {
 	struct pmt_keylayout *kl = &s->agg.keys;
+	bool pmu = p->prov->kind == PMT_PROBE_PERF;
+	struct pmt_opinfo info = {0};
+	uint8_t kind;
+
+	if (i >= PMT_AGG_KEYS) {
+		pmt_err("--by: at most %d keys (sym and stack count as two)", PMT_AGG_KEYS);
+		return -EINVAL;
+	}
+	if (!strcmp(spec->field, "probe")) {
+		kind = PMT_KEY_PROBE;
+	} else {
+		int r = pmt_operand__resolve(p->fmt, spec->field, &info);
+
+		if (r) {
+			struct pmt_buf b = {0};
+
+			pmt_err("--by: %s '%s' for %s", r == PMT_OPERAND_ARRAY ?
+				"cannot key by the array" : "unknown key", spec->field, p->name);
+			pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
+			pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
+				 pmu ? ", sym, kstack, ustack, stack" : "");
+			pmt_buf__free(&b);
+			return -EINVAL;
+		}
+		kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
+	}
+	if (kl->n > i && (kl->kind[i] != kind || kl->disp[i] != spec->disp)) {
+		pmt_err("--by %s: means different things for different probes (%s)", tok, p->name);
+		return -EINVAL;
+	}
+	if (kl->n <= i) {
+		kl->names[i] = strdup(spec->name);
+		kl->kind[i] = kind;
+		kl->disp[i] = spec->disp;
+		kl->at[i] = (uint8_t)*at;
+		kl->is_signed[i] = info.is_signed;
+		kl->n = i + 1;
+	}
+	if (spec->disp == PMT_DISP_KSTACK)
+		s->stack |= PMT_STACK_KERNEL;
+	if (spec->disp == PMT_DISP_USTACK)
+		s->stack |= PMT_STACK_USER;
+	a->keys[i].o = info.o;
+	a->keys[i].kind = kind;
+	a->keys[i].at = (uint8_t)*at;
+	if (reads_record(&info.o))
+		a->needs_record = 1;
+	/* strings: their own size (comm 16), at most PMT_KEY_STR */
+	a->keys[i].len = kind != PMT_KEY_STR_ ? 8 :
+			 info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR ?
+			 PMT_KEY_STR : (uint8_t)((info.o.size + 7) & ~7);
+	if (kl->n > i && kl->at[i] != *at) {
+		pmt_err("--by %s: differs in size between probes (%s)", tok, p->name);
+		return -EINVAL;
+	}
+	if (kl->n == i + 1 && !kl->len[i])
+		kl->len[i] = a->keys[i].len;
+	*at += a->keys[i].len;
+	if (*at > s->agg.key_bytes)
+		s->agg.key_bytes = *at;
+	if (*at > PMT_KEY_MAX) {
+		pmt_err("--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
+			s->opts->agg.by, PMT_KEY_MAX, PMT_KEY_STR);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --by: each word is one or two key parts (see expand_key). */
+static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_agg_cfg *a)
+{
+	bool pmu = p->prov->kind == PMT_PROBE_PERF;
 	char *copy, *tok, *save = NULL;
 	int i = 0, at = 0, ret = 0, nspec, j;
-	bool pmu = p->prov->kind == PMT_PROBE_PERF;
 	struct key_spec specs[2];
-	struct pmt_opinfo info;
-	struct pmt_buf b = {0};
-	uint8_t kind;
 
 	if (!s->opts->agg.by)
 		return 0;
 	copy = strdup(s->opts->agg.by);
+	if (!copy)
+		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-	nspec = expand_key(tok, pmu, specs);
-	for (j = 0; j < nspec && !ret; j++, i++) {
-		const char *name = specs[j].field;
-
-		if (i >= PMT_AGG_KEYS) {
-			pmt_err("--by: at most %d keys (sym and stack count as two)", PMT_AGG_KEYS);
-			ret = -EINVAL;
-			break;
-		}
-		memset(&info, 0, sizeof(info));
-		if (!strcmp(name, "probe")) {
-			kind = PMT_KEY_PROBE;
-		} else {
-			int r = pmt_operand__resolve(p->fmt, name, &info);
-
-			if (r) {
-				pmt_err("--by: %s '%s' for %s", r == PMT_OPERAND_ARRAY ?
-					"cannot key by the array" : "unknown key", name, p->name);
-				pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
-				pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
-					 pmu ? ", sym, kstack, ustack, stack" : "");
-				ret = -EINVAL;
-				break;
-			}
-			kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
-		}
-		if (kl->n > i && (kl->kind[i] != kind || kl->disp[i] != specs[j].disp)) {
-			pmt_err("--by %s: means different things for different probes (%s)", tok, p->name);
-			ret = -EINVAL;
-			break;
-		}
-		if (kl->n <= i) {
-			kl->names[i] = strdup(specs[j].name);
-			kl->kind[i] = kind;
-			kl->disp[i] = specs[j].disp;
-			kl->at[i] = (uint8_t)at;
-			kl->is_signed[i] = info.is_signed;
-			kl->n = i + 1;
-		}
-		if (specs[j].disp == PMT_DISP_KSTACK)
-			s->stack |= PMT_STACK_KERNEL;
-		if (specs[j].disp == PMT_DISP_USTACK)
-			s->stack |= PMT_STACK_USER;
-		a->keys[i].o = info.o;
-		a->keys[i].kind = kind;
-		a->keys[i].at = (uint8_t)at;
-		if (reads_record(&info.o))
-			a->needs_record = 1;
-		/* strings: their own size (comm 16), at most PMT_KEY_STR */
-		a->keys[i].len = kind != PMT_KEY_STR_ ? 8 :
-				 info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR ?
-				 PMT_KEY_STR : (uint8_t)((info.o.size + 7) & ~7);
-		if (kl->n > i && kl->at[i] != at) {
-			pmt_err("--by %s: differs in size between probes (%s)", tok, p->name);
-			ret = -EINVAL;
-			break;
-		}
-		if (kl->n == i + 1 && !kl->len[i])
-			kl->len[i] = a->keys[i].len;
-		at += a->keys[i].len;
-		if (at > s->agg.key_bytes)
-			s->agg.key_bytes = at;
-		if (at > PMT_KEY_MAX) {
-			pmt_err("--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
-				s->opts->agg.by, PMT_KEY_MAX, PMT_KEY_STR);
-			ret = -EINVAL;
-		}
-	}
+		nspec = expand_key(tok, pmu, specs);
+		for (j = 0; j < nspec && !ret; j++)
+			if (!(ret = compile_key_part(s, p, a, i, &at, tok, &specs[j])))
+				i++;
 	}
 	a->nkeys = (uint8_t)i;
 	free(copy);
-	pmt_buf__free(&b);
 	return ret;
 }
 
@@ -380,13 +387,6 @@ static int cmp_group(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static struct pmt_syms *syms(struct pmt_session *s)
-{
-	if (!s->syms)
-		s->syms = pmt_syms__new();
-	return s->syms;
-}
-
 /* The frames of a stack key part, innermost first; returns how many. */
 static int stack_frames(struct pmt_session *s, uint8_t disp, uint64_t v, uint64_t *ips, uint32_t *pid)
 {
@@ -415,7 +415,7 @@ static void stack_text(struct pmt_session *s, struct pmt_buf *b, uint8_t disp, u
 
 	for (i = 0; i < n; i++) {
 		name.len = 0;
-		pmt_syms__name(syms(s), pid, ips[i], false, true, &name);
+		pmt_syms__name(pmt_session__syms(s), pid, ips[i], false, true, &name);
 		if (json) {
 			if (i)
 				pmt_buf__putc(b, ',');
@@ -442,7 +442,7 @@ static void key_part(struct pmt_session *s, struct pmt_buf *b, const struct pmt_
 
 		if (i > 0 && kl->disp[i - 1] == PMT_DISP_HIDDEN)
 			memcpy(&pid, k->data + kl->at[i - 1], 8);
-		pmt_syms__name(syms(s), (uint32_t)pid, v, false, true, &name);
+		pmt_syms__name(pmt_session__syms(s), (uint32_t)pid, v, false, true, &name);
 		if (json)
 			pmt_buf__json_str(b, name.p, name.len);
 		else
@@ -524,6 +524,18 @@ static void key_text(struct pmt_session *s, struct pmt_buf *b, const struct pmt_
 	}
 }
 
+/* Folded stacks go root first: the shown keys (comm, ...), then the user
+ * frames, then the kernel ones; -1 for parts not shown. */
+static int fold_pass(uint8_t disp)
+{
+	switch (disp) {
+	case PMT_DISP_HIDDEN: return -1;
+	case PMT_DISP_USTACK: return 1;
+	case PMT_DISP_KSTACK: return 2;
+	default: return 0;
+	}
+}
+
 /* comm;user frames;kernel frames, outermost first: one folded stack. */
 static void folded_text(struct pmt_session *s, struct pmt_buf *b, const struct pmt_agg_key *k)
 {
@@ -534,15 +546,13 @@ static void folded_text(struct pmt_session *s, struct pmt_buf *b, const struct p
 	uint32_t pid;
 	int i, pass, n, f;
 
-	/* pass 0: the plain parts; 1: user stacks; 2: kernel stacks */
 	for (pass = 0; pass < 3; pass++) {
 		for (i = 0; i < kl->n; i++) {
 			uint8_t disp = kl->disp[i];
 
-			memcpy(&v, k->data + kl->at[i], 8);
-			if (disp == PMT_DISP_HIDDEN || (pass == 0) == is_stack(disp) ||
-			    (pass == 1 && disp != PMT_DISP_USTACK) || (pass == 2 && disp != PMT_DISP_KSTACK))
+			if (fold_pass(disp) != pass)
 				continue;
+			memcpy(&v, k->data + kl->at[i], 8);
 			if (pass == 0) {
 				name.len = 0;
 				key_part(s, &name, k, i, false);
@@ -559,7 +569,7 @@ static void folded_text(struct pmt_session *s, struct pmt_buf *b, const struct p
 				if (!first)
 					pmt_buf__putc(b, ';');
 				first = false;
-				pmt_syms__name(syms(s), pid, ips[f], false, false, b);
+				pmt_syms__name(pmt_session__syms(s), pid, ips[f], false, false, b);
 			}
 		}
 	}
@@ -807,10 +817,10 @@ void pmt_agg__note_pids(struct pmt_session *s)
 
 				memcpy(&ip, key.data + kl->at[i + 1], 8);
 				if (!pmt_is_kernel_addr(ip))
-					pmt_syms__note_pid(syms(s), (uint32_t)v);
+					pmt_syms__note_pid(pmt_session__syms(s), (uint32_t)v);
 			}
 			else if (kl->disp[i] == PMT_DISP_USTACK && (int32_t)(uint32_t)v >= 0)
-				pmt_syms__note_pid(syms(s), (uint32_t)(v >> 32));
+				pmt_syms__note_pid(pmt_session__syms(s), (uint32_t)(v >> 32));
 		}
 		memset(&next, 0, sizeof(next));
 	}

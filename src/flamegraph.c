@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -151,7 +150,7 @@ static void draw(struct pmt_buf *b, const struct fnode *n, uint64_t total, uint6
 /* Hover: details line. Click: zoom so the frame fills the width (its
  * ancestors stretch, others hide). Reset: back to all. */
 static const char script[] =
-"var W=WIDTH_,P=PAD_,det,frames,zoomed=null;\n"
+"var det,frames,zoomed=null;\n"
 "function init(){det=document.getElementById('details');"
 "frames=document.querySelectorAll('g.f');"
 "frames.forEach(function(g){g.onmouseover=function(){det.textContent=g.querySelector('title').textContent;};"
@@ -182,8 +181,6 @@ int pmt_flame__svg(struct pmt_buf *b, const struct pmt_flame_stack *st, size_t n
 	struct fnode *cur;
 	size_t i;
 	int depth, height;
-	char num[32];
-	const char *s;
 
 	root.name = strdup("all");
 	if (!root.name)
@@ -214,20 +211,9 @@ int pmt_flame__svg(struct pmt_buf *b, const struct pmt_flame_stack *st, size_t n
 			"#title{font-size:17px;text-anchor:middle}#reset,#search{cursor:pointer}</style>\n"
 			"<script type=\"text/ecmascript\"><![CDATA[\n",
 			(int)WIDTH, height, (int)WIDTH, height);
-	/* the script's constants */
-	for (s = script; *s; s++) {
-		if (!strncmp(s, "WIDTH_", 6)) {
-			snprintf(num, sizeof(num), "%g", WIDTH);
-			pmt_buf__puts(b, num);
-			s += 5;
-		} else if (!strncmp(s, "PAD_", 4)) {
-			snprintf(num, sizeof(num), "%g", PAD);
-			pmt_buf__puts(b, num);
-			s += 3;
-		} else {
-			pmt_buf__putc(b, *s);
-		}
-	}
+	/* the layout's constants, then the script */
+	pmt_buf__printf(b, "var W=%g,P=%g;\n", WIDTH, PAD);
+	pmt_buf__puts(b, script);
 	pmt_buf__printf(b, "]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 			"<text id=\"title\" x=\"%g\" y=\"22\">", WIDTH / 2);
 	xml_text(b, title, strlen(title));

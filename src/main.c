@@ -98,7 +98,7 @@ static int do_list(const struct pmt_opts *o)
 
 		/* a glob matches the name with or without its kind prefix */
 		snprintf(pat, sizeof(pat), "*:%s", o->list_glob);
-		pmt_names__match(&evs, strchr(o->list_glob, ':') && !strncmp(o->list_glob, "tracepoint:", 11) ?
+		pmt_names__match(&evs, !strncmp(o->list_glob, "tracepoint:", 11) ?
 				 o->list_glob : pat, &hits);
 		/* a bare word lists names that contain it */
 		if (!hits.n && !strpbrk(o->list_glob, "*?[")) {

@@ -415,6 +415,8 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 				    o->stack ? "stack" : o->period ? "period" : "freq", o->probes[i].spec);
 	if (o->period && o->freq)
 		return pmt_errf(err, errlen, "--period and --freq cannot be combined: sample by count or by rate");
+	if (!o->period && !o->freq)
+		o->freq = PMT_DEFAULT_FREQ;
 	if ((o->agg.by || o->agg.top || o->agg.interval > 0 || o->agg.keep) && !o->agg.fn)
 		return pmt_errf(err, errlen, "--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
 	if (!o->nr_probes && !o->agg.lat_start)

@@ -75,7 +75,7 @@ struct pmt_opts {
 	struct pmt_agg_opts agg;
 	/* PMU sampling (-e) */
 	uint64_t period;	/* --period; 0 = use freq */
-	unsigned freq;		/* --freq; 0 = PMT_DEFAULT_FREQ */
+	unsigned freq;		/* --freq; PMT_DEFAULT_FREQ unless --period */
 	uint8_t stack;		/* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
 	bool folded;		/* --folded: stacks as folded lines */
 	const char *flamegraph;	/* --flamegraph FILE.svg */

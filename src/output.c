@@ -103,6 +103,7 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 {
 	size_t cl = comm_len(r), start = b->len, w;
 	struct pmt_value v;
+	const char *sym;
 	int i;
 
 	/* right-align comm in 16 columns, as perf script does */
@@ -136,8 +137,9 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		pmt_buf__puts(b, f->name);
 		pmt_buf__putc(b, '=');
 		pmt_field__value(f, r->data, r->len, &v);
-		if (symbol_of(f, &v))
-			pmt_buf__puts(b, symbol_of(f, &v));
+		sym = symbol_of(f, &v);
+		if (sym)
+			pmt_buf__puts(b, sym);
 		else
 			text_value(b, &v);
 	}
@@ -151,6 +153,7 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 {
 	struct pmt_value v;
+	const char *sym;
 	bool first = true;
 	int i;
 
@@ -180,8 +183,9 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 		pmt_buf__json_str(b, f->name, strlen(f->name));
 		pmt_buf__putc(b, ':');
 		pmt_field__value(f, r->data, r->len, &v);
-		if (symbol_of(f, &v))
-			pmt_buf__json_str(b, symbol_of(f, &v), strlen(symbol_of(f, &v)));
+		sym = symbol_of(f, &v);
+		if (sym)
+			pmt_buf__json_str(b, sym, strlen(sym));
 		else
 			json_value(b, &v);
 	}

@@ -97,7 +97,7 @@ static void fill_attr(const struct pmt_session *s, const struct pmt_pmu_event *e
 		attr->sample_period = o->period;
 	} else {
 		attr->freq = 1;
-		attr->sample_freq = o->freq ? o->freq : PMT_DEFAULT_FREQ;
+		attr->sample_freq = o->freq;
 	}
 	attr->disabled = 1;
 	attr->inherit = !o->system_wide;
@@ -159,21 +159,19 @@ static int check_event(struct pmt_session *s, struct pmt_pmu_event *ev)
 		no_pmu_hint();
 		return -EINVAL;
 	}
-	if (err == EINVAL && !s->opts->period &&
-	    (s->opts->freq ? s->opts->freq : PMT_DEFAULT_FREQ) > 1000) {
+	if (err == EINVAL && s->opts->freq > 1000) {
 		char *rate = NULL;
+		unsigned long long max = 0;
 
-		pmt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &rate, NULL);
-		if (rate && (uint64_t)strtoull(rate, NULL, 10) <
-			    (s->opts->freq ? s->opts->freq : PMT_DEFAULT_FREQ)) {
+		if (!pmt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &rate, NULL))
+			max = strtoull(rate, NULL, 10);
+		free(rate);
+		if (max && max < s->opts->freq) {
 			pmt_err("%s: --freq %u is above the kernel's limit of %llu samples/s",
-				ev->name, s->opts->freq ? s->opts->freq : PMT_DEFAULT_FREQ,
-				(unsigned long long)strtoull(rate, NULL, 10));
+				ev->name, s->opts->freq, max);
 			pmt_hint("a lower --freq, or raise kernel.perf_event_max_sample_rate");
-			free(rate);
 			return -EINVAL;
 		}
-		free(rate);
 	}
 	if (err == EINVAL || err == EOPNOTSUPP) {
 		pmt_err("%s: the kernel refused this event for sampling (%s): a counting-only "
@@ -268,7 +266,7 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
-	int fd, err = 0, n = 0;
+	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->opts->pid);
 	dir = opendir(path);
@@ -290,7 +288,6 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 			break;
 		}
 		err = add_link(s, p, fd);
-		n++;
 	}
 	closedir(dir);
 	return err;
@@ -375,19 +372,16 @@ static void pe_extra(const struct pmt_record *r, struct pmt_buf *b, bool json)
 {
 	struct pmt_session *s = r->extra_ctx;
 	const struct pmt_sample *smp = r->data;
+	struct pmt_syms *syms = pmt_session__syms(s);
 	struct pmt_buf name = {0};
 	uint32_t i, n;
 
 	if (r->len < sizeof(*smp))
 		return;
-	if (!s->syms)
-		s->syms = pmt_syms__new();
-	if (!s->syms)
-		return;
 	n = smp->nkernel + smp->nuser;
 	if (n > (r->len - sizeof(*smp)) / 8)
 		n = (uint32_t)((r->len - sizeof(*smp)) / 8);
-	pmt_syms__name(s->syms, r->pid, smp->ip, true, false, &name);
+	pmt_syms__name(syms, r->pid, smp->ip, true, false, &name);
 	if (json) {
 		pmt_buf__puts(b, ",\"sym\":");
 		pmt_buf__json_str(b, name.p, name.len);
@@ -401,7 +395,7 @@ static void pe_extra(const struct pmt_record *r, struct pmt_buf *b, bool json)
 		uint64_t a = smp->frames[i];
 
 		name.len = 0;
-		pmt_syms__name(s->syms, r->pid, a, true, false, &name);
+		pmt_syms__name(syms, r->pid, a, true, false, &name);
 		if (json) {
 			pmt_buf__printf(b, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
 					(unsigned long long)a);

@@ -450,6 +450,13 @@ uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
 	return s->skel ? percpu_sum(s->skel->maps.pmt_stats, which) : 0;
 }
 
+struct pmt_syms *pmt_session__syms(struct pmt_session *s)
+{
+	if (!s->syms)
+		s->syms = pmt_syms__new();
+	return s->syms;
+}
+
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)
 {
 	return s->skel && s->probes[id].filter ? percpu_sum(s->skel->maps.pmt_filtered, id) : 0;

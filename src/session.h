@@ -74,6 +74,9 @@ struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
 int pmt_online_cpus(uint64_t *mask);
 /* Lowest online CPU (0 if that cannot be read). */
 int pmt_first_online_cpu(void);
+/* The session's symbolizer, made on first use (NULL if out of memory;
+ * pmt_syms__* take NULL). */
+struct pmt_syms *pmt_session__syms(struct pmt_session *s);
 /* Sum of a per-CPU kernel-side counter (enum pmt_stat). */
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which);
 

@@ -8,7 +8,7 @@
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	size_t name;		/* offset in pmt_syms.knames */
 };
 
 struct proc {
@@ -70,7 +70,7 @@ static void read_kallsyms(struct pmt_syms *s)
 	s->ksyms_read = true;
 	if (!f)
 		return;
-	/* names first into one growing block; pointers fixed up after */
+	/* names into one growing block, found by offset */
 	while (fgets(line, sizeof(line), f)) {
 		size_t n;
 
@@ -95,13 +95,11 @@ static void read_kallsyms(struct pmt_syms *s)
 		}
 		memcpy(s->knames + used, name, n);
 		s->ksyms[s->nksyms].addr = addr;
-		s->ksyms[s->nksyms].name = (char *)(uintptr_t)used;
+		s->ksyms[s->nksyms].name = used;
 		s->nksyms++;
 		used += n;
 	}
 	fclose(f);
-	for (size_t i = 0; i < s->nksyms; i++)
-		s->ksyms[i].name = s->knames + (uintptr_t)s->ksyms[i].name;
 	if (s->nksyms > 1)
 		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 }
@@ -195,11 +193,15 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 	GElf_Sym sym;
 	struct proc *p;
 
+	if (!s) {
+		unknown(b, addr, with_addr_if_unknown);
+		return false;
+	}
 	if (pmt_is_kernel_addr(addr)) {
 		const struct ksym *k = ksym_find(s, addr);
 
 		if (k) {
-			name = k->name;
+			name = s->knames + k->name;
 			off = addr - k->addr;
 		}
 	} else if (pid && (p = proc_get(s, pid)) && p->dwfl) {

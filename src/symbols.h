@@ -20,6 +20,7 @@ struct pmt_syms *pmt_syms__new(void);
 void pmt_syms__free(struct pmt_syms *s);
 /* Read pid's mappings now, if not yet read. */
 void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid);
+/* s may be NULL (out of memory): every name is then unknown. */
 /* Append the name of addr in process pid (kernel addresses need no pid):
  * "func", or "func+0x1a" with offset; "[unknown]" when nothing is known
  * (with " 0x..." the address when with_addr_if_unknown). Returns whether
