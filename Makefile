@@ -42,7 +42,7 @@ LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 # Unit tests exercise the pure parts only; they need no root and no BPF.
-UNIT_LIB := format tracefs output opts strutil reorder suggest log filter operand histogram pmu flamegraph
+UNIT_LIB := format tracefs output opts strutil reorder suggest log filter operand histogram pmu flamegraph elfsym
 UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
@@ -92,7 +92,7 @@ $(OUTPUT)/unit/%.o: tests/unit/%.c | $(OUTPUT)/unit
 
 $(OUTPUT)/test_unit: $(UNIT_OBJS) $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(UNIT_LIB_SRCS))
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lelf -o $@
 
 $(OUTPUT)/asan/%.o: %.c
 	$(call msg,CC-SAN,$@)
@@ -101,11 +101,11 @@ $(OUTPUT)/asan/%.o: %.c
 
 $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(SAN_FLAGS) $^ -o $@
+	$(Q)$(CC) $(SAN_FLAGS) $^ -lelf -o $@
 
 # The spinner's user stacks must unwind by frame pointers through a leaf
 # function; gcc 12 drops the leaf's frame despite -mno-omit-leaf-frame-pointer.
-$(OUTPUT)/testprogs/spinner: CC := $(CLANG)
+$(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)
 $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(WARN) -D_GNU_SOURCE $< -o $@

@@ -231,19 +231,42 @@ struct pmt_lat_key {
 
 enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
 
+/*
+ * The tail of every record a program builds itself (PMU samples, calls):
+ * stack ids when aggregating, or frame counts when streaming, and then
+ * nkernel + nuser frames right after the record (kernel first, innermost
+ * first).
+ */
+struct pmt_stack_rec {
+	__s64 kstack;		/* aggregation: stack id, or < 0 */
+	__u64 ustack;		/* aggregation: tgid << 32 | (__u32)stack id */
+	__u16 nkernel, nuser;
+	__u32 pad;
+};
+
 struct pmt_sample {
 	__u64 ip;
 	__u64 addr;		/* data address, where the event has one */
 	__u64 period;		/* events this sample stands for */
 	__u64 value;		/* the counter (bpf_perf_prog_read_value) */
-	__s64 kstack;		/* aggregation: stack id, or < 0 */
-	__u64 ustack;		/* aggregation: tgid << 32 | (__u32)stack id */
 	__u8 mode;		/* enum pmt_mode_val */
-	__u8 pad[3];
-	/* streaming with --stack: frame counts, then the frames (kernel
-	 * first, innermost first) */
-	__u16 nkernel, nuser;
-	__u64 frames[];
+	__u8 pad[7];
+	struct pmt_stack_rec st;
+};
+
+/*
+ * A function call or return (kprobe, kretprobe, fentry, fexit, uprobe,
+ * uretprobe): the argument slots and the return value, as the program's
+ * context has them. Fields are named by src/kprobe.c: arg0..arg5, retval,
+ * and with fentry the parameters' names from BTF.
+ */
+#define PMT_CALL_SLOTS	12	/* argument registers/slots kept */
+#define PMT_FN_SLOTS	8	/* fentry (and as many fexit) programs, a power of 2 */
+
+struct pmt_call {
+	__u64 arg[PMT_CALL_SLOTS];
+	__u64 ret;
+	struct pmt_stack_rec st;
 };
 
 /* pmt_probe_cfg.stack */

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "operand.h"
 #include "session.h"
+#include "stackrec.h"
 #include "symbols.h"
 #include "flamegraph.h"
 #include "pmtrace.skel.h"
@@ -93,22 +94,24 @@ struct key_spec {
 	uint8_t disp;
 };
 
-static int expand_key(const char *name, bool pmu, struct key_spec *out)
+static int expand_key(const char *name, const struct pmt_format *fmt, struct key_spec *out)
 {
-	if (pmu && !strcmp(name, "sym")) {
+	bool stacks = pmt_stackrec__has(fmt);
+
+	if (stacks && pmt_format__field(fmt, "ip") && !strcmp(name, "sym")) {
 		out[0] = (struct key_spec){ "", "pid", PMT_DISP_HIDDEN };
 		out[1] = (struct key_spec){ name, "ip", PMT_DISP_SYM };
 		return 2;
 	}
-	if (pmu && !strcmp(name, "stack")) {
+	if (stacks && !strcmp(name, "stack")) {
 		out[0] = (struct key_spec){ name, "ustack", PMT_DISP_USTACK };
 		out[1] = (struct key_spec){ "", "kstack", PMT_DISP_KSTACK };
 		return 2;
 	}
 	out[0] = (struct key_spec){ name, name, PMT_DISP_PLAIN };
-	if (pmu && !strcmp(name, "kstack"))
+	if (stacks && !strcmp(name, "kstack"))
 		out[0].disp = PMT_DISP_KSTACK;
-	else if (pmu && !strcmp(name, "ustack"))
+	else if (stacks && !strcmp(name, "ustack"))
 		out[0].disp = PMT_DISP_USTACK;
 	return 1;
 }
@@ -119,7 +122,7 @@ static int compile_key_part(struct pmt_session *s, struct pmt_probe *p, struct p
 			    int i, int *at, const char *tok, const struct key_spec *spec)
 {
 	struct pmt_keylayout *kl = &s->agg.keys;
-	bool pmu = p->prov->kind == PMT_PROBE_PERF;
+	bool stacks = pmt_stackrec__has(p->fmt);
 	struct pmt_opinfo info = {0};
 	uint8_t kind;
 
@@ -139,7 +142,8 @@ static int compile_key_part(struct pmt_session *s, struct pmt_probe *p, struct p
 				"cannot key by the array" : "unknown key", spec->field, p->name);
 			pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
 			pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
-				 pmu ? ", sym, kstack, ustack, stack" : "");
+				 !stacks ? "" : pmt_format__field(p->fmt, "ip") ?
+				 ", sym, kstack, ustack, stack" : ", kstack, ustack, stack");
 			pmt_buf__free(&b);
 			return -EINVAL;
 		}
@@ -190,7 +194,6 @@ static int compile_key_part(struct pmt_session *s, struct pmt_probe *p, struct p
 /* --by: each word is one or two key parts (see expand_key). */
 static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_agg_cfg *a)
 {
-	bool pmu = p->prov->kind == PMT_PROBE_PERF;
 	char *copy, *tok, *save = NULL;
 	int i = 0, at = 0, ret = 0, nspec, j;
 	struct key_spec specs[2];
@@ -201,7 +204,7 @@ static int compile_keys(struct pmt_session *s, struct pmt_probe *p, struct pmt_a
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		nspec = expand_key(tok, pmu, specs);
+		nspec = expand_key(tok, p->fmt, specs);
 		for (j = 0; j < nspec && !ret; j++)
 			if (!(ret = compile_key_part(s, p, a, i, &at, tok, &specs[j])))
 				i++;

@@ -32,6 +32,44 @@ const struct pmt_field *pmt_format__field(const struct pmt_format *fmt,
 	return NULL;
 }
 
+struct pmt_format *pmt_format__new(const char *name, uint32_t fixed_size)
+{
+	struct pmt_format *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->name = strdup(name))) {
+		free(f);
+		return NULL;
+	}
+	f->id = -1;
+	f->fixed_size = fixed_size;
+	return f;
+}
+
+struct pmt_field *pmt_format__add(struct pmt_format *f, const char *name, const char *type,
+				  uint32_t offset, uint32_t size, enum pmt_field_kind kind)
+{
+	struct pmt_field *fields = realloc(f->fields, (size_t)(f->nr_fields + 1) * sizeof(*fields));
+	struct pmt_field *fl;
+
+	if (!fields)
+		return NULL;
+	f->fields = fields;
+	fl = &fields[f->nr_fields];
+	memset(fl, 0, sizeof(*fl));
+	fl->name = strdup(name);
+	fl->type = strdup(type);
+	if (!fl->name || !fl->type) {
+		free(fl->name);
+		free(fl->type);
+		return NULL;
+	}
+	fl->offset = offset;
+	fl->size = size;
+	fl->kind = kind;
+	f->nr_fields++;
+	return fl;
+}
+
 /* Size in bytes of an integer element type; 0 if unknown. */
 static uint32_t elem_type_size(const char *t)
 {

@@ -51,6 +51,13 @@ void pmt_format__free(struct pmt_format *fmt);
 const struct pmt_field *pmt_format__field(const struct pmt_format *fmt,
 					  const char *name);
 
+/* A format built by a provider for a record its program makes (PMU
+ * samples, calls): fields are added one by one. NULL when out of memory. */
+struct pmt_format *pmt_format__new(const char *name, uint32_t fixed_size);
+/* The new field (zeroed but for these), or NULL when out of memory. */
+struct pmt_field *pmt_format__add(struct pmt_format *f, const char *name, const char *type,
+				  uint32_t offset, uint32_t size, enum pmt_field_kind kind);
+
 enum pmt_value_kind {
 	PMT_V_S64,
 	PMT_V_U64,

@@ -21,8 +21,17 @@ const char pmt_usage[] =
 "                         PMU/TERM=VAL,.../; modifiers :u :k\n"
 "      --period N         sample every N events, or\n"
 "      --freq HZ          N samples a second per CPU (default 4000)\n"
-"      --stack [kernel|user|both]  record call stacks (default both)\n"
 "                         sample fields: ip addr period value mode(user|kernel)\n"
+"  --kprobe FUNC[+OFF]    kernel function entry; globs allowed ('vfs_*')\n"
+"  --kretprobe FUNC       kernel function return\n"
+"                         fields: arg0..arg5, retval; with fentry/fexit also\n"
+"                         the parameters by name (count, file, ...)\n"
+"      --kprobe-mode auto|fentry|kprobe  how to attach (default auto:\n"
+"                         fentry/fexit where the kernel can)\n"
+"  --uprobe PATH:SYM[+OFF]  user function entry (executable or library)\n"
+"  --uretprobe PATH:SYM   user function return; fields arg0..arg5, retval\n"
+"      --stack [kernel|user|both]  record call stacks (default both), for\n"
+"                         -e events and function probes\n"
 "  --filter EXPR          keep only events of the probe before it for which\n"
 "                         EXPR holds, decided in the kernel, e.g.\n"
 "                         'prev_pid == 0 && next_comm ~ \"kworker*\"'\n"
@@ -40,6 +49,7 @@ const char pmt_usage[] =
 "  --folded               -e --stack: print folded stacks (comm;f1;f2 count)\n"
 "  --flamegraph FILE.svg  -e --stack: write an interactive flame graph\n"
 "  --latency START,END    histogram of START->END time, matched by tid or by\n"
+"  --latency kprobe:FUNC  ... or of a function's calls (also uprobe:PATH:SYM)\n"
 "  --match SF=EF          START's field SF equal to END's field EF\n"
 "  --unit ns|us|ms|s      latency unit (default us)\n"
 "  --top N                only the N largest; --interval SECS; --keep (do not\n"
@@ -73,6 +83,7 @@ enum {
 	OPT_INFO,
 	OPT_FILTER,
 	OPT_COUNT, OPT_SUM, OPT_AVG, OPT_MIN, OPT_MAX, OPT_STATS, OPT_HIST, OPT_LHIST,
+	OPT_KPROBE, OPT_KRETPROBE, OPT_UPROBE, OPT_URETPROBE, OPT_KPROBE_MODE,
 	OPT_PERIOD, OPT_FREQ, OPT_STACK, OPT_FOLDED, OPT_FLAMEGRAPH,
 	OPT_BY, OPT_TOP, OPT_INTERVAL, OPT_KEEP, OPT_MAX_KEYS, OPT_LATENCY, OPT_MATCH, OPT_UNIT,
 };
@@ -81,6 +92,11 @@ static const struct option long_opts[] = {
 	{"tp", required_argument, NULL, OPT_TP},
 	{"filter", required_argument, NULL, OPT_FILTER},
 	{"event", required_argument, NULL, 'e'},
+	{"kprobe", required_argument, NULL, OPT_KPROBE},
+	{"kretprobe", required_argument, NULL, OPT_KRETPROBE},
+	{"uprobe", required_argument, NULL, OPT_UPROBE},
+	{"uretprobe", required_argument, NULL, OPT_URETPROBE},
+	{"kprobe-mode", required_argument, NULL, OPT_KPROBE_MODE},
 	{"period", required_argument, NULL, OPT_PERIOD},
 	{"freq", required_argument, NULL, OPT_FREQ},
 	{"stack", optional_argument, NULL, OPT_STACK},
@@ -159,6 +175,35 @@ static int parse_lhist(char *arg, struct pmt_agg_opts *a)
 	return 0;
 }
 
+static const char *const kind_names[] = {
+	[PMT_PROBE_TRACEPOINT] = "tracepoint",
+	[PMT_PROBE_PERF] = "event",
+	[PMT_PROBE_KPROBE] = "kprobe",
+	[PMT_PROBE_KRETPROBE] = "kretprobe",
+	[PMT_PROBE_UPROBE] = "uprobe",
+	[PMT_PROBE_URETPROBE] = "uretprobe",
+};
+
+const char *pmt_probe_kind_name(enum pmt_probe_kind kind)
+{
+	return kind_names[kind];
+}
+
+enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+		n = strlen(kind_names[i]);
+		if (i != PMT_PROBE_PERF && !strncmp(spec, kind_names[i], n) && spec[n] == ':') {
+			*rest = spec + n + 1;
+			return (enum pmt_probe_kind)i;
+		}
+	}
+	*rest = !strncmp(spec, "tp:", 3) ? spec + 3 : spec;
+	return PMT_PROBE_TRACEPOINT;
+}
+
 static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *spec)
 {
 	struct pmt_probe_arg *p = realloc(o->probes, (size_t)(o->nr_probes + 1) * sizeof(*p));
@@ -206,6 +251,27 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 		case 'e':
 			if (add_probe(o, PMT_PROBE_PERF, optarg))
 				return -ENOMEM;
+			break;
+		case OPT_KPROBE: case OPT_KRETPROBE: case OPT_UPROBE: case OPT_URETPROBE: {
+			enum pmt_probe_kind k = (enum pmt_probe_kind)(c - OPT_KPROBE + PMT_PROBE_KPROBE);
+
+			if (!*optarg)
+				return pmt_errf(err, errlen, "--%s needs %s", kind_names[k],
+						k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read" :
+						"PATH:SYMBOL, e.g. /usr/bin/bash:readline");
+			if (add_probe(o, k, optarg))
+				return -ENOMEM;
+			break;
+		}
+		case OPT_KPROBE_MODE:
+			if (!strcmp(optarg, "auto"))
+				o->kprobe_mode = PMT_KMODE_AUTO;
+			else if (!strcmp(optarg, "fentry"))
+				o->kprobe_mode = PMT_KMODE_FENTRY;
+			else if (!strcmp(optarg, "kprobe"))
+				o->kprobe_mode = PMT_KMODE_KPROBE;
+			else
+				return pmt_errf(err, errlen, "--kprobe-mode: '%s': expected auto, fentry or kprobe", optarg);
 			break;
 		case OPT_PERIOD:
 			if (pmt_parse_u64(optarg, &o->period) || !o->period)
@@ -277,9 +343,15 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 			break;
 		case OPT_LATENCY: {
 			char *comma = strchr(optarg, ',');
+			const char *rest;
+			enum pmt_probe_kind k = pmt_probe_kind_of(optarg, &rest);
 
+			if (!comma && (k == PMT_PROBE_KPROBE || k == PMT_PROBE_UPROBE) && *rest) {
+				o->agg.lat_start = optarg;	/* to its return */
+				break;
+			}
 			if (!comma || comma == optarg || !comma[1] || strchr(comma + 1, ','))
-				return pmt_errf(err, errlen, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read", optarg);
+				return pmt_errf(err, errlen, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL", optarg);
 			*comma = '\0';
 			o->agg.lat_start = optarg;
 			o->agg.lat_end = comma + 1;
@@ -409,10 +481,16 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
 		if (!o->agg.by)
 			o->agg.by = "comm,stack";
 	}
-	for (int i = 0; i < o->nr_probes; i++)
-		if (o->probes[i].kind != PMT_PROBE_PERF && (o->stack || o->period || o->freq))
-			return pmt_errf(err, errlen, "--%s applies to PMU events (-e); --tp %s has none",
-				    o->stack ? "stack" : o->period ? "period" : "freq", o->probes[i].spec);
+	for (int i = 0; i < o->nr_probes; i++) {
+		enum pmt_probe_kind k = o->probes[i].kind;
+
+		if (k != PMT_PROBE_PERF && (o->period || o->freq))
+			return pmt_errf(err, errlen, "--%s applies to PMU events (-e); --%s %s has none",
+				    o->period ? "period" : "freq", k ? kind_names[k] : "tp", o->probes[i].spec);
+		if (k == PMT_PROBE_TRACEPOINT && o->stack)
+			return pmt_errf(err, errlen, "--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp %s has none",
+				    o->probes[i].spec);
+	}
 	if (o->period && o->freq)
 		return pmt_errf(err, errlen, "--period and --freq cannot be combined: sample by count or by rate");
 	if (!o->period && !o->freq)

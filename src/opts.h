@@ -11,7 +11,24 @@
 enum pmt_probe_kind {
 	PMT_PROBE_TRACEPOINT,
 	PMT_PROBE_PERF,		/* -e EVENT: PMU overflow samples */
+	PMT_PROBE_KPROBE,	/* --kprobe FUNC[+OFF] */
+	PMT_PROBE_KRETPROBE,	/* --kretprobe FUNC */
+	PMT_PROBE_UPROBE,	/* --uprobe PATH:SYM[+OFF] */
+	PMT_PROBE_URETPROBE,	/* --uretprobe PATH:SYM */
 };
+
+/* --kprobe-mode: how kernel function probes attach */
+enum pmt_kprobe_mode {
+	PMT_KMODE_AUTO,		/* fentry/fexit where the kernel can, else kprobes */
+	PMT_KMODE_FENTRY,
+	PMT_KMODE_KPROBE,
+};
+
+/* "kprobe:vfs_read" -> PMT_PROBE_KPROBE and "vfs_read"; a spec with no
+ * known prefix is a tracepoint ("tracepoint:" and "tp:" are taken too). */
+enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest);
+/* "kprobe", "kretprobe", ...: the prefix of a kind */
+const char *pmt_probe_kind_name(enum pmt_probe_kind kind);
 
 struct pmt_probe_arg {
 	enum pmt_probe_kind kind;
@@ -53,7 +70,8 @@ struct pmt_agg_opts {
 	double interval;	/* 0 = at exit only */
 	bool keep;		/* intervals accumulate */
 	int max_keys;
-	const char *lat_start, *lat_end;	/* --latency START,END */
+	/* --latency START,END; END NULL: START's return (kprobe:F, uprobe:P:S) */
+	const char *lat_start, *lat_end;
 	const char *match;	/* START_FIELD=END_FIELD */
 	const char *unit;	/* latency: ns us ms s */
 };
@@ -77,6 +95,7 @@ struct pmt_opts {
 	uint64_t period;	/* --period; 0 = use freq */
 	unsigned freq;		/* --freq; PMT_DEFAULT_FREQ unless --period */
 	uint8_t stack;		/* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
+	enum pmt_kprobe_mode kprobe_mode;
 	bool folded;		/* --folded: stacks as folded lines */
 	const char *flamegraph;	/* --flamegraph FILE.svg */
 	const char *list_glob;	/* --list [GLOB] */

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "pmu.h"
 #include "session.h"
+#include "stackrec.h"
 #include "symbols.h"
 #include "pmtrace.skel.h"
 
@@ -32,50 +33,37 @@
 
 static const char *const mode_names[] = { "kernel", "user", NULL };
 
-/* The sample's fields; kstack/ustack are keys, hidden in the stream. */
+/* The sample's fields, and the hidden stack keys. */
 static struct pmt_format *sample_format(const char *name)
 {
 	static const struct {
 		const char *name, *type;
-		uint32_t off, size;
+		uint32_t off;
 		enum pmt_field_kind kind;
-		bool hidden;
 	} defs[] = {
-		{"ip", "void *", offsetof(struct pmt_sample, ip), 8, PMT_F_PTR, false},
-		{"addr", "void *", offsetof(struct pmt_sample, addr), 8, PMT_F_PTR, false},
-		{"period", "u64", offsetof(struct pmt_sample, period), 8, PMT_F_INT, false},
-		{"value", "u64", offsetof(struct pmt_sample, value), 8, PMT_F_INT, false},
-		{"mode", "u8", offsetof(struct pmt_sample, mode), 1, PMT_F_INT, false},
-		{"kstack", "s64", offsetof(struct pmt_sample, kstack), 8, PMT_F_INT, true},
-		{"ustack", "u64", offsetof(struct pmt_sample, ustack), 8, PMT_F_INT, true},
+		{"ip", "void *", offsetof(struct pmt_sample, ip), PMT_F_PTR},
+		{"addr", "void *", offsetof(struct pmt_sample, addr), PMT_F_PTR},
+		{"period", "u64", offsetof(struct pmt_sample, period), PMT_F_INT},
+		{"value", "u64", offsetof(struct pmt_sample, value), PMT_F_INT},
+		{"mode", "u8", offsetof(struct pmt_sample, mode), PMT_F_INT},
 	};
-	struct pmt_format *f = calloc(1, sizeof(*f));
-	size_t i, n = sizeof(defs) / sizeof(defs[0]);
+	struct pmt_format *f = pmt_format__new(name, sizeof(struct pmt_sample));
+	struct pmt_field *fl;
+	size_t i;
 
-	if (!f || !(f->fields = calloc(n, sizeof(*f->fields))) || !(f->name = strdup(name))) {
-		pmt_format__free(f);
-		return NULL;
-	}
-	f->id = -1;
-	f->fixed_size = sizeof(struct pmt_sample);
-	for (i = 0; i < n; i++) {
-		struct pmt_field *fl = &f->fields[f->nr_fields++];
-
-		fl->name = strdup(defs[i].name);
-		fl->type = strdup(defs[i].type);
-		fl->offset = defs[i].off;
-		fl->size = defs[i].size;
-		fl->kind = defs[i].kind;
-		fl->is_common = defs[i].hidden;
-		fl->is_signed = !strcmp(defs[i].type, "s64");
+	for (i = 0; f && i < sizeof(defs) / sizeof(defs[0]); i++) {
+		fl = pmt_format__add(f, defs[i].name, defs[i].type, defs[i].off,
+				     strcmp(defs[i].name, "mode") ? 8 : 1, defs[i].kind);
+		if (!fl)
+			goto nomem;
 		if (!strcmp(defs[i].name, "mode"))
 			fl->symbols = mode_names;
-		if (!fl->name || !fl->type) {
-			pmt_format__free(f);
-			return NULL;
-		}
 	}
-	return f;
+	if (f && !pmt_stackrec__add_fields(f))
+		return f;
+nomem:
+	pmt_format__free(f);
+	return NULL;
 }
 
 static void fill_attr(const struct pmt_session *s, const struct pmt_pmu_event *ev,
@@ -325,13 +313,9 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 		cfg.filter = *p->filter;
 	cfg.action = p->action;
 	cfg.agg = p->agg;
-	cfg.stack = s->stack;
 	cfg.want_value = wants_value(&cfg);
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, &cfg, BPF_ANY)) {
-		err = -errno;
-		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
+	if ((err = pmt_session__store_cfg(s, p, &cfg)))
 		return err;
-	}
 	fill_attr(s, p->pmu, &attr);
 	if (s->opts->pid)
 		return attach_threads(s, p, &attr);
@@ -366,22 +350,16 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 	return 0;
 }
 
-/* After the fields: " sym=func+0x12", then the stack as perf script -g
- * shows it (one frame a line: address, symbol). */
+/* After the fields: " sym=func+0x12", then the stack. */
 static void pe_extra(const struct pmt_record *r, struct pmt_buf *b, bool json)
 {
 	struct pmt_session *s = r->extra_ctx;
 	const struct pmt_sample *smp = r->data;
-	struct pmt_syms *syms = pmt_session__syms(s);
 	struct pmt_buf name = {0};
-	uint32_t i, n;
 
 	if (r->len < sizeof(*smp))
 		return;
-	n = smp->nkernel + smp->nuser;
-	if (n > (r->len - sizeof(*smp)) / 8)
-		n = (uint32_t)((r->len - sizeof(*smp)) / 8);
-	pmt_syms__name(syms, r->pid, smp->ip, true, false, &name);
+	pmt_syms__name(pmt_session__syms(s), r->pid, smp->ip, true, false, &name);
 	if (json) {
 		pmt_buf__puts(b, ",\"sym\":");
 		pmt_buf__json_str(b, name.p, name.len);
@@ -389,32 +367,13 @@ static void pe_extra(const struct pmt_record *r, struct pmt_buf *b, bool json)
 		pmt_buf__puts(b, " sym=");
 		pmt_buf__text_str(b, name.p, name.len);
 	}
-	if (s->stack && json)
-		pmt_buf__puts(b, ",\"stack\":[");
-	for (i = 0; s->stack && i < n; i++) {
-		uint64_t a = smp->frames[i];
-
-		name.len = 0;
-		pmt_syms__name(syms, r->pid, a, true, false, &name);
-		if (json) {
-			pmt_buf__printf(b, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
-					(unsigned long long)a);
-			pmt_buf__json_str(b, name.p, name.len);
-			pmt_buf__putc(b, '}');
-		} else {
-			pmt_buf__printf(b, "\n\t%16llx ", (unsigned long long)a);
-			pmt_buf__add(b, name.p, name.len);
-			pmt_buf__puts(b, i < smp->nkernel ? " ([kernel])" : "");
-		}
-	}
-	if (s->stack && json)
-		pmt_buf__putc(b, ']');
 	pmt_buf__free(&name);
+	pmt_stackrec__print(s, r, b, json);
 }
 
 const struct pmt_provider pmt_perf_provider = {
 	.name = "perf_event",
-	.kind = PMT_PROBE_PERF,
+	.kinds = 1u << PMT_PROBE_PERF,
 	.resolve = pe_resolve,
 	.prepare = pe_prepare,
 	.attach = pe_attach,

@@ -19,7 +19,7 @@ struct pmt_probe;
 
 struct pmt_provider {
 	const char *name;
-	enum pmt_probe_kind kind;
+	unsigned kinds;		/* 1 << enum pmt_probe_kind, for each it serves */
 	/* Expand one user spec into probes (pmt_session__add_probe).
 	 * Usage errors print a message and return -EINVAL. */
 	int (*resolve)(struct pmt_session *s, const struct pmt_probe_arg *arg);
@@ -33,6 +33,8 @@ struct pmt_provider {
 
 extern const struct pmt_provider pmt_tracepoint_provider;
 extern const struct pmt_provider pmt_perf_provider;
+extern const struct pmt_provider pmt_kprobe_provider;
+extern const struct pmt_provider pmt_uprobe_provider;
 
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
 

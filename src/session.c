@@ -26,6 +26,8 @@
 static const struct pmt_provider *const providers[] = {
 	&pmt_tracepoint_provider,
 	&pmt_perf_provider,
+	&pmt_kprobe_provider,
+	&pmt_uprobe_provider,
 };
 
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
@@ -33,7 +35,7 @@ const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
 	size_t i;
 
 	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
-		if (providers[i]->kind == kind)
+		if (providers[i]->kinds & (1u << kind))
 			return providers[i];
 	return NULL;
 }
@@ -178,20 +180,24 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 			return ret;
 	}
 	if (opts->agg.lat_start) {
-		/* probe 0 starts the measurement, probe 1 ends it */
-		struct pmt_probe_arg ends[2] = {
-			{ PMT_PROBE_TRACEPOINT, opts->agg.lat_start, NULL },
-			{ PMT_PROBE_TRACEPOINT, opts->agg.lat_end, NULL },
-		};
+		/* probe 0 starts the measurement, probe 1 ends it; a
+		 * function alone is measured from its entry to its return */
+		struct pmt_probe_arg ends[2] = {{0}};
 
+		ends[0].kind = pmt_probe_kind_of(opts->agg.lat_start, &ends[0].spec);
+		if (opts->agg.lat_end) {
+			ends[1].kind = pmt_probe_kind_of(opts->agg.lat_end, &ends[1].spec);
+		} else {
+			ends[1].kind = ends[0].kind == PMT_PROBE_KPROBE ? PMT_PROBE_KRETPROBE :
+				       PMT_PROBE_URETPROBE;
+			ends[1].spec = ends[0].spec;
+		}
 		for (i = 0; i < 2; i++) {
-			if (!strncmp(ends[i].spec, "tracepoint:", 11))
-				ends[i].spec += 11;
 			if (strpbrk(ends[i].spec, "*?[")) {
 				pmt_err("--latency: '%s': name one probe, not a glob", ends[i].spec);
 				return -EINVAL;
 			}
-			ret = pmt_tracepoint_provider.resolve(s, &ends[i]);
+			ret = pmt_provider__get(ends[i].kind)->resolve(s, &ends[i]);
 			if (ret)
 				return ret;
 		}
@@ -329,6 +335,20 @@ int pmt_session__attach(struct pmt_session *s)
 		err = p->prov->attach(s, p);
 		if (err)
 			return err;
+	}
+	return 0;
+}
+
+int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pmt_probe_cfg *cfg)
+{
+	if (p->filter)
+		cfg->filter = *p->filter;
+	cfg->action = p->action;
+	cfg->agg = p->agg;
+	cfg->stack = s->stack;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, cfg, BPF_ANY)) {
+		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
+		return -errno;
 	}
 	return 0;
 }
@@ -474,6 +494,7 @@ void pmt_session__free(struct pmt_session *s)
 		free(s->probes[i].base);
 		free(s->probes[i].filter);
 		free(s->probes[i].pmu);
+		free(s->probes[i].priv);
 		pmt_format__free(s->probes[i].fmt);
 	}
 	free(s->probes);

@@ -32,6 +32,7 @@ struct pmt_probe {
 	struct bpf_link **links;	/* probes attached many times (PMU) */
 	int nlinks;
 	struct pmt_pmu_event *pmu;	/* PMU events: what to open */
+	void *priv;			/* the provider's, freed with free() */
 	uint64_t events;		/* received */
 };
 
@@ -67,6 +68,9 @@ void pmt_session__free(struct pmt_session *s);
  * errors print the expression with a caret and return -EINVAL. */
 int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
 			   const char *name, struct pmt_format *fmt, const char *filter);
+/* Complete cfg with what every probe has (filter, action, aggregation,
+ * stack) and store it as probe p's settings; -errno, message printed. */
+int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pmt_probe_cfg *cfg);
 /* Events of probe id a filter rejected, all CPUs. */
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);

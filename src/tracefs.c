@@ -103,31 +103,51 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int pmt_tracefs__events(struct pmt_names *out)
+/* One name a line of <root>/file, up to the first space (available_filter_
+ * functions adds " [module]"), sorted, without repeats. -errno, quiet. */
+static int read_names(const char *file, struct pmt_names *out)
 {
 	const char *root;
 	char path[300], *text, *line, *save = NULL;
+	size_t i, n;
 	int err;
 
 	err = pmt_tracefs__root(&root);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "%s/available_events", root);
+	snprintf(path, sizeof(path), "%s/%s", root, file);
 	err = pmt_read_file(path, &text, NULL);
-	if (err) {
-		pmt_err("cannot read %s: %s", path, strerror(-err));
+	if (err)
 		return err;
-	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!*line)
-			continue;
-		err = pmt_names__add(out, line);
-		if (err)
-			break;
+	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " \t")] = '\0';
+		if (*line)
+			err = pmt_names__add(out, line);
 	}
 	free(text);
 	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	for (i = n = 0; i < out->n; i++) {
+		if (n && !strcmp(out->v[n - 1], out->v[i]))
+			free(out->v[i]);
+		else
+			out->v[n++] = out->v[i];
+	}
+	out->n = n;
 	return err;
+}
+
+int pmt_tracefs__events(struct pmt_names *out)
+{
+	int err = read_names("available_events", out);
+
+	if (err)
+		pmt_err("cannot read the tracefs file available_events: %s", strerror(-err));
+	return err;
+}
+
+int pmt_tracefs__functions(struct pmt_names *out)
+{
+	return read_names("available_filter_functions", out);
 }
 
 size_t pmt_names__match(const struct pmt_names *all, const char *pattern,

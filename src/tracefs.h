@@ -20,6 +20,9 @@ struct pmt_names {
 
 /* All tracepoints, from <root>/available_events. */
 int pmt_tracefs__events(struct pmt_names *out);
+/* The kernel functions ftrace can hook (available_filter_functions),
+ * without module tags or repeats; -errno, no message. */
+int pmt_tracefs__functions(struct pmt_names *out);
 void pmt_names__free(struct pmt_names *names);
 /* Append names in all matching glob pattern (fnmatch); returns count. */
 size_t pmt_names__match(const struct pmt_names *all, const char *pattern,

@@ -147,11 +147,6 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
 	struct pmt_probe_cfg cfg = { .fixed_size = p->fmt->fixed_size };
-
-	if (p->filter)
-		cfg.filter = *p->filter;
-	cfg.action = p->action;
-	cfg.agg = p->agg;
 	int i, err, pfd;
 
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
@@ -160,11 +155,8 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 		if (f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY)
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, &cfg, BPF_ANY)) {
-		err = -errno;
-		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
+	if ((err = pmt_session__store_cfg(s, p, &cfg)))
 		return err;
-	}
 	pfd = open_carrier(p->fmt->id);
 	if (pfd < 0) {
 		err = -errno;
@@ -185,7 +177,7 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 
 const struct pmt_provider pmt_tracepoint_provider = {
 	.name = "tracepoint",
-	.kind = PMT_PROBE_TRACEPOINT,
+	.kinds = 1u << PMT_PROBE_TRACEPOINT,
 	.resolve = tp_resolve,
 	.prepare = tp_prepare,
 	.attach = tp_attach,

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "opts.h"
+#include "abi.h"
 #include "reorder.h"
 #include "strutil.h"
 #include "suggest.h"
@@ -81,7 +82,16 @@ TEST(opts_errors)
 	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack=up"), "--stack: 'up': expected kernel, user or both");
 	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--period", "10", "--freq", "99"),
 			   "--period and --freq cannot be combined: sample by count or by rate");
-	expect_usage_error(failed, ARGV("--tp", "a:b", "--stack"), "--stack applies to PMU events (-e); --tp a:b has none");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--stack"),
+			   "--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp a:b has none");
+	expect_usage_error(failed, ARGV("--kprobe", "f", "--freq", "9"),
+			   "--freq applies to PMU events (-e); --kprobe f has none");
+	expect_usage_error(failed, ARGV("--uprobe", ""),
+			   "--uprobe needs PATH:SYMBOL, e.g. /usr/bin/bash:readline");
+	expect_usage_error(failed, ARGV("--kprobe", "f", "--kprobe-mode", "fexit"),
+			   "--kprobe-mode: 'fexit': expected auto, fentry or kprobe");
+	expect_usage_error(failed, ARGV("--latency", "sched:sched_wakeup"),
+			   "--latency: 'sched:sched_wakeup': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL");
 	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack", "--flamegraph", "x.svg", "--hist", "period"),
 			   "--flamegraph counts stacks: it takes no --hist");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "abc"),
@@ -103,6 +113,46 @@ TEST(opts_errors)
 	expect_usage_error(failed, ARGV("-Z"), "option -Z is unknown");
 	expect_usage_error(failed, ARGV("--tp"), "option '--tp' needs an argument");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-d"), "option -d needs an argument");
+}
+
+TEST(opts_function_probes)
+{
+	char *a1[] = { "pmtrace", "--kprobe", "vfs_*", "--filter", "arg2 > 0", "--kretprobe", "vfs_read",
+		       "--uprobe", "/bin/sh:main", "--uretprobe", "libc.so.6:free", "--stack", "user",
+		       "--kprobe-mode", "kprobe", NULL };
+	char *a2[] = { "pmtrace", "--latency", "kprobe:vfs_read", NULL };
+	struct pmt_opts o;
+	char err[256];
+	const char *rest;
+
+	ASSERT_EQ(parse(15, a1, &o, err), 0);
+	ASSERT_EQ(o.nr_probes, 4);
+	ASSERT_EQ(o.probes[0].kind, PMT_PROBE_KPROBE);
+	ASSERT_STREQ(o.probes[0].filter, "arg2 > 0");
+	ASSERT_EQ(o.probes[1].kind, PMT_PROBE_KRETPROBE);
+	ASSERT_EQ(o.probes[2].kind, PMT_PROBE_UPROBE);
+	ASSERT_STREQ(o.probes[3].spec, "libc.so.6:free");
+	ASSERT_EQ(o.probes[3].kind, PMT_PROBE_URETPROBE);
+	ASSERT_EQ(o.stack, PMT_STACK_USER);
+	ASSERT_EQ(o.kprobe_mode, PMT_KMODE_KPROBE);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(3, a2, &o, err), 0);
+	ASSERT_STREQ(o.agg.lat_start, "kprobe:vfs_read");
+	ASSERT_TRUE(o.agg.lat_end == NULL);
+	ASSERT_EQ(o.agg.fn, PMT_FN_HIST);
+	pmt_opts__free(&o);
+
+	ASSERT_EQ(pmt_probe_kind_of("kretprobe:vfs_read", &rest), PMT_PROBE_KRETPROBE);
+	ASSERT_STREQ(rest, "vfs_read");
+	ASSERT_EQ(pmt_probe_kind_of("uprobe:/bin/sh:main", &rest), PMT_PROBE_UPROBE);
+	ASSERT_STREQ(rest, "/bin/sh:main");
+	ASSERT_EQ(pmt_probe_kind_of("tp:sched:sched_switch", &rest), PMT_PROBE_TRACEPOINT);
+	ASSERT_STREQ(rest, "sched:sched_switch");
+	ASSERT_EQ(pmt_probe_kind_of("tracepoint:sched:sched_switch", &rest), PMT_PROBE_TRACEPOINT);
+	ASSERT_STREQ(rest, "sched:sched_switch");
+	ASSERT_EQ(pmt_probe_kind_of("sched:sched_switch", &rest), PMT_PROBE_TRACEPOINT);
+	ASSERT_STREQ(rest, "sched:sched_switch");
+	ASSERT_STREQ(pmt_probe_kind_name(PMT_PROBE_URETPROBE), "uretprobe");
 }
 
 TEST(cpulist)

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Function probes' kernel side. Each program builds a struct pmt_call (the
+ * argument slots and the return value) and hands it to bpf/record.bpf.h.
+ *
+ *   pmt_kp      kprobe, kretprobe, uprobe and uretprobe perf-event links:
+ *               one program type, the registers as context
+ *   pmt_kpm     the same for kprobe.multi links (many functions, one link)
+ *   pmt_fe<N>   fentry/fexit placeholders: the loader points slot N at its
+ *   pmt_fx<N>   function before load (bpf_program__set_attach_target), as
+ *               libbpf-tools' funclatency does; pmt_fn_probe[] has their probes
+ */
+#include "record.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+/* the probe id of fentry slot N at [N], of fexit slot N at [PMT_FN_SLOTS + N] */
+const volatile __u32 pmt_fn_probe[2 * PMT_FN_SLOTS] __weak = {};
+
+static __always_inline int pmt_regs_body(struct pt_regs *regs)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(regs);
+	const struct pmt_probe_cfg *cfg;
+	struct pmt_event *e = pmt_record_begin(id, pid_tgid, &cfg);
+	struct pmt_call *c;
+
+	if (!e)
+		return 0;
+	c = (struct pmt_call *)e->data;
+	/* the registers of the calling convention (user ABI: pt_regs is the
+	 * context itself); at a return only ret means anything */
+	c->arg[0] = PT_REGS_PARM1(regs);
+	c->arg[1] = PT_REGS_PARM2(regs);
+	c->arg[2] = PT_REGS_PARM3(regs);
+	c->arg[3] = PT_REGS_PARM4(regs);
+	c->arg[4] = PT_REGS_PARM5(regs);
+#if defined(__TARGET_ARCH_x86)
+	c->arg[5] = regs->r9;
+#else
+	c->arg[5] = 0;
+#endif
+	c->ret = PT_REGS_RC(regs);
+	pmt_record_finish(regs, cfg, e, sizeof(*c), id, pid_tgid);
+	return 0;
+}
+
+SEC("kprobe") int pmt_kp(struct pt_regs *regs) { return pmt_regs_body(regs); }
+SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs) { return pmt_regs_body(regs); }
+
+/* fentry/fexit: the slots through the helpers the verifier inlines (a
+ * direct ctx read past the function's own arguments would be refused). */
+static __always_inline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
+	const struct pmt_probe_cfg *cfg;
+	struct pmt_event *e = pmt_record_begin(id, pid_tgid, &cfg);
+	struct pmt_call *c;
+	__u32 i;
+
+	if (!e)
+		return 0;
+	c = (struct pmt_call *)e->data;
+	for (i = 0; i < PMT_CALL_SLOTS; i++)
+		if (bpf_get_func_arg(ctx, i, &c->arg[i]))
+			c->arg[i] = 0;
+	c->ret = 0;
+	if (ret)
+		bpf_get_func_ret(ctx, &c->ret);
+	pmt_record_finish(ctx, cfg, e, sizeof(*c), id, pid_tgid);
+	return 0;
+}
+
+#define PMT_FN_PAIR(n)									\
+	SEC("fentry") int pmt_fe##n(__u64 *ctx) { return pmt_fn_body(ctx, n, false); }	\
+	SEC("fexit") int pmt_fx##n(__u64 *ctx) { return pmt_fn_body(ctx, n, true); }
+
+PMT_FN_PAIR(0)
+PMT_FN_PAIR(1)
+PMT_FN_PAIR(2)
+PMT_FN_PAIR(3)
+PMT_FN_PAIR(4)
+PMT_FN_PAIR(5)
+PMT_FN_PAIR(6)
+PMT_FN_PAIR(7)

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * For programs that build their record themselves (PMU samples, function
+ * calls) in the scratch buffer: filter it, then aggregate it (stack ids as
+ * keys) or stream it (stack frames after it). The record ends with a
+ * struct pmt_stack_rec.
+ */
+#ifndef PMTRACE_RECORD_BPF_H
+#define PMTRACE_RECORD_BPF_H
+
+#include "aggregate.bpf.h"
+
+/* --stack with an aggregation: stacks are keys, stored once each (sized
+ * by the loader: one entry unless a session keys by stacks) */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PMT_STACK_DEPTH * sizeof(__u64));
+} pmt_stacks SEC(".maps") __weak;
+
+#define PMT_STACK_BYTES (PMT_STACK_DEPTH * sizeof(__u64))
+
+/* Is this event traced (target, CPU, not stopping)? Then its probe's
+ * settings in *cfg and the scratch buffer to build the record in. */
+static __always_inline struct pmt_event *pmt_record_begin(__u32 id, __u64 pid_tgid,
+							  const struct pmt_probe_cfg **cfg)
+{
+	__u32 zero = 0;
+
+	if (pmt_stop || !pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
+		return NULL;
+	*cfg = bpf_map_lookup_elem(&pmt_probes, &id);
+	if (!*cfg)
+		return NULL;
+	return bpf_map_lookup_elem(&pmt_scratch, &zero);
+}
+
+/*
+ * rec_size is the record's size, a constant of the caller's, so the frames
+ * land at a constant offset of the scratch buffer: the verifier bounds
+ * every write.
+ */
+static __always_inline void pmt_record_finish(void *ctx, const struct pmt_probe_cfg *cfg,
+					      struct pmt_event *e, const __u64 rec_size,
+					      __u32 id, __u64 pid_tgid)
+{
+	struct pmt_stack_rec *st = (struct pmt_stack_rec *)(e->data + rec_size - sizeof(*st));
+	__u8 *frames = e->data + rec_size;
+	struct pmt_fctx fc = { .ctx = ctx, .rec = e->data, .pid_tgid = pid_tgid };
+	__u64 size = rec_size;
+	long kb = 0, ub = 0;
+
+	st->kstack = -1;
+	st->ustack = -1;
+	st->nkernel = 0;
+	st->nuser = 0;
+	if (pmt_use_filter && cfg->filter.n && !pmt_filter_run(&cfg->filter, &fc)) {
+		__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
+
+		if (n)
+			(*n)++;
+		return;
+	}
+	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
+		if (cfg->stack & PMT_STACK_KERNEL)
+			st->kstack = bpf_get_stackid(ctx, &pmt_stacks, 0);
+		if (cfg->stack & PMT_STACK_USER)
+			st->ustack = (pid_tgid & ~0xffffffffULL) |
+				     (__u32)bpf_get_stackid(ctx, &pmt_stacks, BPF_F_USER_STACK);
+		pmt_aggregate(cfg, &fc, id);
+		return;
+	}
+	if (cfg->stack & PMT_STACK_KERNEL) {
+		kb = bpf_get_stack(ctx, frames, PMT_STACK_BYTES, 0);
+		if (kb < 0 || kb > (long)PMT_STACK_BYTES)
+			kb = 0;
+		st->nkernel = (__u16)((__u64)kb / 8);
+	}
+	if (cfg->stack & PMT_STACK_USER) {
+		/* offset kept in a 64-bit masked form the verifier can bound */
+		__u64 off = (__u64)kb & (PMT_STACK_BYTES | (PMT_STACK_BYTES - 1));
+
+		if (off <= PMT_STACK_BYTES) {
+			ub = bpf_get_stack(ctx, frames + off, PMT_STACK_BYTES, BPF_F_USER_STACK);
+			if (ub < 0 || ub > (long)PMT_STACK_BYTES)
+				ub = 0;
+			st->nuser = (__u16)((__u64)ub / 8);
+		}
+	}
+	size += (__u64)(st->nkernel + st->nuser) * 8;
+	pmt_emit(ctx, e, pid_tgid, id, size);
+}
+
+#endif /* PMTRACE_RECORD_BPF_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Function symbols of an ELF file (executable or shared library), with
+ * the file offsets uprobes attach at. */
+#ifndef PMT_ELFSYM_H
+#define PMT_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pmt_elf_sym {
+	char *name;
+	uint64_t off;		/* file offset of the first instruction */
+};
+
+struct pmt_elf_syms {
+	struct pmt_elf_sym *v;	/* sorted by name, one each */
+	size_t n;
+};
+
+/* Defined functions of .symtab and .dynsym. -errno with a message in err. */
+int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t errlen);
+const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name);
+void pmt_elf__free(struct pmt_elf_syms *s);
+
+/* A binary named without a '/': found in $PATH, or (a library) in the
+ * usual library directories. Fills out; -ENOENT. */
+int pmt_elf__locate(const char *name, char *out, size_t len);
+
+#endif

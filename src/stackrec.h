@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Records a provider's program builds itself (PMU samples, calls) end with
+ * a struct pmt_stack_rec (bpf/abi.h); these serve them all.
+ */
+#ifndef PMT_STACKREC_H
+#define PMT_STACKREC_H
+
+#include <stdbool.h>
+#include "format.h"
+#include "output.h"
+
+struct pmt_session;
+
+/* The hidden kstack/ustack key fields of the pmt_stack_rec that ends a
+ * record of f->fixed_size bytes; -ENOMEM. */
+int pmt_stackrec__add_fields(struct pmt_format *f);
+/* Does this record format carry stacks (--stack, --by stack)? */
+bool pmt_stackrec__has(const struct pmt_format *f);
+/* The streamed frames after r's record, as perf script -g shows them
+ * (text: one frame a line) or a JSON "stack" array. */
+void pmt_stackrec__print(struct pmt_session *s, const struct pmt_record *r,
+			 struct pmt_buf *b, bool json);
+
+/* A provider's extra op (see pmt_record) for records with stacks. */
+void pmt_stackrec__extra(const struct pmt_record *r, struct pmt_buf *b, bool json);
+
+#endif
