@@ -136,10 +136,10 @@ asan: $(OUTPUT)/test_unit_asan
 test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz testprogs tools
 	$(Q)tests/run.sh
 
-# The whole runtime suite inside a Debian kernel: make vmtest KERNEL=linux-image-6.1.0-56-amd64
-KERNEL ?= $(shell apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]*-amd64$$' | cut -d' ' -f1 | sort -V | tail -1)
+# The whole runtime suite inside Debian's newest 6.1 and 6.12 kernels, in
+# QEMU, both at once (one kernel: tools/vmtest PACKAGE bash tests/runtime.sh)
 vmtest: pmtrace testprogs tools
-	$(Q)VMTEST_SMP=$${VMTEST_SMP:-2} tools/vmtest $(KERNEL) tests/runtime.sh
+	$(Q)tests/run.sh vm
 
 # --- benchmarks --------------------------------------------------------------
 $(OUTPUT)/tools/%.bpf.o: tools/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/tools

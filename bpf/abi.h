@@ -48,6 +48,9 @@ enum pmt_stat {
 	PMT_STAT_AGG_FULL,	/* aggregation map full: update dropped */
 	PMT_STAT_LAT_FULL,	/* latency start dropped (map update failed) */
 	PMT_STAT_LAT_NOSTART,	/* latency end without a start */
+	/* perf buffer full. The ring counts these too, but reports them only
+	 * with its next record, which may never come: this count is exact. */
+	PMT_STAT_RING_FULL,
 	PMT_STAT__MAX,
 };
 

@@ -138,10 +138,10 @@ static __always_inline void pmt_emit(void *ctx, struct pmt_event *e,
 	e->hdr.ts = bpf_ktime_get_ns();
 	err = bpf_perf_event_output(ctx, &pmt_events, BPF_F_CURRENT_CPU, e,
 				    sizeof(e->hdr) + size);
-	/* -ENOSPC is also reported by the ring as PERF_RECORD_LOST; anything
-	 * else (no ring on this CPU) would vanish without this counter. */
-	if (err && err != -28)
-		pmt_stat_inc(PMT_STAT_OUTPUT_ERR);
+	/* -ENOSPC: the ring is full; anything else (no ring on this CPU)
+	 * would vanish without a counter */
+	if (err)
+		pmt_stat_inc(err == -28 ? PMT_STAT_RING_FULL : PMT_STAT_OUTPUT_ERR);
 }
 
 #endif /* PMTRACE_COMMON_BPF_H */

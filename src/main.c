@@ -172,10 +172,19 @@ static int do_info(const struct pmt_opts *o)
 
 static void print_summary(struct pmt_evloop *l, struct pmt_session *s)
 {
-	uint64_t lost = pmt_evloop__lost(l), st[PMT_STAT__MAX];
+	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL);
+	uint64_t lost, st[PMT_STAT__MAX];
 	uint64_t filtered = 0, *pf;
 	uint32_t i, silent = 0;
 	int cpu;
+
+	/* the programs' own count of full rings is exact; the rings' lost
+	 * records may still hold some back */
+	for (cpu = 0; full && cpu < s->ncpus; cpu++)
+		if (full[cpu] > l->lost[cpu])
+			l->lost[cpu] = full[cpu];
+	free(full);
+	lost = pmt_evloop__lost(l);
 
 	/* each is a per-CPU map lookup: read them once */
 	for (i = 0; i < PMT_STAT__MAX; i++)

@@ -447,22 +447,33 @@ void pmt_session__detach(struct pmt_session *s)
 	pmtrace_bpf__detach(s->skel);
 }
 
-/* Sum over CPUs of a per-CPU u64 counter. */
+/* Each possible CPU's value of a per-CPU u64 counter (malloc'd), or NULL. */
+static uint64_t *percpu_vals(struct bpf_map *map, __u32 key)
+{
+	int n = libbpf_num_possible_cpus();
+	uint64_t *vals = n > 0 ? calloc((size_t)n, sizeof(*vals)) : NULL;
+
+	if (vals && bpf_map_lookup_elem(bpf_map__fd(map), &key, vals)) {
+		free(vals);
+		return NULL;
+	}
+	return vals;
+}
+
 static uint64_t percpu_sum(struct bpf_map *map, __u32 key)
 {
-	uint64_t *vals, sum = 0;
+	uint64_t *vals = percpu_vals(map, key), sum = 0;
 	int i, n = libbpf_num_possible_cpus();
 
-	if (n <= 0)
-		return 0;
-	vals = calloc((size_t)n, sizeof(*vals));
-	if (!vals)
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(map), &key, vals))
-		for (i = 0; i < n; i++)
-			sum += vals[i];
+	for (i = 0; vals && i < n; i++)
+		sum += vals[i];
 	free(vals);
 	return sum;
+}
+
+uint64_t *pmt_session__stat_cpus(struct pmt_session *s, enum pmt_stat which)
+{
+	return s->skel ? percpu_vals(s->skel->maps.pmt_stats, which) : NULL;
 }
 
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)

@@ -81,6 +81,8 @@ int pmt_first_online_cpu(void);
 /* The session's symbolizer, made on first use (NULL if out of memory;
  * pmt_syms__* take NULL). */
 struct pmt_syms *pmt_session__syms(struct pmt_session *s);
+/* Each possible CPU's value of a kernel-side counter (malloc'd), or NULL. */
+uint64_t *pmt_session__stat_cpus(struct pmt_session *s, enum pmt_stat which);
 /* Sum of a per-CPU kernel-side counter (enum pmt_stat). */
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which);
 

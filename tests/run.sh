@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every suite and end with one line: "N passed, N failed, N skipped".
-# Suites: unit (no root), unit under ASan+UBSan, runtime (root, real BPF).
+# Suites: unit (no root), unit under ASan+UBSan, the fuzzer, runtime (root,
+# real BPF) on this kernel and in QEMU guests. "tests/run.sh vm": the guests.
 cd "$(dirname "$0")/.." || exit 1
 total_p=0 total_f=0 total_s=0
 
@@ -22,6 +23,47 @@ run_suite() { # NAME COMMAND...
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
 }
 
+# The runtime suite on Debian's stock kernels in QEMU (tools/vmtest): the
+# newest 6.1 and 6.12 packages, where kprobes and fentry exist. The two
+# guests (one TCG vCPU each) run in the background while the unit suites
+# and the fuzzer run; the host's runtime suite runs after them, on a quiet
+# machine.
+vm_pkg() { # PACKAGE-REGEX
+	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1
+}
+vm_start() { # NAME PACKAGE-REGEX: sets VM_PIDS, logs to .output/vm-NAME.log
+	local pkg log=.output/vm-$1.log
+	pkg=$(vm_pkg "$2")
+	if [ -z "$pkg" ]; then
+		printf 'skip vm: no package matches %s (apt-get update?)\nvm: 0 passed, 0 failed, 1 skipped\n' "$2" >"$log"
+		return
+	fi
+	tools/vmtest "$pkg" bash tests/runtime.sh >"$log" 2>&1 &
+	VM_PIDS="$VM_PIDS $!"
+}
+vm_result() { # NAME: the guest's log (its suite ends "runtime: N passed, ...")
+	cat ".output/vm-$1.log"
+	grep -q "^vmtest: .*: status 0$" ".output/vm-$1.log" || grep -q "^vm: " ".output/vm-$1.log"
+}
+
+VM_PIDS=
+vm_ok=false
+if [ "$(id -u)" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
+	vm_ok=true
+	mkdir -p .output
+	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$'
+	vm_start 6.12 '^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
+fi
+
+if [ "${1:-}" = vm ]; then	# make vmtest: the guests only
+	$vm_ok || { echo "vmtest: needs root and qemu-system-x86 (make test-deps)"; exit 2; }
+	wait $VM_PIDS
+	run_suite "vm 6.1" vm_result 6.1
+	run_suite "vm 6.12" vm_result 6.12
+	echo "$total_p passed, $total_f failed, $total_s skipped"
+	[ $total_f = 0 ]
+	exit
+fi
 run_suite unit .output/test_unit
 run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan
 # The filter compiler under libFuzzer for FUZZ_SECONDS (default 60).
@@ -40,23 +82,11 @@ fuzz_suite() {
 }
 run_suite fuzz fuzz_suite
 
-# Verifier acceptance and behaviour of every program variant on Debian's
-# stock kernels in QEMU (tools/vmtest): the newest 6.1 and 6.12 packages.
-vm_suite() { # PACKAGE-REGEX
-	local pkg
-	pkg=$(apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1)
-	if [ -z "$pkg" ]; then
-		echo "skip vm: no package matches $1 (apt-get update?)"
-		echo "vm: 0 passed, 0 failed, 1 skipped"
-		return 0
-	fi
-	tools/vmtest "$pkg" sh tests/vm-smoke.sh
-}
-
 if [ "$(id -u)" = 0 ]; then
-	if command -v qemu-system-x86_64 >/dev/null; then
-		run_suite "vm 6.1" vm_suite '^linux-image-6\.1\.0-[0-9]+-amd64$'
-		run_suite "vm 6.12" vm_suite '^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
+	if $vm_ok; then
+		[ -z "$VM_PIDS" ] || wait $VM_PIDS
+		run_suite "vm 6.1" vm_result 6.1
+		run_suite "vm 6.12" vm_result 6.12
 	else
 		echo "skip vm: qemu-system-x86 not installed (make test-deps)"
 		total_s=$((total_s + 1))

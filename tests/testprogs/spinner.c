@@ -60,6 +60,8 @@ int main(int argc, char **argv)
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem == MAP_FAILED)
 			return 1;
+		/* transparent huge pages (enabled=always) would fault 2 MiB at once */
+		madvise((void *)mem, (size_t)(pages * psz), MADV_NOHUGEPAGE);
 		for (i = 0; i < pages; i++)
 			mem[i * psz] = 1;
 	}
