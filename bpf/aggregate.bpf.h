@@ -32,6 +32,17 @@ struct {
 	__type(value, struct pmt_agg_key);
 } pmt_key_buf SEC(".maps") __weak;
 
+/* No --by keys: no hash at all. Slot bucket + 1 of a per-CPU array (sized
+ * by the loader: 2, or every bucket of the histogram). */
+const volatile bool pmt_agg_keyless __weak = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_agg_val);
+} pmt_agg_flat SEC(".maps") __weak;
+
 /* 0 for 0, 1 + floor(log2 v) for v > 0, -1 for v < 0: bpftrace's buckets */
 static __always_inline __s32 pmt_log2_bucket(__s64 sv)
 {
@@ -101,6 +112,32 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 	}
 }
 
+static __always_inline __s32 pmt_agg_bucket(const struct pmt_agg_cfg *a, __s64 v)
+{
+	if (a->kind == PMT_AGG_HIST)
+		return pmt_log2_bucket(v);
+	if (a->kind != PMT_AGG_LHIST)
+		return 0;
+	if (v < a->lmin)
+		return -1;
+	if (a->lstep <= 0)
+		return 0;
+	if ((__u64)(v - a->lmin) / (__u64)a->lstep >= a->lbuckets)
+		return a->lbuckets;
+	return (__s32)((__u64)(v - a->lmin) / (__u64)a->lstep);
+}
+
+static __always_inline void pmt_agg_add(struct pmt_agg_val *val, __s64 v)
+{
+	/* per-CPU values: plain updates, no atomics */
+	val->count++;
+	val->sum += v;
+	if (v < val->min)
+		val->min = v;
+	if (v > val->max)
+		val->max = v;
+}
+
 static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
 					   __u32 probe_id, __s64 v)
 {
@@ -108,25 +145,25 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 	struct pmt_agg_key *k;
 	__u32 z = 0;
 
+	if (pmt_agg_keyless) {
+		/* -1 (below a histogram's range) is slot 0 */
+		z = (__u32)(pmt_agg_bucket(a, v) + 1);
+		val = bpf_map_lookup_elem(&pmt_agg_flat, &z);
+		if (!val) {
+			pmt_stat_inc(PMT_STAT_AGG_FULL);
+			return;
+		}
+		if (!val->count)
+			val->min = val->max = v;
+		pmt_agg_add(val, v);
+		return;
+	}
 	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 	if (!k)
 		return;
 	pmt_agg_fill_key(a, c, k, probe_id);
 	k->pad = 0;
-	if (a->kind == PMT_AGG_HIST) {
-		k->bucket = pmt_log2_bucket(v);
-	} else if (a->kind == PMT_AGG_LHIST) {
-		if (v < a->lmin)
-			k->bucket = -1;
-		else if (a->lstep <= 0)
-			k->bucket = 0;
-		else if ((__u64)(v - a->lmin) / (__u64)a->lstep >= a->lbuckets)
-			k->bucket = a->lbuckets;
-		else
-			k->bucket = (__s32)((__u64)(v - a->lmin) / (__u64)a->lstep);
-	} else {
-		k->bucket = 0;
-	}
+	k->bucket = pmt_agg_bucket(a, v);
 	val = bpf_map_lookup_elem(&pmt_agg, k);
 	if (!val) {
 		zero.min = v;
@@ -140,13 +177,7 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 			return;
 		}
 	}
-	/* per-CPU values: plain updates, no atomics */
-	val->count++;
-	val->sum += v;
-	if (v < val->min)
-		val->min = v;
-	if (v > val->max)
-		val->max = v;
+	pmt_agg_add(val, v);
 }
 
 static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)

@@ -27,6 +27,8 @@ static __always_inline int pmt_regs_body(struct pt_regs *regs)
 	if (!e)
 		return 0;
 	c = (struct pmt_call *)e->data;
+	if (!pmt_record_needed(cfg))
+		goto finish;
 	/* the registers of the calling convention (user ABI: pt_regs is the
 	 * context itself); at a return only ret means anything */
 	c->arg[0] = PT_REGS_PARM1(regs);
@@ -40,6 +42,7 @@ static __always_inline int pmt_regs_body(struct pt_regs *regs)
 	c->arg[5] = 0;
 #endif
 	c->ret = PT_REGS_RC(regs);
+finish:
 	pmt_record_finish(regs, cfg, e, sizeof(*c), id, pid_tgid);
 	return 0;
 }
@@ -61,12 +64,15 @@ static __always_inline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 	if (!e)
 		return 0;
 	c = (struct pmt_call *)e->data;
+	if (!pmt_record_needed(cfg))
+		goto finish;
 	for (i = 0; i < PMT_CALL_SLOTS; i++)
 		if (bpf_get_func_arg(ctx, i, &c->arg[i]))
 			c->arg[i] = 0;
 	c->ret = 0;
 	if (ret)
 		bpf_get_func_ret(ctx, &c->ret);
+finish:
 	pmt_record_finish(ctx, cfg, e, sizeof(*c), id, pid_tgid);
 	return 0;
 }

@@ -36,6 +36,14 @@ static __always_inline struct pmt_event *pmt_record_begin(__u32 id, __u64 pid_tg
 	return bpf_map_lookup_elem(&pmt_scratch, &zero);
 }
 
+/* Does anything read the record's own fields (a stream, or a filter, key
+ * or value on them)? If not, a program need not fill them in. */
+static __always_inline bool pmt_record_needed(const struct pmt_probe_cfg *cfg)
+{
+	return !pmt_use_agg || cfg->action == PMT_ACT_STREAM || cfg->agg.needs_record ||
+	       (pmt_use_filter && cfg->filter.n && cfg->filter.needs_record);
+}
+
 /*
  * rec_size is the record's size, a constant of the caller's, so the frames
  * land at a constant offset of the scratch buffer: the verifier bounds

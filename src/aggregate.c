@@ -275,6 +275,10 @@ int pmt_agg__compile(struct pmt_session *s)
 		if (ao->lat_start && reads_record(&a->match))
 			a->needs_record = 1;
 	}
+	/* no keys: a per-CPU array slot per bucket (+1: bucket -1 is slot 0) */
+	if (!s->agg.key_bytes && s->nr_probes)
+		s->agg.flat_slots = ao->fn == PMT_FN_HIST ? 66 :
+				    ao->fn == PMT_FN_LHIST ? s->probes[0].agg.lbuckets + 2 : 2;
 	return 0;
 }
 
@@ -296,47 +300,73 @@ static int cmp_entry(const void *a, const void *b)
 		      &((const struct pmt_agg_entry *)b)->key, sizeof(struct pmt_agg_key));
 }
 
+/* One more entry at the end of *v, for key, with the CPUs' values merged. */
+static struct pmt_agg_entry *add_entry(struct pmt_agg_entry **v, size_t *n, size_t *cap,
+				       const struct pmt_agg_key *key, const struct pmt_agg_val *pc,
+				       int ncpu)
+{
+	struct pmt_agg_entry *e;
+	int c;
+
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+
+		e = realloc(*v, nc * sizeof(*e));
+		if (!e)
+			return NULL;
+		*v = e;
+		*cap = nc;
+	}
+	e = &(*v)[(*n)++];
+	memset(e, 0, sizeof(*e));
+	e->key = *key;
+	for (c = 0; c < ncpu; c++) {
+		if (!pc[c].count)
+			continue;
+		if (!e->val.count || pc[c].min < e->val.min)
+			e->val.min = pc[c].min;
+		if (!e->val.count || pc[c].max > e->val.max)
+			e->val.max = pc[c].max;
+		e->val.count += pc[c].count;
+		e->val.sum += pc[c].sum;
+	}
+	return e;
+}
+
 /* All entries, merged over CPUs, sorted by key. */
 static int read_entries(struct pmt_session *s, struct pmt_agg_entry **out, size_t *nout)
 {
-	int fd = bpf_map__fd(s->skel->maps.pmt_agg), ncpu = libbpf_num_possible_cpus(), c;
+	int fd = bpf_map__fd(s->skel->maps.pmt_agg), ncpu = libbpf_num_possible_cpus();
 	struct pmt_agg_key key, next, *prev = NULL;
-	struct pmt_agg_entry *v = NULL, *e;
+	struct pmt_agg_entry *v = NULL;
 	struct pmt_agg_val *pc;
 	size_t n = 0, cap = 0;
+	uint32_t slot;
 
 	pc = calloc((size_t)ncpu, sizeof(*pc));
 	if (!pc)
 		return -ENOMEM;
+	/* no keys: the array's slots that saw events */
+	for (slot = 0; slot < s->agg.flat_slots; slot++) {
+		memset(&key, 0, sizeof(key));
+		key.bucket = (int32_t)slot - 1;
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pmt_agg_flat), &slot, pc))
+			continue;
+		if (!add_entry(&v, &n, &cap, &key, pc, ncpu))
+			break;
+		if (!v[n - 1].val.count)
+			n--;
+	}
 	/* the kernel writes key_size bytes: the rest must stay zero */
 	memset(&next, 0, sizeof(next));
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	while (!s->agg.flat_slots && !bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
 		memset(&next, 0, sizeof(next));
 		if (bpf_map_lookup_elem(fd, &key, pc))
 			continue;	/* deleted meanwhile */
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			e = realloc(v, cap * sizeof(*v));
-			if (!e)
-				break;
-			v = e;
-		}
-		e = &v[n];
-		memset(e, 0, sizeof(*e));
-		e->key = key;
-		for (c = 0; c < ncpu; c++) {
-			if (!pc[c].count)
-				continue;
-			if (!e->val.count || pc[c].min < e->val.min)
-				e->val.min = pc[c].min;
-			if (!e->val.count || pc[c].max > e->val.max)
-				e->val.max = pc[c].max;
-			e->val.count += pc[c].count;
-			e->val.sum += pc[c].sum;
-		}
-		n++;
+		if (!add_entry(&v, &n, &cap, &key, pc, ncpu))
+			break;
 	}
 	free(pc);
 	if (n)

@@ -46,6 +46,7 @@ struct pmt_agg_state {
 	size_t nprev;
 	uint64_t snapshots;
 	int key_bytes;			/* of pmt_agg_key.data that --by uses */
+	uint32_t flat_slots;		/* no keys: slots of pmt_agg_flat, else 0 */
 };
 
 /* Fill every probe's p->action and p->agg from the options. Usage errors

@@ -158,9 +158,29 @@ static void explain_none(const char *opt, const char *spec)
 		 "uprobes (--uprobe PATH:SYMBOL) and PMU events (-e)");
 }
 
+/* Is name a function in /proc/kallsyms (where kprobes reach functions
+ * ftrace cannot hook, syscall wrappers among them)? */
+static bool in_kallsyms(const char *name)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+			(type == 't' || type == 'T') && !strcmp(sym, name);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* The functions a spec names: globs against available_filter_functions,
- * plain names checked there (or in kallsyms when it cannot be read). */
-static int match_functions(const char *opt, const char *name, struct pmt_names *hits)
+ * plain names checked there (or in kallsyms when it cannot be read, or
+ * for kprobes: *traced is then false, as fentry and kprobe.multi need
+ * ftrace). */
+static int match_functions(const char *opt, const char *name, struct pmt_names *hits,
+			   bool *ftraced)
 {
 	struct pmt_names all = {0};
 	const char *close[4];
@@ -172,6 +192,7 @@ static int match_functions(const char *opt, const char *name, struct pmt_names *
 			"available_filter_functions cannot be read: %s", opt, name, strerror(-err));
 		return -EINVAL;
 	}
+	*ftraced = true;
 	if (err) {
 		/* no list to check against: let the kernel say */
 		return pmt_names__add(hits, name);
@@ -180,11 +201,16 @@ static int match_functions(const char *opt, const char *name, struct pmt_names *
 		pmt_names__free(&all);
 		return 0;
 	}
+	if (!glob && kf.kprobe && in_kallsyms(name)) {
+		pmt_names__free(&all);
+		*ftraced = false;
+		return pmt_names__add(hits, name);
+	}
 	if (glob) {
 		pmt_err("--%s '%s': no traceable kernel function matches", opt, name);
 	} else {
-		pmt_err("--%s '%s': not a traceable kernel function (not in available_filter_functions)",
-			opt, name);
+		pmt_err("--%s '%s': not a kernel function (in neither available_filter_functions "
+			"nor /proc/kallsyms)", opt, name);
 		n = pmt_suggest(name, all.v, all.n, close, 4);
 		for (i = 0; i < n; i++)
 			pmt_hint("did you mean %s?", close[i]);
@@ -262,7 +288,7 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	struct btf *btf = NULL;
 	char func[256];
 	uint64_t off;
-	bool fentry_fits = true;
+	bool fentry_fits = true, ftraced;
 	enum kp_mech mech;
 	uint32_t group = s->nr_probes;
 	size_t i;
@@ -277,14 +303,21 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		btf = NULL;	/* libbpf 1.x: NULL and errno */
-	probe_features(btf, strpbrk(func, "*?[") ? "vfs_read" : func);
+	/* trampolines are tried on the function itself where BTF has it */
+	probe_features(btf, !strpbrk(func, "*?[") && btf &&
+			    btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0 ? func : "vfs_read");
 	if (!kf.kprobe && kf.fentry) {
 		explain_none(opt, arg->spec);
 		err = -EINVAL;
 		goto out;
 	}
-	if ((err = match_functions(opt, func, &hits)))
+	if ((err = match_functions(opt, func, &hits, &ftraced)))
 		goto out;
+	if (!ftraced) {
+		fentry_fits = false;
+		if (mode == PMT_KMODE_AUTO)
+			mode = PMT_KMODE_KPROBE;
+	}
 	for (i = 0; i < hits.n; i++)
 		if (!btf || btf__find_by_name_kind(btf, hits.v[i], BTF_KIND_FUNC) < 0)
 			fentry_fits = false;
@@ -298,6 +331,13 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 			fentry_why(why, sizeof(why));
 			pmt_err("--%s %s: --kprobe-mode fentry, but %s", opt, arg->spec, why);
 			pmt_hint("--kprobe-mode kprobe, or auto");
+			err = -EINVAL;
+			goto out;
+		}
+		if (!ftraced) {
+			pmt_err("--%s %s: fentry/fexit needs a function ftrace can hook, and this "
+				"one is not in available_filter_functions", opt, arg->spec);
+			pmt_hint("--kprobe-mode kprobe (or auto) attaches a kprobe to it");
 			err = -EINVAL;
 			goto out;
 		}

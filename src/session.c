@@ -282,7 +282,10 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
 	/* hash maps are preallocated (~10 ms per 10k entries): size the
 	 * ones this session does not use down to nothing */
-	bpf_map__set_max_entries(s->skel->maps.pmt_agg, s->opts->agg.fn ? (__u32)s->opts->agg.max_keys : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_agg, s->opts->agg.fn && !s->agg.flat_slots ?
+				 (__u32)s->opts->agg.max_keys : 1);
+	s->skel->rodata->pmt_agg_keyless = s->agg.flat_slots > 0;
+	bpf_map__set_max_entries(s->skel->maps.pmt_agg_flat, s->agg.flat_slots ? s->agg.flat_slots : 1);
 	bpf_map__set_key_size(s->skel->maps.pmt_agg,
 			      (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes));
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1);	/* see perf_event.c */

@@ -823,6 +823,15 @@ test_kprobe_glob_multi() {
 	no_leftovers
 }
 
+# syscall wrappers are not ftrace-able: kprobes only (as bpftrace's kprobe:)
+test_kprobe_not_ftraced() {
+	have_kprobes || { skip "this kernel has no kprobes (CONFIG_KPROBES unset); runs in the QEMU guests (make vmtest)"; return; }
+	local out
+	out=$($PMT -q --kprobe __x64_sys_getppid --count -- $TP/getppid_loop 1000 | grep "^@") || return 1
+	expect_eq "getppid calls by kprobe" "$out" "@: 1000" || return 1
+	usage_error "fentry/fexit needs a function ftrace can hook" --kprobe-mode fentry --kprobe __x64_sys_getppid
+}
+
 test_kprobe_stack() {
 	kernel_modes || return
 	local m out=$WORK/kstack.txt
@@ -835,7 +844,7 @@ test_kprobe_stack() {
 
 test_kprobe_errors() {
 	kernel_modes || return
-	usage_error "not a traceable kernel function" --kprobe vfs_raed || return 1
+	usage_error "not a kernel function" --kprobe vfs_raed || return 1
 	grep -q "did you mean vfs_read" "$WORK/usage.err" || { fail "no suggestion"; return 1; }
 	usage_error "no traceable kernel function matches" --kprobe 'pmt_nothing_*' || return 1
 	usage_error "unknown field 'cnt' for kretprobe:vfs_read" --kretprobe vfs_read --filter 'cnt > 1' || return 1
