@@ -340,13 +340,18 @@ test_agg_latency() {
 	# glibc's nanosleep() is the clock_nanosleep system call
 	$PMT -q --latency syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep --unit ms \
 		-o "$out" -- $TP/sleeper 20 1 >/dev/null || return 1
-	python3 - "$out" <<'PY' || return 1
+	python3 - "$out" "${PMT_VM:-}" <<'PY' || return 1
 import re, sys
 text = open(sys.argv[1]).read()
 assert text.startswith("@msecs:"), text
 rows = dict(re.findall(r"^(\[[^\])\n]*[\])])\s+(\d+) \|", text, re.M))
 assert sum(map(int, rows.values())) == 20, rows
-assert int(rows.get("[1]", 0)) >= 18, rows   # 1 ms sleeps; a loaded VM may overshoot one or two
+# 1 ms sleeps; a loaded VM may overshoot one or two, an emulated (TCG)
+# guest sharing the host with another guest a few more, by a few ms
+if sys.argv[2]:
+    assert int(rows.get("[1]", 0)) >= 14 and set(rows) <= {"[1]", "[2, 4)", "[4, 8)"}, rows
+else:
+    assert int(rows.get("[1]", 0)) >= 18, rows
 PY
 	# runqlat: wakeup to switch-in, matched by pid; both happen in other
 	# tasks' contexts, so system wide, keyed by the task switched in
