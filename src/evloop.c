@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include "symbols.h"
 #include <bpf/libbpf.h>
 #include "abi.h"
 #include "evloop.h"
@@ -65,6 +66,10 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 			l->malformed++;
 			return LIBBPF_PERF_EVENT_CONT;
 		}
+		/* user addresses are symbolized when written, after the reorder
+		 * window: read the process's mappings now, while it still lives */
+		if (l->user_syms)
+			pmt_syms__note_pid(pmt_session__syms(l->s), eh->pid);
 		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, sizeof(*eh) + eh->size);
 	} else if (h->type == PERF_RECORD_LOST) {
 		l->lost[cpu] += ((const struct lost_record *)h)->lost;
@@ -116,6 +121,7 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 {
 	const struct pmt_opts *o = s->opts;
 	size_t ring = (size_t)o->buffer_pages * (size_t)sysconf(_SC_PAGESIZE);
+	uint32_t pi;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
@@ -131,6 +137,10 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	memset(l, 0, sizeof(*l));
 	l->s = s;
 	l->out = out;
+	/* PMU samples' ip, and user stacks */
+	for (pi = 0; pi < s->nr_probes; pi++)
+		if (s->probes[pi].prov == &pmt_perf_provider || (s->stack & PMT_STACK_USER))
+			l->user_syms = true;
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;

@@ -30,6 +30,7 @@ struct pmt_evloop {
 	uint64_t last_report_ns;
 	uint64_t events;
 	uint64_t malformed;	/* samples too short to hold a header */
+	bool user_syms;		/* records carry user addresses to symbolize */
 	enum pmt_stop_reason stop;
 };
 
