@@ -137,10 +137,10 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	memset(l, 0, sizeof(*l));
 	l->s = s;
 	l->out = out;
-	/* PMU samples' ip, and user stacks */
+	/* user stacks, and PMU samples' ip */
+	l->user_syms = s->stack & PMT_STACK_USER;
 	for (pi = 0; pi < s->nr_probes; pi++)
-		if (s->probes[pi].prov == &pmt_perf_provider || (s->stack & PMT_STACK_USER))
-			l->user_syms = true;
+		l->user_syms |= s->probes[pi].prov == &pmt_perf_provider;
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;

@@ -51,6 +51,9 @@ static struct {
 	bool multi;		/* kprobe.multi links */
 	int fentry;		/* 0, or -errno of a trampoline test */
 	char fentry_on[256];	/* the function that test used */
+	struct btf *btf;	/* vmlinux BTF (NULL: none), loaded once for all
+				 * options (a --latency resolves two) and kept */
+	bool btf_loaded;
 	const char *fentry_step;	/* where it failed: "loading", "attaching" */
 } kf;
 
@@ -285,7 +288,7 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	const char *opt = ret ? "kretprobe" : "kprobe";
 	enum pmt_kprobe_mode mode = s->opts->kprobe_mode;
 	struct pmt_names hits = {0};
-	struct btf *btf = NULL;
+	const struct btf *btf;
 	char func[256];
 	uint64_t off;
 	bool fentry_fits = true, ftraced;
@@ -300,9 +303,11 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 		pmt_err("--kretprobe '%s': a return probe takes no offset", arg->spec);
 		return -EINVAL;
 	}
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
-		btf = NULL;	/* libbpf 1.x: NULL and errno */
+	if (!kf.btf_loaded) {
+		kf.btf = btf__load_vmlinux_btf();	/* NULL and errno without */
+		kf.btf_loaded = true;
+	}
+	btf = kf.btf;
 	/* trampolines are tried on the function itself where BTF has it */
 	probe_features(btf, !strpbrk(func, "*?[") && btf &&
 			    btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0 ? func : "vfs_read");
@@ -366,7 +371,6 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 			 hits.n == 1 ? "" : "s", mech_names[mech]);
 out:
 	pmt_names__free(&hits);
-	btf__free(btf);
 	return err;
 }
 

@@ -287,17 +287,17 @@ static bool is_value(const struct pmt_operand *o)
 }
 
 /* Does anything read the sample's counter value? */
-static bool wants_value(const struct pmt_probe_cfg *cfg)
+static bool wants_value(const struct pmt_probe *p)
 {
 	int i;
 
-	if (cfg->action == PMT_ACT_STREAM || is_value(&cfg->agg.value))
+	if (p->action == PMT_ACT_STREAM || is_value(&p->agg.value))
 		return true;
-	for (i = 0; i < cfg->filter.n && i < PMT_FILTER_MAX; i++)
-		if (is_value(&cfg->filter.e[i].o))
+	for (i = 0; p->filter && i < p->filter->n && i < PMT_FILTER_MAX; i++)
+		if (is_value(&p->filter->e[i].o))
 			return true;
-	for (i = 0; i < cfg->agg.nkeys && i < PMT_AGG_KEYS; i++)
-		if (is_value(&cfg->agg.keys[i].o))
+	for (i = 0; i < p->agg.nkeys && i < PMT_AGG_KEYS; i++)
+		if (is_value(&p->agg.keys[i].o))
 			return true;
 	return false;
 }
@@ -309,11 +309,7 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 	uint64_t online[PMT_MAX_CPUS / 64];
 	int cpu, fd, err;
 
-	if (p->filter)
-		cfg.filter = *p->filter;
-	cfg.action = p->action;
-	cfg.agg = p->agg;
-	cfg.want_value = wants_value(&cfg);
+	cfg.want_value = wants_value(p);
 	if ((err = pmt_session__store_cfg(s, p, &cfg)))
 		return err;
 	fill_attr(s, p->pmu, &attr);
