@@ -219,6 +219,29 @@ struct pmt_agg_val {
 	__s64 sum, min, max;
 };
 
+/*
+ * A small per-CPU write-back cache in front of the hash (pmt_agg_cache):
+ * consecutive events on a CPU mostly share their keys (the same task, the
+ * same syscall), and a hit costs a few compares instead of hashing. A slot
+ * holds this CPU's whole value for its key (loaded from the hash when the
+ * key came in, written back when it leaves), so every cached key has its
+ * hash entry, and a reader that reads the caches before the hash and takes
+ * per CPU the larger count never counts an event twice (src/aggregate.c).
+ */
+#define PMT_AGG_CACHE		16	/* slots per CPU: direct-mapped */
+#define PMT_AGG_KEY_WORDS	(sizeof(struct pmt_agg_key) / 8)
+/* the slot of a key whose 8-byte words add up to sum */
+#define PMT_AGG_CSLOT(sum)	((__u32)(((__u64)(sum) * 0x9E3779B97F4A7C15ULL) >> 60))
+
+struct pmt_agg_cslot {
+	struct pmt_agg_key key;
+	struct pmt_agg_val val;	/* count 0: empty */
+};
+
+struct pmt_agg_cache {
+	struct pmt_agg_cslot slot[PMT_AGG_CACHE];
+};
+
 struct pmt_lat_key {
 	__u64 match;
 	__u32 lat_id;

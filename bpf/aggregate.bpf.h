@@ -32,6 +32,16 @@ struct {
 	__type(value, struct pmt_agg_key);
 } pmt_key_buf SEC(".maps") __weak;
 
+/* sizeof the hash's keys in 8-byte words, rounded up (set at load) */
+const volatile __u32 pmt_agg_key_words __weak = PMT_AGG_KEY_WORDS;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_agg_cache);
+} pmt_agg_cache SEC(".maps") __weak;
+
 /* No --by keys: no hash at all. Slot bucket + 1 of a per-CPU array (sized
  * by the loader: 2, or every bucket of the histogram). */
 const volatile bool pmt_agg_keyless __weak = false;
@@ -62,6 +72,13 @@ static __always_inline __s32 pmt_log2_bucket(__s64 sv)
 	return r + 1;
 }
 
+/*
+ * Key parts sit at multiples of 8 (src/aggregate.c sizes every part so):
+ * words of k->data indexed under a mask are in bounds whatever a verifier
+ * remembers of the offset (6.1's forgets a checked bound across a spill).
+ */
+#define PMT_KEY_WORD(k, at) (((__u64 *)(k)->data)[((at) / 8) & (PMT_KEY_MAX / 8 - 1)])
+
 static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
 					     struct pmt_agg_key *k, __u32 probe_id)
 {
@@ -72,25 +89,18 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 	for (i = 0; i < PMT_AGG_KEYS; i++) {
 		const struct pmt_key_part *kp = &a->keys[i];
 		__u32 at = kp->at;
-		__u64 v;
 
 		if (i >= a->nkeys)
 			break;
 		if (kp->kind == PMT_KEY_STR_) {
-			/* the task's comm comes NUL-padded: straight in. The
-			 * call first: 6.1's verifier loses the bound of an
-			 * offset checked before a call and spilled across it */
+			/* the task's comm comes NUL-padded: straight in */
 			if (kp->o.src == PMT_FSRC_COMM) {
 				struct task_struct *t = bpf_get_current_task_btf();
-				__u64 off = kp->at;
 
-				if (off > PMT_KEY_MAX - PMT_COMM_LEN)
-					break;
-				pmt_task_comm(t, &k->data[off]);
+				PMT_KEY_WORD(k, at) = *(__u64 *)&t->comm[0];
+				PMT_KEY_WORD(k, at + 8) = *(__u64 *)&t->comm[8];
 				continue;
 			}
-			if (at > PMT_KEY_MAX - PMT_KEY_STR)
-				break;
 			/* up to the NUL, zeros after: equal strings, equal keys */
 			str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
 			if (!str)
@@ -105,10 +115,7 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 			}
 			continue;
 		}
-		if (at > PMT_KEY_MAX - 8)
-			break;
-		v = kp->kind == PMT_KEY_PROBE ? probe_id : pmt_fetch_num(&kp->o, c);
-		__builtin_memcpy(&k->data[at], &v, 8);
+		PMT_KEY_WORD(k, at) = kp->kind == PMT_KEY_PROBE ? probe_id : pmt_fetch_num(&kp->o, c);
 	}
 }
 
@@ -142,8 +149,12 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 					   __u32 probe_id, __s64 v)
 {
 	struct pmt_agg_val zero = {}, *val;
+	struct pmt_agg_cache *cache;
+	struct pmt_agg_cslot *slot;
 	struct pmt_agg_key *k;
-	__u32 z = 0;
+	const __u64 *w;
+	__u64 sum = 0;
+	__u32 z = 0, i;
 
 	if (pmt_agg_keyless) {
 		/* -1 (below a histogram's range) is slot 0 */
@@ -159,15 +170,39 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 		return;
 	}
 	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
-	if (!k)
+	cache = bpf_map_lookup_elem(&pmt_agg_cache, &z);
+	if (!k || !cache)
 		return;
 	pmt_agg_fill_key(a, c, k, probe_id);
 	k->pad = 0;
 	k->bucket = pmt_agg_bucket(a, v);
+	w = (const __u64 *)k;
+	for (i = 0; i < PMT_AGG_KEY_WORDS; i++)
+		if (i < pmt_agg_key_words)
+			sum += w[i];
+	slot = &cache->slot[PMT_AGG_CSLOT(sum) & (PMT_AGG_CACHE - 1)];
+	if (slot->val.count) {
+		const __u64 *sw = (const __u64 *)&slot->key;
+		bool same = true;
+
+		for (i = 0; i < PMT_AGG_KEY_WORDS; i++)
+			if (i < pmt_agg_key_words && sw[i] != w[i])
+				same = false;
+		if (same) {
+			pmt_agg_add(&slot->val, v);
+			return;
+		}
+		/* write the slot's key back: its entry was made when it
+		 * came in, and nothing deletes entries */
+		val = bpf_map_lookup_elem(&pmt_agg, &slot->key);
+		if (val)
+			*val = slot->val;
+		else
+			pmt_stat_inc(PMT_STAT_AGG_FULL);
+		slot->val.count = 0;
+	}
 	val = bpf_map_lookup_elem(&pmt_agg, k);
 	if (!val) {
-		zero.min = v;
-		zero.max = v;
 		/* EEXIST (another CPU just added it) is fine; E2BIG (full)
 		 * shows up as the lookup failing */
 		bpf_map_update_elem(&pmt_agg, k, &zero, BPF_NOEXIST);
@@ -177,7 +212,11 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 			return;
 		}
 	}
-	pmt_agg_add(val, v);
+	slot->key = *k;
+	slot->val = *val;
+	if (!slot->val.count)
+		slot->val.min = slot->val.max = v;
+	pmt_agg_add(&slot->val, v);
 }
 
 static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)

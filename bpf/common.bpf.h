@@ -73,6 +73,26 @@ struct {
 	__type(value, __u64);
 } pmt_stats SEC(".maps") __weak;
 
+/*
+ * What a probe's program knows of its event, for filters, keys, values and
+ * the record header. pid_tgid is fetched on first use: a helper call costs
+ * as much as the rest of a rejecting filter, and most sessions never need
+ * it (a --count --by comm, a filter on a field).
+ */
+struct pmt_fctx {
+	void *ctx;		/* the program's context (raw record for tp) */
+	const __u8 *rec;	/* copy of the record's fixed part, or NULL */
+	__u64 pid_tgid;		/* 0 until pmt_pid_tgid() */
+};
+
+static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
+{
+	/* 0 is also the idle task's: it is then fetched again, harmlessly */
+	if (!c->pid_tgid)
+		c->pid_tgid = bpf_get_current_pid_tgid();
+	return c->pid_tgid;
+}
+
 static __always_inline void pmt_stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&pmt_stats, &which);
@@ -82,12 +102,14 @@ static __always_inline void pmt_stat_inc(__u32 which)
 }
 
 /* Is the current task one we trace? Cheap when no target was given. */
-static __always_inline bool pmt_target_ok(__u32 tgid)
+static __always_inline bool pmt_target_ok(struct pmt_fctx *c)
 {
+	__u32 tgid;
 	__u8 *st;
 
 	if (!pmt_filter_target)
 		return true;
+	tgid = pmt_pid_tgid(c) >> 32;
 	st = bpf_map_lookup_elem(&pmt_targets, &tgid);
 	return st && *st == PMT_TARGET_ACTIVE;
 }
@@ -123,9 +145,10 @@ static __always_inline void pmt_current_comm(void *dst)
 }
 
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
-static __always_inline void pmt_emit(void *ctx, struct pmt_event *e,
-				     __u64 pid_tgid, __u32 probe_id, __u64 size)
+static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e,
+				     __u32 probe_id, __u64 size)
 {
+	__u64 pid_tgid = pmt_pid_tgid(c);
 	long err;
 
 	if (size > PMT_MAX_DATA)
@@ -136,7 +159,7 @@ static __always_inline void pmt_emit(void *ctx, struct pmt_event *e,
 	e->hdr.size = size;
 	pmt_current_comm(e->hdr.comm);
 	e->hdr.ts = bpf_ktime_get_ns();
-	err = bpf_perf_event_output(ctx, &pmt_events, BPF_F_CURRENT_CPU, e,
+	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, e,
 				    sizeof(e->hdr) + size);
 	/* -ENOSPC: the ring is full; anything else (no ring on this CPU)
 	 * would vanish without a counter */

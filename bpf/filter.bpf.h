@@ -10,12 +10,6 @@
 
 #include "common.bpf.h"
 
-struct pmt_fctx {
-	void *ctx;		/* the program's context (raw record for tp) */
-	const __u8 *rec;	/* copy of the record's fixed part, or NULL */
-	__u64 pid_tgid;
-};
-
 /* Per-CPU room for one string operand. */
 struct pmt_fstr {
 	char s[PMT_STR_MAX];
@@ -54,9 +48,9 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
 			return 0;
 		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
 	case PMT_FSRC_PID:
-		return c->pid_tgid >> 32;
+		return pmt_pid_tgid(c) >> 32;
 	case PMT_FSRC_TID:
-		return (__u32)c->pid_tgid;
+		return (__u32)pmt_pid_tgid(c);
 	case PMT_FSRC_CPU:
 		return bpf_get_smp_processor_id();
 	case PMT_FSRC_UID:
@@ -127,23 +121,12 @@ static __always_inline bool pmt_match(const struct pmt_filter *f, __u64 pat,
 	return d & p->final;
 }
 
-static __always_inline bool pmt_eval(const struct pmt_filter *f,
-				     const struct pmt_filter_entry *e,
-				     struct pmt_fctx *c)
+static __always_inline bool pmt_eval_num(const struct pmt_filter_entry *e,
+					 struct pmt_fctx *c)
 {
 	bool sign = e->o.flags & PMT_FFLAG_SIGNED;
-	struct pmt_fstr *str;
-	__u32 zero = 0, len;
-	__u64 v;
+	__u64 v = pmt_fetch_num(&e->o, c);
 
-	if (e->op == PMT_FOP_MATCH) {
-		str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
-		if (!str)
-			return false;
-		len = pmt_fetch_str(&e->o, c, str->s);
-		return pmt_match(f, e->val, str->s, len);
-	}
-	v = pmt_fetch_num(&e->o, c);
 	switch (e->op) {
 	case PMT_FOP_EQ:
 		return v == e->val;
@@ -155,6 +138,23 @@ static __always_inline bool pmt_eval(const struct pmt_filter *f,
 		return v & e->val;
 	}
 	return false;
+}
+
+static __always_inline bool pmt_eval(const struct pmt_filter *f,
+				     const struct pmt_filter_entry *e,
+				     struct pmt_fctx *c)
+{
+	struct pmt_fstr *str;
+	__u32 zero = 0, len;
+
+	if (e->op == PMT_FOP_MATCH) {
+		str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
+		if (!str)
+			return false;
+		len = pmt_fetch_str(&e->o, c, str->s);
+		return pmt_match(f, e->val, str->s, len);
+	}
+	return pmt_eval_num(e, c);
 }
 
 struct pmt_walk {
@@ -180,11 +180,17 @@ static long pmt_walk_step(__u32 i __attribute__((unused)), void *ctx)
 /* Does the event pass? A walk that does not end rejects (and is counted). */
 static __always_inline bool pmt_filter_run(const struct pmt_filter *f, struct pmt_fctx *c)
 {
+	const struct pmt_filter_entry *e = &f->e[f->start & (PMT_FILTER_MAX - 1)];
 	struct pmt_walk w = { .f = f, .c = c, .idx = f->start };
 
-	/* The first step inline: a one-comparison filter (pid == 1) then
-	 * never pays for bpf_loop's indirect calls. */
-	pmt_walk_step(0, &w);
+	/* The first step inline when it compares numbers: a one-comparison
+	 * filter (pid == 1) then pays for no call at all (a call and its
+	 * return cost as much as the comparison's helper here). Patterns
+	 * stay in the callback, verified once. */
+	if (e->op != PMT_FOP_MATCH)
+		w.idx = pmt_eval_num(e, c) ? e->t : e->f;
+	else
+		pmt_walk_step(0, &w);
 	if (w.idx < PMT_FILTER_MAX)
 		bpf_loop(PMT_FILTER_MAX, pmt_walk_step, &w, 0);
 	if (w.idx == PMT_FILTER_ACCEPT)

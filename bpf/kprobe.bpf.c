@@ -18,10 +18,10 @@ const volatile __u32 pmt_fn_probe[2 * PMT_FN_SLOTS] __weak = {};
 
 static __always_inline int pmt_regs_body(struct pt_regs *regs)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(regs);
+	struct pmt_fctx fc = { .ctx = regs };
 	const struct pmt_probe_cfg *cfg;
-	struct pmt_event *e = pmt_record_begin(id, pid_tgid, &cfg);
+	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
 	struct pmt_call *c;
 
 	if (!e)
@@ -43,7 +43,7 @@ static __always_inline int pmt_regs_body(struct pt_regs *regs)
 #endif
 	c->ret = PT_REGS_RC(regs);
 finish:
-	pmt_record_finish(regs, cfg, e, sizeof(*c), id, pid_tgid);
+	pmt_record_finish(cfg, e, sizeof(*c), id, &fc);
 	return 0;
 }
 
@@ -54,10 +54,10 @@ SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs) { return pmt_regs_body(reg
  * direct ctx read past the function's own arguments would be refused). */
 static __always_inline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
+	struct pmt_fctx fc = { .ctx = ctx };
 	const struct pmt_probe_cfg *cfg;
-	struct pmt_event *e = pmt_record_begin(id, pid_tgid, &cfg);
+	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
 	struct pmt_call *c;
 	__u32 i;
 
@@ -73,7 +73,7 @@ static __always_inline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 	if (ret)
 		bpf_get_func_ret(ctx, &c->ret);
 finish:
-	pmt_record_finish(ctx, cfg, e, sizeof(*c), id, pid_tgid);
+	pmt_record_finish(cfg, e, sizeof(*c), id, &fc);
 	return 0;
 }
 

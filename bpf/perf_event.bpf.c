@@ -12,12 +12,12 @@
 SEC("perf_event")
 int pmt_pe(struct bpf_perf_event_data *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 	struct bpf_perf_event_value cnt;
+	struct pmt_fctx fc = { .ctx = ctx };
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_sample *smp;
-	struct pmt_event *e = pmt_record_begin(id, pid_tgid, &cfg);
+	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
 
 	if (!e)
 		return 0;
@@ -33,6 +33,6 @@ int pmt_pe(struct bpf_perf_event_data *ctx)
 	smp->value = 0;
 	if (cfg->want_value && !bpf_perf_prog_read_value(ctx, &cnt, sizeof(cnt)))
 		smp->value = cnt.counter;
-	pmt_record_finish(ctx, cfg, e, sizeof(*smp), id, pid_tgid);
+	pmt_record_finish(cfg, e, sizeof(*smp), id, &fc);
 	return 0;
 }

@@ -23,12 +23,12 @@ struct {
 
 /* Is this event traced (target, CPU, not stopping)? Then its probe's
  * settings in *cfg and the scratch buffer to build the record in. */
-static __always_inline struct pmt_event *pmt_record_begin(__u32 id, __u64 pid_tgid,
+static __always_inline struct pmt_event *pmt_record_begin(__u32 id, struct pmt_fctx *fc,
 							  const struct pmt_probe_cfg **cfg)
 {
 	__u32 zero = 0;
 
-	if (pmt_stop || !pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
+	if (pmt_stop || !pmt_target_ok(fc) || !pmt_cpu_ok())
 		return NULL;
 	*cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	if (!*cfg)
@@ -49,21 +49,22 @@ static __always_inline bool pmt_record_needed(const struct pmt_probe_cfg *cfg)
  * land at a constant offset of the scratch buffer: the verifier bounds
  * every write.
  */
-static __always_inline void pmt_record_finish(void *ctx, const struct pmt_probe_cfg *cfg,
+static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg,
 					      struct pmt_event *e, const __u64 rec_size,
-					      __u32 id, __u64 pid_tgid)
+					      __u32 id, struct pmt_fctx *fc)
 {
 	struct pmt_stack_rec *st = (struct pmt_stack_rec *)(e->data + rec_size - sizeof(*st));
 	__u8 *frames = e->data + rec_size;
-	struct pmt_fctx fc = { .ctx = ctx, .rec = e->data, .pid_tgid = pid_tgid };
+	void *ctx = fc->ctx;
 	__u64 size = rec_size;
 	long kb = 0, ub = 0;
 
+	fc->rec = e->data;
 	st->kstack = -1;
 	st->ustack = -1;
 	st->nkernel = 0;
 	st->nuser = 0;
-	if (pmt_use_filter && cfg->filter.n && !pmt_filter_run(&cfg->filter, &fc)) {
+	if (pmt_use_filter && cfg->filter.n && !pmt_filter_run(&cfg->filter, fc)) {
 		__u64 *n = bpf_map_lookup_elem(&pmt_filtered, &id);
 
 		if (n)
@@ -74,9 +75,9 @@ static __always_inline void pmt_record_finish(void *ctx, const struct pmt_probe_
 		if (cfg->stack & PMT_STACK_KERNEL)
 			st->kstack = bpf_get_stackid(ctx, &pmt_stacks, 0);
 		if (cfg->stack & PMT_STACK_USER)
-			st->ustack = (pid_tgid & ~0xffffffffULL) |
+			st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
 				     (__u32)bpf_get_stackid(ctx, &pmt_stacks, BPF_F_USER_STACK);
-		pmt_aggregate(cfg, &fc, id);
+		pmt_aggregate(cfg, fc, id);
 		return;
 	}
 	if (cfg->stack & PMT_STACK_KERNEL) {
@@ -97,7 +98,7 @@ static __always_inline void pmt_record_finish(void *ctx, const struct pmt_probe_
 		}
 	}
 	size += (__u64)(st->nkernel + st->nuser) * 8;
-	pmt_emit(ctx, e, pid_tgid, id, size);
+	pmt_emit(fc, e, id, size);
 }
 
 #endif /* PMTRACE_RECORD_BPF_H */

@@ -8,7 +8,6 @@
 
 static __always_inline int pmt_tp_body(void *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = NULL;
@@ -16,11 +15,11 @@ static __always_inline int pmt_tp_body(void *ctx)
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
-	struct pmt_fctx fc = { .ctx = ctx, .pid_tgid = pid_tgid };
+	struct pmt_fctx fc = { .ctx = ctx };
 
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
-	if (pmt_stop || !pmt_target_ok(pid_tgid >> 32) || !pmt_cpu_ok())
+	if (pmt_stop || !pmt_target_ok(&fc) || !pmt_cpu_ok())
 		return 1;
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	if (!cfg)
@@ -86,7 +85,7 @@ static __always_inline int pmt_tp_body(void *ctx)
 			bpf_probe_read_kernel(e->data, size, ctx);
 		}
 	}
-	pmt_emit(ctx, e, pid_tgid, id, size);
+	pmt_emit(&fc, e, id, size);
 	return 1;
 }
 

@@ -333,19 +333,66 @@ static struct pmt_agg_entry *add_entry(struct pmt_agg_entry **v, size_t *n, size
 	return e;
 }
 
+/* Where the kernel caches key (bpf/abi.h): the same slot it computes from
+ * the key's words, which are zero past the map's key size on both sides. */
+static const struct pmt_agg_cslot *cache_slot(const struct pmt_agg_cache *c,
+					      const struct pmt_agg_key *key)
+{
+	uint64_t w[PMT_AGG_KEY_WORDS], sum = 0;
+	size_t i;
+
+	memcpy(w, key, sizeof(w));
+	for (i = 0; i < PMT_AGG_KEY_WORDS; i++)
+		sum += w[i];
+	return &c->slot[PMT_AGG_CSLOT(sum) & (PMT_AGG_CACHE - 1)];
+}
+
+/* Each CPU's value of key: the hash's, or its cache slot's where that is
+ * further on. The caches were read first: a slot written back meanwhile
+ * left the hash at least as far on, so no event counts twice. */
+static void apply_cache(const struct pmt_agg_cache *cache, const struct pmt_agg_key *key,
+			struct pmt_agg_val *pc, int ncpu)
+{
+	int c;
+
+	for (c = 0; cache && c < ncpu; c++) {
+		const struct pmt_agg_cslot *sl = cache_slot(&cache[c], key);
+
+		if (sl->val.count && sl->val.count >= pc[c].count &&
+		    !memcmp(&sl->key, key, sizeof(*key)))
+			pc[c] = sl->val;
+	}
+}
+
 /* All entries, merged over CPUs, sorted by key. */
 static int read_entries(struct pmt_session *s, struct pmt_agg_entry **out, size_t *nout)
 {
 	int fd = bpf_map__fd(s->skel->maps.pmt_agg), ncpu = libbpf_num_possible_cpus();
 	struct pmt_agg_key key, next, *prev = NULL;
+	struct pmt_agg_cache *cache = NULL;
 	struct pmt_agg_entry *v = NULL;
 	struct pmt_agg_val *pc;
 	size_t n = 0, cap = 0;
-	uint32_t slot;
+	uint32_t slot = 0;
+	int err;
 
 	pc = calloc((size_t)ncpu, sizeof(*pc));
 	if (!pc)
 		return -ENOMEM;
+	/* the caches before the hash: see apply_cache() */
+	if (!s->agg.flat_slots) {
+		cache = calloc((size_t)ncpu, sizeof(*cache));
+		if (!cache) {
+			free(pc);
+			return -ENOMEM;
+		}
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pmt_agg_cache), &slot, cache)) {
+			err = -errno;
+			free(cache);
+			free(pc);
+			return err;
+		}
+	}
 	/* no keys: the array's slots that saw events */
 	for (slot = 0; slot < s->agg.flat_slots; slot++) {
 		memset(&key, 0, sizeof(key));
@@ -365,9 +412,11 @@ static int read_entries(struct pmt_session *s, struct pmt_agg_entry **out, size_
 		memset(&next, 0, sizeof(next));
 		if (bpf_map_lookup_elem(fd, &key, pc))
 			continue;	/* deleted meanwhile */
+		apply_cache(cache, &key, pc, ncpu);
 		if (!add_entry(&v, &n, &cap, &key, pc, ncpu))
 			break;
 	}
+	free(cache);
 	free(pc);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_entry);

@@ -288,6 +288,8 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_agg_flat, s->agg.flat_slots ? s->agg.flat_slots : 1);
 	bpf_map__set_key_size(s->skel->maps.pmt_agg,
 			      (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes));
+	s->skel->rodata->pmt_agg_key_words =
+		(__u32)((offsetof(struct pmt_agg_key, data) + s->agg.key_bytes + 7) / 8);
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1);	/* see perf_event.c */
 	bpf_map__set_max_entries(s->skel->maps.pmt_lat, s->opts->agg.lat_start ? (__u32)s->opts->agg.max_keys : 1);
 	if (!targeted)

@@ -322,6 +322,38 @@ test_agg_interval_snapshots() {
 	expect_eq "count lines" "$(grep -c '^@: ' "$out")" 5
 }
 
+# 200 keys interleaved: every event changes key, so the kernel's per-CPU
+# cache (bpf/abi.h, PMT_AGG_CACHE slots) writes back and reloads all the
+# time; counts, sums, min and max stay exact, at exit and summed over
+# interval snapshots taken while it churns
+test_agg_cache_churn() {
+	local out=$WORK/churn.txt
+	$PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100' --stats count --by count \
+		-o "$out" -- $TP/reader 50 200 || return 1
+	python3 - "$out" <<'PY' || return 1
+import re, sys
+rows = re.findall(r"^@\[(\d+)\]: count (\d+), average (\d+), min (-?\d+), max (-?\d+), total (\d+)$",
+                  open(sys.argv[1]).read(), re.M)
+assert len(rows) == 200, len(rows)
+for k, n, avg, lo, hi, tot in rows:
+    k = int(k)
+    assert (int(n), int(avg), int(lo), int(hi), int(tot)) == (50, k, k, k, 50 * k), (k, n, avg, lo, hi, tot)
+PY
+	$PMT -q --json --interval 0.02 --tp syscalls:sys_enter_read --filter 'fd == 100' --count --by count \
+		-o "$out" -- $TP/reader 40 200 3000 || return 1
+	python3 - "$out" <<'PY'
+import json, sys, collections
+snaps = [json.loads(l) for l in open(sys.argv[1])]
+assert len(snaps) >= 3, "only %d snapshots" % len(snaps)
+tot = collections.Counter()
+for s in snaps:
+    for e in s["entries"]:
+        assert 0 < e["count"] <= 40, e
+        tot[e["key"]["count"]] += e["count"]
+assert len(tot) == 200 and set(tot.values()) == {40}, tot
+PY
+}
+
 test_agg_json() {
 	local out=$WORK/agg.json
 	$PMT -q --json --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count --by comm -o "$out" -- $TP/reader 2 || return 1
@@ -347,9 +379,10 @@ assert text.startswith("@msecs:"), text
 rows = dict(re.findall(r"^(\[[^\])\n]*[\])])\s+(\d+) \|", text, re.M))
 assert sum(map(int, rows.values())) == 20, rows
 # 1 ms sleeps; a loaded VM may overshoot one or two, an emulated (TCG)
-# guest sharing the host with another guest a few more, by a few ms
+# guest sharing the host with another guest a few more, by up to 15 ms
+# seen; none can be shorter than 1 ms
 if sys.argv[2]:
-    assert int(rows.get("[1]", 0)) >= 14 and set(rows) <= {"[1]", "[2, 4)", "[4, 8)"}, rows
+    assert int(rows.get("[1]", 0)) >= 14 and "[0]" not in rows, rows
 else:
     assert int(rows.get("[1]", 0)) >= 18, rows
 PY
