@@ -148,9 +148,10 @@ struct pmt_filter {
 	__u8 start;		/* first entry */
 	__u8 needs_record;	/* reads record fields */
 	__u8 pad;
+	/* the entries first: a rejecting walk touches one cache line */
+	struct pmt_filter_entry e[PMT_FILTER_MAX];
 	__u8 cls[256];		/* byte -> class, shared by the patterns */
 	struct pmt_pattern pats[PMT_FILTER_PATS];
-	struct pmt_filter_entry e[PMT_FILTER_MAX];
 };
 
 /*
@@ -314,8 +315,8 @@ struct pmt_probe_cfg {
 	__u8 stack;		/* PMT_STACK_*: perf events */
 	__u8 want_value;	/* perf events: read the counter (a helper call) */
 	__u8 pad2[5];
+	struct pmt_filter filter;	/* header and first entries: line 0-1 */
 	struct pmt_agg_cfg agg;
-	struct pmt_filter filter;
 };
 
 #endif /* PMTRACE_ABI_H */
