@@ -36,6 +36,71 @@ static __always_inline __u64 pmt_load_sized(const __u8 *p, __u8 size, bool sign)
 	}
 }
 
+#ifdef PMT_RAW_CTX
+/* 4-byte words of the record every tracepoint of the session has in full
+ * (set at load): the kernel refuses to attach a program that reads a
+ * context further than the tracepoint's record, and the verifier sees
+ * only the loads below this bound. */
+const volatile __u32 pmt_ctx_words __weak = 0;
+
+/* asm: clang would otherwise merge the loads into one through a computed
+ * pointer, which the verifier refuses for a context */
+#define PMT_CTX_LOAD(ctx, off) ({						\
+	__u32 __v;								\
+	asm volatile("%0 = *(u32 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx));	\
+	__v;									\
+})
+
+#define PMT_CTX_NONE (~0ULL)	/* not loadable: no u32 reads as this */
+
+/* Each load guarded by its own constant offset against the rodata bound:
+ * a verifier then drops it without having to remember bounds on w. */
+#define PMT_CTX_CASE(w, off) \
+	case w: return w < pmt_ctx_words ? PMT_CTX_LOAD(ctx, off) : PMT_CTX_NONE
+
+/*
+ * 4-byte word w of a tracepoint's raw record, straight from the context:
+ * a load at a constant offset (the verifier takes no other kind of
+ * context access), where a copy would cost a bpf_probe_read_kernel call.
+ * Only the tracepoint program defines PMT_RAW_CTX: other programs'
+ * contexts are registers or function arguments. Words 0 and 1 are the
+ * kernel's (common fields, not readable).
+ */
+static __always_inline __u64 pmt_ctx_u32(void *ctx, __u32 w)
+{
+	switch (w) {
+	PMT_CTX_CASE(2, 8); PMT_CTX_CASE(3, 12); PMT_CTX_CASE(4, 16); PMT_CTX_CASE(5, 20);
+	PMT_CTX_CASE(6, 24); PMT_CTX_CASE(7, 28); PMT_CTX_CASE(8, 32); PMT_CTX_CASE(9, 36);
+	PMT_CTX_CASE(10, 40); PMT_CTX_CASE(11, 44); PMT_CTX_CASE(12, 48); PMT_CTX_CASE(13, 52);
+	PMT_CTX_CASE(14, 56); PMT_CTX_CASE(15, 60); PMT_CTX_CASE(16, 64); PMT_CTX_CASE(17, 68);
+	PMT_CTX_CASE(18, 72); PMT_CTX_CASE(19, 76); PMT_CTX_CASE(20, 80); PMT_CTX_CASE(21, 84);
+	PMT_CTX_CASE(22, 88); PMT_CTX_CASE(23, 92); PMT_CTX_CASE(24, 96); PMT_CTX_CASE(25, 100);
+	PMT_CTX_CASE(26, 104); PMT_CTX_CASE(27, 108); PMT_CTX_CASE(28, 112); PMT_CTX_CASE(29, 116);
+	PMT_CTX_CASE(30, 120); PMT_CTX_CASE(31, 124);
+	}
+	return PMT_CTX_NONE;
+}
+_Static_assert(PMT_CTX_DIRECT == 32 * 4, "pmt_ctx_u32 covers PMT_CTX_DIRECT bytes");
+
+/* A PMT_FFLAG_CTX field (naturally aligned, little-endian) */
+static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool sign)
+{
+	__u32 w = (off / 4) & 31;
+	__u64 v = pmt_ctx_u32(ctx, w), hi = 0;
+
+	if (v == PMT_CTX_NONE || (size == 8 && (hi = pmt_ctx_u32(ctx, (w + 1) & 31)) == PMT_CTX_NONE)) {
+		/* past a shorter record of the session's */
+		v = 0;
+		bpf_probe_read_kernel(&v, 8, (char *)ctx + off);
+		return pmt_load_sized((const __u8 *)&v, size, sign);
+	}
+	if (size == 8)
+		return v | hi << 32;
+	v >>= (off % 4) * 8;
+	return pmt_load_sized((const __u8 *)&v, size, sign);
+}
+#endif
+
 static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
 					   struct pmt_fctx *c)
 {
@@ -44,6 +109,10 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
 	switch (e->src) {
 	case PMT_FSRC_FIELD:
 		off = e->off;
+#ifdef PMT_RAW_CTX
+		if (e->flags & PMT_FFLAG_CTX)
+			return pmt_ctx_field(c->ctx, off, e->size, e->flags & PMT_FFLAG_SIGNED);
+#endif
 		if (!c->rec || off > PMT_MAX_DATA - 8)
 			return 0;
 		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);

@@ -80,12 +80,6 @@ static int compile_value(struct pmt_probe *p, const char *expr, struct pmt_agg_c
 	return resolve_num(p, name, "the aggregated value", &a->value, NULL);
 }
 
-static bool reads_record(const struct pmt_operand *o)
-{
-	return o->src == PMT_FSRC_FIELD || o->src == PMT_FSRC_FIELD_STR ||
-	       o->src == PMT_FSRC_FIELD_DSTR;
-}
-
 /* A --by name as key parts: sample keys of PMU events expand to fields
  * of struct pmt_sample shown another way (see enum pmt_key_disp). */
 struct key_spec {
@@ -168,7 +162,7 @@ static int compile_key_part(struct pmt_session *s, struct pmt_probe *p, struct p
 	a->keys[i].o = info.o;
 	a->keys[i].kind = kind;
 	a->keys[i].at = (uint8_t)*at;
-	if (reads_record(&info.o))
+	if (pmt_operand__needs_record(&info.o))
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
 	a->keys[i].len = kind != PMT_KEY_STR_ ? 8 :
@@ -270,9 +264,9 @@ int pmt_agg__compile(struct pmt_session *s)
 		/* latency keys come from the end event; the start keeps none */
 		if (p->action != PMT_ACT_LAT_START && compile_keys(s, p, a))
 			return -EINVAL;
-		if (reads_record(&a->value) && a->kind != PMT_AGG_COUNT && !ao->lat_start)
+		if (pmt_operand__needs_record(&a->value) && a->kind != PMT_AGG_COUNT && !ao->lat_start)
 			a->needs_record = 1;
-		if (ao->lat_start && reads_record(&a->match))
+		if (ao->lat_start && pmt_operand__needs_record(&a->match))
 			a->needs_record = 1;
 	}
 	/* no keys: a per-CPU array slot per bucket (+1: bucket -1 is slot 0) */

@@ -713,7 +713,7 @@ static int gen(struct gen *g, const struct node *n, int t, int f)
 	e = &g->out->e[idx];
 	e->o = n->opd.o;
 	e->val = n->val;
-	if (n->opd.field)
+	if (pmt_operand__needs_record(&n->opd.o))
 		g->out->needs_record = 1;
 	e->t = (uint8_t)t;
 	e->f = (uint8_t)f;
@@ -874,7 +874,9 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 
 		pmt_buf__printf(b, "%d: %s", i, e->o.src < PMT_FSRC__MAX ? srcs[e->o.src] : "?");
 		if (e->o.src <= PMT_FSRC_FIELD_DSTR)
-			pmt_buf__printf(b, "@%u:%u%s", e->o.off, e->o.size, e->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
+			pmt_buf__printf(b, "@%u:%u%s%s", e->o.off, e->o.size,
+					e->o.flags & PMT_FFLAG_SIGNED ? "s" : "",
+					e->o.flags & PMT_FFLAG_CTX ? " ctx" : "");
 		pmt_buf__printf(b, " %s ", e->op <= PMT_FOP_MATCH ? ops[e->op] : "?");
 		if (e->op == PMT_FOP_MATCH)
 			pmt_buf__printf(b, "pat%llu", (unsigned long long)e->val);

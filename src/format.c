@@ -213,6 +213,7 @@ int pmt_format__parse(const char *text, struct pmt_format **out,
 		return -ENOMEM;
 	}
 	fmt->id = -1;
+	fmt->raw_ctx = true;	/* format files are tracepoints' */
 	for (line = strtok_r(copy, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *s = trim(line), *decl, *semi;

@@ -37,6 +37,7 @@ struct pmt_format {
 	char *name;		/* "sched_switch" */
 	int id;
 	uint32_t fixed_size;	/* end of the last fixed field */
+	bool raw_ctx;		/* a tracepoint's: the BPF context is the record */
 	int nr_fields;
 	struct pmt_field *fields;
 };

@@ -20,6 +20,25 @@ static const struct {
 
 #define NCOMMONS (sizeof(commons) / sizeof(commons[0]))
 
+/* Can the BPF program load the field from its context (PMT_FFLAG_CTX)? */
+static bool in_ctx(const struct pmt_format *fmt, const struct pmt_field *f)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return fmt->raw_ctx && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	       f->offset % f->size == 0 && f->offset >= 8 && f->offset + f->size <= PMT_CTX_DIRECT;
+#else
+	(void)fmt;
+	(void)f;
+	return false;
+#endif
+}
+
+bool pmt_operand__needs_record(const struct pmt_operand *o)
+{
+	return (o->src == PMT_FSRC_FIELD && !(o->flags & PMT_FFLAG_CTX)) ||
+	       o->src == PMT_FSRC_FIELD_STR || o->src == PMT_FSRC_FIELD_DSTR;
+}
+
 int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
 			 struct pmt_opinfo *out)
 {
@@ -35,10 +54,11 @@ int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
 		case PMT_F_INT:
 			out->is_signed = f->is_signed;
 			out->o.flags = f->is_signed ? PMT_FFLAG_SIGNED : 0;
-			out->o.src = PMT_FSRC_FIELD;
-			return 0;
+			/* fallthrough */
 		case PMT_F_PTR:
 			out->o.src = PMT_FSRC_FIELD;
+			if (in_ctx(fmt, f))
+				out->o.flags |= PMT_FFLAG_CTX;
 			return 0;
 		case PMT_F_STR:
 			out->o.src = PMT_FSRC_FIELD_STR;

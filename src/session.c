@@ -271,7 +271,13 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_only_probe = s->nr_probes == 1 ? 0 : -1;
 	s->skel->rodata->pmt_use_filter = false;
 	s->skel->rodata->pmt_use_agg = false;
+	s->skel->rodata->pmt_ctx_words = PMT_CTX_DIRECT / 4;
 	for (i = 0; i < s->nr_probes; i++) {
+		const struct pmt_format *fmt = s->probes[i].fmt;
+
+		/* PMT_FFLAG_CTX loads: no further than the shortest record */
+		if (fmt && fmt->raw_ctx && fmt->fixed_size / 4 < s->skel->rodata->pmt_ctx_words)
+			s->skel->rodata->pmt_ctx_words = fmt->fixed_size / 4;
 		if (s->probes[i].filter)
 			s->skel->rodata->pmt_use_filter = true;
 		if (s->probes[i].action != PMT_ACT_STREAM)

@@ -230,6 +230,29 @@ test_filter_pid_system_wide() {
 	expect_eq "other events" "$(grep -vc " $pid/$pid \[" "$out")" 0
 }
 
+# Tracepoint fields in a record's first 128 bytes are loaded from the BPF
+# context (no copy); a session with a shorter record (getppid: 12 bytes)
+# reads the others with a helper instead. Same answers either way: signed
+# 8-byte, 8-byte unsigned args, 4-byte signed keys.
+test_filter_ctx_fields() {
+	local out short="--tp syscalls:sys_enter_getppid --filter pid==0"
+	for extra in "" "$short"; do
+		out=$($PMT -q --tp syscalls:sys_exit_read --filter 'ret == -21' $extra --count --by probe -- cat / 2>/dev/null)
+		expect_eq "EISDIR reads${extra:+ beside getppid}" "$out" "@[syscalls:sys_exit_read]: 1" || return 1
+		out=$($PMT -q --tp syscalls:sys_enter_read --filter 'fd == 100 && count >= 64 && count < 1024' \
+			$extra --count --by probe -- $TP/reader 5)
+		expect_eq "reads of 64..512 bytes${extra:+ beside getppid}" "$out" "@[syscalls:sys_enter_read]: 20" || return 1
+		$PMT -q --json --tp sched:sched_switch --filter 'prev_comm == "sleeper" && prev_prio > 100 && prev_pid > 1' \
+			$extra -o "$WORK/ctx.json" -- $TP/sleeper 5 1 >/dev/null || return 1
+		python3 - "$WORK/ctx.json" <<'PY' || return 1
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+e = [x for x in e if x["event"] == "sched:sched_switch"]
+assert len(e) >= 5 and all(x["fields"]["prev_pid"] == x["pid"] and x["fields"]["prev_prio"] == 120 for x in e), e
+PY
+	done
+}
+
 test_filter_errors() {
 	usage_error "unknown field 'prev_pidd' for sched:sched_switch" --tp sched:sched_switch --filter 'prev_pidd == 0' || return 1
 	grep -q '^  \^~~~~~~~~$' "$WORK/usage.err" || { cat "$WORK/usage.err" >&2; fail "no caret"; return 1; }
@@ -458,7 +481,11 @@ test_exit_is_prompt() {
 	$PMT -q --tp 'syscalls:sys_enter_*' -- true | cat >/dev/null
 	ms=$((($(date +%s%N) - start) / 1000000))
 	note "exit of a ${ms} ms run with hundreds of tracepoints, reader saw EOF"
-	[ $ms -lt 3000 ] || { fail "took ${ms} ms (each tracepoint teardown waited for)"; return 1; }
+	# waiting for each teardown takes ~25 s here; an emulated guest beside
+	# another one is slower at everything (3.3 s seen)
+	local limit=3000
+	[ -n "${PMT_VM:-}" ] && limit=8000
+	[ $ms -lt $limit ] || { fail "took ${ms} ms (each tracepoint teardown waited for)"; return 1; }
 	no_leftovers
 }
 

@@ -117,8 +117,10 @@ TEST(filter_programs)
 	struct pmt_buf b = {0};
 
 	ASSERT_TRUE(fmt);
+	/* tracepoint fields in the first 128 bytes: loaded from the context,
+	 * no copy of the record */
 	ASSERT_STREQ(compile(&b, "prev_pid == 0", fmt),
-		     "start 0 record\n0: field@24:4s == 0 ? accept : reject\n");
+		     "start 0\n0: field@24:4s ctx == 0 ? accept : reject\n");
 	/* && binds tighter than ||; ! swaps edges; != too */
 	ASSERT_STREQ(compile(&b, "pid == 1 || !(tid != 2) && cpu < 3", fmt),
 		     "start 2\n"
@@ -127,11 +129,11 @@ TEST(filter_programs)
 		     "2: pid == 1 ? accept : 1\n");
 	/* >, >= are <=, < with swapped edges; & is a bit test; literal first mirrors */
 	ASSERT_STREQ(compile(&b, "prev_state > 1 && prev_state >= -4 && prev_state & 0x40 && 100 > next_prio", fmt),
-		     "start 3 record\n"
-		     "0: field@60:4s < 100 ? accept : reject\n"
-		     "1: field@32:8s & 64 ? 0 : reject\n"
-		     "2: field@32:8s < -4 ? reject : 1\n"
-		     "3: field@32:8s <= 1 ? reject : 2\n");
+		     "start 3\n"
+		     "0: field@60:4s ctx < 100 ? accept : reject\n"
+		     "1: field@32:8s ctx & 64 ? 0 : reject\n"
+		     "2: field@32:8s ctx < -4 ? reject : 1\n"
+		     "3: field@32:8s ctx <= 1 ? reject : 2\n");
 	ASSERT_STREQ(compile(&b, "next_comm == \"bash\" || comm ~ \"k*\" || comm != \"bash\"", fmt),
 		     "start 2 record\n"
 		     "0: comm ~ pat0 ? reject : accept\n"
@@ -139,7 +141,18 @@ TEST(filter_programs)
 		     "2: field_str@40:16 ~ pat0 ? accept : 1\n");
 	/* bare field: non-zero; size suffix */
 	ASSERT_STREQ(compile(&b, "prev_state && cgroup == 4k", fmt),
-		     "start 1 record\n0: cgroup == 4096 ? accept : reject\n1: field@32:8s == 0 ? reject : 0\n");
+		     "start 1\n0: cgroup == 4096 ? accept : reject\n1: field@32:8s ctx == 0 ? reject : 0\n");
+	pmt_format__free(fmt);
+	/* beyond 128 bytes, unaligned, or a record a program builds (PMU,
+	 * calls): from the copy */
+	fmt = pmt_format__new("x", 200);
+	ASSERT_TRUE(fmt && pmt_format__add(fmt, "far", "u32", 160, 4, PMT_F_INT) &&
+		    pmt_format__add(fmt, "odd", "u32", 10, 4, PMT_F_INT));
+	ASSERT_STREQ(compile(&b, "far == 1", fmt), "start 0 record\n0: field@160:4 == 1 ? accept : reject\n");
+	fmt->raw_ctx = true;
+	ASSERT_STREQ(compile(&b, "far == 1 || odd == 2", fmt),
+		     "start 1 record\n0: field@10:4 == 2 ? accept : reject\n1: field@160:4 == 1 ? accept : 0\n");
+	ASSERT_STREQ(compile(&b, "far == 1", fmt), "start 0 record\n0: field@160:4 == 1 ? accept : reject\n");
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }
