@@ -52,7 +52,7 @@ SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs) { return pmt_regs_body(reg
 
 /* fentry/fexit: the slots through the helpers the verifier inlines (a
  * direct ctx read past the function's own arguments would be refused). */
-static __always_inline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
+static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 {
 	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
 	struct pmt_fctx fc = { .ctx = ctx };
