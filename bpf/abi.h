@@ -111,9 +111,10 @@ enum pmt_filter_src {
 
 #define PMT_FFLAG_SIGNED	0x01	/* operand and compare are signed */
 #define PMT_FFLAG_REL		0x02	/* FIELD_DSTR is a __rel_loc */
-/* FIELD of a tracepoint, naturally aligned in bytes 8 (the first 8 are
- * the kernel's) to PMT_CTX_DIRECT: loaded from the program's context itself (the raw record), no
- * copy and no helper call. Little-endian targets only. */
+/* FIELD of a tracepoint, naturally aligned between byte 8 (the first 8
+ * are the kernel's) and PMT_CTX_DIRECT: loaded from the program's context
+ * itself (the raw record), no copy and no helper call. Little-endian
+ * targets only. */
 #define PMT_FFLAG_CTX		0x04
 #define PMT_CTX_DIRECT		128
 

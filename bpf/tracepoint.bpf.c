@@ -4,7 +4,7 @@
  * requested tracepoint; the attach cookie says which probe fired, and
  * pmt_probes[cookie] says how long the raw record is.
  */
-#define PMT_RAW_CTX	/* the context is the raw record: see pmt_ctx_word() */
+#define PMT_RAW_CTX	/* the context is the raw record: see pmt_ctx_u32() */
 #include "aggregate.bpf.h"
 
 static __always_inline int pmt_tp_body(void *ctx)

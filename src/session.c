@@ -255,7 +255,7 @@ int pmt_session__load(struct pmt_session *s)
 	struct bpf_program *prog;
 	bool targeted = !s->opts->system_wide;
 	bool follow = targeted && s->opts->cmd;
-	uint32_t i;
+	uint32_t i, key_size;
 	int err;
 
 	libbpf_set_print(libbpf_print);
@@ -292,10 +292,9 @@ int pmt_session__load(struct pmt_session *s)
 				 (__u32)s->opts->agg.max_keys : 1);
 	s->skel->rodata->pmt_agg_keyless = s->agg.flat_slots > 0;
 	bpf_map__set_max_entries(s->skel->maps.pmt_agg_flat, s->agg.flat_slots ? s->agg.flat_slots : 1);
-	bpf_map__set_key_size(s->skel->maps.pmt_agg,
-			      (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes));
-	s->skel->rodata->pmt_agg_key_words =
-		(__u32)((offsetof(struct pmt_agg_key, data) + s->agg.key_bytes + 7) / 8);
+	key_size = (__u32)(offsetof(struct pmt_agg_key, data) + s->agg.key_bytes);
+	bpf_map__set_key_size(s->skel->maps.pmt_agg, key_size);
+	s->skel->rodata->pmt_agg_key_words = (key_size + 7) / 8;
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1);	/* see perf_event.c */
 	bpf_map__set_max_entries(s->skel->maps.pmt_lat, s->opts->agg.lat_start ? (__u32)s->opts->agg.max_keys : 1);
 	if (!targeted)
