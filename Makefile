@@ -13,9 +13,11 @@ VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT) -MMD -MP
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -MMD -MP
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf) -ldw -lelf -lz
+LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
+PURE_LIBS := -ldw -lelf -lz
+LIBS := $(LIBBPF_LIBS) $(PURE_LIBS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
 
@@ -36,15 +38,20 @@ endif
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-SRCS := $(wildcard src/*.c)
-OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(SRCS))
-LIB_OBJS := $(filter-out $(OUTPUT)/src/main.o,$(OBJS))
+# src/ is one folder per job (README.md, Design). Pure folders need
+# neither libbpf nor the skeleton: they compile without the skeleton's
+# include path and the unit tests link exactly them, without -lbpf, so a
+# wrong dependency fails the build. The loader folders own the skeleton.
+PURE_DIRS := util events filter aggregate output options
+LOADER_DIRS := probes run
+PURE_SRCS := $(foreach d,$(PURE_DIRS),$(wildcard src/$(d)/*.c))
+LOADER_SRCS := $(foreach d,$(LOADER_DIRS),$(wildcard src/$(d)/*.c))
+PURE_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(PURE_SRCS))
+LOADER_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LOADER_SRCS))
+OBJS := $(PURE_OBJS) $(LOADER_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
-# Unit tests exercise the pure parts only; they need no root and no BPF.
-UNIT_LIB := format tracefs output opts strutil reorder suggest log filter operand histogram pmu flamegraph elfsym
-UNIT_LIB_SRCS := $(foreach m,$(UNIT_LIB),$(wildcard src/$(m).c))
-ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_LIB_SRCS) $(UNIT_SRCS))
+ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
 
 .PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest
@@ -57,13 +64,17 @@ pmtrace: $(OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
 
-$(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/src
+$(PURE_OBJS): $(OUTPUT)/src/%.o: src/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(LIBBPF_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 # Loader files include the skeleton: generate it first (order-only; -MMD
 # records the real dependency once a file has been compiled).
-$(OBJS): | $(OUTPUT)/pmtrace.skel.h
+$(LOADER_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/pmtrace.skel.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT) $(LIBBPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
@@ -90,9 +101,9 @@ $(OUTPUT)/unit/%.o: tests/unit/%.c | $(OUTPUT)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
 
-$(OUTPUT)/test_unit: $(UNIT_OBJS) $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(UNIT_LIB_SRCS))
+$(OUTPUT)/test_unit: $(UNIT_OBJS) $(PURE_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lelf -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(PURE_LIBS) -o $@
 
 $(OUTPUT)/asan/%.o: %.c
 	$(call msg,CC-SAN,$@)
@@ -101,7 +112,7 @@ $(OUTPUT)/asan/%.o: %.c
 
 $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(SAN_FLAGS) $^ -lelf -o $@
+	$(Q)$(CC) $(SAN_FLAGS) $^ $(PURE_LIBS) -o $@
 
 # The spinner's user stacks must unwind by frame pointers through a leaf
 # function; gcc 12 drops the leaf's frame despite -mno-omit-leaf-frame-pointer.
@@ -113,11 +124,12 @@ $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 testprogs: $(TESTPROGS)
 
 # libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
-FUZZ_SRCS := tests/fuzz/filter_fuzz.c src/filter.c src/operand.c src/format.c src/strutil.c src/suggest.c
-$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*.h bpf/abi.h)
+FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS)
+$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) -o $@
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) \
+		$(PURE_LIBS) -o $@
 
 FUZZ_SECONDS ?= 60
 fuzz: $(OUTPUT)/filter_fuzz
@@ -169,11 +181,11 @@ deps:
 test-deps: deps
 	$(Q)tools/install-packages $(TEST_PKGS)
 
-$(OUTPUT)/src $(OUTPUT)/bpf $(OUTPUT)/unit $(OUTPUT)/testprogs $(OUTPUT)/tools:
+$(OUTPUT)/bpf $(OUTPUT)/unit $(OUTPUT)/testprogs $(OUTPUT)/tools:
 	$(Q)mkdir -p $@
 
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) pmtrace
 
--include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/asan/*/*.d $(OUTPUT)/asan/*/*/*.d)
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Aggregations (--count, --sum, --hist, ... --by, --latency). The kernel
+ * side (bpf/aggregate.bpf.h) keeps one per-CPU entry per (key, bucket);
+ * this module is everything else, and pure (no libbpf):
+ *
+ *   compile.c  options + probe formats -> each probe's struct pmt_agg_cfg,
+ *              the key layout and the maps' sizes (struct pmt_agg_maps)
+ *   entries.c  the CPUs' values of one key merged into one entry (the
+ *              per-CPU key cache taken into account), sorted, and deltas
+ *   print.c    one snapshot as bpftrace prints it, JSON, folded stacks or
+ *              a flame graph
+ *
+ * The loader (src/run/aggmaps.c) sizes and reads the maps; the session
+ * owns a struct pmt_agg and never looks inside.
+ */
+#ifndef PMT_AGGREGATE_H
+#define PMT_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "abi.h"
+#include "events/format.h"
+#include "options/opts.h"
+#include "output/output.h"
+
+struct pmt_syms;
+struct pmt_agg;
+
+/* One probe as the aggregation sees it; compile fills in action and cfg. */
+struct pmt_agg_probe {
+	const char *name;
+	const struct pmt_format *fmt;
+	uint8_t action;			/* out: enum pmt_action */
+	struct pmt_agg_cfg cfg;		/* out */
+};
+
+/* What the kernel maps must hold for this aggregation. */
+struct pmt_agg_maps {
+	uint32_t hash_entries;		/* pmt_agg; 0: not used */
+	uint32_t key_size;		/* of pmt_agg's keys */
+	uint32_t flat_slots;		/* pmt_agg_flat (no --by); 0: not used */
+	uint32_t lat_entries;		/* pmt_lat (--latency); 0: not used */
+};
+
+/* Frames of stack id (innermost first) into ips[PMT_STACK_DEPTH]; returns
+ * how many (0 when the id is not known). */
+typedef int (*pmt_stack_lookup_fn)(void *ctx, int32_t id, uint64_t *ips);
+
+/* What printing reads besides the entries. */
+struct pmt_agg_io {
+	struct pmt_syms *syms;		/* may be NULL: names print as [unknown] */
+	pmt_stack_lookup_fn stack;
+	void *stack_ctx;
+};
+
+/* Fill probes[i].action/.cfg from the options; *stack gets the stack kinds
+ * --by asks for (PMT_STACK_*). Usage errors print a message and return
+ * -EINVAL. *out is NULL when ao->fn is none. */
+int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
+		     uint8_t *stack, struct pmt_agg **out);
+void pmt_agg__free(struct pmt_agg *a);
+void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
+/* Keys name processes whose mappings symbolization needs? */
+bool pmt_agg__wants_pids(const struct pmt_agg *a);
+/* Note (read the mappings of) the processes a kernel key names. */
+void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms, const struct pmt_agg_key *key);
+
+/* One merged map entry. */
+struct pmt_agg_entry {
+	struct pmt_agg_key key;
+	struct pmt_agg_val val;
+};
+
+/* A snapshot being read: entries in any order until sorted. */
+struct pmt_agg_entries {
+	struct pmt_agg_entry *v;
+	size_t n, cap;
+};
+
+/* Add key with its CPUs' values pc[0..ncpu) merged. cache (per CPU, read
+ * before the hash; NULL for none) replaces a CPU's value where its slot
+ * holds key further on. Entries with no events are not added. -ENOMEM. */
+int pmt_agg_entries__add(struct pmt_agg_entries *e, const struct pmt_agg_key *key,
+			 struct pmt_agg_val *pc, int ncpu, const struct pmt_agg_cache *cache);
+void pmt_agg_entries__free(struct pmt_agg_entries *e);
+
+/* Print the snapshot cur (sorted here; the aggregation keeps it for the
+ * next delta, so cur is taken over and emptied). 0 or -errno (a flame
+ * graph that cannot be written, out of memory). */
+int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
+		   struct pmt_output *out, uint64_t now_ns);
+
+/* Pure pieces, unit-tested. */
+int32_t pmt_agg__log2_bucket(int64_t v);
+/* "[4, 8)", "[1K, 2K)", "[0]", "(..., 0)" */
+void pmt_agg__log2_label(struct pmt_buf *b, int32_t bucket);
+void pmt_agg__lhist_label(struct pmt_buf *b, int32_t bucket, int64_t min, int64_t step,
+			  uint32_t nbuckets);
+/* bpftrace's bar: |@@@@    | of width 52 */
+void pmt_agg__bar(struct pmt_buf *b, uint64_t v, uint64_t max);
+
+#endif

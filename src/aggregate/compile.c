@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What each probe puts in the key and value of the aggregation maps, from
+ * the options and the probe's record format; and how large the maps are.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate/internal.h"
+#include "events/stackrec.h"
+#include "filter/operand.h"
+#include "util/log.h"
+
+/* --- compiling ----------------------------------------------------------- */
+
+static int resolve_num(struct pmt_agg_probe *p, const char *name, const char *what,
+		       struct pmt_operand *o, bool *is_signed)
+{
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	int r = pmt_operand__resolve(p->fmt, name, &info);
+
+	if (!r && !info.is_str) {
+		*o = info.o;
+		if (is_signed)
+			*is_signed = info.is_signed;
+		return 0;
+	}
+	if (!r)
+		pmt_err("%s: '%s' is a string: %s needs a number", p->name, name, what);
+	else if (r == PMT_OPERAND_ARRAY)
+		pmt_err("%s: '%s' is an array: %s needs a number", p->name, name, what);
+	else
+		pmt_err("%s: unknown field '%s' in %s", p->name, name, what);
+	pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
+	pmt_hint("%s", pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+	return -EINVAL;
+}
+
+/* EXPR := FIELD [ ('*'|'/') NUMBER ] */
+static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_agg_cfg *a)
+{
+	char name[128];
+	size_t n = strcspn(expr, "*/ ");
+	const char *rest = expr + n;
+	uint64_t k;
+
+	if (n == 0 || n >= sizeof(name)) {
+		pmt_err("'%s': expected FIELD, FIELD/N or FIELD*N, e.g. len/1024", expr);
+		return -EINVAL;
+	}
+	memcpy(name, expr, n);
+	name[n] = '\0';
+	while (*rest == ' ')
+		rest++;
+	if (*rest) {
+		a->scale = *rest == '*' ? PMT_SCALE_MUL : PMT_SCALE_DIV;
+		rest++;
+		while (*rest == ' ')
+			rest++;
+		if ((*rest != '*' && *rest != '/' && pmt_parse_u64(rest, &k)) || !k) {
+			pmt_err("'%s': the scale after '%c' must be a positive number", expr,
+				a->scale == PMT_SCALE_MUL ? '*' : '/');
+			return -EINVAL;
+		}
+		a->k = k;
+	}
+	return resolve_num(p, name, "the aggregated value", &a->value, NULL);
+}
+
+/* A --by name as key parts: sample keys of PMU events expand to fields
+ * of struct pmt_sample shown another way (see enum pmt_key_disp). */
+struct key_spec {
+	const char *name;	/* shown */
+	const char *field;	/* resolved */
+	uint8_t disp;
+};
+
+static int expand_key(const char *name, const struct pmt_format *fmt, struct key_spec *out)
+{
+	bool stacks = pmt_stackrec__has(fmt);
+
+	if (stacks && pmt_format__field(fmt, "ip") && !strcmp(name, "sym")) {
+		out[0] = (struct key_spec){ "", "pid", PMT_DISP_HIDDEN };
+		out[1] = (struct key_spec){ name, "ip", PMT_DISP_SYM };
+		return 2;
+	}
+	if (stacks && !strcmp(name, "stack")) {
+		out[0] = (struct key_spec){ name, "ustack", PMT_DISP_USTACK };
+		out[1] = (struct key_spec){ "", "kstack", PMT_DISP_KSTACK };
+		return 2;
+	}
+	out[0] = (struct key_spec){ name, name, PMT_DISP_PLAIN };
+	if (stacks && !strcmp(name, "kstack"))
+		out[0].disp = PMT_DISP_KSTACK;
+	else if (stacks && !strcmp(name, "ustack"))
+		out[0].disp = PMT_DISP_USTACK;
+	return 1;
+}
+
+/* Key part i of probe p (--by word tok) at byte *at: the first probe fixes
+ * each part's kind, display and place; the others must agree. */
+static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack,
+			    int i, int *at, const char *tok, const struct key_spec *spec)
+{
+	struct pmt_agg_cfg *a = &p->cfg;
+	struct pmt_keylayout *kl = &ag->keys;
+	bool stacks = pmt_stackrec__has(p->fmt);
+	struct pmt_opinfo info = {0};
+	uint8_t kind;
+
+	if (i >= PMT_AGG_KEYS) {
+		pmt_err("--by: at most %d keys (sym and stack count as two)", PMT_AGG_KEYS);
+		return -EINVAL;
+	}
+	if (!strcmp(spec->field, "probe")) {
+		kind = PMT_KEY_PROBE;
+	} else {
+		int r = pmt_operand__resolve(p->fmt, spec->field, &info);
+
+		if (r) {
+			struct pmt_buf b = {0};
+
+			pmt_err("--by: %s '%s' for %s", r == PMT_OPERAND_ARRAY ?
+				"cannot key by the array" : "unknown key", spec->field, p->name);
+			pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
+			pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
+				 !stacks ? "" : pmt_format__field(p->fmt, "ip") ?
+				 ", sym, kstack, ustack, stack" : ", kstack, ustack, stack");
+			pmt_buf__free(&b);
+			return -EINVAL;
+		}
+		kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
+	}
+	if (kl->n > i && (kl->kind[i] != kind || kl->disp[i] != spec->disp)) {
+		pmt_err("--by %s: means different things for different probes (%s)", tok, p->name);
+		return -EINVAL;
+	}
+	if (kl->n <= i) {
+		kl->names[i] = strdup(spec->name);
+		kl->kind[i] = kind;
+		kl->disp[i] = spec->disp;
+		kl->at[i] = (uint8_t)*at;
+		kl->is_signed[i] = info.is_signed;
+		kl->n = i + 1;
+	}
+	if (spec->disp == PMT_DISP_KSTACK)
+		*stack |= PMT_STACK_KERNEL;
+	if (spec->disp == PMT_DISP_USTACK)
+		*stack |= PMT_STACK_USER;
+	a->keys[i].o = info.o;
+	a->keys[i].kind = kind;
+	a->keys[i].at = (uint8_t)*at;
+	if (pmt_operand__needs_record(&info.o))
+		a->needs_record = 1;
+	/* strings: their own size (comm 16), at most PMT_KEY_STR */
+	a->keys[i].len = kind != PMT_KEY_STR_ ? 8 :
+			 info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR ?
+			 PMT_KEY_STR : (uint8_t)((info.o.size + 7) & ~7);
+	if (kl->n > i && kl->at[i] != *at) {
+		pmt_err("--by %s: differs in size between probes (%s)", tok, p->name);
+		return -EINVAL;
+	}
+	if (kl->n == i + 1 && !kl->len[i])
+		kl->len[i] = a->keys[i].len;
+	*at += a->keys[i].len;
+	if (*at > ag->key_bytes)
+		ag->key_bytes = *at;
+	if (*at > PMT_KEY_MAX) {
+		pmt_err("--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
+			ag->opts->by, PMT_KEY_MAX, PMT_KEY_STR);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --by: each word is one or two key parts (see expand_key). */
+static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack)
+{
+	struct pmt_agg_cfg *a = &p->cfg;
+	char *copy, *tok, *save = NULL;
+	int i = 0, at = 0, ret = 0, nspec, j;
+	struct key_spec specs[2];
+
+	if (!ag->opts->by)
+		return 0;
+	copy = strdup(ag->opts->by);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		nspec = expand_key(tok, p->fmt, specs);
+		for (j = 0; j < nspec && !ret; j++)
+			if (!(ret = compile_key_part(ag, p, stack, i, &at, tok, &specs[j])))
+				i++;
+	}
+	a->nkeys = (uint8_t)i;
+	free(copy);
+	return ret;
+}
+
+static uint32_t unit_div(const char *unit)
+{
+	if (!unit || !strcmp(unit, "us"))
+		return 1000;
+	if (!strcmp(unit, "ns"))
+		return 1;
+	if (!strcmp(unit, "ms"))
+		return 1000000;
+	return 1000000000;
+}
+
+/* One probe's value, match and keys. */
+static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, uint8_t *stack)
+{
+	static const uint8_t kinds[] = {
+		[PMT_FN_COUNT] = PMT_AGG_COUNT, [PMT_FN_SUM] = PMT_AGG_VALUE,
+		[PMT_FN_AVG] = PMT_AGG_VALUE, [PMT_FN_MIN] = PMT_AGG_VALUE,
+		[PMT_FN_MAX] = PMT_AGG_VALUE, [PMT_FN_STATS] = PMT_AGG_VALUE,
+		[PMT_FN_HIST] = PMT_AGG_HIST, [PMT_FN_LHIST] = PMT_AGG_LHIST,
+	};
+	const struct pmt_agg_opts *ao = ag->opts;
+	struct pmt_agg_cfg *a = &p->cfg;
+	char sf[128] = "", *ef = NULL;
+
+	if (ao->match) {
+		snprintf(sf, sizeof(sf), "%s", ao->match);
+		ef = strchr(sf, '=');
+		*ef++ = '\0';
+	}
+	memset(a, 0, sizeof(*a));
+	a->kind = kinds[ao->fn];
+	p->action = PMT_ACT_AGG;
+	if (ao->lat_start) {
+		/* probe 0 starts, probe 1 ends (see pmt_session__resolve) */
+		p->action = i == 0 ? PMT_ACT_LAT_START : PMT_ACT_LAT_END;
+		a->lat_div = unit_div(ao->unit);
+		if (ef ? resolve_num(p, i == 0 ? sf : ef, "--match", &a->match, NULL) : 0)
+			return -EINVAL;
+		if (!ef)
+			a->match.src = PMT_FSRC_TID;
+	} else if (ao->expr && compile_value(p, ao->expr, a)) {
+		return -EINVAL;
+	}
+	if (ao->fn == PMT_FN_LHIST) {
+		a->lmin = ao->lmin;
+		a->lstep = ao->lstep;
+		a->lbuckets = (uint32_t)((ao->lmax - ao->lmin + ao->lstep - 1) / ao->lstep);
+	}
+	/* latency keys come from the end event; the start keeps none */
+	if (p->action != PMT_ACT_LAT_START && compile_keys(ag, p, stack))
+		return -EINVAL;
+	if (pmt_operand__needs_record(&a->value) && a->kind != PMT_AGG_COUNT && !ao->lat_start)
+		a->needs_record = 1;
+	if (ao->lat_start && pmt_operand__needs_record(&a->match))
+		a->needs_record = 1;
+	return 0;
+}
+
+int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
+		     uint8_t *stack, struct pmt_agg **out)
+{
+	struct pmt_agg *ag;
+	size_t i;
+
+	*out = NULL;
+	if (!ao->fn)
+		return 0;
+	ag = calloc(1, sizeof(*ag));
+	if (!ag)
+		return -ENOMEM;
+	ag->opts = ao;
+	ag->probe_names = calloc(n ? n : 1, sizeof(*ag->probe_names));
+	if (!ag->probe_names)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		ag->probe_names[i] = strdup(probes[i].name);
+		if (!ag->probe_names[i])
+			goto nomem;
+		ag->nprobes++;
+		if (compile_probe(ag, &probes[i], i, stack)) {
+			pmt_agg__free(ag);
+			return -EINVAL;
+		}
+	}
+	if (n)
+		ag->first = probes[0].cfg;
+	/* no keys: a per-CPU array slot per bucket (+1: bucket -1 is slot 0) */
+	if (!ag->key_bytes && n)
+		ag->flat_slots = ao->fn == PMT_FN_HIST ? 66 :
+				 ao->fn == PMT_FN_LHIST ? probes[0].cfg.lbuckets + 2 : 2;
+	*out = ag;
+	return 0;
+nomem:
+	pmt_agg__free(ag);
+	return -ENOMEM;
+}
+
+void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->key_size = (uint32_t)offsetof(struct pmt_agg_key, data);
+	if (!a)
+		return;
+	m->key_size += (uint32_t)a->key_bytes;
+	m->flat_slots = a->flat_slots;
+	m->hash_entries = a->flat_slots ? 0 : (uint32_t)a->opts->max_keys;
+	m->lat_entries = a->opts->lat_start ? (uint32_t)a->opts->max_keys : 0;
+}
+
+bool pmt_agg__wants_pids(const struct pmt_agg *a)
+{
+	int i;
+
+	for (i = 0; a && i < a->keys.n; i++)
+		if (a->keys.disp[i] == PMT_DISP_USTACK || a->keys.disp[i] == PMT_DISP_HIDDEN)
+			return true;
+	return false;
+}
+
+void pmt_agg__free(struct pmt_agg *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < (size_t)a->keys.n; i++)
+		free(a->keys.names[i]);
+	for (i = 0; i < a->nprobes; i++)
+		free(a->probe_names[i]);
+	free(a->probe_names);
+	pmt_agg_entries__free(&a->prev);
+	free(a);
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A snapshot of the aggregation maps as entries: each key's per-CPU
+ * values merged into one, taking the kernel's per-CPU key cache into
+ * account (bpf/abi.h, struct pmt_agg_cache).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate/internal.h"
+
+/* Where the kernel caches key (bpf/abi.h): the same slot it computes from
+ * the key's words, which are zero past the map's key size on both sides. */
+static const struct pmt_agg_cslot *cache_slot(const struct pmt_agg_cache *c,
+					      const struct pmt_agg_key *key)
+{
+	uint64_t w[PMT_AGG_KEY_WORDS], sum = 0;
+	size_t i;
+
+	memcpy(w, key, sizeof(w));
+	for (i = 0; i < PMT_AGG_KEY_WORDS; i++)
+		sum += w[i];
+	return &c->slot[PMT_AGG_CSLOT(sum) & (PMT_AGG_CACHE - 1)];
+}
+
+/* Each CPU's value of key: the hash's, or its cache slot's where that is
+ * further on. The caches were read first: a slot written back meanwhile
+ * left the hash at least as far on, so no event counts twice. */
+static void apply_cache(const struct pmt_agg_cache *cache, const struct pmt_agg_key *key,
+			struct pmt_agg_val *pc, int ncpu)
+{
+	int c;
+
+	for (c = 0; cache && c < ncpu; c++) {
+		const struct pmt_agg_cslot *sl = cache_slot(&cache[c], key);
+
+		if (sl->val.count && sl->val.count >= pc[c].count &&
+		    !memcmp(&sl->key, key, sizeof(*key)))
+			pc[c] = sl->val;
+	}
+}
+
+int pmt_agg_entries__add(struct pmt_agg_entries *v, const struct pmt_agg_key *key,
+			 struct pmt_agg_val *pc, int ncpu, const struct pmt_agg_cache *cache)
+{
+	struct pmt_agg_entry *e;
+	int c;
+
+	apply_cache(cache, key, pc, ncpu);
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 256;
+
+		e = realloc(v->v, nc * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		v->v = e;
+		v->cap = nc;
+	}
+	e = &v->v[v->n];
+	memset(e, 0, sizeof(*e));
+	e->key = *key;
+	for (c = 0; c < ncpu; c++) {
+		if (!pc[c].count)
+			continue;
+		if (!e->val.count || pc[c].min < e->val.min)
+			e->val.min = pc[c].min;
+		if (!e->val.count || pc[c].max > e->val.max)
+			e->val.max = pc[c].max;
+		e->val.count += pc[c].count;
+		e->val.sum += pc[c].sum;
+	}
+	if (e->val.count)
+		v->n++;
+	return 0;
+}
+
+void pmt_agg_entries__free(struct pmt_agg_entries *e)
+{
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+int pmt_agg_entry__cmp(const void *a, const void *b)
+{
+	return memcmp(&((const struct pmt_agg_entry *)a)->key,
+		      &((const struct pmt_agg_entry *)b)->key, sizeof(struct pmt_agg_key));
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "events/elfsym.h"
+#include "util/strutil.h"
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct pmt_elf_sym *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* vaddr -> file offset through the executable PT_LOAD segment holding it */
+static int vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (va >= ph.p_vaddr && va < ph.p_vaddr + ph.p_memsz) {
+			*off = va - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct pmt_elf_syms *out,
+		    size_t *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	GElf_Sym sym;
+
+	for (i = 0; data && i < n; i++) {
+		const char *name;
+		uint64_t off;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || vaddr_to_off(elf, sym.st_value, &off))
+			continue;
+		if (out->n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 256;
+			struct pmt_elf_sym *v = realloc(out->v, nc * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			out->v = v;
+			*cap = nc;
+		}
+		out->v[out->n].name = strdup(name);
+		if (!out->v[out->n].name)
+			return -ENOMEM;
+		out->v[out->n++].off = off;
+	}
+	return 0;
+}
+
+int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t cap = 0, i, j;
+	int fd, ret = 0;
+	Elf *elf;
+
+	memset(out, 0, sizeof(*out));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pmt_errf(err, errlen, "libelf: %s", elf_errmsg(-1));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		pmt_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return ret;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		pmt_errf(err, errlen, "%s is not an ELF file (an executable or shared library)", path);
+		ret = -EINVAL;
+		goto out;
+	}
+	while (!ret && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			ret = add_syms(elf, scn, &sh, out, &cap);
+	if (ret) {
+		pmt_errf(err, errlen, "out of memory reading %s", path);
+		goto out;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), cmp_sym);
+	for (i = j = 0; i < out->n; i++) {
+		if (j && !strcmp(out->v[j - 1].name, out->v[i].name))
+			free(out->v[i].name);
+		else
+			out->v[j++] = out->v[i];
+	}
+	out->n = j;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (ret)
+		pmt_elf__free(out);
+	return ret;
+}
+
+const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name)
+{
+	struct pmt_elf_sym key = { .name = (char *)name };
+
+	return s->n ? bsearch(&key, s->v, s->n, sizeof(key), cmp_sym) : NULL;
+}
+
+void pmt_elf__free(struct pmt_elf_syms *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].name);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+int pmt_elf__locate(const char *name, char *out, size_t len)
+{
+	static const char *const libdirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+		"/lib", "/usr/lib", "/usr/local/lib",
+	};
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	size_t i;
+
+	if (strstr(name, ".so")) {
+		for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+			snprintf(out, len, "%s/%s", libdirs[i], name);
+			if (!access(out, R_OK))
+				return 0;
+		}
+		return -ENOENT;
+	}
+	copy = strdup(path ? path : "/usr/bin:/bin");
+	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", dir, name);
+		if (!access(out, X_OK)) {
+			free(copy);
+			return 0;
+		}
+	}
+	free(copy);
+	return -ENOENT;
+}

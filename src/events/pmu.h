@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * PMU event names as perf spells them, turned into perf_event_attr terms:
+ * hardware (cycles, instructions, ...), software (cpu-clock, page-faults,
+ * ...), hardware cache (L1-dcache-load-misses, ...), raw rNNNN, and
+ * pmu/term=value,.../ resolved through sysfs (type, format/, events/).
+ * Modifiers :u :k. Pure apart from reading the sysfs directory given.
+ */
+#ifndef PMT_PMU_H
+#define PMT_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "events/tracefs.h"
+
+#define PMT_PMU_SYSFS "/sys/bus/event_source/devices"
+
+struct pmt_pmu_event {
+	uint32_t type;			/* PERF_TYPE_* or a sysfs PMU type */
+	uint64_t config, config1, config2;
+	bool exclude_user, exclude_kernel;
+	bool hardware;			/* needs the CPU's PMU */
+	char name[128];			/* as shown: "cpu-clock", "cycles:u" */
+};
+
+/* 0, or -EINVAL with a message (and close names) in err. */
+int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
+		   char *err, size_t errlen);
+/* Every name the parser knows without sysfs: software, hardware, cache. */
+void pmt_pmu__known(struct pmt_names *out, bool hardware);
+/* pmu/event/ names from sysfs events/ directories (not software ones). */
+void pmt_pmu__sysfs_events(const char *sysfs, struct pmt_names *out);
+/* Does this machine have a hardware PMU for PERF_TYPE_HARDWARE? */
+bool pmt_pmu__has_hardware(const char *sysfs);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Records a provider's program builds itself (PMU samples, calls) end with
+ * a struct pmt_stack_rec (bpf/abi.h); these serve them all.
+ */
+#ifndef PMT_STACKREC_H
+#define PMT_STACKREC_H
+
+#include <stdbool.h>
+#include "events/format.h"
+
+/* The hidden kstack/ustack key fields of the pmt_stack_rec that ends a
+ * record of f->fixed_size bytes; -ENOMEM. */
+int pmt_stackrec__add_fields(struct pmt_format *f);
+/* Does this record format carry stacks (--stack, --by stack)? */
+bool pmt_stackrec__has(const struct pmt_format *f);
+
+#endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fnmatch.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "util/log.h"
+#include "util/strutil.h"
+#include "events/tracefs.h"
+
+static char tracefs_root[256];
+
+static int find_mount(const char *fstype, char *dir, size_t len)
+{
+	struct mntent *m;
+	FILE *f = setmntent("/proc/mounts", "r");
+
+	if (!f)
+		return -errno;
+	while ((m = getmntent(f))) {
+		if (!strcmp(m->mnt_type, fstype)) {
+			snprintf(dir, len, "%s", m->mnt_dir);
+			endmntent(f);
+			return 0;
+		}
+	}
+	endmntent(f);
+	return -ENOENT;
+}
+
+static bool has_events(const char *dir)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/available_events", dir);
+	return access(path, R_OK) == 0;
+}
+
+int pmt_tracefs__root(const char **root)
+{
+	char dir[256];
+	int err;
+
+	if (tracefs_root[0]) {
+		*root = tracefs_root;
+		return 0;
+	}
+	if (!find_mount("tracefs", dir, sizeof(dir)) && has_events(dir))
+		goto found;
+	snprintf(dir, sizeof(dir), "/sys/kernel/tracing");
+	if (!mount("nodev", dir, "tracefs", 0, NULL) && has_events(dir))
+		goto found;
+	err = -errno;
+	/* old kernels: tracing lives inside debugfs */
+	if (find_mount("debugfs", dir, sizeof(dir))) {
+		snprintf(dir, sizeof(dir), "/sys/kernel/debug");
+		mount("nodev", dir, "debugfs", 0, NULL);
+	}
+	strncat(dir, "/tracing", sizeof(dir) - strlen(dir) - 1);
+	if (has_events(dir))
+		goto found;
+	pmt_err("tracefs not available: cannot mount it at /sys/kernel/tracing: %s",
+		strerror(-err));
+	pmt_hint("mount it with: mount -t tracefs nodev /sys/kernel/tracing (needs root)");
+	return err ? err : -ENOENT;
+found:
+	snprintf(tracefs_root, sizeof(tracefs_root), "%s", dir);
+	*root = tracefs_root;
+	return 0;
+}
+
+int pmt_names__add(struct pmt_names *names, const char *name)
+{
+	char **v = realloc(names->v, (names->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	names->v = v;
+	v[names->n] = strdup(name);
+	if (!v[names->n])
+		return -ENOMEM;
+	names->n++;
+	return 0;
+}
+
+void pmt_names__free(struct pmt_names *names)
+{
+	size_t i;
+
+	for (i = 0; i < names->n; i++)
+		free(names->v[i]);
+	free(names->v);
+	names->v = NULL;
+	names->n = 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One name a line of <root>/file, up to the first space (available_filter_
+ * functions adds " [module]"), sorted, without repeats. -errno, quiet. */
+static int read_names(const char *file, struct pmt_names *out)
+{
+	const char *root;
+	char path[300], *text, *line, *save = NULL;
+	size_t i, n;
+	int err;
+
+	err = pmt_tracefs__root(&root);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/%s", root, file);
+	err = pmt_read_file(path, &text, NULL);
+	if (err)
+		return err;
+	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " \t")] = '\0';
+		if (*line)
+			err = pmt_names__add(out, line);
+	}
+	free(text);
+	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	for (i = n = 0; i < out->n; i++) {
+		if (n && !strcmp(out->v[n - 1], out->v[i]))
+			free(out->v[i]);
+		else
+			out->v[n++] = out->v[i];
+	}
+	out->n = n;
+	return err;
+}
+
+int pmt_tracefs__events(struct pmt_names *out)
+{
+	int err = read_names("available_events", out);
+
+	if (err)
+		pmt_err("cannot read the tracefs file available_events: %s", strerror(-err));
+	return err;
+}
+
+int pmt_tracefs__functions(struct pmt_names *out)
+{
+	return read_names("available_filter_functions", out);
+}
+
+size_t pmt_names__match(const struct pmt_names *all, const char *pattern,
+			struct pmt_names *out)
+{
+	size_t i, found = 0;
+
+	for (i = 0; i < all->n; i++) {
+		if (fnmatch(pattern, all->v[i], 0))
+			continue;
+		if (pmt_names__add(out, all->v[i]))
+			break;
+		found++;
+	}
+	return found;
+}
+
+int pmt_tracefs__format(const char *cat, const char *name,
+			struct pmt_format **out, char *err, size_t errlen)
+{
+	const char *root;
+	char path[512], *text;
+	int ret;
+
+	ret = pmt_tracefs__root(&root);
+	if (ret) {
+		snprintf(err, errlen, "tracefs is not available");
+		return ret;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, cat, name);
+	ret = pmt_read_file(path, &text, NULL);
+	if (ret) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = pmt_format__parse(text, out, err, errlen);
+	free(text);
+	return ret;
+}
+
+int pmt_tp_split(const char *spec, char *cat, size_t catlen,
+		 char *name, size_t namelen)
+{
+	const char *sep = strchr(spec, ':');
+	size_t cl;
+
+	if (!sep)
+		sep = strchr(spec, '/');
+	if (!sep || sep == spec || !sep[1] || strchr(sep + 1, ':') ||
+	    strchr(sep + 1, '/'))
+		return -EINVAL;
+	cl = (size_t)(sep - spec);
+	if (cl >= catlen || strlen(sep + 1) >= namelen)
+		return -EINVAL;
+	memcpy(cat, spec, cl);
+	cat[cl] = '\0';
+	strcpy(name, sep + 1);
+	return 0;
+}

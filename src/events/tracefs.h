@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Finding (mounting) tracefs, listing events, reading their formats. */
+#ifndef PMT_TRACEFS_H
+#define PMT_TRACEFS_H
+
+#include <stddef.h>
+#include "events/format.h"
+
+/*
+ * The tracefs root: an existing mount, else tracefs mounted at
+ * /sys/kernel/tracing, else debugfs' tracing directory. -errno on failure
+ * (message printed).
+ */
+int pmt_tracefs__root(const char **root);
+
+struct pmt_names {
+	char **v;	/* sorted "category:name" */
+	size_t n;
+};
+
+/* All tracepoints, from <root>/available_events. */
+int pmt_tracefs__events(struct pmt_names *out);
+/* The kernel functions ftrace can hook (available_filter_functions),
+ * without module tags or repeats; -errno, no message. */
+int pmt_tracefs__functions(struct pmt_names *out);
+void pmt_names__free(struct pmt_names *names);
+/* Append names in all matching glob pattern (fnmatch); returns count. */
+size_t pmt_names__match(const struct pmt_names *all, const char *pattern,
+			struct pmt_names *out);
+int pmt_names__add(struct pmt_names *names, const char *name);
+/* Parse <root>/events/<cat>/<name>/format. err gets a message. */
+int pmt_tracefs__format(const char *cat, const char *name,
+			struct pmt_format **out, char *err, size_t errlen);
+
+/* Split "cat:name" (or "cat/name") into parts; -EINVAL if not of that form. */
+int pmt_tp_split(const char *spec, char *cat, size_t catlen,
+		 char *name, size_t namelen);
+
+#endif

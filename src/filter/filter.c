@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Filter compiler. Three steps, all with positions kept for diagnostics:
+ * lex -> parse into a small AST (operands resolved and type-checked as they
+ * are read) -> emit a DAG of comparisons where !, && and || are only edges:
+ *
+ *   gen(a && b, T, F) = gen(a, gen(b, T, F), F)
+ *   gen(a || b, T, F) = gen(a, T, gen(b, T, F))
+ *   gen(!a, T, F)     = gen(a, F, T)
+ *
+ * String literals and globs become Shift-And automata over byte classes
+ * shared by the filter's patterns (see struct pmt_pattern in bpf/abi.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "filter/filter.h"
+#include "filter/operand.h"
+
+enum tok_kind {
+	T_END, T_IDENT, T_INT, T_STR,
+	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_BAND, T_GLOB,
+	T_AND, T_OR, T_NOT, T_LP, T_RP, T_MINUS,
+};
+
+struct tok {
+	enum tok_kind kind;
+	int pos, len;
+	uint64_t num;		/* T_INT */
+	char *str;		/* T_STR (decoded), T_IDENT */
+	size_t slen;
+};
+
+enum node_kind { N_AND, N_OR, N_NOT, N_CMP };
+
+struct node {
+	enum node_kind kind;
+	struct node *a, *b;
+	/* N_CMP */
+	struct pmt_opinfo opd;	/* what to test */
+	enum tok_kind op;	/* T_EQ.. T_GLOB; T_NE via op, "bare" as T_NE 0 */
+	uint64_t val;
+	char *str;		/* string literal / glob, not NUL-safe: slen */
+	size_t slen;
+};
+
+struct parser {
+	const char *src;
+	const struct pmt_format *fmt;
+	const char *probe;
+	struct tok tok;		/* current token */
+	struct pmt_filter_error *err;
+	int depth;
+	int failed;
+};
+
+static int perr(struct parser *p, int pos, int len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int perr(struct parser *p, int pos, int len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->failed)
+		return -EINVAL;
+	p->failed = 1;
+	p->err->pos = pos;
+	p->err->len = len > 0 ? len : 1;
+	va_start(ap, fmt);
+	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static void hint(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void hint(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->err->hint, sizeof(p->err->hint), fmt, ap);
+	va_end(ap);
+}
+
+/* --- lexer --------------------------------------------------------------- */
+
+static bool is_ident(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int lex_string(struct parser *p, int start)
+{
+	const char *s = p->src;
+	struct pmt_buf b = {0};
+	int i = start + 1, h1, h2;
+
+	for (;;) {
+		char c = s[i];
+
+		if (!c) {
+			pmt_buf__free(&b);
+			return perr(p, start, i - start, "unterminated string: a closing \" is missing");
+		}
+		if (c == '"')
+			break;
+		if (c == '\\') {
+			switch (s[i + 1]) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case '0': c = '\0'; break;
+			case '\\': c = '\\'; break;
+			case '"': c = '"'; break;
+			/* glob metacharacters stay escaped for the glob parser */
+			case '*': case '?': case '[': case ']':
+				pmt_buf__putc(&b, '\\');
+				c = s[i + 1];
+				break;
+			case 'x':
+				h1 = hexval(s[i + 2]);
+				h2 = h1 >= 0 ? hexval(s[i + 3]) : -1;
+				if (h2 < 0) {
+					pmt_buf__free(&b);
+					return perr(p, i, 2, "bad escape: \\x needs two hex digits");
+				}
+				c = (char)(h1 * 16 + h2);
+				i += 2;
+				break;
+			default:
+				pmt_buf__free(&b);
+				return perr(p, i, 2, "unknown escape '\\%c'; known: \\n \\t \\r \\0 \\\\ \\\" \\xNN \\* \\? \\[ \\]",
+					    s[i + 1] ? s[i + 1] : ' ');
+			}
+			i += 2;
+			pmt_buf__putc(&b, c);
+			continue;
+		}
+		pmt_buf__putc(&b, c);
+		i++;
+	}
+	p->tok.kind = T_STR;
+	p->tok.len = i + 1 - start;
+	p->tok.slen = b.len;
+	pmt_buf__cstr(&b);
+	p->tok.str = b.p;
+	return 0;
+}
+
+static int lex_number(struct parser *p, int start)
+{
+	const char *s = p->src;
+	unsigned long long v;
+	uint64_t mul = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s + start, &end, 0);
+	if (errno == ERANGE)
+		return perr(p, start, (int)(end - s) - start, "number too large for 64 bits");
+	switch (*end) {
+	case 'k': case 'K': mul = 1ULL << 10; end++; break;
+	case 'm': case 'M': mul = 1ULL << 20; end++; break;
+	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	}
+	if (is_ident(*end, false))
+		return perr(p, start, (int)(end - s) - start + 1,
+			    "bad number: expected digits, 0x hex, or a k/M/G suffix");
+	if (mul > 1 && v > UINT64_MAX / mul)
+		return perr(p, start, (int)(end - s) - start, "number too large for 64 bits");
+	p->tok.kind = T_INT;
+	p->tok.num = v * mul;
+	p->tok.len = (int)(end - s) - start;
+	return 0;
+}
+
+static int next(struct parser *p)
+{
+	const char *s = p->src;
+	int i = p->tok.pos + p->tok.len;
+
+	free(p->tok.str);
+	p->tok.str = NULL;
+	while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')
+		i++;
+	p->tok.pos = i;
+	p->tok.len = 1;
+	switch (s[i]) {
+	case '\0': p->tok.kind = T_END; p->tok.len = 0; return 0;
+	case '(': p->tok.kind = T_LP; return 0;
+	case ')': p->tok.kind = T_RP; return 0;
+	case '~': p->tok.kind = T_GLOB; return 0;
+	case '-': p->tok.kind = T_MINUS; return 0;
+	case '"': return lex_string(p, i);
+	case '=':
+		if (s[i + 1] == '=') {
+			p->tok.kind = T_EQ;
+			p->tok.len = 2;
+			return 0;
+		}
+		return perr(p, i, 1, "'=' is not an operator: did you mean '=='?");
+	case '!':
+		p->tok.kind = s[i + 1] == '=' ? T_NE : T_NOT;
+		p->tok.len = s[i + 1] == '=' ? 2 : 1;
+		return 0;
+	case '<':
+		p->tok.kind = s[i + 1] == '=' ? T_LE : T_LT;
+		p->tok.len = s[i + 1] == '=' ? 2 : 1;
+		return 0;
+	case '>':
+		p->tok.kind = s[i + 1] == '=' ? T_GE : T_GT;
+		p->tok.len = s[i + 1] == '=' ? 2 : 1;
+		return 0;
+	case '&':
+		p->tok.kind = s[i + 1] == '&' ? T_AND : T_BAND;
+		p->tok.len = s[i + 1] == '&' ? 2 : 1;
+		return 0;
+	case '|':
+		if (s[i + 1] == '|') {
+			p->tok.kind = T_OR;
+			p->tok.len = 2;
+			return 0;
+		}
+		return perr(p, i, 1, "'|' is not an operator: did you mean '||'?");
+	}
+	if (s[i] >= '0' && s[i] <= '9')
+		return lex_number(p, i);
+	if (is_ident(s[i], true)) {
+		int j = i;
+
+		while (is_ident(s[j], false))
+			j++;
+		p->tok.kind = T_IDENT;
+		p->tok.len = j - i;
+		p->tok.str = strndup(s + i, (size_t)(j - i));
+		return 0;
+	}
+	if (s[i] == '\'')
+		return perr(p, i, 1, "strings take double quotes: \"...\"");
+	return perr(p, i, 1, "unexpected character '%c'", s[i]);
+}
+
+/* --- operands ------------------------------------------------------------ */
+
+static void field_list_hint(struct parser *p, const char *name)
+{
+	struct pmt_buf b = {0};
+
+	pmt_operand__hint(&b, p->fmt, p->probe, name);
+	hint(p, "%s", pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+}
+
+static int resolve(struct parser *p, const char *name, int pos, int len, struct pmt_opinfo *o)
+{
+	int r = pmt_operand__resolve(p->fmt, name, o);
+
+	if (r == PMT_OPERAND_ARRAY)
+		return perr(p, pos, len, "field '%s' is an array (%s): arrays cannot be compared",
+			    name, o->field->type);
+	if (r) {
+		perr(p, pos, len, "unknown field '%s' for %s", name, p->probe);
+		field_list_hint(p, name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- parser -------------------------------------------------------------- */
+
+static void node_free(struct node *n)
+{
+	if (!n)
+		return;
+	node_free(n->a);
+	node_free(n->b);
+	free(n->str);
+	free(n);
+}
+
+static struct node *new_node(enum node_kind k, struct node *a, struct node *b)
+{
+	struct node *n = calloc(1, sizeof(*n));
+
+	if (!n) {
+		node_free(a);
+		node_free(b);
+		return NULL;
+	}
+	n->kind = k;
+	n->a = a;
+	n->b = b;
+	return n;
+}
+
+static bool is_cmp(enum tok_kind k)
+{
+	return k >= T_EQ && k <= T_GLOB;
+}
+
+static const char *op_text(enum tok_kind k)
+{
+	static const char *const t[] = {
+		[T_EQ] = "==", [T_NE] = "!=", [T_LT] = "<", [T_LE] = "<=",
+		[T_GT] = ">", [T_GE] = ">=", [T_BAND] = "&", [T_GLOB] = "~",
+	};
+	return t[k];
+}
+
+/* A literal: integer (maybe negative) or string; fills n->val / n->str. */
+static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *neg, int *pos, int *len)
+{
+	*pos = p->tok.pos;
+	*neg = false;
+	if (p->tok.kind == T_MINUS) {
+		*neg = true;
+		if (next(p))
+			return -EINVAL;
+		if (p->tok.kind != T_INT)
+			return perr(p, p->tok.pos, p->tok.len, "expected a number after '-'");
+	}
+	if (p->tok.kind == T_INT) {
+		n->val = *neg ? -p->tok.num : p->tok.num;
+		if (*neg && p->tok.num > (uint64_t)INT64_MAX + 1)
+			return perr(p, *pos, p->tok.pos + p->tok.len - *pos, "number too small for 64 bits");
+		*is_str = false;
+	} else if (p->tok.kind == T_STR) {
+		n->str = p->tok.str;
+		n->slen = p->tok.slen;
+		p->tok.str = NULL;
+		*is_str = true;
+	} else {
+		return perr(p, p->tok.pos, p->tok.len, "expected a number or a \"string\"");
+	}
+	*len = p->tok.pos + p->tok.len - *pos;
+	return next(p);
+}
+
+/* Does v fit the operand's type? */
+static int check_range(struct parser *p, const struct pmt_opinfo *o, uint64_t v, bool neg,
+		       int pos, int len, const char *name)
+{
+	unsigned bits = o->o.size * 8u;
+	int64_t sv = (int64_t)v;
+
+	if (bits >= 64) {
+		if (neg && !o->is_signed)
+			return perr(p, pos, len, "%s is unsigned: %lld is out of its range",
+				    name, (long long)sv);
+		return 0;
+	}
+	if (o->is_signed) {
+		int64_t lo = -(1LL << (bits - 1)), hi = (1LL << (bits - 1)) - 1;
+
+		if ((neg && sv < lo) || (!neg && v > (uint64_t)hi))
+			return perr(p, pos, len, "%s is a signed %u-bit field: %s%llu is out of range %lld..%lld",
+				    name, bits, neg ? "-" : "", neg ? (unsigned long long)-v : (unsigned long long)v,
+				    (long long)lo, (long long)hi);
+		return 0;
+	}
+	if (neg || v > (1ULL << bits) - 1)
+		return perr(p, pos, len, "%s is an unsigned %u-bit field: %s%llu is out of range 0..%llu",
+			    name, bits, neg ? "-" : "", neg ? (unsigned long long)-v : (unsigned long long)v,
+			    (unsigned long long)((1ULL << bits) - 1));
+	return 0;
+}
+
+/* The value a field's symbol names (mode == user), into n->val. */
+static int named_value(struct parser *p, struct node *n, const char *field)
+{
+	const char *const *sym = n->opd.field->symbols;
+	struct pmt_buf b = {0};
+	size_t i;
+
+	for (i = 0; sym[i]; i++) {
+		if (!strcmp(sym[i], p->tok.str)) {
+			n->val = i;
+			return 0;
+		}
+	}
+	for (i = 0; sym[i]; i++)
+		pmt_buf__printf(&b, "%s%s", i ? ", " : "", sym[i]);
+	perr(p, p->tok.pos, p->tok.len, "'%s' is not a value of %s: expected one of %s",
+	     p->tok.str, field, pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+	return -EINVAL;
+}
+
+static struct node *parse_test(struct parser *p)
+{
+	struct node *n = new_node(N_CMP, NULL, NULL);
+	int fpos, flen, lpos = 0, llen = 0;
+	bool is_str = false, neg = false, swapped = false;
+	char *name;
+
+	if (!n)
+		return NULL;
+	if (p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS) {
+		/* literal first: 0 < pid */
+		if (parse_literal(p, n, &is_str, &neg, &lpos, &llen))
+			goto fail;
+		if (!is_cmp(p->tok.kind)) {
+			perr(p, p->tok.pos, p->tok.len, "expected a comparison operator after the value");
+			goto fail;
+		}
+		n->op = p->tok.kind;
+		if (n->op == T_GLOB || n->op == T_BAND) {
+			perr(p, p->tok.pos, 1, "put the field on the left of '%s'", op_text(n->op));
+			goto fail;
+		}
+		if (next(p))
+			goto fail;
+		swapped = true;
+	}
+	if (p->tok.kind != T_IDENT) {
+		perr(p, p->tok.pos, p->tok.len, p->tok.kind == T_END ?
+		     "expected a field name, but the expression ends here" : "expected a field name");
+		goto fail;
+	}
+	fpos = p->tok.pos;
+	flen = p->tok.len;
+	name = strdup(p->tok.str);
+	if (!name || resolve(p, name, fpos, flen, &n->opd)) {
+		free(name);
+		goto fail;
+	}
+	if (next(p)) {
+		free(name);
+		goto fail;
+	}
+	if (swapped) {
+		/* mirror: 5 < x is x > 5 */
+		static const enum tok_kind mirror[] = {
+			[T_EQ] = T_EQ, [T_NE] = T_NE, [T_LT] = T_GT,
+			[T_LE] = T_GE, [T_GT] = T_LT, [T_GE] = T_LE,
+		};
+		n->op = mirror[n->op];
+	} else if (is_cmp(p->tok.kind)) {
+		n->op = p->tok.kind;
+		if (next(p)) {
+			free(name);
+			goto fail;
+		}
+		if (p->tok.kind == T_IDENT && n->opd.field && n->opd.field->symbols) {
+			/* a named value: mode == user */
+			if (named_value(p, n, name)) {
+				free(name);
+				goto fail;
+			}
+			lpos = p->tok.pos;
+			llen = p->tok.len;
+			if (next(p)) {
+				free(name);
+				goto fail;
+			}
+		} else if (parse_literal(p, n, &is_str, &neg, &lpos, &llen)) {
+			free(name);
+			goto fail;
+		}
+	} else {
+		/* a bare field: true when non-zero */
+		if (n->opd.is_str) {
+			perr(p, fpos, flen, "'%s' is a string: compare it with == \"...\" or ~ \"glob*\"", name);
+			free(name);
+			goto fail;
+		}
+		n->op = T_NE;
+		n->val = 0;
+		free(name);
+		return n;
+	}
+	/* types: first whether the operator applies, then the value */
+	if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
+		perr(p, fpos, flen, "'%s' is a string: only ==, != and ~ apply to strings", name);
+	} else if (!n->opd.is_str && n->op == T_GLOB) {
+		perr(p, fpos, flen, "'%s' is a number: ~ (glob match) applies to strings", name);
+	} else if (n->opd.is_str && !is_str) {
+		perr(p, lpos, llen, "'%s' is a string, compared with a number; use a \"string\"", name);
+	} else if (!n->opd.is_str && is_str) {
+		perr(p, lpos, llen, "'%s' is a number, compared with a string", name);
+		field_list_hint(p, NULL);
+	} else if (!is_str && n->op != T_BAND) {
+		check_range(p, &n->opd, n->val, neg, lpos, llen, name);
+	}
+	free(name);
+	if (p->failed)
+		goto fail;
+	return n;
+fail:
+	node_free(n);
+	return NULL;
+}
+
+static struct node *parse_or(struct parser *p);
+
+static struct node *parse_unary(struct parser *p)
+{
+	struct node *n;
+	int pos;
+
+	if (++p->depth > 64) {
+		perr(p, p->tok.pos, p->tok.len, "expression nested too deeply (at most 64 levels)");
+		return NULL;
+	}
+	if (p->tok.kind == T_NOT) {
+		if (next(p))
+			return NULL;
+		n = parse_unary(p);
+		p->depth--;
+		return n ? new_node(N_NOT, n, NULL) : NULL;
+	}
+	if (p->tok.kind == T_LP) {
+		pos = p->tok.pos;
+		if (next(p))
+			return NULL;
+		n = parse_or(p);
+		if (n && p->tok.kind != T_RP) {
+			perr(p, p->tok.kind == T_END ? pos : p->tok.pos,
+			     p->tok.kind == T_END ? 1 : p->tok.len,
+			     p->tok.kind == T_END ? "unbalanced '(': a ')' is missing" : "expected ')'");
+			node_free(n);
+			return NULL;
+		}
+		if (n && next(p)) {
+			node_free(n);
+			return NULL;
+		}
+		p->depth--;
+		return n;
+	}
+	n = parse_test(p);
+	p->depth--;
+	return n;
+}
+
+static struct node *parse_and(struct parser *p)
+{
+	struct node *l = parse_unary(p), *r;
+
+	while (l && p->tok.kind == T_AND) {
+		if (next(p) || !(r = parse_unary(p))) {
+			node_free(l);
+			return NULL;
+		}
+		l = new_node(N_AND, l, r);
+	}
+	return l;
+}
+
+static struct node *parse_or(struct parser *p)
+{
+	struct node *l = parse_and(p), *r;
+
+	while (l && p->tok.kind == T_OR) {
+		if (next(p) || !(r = parse_and(p))) {
+			node_free(l);
+			return NULL;
+		}
+		l = new_node(N_OR, l, r);
+	}
+	return l;
+}
+
+/* --- patterns ------------------------------------------------------------ */
+
+/* A literal or glob as a list of atoms: 256-bit byte sets, or '*'. */
+struct atoms {
+	int n;
+	bool star_after[PMT_PAT_MAX + 1];	/* [j]: '*' follows atom j (0: start) */
+	uint8_t set[PMT_PAT_MAX + 1][32];	/* atoms 1..n */
+};
+
+static void set_add(uint8_t *set, unsigned c)
+{
+	set[c >> 3] |= (uint8_t)(1u << (c & 7));
+}
+
+static int add_atom(struct parser *p, struct atoms *a, int pos, int len)
+{
+	if (a->n >= PMT_PAT_MAX)
+		return perr(p, pos, len, "string too long for a filter: at most %d characters (not counting '*')",
+			    PMT_PAT_MAX);
+	a->n++;
+	memset(a->set[a->n], 0, 32);
+	return 0;
+}
+
+/* glob: * ? [abc] [a-z] [!x] [^x], \ escapes; literal: every byte as is */
+static int parse_pattern(struct parser *p, const char *s, size_t n, bool glob,
+			 int pos, int len, struct atoms *a)
+{
+	size_t i = 0, j;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	while (i < n) {
+		if (glob && s[i] == '*') {
+			a->star_after[a->n] = true;
+			i++;
+			continue;
+		}
+		if (add_atom(p, a, pos, len))
+			return -EINVAL;
+		if (!glob) {
+			set_add(a->set[a->n], (unsigned char)s[i++]);
+			continue;
+		}
+		if (s[i] == '\\' && i + 1 < n) {
+			set_add(a->set[a->n], (unsigned char)s[i + 1]);
+			i += 2;
+		} else if (s[i] == '?') {
+			memset(a->set[a->n], 0xff, 32);
+			i++;
+		} else if (s[i] == '[') {
+			bool negate = false;
+
+			j = i + 1;
+			if (j < n && (s[j] == '!' || s[j] == '^'))
+				negate = true, j++;
+			if (j < n && s[j] == ']')	/* ']' first is literal */
+				set_add(a->set[a->n], ']'), j++;
+			while (j < n && s[j] != ']') {
+				if (j + 2 < n && s[j + 1] == '-' && s[j + 2] != ']') {
+					if ((unsigned char)s[j] > (unsigned char)s[j + 2])
+						return perr(p, pos, len, "bad range '%c-%c' in [...]: it must ascend",
+							    s[j], s[j + 2]);
+					for (c = (unsigned char)s[j]; c <= (unsigned char)s[j + 2]; c++)
+						set_add(a->set[a->n], (unsigned)c);
+					j += 3;
+				} else {
+					set_add(a->set[a->n], (unsigned char)s[j++]);
+				}
+			}
+			if (j >= n)
+				return perr(p, pos, len, "unterminated '[' in glob: a ']' is missing");
+			if (negate)
+				for (c = 0; c < 32; c++)
+					a->set[a->n][c] = (uint8_t)~a->set[a->n][c];
+			i = j + 1;
+		} else {
+			set_add(a->set[a->n], (unsigned char)s[i++]);
+		}
+	}
+	return 0;
+}
+
+/* --- code generation ----------------------------------------------------- */
+
+struct gen {
+	struct parser *p;
+	struct pmt_filter *out;
+	struct atoms *pats[PMT_FILTER_PATS];
+	int npats;
+};
+
+static int gen_pattern(struct gen *g, const struct node *n)
+{
+	struct atoms a, *copy;
+	int i;
+
+	if (parse_pattern(g->p, n->str, n->slen, n->op == T_GLOB, 0, (int)strlen(g->p->src), &a))
+		return -EINVAL;
+	for (i = 0; i < g->npats; i++)
+		if (!memcmp(g->pats[i], &a, sizeof(a)))
+			return i;
+	if (g->npats >= PMT_FILTER_PATS)
+		return perr(g->p, 0, (int)strlen(g->p->src),
+			    "filter too large: more than %d string comparisons", PMT_FILTER_PATS);
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, &a, sizeof(a));
+	g->pats[g->npats] = copy;
+	return g->npats++;
+}
+
+static int gen(struct gen *g, const struct node *n, int t, int f)
+{
+	struct pmt_filter_entry *e;
+	int b, idx, pat;
+
+	switch (n->kind) {
+	case N_NOT:
+		return gen(g, n->a, f, t);
+	case N_AND:
+		b = gen(g, n->b, t, f);
+		return b < 0 ? b : gen(g, n->a, b, f);
+	case N_OR:
+		b = gen(g, n->b, t, f);
+		return b < 0 ? b : gen(g, n->a, t, b);
+	case N_CMP:
+		break;
+	}
+	if (g->out->n >= PMT_FILTER_MAX)
+		return -E2BIG;	/* reported by the caller */
+	idx = g->out->n++;
+	e = &g->out->e[idx];
+	e->o = n->opd.o;
+	e->val = n->val;
+	if (pmt_operand__needs_record(&n->opd.o))
+		g->out->needs_record = 1;
+	e->t = (uint8_t)t;
+	e->f = (uint8_t)f;
+	switch (n->op) {
+	case T_NE: e->t = (uint8_t)f, e->f = (uint8_t)t; /* fallthrough */
+	case T_EQ: e->op = PMT_FOP_EQ; break;
+	case T_GE: e->t = (uint8_t)f, e->f = (uint8_t)t; /* fallthrough */
+	case T_LT: e->op = PMT_FOP_LT; break;
+	case T_GT: e->t = (uint8_t)f, e->f = (uint8_t)t; /* fallthrough */
+	case T_LE: e->op = PMT_FOP_LE; break;
+	case T_BAND: e->op = PMT_FOP_BAND; break;
+	default: break;
+	}
+	if (n->opd.is_str) {
+		pat = gen_pattern(g, n);
+		if (pat < 0)
+			return pat;
+		e->op = PMT_FOP_MATCH;
+		e->val = (uint64_t)pat;
+		if (n->op == T_NE)
+			e->t = (uint8_t)f, e->f = (uint8_t)t;
+		else
+			e->t = (uint8_t)t, e->f = (uint8_t)f;
+	}
+	return idx;
+}
+
+/* Byte classes over all atoms, then each pattern's Shift-And masks. */
+static int build_classes(struct gen *g)
+{
+	uint8_t sig[256][(PMT_FILTER_PATS * (PMT_PAT_MAX + 1) + 7) / 8];
+	int ncls = 0, c, d, k, j, bit;
+
+	memset(sig, 0, sizeof(sig));
+	for (c = 0; c < 256; c++) {
+		for (k = 0; k < g->npats; k++) {
+			for (j = 1; j <= g->pats[k]->n; j++) {
+				if (!(g->pats[k]->set[j][c >> 3] & (1u << (c & 7))))
+					continue;
+				bit = k * (PMT_PAT_MAX + 1) + j;
+				sig[c][bit / 8] |= (uint8_t)(1u << (bit % 8));
+			}
+		}
+	}
+	for (c = 0; c < 256; c++) {
+		for (d = 0; d < c && memcmp(sig[c], sig[d], sizeof(sig[c])); d++)
+			;
+		if (d < c) {
+			g->out->cls[c] = g->out->cls[d];
+			continue;
+		}
+		if (ncls >= PMT_FILTER_NCLS)
+			return perr(g->p, 0, (int)strlen(g->p->src),
+				    "filter too large: its strings use more than %d distinct character classes",
+				    PMT_FILTER_NCLS);
+		g->out->cls[c] = (uint8_t)ncls++;
+	}
+	for (k = 0; k < g->npats; k++) {
+		struct pmt_pattern *pp = &g->out->pats[k];
+		struct atoms *a = g->pats[k];
+
+		for (j = 0; j <= a->n; j++)
+			if (a->star_after[j])
+				pp->star |= 1ULL << j;
+		pp->final = 1ULL << a->n;
+		for (c = 0; c < 256; c++)
+			for (j = 1; j <= a->n; j++)
+				if (a->set[j][c >> 3] & (1u << (c & 7)))
+					pp->mask[g->out->cls[c]] |= 1ULL << j;
+	}
+	return 0;
+}
+
+int pmt_filter__compile(const char *expr, const struct pmt_format *fmt,
+			const char *probe, struct pmt_filter *out,
+			struct pmt_filter_error *err)
+{
+	struct parser p = { .src = expr, .fmt = fmt, .probe = probe, .err = err };
+	struct gen g = { .p = &p, .out = out };
+	struct node *root = NULL;
+	int start, i, ret = -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	memset(err, 0, sizeof(*err));
+	if (next(&p))
+		goto out;
+	if (p.tok.kind == T_END) {
+		perr(&p, 0, 1, "empty filter: expected an expression such as pid == 1234");
+		goto out;
+	}
+	root = parse_or(&p);
+	if (!root)
+		goto out;
+	if (p.tok.kind != T_END) {
+		perr(&p, p.tok.pos, p.tok.len, p.tok.kind == T_RP ? "unbalanced ')'" :
+		     "expected && or || or the end of the expression");
+		goto out;
+	}
+	start = gen(&g, root, PMT_FILTER_ACCEPT, PMT_FILTER_REJECT);
+	if (start == -E2BIG) {
+		perr(&p, 0, (int)strlen(expr), "filter too large: at most %d comparisons", PMT_FILTER_MAX);
+		goto out;
+	}
+	if (start < 0 || build_classes(&g))
+		goto out;
+	out->start = (uint8_t)start;
+	ret = 0;
+out:
+	for (i = 0; i < g.npats; i++)
+		free(g.pats[i]);
+	free(p.tok.str);
+	node_free(root);
+	if (ret)
+		memset(out, 0, sizeof(*out));
+	return ret;
+}
+
+void pmt_filter__format_error(struct pmt_buf *b, const char *expr,
+			      const struct pmt_filter_error *err)
+{
+	int i, len = err->len;
+
+	pmt_buf__printf(b, "--filter: %s\n  ", err->msg);
+	for (i = 0; expr[i]; i++)
+		pmt_buf__putc(b, expr[i] == '\t' || expr[i] == '\n' ? ' ' : expr[i]);
+	pmt_buf__puts(b, "\n  ");
+	for (i = 0; i < err->pos; i++)
+		pmt_buf__putc(b, ' ');
+	pmt_buf__putc(b, '^');
+	for (i = 1; i < len; i++)
+		pmt_buf__putc(b, '~');
+	pmt_buf__putc(b, '\n');
+	if (err->hint[0])
+		pmt_buf__printf(b, "hint: %s\n", err->hint);
+}
+
+static void dump_target(struct pmt_buf *b, int t)
+{
+	if (t == PMT_FILTER_ACCEPT)
+		pmt_buf__puts(b, "accept");
+	else if (t == PMT_FILTER_REJECT)
+		pmt_buf__puts(b, "reject");
+	else
+		pmt_buf__printf(b, "%d", t);
+}
+
+void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
+{
+	static const char *const ops[] = { "==", "<", "<=", "&", "~" };
+	static const char *const srcs[] = {
+		"field", "field_str", "field_dstr", "pid", "tid", "cpu", "uid", "gid", "cgroup", "comm",
+	};
+	int i;
+
+	pmt_buf__printf(b, "start %d%s\n", f->start, f->needs_record ? " record" : "");
+	for (i = 0; i < f->n; i++) {
+		const struct pmt_filter_entry *e = &f->e[i];
+
+		pmt_buf__printf(b, "%d: %s", i, e->o.src < PMT_FSRC__MAX ? srcs[e->o.src] : "?");
+		if (e->o.src <= PMT_FSRC_FIELD_DSTR)
+			pmt_buf__printf(b, "@%u:%u%s%s", e->o.off, e->o.size,
+					e->o.flags & PMT_FFLAG_SIGNED ? "s" : "",
+					e->o.flags & PMT_FFLAG_CTX ? " ctx" : "");
+		pmt_buf__printf(b, " %s ", e->op <= PMT_FOP_MATCH ? ops[e->op] : "?");
+		if (e->op == PMT_FOP_MATCH)
+			pmt_buf__printf(b, "pat%llu", (unsigned long long)e->val);
+		else if (e->o.flags & PMT_FFLAG_SIGNED)
+			pmt_buf__printf(b, "%lld", (long long)e->val);
+		else
+			pmt_buf__printf(b, "%llu", (unsigned long long)e->val);
+		pmt_buf__puts(b, " ? ");
+		dump_target(b, e->t);
+		pmt_buf__puts(b, " : ");
+		dump_target(b, e->f);
+		pmt_buf__putc(b, '\n');
+	}
+}

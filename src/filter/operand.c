@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+#include "filter/operand.h"
+#include "util/suggest.h"
+
+static const struct {
+	const char *name;
+	enum pmt_filter_src src;
+	uint8_t size;
+	bool is_str;
+} commons[] = {
+	{"pid", PMT_FSRC_PID, 4, false},
+	{"tid", PMT_FSRC_TID, 4, false},
+	{"comm", PMT_FSRC_COMM, PMT_COMM_LEN, true},
+	{"cpu", PMT_FSRC_CPU, 4, false},
+	{"uid", PMT_FSRC_UID, 4, false},
+	{"gid", PMT_FSRC_GID, 4, false},
+	{"cgroup", PMT_FSRC_CGROUP, 8, false},
+};
+
+#define NCOMMONS (sizeof(commons) / sizeof(commons[0]))
+
+/* Can the BPF program load the field from its context (PMT_FFLAG_CTX)? */
+static bool in_ctx(const struct pmt_format *fmt, const struct pmt_field *f)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return fmt->raw_ctx && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	       f->offset % f->size == 0 && f->offset >= 8 && f->offset + f->size <= PMT_CTX_DIRECT;
+#else
+	(void)fmt;
+	(void)f;
+	return false;
+#endif
+}
+
+bool pmt_operand__needs_record(const struct pmt_operand *o)
+{
+	return (o->src == PMT_FSRC_FIELD && !(o->flags & PMT_FFLAG_CTX)) ||
+	       o->src == PMT_FSRC_FIELD_STR || o->src == PMT_FSRC_FIELD_DSTR;
+}
+
+int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
+			 struct pmt_opinfo *out)
+{
+	const struct pmt_field *f = fmt ? pmt_format__field(fmt, name) : NULL;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (f) {
+		out->field = f;
+		out->o.off = (uint16_t)f->offset;
+		out->o.size = (uint8_t)(f->size > 255 ? 255 : f->size);
+		switch (f->kind) {
+		case PMT_F_INT:
+			out->is_signed = f->is_signed;
+			out->o.flags = f->is_signed ? PMT_FFLAG_SIGNED : 0;
+			/* fallthrough */
+		case PMT_F_PTR:
+			out->o.src = PMT_FSRC_FIELD;
+			if (in_ctx(fmt, f))
+				out->o.flags |= PMT_FFLAG_CTX;
+			return 0;
+		case PMT_F_STR:
+			out->o.src = PMT_FSRC_FIELD_STR;
+			out->is_str = true;
+			return 0;
+		case PMT_F_DSTR:
+			out->o.src = PMT_FSRC_FIELD_DSTR;
+			out->o.flags = f->rel_loc ? PMT_FFLAG_REL : 0;
+			out->is_str = true;
+			return 0;
+		case PMT_F_ARRAY:
+		case PMT_F_DARRAY:
+			return PMT_OPERAND_ARRAY;
+		}
+	}
+	for (i = 0; i < NCOMMONS; i++) {
+		if (strcmp(name, commons[i].name))
+			continue;
+		out->o.src = (uint8_t)commons[i].src;
+		out->o.size = commons[i].size;
+		out->is_str = commons[i].is_str;
+		return 0;
+	}
+	return PMT_OPERAND_UNKNOWN;
+}
+
+void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt,
+		       const char *probe, const char *name)
+{
+	char *cands[128];
+	const char *close[1];
+	size_t n = 0, i;
+
+	for (i = 0; fmt && i < (size_t)fmt->nr_fields && n < 120; i++)
+		if (!fmt->fields[i].is_common)
+			cands[n++] = fmt->fields[i].name;
+	for (i = 0; i < NCOMMONS; i++)
+		cands[n++] = (char *)commons[i].name;
+	if (name && pmt_suggest(name, cands, n, close, 1))
+		pmt_buf__printf(b, "did you mean %s? ", close[0]);
+	pmt_buf__printf(b, "%s has:", probe);
+	for (i = 0; fmt && i < (size_t)fmt->nr_fields; i++)
+		if (!fmt->fields[i].is_common)
+			pmt_buf__printf(b, " %s", fmt->fields[i].name);
+	if (fmt)
+		pmt_buf__puts(b, "; every probe has:");
+	for (i = 0; i < NCOMMONS; i++)
+		pmt_buf__printf(b, " %s", commons[i].name);
+}

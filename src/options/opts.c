@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Command line. One table (opt_defs) names every option, whether it takes
+ * an argument and the handler that stores it; getopt_long's tables are
+ * made from it. Checks that span several options run after the parse, in
+ * check_*(). Pure: no kernel access, no output (errors go into err).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options/opts.h"
+#include "abi.h"
+#include "util/strutil.h"
+
+/* The aggregation functions: option name = JSON name. */
+static const char *const agg_fn_names[] = {
+	[PMT_FN_NONE] = "", [PMT_FN_COUNT] = "count", [PMT_FN_SUM] = "sum",
+	[PMT_FN_AVG] = "avg", [PMT_FN_MIN] = "min", [PMT_FN_MAX] = "max",
+	[PMT_FN_STATS] = "stats", [PMT_FN_HIST] = "hist", [PMT_FN_LHIST] = "lhist",
+};
+
+const char *pmt_agg_fn__name(enum pmt_agg_fn fn)
+{
+	return fn < sizeof(agg_fn_names) / sizeof(agg_fn_names[0]) ? agg_fn_names[fn] : "?";
+}
+
+static const char *const kind_names[] = {
+	[PMT_PROBE_TRACEPOINT] = "tracepoint",
+	[PMT_PROBE_PERF] = "event",
+	[PMT_PROBE_KPROBE] = "kprobe",
+	[PMT_PROBE_KRETPROBE] = "kretprobe",
+	[PMT_PROBE_UPROBE] = "uprobe",
+	[PMT_PROBE_URETPROBE] = "uretprobe",
+};
+
+const char *pmt_probe_kind_name(enum pmt_probe_kind kind)
+{
+	return kind_names[kind];
+}
+
+enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+		n = strlen(kind_names[i]);
+		if (i != PMT_PROBE_PERF && !strncmp(spec, kind_names[i], n) && spec[n] == ':') {
+			*rest = spec + n + 1;
+			return (enum pmt_probe_kind)i;
+		}
+	}
+	*rest = !strncmp(spec, "tp:", 3) ? spec + 3 : spec;
+	return PMT_PROBE_TRACEPOINT;
+}
+
+/* The parse in progress. */
+struct optctx {
+	struct pmt_opts *o;
+	const struct opt_def *def;	/* the option being handled */
+	int argc;
+	char **argv;
+	char *err;
+	size_t errlen;
+	bool pid_set, all_set;
+};
+
+typedef int (*opt_fn)(struct optctx *c, char *arg);
+
+struct opt_def {
+	const char *name;	/* long name */
+	char short_name;	/* or 0 */
+	int has_arg;		/* no_argument, required_argument, optional_argument */
+	opt_fn fn;
+	size_t flag;		/* opt_flag: offset of the bool in struct pmt_opts */
+	int mode;		/* opt_mode: enum pmt_mode */
+};
+
+#define ERR(c, ...) pmt_errf((c)->err, (c)->errlen, __VA_ARGS__)
+
+static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *spec)
+{
+	struct pmt_probe_arg *p = realloc(o->probes, (size_t)(o->nr_probes + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	o->probes = p;
+	p[o->nr_probes].kind = kind;
+	p[o->nr_probes].spec = spec;
+	p[o->nr_probes].filter = NULL;
+	o->nr_probes++;
+	return 0;
+}
+
+/* A switch with no argument: sets the bool the table names. */
+static int opt_flag(struct optctx *c, char *arg)
+{
+	(void)arg;
+	*(bool *)((char *)c->o + c->def->flag) = true;
+	return 0;
+}
+
+/* --list, --help, --version: what pmtrace does instead of tracing */
+static int opt_mode(struct optctx *c, char *arg)
+{
+	(void)arg;
+	c->o->mode = (enum pmt_mode)c->def->mode;
+	return 0;
+}
+
+/* --- probes --------------------------------------------------------------- */
+
+static int opt_tp(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "--tp needs CATEGORY:NAME, e.g. --tp sched:sched_switch");
+	return add_probe(c->o, PMT_PROBE_TRACEPOINT, arg);
+}
+
+static int opt_event(struct optctx *c, char *arg)
+{
+	return add_probe(c->o, PMT_PROBE_PERF, arg);
+}
+
+/* --kprobe, --kretprobe, --uprobe, --uretprobe: named as their kind */
+static int opt_fn_probe(struct optctx *c, char *arg)
+{
+	enum pmt_probe_kind k;
+
+	for (k = PMT_PROBE_KPROBE; strcmp(kind_names[k], c->def->name); k++)
+		;
+	if (!*arg)
+		return ERR(c, "--%s needs %s", kind_names[k],
+			   k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read" :
+			   "PATH:SYMBOL, e.g. /usr/bin/bash:readline");
+	return add_probe(c->o, k, arg);
+}
+
+static int opt_kprobe_mode(struct optctx *c, char *arg)
+{
+	static const char *const modes[] = {
+		[PMT_KMODE_AUTO] = "auto", [PMT_KMODE_FENTRY] = "fentry", [PMT_KMODE_KPROBE] = "kprobe",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(arg, modes[i])) {
+			c->o->kprobe_mode = (enum pmt_kprobe_mode)i;
+			return 0;
+		}
+	}
+	return ERR(c, "--kprobe-mode: '%s': expected auto, fentry or kprobe", arg);
+}
+
+static int opt_filter(struct optctx *c, char *arg)
+{
+	struct pmt_opts *o = c->o;
+
+	/* like perf: a filter belongs to the probe before it */
+	if (!o->nr_probes)
+		return ERR(c, "--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
+	if (o->probes[o->nr_probes - 1].filter)
+		return ERR(c, "a second --filter for %s: combine them with &&", o->probes[o->nr_probes - 1].spec);
+	o->probes[o->nr_probes - 1].filter = arg;
+	return 0;
+}
+
+/* --- PMU sampling and stacks ----------------------------------------------- */
+
+static int opt_period(struct optctx *c, char *arg)
+{
+	if (pmt_parse_u64(arg, &c->o->period) || !c->o->period)
+		return ERR(c, "--period: '%s' is not a positive number of events", arg);
+	return 0;
+}
+
+static int opt_freq(struct optctx *c, char *arg)
+{
+	int hz;
+
+	if (pmt_parse_int(arg, 1, 10000000, &hz))
+		return ERR(c, "--freq: '%s' is not a number of samples a second (1 or more)", arg);
+	c->o->freq = (unsigned)hz;
+	return 0;
+}
+
+static int opt_stack(struct optctx *c, char *arg)
+{
+	/* --stack takes its word only as --stack=WHICH or when the next
+	 * word is one of the three */
+	if (!arg && optind < c->argc && (!strcmp(c->argv[optind], "kernel") ||
+	    !strcmp(c->argv[optind], "user") || !strcmp(c->argv[optind], "both")))
+		arg = c->argv[optind++];
+	if (!arg || !strcmp(arg, "both"))
+		c->o->stack = PMT_STACK_KERNEL | PMT_STACK_USER;
+	else if (!strcmp(arg, "kernel"))
+		c->o->stack = PMT_STACK_KERNEL;
+	else if (!strcmp(arg, "user"))
+		c->o->stack = PMT_STACK_USER;
+	else
+		return ERR(c, "--stack: '%s': expected kernel, user or both", arg);
+	return 0;
+}
+
+static int opt_flamegraph(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "--flamegraph needs a file name, e.g. cpu.svg");
+	c->o->agg.flamegraph = arg;
+	return 0;
+}
+
+/* --- aggregations ----------------------------------------------------------- */
+
+/* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. Splits arg in
+ * place only on success, so error messages can still show it whole. */
+static int parse_lhist(char *arg, struct pmt_agg_opts *a)
+{
+	char *p[4], *c1, *c2, *c3;
+
+	c1 = strchr(arg, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	c3 = c2 ? strchr(c2 + 1, ':') : NULL;
+	if (!c3 || strchr(c3 + 1, ':') || c1 == arg)
+		return -EINVAL;
+	p[0] = arg;
+	p[1] = c1 + 1;
+	p[2] = c2 + 1;
+	p[3] = c3 + 1;
+	*c1 = *c2 = *c3 = '\0';
+	if (pmt_parse_s64(p[1], &a->lmin) || pmt_parse_s64(p[2], &a->lmax) ||
+	    pmt_parse_s64(p[3], &a->lstep) || a->lmin >= a->lmax || a->lstep <= 0 ||
+	    (a->lmax - a->lmin) / a->lstep > 10000) {
+		*c1 = *c2 = *c3 = ':';
+		return -EINVAL;
+	}
+	a->expr = p[0];
+	return 0;
+}
+
+/* --count, --sum EXPR, ... --lhist SPEC: the option's name is the function */
+static int opt_agg(struct optctx *c, char *arg)
+{
+	struct pmt_agg_opts *a = &c->o->agg;
+	enum pmt_agg_fn fn;
+
+	for (fn = PMT_FN_COUNT; strcmp(agg_fn_names[fn], c->def->name); fn++)
+		;
+	if (a->fn)
+		return ERR(c, "one aggregation at a time: --%s after --%s", agg_fn_names[fn],
+			   agg_fn_names[a->fn]);
+	a->fn = fn;
+	if (fn == PMT_FN_LHIST && parse_lhist(arg, a))
+		return ERR(c, "--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100", arg);
+	if (fn != PMT_FN_LHIST && fn != PMT_FN_COUNT)
+		a->expr = arg;
+	return 0;
+}
+
+static int opt_by(struct optctx *c, char *arg)
+{
+	c->o->agg.by = arg;
+	return 0;
+}
+
+static int opt_top(struct optctx *c, char *arg)
+{
+	if (pmt_parse_int(arg, 1, 1 << 30, &c->o->agg.top))
+		return ERR(c, "--top: '%s' is not a positive number", arg);
+	return 0;
+}
+
+/* A number of seconds in [min, max]; -EINVAL. */
+static int parse_seconds(const char *arg, double min, double max, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*out >= min) || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static int opt_interval(struct optctx *c, char *arg)
+{
+	if (parse_seconds(arg, 0.01, 1e6, &c->o->agg.interval))
+		return ERR(c, "--interval: '%s' is not a number of seconds (at least 0.01)", arg);
+	return 0;
+}
+
+static int opt_max_keys(struct optctx *c, char *arg)
+{
+	if (pmt_parse_int(arg, 1, 1 << 24, &c->o->agg.max_keys))
+		return ERR(c, "--max-keys: '%s' is not a number between 1 and 16777216", arg);
+	return 0;
+}
+
+static int opt_latency(struct optctx *c, char *arg)
+{
+	char *comma = strchr(arg, ',');
+	const char *rest;
+	enum pmt_probe_kind k = pmt_probe_kind_of(arg, &rest);
+
+	if (!comma && (k == PMT_PROBE_KPROBE || k == PMT_PROBE_UPROBE) && *rest) {
+		c->o->agg.lat_start = arg;	/* to its return */
+		return 0;
+	}
+	if (!comma || comma == arg || !comma[1] || strchr(comma + 1, ','))
+		return ERR(c, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL", arg);
+	*comma = '\0';
+	c->o->agg.lat_start = arg;
+	c->o->agg.lat_end = comma + 1;
+	return 0;
+}
+
+static int opt_match(struct optctx *c, char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return ERR(c, "--match: '%s': expected START_FIELD=END_FIELD, e.g. pid=next_pid", arg);
+	c->o->agg.match = arg;
+	return 0;
+}
+
+static int opt_unit(struct optctx *c, char *arg)
+{
+	if (strcmp(arg, "ns") && strcmp(arg, "us") && strcmp(arg, "ms") && strcmp(arg, "s"))
+		return ERR(c, "--unit: '%s': expected ns, us, ms or s", arg);
+	c->o->agg.unit = arg;
+	return 0;
+}
+
+/* --- targets, output, run ---------------------------------------------------- */
+
+static int opt_all(struct optctx *c, char *arg)
+{
+	(void)arg;
+	c->all_set = true;
+	return 0;
+}
+
+static int opt_pid(struct optctx *c, char *arg)
+{
+	int64_t pid;
+
+	if (pmt_parse_s64(arg, &pid) || pid <= 0 || pid > 0x3fffffff)
+		return ERR(c, "-p/--pid: '%s' is not a process ID (a positive integer)", arg);
+	c->o->pid = (pid_t)pid;
+	c->pid_set = true;
+	return 0;
+}
+
+static int opt_cpu(struct optctx *c, char *arg)
+{
+	c->o->cpus = arg;
+	return 0;
+}
+
+static int opt_output(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "-o/--output needs a file name");
+	c->o->output = arg;
+	return 0;
+}
+
+static int opt_verbose(struct optctx *c, char *arg)
+{
+	(void)arg;
+	c->o->verbose++;
+	return 0;
+}
+
+static int opt_duration(struct optctx *c, char *arg)
+{
+	if (parse_seconds(arg, 0, 1e9, &c->o->duration) || !(c->o->duration > 0))
+		return ERR(c, "-d/--duration: '%s' is not a positive number of seconds", arg);
+	return 0;
+}
+
+static int opt_buffer_pages(struct optctx *c, char *arg)
+{
+	uint64_t pages;
+
+	if (pmt_parse_u64(arg, &pages) || pages == 0 || (pages & (pages - 1)) || pages > (1u << 20))
+		return ERR(c, "--buffer-pages: '%s' is not a power of two between 1 and 1048576", arg);
+	c->o->buffer_pages = (int)pages;
+	return 0;
+}
+
+static int opt_info(struct optctx *c, char *arg)
+{
+	c->o->mode = PMT_MODE_INFO;
+	c->o->info_spec = arg;
+	return 0;
+}
+
+/* Every option. The man page (doc/pmtrace.8.scd), --help (usage.c) and
+ * the bash completion (tools/completion.bash) list the same names. */
+#define OPT(n, s, a, f) { .name = n, .short_name = s, .has_arg = a, .fn = f }
+#define FLAG(n, s, field) { .name = n, .short_name = s, .has_arg = no_argument, \
+			    .fn = opt_flag, .flag = offsetof(struct pmt_opts, field) }
+#define MODE(n, s, m) { .name = n, .short_name = s, .has_arg = no_argument, .fn = opt_mode, .mode = m }
+
+static const struct opt_def opt_defs[] = {
+	OPT("tp", 0, required_argument, opt_tp),
+	OPT("filter", 0, required_argument, opt_filter),
+	OPT("event", 'e', required_argument, opt_event),
+	OPT("kprobe", 0, required_argument, opt_fn_probe),
+	OPT("kretprobe", 0, required_argument, opt_fn_probe),
+	OPT("uprobe", 0, required_argument, opt_fn_probe),
+	OPT("uretprobe", 0, required_argument, opt_fn_probe),
+	OPT("kprobe-mode", 0, required_argument, opt_kprobe_mode),
+	OPT("period", 0, required_argument, opt_period),
+	OPT("freq", 0, required_argument, opt_freq),
+	OPT("stack", 0, optional_argument, opt_stack),
+	FLAG("folded", 0, agg.folded),
+	OPT("flamegraph", 0, required_argument, opt_flamegraph),
+	OPT("count", 0, no_argument, opt_agg),
+	OPT("sum", 0, required_argument, opt_agg),
+	OPT("avg", 0, required_argument, opt_agg),
+	OPT("min", 0, required_argument, opt_agg),
+	OPT("max", 0, required_argument, opt_agg),
+	OPT("stats", 0, required_argument, opt_agg),
+	OPT("hist", 0, required_argument, opt_agg),
+	OPT("lhist", 0, required_argument, opt_agg),
+	OPT("by", 0, required_argument, opt_by),
+	OPT("top", 0, required_argument, opt_top),
+	OPT("interval", 0, required_argument, opt_interval),
+	FLAG("keep", 0, agg.keep),
+	OPT("max-keys", 0, required_argument, opt_max_keys),
+	OPT("latency", 0, required_argument, opt_latency),
+	OPT("match", 0, required_argument, opt_match),
+	OPT("unit", 0, required_argument, opt_unit),
+	OPT("all-cpus", 'a', no_argument, opt_all),
+	OPT("pid", 'p', required_argument, opt_pid),
+	OPT("cpu", 'C', required_argument, opt_cpu),
+	OPT("output", 'o', required_argument, opt_output),
+	FLAG("json", 0, json),
+	FLAG("quiet", 'q', quiet),
+	OPT("verbose", 'v', no_argument, opt_verbose),
+	OPT("duration", 'd', required_argument, opt_duration),
+	OPT("buffer-pages", 0, required_argument, opt_buffer_pages),
+	MODE("list", 'l', PMT_MODE_LIST),
+	OPT("info", 0, required_argument, opt_info),
+	MODE("help", 'h', PMT_MODE_HELP),
+	MODE("version", 'V', PMT_MODE_VERSION),
+};
+#define NR_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
+#define LONG_ONLY 256	/* getopt value of opt_defs[i] without a short name: 256 + i */
+
+const char *pmt_opts__name(size_t i)
+{
+	return i < NR_OPTS ? opt_defs[i].name : NULL;
+}
+
+/* getopt_long's tables, from opt_defs: '+' stops at the first
+ * non-option, which starts COMMAND. */
+static void getopt_tables(struct option *lo, char *shorts)
+{
+	size_t i, n = 0;
+
+	shorts[n++] = '+';
+	for (i = 0; i < NR_OPTS; i++) {
+		const struct opt_def *d = &opt_defs[i];
+
+		lo[i] = (struct option){ d->name, d->has_arg, NULL,
+					 d->short_name ? d->short_name : (int)(LONG_ONLY + i) };
+		if (d->short_name) {
+			shorts[n++] = d->short_name;
+			if (d->has_arg == required_argument)
+				shorts[n++] = ':';
+		}
+	}
+	lo[NR_OPTS] = (struct option){ 0 };
+	shorts[n] = '\0';
+}
+
+static const struct opt_def *opt_lookup(int c)
+{
+	size_t i;
+
+	if (c >= LONG_ONLY && (size_t)(c - LONG_ONLY) < NR_OPTS)
+		return &opt_defs[c - LONG_ONLY];
+	for (i = 0; c > 0 && i < NR_OPTS; i++)
+		if (opt_defs[i].short_name == c)
+			return &opt_defs[i];
+	return NULL;
+}
+
+static int unknown_option(struct optctx *c)
+{
+	const struct opt_def *d = opt_lookup(optopt);
+	const char *word = c->argv[optind - 1];
+
+	if (optopt && optopt < LONG_ONLY)
+		return ERR(c, "option -%c %s", optopt, d ? "needs an argument" : "is unknown");
+	return ERR(c, "option '%s' %s", word,
+		   strchr(word, '=') || !optopt ? "is unknown or takes no argument" : "needs an argument");
+}
+
+/* --list and --info take no probes; the word after --list is its glob. */
+static int check_modes(struct optctx *c)
+{
+	struct pmt_opts *o = c->o;
+
+	if (o->mode == PMT_MODE_LIST) {
+		if (o->nr_probes)
+			return ERR(c, "--list cannot be combined with probes");
+		if (o->cmd) {
+			o->list_glob = o->cmd[0];
+			if (o->cmd[1])
+				return ERR(c, "--list takes one GLOB, got '%s' too", o->cmd[1]);
+			o->cmd = NULL;
+		}
+	} else if (o->mode == PMT_MODE_INFO && (o->nr_probes || o->cmd)) {
+		return ERR(c, "--info takes one CATEGORY:NAME and nothing else");
+	}
+	return 0;
+}
+
+static int check_aggregation(struct optctx *c)
+{
+	struct pmt_agg_opts *a = &c->o->agg;
+	const char *pic = a->folded ? "folded" : "flamegraph";
+
+	if (a->lat_start) {
+		if (a->fn && a->fn != PMT_FN_HIST)
+			return ERR(c, "--latency makes a histogram: it takes no --%s", agg_fn_names[a->fn]);
+		if (c->o->nr_probes)
+			return ERR(c, "--latency takes its two probes itself: drop the --tp/-e options");
+		a->fn = PMT_FN_HIST;
+	} else if (a->match || a->unit) {
+		return ERR(c, "--%s goes with --latency", a->match ? "match" : "unit");
+	}
+	if (a->folded || a->flamegraph) {
+		if (!c->o->stack)
+			return ERR(c, "--%s draws stacks: add --stack", pic);
+		if (a->fn && a->fn != PMT_FN_COUNT)
+			return ERR(c, "--%s counts stacks: it takes no --%s", pic, agg_fn_names[a->fn]);
+		if (a->interval > 0 && a->flamegraph)
+			return ERR(c, "--flamegraph writes one picture at exit: drop --interval");
+		/* one count per (comm, stack) */
+		a->fn = PMT_FN_COUNT;
+		if (!a->by)
+			a->by = "comm,stack";
+	}
+	if ((a->by || a->top || a->interval > 0 || a->keep) && !a->fn)
+		return ERR(c, "--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
+	return 0;
+}
+
+static int check_probes(struct optctx *c)
+{
+	struct pmt_opts *o = c->o;
+	int i;
+
+	for (i = 0; i < o->nr_probes; i++) {
+		enum pmt_probe_kind k = o->probes[i].kind;
+
+		if (k != PMT_PROBE_PERF && (o->period || o->freq))
+			return ERR(c, "--%s applies to PMU events (-e); --%s %s has none",
+				   o->period ? "period" : "freq", k ? kind_names[k] : "tp", o->probes[i].spec);
+		if (k == PMT_PROBE_TRACEPOINT && o->stack)
+			return ERR(c, "--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp %s has none",
+				   o->probes[i].spec);
+	}
+	if (o->period && o->freq)
+		return ERR(c, "--period and --freq cannot be combined: sample by count or by rate");
+	if (!o->period && !o->freq)
+		o->freq = PMT_DEFAULT_FREQ;
+	if (!o->nr_probes && !o->agg.lat_start)
+		return ERR(c, "no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
+	return 0;
+}
+
+static int check_targets(struct optctx *c)
+{
+	struct pmt_opts *o = c->o;
+
+	if (c->pid_set && o->cmd)
+		return ERR(c, "-p/--pid and a COMMAND cannot be combined: trace one or the other");
+	if (c->pid_set && c->all_set)
+		return ERR(c, "-p/--pid and -a/--all-cpus cannot be combined");
+	o->system_wide = c->all_set || (!c->pid_set && !o->cmd);
+	return 0;
+}
+
+int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t errlen)
+{
+	struct optctx c = { .o = o, .argc = argc, .argv = argv, .err = err, .errlen = errlen };
+	struct option lo[NR_OPTS + 1];
+	char shorts[2 * NR_OPTS + 2];
+	int ch, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->buffer_pages = PMT_DEFAULT_PAGES;
+	o->agg.max_keys = PMT_DEFAULT_MAX_KEYS;
+	getopt_tables(lo, shorts);
+	optind = 0;	/* full re-initialisation: parse may run more than once */
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		c.def = opt_lookup(ch);
+		if (!c.def)
+			return unknown_option(&c);
+		ret = c.def->fn(&c, optarg);
+		if (ret)
+			return ret;
+		if (o->mode == PMT_MODE_HELP || o->mode == PMT_MODE_VERSION)
+			return 0;
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	if (o->mode == PMT_MODE_LIST || o->mode == PMT_MODE_INFO)
+		return check_modes(&c);
+	if ((ret = check_aggregation(&c)) || (ret = check_probes(&c)) || (ret = check_targets(&c)))
+		return ret;
+	return 0;
+}
+
+void pmt_opts__free(struct pmt_opts *o)
+{
+	free(o->probes);
+	o->probes = NULL;
+	o->nr_probes = 0;
+}
+
+int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
+		      char *err, size_t errlen)
+{
+	const char *p = s;
+	char *end;
+	long a, b;
+
+	memset(mask, 0, (size_t)(nbits + 63) / 64 * sizeof(*mask));
+	if (!*s)
+		return pmt_errf(err, errlen, "-C/--cpu: empty CPU list; expected e.g. 0-3,6");
+	while (*p) {
+		if (*p < '0' || *p > '9')
+			goto bad;
+		a = strtol(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				goto bad;
+			b = strtol(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= nbits)
+			return pmt_errf(err, errlen, "-C/--cpu: '%s': CPU range must be ascending and below %d", s, nbits);
+		for (; a <= b; a++)
+			mask[a / 64] |= 1ULL << (a % 64);
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	return pmt_errf(err, errlen, "-C/--cpu: '%s' is not a CPU list; expected e.g. 0-3,6", s);
+}

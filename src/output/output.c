@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "util/log.h"
+#include "output/output.h"
+
+/* Write out when this much is buffered: few, large write()s. */
+#define OUT_FLUSH_AT (256 * 1024)
+
+int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = mode;
+	if (!path || !strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		o->path = "stdout";
+		return 0;
+	}
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		int err = -errno;
+
+		pmt_err("cannot open output file '%s': %s", path, strerror(errno));
+		return err;
+	}
+	o->own_fd = true;
+	o->path = path;
+	return 0;
+}
+
+static void text_value(struct pmt_buf *b, const struct pmt_value *v)
+{
+	size_t i;
+
+	switch (v->kind) {
+	case PMT_V_S64:
+		pmt_buf__s64(b, v->s);
+		break;
+	case PMT_V_U64:
+		pmt_buf__u64(b, v->u);
+		break;
+	case PMT_V_HEX:
+		pmt_buf__hex(b, v->u);
+		break;
+	case PMT_V_STR:
+		pmt_buf__text_str(b, v->str, v->len);
+		break;
+	case PMT_V_ARRAY:
+		pmt_buf__putc(b, '[');
+		for (i = 0; i < v->len; i++) {
+			if (i)
+				pmt_buf__putc(b, ',');
+			if (v->elem_signed)
+				pmt_buf__s64(b, (int64_t)pmt_value__elem(v, i));
+			else
+				pmt_buf__u64(b, pmt_value__elem(v, i));
+		}
+		pmt_buf__putc(b, ']');
+		break;
+	}
+}
+
+/* The name of an integer with named values, or NULL. */
+static const char *symbol_of(const struct pmt_field *f, const struct pmt_value *v)
+{
+	uint64_t i;
+
+	if (!f->symbols || (v->kind != PMT_V_U64 && v->kind != PMT_V_S64))
+		return NULL;
+	for (i = 0; f->symbols[i]; i++)
+		if (i == v->u)
+			return f->symbols[i];
+	return NULL;
+}
+
+/* JSON differs from text only for strings and pointers (as "0x..."). */
+static void json_value(struct pmt_buf *b, const struct pmt_value *v)
+{
+	switch (v->kind) {
+	case PMT_V_HEX:
+		pmt_buf__putc(b, '"');
+		pmt_buf__hex(b, v->u);
+		pmt_buf__putc(b, '"');
+		break;
+	case PMT_V_STR:
+		pmt_buf__json_str(b, v->str, v->len);
+		break;
+	default:
+		text_value(b, v);	/* numbers, and arrays as [1,2,3] */
+		break;
+	}
+}
+
+static size_t comm_len(const struct pmt_record *r)
+{
+	return pmt_strnlen(r->comm, r->comm_len);
+}
+
+void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
+{
+	size_t cl = comm_len(r), start = b->len, w;
+	struct pmt_value v;
+	const char *sym;
+	int i;
+
+	/* right-align comm in 16 columns, as perf script does */
+	pmt_buf__reserve(b, 16);
+	pmt_buf__text_str(b, r->comm, cl);
+	w = b->len - start;
+	if (w < 16) {
+		memmove(b->p + start + 16 - w, b->p + start, w);
+		memset(b->p + start, ' ', 16 - w);
+		b->len = start + 16;
+	}
+	pmt_buf__putc(b, ' ');
+	pmt_buf__u64(b, r->pid);
+	pmt_buf__putc(b, '/');
+	pmt_buf__u64(b, r->tid);
+	pmt_buf__add(b, " [", 2);
+	pmt_buf__u64w(b, r->cpu, r->cpu < 1000 ? 3 : r->cpu < 10000 ? 4 : 6);
+	pmt_buf__add(b, "] ", 2);
+	pmt_buf__u64(b, r->ts / 1000000000);
+	pmt_buf__putc(b, '.');
+	pmt_buf__u64w(b, (r->ts % 1000000000) / 1000, 6);
+	pmt_buf__add(b, ": ", 2);
+	pmt_buf__puts(b, r->event);
+	pmt_buf__putc(b, ':');
+	for (i = 0; r->fmt && i < r->fmt->nr_fields; i++) {
+		const struct pmt_field *f = &r->fmt->fields[i];
+
+		if (f->is_common)
+			continue;
+		pmt_buf__putc(b, ' ');
+		pmt_buf__puts(b, f->name);
+		pmt_buf__putc(b, '=');
+		pmt_field__value(f, r->data, r->len, &v);
+		sym = symbol_of(f, &v);
+		if (sym)
+			pmt_buf__puts(b, sym);
+		else
+			text_value(b, &v);
+	}
+	if (r->extra)
+		r->extra(r, b, false);
+	if (r->truncated)
+		pmt_buf__puts(b, " [truncated]");
+	pmt_buf__putc(b, '\n');
+}
+
+void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
+{
+	struct pmt_value v;
+	const char *sym;
+	bool first = true;
+	int i;
+
+	pmt_buf__add(b, "{\"ts\":", 6);
+	pmt_buf__u64(b, r->ts);
+	pmt_buf__add(b, ",\"cpu\":", 7);
+	pmt_buf__u64(b, r->cpu);
+	pmt_buf__add(b, ",\"comm\":", 8);
+	pmt_buf__json_str(b, r->comm, comm_len(r));
+	pmt_buf__add(b, ",\"pid\":", 7);
+	pmt_buf__u64(b, r->pid);
+	pmt_buf__add(b, ",\"tid\":", 7);
+	pmt_buf__u64(b, r->tid);
+	pmt_buf__add(b, ",\"event\":", 9);
+	pmt_buf__json_str(b, r->event, strlen(r->event));
+	if (r->truncated)
+		pmt_buf__puts(b, ",\"truncated\":true");
+	pmt_buf__add(b, ",\"fields\":{", 11);
+	for (i = 0; r->fmt && i < r->fmt->nr_fields; i++) {
+		const struct pmt_field *f = &r->fmt->fields[i];
+
+		if (f->is_common)
+			continue;
+		if (!first)
+			pmt_buf__putc(b, ',');
+		first = false;
+		pmt_buf__json_str(b, f->name, strlen(f->name));
+		pmt_buf__putc(b, ':');
+		pmt_field__value(f, r->data, r->len, &v);
+		sym = symbol_of(f, &v);
+		if (sym)
+			pmt_buf__json_str(b, sym, strlen(sym));
+		else
+			json_value(b, &v);
+	}
+	pmt_buf__putc(b, '}');
+	if (r->extra)
+		r->extra(r, b, true);
+	pmt_buf__add(b, "}\n", 2);
+}
+
+void pmt_output__record(struct pmt_output *o, const struct pmt_record *r)
+{
+	if (o->mode == PMT_OUT_JSON)
+		pmt_format_json(&o->buf, r);
+	else
+		pmt_format_text(&o->buf, r);
+	if (o->buf.len >= OUT_FLUSH_AT)
+		pmt_output__flush(o);
+}
+
+void pmt_output__line(struct pmt_output *o, const char *s, size_t n)
+{
+	pmt_buf__add(&o->buf, s, n);
+	if (o->buf.len >= OUT_FLUSH_AT)
+		pmt_output__flush(o);
+}
+
+int pmt_output__flush(struct pmt_output *o)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	if (o->err) {
+		o->buf.len = 0;
+		return o->err;
+	}
+	while (off < o->buf.len) {
+		n = write(o->fd, o->buf.p + off, o->buf.len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = -errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	o->buf.len = 0;
+	return o->err;
+}
+
+void pmt_output__close(struct pmt_output *o)
+{
+	pmt_output__flush(o);
+	if (o->own_fd && o->fd >= 0) {
+		if (close(o->fd) && !o->err)
+			o->err = -errno;
+	}
+	o->fd = -1;
+	pmt_buf__free(&o->buf);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Event writers: perf-script-like text, or JSON Lines. */
+#ifndef PMT_OUTPUT_H
+#define PMT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "events/format.h"
+#include "util/strutil.h"
+
+struct pmt_syms;
+
+enum pmt_out_mode {
+	PMT_OUT_TEXT,
+	PMT_OUT_JSON,
+};
+
+struct pmt_output {
+	int fd;
+	bool own_fd;
+	enum pmt_out_mode mode;
+	struct pmt_buf buf;
+	int err;		/* first write error, -errno; sticky */
+	const char *path;	/* for messages */
+};
+
+/* One decoded event as the writers see it. */
+struct pmt_record {
+	uint64_t ts;		/* ns, CLOCK_MONOTONIC */
+	uint32_t cpu, pid, tid;
+	const char *comm;	/* up to comm_len bytes, maybe not terminated */
+	size_t comm_len;
+	const char *event;	/* "sched:sched_switch" */
+	const struct pmt_format *fmt;	/* NULL: no fields */
+	const void *data;	/* raw record */
+	size_t len;
+	bool truncated;		/* the kernel side cut the record short */
+	/* More of the event after its fields (PMU samples: the symbol of
+	 * the ip and the stack): text appends " sym=..." and frame lines
+	 * before the newline; JSON appends ",\"key\":..." members. */
+	void (*extra)(const struct pmt_record *r, struct pmt_buf *b, bool json);
+	struct pmt_syms *syms;	/* for extra: names of addresses */
+	uint8_t stack;		/* for extra: PMT_STACK_* to print */
+};
+
+/* path NULL or "-" writes to stdout. -errno, message printed. */
+int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode);
+/* Format one record into the buffer (written out when large). */
+void pmt_output__record(struct pmt_output *o, const struct pmt_record *r);
+/* Append a ready-made line (text mode: as is; JSON mode: caller formats). */
+void pmt_output__line(struct pmt_output *o, const char *s, size_t n);
+/* Write out what is buffered. Returns o->err. */
+int pmt_output__flush(struct pmt_output *o);
+void pmt_output__close(struct pmt_output *o);
+
+/* Format into b without writing: what the unit tests compare. */
+void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r);
+void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r);
+
+#endif

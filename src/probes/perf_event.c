@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The PMU provider: -e EVENT opens one sampling perf event per online CPU
+ * (or per thread of the target, inherited by its children) and attaches
+ * pmt_pe (bpf/perf_event.bpf.c) to each. The program sees every overflow,
+ * builds a struct pmt_sample, and filters, streams or aggregates it; perf
+ * itself writes nothing (the events have no ring).
+ *
+ * The sample is presented as a record with a format of its own, so the
+ * filter compiler, the aggregation keys and the stream writer read ip,
+ * addr, period, value and mode as fields, with no code of their own.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "util/log.h"
+#include "events/pmu.h"
+#include "run/session.h"
+#include "events/stackrec.h"
+#include "output/stacks.h"
+#include "output/symbols.h"
+#include "pmtrace.skel.h"
+
+/* Distinct stacks an aggregation can key by (stack-trace map size). */
+#define PMT_STACK_IDS 16384
+
+static const char *const mode_names[] = { "kernel", "user", NULL };
+
+/* The sample's fields, and the hidden stack keys. */
+static struct pmt_format *sample_format(const char *name)
+{
+	static const struct {
+		const char *name, *type;
+		uint32_t off;
+		enum pmt_field_kind kind;
+	} defs[] = {
+		{"ip", "void *", offsetof(struct pmt_sample, ip), PMT_F_PTR},
+		{"addr", "void *", offsetof(struct pmt_sample, addr), PMT_F_PTR},
+		{"period", "u64", offsetof(struct pmt_sample, period), PMT_F_INT},
+		{"value", "u64", offsetof(struct pmt_sample, value), PMT_F_INT},
+		{"mode", "u8", offsetof(struct pmt_sample, mode), PMT_F_INT},
+	};
+	struct pmt_format *f = pmt_format__new(name, sizeof(struct pmt_sample));
+	struct pmt_field *fl;
+	size_t i;
+
+	for (i = 0; f && i < sizeof(defs) / sizeof(defs[0]); i++) {
+		fl = pmt_format__add(f, defs[i].name, defs[i].type, defs[i].off,
+				     strcmp(defs[i].name, "mode") ? 8 : 1, defs[i].kind);
+		if (!fl)
+			goto nomem;
+		if (!strcmp(defs[i].name, "mode"))
+			fl->symbols = mode_names;
+	}
+	if (f && !pmt_stackrec__add_fields(f))
+		return f;
+nomem:
+	pmt_format__free(f);
+	return NULL;
+}
+
+static void fill_attr(const struct pmt_session *s, const struct pmt_pmu_event *ev,
+		      struct perf_event_attr *attr)
+{
+	const struct pmt_opts *o = s->opts;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->config1 = ev->config1;
+	attr->config2 = ev->config2;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
+			    PERF_SAMPLE_ADDR;
+	if (o->period) {
+		attr->sample_period = o->period;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	}
+	attr->disabled = 1;
+	attr->inherit = !o->system_wide;
+}
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static bool is_cycles(const struct pmt_pmu_event *ev)
+{
+	return ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES;
+}
+
+static void no_pmu_hint(void)
+{
+	pmt_hint("software events sample without one: cpu-clock, task-clock, page-faults, "
+		 "minor-faults, major-faults, context-switches, cpu-migrations");
+}
+
+/*
+ * Can this event be opened for sampling here? Tried once on one CPU before
+ * anything is loaded, so a bad event is a usage error with nothing left
+ * behind. cycles falls back to cpu-clock without a PMU, as perf does.
+ */
+static int check_event(struct pmt_session *s, struct pmt_pmu_event *ev)
+{
+	struct perf_event_attr attr;
+	int fd, err;
+
+	fill_attr(s, ev, &attr);
+	attr.inherit = 0;
+	fd = perf_open(&attr, -1, pmt_first_online_cpu());
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = errno;
+	if (ev->hardware && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
+	    !pmt_pmu__has_hardware(PMT_PMU_SYSFS)) {
+		if (is_cycles(ev)) {
+			const char *mods = strchr(ev->name, ':');
+			char old[sizeof(ev->name)];
+
+			snprintf(old, sizeof(old), "%s", ev->name);
+			ev->type = PERF_TYPE_SOFTWARE;
+			ev->config = PERF_COUNT_SW_CPU_CLOCK;
+			ev->hardware = false;
+			snprintf(ev->name, sizeof(ev->name), "cpu-clock%s", mods ? mods : "");
+			pmt_warn("%s: this machine has no hardware PMU (no CPU PMU in %s; a VM "
+				 "without PMU passthrough?): falling back to %s, as perf does",
+				 old, PMT_PMU_SYSFS, ev->name);
+			return check_event(s, ev);
+		}
+		pmt_err("%s: this machine has no hardware PMU (no CPU PMU in %s; a VM without "
+			"PMU passthrough?), so hardware events cannot be sampled",
+			ev->name, PMT_PMU_SYSFS);
+		no_pmu_hint();
+		return -EINVAL;
+	}
+	if (err == EINVAL && s->opts->freq > 1000) {
+		char *rate = NULL;
+		unsigned long long max = 0;
+
+		if (!pmt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &rate, NULL))
+			max = strtoull(rate, NULL, 10);
+		free(rate);
+		if (max && max < s->opts->freq) {
+			pmt_err("%s: --freq %u is above the kernel's limit of %llu samples/s",
+				ev->name, s->opts->freq, max);
+			pmt_hint("a lower --freq, or raise kernel.perf_event_max_sample_rate");
+			return -EINVAL;
+		}
+	}
+	if (err == EINVAL || err == EOPNOTSUPP) {
+		pmt_err("%s: the kernel refused this event for sampling (%s): a counting-only "
+			"PMU event, or terms this PMU does not take", ev->name, strerror(err));
+		pmt_hint("sampling events: cpu-clock, task-clock, page-faults, ...; see pmtrace --list");
+		return -EINVAL;
+	}
+	if (err == ENOENT || err == ENODEV) {
+		pmt_err("%s: not supported by this machine's PMU (%s)", ev->name, strerror(err));
+		pmt_hint("pmtrace --list shows the events this machine has");
+		return -EINVAL;
+	}
+	pmt_err("%s: perf_event_open: %s", ev->name, strerror(err));
+	if (err == EACCES || err == EPERM)
+		pmt_hint("needs root or CAP_PERFMON (kernel.perf_event_paranoid)");
+	return -EINVAL;
+}
+
+static int pe_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
+{
+	struct pmt_pmu_event *ev = calloc(1, sizeof(*ev));
+	struct pmt_format *fmt;
+	char err[1024];
+	uint32_t n;
+	int ret;
+
+	if (!ev)
+		return -ENOMEM;
+	if (pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, ev, err, sizeof(err))) {
+		pmt_err("%s", err);
+		free(ev);
+		return -EINVAL;
+	}
+	if ((ret = check_event(s, ev))) {
+		free(ev);
+		return ret;
+	}
+	fmt = sample_format(ev->name);
+	if (!fmt) {
+		free(ev);
+		return -ENOMEM;
+	}
+	n = s->nr_probes;
+	ret = pmt_session__add_probe(s, &pmt_perf_provider, ev->name, fmt, arg->filter);
+	if (s->nr_probes > n)
+		s->probes[n].pmu = ev;
+	else
+		free(ev);	/* a duplicate, already traced */
+	return ret;
+}
+
+static void pe_prepare(struct pmt_session *s)
+{
+	uint32_t i;
+	bool agg = false;
+
+	bpf_program__set_autoload(s->skel->progs.pmt_pe, true);
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].prov == &pmt_perf_provider && s->probes[i].action != PMT_ACT_STREAM)
+			agg = true;
+	if (agg && s->stack)
+		bpf_map__set_max_entries(s->skel->maps.pmt_stacks, PMT_STACK_IDS);
+}
+
+static int add_link(struct pmt_session *s, struct pmt_probe *p, int pfd)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
+	struct bpf_link **links = realloc(p->links, (size_t)(p->nlinks + 1) * sizeof(*links));
+	struct bpf_link *l;
+	int err;
+
+	if (!links) {
+		close(pfd);
+		return -ENOMEM;
+	}
+	p->links = links;
+	l = bpf_program__attach_perf_event_opts(s->skel->progs.pmt_pe, pfd, &opts);
+	if (!l) {
+		err = -errno;
+		close(pfd);
+		pmt_err("%s: cannot attach the BPF program to the perf event: %s", p->name,
+			strerror(-err));
+		return err;
+	}
+	p->links[p->nlinks++] = l;	/* the link owns pfd; attach enabled it */
+	return 0;
+}
+
+/* -p PID: every thread it has now; inherit covers the ones to come. */
+static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct perf_event_attr *attr)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->opts->pid);
+	dir = opendir(path);
+	if (!dir) {
+		pmt_err("%s: cannot list the threads of process %d: %s", p->name,
+			(int)s->opts->pid, strerror(errno));
+		return -errno;
+	}
+	while (!err && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		fd = perf_open(attr, atoi(d->d_name), -1);
+		if (fd < 0) {
+			if (errno == ESRCH)
+				continue;	/* the thread just ended */
+			err = -errno;
+			pmt_err("%s: perf_event_open for thread %s: %s", p->name, d->d_name,
+				strerror(errno));
+			break;
+		}
+		err = add_link(s, p, fd);
+	}
+	closedir(dir);
+	return err;
+}
+
+static bool is_value(const struct pmt_operand *o)
+{
+	return o->src == PMT_FSRC_FIELD && o->off == offsetof(struct pmt_sample, value);
+}
+
+/* Does anything read the sample's counter value? */
+static bool wants_value(const struct pmt_probe *p)
+{
+	int i;
+
+	if (p->action == PMT_ACT_STREAM || is_value(&p->agg.value))
+		return true;
+	for (i = 0; p->filter && i < p->filter->n && i < PMT_FILTER_MAX; i++)
+		if (is_value(&p->filter->e[i].o))
+			return true;
+	for (i = 0; i < p->agg.nkeys && i < PMT_AGG_KEYS; i++)
+		if (is_value(&p->agg.keys[i].o))
+			return true;
+	return false;
+}
+
+static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
+{
+	struct pmt_probe_cfg cfg = { .fixed_size = sizeof(struct pmt_sample) };
+	struct perf_event_attr attr;
+	uint64_t online[PMT_MAX_CPUS / 64];
+	int cpu, fd, err;
+
+	cfg.want_value = wants_value(p);
+	if ((err = pmt_session__store_cfg(s, p, &cfg)))
+		return err;
+	fill_attr(s, p->pmu, &attr);
+	if (s->opts->pid)
+		return attach_threads(s, p, &attr);
+	if (s->child.pid) {
+		/* the held command; inherit follows its children */
+		fd = perf_open(&attr, s->child.pid, -1);
+		if (fd < 0) {
+			err = -errno;
+			pmt_err("%s: perf_event_open for the command: %s", p->name, strerror(errno));
+			return err;
+		}
+		return add_link(s, p, fd);
+	}
+	if (pmt_online_cpus(online)) {
+		pmt_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
+		return -EINVAL;
+	}
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		if (!(online[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;	/* offline: no event can be opened */
+		if (s->filter_cpu && !(s->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		fd = perf_open(&attr, -1, cpu);
+		if (fd < 0) {
+			err = -errno;
+			pmt_err("%s: perf_event_open on CPU %d: %s", p->name, cpu, strerror(errno));
+			return err;
+		}
+		if ((err = add_link(s, p, fd)))
+			return err;
+	}
+	return 0;
+}
+
+/* After the fields: " sym=func+0x12", then the stack. */
+static void pe_extra(const struct pmt_record *r, struct pmt_buf *b, bool json)
+{
+	const struct pmt_sample *smp = r->data;
+	struct pmt_buf name = {0};
+
+	if (r->len < sizeof(*smp))
+		return;
+	pmt_syms__name(r->syms, r->pid, smp->ip, true, false, &name);
+	if (json) {
+		pmt_buf__puts(b, ",\"sym\":");
+		pmt_buf__json_str(b, name.p, name.len);
+	} else {
+		pmt_buf__puts(b, " sym=");
+		pmt_buf__text_str(b, name.p, name.len);
+	}
+	pmt_buf__free(&name);
+	pmt_stacks__print(r, b, json);
+}
+
+const struct pmt_provider pmt_perf_provider = {
+	.name = "perf_event",
+	.kinds = 1u << PMT_PROBE_PERF,
+	.resolve = pe_resolve,
+	.prepare = pe_prepare,
+	.attach = pe_attach,
+	.extra = pe_extra,
+};

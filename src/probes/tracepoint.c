@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracepoint provider: --tp CATEGORY:NAME (globs allowed). One BPF
+ * program (pmt_tp) is attached to every tracepoint; the attach cookie is the
+ * probe id, and pmt_probes[id] tells it how much of the raw record to copy.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "util/log.h"
+#include "run/session.h"
+#include "util/suggest.h"
+#include "events/tracefs.h"
+#include "pmtrace.skel.h"
+
+static void suggest_names(const char *spec)
+{
+	struct pmt_names all = {0};
+	const char *close[4];
+	int n, i;
+
+	if (pmt_tracefs__events(&all))
+		return;
+	n = pmt_suggest(spec, all.v, all.n, close, 4);
+	for (i = 0; i < n; i++)
+		pmt_hint("did you mean %s?", close[i]);
+	if (!n)
+		pmt_hint("pmtrace --list lists the %zu tracepoints of this kernel", all.n);
+	pmt_names__free(&all);
+}
+
+static int add_tp(struct pmt_session *s, const char *cat, const char *name, const char *filter)
+{
+	struct pmt_format *fmt;
+	char err[512], full[512];
+	int ret;
+
+	ret = pmt_tracefs__format(cat, name, &fmt, err, sizeof(err));
+	if (ret == -ENOENT) {
+		snprintf(full, sizeof(full), "%s:%s", cat, name);
+		pmt_err("unknown tracepoint '%s'", full);
+		suggest_names(full);
+		return -EINVAL;
+	}
+	if (ret) {
+		pmt_err("%s:%s: %s", cat, name, err);
+		return ret == -EACCES || ret == -EPERM ? -EPERM : -EINVAL;
+	}
+	snprintf(full, sizeof(full), "%s:%s", cat, name);
+	return pmt_session__add_probe(s, &pmt_tracepoint_provider, full, fmt, filter);
+}
+
+static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
+{
+	const char *spec = arg->spec;
+	struct pmt_names all = {0}, hits = {0};
+	char cat[256], name[256];
+	int ret = 0;
+	size_t i;
+
+	if (pmt_tp_split(spec, cat, sizeof(cat), name, sizeof(name))) {
+		pmt_err("--tp '%s': expected CATEGORY:NAME, e.g. sched:sched_switch", spec);
+		return -EINVAL;
+	}
+	if (!strpbrk(spec, "*?["))
+		return add_tp(s, cat, name, arg->filter);
+
+	snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(spec, ":/"), spec);
+	snprintf(name, sizeof(name), "%s", spec + strlen(cat) + 1);
+	ret = pmt_tracefs__events(&all);
+	if (ret)
+		return ret;
+	{
+		/* available_events says cat:name; accept cat/name too */
+		char pattern[520];
+
+		snprintf(pattern, sizeof(pattern), "%s:%s", cat, name);
+		pmt_names__match(&all, pattern, &hits);
+	}
+	pmt_names__free(&all);
+	if (!hits.n) {
+		pmt_err("--tp '%s': no tracepoint matches", spec);
+		pmt_hint("see pmtrace --list '%s:*'", strpbrk(cat, "*?[") ? "*" : cat);
+		return -EINVAL;
+	}
+	for (i = 0; i < hits.n && !ret; i++) {
+		char *colon = strchr(hits.v[i], ':');
+
+		*colon = '\0';
+		ret = add_tp(s, hits.v[i], colon + 1, arg->filter);
+	}
+	pmt_names__free(&hits);
+	return ret;
+}
+
+static struct bpf_program *tp_prog(struct pmt_session *s, int instance)
+{
+	struct bpf_program *progs[PMT_TP_INSTANCES] = {
+		s->skel->progs.pmt_tp, s->skel->progs.pmt_tp2,
+		s->skel->progs.pmt_tp3, s->skel->progs.pmt_tp4,
+	};
+
+	return progs[instance];
+}
+
+static void tp_prepare(struct pmt_session *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_probes; i++)
+		if (s->probes[i].prov == &pmt_tracepoint_provider)
+			bpf_program__set_autoload(tp_prog(s, s->probes[i].instance), true);
+}
+
+/*
+ * The BPF program hangs off a perf event of the tracepoint (the carrier).
+ * It returns 1 so that other users of the tracepoint (perf record, ...)
+ * still get their samples: a 0 from a tracepoint program drops the sample
+ * for every perf event on that tracepoint. Returning 1 would also make the
+ * kernel build a sample for the carrier itself, wasted work since it has
+ * no ring; a disabled carrier is not on the per-CPU list the kernel walks,
+ * while its BPF program still runs on every hit.
+ */
+static int open_carrier(int tp_id)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = (__u64)tp_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.disabled = 1,
+	};
+
+	return (int)syscall(__NR_perf_event_open, &attr, -1, pmt_first_online_cpu(), -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
+	struct pmt_probe_cfg cfg = { .fixed_size = p->fmt->fixed_size };
+	int i, err, pfd;
+
+	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
+		const struct pmt_field *f = &p->fmt->fields[i];
+
+		if (f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY)
+			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
+	}
+	if ((err = pmt_session__store_cfg(s, p, &cfg)))
+		return err;
+	pfd = open_carrier(p->fmt->id);
+	if (pfd < 0) {
+		err = -errno;
+		pmt_err("%s: unable to attach: perf_event_open: %s", p->name, strerror(errno));
+		return err;
+	}
+	p->link = bpf_program__attach_perf_event_opts(tp_prog(s, p->instance), pfd, &opts);
+	if (!p->link) {
+		err = -errno;
+		close(pfd);
+		pmt_err("%s: unable to attach: %s", p->name, strerror(errno));
+		return err;
+	}
+	/* libbpf enabled the carrier; the program keeps running without it */
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+	return 0;
+}
+
+const struct pmt_provider pmt_tracepoint_provider = {
+	.name = "tracepoint",
+	.kinds = 1u << PMT_PROBE_TRACEPOINT,
+	.resolve = tp_resolve,
+	.prepare = tp_prepare,
+	.attach = tp_attach,
+};

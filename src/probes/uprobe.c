@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * User function probes: --uprobe PATH:SYMBOL[+OFF], --uretprobe PATH:SYMBOL,
+ * globs in SYMBOL. The symbol is resolved here, in the ELF file's .symtab
+ * and .dynsym (src/elfsym.c), before anything is loaded; the perf-event
+ * uprobe carries pmt_kp (bpf/kprobe.bpf.c), which reads the registers.
+ * -p PID limits the uprobe to that process in the kernel itself.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "probes/callrec.h"
+#include "events/elfsym.h"
+#include "util/log.h"
+#include "run/session.h"
+#include "events/stackrec.h"
+#include "output/stacks.h"
+#include "util/strutil.h"
+#include "util/suggest.h"
+#include "pmtrace.skel.h"
+
+struct up_priv {
+	bool ret;
+	uint64_t off;		/* file offset */
+	char path[];
+};
+
+/* PATH:SYMBOL[+OFF] -> path (located when it has no '/'), symbol, offset */
+static int split_spec(const char *opt, const char *spec, char *path, size_t plen,
+		      char *sym, size_t slen, uint64_t *add)
+{
+	const char *colon = strrchr(spec, ':');
+	const char *plus = colon ? strchr(colon, '+') : NULL;
+	char file[PATH_MAX];
+	size_t n;
+
+	*add = 0;
+	if (!colon || colon == spec || !colon[1] || plus == colon + 1 ||
+	    (plus && pmt_parse_u64(plus + 1, add))) {
+		pmt_err("--%s '%s': expected PATH:SYMBOL or PATH:SYMBOL+OFFSET, e.g. /usr/bin/bash:readline",
+			opt, spec);
+		return -EINVAL;
+	}
+	n = (size_t)(colon - spec);
+	if (n >= sizeof(file))
+		n = sizeof(file) - 1;
+	memcpy(file, spec, n);
+	file[n] = '\0';
+	n = plus ? (size_t)(plus - colon - 1) : strlen(colon + 1);
+	if (n >= slen)
+		n = slen - 1;
+	memcpy(sym, colon + 1, n);
+	sym[n] = '\0';
+	if (!strchr(file, '/')) {
+		if (pmt_elf__locate(file, path, plen)) {
+			pmt_err("--%s '%s': no executable or library named %s in $PATH or the library directories",
+				opt, spec, file);
+			return -EINVAL;
+		}
+	} else if (!realpath(file, path)) {
+		pmt_err("--%s '%s': %s: %s", opt, spec, file, strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int add_up_probe(struct pmt_session *s, const struct pmt_probe_arg *arg, const char *path,
+			const char *sym, uint64_t add, uint64_t off, bool ret)
+{
+	struct pmt_format *fmt;
+	struct up_priv *up;
+	char name[PATH_MAX + 300];
+	uint32_t n = s->nr_probes;
+	int r;
+
+	snprintf(name, sizeof(name), "%s:%s:%s", ret ? "uretprobe" : "uprobe", path, sym);
+	if (add)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "+%llu", (unsigned long long)add);
+	fmt = pmt_callrec__regs_format(name, ret);
+	if (!fmt)
+		return -ENOMEM;
+	r = pmt_session__add_probe(s, &pmt_uprobe_provider, name, fmt, arg->filter);
+	if (r || s->nr_probes == n)
+		return r;
+	up = calloc(1, sizeof(*up) + strlen(path) + 1);
+	if (!up)
+		return -ENOMEM;
+	up->ret = ret;
+	up->off = off + add;
+	strcpy(up->path, path);
+	s->probes[n].priv = up;
+	return 0;
+}
+
+static int up_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
+{
+	bool ret = arg->kind == PMT_PROBE_URETPROBE;
+	const char *opt = ret ? "uretprobe" : "uprobe";
+	struct pmt_elf_syms syms;
+	const struct pmt_elf_sym *hit;
+	char path[PATH_MAX], sym[256], err[PATH_MAX + 100];
+	const char *close[4];
+	uint64_t add;
+	size_t i, found = 0;
+	int r = 0, n;
+
+	if (split_spec(opt, arg->spec, path, sizeof(path), sym, sizeof(sym), &add))
+		return -EINVAL;
+	if (ret && add) {
+		pmt_err("--uretprobe '%s': a return probe takes no offset", arg->spec);
+		return -EINVAL;
+	}
+	if (pmt_elf__funcs(path, &syms, err, sizeof(err))) {
+		pmt_err("--%s '%s': %s", opt, arg->spec, err);
+		return -EINVAL;
+	}
+	if (!strpbrk(sym, "*?[")) {
+		hit = pmt_elf__find(&syms, sym);
+		if (hit) {
+			r = add_up_probe(s, arg, path, sym, add, hit->off, ret);
+			found = 1;
+		}
+	} else if (add) {
+		pmt_err("--%s '%s': an offset goes with one symbol, not a glob", opt, arg->spec);
+		r = -EINVAL;
+	} else {
+		for (i = 0; i < syms.n && !r; i++) {
+			if (fnmatch(sym, syms.v[i].name, 0))
+				continue;
+			r = add_up_probe(s, arg, path, syms.v[i].name, 0, syms.v[i].off, ret);
+			found++;
+		}
+	}
+	if (!r && !found) {
+		char **names = calloc(syms.n + 1, sizeof(*names));
+
+		pmt_err("--%s '%s': %s has no function %s %s", opt, arg->spec, path,
+			strpbrk(sym, "*?[") ? "matching" : "named", sym);
+		for (i = 0; names && i < syms.n; i++)
+			names[i] = syms.v[i].name;
+		n = names ? pmt_suggest(sym, names, syms.n, close, 4) : 0;
+		for (i = 0; i < (size_t)n; i++)
+			pmt_hint("did you mean %s?", close[i]);
+		if (!syms.n)
+			pmt_hint("%s has no function symbols at all (stripped?)", path);
+		free(names);
+		r = -EINVAL;
+	}
+	pmt_elf__free(&syms);
+	return r;
+}
+
+static void up_prepare(struct pmt_session *s)
+{
+	bpf_program__set_autoload(s->skel->progs.pmt_kp, true);
+}
+
+static int up_attach(struct pmt_session *s, struct pmt_probe *p)
+{
+	const struct up_priv *up = p->priv;
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->id, .retprobe = up->ret);
+	struct pmt_probe_cfg cfg = { .fixed_size = sizeof(struct pmt_call) };
+	int err = pmt_session__store_cfg(s, p, &cfg);
+
+	if (err)
+		return err;
+	/* -p: the kernel itself only stops in that process */
+	p->link = bpf_program__attach_uprobe_opts(s->skel->progs.pmt_kp,
+						  s->opts->pid ? s->opts->pid : -1,
+						  up->path, (size_t)up->off, &o);
+	if (!p->link) {
+		err = -errno;
+		pmt_err("%s: cannot attach the uprobe: %s", p->name, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+const struct pmt_provider pmt_uprobe_provider = {
+	.name = "uprobe",
+	.kinds = 1u << PMT_PROBE_UPROBE | 1u << PMT_PROBE_URETPROBE,
+	.resolve = up_resolve,
+	.prepare = up_prepare,
+	.attach = up_attach,
+	.extra = pmt_stacks__print,
+};

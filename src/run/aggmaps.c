@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "run/aggmaps.h"
+#include "pmtrace.skel.h"
+
+void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
+{
+	struct pmt_agg_maps m;
+
+	pmt_agg__maps(agg, &m);
+	/* hash maps are preallocated (~10 ms per 10k entries): size the
+	 * ones this session does not use down to nothing */
+	bpf_map__set_max_entries(skel->maps.pmt_agg, m.hash_entries ? m.hash_entries : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_agg_flat, m.flat_slots ? m.flat_slots : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_lat, m.lat_entries ? m.lat_entries : 1);
+	bpf_map__set_key_size(skel->maps.pmt_agg, m.key_size);
+	skel->rodata->pmt_agg_key_words = (m.key_size + 7) / 8;
+	skel->rodata->pmt_agg_keyless = m.flat_slots > 0;
+}
+
+static int stack_lookup(void *ctx, int32_t id, uint64_t *ips)
+{
+	struct pmtrace_bpf *skel = ctx;
+	int n;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_stacks), &id, ips))
+		return 0;
+	for (n = 0; n < PMT_STACK_DEPTH && ips[n]; n++)
+		;
+	return n;
+}
+
+/* No keys: the array's slots that saw events. */
+static int read_flat(struct pmtrace_bpf *skel, uint32_t slots, struct pmt_agg_val *pc, int ncpu,
+		     struct pmt_agg_entries *e)
+{
+	struct pmt_agg_key key;
+	uint32_t slot;
+	int err;
+
+	for (slot = 0; slot < slots; slot++) {
+		memset(&key, 0, sizeof(key));
+		key.bucket = (int32_t)slot - 1;
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_flat), &slot, pc))
+			continue;
+		if ((err = pmt_agg_entries__add(e, &key, pc, ncpu, NULL)))
+			return err;
+	}
+	return 0;
+}
+
+/* Keys: the per-CPU caches first, then the hash (see pmt_agg_entries__add). */
+static int read_hash(struct pmtrace_bpf *skel, struct pmt_agg_val *pc, int ncpu,
+		     struct pmt_agg_entries *e)
+{
+	int fd = bpf_map__fd(skel->maps.pmt_agg), err = 0;
+	struct pmt_agg_key key, next, *prev = NULL;
+	struct pmt_agg_cache *cache;
+	uint32_t zero = 0;
+
+	cache = calloc((size_t)ncpu, sizeof(*cache));
+	if (!cache)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_cache), &zero, cache)) {
+		err = -errno;
+		goto out;
+	}
+	/* the kernel writes key_size bytes: the rest must stay zero */
+	memset(&next, 0, sizeof(next));
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		memset(&next, 0, sizeof(next));
+		if (bpf_map_lookup_elem(fd, &key, pc))
+			continue;	/* deleted meanwhile */
+		if ((err = pmt_agg_entries__add(e, &key, pc, ncpu, cache)))
+			break;
+	}
+out:
+	free(cache);
+	return err;
+}
+
+int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
+		       struct pmt_output *out, uint64_t now_ns)
+{
+	const struct pmt_agg_io io = { syms, stack_lookup, skel };
+	int ncpu = libbpf_num_possible_cpus();
+	struct pmt_agg_entries cur = {0};
+	struct pmt_agg_val *pc;
+	struct pmt_agg_maps m;
+	int err;
+
+	pmt_agg__maps(agg, &m);
+	pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
+	if (!pc)
+		return -ENOMEM;
+	err = m.flat_slots ? read_flat(skel, m.flat_slots, pc, ncpu, &cur) : read_hash(skel, pc, ncpu, &cur);
+	free(pc);
+	if (!err)
+		err = pmt_agg__print(agg, &cur, &io, out, now_ns);
+	pmt_agg_entries__free(&cur);
+	return err;
+}
+
+void pmt_aggmaps__note_pids(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
+			    struct pmt_syms *syms)
+{
+	int fd = bpf_map__fd(skel->maps.pmt_agg);
+	struct pmt_agg_key key, next, *prev = NULL;
+
+	memset(&next, 0, sizeof(next));
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		pmt_agg__note_key(agg, syms, &key);
+		memset(&next, 0, sizeof(next));
+	}
+}

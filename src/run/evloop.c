@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One perf ring per CPU, opened by libbpf's perf_buffer__new_raw so we pick
+ * the wakeup policy: the kernel wakes us when a ring is 1/8 full (not per
+ * record, libbpf's default), and a short epoll timeout drains the rest, so a
+ * quiet trace still shows its events within ~50 ms.
+ *
+ * Ordering: before draining, note the time T. Every event stamped before T
+ * is in a ring by then (modulo the few ns between stamp and commit: SLACK),
+ * so after the drain everything up to T - SLACK can be merged and written.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include "output/symbols.h"
+#include <bpf/libbpf.h>
+#include "abi.h"
+#include "run/aggmaps.h"
+#include "run/evloop.h"
+#include "util/log.h"
+#include "run/signals.h"
+#include "pmtrace.skel.h"
+
+#define POLL_MS		50
+#define PID_SCAN_MS	100
+#define SLACK_NS	(5 * 1000 * 1000ULL)
+#define LOST_REPORT_NS	(1000 * 1000 * 1000ULL)
+/* Held events beyond this are written out even if a CPU lags behind. */
+#define REORDER_MAX_BYTES (256u << 20)
+
+uint64_t pmt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct raw_sample {
+	struct perf_event_header header;
+	__u32 size;
+	char data[];
+};
+
+struct lost_record {
+	struct perf_event_header header;
+	__u64 id;
+	__u64 lost;
+};
+
+static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct pmt_evloop *l = ctx;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		const struct raw_sample *rs = (const void *)h;
+		const struct pmt_event_hdr *eh = (const void *)rs->data;
+
+		if (rs->size < sizeof(*eh) || eh->size > rs->size - sizeof(*eh)) {
+			l->malformed++;
+			return LIBBPF_PERF_EVENT_CONT;
+		}
+		/* user addresses are symbolized when written, after the reorder
+		 * window: read the process's mappings now, while it still lives */
+		if (l->user_syms)
+			pmt_syms__note_pid(pmt_session__syms(l->s), eh->pid);
+		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, sizeof(*eh) + eh->size);
+	} else if (h->type == PERF_RECORD_LOST) {
+		l->lost[cpu] += ((const struct lost_record *)h)->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static void emit(void *ctx, int cpu, const void *data, size_t len)
+{
+	struct pmt_evloop *l = ctx;
+	const struct pmt_event_hdr *eh = data;
+	struct pmt_probe *p = pmt_session__probe(l->s, eh->probe_id);
+	struct pmt_record r;
+
+	(void)len;
+	if (!p) {
+		l->malformed++;
+		return;
+	}
+	p->events++;
+	l->events++;
+	r.ts = eh->ts;
+	r.cpu = (uint32_t)cpu;
+	r.pid = eh->pid;
+	r.tid = eh->tid;
+	r.comm = eh->comm;
+	r.comm_len = sizeof(eh->comm);
+	r.event = p->name;
+	r.fmt = p->fmt;
+	r.data = eh + 1;
+	r.len = eh->size;
+	r.truncated = eh->size >= PMT_MAX_DATA;
+	r.extra = p->prov->extra;
+	r.syms = p->prov->extra ? pmt_session__syms(l->s) : NULL;
+	r.stack = l->s->stack;
+	pmt_output__record(l->out, &r);
+}
+
+uint64_t pmt_evloop__lost(const struct pmt_evloop *l)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < l->s->ncpus; i++)
+		sum += l->lost[i];
+	return sum;
+}
+
+int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
+{
+	const struct pmt_opts *o = s->opts;
+	size_t ring = (size_t)o->buffer_pages * (size_t)sysconf(_SC_PAGESIZE);
+	uint32_t pi;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.watermark = 1,
+		.wakeup_watermark = (__u32)(ring / 8 ? ring / 8 : 1),
+	};
+	LIBBPF_OPTS(perf_buffer_raw_opts, popts);
+	int *cpus = NULL, n = 0, i, err;
+
+	memset(l, 0, sizeof(*l));
+	l->s = s;
+	l->out = out;
+	/* user stacks, and PMU samples' ip */
+	l->user_syms = s->stack & PMT_STACK_USER;
+	for (pi = 0; pi < s->nr_probes; pi++)
+		l->user_syms |= s->probes[pi].prov == &pmt_perf_provider;
+	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
+	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
+		return -ENOMEM;
+	/* aggregating only: nothing comes through perf rings */
+	for (i = 0; i < (int)s->nr_probes && s->probes[i].action != PMT_ACT_STREAM; i++)
+		;
+	if (i == (int)s->nr_probes)
+		return 0;
+	if (s->filter_cpu) {
+		cpus = calloc((size_t)s->ncpus, sizeof(*cpus));
+		if (!cpus)
+			return -ENOMEM;
+		for (i = 0; i < s->ncpus; i++)
+			if (s->cpu_mask[i / 64] & (1ULL << (i % 64)))
+				cpus[n++] = i;
+		popts.cpu_cnt = n;
+		popts.cpus = cpus;
+		popts.map_keys = cpus;
+	}
+	l->pb = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.pmt_events),
+				     (size_t)o->buffer_pages, &attr, on_record, l, &popts);
+	free(cpus);
+	if (!l->pb) {
+		err = -errno;
+		pmt_err("cannot open the perf buffers (%d pages per CPU): %s",
+			o->buffer_pages, strerror(errno));
+		if (err == -ENOMEM || err == -EPERM)
+			pmt_hint("a smaller --buffer-pages, or a larger ulimit -l / perf_event_mlock_kb, may help");
+		if (err == -ENODEV || err == -ENOENT)
+			pmt_hint("-C names a CPU that is offline");
+		return err;
+	}
+	return 0;
+}
+
+static void report_lost(struct pmt_evloop *l, uint64_t now)
+{
+	uint64_t lost = pmt_evloop__lost(l);
+
+	if (lost == l->lost_reported || now - l->last_report_ns < LOST_REPORT_NS)
+		return;
+	pmt_warn("lost %llu events so far (perf buffers full); a larger --buffer-pages may help",
+		 (unsigned long long)lost);
+	l->lost_reported = lost;
+	l->last_report_ns = now;
+}
+
+/* Drain every ring, then write out what is safely ordered. */
+static int drain(struct pmt_evloop *l, uint64_t cutoff)
+{
+	int err = l->pb ? perf_buffer__consume(l->pb) : 0;
+
+	if (err < 0 && err != -EINTR) {
+		pmt_err("reading the perf buffers failed: %s", strerror(-err));
+		return err;
+	}
+	if (l->ro.bytes > REORDER_MAX_BYTES)
+		cutoff = UINT64_MAX;
+	pmt_reorder__flush(&l->ro, cutoff, emit, l);
+	return 0;
+}
+
+int pmt_evloop__run(struct pmt_evloop *l)
+{
+	const struct pmt_opts *o = l->s->opts;
+	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
+	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, r;
+	struct epoll_event evs[16];
+	struct timespec ts;
+	bool pids = pmt_agg__wants_pids(l->s->agg);
+
+	if (o->duration > 0)
+		deadline = start + (uint64_t)(o->duration * 1e9);
+	if (o->agg.interval > 0) {
+		period = (uint64_t)(o->agg.interval * 1e9);
+		tick = start + period;
+	}
+	while (!l->stop) {
+		/* user stacks name processes: read their mappings soon,
+		 * before short-lived ones are gone */
+		timeout = l->pb ? POLL_MS : pids ? PID_SCAN_MS : 1000;
+		if (pids)
+			pmt_aggmaps__note_pids(l->s->skel, l->s->agg, pmt_session__syms(l->s));
+		now = pmt_now_ns();
+		if (deadline) {
+			if (now >= deadline) {
+				l->stop = PMT_STOP_DURATION;
+				break;
+			}
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (tick) {
+			if (now >= tick) {
+				pmt_aggmaps__print(l->s->skel, l->s->agg, pmt_session__syms(l->s), l->out, now);
+				tick += period;
+				if (tick < now)
+					tick = now + period;
+			}
+			if ((tick - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((tick - now) / 1000000) + 1;
+		}
+		if (epfd >= 0) {
+			r = epoll_pwait(epfd, evs, 16, timeout, pmt_signals__wait_mask());
+		} else {
+			ts.tv_sec = timeout / 1000;
+			ts.tv_nsec = (timeout % 1000) * 1000000L;
+			r = ppoll(NULL, 0, &ts, pmt_signals__wait_mask());
+		}
+		if (r < 0 && errno != EINTR) {
+			err = -errno;
+			pmt_err("waiting for events failed: %s", strerror(errno));
+			l->stop = PMT_STOP_ERROR;
+			return err;
+		}
+		now = pmt_now_ns();
+		err = drain(l, now > SLACK_NS ? now - SLACK_NS : 0);
+		if (err) {
+			l->stop = PMT_STOP_ERROR;
+			return err;
+		}
+		if (pmt_output__flush(l->out))
+			l->stop = PMT_STOP_OUTPUT;
+		report_lost(l, now);
+		if (pmt_signalled)
+			l->stop = PMT_STOP_SIGNAL;
+		if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+			l->stop = PMT_STOP_TARGET_GONE;
+		if (pmt_child_signalled) {
+			pmt_child_signalled = 0;
+			if (pmt_child__reap(&l->s->child))
+				l->stop = PMT_STOP_CHILD;
+		}
+	}
+	return 0;
+}
+
+void pmt_evloop__drain(struct pmt_evloop *l)
+{
+	drain(l, UINT64_MAX);
+	pmt_output__flush(l->out);
+}
+
+void pmt_evloop__free(struct pmt_evloop *l)
+{
+	perf_buffer__free(l->pb);
+	l->pb = NULL;
+	pmt_reorder__free(&l->ro);
+	free(l->lost);
+	l->lost = NULL;
+}

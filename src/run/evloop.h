@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The perf-buffer consumer and the main loop of a streaming session. */
+#ifndef PMT_EVLOOP_H
+#define PMT_EVLOOP_H
+
+#include <stdint.h>
+#include "output/output.h"
+#include "output/reorder.h"
+#include "run/session.h"
+
+struct perf_buffer;
+
+enum pmt_stop_reason {
+	PMT_STOP_NONE,
+	PMT_STOP_SIGNAL,
+	PMT_STOP_DURATION,
+	PMT_STOP_CHILD,
+	PMT_STOP_TARGET_GONE,	/* -p process exited */
+	PMT_STOP_OUTPUT,	/* output closed (EPIPE) or failed */
+	PMT_STOP_ERROR,
+};
+
+struct pmt_evloop {
+	struct pmt_session *s;
+	struct pmt_output *out;
+	struct perf_buffer *pb;
+	struct pmt_reorder ro;
+	uint64_t *lost;		/* per CPU, from PERF_RECORD_LOST */
+	uint64_t lost_reported;
+	uint64_t last_report_ns;
+	uint64_t events;
+	uint64_t malformed;	/* samples too short to hold a header */
+	bool user_syms;		/* records carry user addresses to symbolize */
+	enum pmt_stop_reason stop;
+};
+
+
+int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out);
+/* Run until a stop condition; returns 0 or -errno. */
+int pmt_evloop__run(struct pmt_evloop *l);
+/* After detach: consume everything left and write it out. */
+void pmt_evloop__drain(struct pmt_evloop *l);
+uint64_t pmt_evloop__lost(const struct pmt_evloop *l);
+void pmt_evloop__free(struct pmt_evloop *l);
+
+uint64_t pmt_now_ns(void);
+
+#endif
