@@ -46,7 +46,7 @@ static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_a
 	char name[128];
 	size_t n = strcspn(expr, "*/ ");
 	const char *rest = expr + n;
-	uint64_t k;
+	uint64_t k = 0;
 
 	if (n == 0 || n >= sizeof(name)) {
 		pmt_err("'%s': expected FIELD, FIELD/N or FIELD*N, e.g. len/1024", expr);

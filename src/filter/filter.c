@@ -402,108 +402,111 @@ static int named_value(struct parser *p, struct node *n, const char *field)
 	return -EINVAL;
 }
 
+/* A comparison being parsed: the field, the value and where each stands. */
+struct test {
+	struct node *n;
+	char *name;		/* the field as written */
+	int fpos, flen;		/* the field's span */
+	int lpos, llen;		/* the value's span */
+	bool is_str, neg;	/* the value's */
+};
+
+/* "0 < pid": the value and the operator before the field. */
+static int literal_first(struct parser *p, struct test *t)
+{
+	if (parse_literal(p, t->n, &t->is_str, &t->neg, &t->lpos, &t->llen))
+		return -1;
+	if (!is_cmp(p->tok.kind))
+		return perr(p, p->tok.pos, p->tok.len, "expected a comparison operator after the value");
+	t->n->op = p->tok.kind;
+	if (t->n->op == T_GLOB || t->n->op == T_BAND)
+		return perr(p, p->tok.pos, 1, "put the field on the left of '%s'", op_text(t->n->op));
+	return next(p);
+}
+
+/* "pid > 5", "mode == user": the operator and the value after the field. */
+static int right_side(struct parser *p, struct test *t)
+{
+	t->n->op = p->tok.kind;
+	if (next(p))
+		return -1;
+	if (p->tok.kind == T_IDENT && t->n->opd.field && t->n->opd.field->symbols) {
+		/* a named value: mode == user */
+		if (named_value(p, t->n, t->name))
+			return -1;
+		t->lpos = p->tok.pos;
+		t->llen = p->tok.len;
+		return next(p);
+	}
+	return parse_literal(p, t->n, &t->is_str, &t->neg, &t->lpos, &t->llen);
+}
+
+/* Types: first whether the operator applies, then the value. */
+static void check_types(struct parser *p, const struct test *t)
+{
+	const struct node *n = t->n;
+
+	if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
+		perr(p, t->fpos, t->flen, "'%s' is a string: only ==, != and ~ apply to strings", t->name);
+	} else if (!n->opd.is_str && n->op == T_GLOB) {
+		perr(p, t->fpos, t->flen, "'%s' is a number: ~ (glob match) applies to strings", t->name);
+	} else if (n->opd.is_str && !t->is_str) {
+		perr(p, t->lpos, t->llen, "'%s' is a string, compared with a number; use a \"string\"", t->name);
+	} else if (!n->opd.is_str && t->is_str) {
+		perr(p, t->lpos, t->llen, "'%s' is a number, compared with a string", t->name);
+		field_list_hint(p, NULL);
+	} else if (!t->is_str && n->op != T_BAND) {
+		check_range(p, &n->opd, n->val, t->neg, t->lpos, t->llen, t->name);
+	}
+}
+
 static struct node *parse_test(struct parser *p)
 {
-	struct node *n = new_node(N_CMP, NULL, NULL);
-	int fpos, flen, lpos = 0, llen = 0;
-	bool is_str = false, neg = false, swapped = false;
-	char *name;
+	/* mirror: 5 < x is x > 5 */
+	static const enum tok_kind mirror[] = {
+		[T_EQ] = T_EQ, [T_NE] = T_NE, [T_LT] = T_GT,
+		[T_LE] = T_GE, [T_GT] = T_LT, [T_GE] = T_LE,
+	};
+	struct test t = { .n = new_node(N_CMP, NULL, NULL) };
+	bool swapped = p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS;
 
-	if (!n)
+	if (!t.n)
 		return NULL;
-	if (p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS) {
-		/* literal first: 0 < pid */
-		if (parse_literal(p, n, &is_str, &neg, &lpos, &llen))
-			goto fail;
-		if (!is_cmp(p->tok.kind)) {
-			perr(p, p->tok.pos, p->tok.len, "expected a comparison operator after the value");
-			goto fail;
-		}
-		n->op = p->tok.kind;
-		if (n->op == T_GLOB || n->op == T_BAND) {
-			perr(p, p->tok.pos, 1, "put the field on the left of '%s'", op_text(n->op));
-			goto fail;
-		}
-		if (next(p))
-			goto fail;
-		swapped = true;
-	}
+	if (swapped && literal_first(p, &t))
+		goto fail;
 	if (p->tok.kind != T_IDENT) {
 		perr(p, p->tok.pos, p->tok.len, p->tok.kind == T_END ?
 		     "expected a field name, but the expression ends here" : "expected a field name");
 		goto fail;
 	}
-	fpos = p->tok.pos;
-	flen = p->tok.len;
-	name = strdup(p->tok.str);
-	if (!name || resolve(p, name, fpos, flen, &n->opd)) {
-		free(name);
+	t.fpos = p->tok.pos;
+	t.flen = p->tok.len;
+	t.name = strdup(p->tok.str);
+	if (!t.name || resolve(p, t.name, t.fpos, t.flen, &t.n->opd) || next(p))
 		goto fail;
-	}
-	if (next(p)) {
-		free(name);
-		goto fail;
-	}
 	if (swapped) {
-		/* mirror: 5 < x is x > 5 */
-		static const enum tok_kind mirror[] = {
-			[T_EQ] = T_EQ, [T_NE] = T_NE, [T_LT] = T_GT,
-			[T_LE] = T_GE, [T_GT] = T_LT, [T_GE] = T_LE,
-		};
-		n->op = mirror[n->op];
+		t.n->op = mirror[t.n->op];
 	} else if (is_cmp(p->tok.kind)) {
-		n->op = p->tok.kind;
-		if (next(p)) {
-			free(name);
+		if (right_side(p, &t))
 			goto fail;
-		}
-		if (p->tok.kind == T_IDENT && n->opd.field && n->opd.field->symbols) {
-			/* a named value: mode == user */
-			if (named_value(p, n, name)) {
-				free(name);
-				goto fail;
-			}
-			lpos = p->tok.pos;
-			llen = p->tok.len;
-			if (next(p)) {
-				free(name);
-				goto fail;
-			}
-		} else if (parse_literal(p, n, &is_str, &neg, &lpos, &llen)) {
-			free(name);
-			goto fail;
-		}
+	} else if (t.n->opd.is_str) {
+		perr(p, t.fpos, t.flen, "'%s' is a string: compare it with == \"...\" or ~ \"glob*\"", t.name);
+		goto fail;
 	} else {
 		/* a bare field: true when non-zero */
-		if (n->opd.is_str) {
-			perr(p, fpos, flen, "'%s' is a string: compare it with == \"...\" or ~ \"glob*\"", name);
-			free(name);
-			goto fail;
-		}
-		n->op = T_NE;
-		n->val = 0;
-		free(name);
-		return n;
+		t.n->op = T_NE;
+		t.n->val = 0;
+		goto done;
 	}
-	/* types: first whether the operator applies, then the value */
-	if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
-		perr(p, fpos, flen, "'%s' is a string: only ==, != and ~ apply to strings", name);
-	} else if (!n->opd.is_str && n->op == T_GLOB) {
-		perr(p, fpos, flen, "'%s' is a number: ~ (glob match) applies to strings", name);
-	} else if (n->opd.is_str && !is_str) {
-		perr(p, lpos, llen, "'%s' is a string, compared with a number; use a \"string\"", name);
-	} else if (!n->opd.is_str && is_str) {
-		perr(p, lpos, llen, "'%s' is a number, compared with a string", name);
-		field_list_hint(p, NULL);
-	} else if (!is_str && n->op != T_BAND) {
-		check_range(p, &n->opd, n->val, neg, lpos, llen, name);
-	}
-	free(name);
+	check_types(p, &t);
 	if (p->failed)
 		goto fail;
-	return n;
+done:
+	free(t.name);
+	return t.n;
 fail:
-	node_free(n);
+	free(t.name);
+	node_free(t.n);
 	return NULL;
 }
 

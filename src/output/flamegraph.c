@@ -241,8 +241,9 @@ int pmt_flame__write_file(const char *path, const struct pmt_flame_stack *st, si
 		return err;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
+		err = -errno;
 		pmt_buf__free(&b);
-		return -errno;
+		return err;
 	}
 	while (off < b.len) {
 		w = write(fd, b.p + off, b.len - off);

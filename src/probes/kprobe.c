@@ -357,9 +357,13 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 		}
 		mech = KP_FENTRY;
 	} else if (!kf.kprobe) {
-		pmt_err("--%s %s: this kernel has no kprobes (built without CONFIG_KPROBES)%s",
-			opt, arg->spec, mode == PMT_KMODE_KPROBE ? "" :
-			"; fentry/fexit works here but takes at most 8 functions of each, with BTF");
+		if (mode == PMT_KMODE_KPROBE)
+			pmt_err("--%s %s: this kernel has no kprobes (built without CONFIG_KPROBES)",
+				opt, arg->spec);
+		else
+			pmt_err("--%s %s: this kernel has no kprobes (built without CONFIG_KPROBES); "
+				"fentry/fexit works here but takes at most %d functions of each, with BTF",
+				opt, arg->spec, PMT_FN_SLOTS);
 		err = -EINVAL;
 		goto out;
 	} else {

@@ -260,9 +260,11 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->opts->pid);
 	dir = opendir(path);
 	if (!dir) {
+		int err = -errno;
+
 		pmt_err("%s: cannot list the threads of process %d: %s", p->name,
-			(int)s->opts->pid, strerror(errno));
-		return -errno;
+			(int)s->opts->pid, strerror(-err));
+		return err;
 	}
 	while (!err && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')

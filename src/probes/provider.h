@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A provider is one kind of probe (tracepoint, and later kprobe, uprobe,
- * perf event). The session drives every provider through these ops:
+ * A provider is one kind of probe: tracepoint, PMU event, kernel function
+ * (kprobe/fentry), user function (uprobe). The session drives every provider through these ops:
  *
  *   resolve (per --option, before load) -> prepare (before load)
  *   -> attach (per probe, after load) -> links destroyed by the session
@@ -11,6 +11,7 @@
 #ifndef PMT_PROVIDER_H
 #define PMT_PROVIDER_H
 
+#include <stddef.h>
 #include "options/opts.h"
 #include "output/output.h"
 
@@ -36,6 +37,8 @@ extern const struct pmt_provider pmt_perf_provider;
 extern const struct pmt_provider pmt_kprobe_provider;
 extern const struct pmt_provider pmt_uprobe_provider;
 
+/* The provider that serves kind; the i-th provider, NULL past the last. */
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
+const struct pmt_provider *pmt_provider__nth(size_t i);
 
 #endif

@@ -24,23 +24,6 @@
 #include "output/symbols.h"
 #include "pmtrace.skel.h"
 
-static const struct pmt_provider *const providers[] = {
-	&pmt_tracepoint_provider,
-	&pmt_perf_provider,
-	&pmt_kprobe_provider,
-	&pmt_uprobe_provider,
-};
-
-const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
-		if (providers[i]->kinds & (1u << kind))
-			return providers[i];
-	return NULL;
-}
-
 static int compile_filter(struct pmt_probe *p, const char *expr)
 {
 	struct pmt_filter_error ferr;
@@ -106,7 +89,7 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 	s->probes = p;
 	p = &s->probes[s->nr_probes];
 	memset(p, 0, sizeof(*p));
-	p->id = s->nr_probes;
+	p->id = s->nr_probes++;	/* from here on pmt_session__free frees it */
 	p->prov = prov;
 	p->fmt = fmt;
 	p->name = strdup(label);
@@ -115,7 +98,6 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 	p->instance = dup - 1;
 	if (!p->name || !p->base)
 		return -ENOMEM;
-	s->nr_probes++;
 	return filter ? compile_filter(p, filter) : 0;
 }
 
@@ -268,14 +250,17 @@ static int add_targets(struct pmt_session *s)
 		val = PMT_TARGET_PENDING;
 	}
 	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY)) {
-		pmt_err("cannot add the target process to the BPF map: %s", strerror(errno));
-		return -errno;
+		int err = -errno;
+
+		pmt_err("cannot add the target process to the BPF map: %s", strerror(-err));
+		return err;
 	}
 	return 0;
 }
 
 int pmt_session__load(struct pmt_session *s)
 {
+	const struct pmt_provider *prov;
 	struct bpf_program *prog;
 	bool targeted = !s->opts->system_wide;
 	bool follow = targeted && s->opts->cmd;
@@ -321,9 +306,9 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_program__set_autoload(s->skel->progs.pmt_fork, follow);
 	bpf_program__set_autoload(s->skel->progs.pmt_exec, follow);
 	bpf_program__set_autoload(s->skel->progs.pmt_exit, follow);
-	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
-		if (providers[i]->prepare && prov_used(s, providers[i]))
-			providers[i]->prepare(s);
+	for (i = 0; (prov = pmt_provider__nth(i)); i++)
+		if (prov->prepare && prov_used(s, prov))
+			prov->prepare(s);
 
 	err = pmtrace_bpf__load(s->skel);
 	if (err) {
@@ -372,8 +357,10 @@ int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pm
 	cfg->agg = p->agg;
 	cfg->stack = s->stack;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, cfg, BPF_ANY)) {
-		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(errno));
-		return -errno;
+		int err = -errno;
+
+		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(-err));
+		return err;
 	}
 	return 0;
 }

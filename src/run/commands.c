@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --list and --info: what can be traced here, and a tracepoint's fields;
+ * and the summary on stderr at the end of a run. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "events/pmu.h"
+#include "events/tracefs.h"
+#include "run/commands.h"
+#include "run/session.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+/* tracepoint:CAT:NAME, then event:NAME for -e: the software events, the
+ * hardware ones when this machine has a CPU PMU, and sysfs PMU events. */
+int pmt_cmd__list(const struct pmt_opts *o)
+{
+	struct pmt_names tps = {0}, evs = {0}, hits = {0};
+	struct pmt_buf b = {0};
+	size_t i;
+	int err;
+
+	err = pmt_tracefs__events(&tps);
+	if (err)
+		return PMT_EXIT_FAIL;
+	for (i = 0; i < tps.n; i++) {
+		pmt_buf__puts(&b, "tracepoint:");
+		pmt_buf__puts(&b, tps.v[i]);
+		pmt_names__add(&evs, pmt_buf__cstr(&b));
+		b.len = 0;
+	}
+	{
+		struct pmt_names pmu = {0};
+
+		pmt_pmu__known(&pmu, pmt_pmu__has_hardware(PMT_PMU_SYSFS));
+		pmt_pmu__sysfs_events(PMT_PMU_SYSFS, &pmu);
+		for (i = 0; i < pmu.n; i++) {
+			pmt_buf__puts(&b, "event:");
+			pmt_buf__puts(&b, pmu.v[i]);
+			pmt_names__add(&evs, pmt_buf__cstr(&b));
+			b.len = 0;
+		}
+		pmt_names__free(&pmu);
+	}
+	if (o->list_glob) {
+		char pat[512];
+
+		/* a glob matches the name with or without its kind prefix */
+		snprintf(pat, sizeof(pat), "*:%s", o->list_glob);
+		pmt_names__match(&evs, !strncmp(o->list_glob, "tracepoint:", 11) ?
+				 o->list_glob : pat, &hits);
+		/* a bare word lists names that contain it */
+		if (!hits.n && !strpbrk(o->list_glob, "*?[")) {
+			snprintf(pat, sizeof(pat), "*%s*", o->list_glob);
+			pmt_names__match(&evs, pat, &hits);
+		}
+	}
+	for (i = 0; i < (o->list_glob ? hits.n : evs.n); i++) {
+		pmt_buf__puts(&b, o->list_glob ? hits.v[i] : evs.v[i]);
+		pmt_buf__putc(&b, '\n');
+	}
+	if (fwrite(b.p, 1, b.len, stdout) != b.len)
+		err = -EIO;
+	pmt_buf__free(&b);
+	if (o->list_glob && !hits.n) {
+		pmt_err("no tracepoint or event matches '%s'", o->list_glob);
+		err = -ENOENT;
+	}
+	pmt_names__free(&tps);
+	pmt_names__free(&evs);
+	pmt_names__free(&hits);
+	return err ? PMT_EXIT_USAGE : PMT_EXIT_OK;
+}
+
+static const char *kind_name(enum pmt_field_kind k)
+{
+	switch (k) {
+	case PMT_F_INT: return "int";
+	case PMT_F_PTR: return "pointer";
+	case PMT_F_STR: return "string";
+	case PMT_F_ARRAY: return "array";
+	case PMT_F_DSTR: return "dynamic string";
+	case PMT_F_DARRAY: return "dynamic array";
+	}
+	return "?";
+}
+
+int pmt_cmd__info(const struct pmt_opts *o)
+{
+	struct pmt_session s = {0};
+	struct pmt_probe_arg arg = { PMT_PROBE_TRACEPOINT, o->info_spec, NULL };
+	struct pmt_opts one = *o;
+	const struct pmt_format *f;
+	uint32_t i;
+	int j;
+
+	one.probes = &arg;
+	one.nr_probes = 1;
+	one.cpus = NULL;
+	if (pmt_session__resolve(&s, &one)) {
+		pmt_session__free(&s);
+		return PMT_EXIT_USAGE;
+	}
+	for (i = 0; i < s.nr_probes; i++) {
+		f = s.probes[i].fmt;
+		printf("tracepoint:%s (id %d), %u bytes of fixed fields\n",
+		       s.probes[i].name, f->id, f->fixed_size);
+		printf("    %-24s %-28s %6s %5s %-6s %s\n",
+		       "FIELD", "TYPE", "OFFSET", "SIZE", "SIGNED", "DECODED AS");
+		for (j = 0; j < f->nr_fields; j++) {
+			const struct pmt_field *fl = &f->fields[j];
+
+			printf("    %-24s %-28s %6u %5u %-6s %s%s\n", fl->name, fl->type,
+			       fl->offset, fl->size, fl->is_signed ? "yes" : "no",
+			       kind_name(fl->kind), fl->is_common ? " (common)" : "");
+		}
+	}
+	pmt_session__free(&s);
+	return PMT_EXIT_OK;
+}
+
+void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
+{
+	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL);
+	uint64_t lost, st[PMT_STAT__MAX];
+	uint64_t filtered = 0, *pf;
+	uint32_t i, silent = 0;
+	int cpu;
+
+	/* the programs' own count of full rings is exact; the rings' lost
+	 * records may still hold some back */
+	for (cpu = 0; full && cpu < s->ncpus; cpu++)
+		if (full[cpu] > l->lost[cpu])
+			l->lost[cpu] = full[cpu];
+	free(full);
+	lost = pmt_evloop__lost(l);
+
+	/* each is a per-CPU map lookup: read them once */
+	for (i = 0; i < PMT_STAT__MAX; i++)
+		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
+
+	if (lost) {
+		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
+		for (cpu = 0; cpu < s->ncpus; cpu++)
+			if (l->lost[cpu])
+				fprintf(stderr, "    CPU %d: %llu lost\n", cpu,
+					(unsigned long long)l->lost[cpu]);
+		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", s->opts->buffer_pages);
+	}
+	if (st[PMT_STAT_OUTPUT_ERR])
+		pmt_warn("%llu events could not be written to a perf buffer",
+			 (unsigned long long)st[PMT_STAT_OUTPUT_ERR]);
+	if (st[PMT_STAT_TARGET_FULL])
+		pmt_warn("%llu child processes of the command were not traced: target map full",
+			 (unsigned long long)st[PMT_STAT_TARGET_FULL]);
+	if (st[PMT_STAT_FILTER_ABORT])
+		pmt_warn("%llu events rejected because a filter walk did not end (a bug)",
+			 (unsigned long long)st[PMT_STAT_FILTER_ABORT]);
+	if (st[PMT_STAT_AGG_FULL])
+		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
+			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
+	if (st[PMT_STAT_LAT_FULL])
+		pmt_warn("%llu latency starts could not be stored",
+			 (unsigned long long)st[PMT_STAT_LAT_FULL]);
+	if (l->malformed)
+		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
+	if (pmt_quiet)
+		return;
+	if (s->opts->agg.fn) {
+		for (i = 0; i < s->nr_probes; i++)
+			filtered += pmt_session__filtered(s, i);
+		if (filtered)
+			fprintf(stderr, "pmtrace: %llu events filtered out in the kernel\n",
+				(unsigned long long)filtered);
+		if (s->opts->agg.lat_start && st[PMT_STAT_LAT_NOSTART])
+			fprintf(stderr, "pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
+				(unsigned long long)st[PMT_STAT_LAT_NOSTART]);
+		return;
+	}
+	pf = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*pf));
+	for (i = 0; pf && i < s->nr_probes; i++)
+		filtered += pf[i] = pmt_session__filtered(s, i);
+	fprintf(stderr, "pmtrace: %llu events, %llu lost", (unsigned long long)l->events,
+		(unsigned long long)lost);
+	if (filtered)
+		fprintf(stderr, ", %llu filtered out in the kernel", (unsigned long long)filtered);
+	fputc('\n', stderr);
+	for (i = 0; i < s->nr_probes; i++) {
+		if (!s->probes[i].events && s->nr_probes > 20) {
+			silent++;
+			continue;
+		}
+		fprintf(stderr, "%12llu  %s", (unsigned long long)s->probes[i].events,
+			s->probes[i].name);
+		if (pf && s->probes[i].filter)
+			fprintf(stderr, "  (%llu filtered)", (unsigned long long)pf[i]);
+		fputc('\n', stderr);
+	}
+	free(pf);
+	if (silent)
+		fprintf(stderr, "%12s  (%u more probes had no events)\n", "", silent);
+}
+
