@@ -1,7 +1,10 @@
 # pmtrace build. Everything built goes under $(OUTPUT); `make V=1` shows
 # full commands. Targets: all (default), deps, test, unit, asan, tools,
 # vmlinux, clean.
+VERSION := 0.2.0
 OUTPUT ?= .output
+PREFIX ?= /usr/local
+DESTDIR ?=
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -13,7 +16,7 @@ VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -MMD -MP
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -MMD -MP -DPMT_VERSION='"$(VERSION)"'
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 PURE_LIBS := -ldw -lelf -lz
@@ -54,7 +57,8 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
 
-.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest
+.PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest lint \
+	install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -143,7 +147,8 @@ unit: $(OUTPUT)/test_unit
 asan: $(OUTPUT)/test_unit_asan
 	$(Q)$(OUTPUT)/test_unit_asan
 
-# Builds everything, then runs unit (plain and ASan+UBSan) and runtime tests;
+# Builds everything, then runs unit (plain and ASan+UBSan), the fuzzer, lint
+# and the runtime tests (in QEMU guests and here);
 # ends with one line "N passed, N failed[, N skipped]".
 test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz testprogs tools
 	$(Q)tests/run.sh
@@ -152,6 +157,15 @@ test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz
 # QEMU, both at once (one kernel: tools/vmtest PACKAGE bash tests/runtime.sh)
 vmtest: pmtrace testprogs tools
 	$(Q)tests/run.sh vm
+
+# clang-format (check mode, .clang-format) over the C sources and
+# shellcheck over the scripts; make test runs it too.
+LINT_C := $(wildcard bpf/*.c bpf/*.h src/*/*.c src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c \
+	    tests/testprogs/*.c tools/*.c)
+LINT_SH := tests/run.sh $(wildcard tests/runtime/*.sh) tools/vmtest tools/lint \
+	   tools/install-packages .ci/run tools/completion/pmtrace
+lint:
+	$(Q)tools/lint $(LINT_C) -- $(LINT_SH) -- tools/man/pmtrace.8.scd
 
 # --- benchmarks --------------------------------------------------------------
 $(OUTPUT)/tools/%.bpf.o: tools/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/tools
@@ -172,10 +186,31 @@ $(OUTPUT)/tools/maxrss: tools/maxrss.c | $(OUTPUT)/tools
 
 tools: $(OUTPUT)/tools/floor $(OUTPUT)/tools/maxrss
 
+# --- install ---------------------------------------------------------------
+# As a Debian tool lays itself out: the binary in sbin (it needs root), the
+# man page in section 8, the bash completion where bash-completion looks.
+install: pmtrace
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 pmtrace $(DESTDIR)$(PREFIX)/sbin/pmtrace
+	$(Q)install -D -m 0644 tools/man/pmtrace.8 $(DESTDIR)$(PREFIX)/share/man/man8/pmtrace.8
+	$(Q)install -D -m 0644 tools/completion/pmtrace \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pmtrace
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(PREFIX)/sbin/pmtrace $(DESTDIR)$(PREFIX)/share/man/man8/pmtrace.8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pmtrace
+
+# The man page's source is tools/man/pmtrace.8.scd; the roff is committed
+# so a build needs no scdoc (make lint checks they agree).
+man:
+	$(Q)scdoc <tools/man/pmtrace.8.scd >tools/man/pmtrace.8
+
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux \
-	     qemu-system-x86 busybox-static cpio xz-utils chromium
+	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
+	     scdoc man-db
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

@@ -22,17 +22,17 @@
 #include <linux/types.h>
 #endif
 
-#define PMT_COMM_LEN	 16
+#define PMT_COMM_LEN 16
 /* Largest raw record copied out (perf's own limit is 8 KiB). */
-#define PMT_MAX_DATA	 8192
+#define PMT_MAX_DATA 8192
 /* __data_loc/__rel_loc fields of one tracepoint the BPF side follows. */
-#define PMT_MAX_DYN	 8
+#define PMT_MAX_DYN 8
 /* Probes (attach points) one session may hold. */
-#define PMT_MAX_PROBES	 16384
+#define PMT_MAX_PROBES 16384
 /* Times one tracepoint may be given (copies of its program). */
 #define PMT_TP_INSTANCES 4
 /* CPUs the -C mask can name. */
-#define PMT_MAX_CPUS	 1024
+#define PMT_MAX_CPUS 1024
 
 /* Values of the target map (pid filter). */
 enum pmt_target_state {
@@ -42,12 +42,12 @@ enum pmt_target_state {
 
 /* Indexes of the per-CPU pmt_stats counters. */
 enum pmt_stat {
-	PMT_STAT_OUTPUT_ERR,	/* bpf_perf_event_output failed other than full */
-	PMT_STAT_TARGET_FULL,	/* a traced command's child did not fit */
-	PMT_STAT_FILTER_ABORT,	/* filter walk did not end: event rejected */
-	PMT_STAT_AGG_FULL,	/* aggregation map full: update dropped */
-	PMT_STAT_LAT_FULL,	/* latency start dropped (map update failed) */
-	PMT_STAT_LAT_NOSTART,	/* latency end without a start */
+	PMT_STAT_OUTPUT_ERR,   /* bpf_perf_event_output failed other than full */
+	PMT_STAT_TARGET_FULL,  /* a traced command's child did not fit */
+	PMT_STAT_FILTER_ABORT, /* filter walk did not end: event rejected */
+	PMT_STAT_AGG_FULL,     /* aggregation map full: update dropped */
+	PMT_STAT_LAT_FULL,     /* latency start dropped (map update failed) */
+	PMT_STAT_LAT_NOSTART,  /* latency end without a start */
 	/* perf buffer full. The ring counts these too, but reports them only
 	 * with its next record, which may never come: this count is exact. */
 	PMT_STAT_RING_FULL,
@@ -55,11 +55,11 @@ enum pmt_stat {
 };
 
 struct pmt_event_hdr {
-	__u64 ts;	/* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
-	__u32 pid;	/* tgid */
+	__u64 ts;  /* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
+	__u32 pid; /* tgid */
 	__u32 tid;
 	__u32 probe_id;
-	__u32 size;	/* bytes of data[] that follow */
+	__u32 size; /* bytes of data[] that follow */
 	char comm[PMT_COMM_LEN];
 };
 
@@ -75,65 +75,65 @@ struct pmt_event {
  * !, && and || are edges, not instructions: evaluation short-circuits, and
  * the walk visits each entry at most once, so PMT_FILTER_MAX steps suffice.
  */
-#define PMT_FILTER_MAX		32	/* comparisons per filter */
-#define PMT_FILTER_PATS		4	/* string literals/globs per filter */
-#define PMT_FILTER_NCLS		64	/* byte classes across its patterns */
-#define PMT_PAT_MAX		63	/* non-'*' atoms per literal/glob */
-#define PMT_STR_MAX		128	/* string bytes a filter looks at */
-#define PMT_FILTER_ACCEPT	0xfe
-#define PMT_FILTER_REJECT	0xff
+#define PMT_FILTER_MAX 32  /* comparisons per filter */
+#define PMT_FILTER_PATS 4  /* string literals/globs per filter */
+#define PMT_FILTER_NCLS 64 /* byte classes across its patterns */
+#define PMT_PAT_MAX 63	   /* non-'*' atoms per literal/glob */
+#define PMT_STR_MAX 128	   /* string bytes a filter looks at */
+#define PMT_FILTER_ACCEPT 0xfe
+#define PMT_FILTER_REJECT 0xff
 
 enum pmt_filter_op {
-	PMT_FOP_EQ,		/* v == val (!= by swapped targets) */
-	PMT_FOP_LT,		/* v <  val (>= by swapped targets) */
-	PMT_FOP_LE,		/* v <= val (>  by swapped targets) */
-	PMT_FOP_BAND,		/* (v & val) != 0 */
-	PMT_FOP_MATCH,		/* string matches pattern pats[val] */
+	PMT_FOP_EQ,    /* v == val (!= by swapped targets) */
+	PMT_FOP_LT,    /* v <  val (>= by swapped targets) */
+	PMT_FOP_LE,    /* v <= val (>  by swapped targets) */
+	PMT_FOP_BAND,  /* (v & val) != 0 */
+	PMT_FOP_MATCH, /* string matches pattern pats[val] */
 };
 
 /* Where an operand comes from. Probe kinds add sources at the end. */
 enum pmt_filter_src {
-	PMT_FSRC_FIELD,		/* integer in the raw record: off, size */
-	PMT_FSRC_FIELD_STR,	/* char[size] in the raw record at off */
-	PMT_FSRC_FIELD_DSTR,	/* __data_loc (or __rel_loc) string at off */
-	PMT_FSRC_PID,		/* tgid */
+	PMT_FSRC_FIELD,	     /* integer in the raw record: off, size */
+	PMT_FSRC_FIELD_STR,  /* char[size] in the raw record at off */
+	PMT_FSRC_FIELD_DSTR, /* __data_loc (or __rel_loc) string at off */
+	PMT_FSRC_PID,	     /* tgid */
 	PMT_FSRC_TID,
 	PMT_FSRC_CPU,
 	PMT_FSRC_UID,
 	PMT_FSRC_GID,
-	PMT_FSRC_CGROUP,	/* cgroup v2 id */
-	PMT_FSRC_COMM,		/* string */
+	PMT_FSRC_CGROUP, /* cgroup v2 id */
+	PMT_FSRC_COMM,	 /* string */
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and
 	 * mode are FIELD operands of that record (see src/perf_event.c). */
 };
 
-#define PMT_FFLAG_SIGNED	0x01	/* operand and compare are signed */
-#define PMT_FFLAG_REL		0x02	/* FIELD_DSTR is a __rel_loc */
+#define PMT_FFLAG_SIGNED 0x01 /* operand and compare are signed */
+#define PMT_FFLAG_REL 0x02    /* FIELD_DSTR is a __rel_loc */
 /* FIELD of a tracepoint, naturally aligned between byte 8 (the first 8
  * are the kernel's) and PMT_CTX_DIRECT: loaded from the program's context
  * itself (the raw record), no copy and no helper call. Little-endian
  * targets only. */
-#define PMT_FFLAG_CTX		0x04
-#define PMT_CTX_DIRECT		128
+#define PMT_FFLAG_CTX 0x04
+#define PMT_CTX_DIRECT 128
 
 /* A value of the event: a record field or a common one (filters, keys,
  * aggregated values, latency match keys). */
 struct pmt_operand {
-	__u8 src;		/* enum pmt_filter_src */
-	__u8 size;		/* FIELD: 1, 2, 4, 8; FIELD_STR: bytes */
-	__u8 flags;		/* PMT_FFLAG_* */
+	__u8 src;   /* enum pmt_filter_src */
+	__u8 size;  /* FIELD: 1, 2, 4, 8; FIELD_STR: bytes */
+	__u8 flags; /* PMT_FFLAG_* */
 	__u8 pad;
-	__u16 off;		/* FIELD*: offset in the record */
+	__u16 off; /* FIELD*: offset in the record */
 };
 
 struct pmt_filter_entry {
 	struct pmt_operand o;
-	__u8 op;		/* enum pmt_filter_op */
-	__u8 t, f;		/* next entry, or ACCEPT/REJECT */
+	__u8 op;   /* enum pmt_filter_op */
+	__u8 t, f; /* next entry, or ACCEPT/REJECT */
 	__u8 pad;
-	__u64 val;		/* constant (sign-extended), or pattern index */
+	__u64 val; /* constant (sign-extended), or pattern index */
 };
 
 /*
@@ -150,13 +150,13 @@ struct pmt_pattern {
 };
 
 struct pmt_filter {
-	__u8 n;			/* entries used; 0 = no filter */
-	__u8 start;		/* first entry */
-	__u8 needs_record;	/* reads record fields */
+	__u8 n;		   /* entries used; 0 = no filter */
+	__u8 start;	   /* first entry */
+	__u8 needs_record; /* reads record fields */
 	__u8 pad;
 	/* the entries first: a rejecting walk touches one cache line */
 	struct pmt_filter_entry e[PMT_FILTER_MAX];
-	__u8 cls[256];		/* byte -> class, shared by the patterns */
+	__u8 cls[256]; /* byte -> class, shared by the patterns */
 	struct pmt_pattern pats[PMT_FILTER_PATS];
 };
 
@@ -164,59 +164,59 @@ struct pmt_filter {
  * Aggregation (--count/--sum/--hist/... --by KEYS, --latency): updated in
  * the kernel, read by the loader. One per-CPU hash entry per (keys, bucket).
  */
-#define PMT_AGG_KEYS	4	/* --by parts */
-#define PMT_KEY_MAX	64	/* bytes of key data */
-#define PMT_KEY_STR	32	/* bytes a string key keeps */
+#define PMT_AGG_KEYS 4 /* --by parts */
+#define PMT_KEY_MAX 64 /* bytes of key data */
+#define PMT_KEY_STR 32 /* bytes a string key keeps */
 
 enum pmt_action {
-	PMT_ACT_STREAM,		/* copy the record to the perf ring */
-	PMT_ACT_AGG,		/* update pmt_agg */
-	PMT_ACT_LAT_START,	/* remember when, by match key */
-	PMT_ACT_LAT_END,	/* aggregate now - start */
+	PMT_ACT_STREAM,	   /* copy the record to the perf ring */
+	PMT_ACT_AGG,	   /* update pmt_agg */
+	PMT_ACT_LAT_START, /* remember when, by match key */
+	PMT_ACT_LAT_END,   /* aggregate now - start */
 };
 
 enum pmt_agg_kind {
-	PMT_AGG_COUNT,		/* bucket 0: count only */
-	PMT_AGG_VALUE,		/* bucket 0: count, sum, min, max of value */
-	PMT_AGG_HIST,		/* bucket: log2 of value (see pmt_log2_bucket) */
-	PMT_AGG_LHIST,		/* bucket: linear */
+	PMT_AGG_COUNT, /* bucket 0: count only */
+	PMT_AGG_VALUE, /* bucket 0: count, sum, min, max of value */
+	PMT_AGG_HIST,  /* bucket: log2 of value (see pmt_log2_bucket) */
+	PMT_AGG_LHIST, /* bucket: linear */
 };
 
 enum pmt_key_kind {
-	PMT_KEY_NUM,		/* 8 bytes */
-	PMT_KEY_STR_,		/* PMT_KEY_STR bytes, NUL padded */
-	PMT_KEY_PROBE,		/* 4 bytes: probe id */
+	PMT_KEY_NUM,   /* 8 bytes */
+	PMT_KEY_STR_,  /* PMT_KEY_STR bytes, NUL padded */
+	PMT_KEY_PROBE, /* 4 bytes: probe id */
 };
 
 enum pmt_scale { PMT_SCALE_NONE, PMT_SCALE_MUL, PMT_SCALE_DIV };
 
 struct pmt_key_part {
 	struct pmt_operand o;
-	__u8 kind;		/* enum pmt_key_kind */
-	__u8 at;		/* offset in pmt_agg_key.data */
-	__u8 len;		/* bytes: 8 for numbers, up to PMT_KEY_STR */
+	__u8 kind; /* enum pmt_key_kind */
+	__u8 at;   /* offset in pmt_agg_key.data */
+	__u8 len;  /* bytes: 8 for numbers, up to PMT_KEY_STR */
 	__u8 pad;
 };
 
 struct pmt_agg_cfg {
-	__u8 kind;		/* enum pmt_agg_kind */
+	__u8 kind; /* enum pmt_agg_kind */
 	__u8 nkeys;
-	__u8 scale;		/* enum pmt_scale, applied to the value */
-	__u8 needs_record;	/* keys or value read record fields */
-	__u32 lat_id;		/* --latency pair this probe belongs to */
-	struct pmt_operand value;	/* unused for COUNT and latency */
-	struct pmt_operand match;	/* latency: start/end match key */
-	__u64 k;		/* scale constant */
-	__s64 lmin, lstep;	/* LHIST */
-	__u32 lbuckets;		/* LHIST: buckets between min and max */
-	__u32 lat_div;		/* latency: ns per unit */
+	__u8 scale;		  /* enum pmt_scale, applied to the value */
+	__u8 needs_record;	  /* keys or value read record fields */
+	__u32 lat_id;		  /* --latency pair this probe belongs to */
+	struct pmt_operand value; /* unused for COUNT and latency */
+	struct pmt_operand match; /* latency: start/end match key */
+	__u64 k;		  /* scale constant */
+	__s64 lmin, lstep;	  /* LHIST */
+	__u32 lbuckets;		  /* LHIST: buckets between min and max */
+	__u32 lat_div;		  /* latency: ns per unit */
 	struct pmt_key_part keys[PMT_AGG_KEYS];
 };
 
 /* The map's key_size is 8 + the bytes --by uses (set at load): the hash
  * is computed over the whole key, so a short key is a cheap update. */
 struct pmt_agg_key {
-	__s32 bucket;		/* HIST/LHIST; -1 below range */
+	__s32 bucket; /* HIST/LHIST; -1 below range */
 	__u32 pad;
 	__u8 data[PMT_KEY_MAX];
 };
@@ -235,14 +235,14 @@ struct pmt_agg_val {
  * hash entry, and a reader that reads the caches before the hash and takes
  * per CPU the larger count never counts an event twice (src/aggregate.c).
  */
-#define PMT_AGG_CACHE		16	/* slots per CPU: direct-mapped */
-#define PMT_AGG_KEY_WORDS	(sizeof(struct pmt_agg_key) / 8)
+#define PMT_AGG_CACHE 16 /* slots per CPU: direct-mapped */
+#define PMT_AGG_KEY_WORDS (sizeof(struct pmt_agg_key) / 8)
 /* the slot of a key whose 8-byte words add up to sum */
-#define PMT_AGG_CSLOT(sum)	((__u32)(((__u64)(sum) * 0x9E3779B97F4A7C15ULL) >> 60))
+#define PMT_AGG_CSLOT(sum) ((__u32)(((__u64)(sum)*0x9E3779B97F4A7C15ULL) >> 60))
 
 struct pmt_agg_cslot {
 	struct pmt_agg_key key;
-	struct pmt_agg_val val;	/* count 0: empty */
+	struct pmt_agg_val val; /* count 0: empty */
 };
 
 struct pmt_agg_cache {
@@ -260,7 +260,7 @@ struct pmt_lat_key {
  * record" of perf events. Filters, keys and the stream read its fields by
  * name through a format built in src/perf_event.c.
  */
-#define PMT_STACK_DEPTH	127	/* frames per stack (the kernel's default max) */
+#define PMT_STACK_DEPTH 127 /* frames per stack (the kernel's default max) */
 
 enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
 
@@ -271,18 +271,18 @@ enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
  * first).
  */
 struct pmt_stack_rec {
-	__s64 kstack;		/* aggregation: stack id, or < 0 */
-	__u64 ustack;		/* aggregation: tgid << 32 | (__u32)stack id */
+	__s64 kstack; /* aggregation: stack id, or < 0 */
+	__u64 ustack; /* aggregation: tgid << 32 | (__u32)stack id */
 	__u16 nkernel, nuser;
 	__u32 pad;
 };
 
 struct pmt_sample {
 	__u64 ip;
-	__u64 addr;		/* data address, where the event has one */
-	__u64 period;		/* events this sample stands for */
-	__u64 value;		/* the counter (bpf_perf_prog_read_value) */
-	__u8 mode;		/* enum pmt_mode_val */
+	__u64 addr;   /* data address, where the event has one */
+	__u64 period; /* events this sample stands for */
+	__u64 value;  /* the counter (bpf_perf_prog_read_value) */
+	__u8 mode;    /* enum pmt_mode_val */
 	__u8 pad[7];
 	struct pmt_stack_rec st;
 };
@@ -293,8 +293,8 @@ struct pmt_sample {
  * context has them. Fields are named by src/kprobe.c: arg0..arg5, retval,
  * and with fentry the parameters' names from BTF.
  */
-#define PMT_CALL_SLOTS	12	/* argument registers/slots kept */
-#define PMT_FN_SLOTS	8	/* fentry (and as many fexit) programs, a power of 2 */
+#define PMT_CALL_SLOTS 12 /* argument registers/slots kept */
+#define PMT_FN_SLOTS 8	  /* fentry (and as many fexit) programs, a power of 2 */
 
 struct pmt_call {
 	__u64 arg[PMT_CALL_SLOTS];
@@ -304,24 +304,24 @@ struct pmt_call {
 
 /* pmt_probe_cfg.stack */
 #define PMT_STACK_KERNEL 0x01
-#define PMT_STACK_USER	 0x02
+#define PMT_STACK_USER 0x02
 
 /* dyn[] entry flags */
-#define PMT_DYN_REL	0x8000	/* __rel_loc: offset relative to field end */
-#define PMT_DYN_OFF(x)	((x) & 0x7fff)
+#define PMT_DYN_REL 0x8000 /* __rel_loc: offset relative to field end */
+#define PMT_DYN_OFF(x) ((x)&0x7fff)
 
 struct pmt_probe_cfg {
-	__u32 fixed_size;	/* bytes of the record up to its last fixed field */
-	__u16 n_dyn;		/* used entries of dyn[] */
+	__u32 fixed_size; /* bytes of the record up to its last fixed field */
+	__u16 n_dyn;	  /* used entries of dyn[] */
 	__u16 pad;
 	/* offset of each 4-byte __data_loc/__rel_loc word (PMT_DYN_REL set
 	 * for __rel_loc); the dynamic data ends at the largest off+len. */
 	__u16 dyn[PMT_MAX_DYN];
-	__u8 action;		/* enum pmt_action */
-	__u8 stack;		/* PMT_STACK_*: perf events */
-	__u8 want_value;	/* perf events: read the counter (a helper call) */
+	__u8 action;	 /* enum pmt_action */
+	__u8 stack;	 /* PMT_STACK_*: perf events */
+	__u8 want_value; /* perf events: read the counter (a helper call) */
 	__u8 pad2[5];
-	struct pmt_filter filter;	/* header and first entries: line 0-1 */
+	struct pmt_filter filter; /* header and first entries: line 0-1 */
 	struct pmt_agg_cfg agg;
 };
 

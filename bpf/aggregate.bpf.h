@@ -12,7 +12,7 @@
  * kernel would find smaller than struct pmt_agg_key */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 10240);	/* --max-keys */
+	__uint(max_entries, 10240); /* --max-keys */
 	__uint(key_size, sizeof(struct pmt_agg_key));
 	__type(value, struct pmt_agg_val);
 } pmt_agg SEC(".maps") __weak;
@@ -63,11 +63,21 @@ static __always_inline __s32 pmt_log2_bucket(__s64 sv)
 		return -1;
 	if (!v)
 		return 0;
-	shift = (v > 0xffffffffULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xffff) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xff) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xf) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	shift = (v > 0xffffffffULL) << 5;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xffff) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xff) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xf) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
 	r |= (v >> 1);
 	return r + 1;
 }
@@ -115,7 +125,8 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 			}
 			continue;
 		}
-		PMT_KEY_WORD(k, at) = kp->kind == PMT_KEY_PROBE ? probe_id : pmt_fetch_num(&kp->o, c);
+		PMT_KEY_WORD(k, at) =
+			kp->kind == PMT_KEY_PROBE ? probe_id : pmt_fetch_num(&kp->o, c);
 	}
 }
 

@@ -13,8 +13,8 @@
 #include "abi.h"
 
 /* Settings, written by the loader between open and load. */
-const volatile bool pmt_filter_target __weak = false;	/* -p / -- CMD */
-const volatile bool pmt_filter_cpu __weak = false;	/* -C */
+const volatile bool pmt_filter_target __weak = false; /* -p / -- CMD */
+const volatile bool pmt_filter_cpu __weak = false;    /* -C */
 const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
 /* What the session uses at all. Read-only data is known to the verifier,
  * so the code of unused features is not even verified: a plain stream
@@ -80,9 +80,9 @@ struct {
  * it (a --count --by comm, a filter on a field).
  */
 struct pmt_fctx {
-	void *ctx;		/* the program's context (raw record for tp) */
-	const __u8 *rec;	/* copy of the record's fixed part, or NULL */
-	__u64 pid_tgid;		/* 0 until pmt_pid_tgid() */
+	void *ctx;	 /* the program's context (raw record for tp) */
+	const __u8 *rec; /* copy of the record's fixed part, or NULL */
+	__u64 pid_tgid;	 /* 0 until pmt_pid_tgid() */
 };
 
 static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
@@ -145,8 +145,8 @@ static __always_inline void pmt_current_comm(void *dst)
 }
 
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
-static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e,
-				     __u32 probe_id, __u64 size)
+static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
+				     __u64 size)
 {
 	__u64 pid_tgid = pmt_pid_tgid(c);
 	long err;

@@ -25,14 +25,10 @@ struct {
 static __always_inline __u64 pmt_load_sized(const __u8 *p, __u8 size, bool sign)
 {
 	switch (size) {
-	case 1:
-		return sign ? (__u64)(__s64)*(__s8 *)p : *p;
-	case 2:
-		return sign ? (__u64)(__s64)*(__s16 *)p : *(__u16 *)p;
-	case 4:
-		return sign ? (__u64)(__s64)*(__s32 *)p : *(__u32 *)p;
-	default:
-		return *(__u64 *)p;
+	case 1: return sign ? (__u64)(__s64) * (__s8 *)p : *p;
+	case 2: return sign ? (__u64)(__s64) * (__s16 *)p : *(__u16 *)p;
+	case 4: return sign ? (__u64)(__s64) * (__s32 *)p : *(__u32 *)p;
+	default: return *(__u64 *)p;
 	}
 }
 
@@ -45,13 +41,14 @@ const volatile __u32 pmt_ctx_words __weak = 0;
 
 /* asm: clang would otherwise merge the loads into one through a computed
  * pointer, which the verifier refuses for a context */
-#define PMT_CTX_LOAD(ctx, off) ({						\
-	__u32 __v;								\
-	asm volatile("%0 = *(u32 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx));	\
-	__v;									\
-})
+#define PMT_CTX_LOAD(ctx, off)                                                       \
+	({                                                                           \
+		__u32 __v;                                                           \
+		asm volatile("%0 = *(u32 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx)); \
+		__v;                                                                 \
+	})
 
-#define PMT_CTX_NONE (~0ULL)	/* not loadable: no u32 reads as this */
+#define PMT_CTX_NONE (~0ULL) /* not loadable: no u32 reads as this */
 
 /* Each load guarded by its own constant offset against the rodata bound:
  * a verifier then drops it without having to remember bounds on w. */
@@ -69,14 +66,36 @@ const volatile __u32 pmt_ctx_words __weak = 0;
 static __always_inline __u64 pmt_ctx_u32(void *ctx, __u32 w)
 {
 	switch (w) {
-	PMT_CTX_CASE(2, 8); PMT_CTX_CASE(3, 12); PMT_CTX_CASE(4, 16); PMT_CTX_CASE(5, 20);
-	PMT_CTX_CASE(6, 24); PMT_CTX_CASE(7, 28); PMT_CTX_CASE(8, 32); PMT_CTX_CASE(9, 36);
-	PMT_CTX_CASE(10, 40); PMT_CTX_CASE(11, 44); PMT_CTX_CASE(12, 48); PMT_CTX_CASE(13, 52);
-	PMT_CTX_CASE(14, 56); PMT_CTX_CASE(15, 60); PMT_CTX_CASE(16, 64); PMT_CTX_CASE(17, 68);
-	PMT_CTX_CASE(18, 72); PMT_CTX_CASE(19, 76); PMT_CTX_CASE(20, 80); PMT_CTX_CASE(21, 84);
-	PMT_CTX_CASE(22, 88); PMT_CTX_CASE(23, 92); PMT_CTX_CASE(24, 96); PMT_CTX_CASE(25, 100);
-	PMT_CTX_CASE(26, 104); PMT_CTX_CASE(27, 108); PMT_CTX_CASE(28, 112); PMT_CTX_CASE(29, 116);
-	PMT_CTX_CASE(30, 120); PMT_CTX_CASE(31, 124);
+		PMT_CTX_CASE(2, 8);
+		PMT_CTX_CASE(3, 12);
+		PMT_CTX_CASE(4, 16);
+		PMT_CTX_CASE(5, 20);
+		PMT_CTX_CASE(6, 24);
+		PMT_CTX_CASE(7, 28);
+		PMT_CTX_CASE(8, 32);
+		PMT_CTX_CASE(9, 36);
+		PMT_CTX_CASE(10, 40);
+		PMT_CTX_CASE(11, 44);
+		PMT_CTX_CASE(12, 48);
+		PMT_CTX_CASE(13, 52);
+		PMT_CTX_CASE(14, 56);
+		PMT_CTX_CASE(15, 60);
+		PMT_CTX_CASE(16, 64);
+		PMT_CTX_CASE(17, 68);
+		PMT_CTX_CASE(18, 72);
+		PMT_CTX_CASE(19, 76);
+		PMT_CTX_CASE(20, 80);
+		PMT_CTX_CASE(21, 84);
+		PMT_CTX_CASE(22, 88);
+		PMT_CTX_CASE(23, 92);
+		PMT_CTX_CASE(24, 96);
+		PMT_CTX_CASE(25, 100);
+		PMT_CTX_CASE(26, 104);
+		PMT_CTX_CASE(27, 108);
+		PMT_CTX_CASE(28, 112);
+		PMT_CTX_CASE(29, 116);
+		PMT_CTX_CASE(30, 120);
+		PMT_CTX_CASE(31, 124);
 	}
 	return PMT_CTX_NONE;
 }
@@ -88,7 +107,8 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 	__u32 w = (off / 4) & 31;
 	__u64 v = pmt_ctx_u32(ctx, w), hi = 0;
 
-	if (v == PMT_CTX_NONE || (size == 8 && (hi = pmt_ctx_u32(ctx, (w + 1) & 31)) == PMT_CTX_NONE)) {
+	if (v == PMT_CTX_NONE ||
+	    (size == 8 && (hi = pmt_ctx_u32(ctx, (w + 1) & 31)) == PMT_CTX_NONE)) {
 		/* past a shorter record of the session's */
 		v = 0;
 		bpf_probe_read_kernel(&v, 8, (char *)ctx + off);
@@ -101,14 +121,12 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 }
 #endif
 
-static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
-					   struct pmt_fctx *c)
+static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct pmt_fctx *c)
 {
 	__u64 off;
 
 	switch (e->src) {
-	case PMT_FSRC_FIELD:
-		off = e->off;
+	case PMT_FSRC_FIELD: off = e->off;
 #ifdef PMT_RAW_CTX
 		if (e->flags & PMT_FFLAG_CTX)
 			return pmt_ctx_field(c->ctx, off, e->size, e->flags & PMT_FFLAG_SIGNED);
@@ -116,18 +134,12 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
 		if (!c->rec || off > PMT_MAX_DATA - 8)
 			return 0;
 		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
-	case PMT_FSRC_PID:
-		return pmt_pid_tgid(c) >> 32;
-	case PMT_FSRC_TID:
-		return (__u32)pmt_pid_tgid(c);
-	case PMT_FSRC_CPU:
-		return bpf_get_smp_processor_id();
-	case PMT_FSRC_UID:
-		return (__u32)bpf_get_current_uid_gid();
-	case PMT_FSRC_GID:
-		return bpf_get_current_uid_gid() >> 32;
-	case PMT_FSRC_CGROUP:
-		return bpf_get_current_cgroup_id();
+	case PMT_FSRC_PID: return pmt_pid_tgid(c) >> 32;
+	case PMT_FSRC_TID: return (__u32)pmt_pid_tgid(c);
+	case PMT_FSRC_CPU: return bpf_get_smp_processor_id();
+	case PMT_FSRC_UID: return (__u32)bpf_get_current_uid_gid();
+	case PMT_FSRC_GID: return bpf_get_current_uid_gid() >> 32;
+	case PMT_FSRC_CGROUP: return bpf_get_current_cgroup_id();
 	}
 	return 0;
 }
@@ -135,8 +147,8 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e,
 /* Fill buf with the string operand; returns how many bytes to look at (the
  * matcher also stops at a NUL). No scan here: a loop returning its index
  * hands the verifier one constant per exit to explore the matcher with. */
-static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e,
-					   struct pmt_fctx *c, char *buf)
+static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e, struct pmt_fctx *c,
+					   char *buf)
 {
 	__u64 off = e->off, start, len;
 	__u32 w;
@@ -164,16 +176,15 @@ static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e,
 			len = PMT_STR_MAX;
 		bpf_probe_read_kernel(buf, len, (char *)c->ctx + start);
 		break;
-	default:
-		return 0;
+	default: return 0;
 	}
 	return len;
 }
 
 /* Shift-And over the string (see struct pmt_pattern): one pass, no
  * backtracking, nothing the verifier must track precisely. */
-static __always_inline bool pmt_match(const struct pmt_filter *f, __u64 pat,
-				      const char *s, __u32 slen)
+static __always_inline bool pmt_match(const struct pmt_filter *f, __u64 pat, const char *s,
+				      __u32 slen)
 {
 	const struct pmt_pattern *p = &f->pats[pat & (PMT_FILTER_PATS - 1)];
 	__u64 d = 1, star = p->star;
@@ -182,35 +193,28 @@ static __always_inline bool pmt_match(const struct pmt_filter *f, __u64 pat,
 	for (i = 0; i < PMT_STR_MAX; i++) {
 		if (i >= slen || !s[i])
 			break;
-		d = ((d << 1) & p->mask[f->cls[(__u8)s[i]] & (PMT_FILTER_NCLS - 1)]) |
-		    (d & star);
+		d = ((d << 1) & p->mask[f->cls[(__u8)s[i]] & (PMT_FILTER_NCLS - 1)]) | (d & star);
 		if (!d)
 			return false;
 	}
 	return d & p->final;
 }
 
-static __always_inline bool pmt_eval_num(const struct pmt_filter_entry *e,
-					 struct pmt_fctx *c)
+static __always_inline bool pmt_eval_num(const struct pmt_filter_entry *e, struct pmt_fctx *c)
 {
 	bool sign = e->o.flags & PMT_FFLAG_SIGNED;
 	__u64 v = pmt_fetch_num(&e->o, c);
 
 	switch (e->op) {
-	case PMT_FOP_EQ:
-		return v == e->val;
-	case PMT_FOP_LT:
-		return sign ? (__s64)v < (__s64)e->val : v < e->val;
-	case PMT_FOP_LE:
-		return sign ? (__s64)v <= (__s64)e->val : v <= e->val;
-	case PMT_FOP_BAND:
-		return v & e->val;
+	case PMT_FOP_EQ: return v == e->val;
+	case PMT_FOP_LT: return sign ? (__s64)v < (__s64)e->val : v < e->val;
+	case PMT_FOP_LE: return sign ? (__s64)v <= (__s64)e->val : v <= e->val;
+	case PMT_FOP_BAND: return v & e->val;
 	}
 	return false;
 }
 
-static __always_inline bool pmt_eval(const struct pmt_filter *f,
-				     const struct pmt_filter_entry *e,
+static __always_inline bool pmt_eval(const struct pmt_filter *f, const struct pmt_filter_entry *e,
 				     struct pmt_fctx *c)
 {
 	struct pmt_fstr *str;
@@ -250,7 +254,7 @@ static long pmt_walk_step(__u32 i __attribute__((unused)), void *ctx)
 static __always_inline bool pmt_filter_run(const struct pmt_filter *f, struct pmt_fctx *c)
 {
 	const struct pmt_filter_entry *e = &f->e[f->start & (PMT_FILTER_MAX - 1)];
-	struct pmt_walk w = { .f = f, .c = c, .idx = f->start };
+	struct pmt_walk w = {.f = f, .c = c, .idx = f->start};
 
 	/* The first step inline when it compares numbers: a one-comparison
 	 * filter (pid == 1) then pays for no call at all (a call and its

@@ -19,7 +19,7 @@ const volatile __u32 pmt_fn_probe[2 * PMT_FN_SLOTS] __weak = {};
 static __always_inline int pmt_regs_body(struct pt_regs *regs)
 {
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(regs);
-	struct pmt_fctx fc = { .ctx = regs };
+	struct pmt_fctx fc = {.ctx = regs};
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
 	struct pmt_call *c;
@@ -47,15 +47,21 @@ finish:
 	return 0;
 }
 
-SEC("kprobe") int pmt_kp(struct pt_regs *regs) { return pmt_regs_body(regs); }
-SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs) { return pmt_regs_body(regs); }
+SEC("kprobe") int pmt_kp(struct pt_regs *regs)
+{
+	return pmt_regs_body(regs);
+}
+SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs)
+{
+	return pmt_regs_body(regs);
+}
 
 /* fentry/fexit: the slots through the helpers the verifier inlines (a
  * direct ctx read past the function's own arguments would be refused). */
 static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 {
 	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
-	struct pmt_fctx fc = { .ctx = ctx };
+	struct pmt_fctx fc = {.ctx = ctx};
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
 	struct pmt_call *c;
@@ -77,9 +83,15 @@ finish:
 	return 0;
 }
 
-#define PMT_FN_PAIR(n)									\
-	SEC("fentry") int pmt_fe##n(__u64 *ctx) { return pmt_fn_body(ctx, n, false); }	\
-	SEC("fexit") int pmt_fx##n(__u64 *ctx) { return pmt_fn_body(ctx, n, true); }
+#define PMT_FN_PAIR(n)                             \
+	SEC("fentry") int pmt_fe##n(__u64 *ctx)    \
+	{                                          \
+		return pmt_fn_body(ctx, n, false); \
+	}                                          \
+	SEC("fexit") int pmt_fx##n(__u64 *ctx)     \
+	{                                          \
+		return pmt_fn_body(ctx, n, true);  \
+	}
 
 PMT_FN_PAIR(0)
 PMT_FN_PAIR(1)

@@ -14,7 +14,7 @@ int pmt_pe(struct bpf_perf_event_data *ctx)
 {
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 	struct bpf_perf_event_value cnt;
-	struct pmt_fctx fc = { .ctx = ctx };
+	struct pmt_fctx fc = {.ctx = ctx};
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_sample *smp;
 	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
@@ -27,8 +27,10 @@ int pmt_pe(struct bpf_perf_event_data *ctx)
 	smp->period = ctx->sample_period;
 	/* the ctx is read in whole words: cs as the u64 it sits in (the
 	 * pt_regs layout is user ABI) */
-	smp->mode = (*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3 ?
-		    PMT_MODE_USER : PMT_MODE_KERNEL;
+	smp->mode =
+		(*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3
+			? PMT_MODE_USER
+			: PMT_MODE_KERNEL;
 	/* the counter costs a helper call: only when something shows it */
 	smp->value = 0;
 	if (cfg->want_value && !bpf_perf_prog_read_value(ctx, &cnt, sizeof(cnt)))

@@ -49,9 +49,8 @@ static __always_inline bool pmt_record_needed(const struct pmt_probe_cfg *cfg)
  * land at a constant offset of the scratch buffer: the verifier bounds
  * every write.
  */
-static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg,
-					      struct pmt_event *e, const __u64 rec_size,
-					      __u32 id, struct pmt_fctx *fc)
+static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, struct pmt_event *e,
+					      const __u64 rec_size, __u32 id, struct pmt_fctx *fc)
 {
 	struct pmt_stack_rec *st = (struct pmt_stack_rec *)(e->data + rec_size - sizeof(*st));
 	__u8 *frames = e->data + rec_size;

@@ -64,4 +64,3 @@ int pmt_exec(void *ctx __attribute__((unused)))
 		*st = PMT_TARGET_ACTIVE;
 	return 0;
 }
-

@@ -4,7 +4,7 @@
  * requested tracepoint; the attach cookie says which probe fired, and
  * pmt_probes[cookie] says how long the raw record is.
  */
-#define PMT_RAW_CTX	/* the context is the raw record: see pmt_ctx_u32() */
+#define PMT_RAW_CTX /* the context is the raw record: see pmt_ctx_u32() */
 #include "aggregate.bpf.h"
 
 static __always_inline int pmt_tp_body(void *ctx)
@@ -16,7 +16,7 @@ static __always_inline int pmt_tp_body(void *ctx)
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
-	struct pmt_fctx fc = { .ctx = ctx };
+	struct pmt_fctx fc = {.ctx = ctx};
 
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
@@ -95,9 +95,21 @@ static __always_inline int pmt_tp_body(void *ctx)
  * given several times (with different filters) needs as many copies;
  * the loader loads only those it uses. PMT_TP_INSTANCES in bpf/abi.h.
  */
-SEC("tracepoint") int pmt_tp(void *ctx) { return pmt_tp_body(ctx); }
-SEC("tracepoint") int pmt_tp2(void *ctx) { return pmt_tp_body(ctx); }
-SEC("tracepoint") int pmt_tp3(void *ctx) { return pmt_tp_body(ctx); }
-SEC("tracepoint") int pmt_tp4(void *ctx) { return pmt_tp_body(ctx); }
+SEC("tracepoint") int pmt_tp(void *ctx)
+{
+	return pmt_tp_body(ctx);
+}
+SEC("tracepoint") int pmt_tp2(void *ctx)
+{
+	return pmt_tp_body(ctx);
+}
+SEC("tracepoint") int pmt_tp3(void *ctx)
+{
+	return pmt_tp_body(ctx);
+}
+SEC("tracepoint") int pmt_tp4(void *ctx)
+{
+	return pmt_tp_body(ctx);
+}
 
 char LICENSE[] SEC("license") = "GPL";

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Run every suite and end with one line: "N passed, N failed, N skipped".
-# Suites: unit (no root), unit under ASan+UBSan, the fuzzer, runtime (root,
-# real BPF) on this kernel and in QEMU guests. "tests/run.sh vm": the guests.
+# Run the suites and end with one line: "N passed, N failed, N skipped".
+#
+#   tests/run.sh              everything: unit (no root), unit under
+#                             ASan+UBSan, the fuzzer, lint, the runtime
+#                             suite in QEMU guests and on this kernel
+#   tests/run.sh vm           the runtime suite in the guests only
+#   tests/run.sh AREA...      runtime areas on this kernel (stream, filter,
+#                             aggregate, pmu, uprobe, kprobe, exit, cli;
+#                             see tests/runtime/), or unit, asan, fuzz, lint
+# shellcheck disable=SC2317 # suites are called through run_suite and one_suite
 cd "$(dirname "$0")/.." || exit 1
 total_p=0 total_f=0 total_s=0
 
@@ -23,6 +30,12 @@ run_suite() { # NAME COMMAND...
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
 }
 
+summary() {
+	echo "$total_p passed, $total_f failed, $total_s skipped"
+	[ $total_f = 0 ]
+	exit
+}
+
 # The runtime suite on Debian's stock kernels in QEMU (tools/vmtest): the
 # newest 6.1 and 6.12 packages, where kprobes and fentry exist. The two
 # guests (one TCG vCPU each) run in the background while the unit suites
@@ -38,34 +51,24 @@ vm_start() { # NAME PACKAGE-REGEX: sets VM_PIDS, logs to .output/vm-NAME.log
 		printf 'skip vm: no package matches %s (apt-get update?)\nvm: 0 passed, 0 failed, 1 skipped\n' "$2" >"$log"
 		return
 	fi
-	tools/vmtest "$pkg" bash tests/runtime.sh >"$log" 2>&1 &
-	VM_PIDS="$VM_PIDS $!"
+	tools/vmtest "$pkg" tests/runtime/runner.sh >"$log" 2>&1 &
+	VM_PIDS+=("$!")
 }
 vm_result() { # NAME: the guest's log (its suite ends "runtime: N passed, ...")
 	cat ".output/vm-$1.log"
 	grep -q "^vmtest: .*: status 0$" ".output/vm-$1.log" || grep -q "^vm: " ".output/vm-$1.log"
 }
+vm_suites() {
+	if $vm_ok; then
+		[ ${#VM_PIDS[@]} = 0 ] || wait "${VM_PIDS[@]}"
+		run_suite "vm 6.1" vm_result 6.1
+		run_suite "vm 6.12" vm_result 6.12
+	else
+		echo "skip vm: needs root and qemu-system-x86 (make test-deps)"
+		total_s=$((total_s + 1))
+	fi
+}
 
-VM_PIDS=
-vm_ok=false
-if [ "$(id -u)" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
-	vm_ok=true
-	mkdir -p .output
-	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$'
-	vm_start 6.12 '^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
-fi
-
-if [ "${1:-}" = vm ]; then	# make vmtest: the guests only
-	$vm_ok || { echo "vmtest: needs root and qemu-system-x86 (make test-deps)"; exit 2; }
-	wait $VM_PIDS
-	run_suite "vm 6.1" vm_result 6.1
-	run_suite "vm 6.12" vm_result 6.12
-	echo "$total_p passed, $total_f failed, $total_s skipped"
-	[ $total_f = 0 ]
-	exit
-fi
-run_suite unit .output/test_unit
-run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan
 # The filter compiler under libFuzzer for FUZZ_SECONDS (default 60).
 fuzz_suite() {
 	local log=.output/fuzz.log
@@ -80,21 +83,59 @@ fuzz_suite() {
 		return 1
 	fi
 }
-run_suite fuzz fuzz_suite
 
-if [ "$(id -u)" = 0 ]; then
-	if $vm_ok; then
-		[ -z "$VM_PIDS" ] || wait $VM_PIDS
-		run_suite "vm 6.1" vm_result 6.1
-		run_suite "vm 6.12" vm_result 6.12
+# clang-format and shellcheck (make lint); each file is a test.
+lint_suite() {
+	make -s lint
+}
+
+runtime_suite() { # AREA...
+	if [ "$(id -u)" = 0 ]; then
+		run_suite runtime tests/runtime/runner.sh "$@"
 	else
-		echo "skip vm: qemu-system-x86 not installed (make test-deps)"
+		echo "skip runtime: needs root (BPF programs are loaded into the kernel)"
 		total_s=$((total_s + 1))
 	fi
-	run_suite runtime tests/runtime.sh
-else
-	echo "skip runtime: needs root (BPF programs are loaded into the kernel)"
-	total_s=$((total_s + 1))
+}
+
+one_suite() { # NAME
+	case $1 in
+	unit) run_suite unit .output/test_unit ;;
+	asan) run_suite unit-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan ;;
+	fuzz) run_suite fuzz fuzz_suite ;;
+	lint) run_suite lint lint_suite ;;
+	*) return 1 ;;
+	esac
+}
+
+VM_PIDS=()
+vm_ok=false
+if [ "$(id -u)" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
+	vm_ok=true
 fi
-echo "$total_p passed, $total_f failed, $total_s skipped"
-[ $total_f = 0 ]
+
+if [ $# -gt 0 ]; then
+	areas=()
+	for a in "$@"; do
+		if [ "$a" = vm ]; then
+			$vm_ok && { mkdir -p .output; vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$'; vm_start 6.12 '^linux-image-6\.12\.[0-9]+\+deb12-amd64$'; }
+			vm_suites
+		elif ! one_suite "$a"; then
+			areas+=("$a")
+		fi
+	done
+	[ ${#areas[@]} = 0 ] || runtime_suite "${areas[@]}"
+	summary
+fi
+
+if $vm_ok; then
+	mkdir -p .output
+	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$'
+	vm_start 6.12 '^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
+fi
+for s in unit asan fuzz lint; do
+	one_suite $s
+done
+vm_suites
+runtime_suite
+summary

@@ -27,8 +27,11 @@ static void on_signal(int sig)
 static int floor_pe(struct floor_bpf *skel, unsigned long hz)
 {
 	struct perf_event_attr attr = {
-		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK, .freq = 1, .sample_freq = hz,
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = hz,
 	};
 	struct bpf_link *links[1024];
 	int ncpu = libbpf_num_possible_cpus(), n = 0, cpu, fd;
@@ -36,7 +39,7 @@ static int floor_pe(struct floor_bpf *skel, unsigned long hz)
 	for (cpu = 0; cpu < ncpu && n < 1024; cpu++) {
 		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, 0);
 		if (fd < 0)
-			continue;	/* offline */
+			continue; /* offline */
 		links[n] = bpf_program__attach_perf_event(skel->progs.floor_pe, fd);
 		if (!links[n]) {
 			perror("attach");
@@ -82,8 +85,8 @@ int main(int argc, char **argv)
 	skel = floor_bpf__open_and_load();
 	if (!skel)
 		return 1;
-	link = bpf_program__attach_tracepoint(count ? skel->progs.floor_count
-						   : skel->progs.floor_empty, cat, name);
+	link = bpf_program__attach_tracepoint(
+		count ? skel->progs.floor_count : skel->progs.floor_empty, cat, name);
 	if (!link) {
 		perror("attach");
 		floor_bpf__destroy(skel);

@@ -32,16 +32,16 @@ struct pmt_agg;
 struct pmt_agg_probe {
 	const char *name;
 	const struct pmt_format *fmt;
-	uint8_t action;			/* out: enum pmt_action */
-	struct pmt_agg_cfg cfg;		/* out */
+	uint8_t action;		/* out: enum pmt_action */
+	struct pmt_agg_cfg cfg; /* out */
 };
 
 /* What the kernel maps must hold for this aggregation. */
 struct pmt_agg_maps {
-	uint32_t hash_entries;		/* pmt_agg; 0: not used */
-	uint32_t key_size;		/* of pmt_agg's keys */
-	uint32_t flat_slots;		/* pmt_agg_flat (no --by); 0: not used */
-	uint32_t lat_entries;		/* pmt_lat (--latency); 0: not used */
+	uint32_t hash_entries; /* pmt_agg; 0: not used */
+	uint32_t key_size;     /* of pmt_agg's keys */
+	uint32_t flat_slots;   /* pmt_agg_flat (no --by); 0: not used */
+	uint32_t lat_entries;  /* pmt_lat (--latency); 0: not used */
 };
 
 /* Frames of stack id (innermost first) into ips[PMT_STACK_DEPTH]; returns
@@ -50,7 +50,7 @@ typedef int (*pmt_stack_lookup_fn)(void *ctx, int32_t id, uint64_t *ips);
 
 /* What printing reads besides the entries. */
 struct pmt_agg_io {
-	struct pmt_syms *syms;		/* may be NULL: names print as [unknown] */
+	struct pmt_syms *syms; /* may be NULL: names print as [unknown] */
 	pmt_stack_lookup_fn stack;
 	void *stack_ctx;
 };
@@ -65,7 +65,8 @@ void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
 /* Keys name processes whose mappings symbolization needs? */
 bool pmt_agg__wants_pids(const struct pmt_agg *a);
 /* Note (read the mappings of) the processes a kernel key names. */
-void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms, const struct pmt_agg_key *key);
+void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms,
+		       const struct pmt_agg_key *key);
 
 /* One merged map entry. */
 struct pmt_agg_entry {

@@ -74,8 +74,8 @@ static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_a
 /* A --by name as key parts: sample keys of PMU events expand to fields
  * of struct pmt_sample shown another way (see enum pmt_key_disp). */
 struct key_spec {
-	const char *name;	/* shown */
-	const char *field;	/* resolved */
+	const char *name;  /* shown */
+	const char *field; /* resolved */
 	uint8_t disp;
 };
 
@@ -84,16 +84,16 @@ static int expand_key(const char *name, const struct pmt_format *fmt, struct key
 	bool stacks = pmt_stackrec__has(fmt);
 
 	if (stacks && pmt_format__field(fmt, "ip") && !strcmp(name, "sym")) {
-		out[0] = (struct key_spec){ "", "pid", PMT_DISP_HIDDEN };
-		out[1] = (struct key_spec){ name, "ip", PMT_DISP_SYM };
+		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
+		out[1] = (struct key_spec){name, "ip", PMT_DISP_SYM};
 		return 2;
 	}
 	if (stacks && !strcmp(name, "stack")) {
-		out[0] = (struct key_spec){ name, "ustack", PMT_DISP_USTACK };
-		out[1] = (struct key_spec){ "", "kstack", PMT_DISP_KSTACK };
+		out[0] = (struct key_spec){name, "ustack", PMT_DISP_USTACK};
+		out[1] = (struct key_spec){"", "kstack", PMT_DISP_KSTACK};
 		return 2;
 	}
-	out[0] = (struct key_spec){ name, name, PMT_DISP_PLAIN };
+	out[0] = (struct key_spec){name, name, PMT_DISP_PLAIN};
 	if (stacks && !strcmp(name, "kstack"))
 		out[0].disp = PMT_DISP_KSTACK;
 	else if (stacks && !strcmp(name, "ustack"))
@@ -103,8 +103,8 @@ static int expand_key(const char *name, const struct pmt_format *fmt, struct key
 
 /* Key part i of probe p (--by word tok) at byte *at: the first probe fixes
  * each part's kind, display and place; the others must agree. */
-static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack,
-			    int i, int *at, const char *tok, const struct key_spec *spec)
+static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack, int i,
+			    int *at, const char *tok, const struct key_spec *spec)
 {
 	struct pmt_agg_cfg *a = &p->cfg;
 	struct pmt_keylayout *kl = &ag->keys;
@@ -124,12 +124,15 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 		if (r) {
 			struct pmt_buf b = {0};
 
-			pmt_err("--by: %s '%s' for %s", r == PMT_OPERAND_ARRAY ?
-				"cannot key by the array" : "unknown key", spec->field, p->name);
-			pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
+			pmt_err("--by: %s '%s' for %s",
+				r == PMT_OPERAND_ARRAY ? "cannot key by the array" : "unknown key",
+				spec->field, p->name);
+			pmt_operand__hint(&b, p->fmt, p->name,
+					  r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
 			pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
-				 !stacks ? "" : pmt_format__field(p->fmt, "ip") ?
-				 ", sym, kstack, ustack, stack" : ", kstack, ustack, stack");
+				 !stacks			   ? ""
+				 : pmt_format__field(p->fmt, "ip") ? ", sym, kstack, ustack, stack"
+								   : ", kstack, ustack, stack");
 			pmt_buf__free(&b);
 			return -EINVAL;
 		}
@@ -157,9 +160,10 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	if (pmt_operand__needs_record(&info.o))
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
-	a->keys[i].len = kind != PMT_KEY_STR_ ? 8 :
-			 info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR ?
-			 PMT_KEY_STR : (uint8_t)((info.o.size + 7) & ~7);
+	a->keys[i].len = kind != PMT_KEY_STR_ ? 8
+			 : info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR
+				 ? PMT_KEY_STR
+				 : (uint8_t)((info.o.size + 7) & ~7);
 	if (kl->n > i && kl->at[i] != *at) {
 		pmt_err("--by %s: differs in size between probes (%s)", tok, p->name);
 		return -EINVAL;
@@ -217,9 +221,9 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 {
 	static const uint8_t kinds[] = {
 		[PMT_FN_COUNT] = PMT_AGG_COUNT, [PMT_FN_SUM] = PMT_AGG_VALUE,
-		[PMT_FN_AVG] = PMT_AGG_VALUE, [PMT_FN_MIN] = PMT_AGG_VALUE,
-		[PMT_FN_MAX] = PMT_AGG_VALUE, [PMT_FN_STATS] = PMT_AGG_VALUE,
-		[PMT_FN_HIST] = PMT_AGG_HIST, [PMT_FN_LHIST] = PMT_AGG_LHIST,
+		[PMT_FN_AVG] = PMT_AGG_VALUE,	[PMT_FN_MIN] = PMT_AGG_VALUE,
+		[PMT_FN_MAX] = PMT_AGG_VALUE,	[PMT_FN_STATS] = PMT_AGG_VALUE,
+		[PMT_FN_HIST] = PMT_AGG_HIST,	[PMT_FN_LHIST] = PMT_AGG_LHIST,
 	};
 	const struct pmt_agg_opts *ao = ag->opts;
 	struct pmt_agg_cfg *a = &p->cfg;
@@ -289,8 +293,9 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		ag->first = probes[0].cfg;
 	/* no keys: a per-CPU array slot per bucket (+1: bucket -1 is slot 0) */
 	if (!ag->key_bytes && n)
-		ag->flat_slots = ao->fn == PMT_FN_HIST ? 66 :
-				 ao->fn == PMT_FN_LHIST ? probes[0].cfg.lbuckets + 2 : 2;
+		ag->flat_slots = ao->fn == PMT_FN_HIST	  ? 66
+				 : ao->fn == PMT_FN_LHIST ? probes[0].cfg.lbuckets + 2
+							  : 2;
 	*out = ag;
 	return 0;
 nomem:

@@ -8,18 +8,18 @@
 /* How a key part is shown. */
 enum pmt_key_disp {
 	PMT_DISP_PLAIN,
-	PMT_DISP_HIDDEN,	/* pid behind a sym key */
-	PMT_DISP_SYM,		/* address -> symbol (pid: the part before) */
-	PMT_DISP_KSTACK,	/* stack id -> kernel frames */
-	PMT_DISP_USTACK,	/* tgid << 32 | stack id -> user frames */
+	PMT_DISP_HIDDEN, /* pid behind a sym key */
+	PMT_DISP_SYM,	 /* address -> symbol (pid: the part before) */
+	PMT_DISP_KSTACK, /* stack id -> kernel frames */
+	PMT_DISP_USTACK, /* tgid << 32 | stack id -> user frames */
 };
 
 /* What the printer needs to know about the keys, from the options. */
 struct pmt_keylayout {
 	int n;
 	char *names[PMT_AGG_KEYS];
-	uint8_t kind[PMT_AGG_KEYS];	/* enum pmt_key_kind */
-	uint8_t disp[PMT_AGG_KEYS];	/* enum pmt_key_disp */
+	uint8_t kind[PMT_AGG_KEYS]; /* enum pmt_key_kind */
+	uint8_t disp[PMT_AGG_KEYS]; /* enum pmt_key_disp */
 	uint8_t at[PMT_AGG_KEYS];
 	uint8_t len[PMT_AGG_KEYS];
 	bool is_signed[PMT_AGG_KEYS];
@@ -28,13 +28,13 @@ struct pmt_keylayout {
 struct pmt_agg {
 	const struct pmt_agg_opts *opts;
 	struct pmt_keylayout keys;
-	char **probe_names;		/* PMT_KEY_PROBE keys show these */
+	char **probe_names; /* PMT_KEY_PROBE keys show these */
 	size_t nprobes;
-	struct pmt_agg_cfg first;	/* probe 0's: --lhist bounds */
-	struct pmt_agg_entries prev;	/* last snapshot, sorted; for deltas */
+	struct pmt_agg_cfg first;    /* probe 0's: --lhist bounds */
+	struct pmt_agg_entries prev; /* last snapshot, sorted; for deltas */
 	uint64_t snapshots;
-	int key_bytes;			/* of pmt_agg_key.data that --by uses */
-	uint32_t flat_slots;		/* no keys: slots of pmt_agg_flat, else 0 */
+	int key_bytes;	     /* of pmt_agg_key.data that --by uses */
+	uint32_t flat_slots; /* no keys: slots of pmt_agg_flat, else 0 */
 };
 
 int pmt_agg_entry__cmp(const void *a, const void *b);

@@ -22,12 +22,14 @@ struct printer {
 };
 
 /* Turn cur into deltas against prev (min/max stay since the start). */
-static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev, size_t np)
+static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
+		     size_t np)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct pmt_agg_entry *p = np ? bsearch(&cur[i], prev, np, sizeof(*prev), pmt_agg_entry__cmp) : NULL;
+		const struct pmt_agg_entry *p =
+			np ? bsearch(&cur[i], prev, np, sizeof(*prev), pmt_agg_entry__cmp) : NULL;
 
 		if (p) {
 			cur[i].val.count -= p->val.count;
@@ -44,7 +46,7 @@ struct group {
 	size_t n;
 	struct pmt_agg_val total;
 	double sortval;
-	char *text;		/* symbolic keys: the key as shown, merged by */
+	char *text; /* symbolic keys: the key as shown, merged by */
 };
 
 static double group_value(enum pmt_agg_fn fn, const struct pmt_agg_val *v)
@@ -66,7 +68,8 @@ static int cmp_group(const void *a, const void *b)
 }
 
 /* The frames of a stack key part, innermost first; returns how many. */
-static int stack_frames(const struct printer *s, uint8_t disp, uint64_t v, uint64_t *ips, uint32_t *pid)
+static int stack_frames(const struct printer *s, uint8_t disp, uint64_t v, uint64_t *ips,
+			uint32_t *pid)
 {
 	int32_t id = disp == PMT_DISP_USTACK ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
 
@@ -81,7 +84,8 @@ static bool is_stack(uint8_t disp)
 	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
 }
 
-static void stack_text(const struct printer *s, struct pmt_buf *b, uint8_t disp, uint64_t v, bool json)
+static void stack_text(const struct printer *s, struct pmt_buf *b, uint8_t disp, uint64_t v,
+		       bool json)
 {
 	uint64_t ips[PMT_STACK_DEPTH];
 	struct pmt_buf name = {0};
@@ -148,7 +152,8 @@ static void key_part(const struct printer *s, struct pmt_buf *b, const struct pm
 	}
 }
 
-static void key_text(const struct printer *s, struct pmt_buf *b, const struct pmt_agg_key *k, bool json)
+static void key_text(const struct printer *s, struct pmt_buf *b, const struct pmt_agg_key *k,
+		     bool json)
 {
 	const struct pmt_keylayout *kl = &s->a->keys;
 	bool first = true;
@@ -166,8 +171,9 @@ static void key_text(const struct printer *s, struct pmt_buf *b, const struct pm
 			pmt_buf__puts(b, json ? "," : ", ");
 		first = false;
 		if (json) {
-			const char *n = is_stack(disp) ? (disp == PMT_DISP_KSTACK ? "kstack" : "ustack") :
-					kl->names[i];
+			const char *n = is_stack(disp)
+						? (disp == PMT_DISP_KSTACK ? "kstack" : "ustack")
+						: kl->names[i];
 
 			pmt_buf__json_str(b, n, strlen(n));
 			pmt_buf__putc(b, ':');
@@ -234,7 +240,9 @@ static void folded_text(const struct printer *s, struct pmt_buf *b, const struct
 					pmt_buf__putc(b, ';');
 				/* ';' and ' ' separate frames and the count */
 				for (f = 0; f < (int)name.len; f++)
-					pmt_buf__putc(b, name.p[f] == ';' || name.p[f] == ' ' ? '_' : name.p[f]);
+					pmt_buf__putc(b, name.p[f] == ';' || name.p[f] == ' '
+								 ? '_'
+								 : name.p[f]);
 				first = false;
 				continue;
 			}
@@ -252,7 +260,8 @@ static void folded_text(const struct printer *s, struct pmt_buf *b, const struct
 
 static const char *map_name(const struct pmt_agg_opts *ao)
 {
-	static const char *const units[] = { "ns", "nsecs", "us", "usecs", "ms", "msecs", "s", "secs" };
+	static const char *const units[] = {"ns", "nsecs", "us", "usecs",
+					    "ms", "msecs", "s",	 "secs"};
 	size_t i;
 
 	if (!ao->lat_start)
@@ -302,8 +311,7 @@ static void print_text_group(const struct printer *s, struct pmt_buf *b, const s
 				(long long)(v->count ? v->sum / (int64_t)v->count : 0),
 				(long long)v->min, (long long)v->max, (long long)v->sum);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	if (ao->fn != PMT_FN_HIST && ao->fn != PMT_FN_LHIST) {
 		pmt_buf__putc(b, '\n');
@@ -335,7 +343,8 @@ static void print_text_group(const struct printer *s, struct pmt_buf *b, const s
 	pmt_buf__putc(b, '\n');
 }
 
-static void print_json_group(const struct printer *s, struct pmt_buf *b, const struct group *g, bool first)
+static void print_json_group(const struct printer *s, struct pmt_buf *b, const struct group *g,
+			     bool first)
 {
 	const struct pmt_agg_opts *ao = s->a->opts;
 	const struct pmt_agg_val *v = &g->total;
@@ -350,7 +359,8 @@ static void print_json_group(const struct printer *s, struct pmt_buf *b, const s
 	else
 		key_text(s, b, &g->e->key, true);
 	pmt_buf__printf(b, "},\"count\":%llu,\"sum\":%lld,\"min\":%lld,\"max\":%lld",
-			(unsigned long long)v->count, (long long)v->sum, (long long)v->min, (long long)v->max);
+			(unsigned long long)v->count, (long long)v->sum, (long long)v->min,
+			(long long)v->max);
 	if (ao->fn == PMT_FN_HIST || ao->fn == PMT_FN_LHIST) {
 		pmt_buf__puts(b, ",\"buckets\":[");
 		for (i = 0; i < g->n; i++) {
@@ -360,7 +370,8 @@ static void print_json_group(const struct printer *s, struct pmt_buf *b, const s
 			bucket_label(&label, s->a, bk);
 			pmt_buf__printf(b, "%s{\"bucket\":%d,\"range\":", i ? "," : "", bk);
 			pmt_buf__json_str(b, label.p, label.len);
-			pmt_buf__printf(b, ",\"count\":%llu}", (unsigned long long)g->e[i].val.count);
+			pmt_buf__printf(b, ",\"count\":%llu}",
+					(unsigned long long)g->e[i].val.count);
 		}
 		pmt_buf__putc(b, ']');
 	}
@@ -443,10 +454,12 @@ static int write_stacks(const struct printer *s, struct pmt_output *out, struct 
 			st[i].folded = g[i].text;
 			st[i].count = g[i].total.count;
 		}
-		err = pmt_flame__write_file(s->a->opts->flamegraph, st, n, s->a->nprobes ? s->a->probe_names[0] : "pmtrace");
+		err = pmt_flame__write_file(s->a->opts->flamegraph, st, n,
+					    s->a->nprobes ? s->a->probe_names[0] : "pmtrace");
 		free(st);
 		if (err)
-			pmt_err("cannot write the flame graph to '%s': %s", s->a->opts->flamegraph, strerror(-err));
+			pmt_err("cannot write the flame graph to '%s': %s", s->a->opts->flamegraph,
+				strerror(-err));
 		else
 			pmt_info("wrote %s: %zu stacks", s->a->opts->flamegraph, n);
 		if (!s->a->opts->folded)
@@ -470,7 +483,8 @@ static size_t make_groups(const struct printer *s, struct pmt_agg_entry *delta, 
 		struct group *g = &groups[ng];
 
 		memset(g, 0, sizeof(*g));
-		for (j = i; j < n && !memcmp(delta[j].key.data, delta[i].key.data, PMT_KEY_MAX); j++) {
+		for (j = i; j < n && !memcmp(delta[j].key.data, delta[i].key.data, PMT_KEY_MAX);
+		     j++) {
 			g->total.count += delta[j].val.count;
 			g->total.sum += delta[j].val.sum;
 			if (j == i || delta[j].val.min < g->total.min)
@@ -479,7 +493,7 @@ static size_t make_groups(const struct printer *s, struct pmt_agg_entry *delta, 
 				g->total.max = delta[j].val.max;
 		}
 		if (!g->total.count)
-			continue;	/* nothing new in this interval */
+			continue; /* nothing new in this interval */
 		g->e = &delta[i];
 		g->n = j - i;
 		g->sortval = group_value(s->a->opts->fn, &g->total);
@@ -488,8 +502,8 @@ static size_t make_groups(const struct printer *s, struct pmt_agg_entry *delta, 
 	return ng;
 }
 
-static void print_groups(const struct printer *s, struct pmt_buf *b, struct group *groups, size_t ng,
-			 bool json, uint64_t now_ns)
+static void print_groups(const struct printer *s, struct pmt_buf *b, struct group *groups,
+			 size_t ng, bool json, uint64_t now_ns)
 {
 	const struct pmt_agg_opts *ao = s->a->opts;
 	size_t i, first;
@@ -524,7 +538,7 @@ static void print_groups(const struct printer *s, struct pmt_buf *b, struct grou
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
 		   struct pmt_output *out, uint64_t now_ns)
 {
-	const struct printer pr = { a, io }, *s = &pr;
+	const struct printer pr = {a, io}, *s = &pr;
 	size_t n = cur->n, ng = 0, i;
 	struct pmt_agg_entry *delta = NULL;
 	struct group *groups = NULL;
@@ -566,7 +580,8 @@ out:
 	return err;
 }
 
-void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms, const struct pmt_agg_key *key)
+void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms,
+		       const struct pmt_agg_key *key)
 {
 	const struct pmt_keylayout *kl = &a->keys;
 	uint64_t v, ip;

@@ -93,12 +93,14 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		pmt_errf(err, errlen, "%s is not an ELF file (an executable or shared library)", path);
+		pmt_errf(err, errlen, "%s is not an ELF file (an executable or shared library)",
+			 path);
 		ret = -EINVAL;
 		goto out;
 	}
 	while (!ret && (scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
 			ret = add_syms(elf, scn, &sh, out, &cap);
 	if (ret) {
 		pmt_errf(err, errlen, "out of memory reading %s", path);
@@ -123,7 +125,7 @@ out:
 
 const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name)
 {
-	struct pmt_elf_sym key = { .name = (char *)name };
+	struct pmt_elf_sym key = {.name = (char *)name};
 
 	return s->n ? bsearch(&key, s->v, s->n, sizeof(key), cmp_sym) : NULL;
 }
@@ -142,8 +144,13 @@ void pmt_elf__free(struct pmt_elf_syms *s)
 int pmt_elf__locate(const char *name, char *out, size_t len)
 {
 	static const char *const libdirs[] = {
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
-		"/lib", "/usr/lib", "/usr/local/lib",
+		"/lib/x86_64-linux-gnu",
+		"/usr/lib/x86_64-linux-gnu",
+		"/lib64",
+		"/usr/lib64",
+		"/lib",
+		"/usr/lib",
+		"/usr/local/lib",
 	};
 	const char *path = getenv("PATH");
 	char *copy, *dir, *save = NULL;
@@ -158,7 +165,8 @@ int pmt_elf__locate(const char *name, char *out, size_t len)
 		return -ENOENT;
 	}
 	copy = strdup(path ? path : "/usr/bin:/bin");
-	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir; dir = strtok_r(NULL, ":", &save)) {
+	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir;
+	     dir = strtok_r(NULL, ":", &save)) {
 		snprintf(out, len, "%s/%s", dir, name);
 		if (!access(out, X_OK)) {
 			free(copy);

@@ -9,11 +9,11 @@
 
 struct pmt_elf_sym {
 	char *name;
-	uint64_t off;		/* file offset of the first instruction */
+	uint64_t off; /* file offset of the first instruction */
 };
 
 struct pmt_elf_syms {
-	struct pmt_elf_sym *v;	/* sorted by name, one each */
+	struct pmt_elf_sym *v; /* sorted by name, one each */
 	size_t n;
 };
 

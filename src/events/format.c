@@ -21,8 +21,7 @@ void pmt_format__free(struct pmt_format *fmt)
 	free(fmt);
 }
 
-const struct pmt_field *pmt_format__field(const struct pmt_format *fmt,
-					  const char *name)
+const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name)
 {
 	int i;
 
@@ -77,16 +76,42 @@ static uint32_t elem_type_size(const char *t)
 		const char *name;
 		uint32_t size;
 	} types[] = {
-		{"char", 1}, {"signed char", 1}, {"unsigned char", 1},
-		{"u8", 1}, {"s8", 1}, {"__u8", 1}, {"__s8", 1}, {"bool", 1},
-		{"short", 2}, {"unsigned short", 2}, {"u16", 2}, {"s16", 2},
-		{"__u16", 2}, {"__s16", 2}, {"__be16", 2}, {"__le16", 2},
-		{"int", 4}, {"unsigned int", 4}, {"unsigned", 4}, {"u32", 4},
-		{"s32", 4}, {"__u32", 4}, {"__s32", 4}, {"pid_t", 4},
-		{"__be32", 4}, {"__le32", 4},
-		{"long", 8}, {"unsigned long", 8}, {"long long", 8},
-		{"unsigned long long", 8}, {"u64", 8}, {"s64", 8},
-		{"__u64", 8}, {"__s64", 8}, {"size_t", 8}, {"loff_t", 8},
+		{"char", 1},
+		{"signed char", 1},
+		{"unsigned char", 1},
+		{"u8", 1},
+		{"s8", 1},
+		{"__u8", 1},
+		{"__s8", 1},
+		{"bool", 1},
+		{"short", 2},
+		{"unsigned short", 2},
+		{"u16", 2},
+		{"s16", 2},
+		{"__u16", 2},
+		{"__s16", 2},
+		{"__be16", 2},
+		{"__le16", 2},
+		{"int", 4},
+		{"unsigned int", 4},
+		{"unsigned", 4},
+		{"u32", 4},
+		{"s32", 4},
+		{"__u32", 4},
+		{"__s32", 4},
+		{"pid_t", 4},
+		{"__be32", 4},
+		{"__le32", 4},
+		{"long", 8},
+		{"unsigned long", 8},
+		{"long long", 8},
+		{"unsigned long long", 8},
+		{"u64", 8},
+		{"s64", 8},
+		{"__u64", 8},
+		{"__s64", 8},
+		{"size_t", 8},
+		{"loff_t", 8},
 	};
 	size_t i;
 
@@ -174,8 +199,7 @@ static int parse_decl(char *decl, struct pmt_field *f)
 	}
 	if (!f->name)
 		return -ENOMEM;
-	if (asprintf(&f->type, "%s%s%s",
-		     dyn ? (f->rel_loc ? "__rel_loc " : "__data_loc ") : "",
+	if (asprintf(&f->type, "%s%s%s", dyn ? (f->rel_loc ? "__rel_loc " : "__data_loc ") : "",
 		     type, dyn || array ? "[]" : "") < 0)
 		return -ENOMEM;
 
@@ -200,8 +224,7 @@ static int parse_decl(char *decl, struct pmt_field *f)
 	return 0;
 }
 
-int pmt_format__parse(const char *text, struct pmt_format **out,
-		      char *err, size_t errlen)
+int pmt_format__parse(const char *text, struct pmt_format **out, char *err, size_t errlen)
 {
 	struct pmt_format *fmt = calloc(1, sizeof(*fmt));
 	char *copy = strdup(text), *line, *save = NULL;
@@ -213,9 +236,8 @@ int pmt_format__parse(const char *text, struct pmt_format **out,
 		return -ENOMEM;
 	}
 	fmt->id = -1;
-	fmt->raw_ctx = true;	/* format files are tracepoints' */
-	for (line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	fmt->raw_ctx = true; /* format files are tracepoints' */
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *s = trim(line), *decl, *semi;
 		struct pmt_field *f;
 		long long off, size, sign;
@@ -267,8 +289,8 @@ int pmt_format__parse(const char *text, struct pmt_format **out,
 				 lineno, f->name, f->size);
 			goto fail;
 		}
-		if (f->kind == PMT_F_INT && f->size != 1 && f->size != 2 &&
-		    f->size != 4 && f->size != 8)
+		if (f->kind == PMT_F_INT && f->size != 1 && f->size != 2 && f->size != 4 &&
+		    f->size != 8)
 			f->kind = PMT_F_ARRAY, f->elem_size = 1;
 		f->is_common = !strncmp(f->name, "common_", 7);
 		if (f->offset + f->size > fmt->fixed_size)
@@ -296,29 +318,20 @@ uint64_t pmt_load_int(const void *p, uint32_t size, bool is_signed)
 	uint64_t u64;
 
 	switch (size) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return is_signed ? (uint64_t)(int64_t)(int8_t)u8 : u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return is_signed ? (uint64_t)(int64_t)(int16_t)u16 : u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return is_signed ? (uint64_t)(int64_t)(int32_t)u32 : u32;
-	default:
-		memcpy(&u64, p, 8);
-		return u64;
+	case 1: memcpy(&u8, p, 1); return is_signed ? (uint64_t)(int64_t)(int8_t)u8 : u8;
+	case 2: memcpy(&u16, p, 2); return is_signed ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+	case 4: memcpy(&u32, p, 4); return is_signed ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+	default: memcpy(&u64, p, 8); return u64;
 	}
 }
 
 uint64_t pmt_value__elem(const struct pmt_value *v, size_t i)
 {
-	return pmt_load_int((const char *)v->arr + i * v->elem_size,
-			    v->elem_size, v->elem_signed);
+	return pmt_load_int((const char *)v->arr + i * v->elem_size, v->elem_size, v->elem_signed);
 }
 
-void pmt_field__value(const struct pmt_field *f, const void *rec,
-		      size_t reclen, struct pmt_value *v)
+void pmt_field__value(const struct pmt_field *f, const void *rec, size_t reclen,
+		      struct pmt_value *v)
 {
 	const char *r = rec;
 	size_t avail, start = 0, len = 0;
@@ -329,8 +342,8 @@ void pmt_field__value(const struct pmt_field *f, const void *rec,
 	if (avail < f->size) {
 		/* The record ended before this field: show what there is. */
 		v->truncated = true;
-		if (f->kind == PMT_F_INT || f->kind == PMT_F_PTR ||
-		    f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY) {
+		if (f->kind == PMT_F_INT || f->kind == PMT_F_PTR || f->kind == PMT_F_DSTR ||
+		    f->kind == PMT_F_DARRAY) {
 			v->kind = PMT_V_STR;
 			return;
 		}

@@ -11,33 +11,33 @@
 #include <stdint.h>
 
 enum pmt_field_kind {
-	PMT_F_INT,	/* integer of 1, 2, 4 or 8 bytes */
-	PMT_F_PTR,	/* pointer, shown in hex */
-	PMT_F_STR,	/* char[N]: NUL-terminated within N */
-	PMT_F_ARRAY,	/* fixed array of integers */
-	PMT_F_DSTR,	/* __data_loc / __rel_loc char[] */
-	PMT_F_DARRAY,	/* __data_loc / __rel_loc array of integers */
+	PMT_F_INT,    /* integer of 1, 2, 4 or 8 bytes */
+	PMT_F_PTR,    /* pointer, shown in hex */
+	PMT_F_STR,    /* char[N]: NUL-terminated within N */
+	PMT_F_ARRAY,  /* fixed array of integers */
+	PMT_F_DSTR,   /* __data_loc / __rel_loc char[] */
+	PMT_F_DARRAY, /* __data_loc / __rel_loc array of integers */
 };
 
 struct pmt_field {
 	char *name;
-	char *type;		/* as written, e.g. "__data_loc char[]" */
+	char *type; /* as written, e.g. "__data_loc char[]" */
 	uint32_t offset, size;
-	uint32_t elem_size;	/* arrays: bytes per element */
+	uint32_t elem_size; /* arrays: bytes per element */
 	enum pmt_field_kind kind;
 	bool is_signed;
-	bool is_common;		/* common_type, common_pid, ... */
-	bool rel_loc;		/* __rel_loc rather than __data_loc */
+	bool is_common; /* common_type, common_pid, ... */
+	bool rel_loc;	/* __rel_loc rather than __data_loc */
 	/* integers with named values (PMU sample mode: kernel, user):
 	 * symbols[v] names v; NULL-terminated. Filters accept the names. */
 	const char *const *symbols;
 };
 
 struct pmt_format {
-	char *name;		/* "sched_switch" */
+	char *name; /* "sched_switch" */
 	int id;
-	uint32_t fixed_size;	/* end of the last fixed field */
-	bool raw_ctx;		/* a tracepoint's: the BPF context is the record */
+	uint32_t fixed_size; /* end of the last fixed field */
+	bool raw_ctx;	     /* a tracepoint's: the BPF context is the record */
 	int nr_fields;
 	struct pmt_field *fields;
 };
@@ -46,11 +46,9 @@ struct pmt_format {
  * Parse the text of a format file. On error returns -EINVAL and writes a
  * message naming the line into err.
  */
-int pmt_format__parse(const char *text, struct pmt_format **out,
-		      char *err, size_t errlen);
+int pmt_format__parse(const char *text, struct pmt_format **out, char *err, size_t errlen);
 void pmt_format__free(struct pmt_format *fmt);
-const struct pmt_field *pmt_format__field(const struct pmt_format *fmt,
-					  const char *name);
+const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name);
 
 /* A format built by a provider for a record its program makes (PMU
  * samples, calls): fields are added one by one. NULL when out of memory. */
@@ -62,28 +60,28 @@ struct pmt_field *pmt_format__add(struct pmt_format *f, const char *name, const 
 enum pmt_value_kind {
 	PMT_V_S64,
 	PMT_V_U64,
-	PMT_V_HEX,	/* pointer */
-	PMT_V_STR,	/* str/len, not NUL-terminated */
-	PMT_V_ARRAY,	/* arr/count of elem_size-byte integers */
+	PMT_V_HEX,   /* pointer */
+	PMT_V_STR,   /* str/len, not NUL-terminated */
+	PMT_V_ARRAY, /* arr/count of elem_size-byte integers */
 };
 
 struct pmt_value {
 	enum pmt_value_kind kind;
-	bool truncated;		/* record ended before the field did */
+	bool truncated; /* record ended before the field did */
 	union {
 		int64_t s;
 		uint64_t u;
 	};
-	const char *str;	/* PMT_V_STR */
-	const void *arr;	/* PMT_V_ARRAY */
-	size_t len;		/* string bytes, or array elements */
+	const char *str; /* PMT_V_STR */
+	const void *arr; /* PMT_V_ARRAY */
+	size_t len;	 /* string bytes, or array elements */
 	uint32_t elem_size;
 	bool elem_signed;
 };
 
 /* Decode field f of a record of reclen bytes. Never reads past reclen. */
-void pmt_field__value(const struct pmt_field *f, const void *rec,
-		      size_t reclen, struct pmt_value *v);
+void pmt_field__value(const struct pmt_field *f, const void *rec, size_t reclen,
+		      struct pmt_value *v);
 /* Element i of a PMT_V_ARRAY value, sign-extended when signed. */
 uint64_t pmt_value__elem(const struct pmt_value *v, size_t i);
 /* Load an integer of size 1/2/4/8 at p (unaligned ok), sign-extended. */

@@ -51,18 +51,18 @@ static const struct named sw_events[] = {
 /* perf's hardware cache names: CACHE-OP[-misses], e.g. LLC-load-misses */
 static const char *const cache_ids[] = {
 	[PERF_COUNT_HW_CACHE_L1D] = "L1-dcache", [PERF_COUNT_HW_CACHE_L1I] = "L1-icache",
-	[PERF_COUNT_HW_CACHE_LL] = "LLC", [PERF_COUNT_HW_CACHE_DTLB] = "dTLB",
-	[PERF_COUNT_HW_CACHE_ITLB] = "iTLB", [PERF_COUNT_HW_CACHE_BPU] = "branch",
+	[PERF_COUNT_HW_CACHE_LL] = "LLC",	 [PERF_COUNT_HW_CACHE_DTLB] = "dTLB",
+	[PERF_COUNT_HW_CACHE_ITLB] = "iTLB",	 [PERF_COUNT_HW_CACHE_BPU] = "branch",
 	[PERF_COUNT_HW_CACHE_NODE] = "node",
 };
-static const char *const cache_ops[][2] = {	/* accesses, misses */
+static const char *const cache_ops[][2] = {
+	/* accesses, misses */
 	[PERF_COUNT_HW_CACHE_OP_READ] = {"loads", "load-misses"},
 	[PERF_COUNT_HW_CACHE_OP_WRITE] = {"stores", "store-misses"},
 	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetches", "prefetch-misses"},
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
 
 void pmt_pmu__known(struct pmt_names *out, bool hardware)
 {
@@ -78,7 +78,8 @@ void pmt_pmu__known(struct pmt_names *out, bool hardware)
 	for (i = 0; i < N(cache_ids); i++)
 		for (op = 0; op < N(cache_ops); op++)
 			for (r = 0; r < 2; r++) {
-				snprintf(name, sizeof(name), "%s-%s", cache_ids[i], cache_ops[op][r]);
+				snprintf(name, sizeof(name), "%s-%s", cache_ids[i],
+					 cache_ops[op][r]);
 				pmt_names__add(out, name);
 			}
 }
@@ -108,8 +109,9 @@ static bool lookup_cache(const char *name, uint64_t *config)
 			for (r = 0; r < 2; r++)
 				if (!strcmp(name + n + 1, cache_ops[op][r])) {
 					*config = i | (op << 8) |
-						  ((r ? PERF_COUNT_HW_CACHE_RESULT_MISS :
-							PERF_COUNT_HW_CACHE_RESULT_ACCESS) << 16);
+						  ((r ? PERF_COUNT_HW_CACHE_RESULT_MISS
+						      : PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+						   << 16);
 					return true;
 				}
 	}
@@ -117,8 +119,8 @@ static bool lookup_cache(const char *name, uint64_t *config)
 }
 
 /* "u", "k", "uk": what to count; anything else is an error. */
-static int parse_modifiers(const char *m, struct pmt_pmu_event *ev, const char *spec,
-			   char *err, size_t errlen)
+static int parse_modifiers(const char *m, struct pmt_pmu_event *ev, const char *spec, char *err,
+			   size_t errlen)
 {
 	bool u = false, k = false;
 
@@ -128,8 +130,10 @@ static int parse_modifiers(const char *m, struct pmt_pmu_event *ev, const char *
 		else if (*m == 'k')
 			k = true;
 		else
-			return pmt_errf(err, errlen, "event '%s': unknown modifier '%c': expected :u (user), :k (kernel) or :uk",
-				    spec, *m);
+			return pmt_errf(
+				err, errlen,
+				"event '%s': unknown modifier '%c': expected :u (user), :k (kernel) or :uk",
+				spec, *m);
 	}
 	if (u != k) {
 		ev->exclude_kernel = u;
@@ -226,19 +230,23 @@ static int apply_term(const char *sysfs, const char *pmu, char *term, struct pmt
 	if (eq) {
 		*eq = '\0';
 		if (pmt_parse_u64(eq + 1, &val))
-			return pmt_errf(err, errlen, "event '%s': term %s=%s: the value must be a number",
-				    spec, term, eq + 1);
+			return pmt_errf(err, errlen,
+					"event '%s': term %s=%s: the value must be a number", spec,
+					term, eq + 1);
 	}
 	if (!strcmp(term, "config") || !strcmp(term, "config1") || !strcmp(term, "config2")) {
-		*(term[6] == '1' ? &ev->config1 : term[6] == '2' ? &ev->config2 : &ev->config) = val;
+		*(term[6] == '1'   ? &ev->config1
+		  : term[6] == '2' ? &ev->config2
+				   : &ev->config) = val;
 		return 0;
 	}
 	snprintf(path, sizeof(path), "format/%s", term);
 	if (!read_sysfs(sysfs, pmu, path, fmt, sizeof(fmt))) {
 		ret = apply_format(fmt, val, ev);
 		if (ret)
-			return pmt_errf(err, errlen, "event '%s': %s=%#llx does not fit %s's format '%s'",
-				    spec, term, (unsigned long long)val, pmu, fmt);
+			return pmt_errf(err, errlen,
+					"event '%s': %s=%#llx does not fit %s's format '%s'", spec,
+					term, (unsigned long long)val, pmu, fmt);
 		return 0;
 	}
 	/* an event alias (events/NAME holds terms), without a value */
@@ -273,8 +281,8 @@ static int parse_terms(const char *sysfs, const char *pmu, char *terms, struct p
 }
 
 /* pmu/terms/[mods] */
-static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
-		     char *err, size_t errlen)
+static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *ev, char *err,
+		     size_t errlen)
 {
 	const char *s1 = strchr(spec, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
 	char pmu[128], terms[512], type[32];
@@ -282,9 +290,12 @@ static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *
 	uint64_t t;
 	int ret;
 
-	if (!s2 || s1 == spec || (size_t)(s1 - spec) >= sizeof(pmu) || (size_t)(s2 - s1) > sizeof(terms))
-		return pmt_errf(err, errlen, "event '%s': expected PMU/TERM=VALUE,.../, e.g. cpu/event=0x3c,umask=0/",
-			    spec);
+	if (!s2 || s1 == spec || (size_t)(s1 - spec) >= sizeof(pmu) ||
+	    (size_t)(s2 - s1) > sizeof(terms))
+		return pmt_errf(
+			err, errlen,
+			"event '%s': expected PMU/TERM=VALUE,.../, e.g. cpu/event=0x3c,umask=0/",
+			spec);
 	snprintf(pmu, sizeof(pmu), "%.*s", (int)(s1 - spec), spec);
 	snprintf(terms, sizeof(terms), "%.*s", (int)(s2 - s1 - 1), s1 + 1);
 	if (strchr(pmu, '.') || read_sysfs(sysfs, pmu, "type", type, sizeof(type)) ||
@@ -314,8 +325,8 @@ static bool is_raw(const char *s, uint64_t *config)
 	return !errno && !*end;
 }
 
-int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
-		   char *err, size_t errlen)
+int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev, char *err,
+		   size_t errlen)
 {
 	char base[128];
 	const char *colon, *close[3];
@@ -326,7 +337,8 @@ int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
 	if (!*spec)
-		return pmt_errf(err, errlen, "-e needs an event name, e.g. -e cpu-clock (see --list)");
+		return pmt_errf(err, errlen,
+				"-e needs an event name, e.g. -e cpu-clock (see --list)");
 	if (strchr(spec, '/'))
 		return parse_pmu(spec, sysfs, ev, err, errlen);
 	colon = strchr(spec, ':');
@@ -359,7 +371,8 @@ int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev
 		pmt_buf__printf(&b, "%s%s", i ? " or " : "; did you mean ", close[i]);
 	if (n)
 		pmt_buf__putc(&b, '?');
-	pmt_buf__puts(&b, " (pmtrace --list shows this machine's events; raw: rNNNN, PMU/TERM=VAL/)");
+	pmt_buf__puts(&b,
+		      " (pmtrace --list shows this machine's events; raw: rNNNN, PMU/TERM=VAL/)");
 	pmt_names__free(&all);
 	ret = pmt_errf(err, errlen, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
@@ -393,7 +406,7 @@ void pmt_pmu__sysfs_events(const char *sysfs, struct pmt_names *out)
 
 bool pmt_pmu__has_hardware(const char *sysfs)
 {
-	static const char *const cpu_pmus[] = { "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3" };
+	static const char *const cpu_pmus[] = {"cpu", "cpu_core", "cpu_atom", "armv8_pmuv3"};
 	char type[32];
 	size_t i;
 

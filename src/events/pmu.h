@@ -17,16 +17,16 @@
 #define PMT_PMU_SYSFS "/sys/bus/event_source/devices"
 
 struct pmt_pmu_event {
-	uint32_t type;			/* PERF_TYPE_* or a sysfs PMU type */
+	uint32_t type; /* PERF_TYPE_* or a sysfs PMU type */
 	uint64_t config, config1, config2;
 	bool exclude_user, exclude_kernel;
-	bool hardware;			/* needs the CPU's PMU */
-	char name[128];			/* as shown: "cpu-clock", "cycles:u" */
+	bool hardware;	/* needs the CPU's PMU */
+	char name[128]; /* as shown: "cpu-clock", "cycles:u" */
 };
 
 /* 0, or -EINVAL with a message (and close names) in err. */
-int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
-		   char *err, size_t errlen);
+int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev, char *err,
+		   size_t errlen);
 /* Every name the parser knows without sysfs: software, hardware, cache. */
 void pmt_pmu__known(struct pmt_names *out, bool hardware);
 /* pmu/event/ names from sysfs events/ directories (not software ones). */

@@ -10,12 +10,14 @@ int pmt_stackrec__add_fields(struct pmt_format *f)
 	uint32_t st = f->fixed_size - (uint32_t)sizeof(struct pmt_stack_rec);
 	struct pmt_field *k, *u;
 
-	k = pmt_format__add(f, "kstack", "s64", st + offsetof(struct pmt_stack_rec, kstack), 8, PMT_F_INT);
+	k = pmt_format__add(f, "kstack", "s64", st + offsetof(struct pmt_stack_rec, kstack), 8,
+			    PMT_F_INT);
 	if (!k)
 		return -ENOMEM;
 	k->is_signed = true;
 	k->is_common = true;
-	u = pmt_format__add(f, "ustack", "u64", st + offsetof(struct pmt_stack_rec, ustack), 8, PMT_F_INT);
+	u = pmt_format__add(f, "ustack", "u64", st + offsetof(struct pmt_stack_rec, ustack), 8,
+			    PMT_F_INT);
 	if (!u)
 		return -ENOMEM;
 	u->is_common = true;
@@ -26,4 +28,3 @@ bool pmt_stackrec__has(const struct pmt_format *f)
 {
 	return f && pmt_format__field(f, "kstack") && pmt_format__field(f, "ustack");
 }
-

@@ -150,8 +150,7 @@ int pmt_tracefs__functions(struct pmt_names *out)
 	return read_names("available_filter_functions", out);
 }
 
-size_t pmt_names__match(const struct pmt_names *all, const char *pattern,
-			struct pmt_names *out)
+size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct pmt_names *out)
 {
 	size_t i, found = 0;
 
@@ -165,8 +164,8 @@ size_t pmt_names__match(const struct pmt_names *all, const char *pattern,
 	return found;
 }
 
-int pmt_tracefs__format(const char *cat, const char *name,
-			struct pmt_format **out, char *err, size_t errlen)
+int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **out, char *err,
+			size_t errlen)
 {
 	const char *root;
 	char path[512], *text;
@@ -188,16 +187,14 @@ int pmt_tracefs__format(const char *cat, const char *name,
 	return ret;
 }
 
-int pmt_tp_split(const char *spec, char *cat, size_t catlen,
-		 char *name, size_t namelen)
+int pmt_tp_split(const char *spec, char *cat, size_t catlen, char *name, size_t namelen)
 {
 	const char *sep = strchr(spec, ':');
 	size_t cl;
 
 	if (!sep)
 		sep = strchr(spec, '/');
-	if (!sep || sep == spec || !sep[1] || strchr(sep + 1, ':') ||
-	    strchr(sep + 1, '/'))
+	if (!sep || sep == spec || !sep[1] || strchr(sep + 1, ':') || strchr(sep + 1, '/'))
 		return -EINVAL;
 	cl = (size_t)(sep - spec);
 	if (cl >= catlen || strlen(sep + 1) >= namelen)

@@ -14,7 +14,7 @@
 int pmt_tracefs__root(const char **root);
 
 struct pmt_names {
-	char **v;	/* sorted "category:name" */
+	char **v; /* sorted "category:name" */
 	size_t n;
 };
 
@@ -25,15 +25,13 @@ int pmt_tracefs__events(struct pmt_names *out);
 int pmt_tracefs__functions(struct pmt_names *out);
 void pmt_names__free(struct pmt_names *names);
 /* Append names in all matching glob pattern (fnmatch); returns count. */
-size_t pmt_names__match(const struct pmt_names *all, const char *pattern,
-			struct pmt_names *out);
+size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct pmt_names *out);
 int pmt_names__add(struct pmt_names *names, const char *name);
 /* Parse <root>/events/<cat>/<name>/format. err gets a message. */
-int pmt_tracefs__format(const char *cat, const char *name,
-			struct pmt_format **out, char *err, size_t errlen);
+int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **out, char *err,
+			size_t errlen);
 
 /* Split "cat:name" (or "cat/name") into parts; -EINVAL if not of that form. */
-int pmt_tp_split(const char *spec, char *cat, size_t catlen,
-		 char *name, size_t namelen);
+int pmt_tp_split(const char *spec, char *cat, size_t catlen, char *name, size_t namelen);
 
 #endif

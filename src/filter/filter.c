@@ -21,16 +21,31 @@
 #include "filter/operand.h"
 
 enum tok_kind {
-	T_END, T_IDENT, T_INT, T_STR,
-	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_BAND, T_GLOB,
-	T_AND, T_OR, T_NOT, T_LP, T_RP, T_MINUS,
+	T_END,
+	T_IDENT,
+	T_INT,
+	T_STR,
+	T_EQ,
+	T_NE,
+	T_LT,
+	T_LE,
+	T_GT,
+	T_GE,
+	T_BAND,
+	T_GLOB,
+	T_AND,
+	T_OR,
+	T_NOT,
+	T_LP,
+	T_RP,
+	T_MINUS,
 };
 
 struct tok {
 	enum tok_kind kind;
 	int pos, len;
-	uint64_t num;		/* T_INT */
-	char *str;		/* T_STR (decoded), T_IDENT */
+	uint64_t num; /* T_INT */
+	char *str;    /* T_STR (decoded), T_IDENT */
 	size_t slen;
 };
 
@@ -40,10 +55,10 @@ struct node {
 	enum node_kind kind;
 	struct node *a, *b;
 	/* N_CMP */
-	struct pmt_opinfo opd;	/* what to test */
-	enum tok_kind op;	/* T_EQ.. T_GLOB; T_NE via op, "bare" as T_NE 0 */
+	struct pmt_opinfo opd; /* what to test */
+	enum tok_kind op;      /* T_EQ.. T_GLOB; T_NE via op, "bare" as T_NE 0 */
 	uint64_t val;
-	char *str;		/* string literal / glob, not NUL-safe: slen */
+	char *str; /* string literal / glob, not NUL-safe: slen */
 	size_t slen;
 };
 
@@ -51,7 +66,7 @@ struct parser {
 	const char *src;
 	const struct pmt_format *fmt;
 	const char *probe;
-	struct tok tok;		/* current token */
+	struct tok tok; /* current token */
 	struct pmt_filter_error *err;
 	int depth;
 	int failed;
@@ -116,7 +131,8 @@ static int lex_string(struct parser *p, int start)
 
 		if (!c) {
 			pmt_buf__free(&b);
-			return perr(p, start, i - start, "unterminated string: a closing \" is missing");
+			return perr(p, start, i - start,
+				    "unterminated string: a closing \" is missing");
 		}
 		if (c == '"')
 			break;
@@ -129,7 +145,10 @@ static int lex_string(struct parser *p, int start)
 			case '\\': c = '\\'; break;
 			case '"': c = '"'; break;
 			/* glob metacharacters stay escaped for the glob parser */
-			case '*': case '?': case '[': case ']':
+			case '*':
+			case '?':
+			case '[':
+			case ']':
 				pmt_buf__putc(&b, '\\');
 				c = s[i + 1];
 				break;
@@ -138,15 +157,18 @@ static int lex_string(struct parser *p, int start)
 				h2 = h1 >= 0 ? hexval(s[i + 3]) : -1;
 				if (h2 < 0) {
 					pmt_buf__free(&b);
-					return perr(p, i, 2, "bad escape: \\x needs two hex digits");
+					return perr(p, i, 2,
+						    "bad escape: \\x needs two hex digits");
 				}
 				c = (char)(h1 * 16 + h2);
 				i += 2;
 				break;
 			default:
 				pmt_buf__free(&b);
-				return perr(p, i, 2, "unknown escape '\\%c'; known: \\n \\t \\r \\0 \\\\ \\\" \\xNN \\* \\? \\[ \\]",
-					    s[i + 1] ? s[i + 1] : ' ');
+				return perr(
+					p, i, 2,
+					"unknown escape '\\%c'; known: \\n \\t \\r \\0 \\\\ \\\" \\xNN \\* \\? \\[ \\]",
+					s[i + 1] ? s[i + 1] : ' ');
 			}
 			i += 2;
 			pmt_buf__putc(&b, c);
@@ -175,9 +197,21 @@ static int lex_number(struct parser *p, int start)
 	if (errno == ERANGE)
 		return perr(p, start, (int)(end - s) - start, "number too large for 64 bits");
 	switch (*end) {
-	case 'k': case 'K': mul = 1ULL << 10; end++; break;
-	case 'm': case 'M': mul = 1ULL << 20; end++; break;
-	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	case 'k':
+	case 'K':
+		mul = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ULL << 30;
+		end++;
+		break;
 	}
 	if (is_ident(*end, false))
 		return perr(p, start, (int)(end - s) - start + 1,
@@ -202,7 +236,10 @@ static int next(struct parser *p)
 	p->tok.pos = i;
 	p->tok.len = 1;
 	switch (s[i]) {
-	case '\0': p->tok.kind = T_END; p->tok.len = 0; return 0;
+	case '\0':
+		p->tok.kind = T_END;
+		p->tok.len = 0;
+		return 0;
 	case '(': p->tok.kind = T_LP; return 0;
 	case ')': p->tok.kind = T_RP; return 0;
 	case '~': p->tok.kind = T_GLOB; return 0;
@@ -317,14 +354,15 @@ static bool is_cmp(enum tok_kind k)
 static const char *op_text(enum tok_kind k)
 {
 	static const char *const t[] = {
-		[T_EQ] = "==", [T_NE] = "!=", [T_LT] = "<", [T_LE] = "<=",
-		[T_GT] = ">", [T_GE] = ">=", [T_BAND] = "&", [T_GLOB] = "~",
+		[T_EQ] = "==", [T_NE] = "!=", [T_LT] = "<",   [T_LE] = "<=",
+		[T_GT] = ">",  [T_GE] = ">=", [T_BAND] = "&", [T_GLOB] = "~",
 	};
 	return t[k];
 }
 
 /* A literal: integer (maybe negative) or string; fills n->val / n->str. */
-static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *neg, int *pos, int *len)
+static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *neg, int *pos,
+			 int *len)
 {
 	*pos = p->tok.pos;
 	*neg = false;
@@ -338,7 +376,8 @@ static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *n
 	if (p->tok.kind == T_INT) {
 		n->val = *neg ? -p->tok.num : p->tok.num;
 		if (*neg && p->tok.num > (uint64_t)INT64_MAX + 1)
-			return perr(p, *pos, p->tok.pos + p->tok.len - *pos, "number too small for 64 bits");
+			return perr(p, *pos, p->tok.pos + p->tok.len - *pos,
+				    "number too small for 64 bits");
 		*is_str = false;
 	} else if (p->tok.kind == T_STR) {
 		n->str = p->tok.str;
@@ -353,30 +392,35 @@ static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *n
 }
 
 /* Does v fit the operand's type? */
-static int check_range(struct parser *p, const struct pmt_opinfo *o, uint64_t v, bool neg,
-		       int pos, int len, const char *name)
+static int check_range(struct parser *p, const struct pmt_opinfo *o, uint64_t v, bool neg, int pos,
+		       int len, const char *name)
 {
 	unsigned bits = o->o.size * 8u;
 	int64_t sv = (int64_t)v;
 
 	if (bits >= 64) {
 		if (neg && !o->is_signed)
-			return perr(p, pos, len, "%s is unsigned: %lld is out of its range",
-				    name, (long long)sv);
+			return perr(p, pos, len, "%s is unsigned: %lld is out of its range", name,
+				    (long long)sv);
 		return 0;
 	}
 	if (o->is_signed) {
 		int64_t lo = -(1LL << (bits - 1)), hi = (1LL << (bits - 1)) - 1;
 
 		if ((neg && sv < lo) || (!neg && v > (uint64_t)hi))
-			return perr(p, pos, len, "%s is a signed %u-bit field: %s%llu is out of range %lld..%lld",
-				    name, bits, neg ? "-" : "", neg ? (unsigned long long)-v : (unsigned long long)v,
-				    (long long)lo, (long long)hi);
+			return perr(
+				p, pos, len,
+				"%s is a signed %u-bit field: %s%llu is out of range %lld..%lld",
+				name, bits, neg ? "-" : "",
+				neg ? (unsigned long long)-v : (unsigned long long)v, (long long)lo,
+				(long long)hi);
 		return 0;
 	}
 	if (neg || v > (1ULL << bits) - 1)
-		return perr(p, pos, len, "%s is an unsigned %u-bit field: %s%llu is out of range 0..%llu",
-			    name, bits, neg ? "-" : "", neg ? (unsigned long long)-v : (unsigned long long)v,
+		return perr(p, pos, len,
+			    "%s is an unsigned %u-bit field: %s%llu is out of range 0..%llu", name,
+			    bits, neg ? "-" : "",
+			    neg ? (unsigned long long)-v : (unsigned long long)v,
 			    (unsigned long long)((1ULL << bits) - 1));
 	return 0;
 }
@@ -396,8 +440,8 @@ static int named_value(struct parser *p, struct node *n, const char *field)
 	}
 	for (i = 0; sym[i]; i++)
 		pmt_buf__printf(&b, "%s%s", i ? ", " : "", sym[i]);
-	perr(p, p->tok.pos, p->tok.len, "'%s' is not a value of %s: expected one of %s",
-	     p->tok.str, field, pmt_buf__cstr(&b));
+	perr(p, p->tok.pos, p->tok.len, "'%s' is not a value of %s: expected one of %s", p->tok.str,
+	     field, pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 	return -EINVAL;
 }
@@ -405,10 +449,10 @@ static int named_value(struct parser *p, struct node *n, const char *field)
 /* A comparison being parsed: the field, the value and where each stands. */
 struct test {
 	struct node *n;
-	char *name;		/* the field as written */
-	int fpos, flen;		/* the field's span */
-	int lpos, llen;		/* the value's span */
-	bool is_str, neg;	/* the value's */
+	char *name;	  /* the field as written */
+	int fpos, flen;	  /* the field's span */
+	int lpos, llen;	  /* the value's span */
+	bool is_str, neg; /* the value's */
 };
 
 /* "0 < pid": the value and the operator before the field. */
@@ -417,10 +461,12 @@ static int literal_first(struct parser *p, struct test *t)
 	if (parse_literal(p, t->n, &t->is_str, &t->neg, &t->lpos, &t->llen))
 		return -1;
 	if (!is_cmp(p->tok.kind))
-		return perr(p, p->tok.pos, p->tok.len, "expected a comparison operator after the value");
+		return perr(p, p->tok.pos, p->tok.len,
+			    "expected a comparison operator after the value");
 	t->n->op = p->tok.kind;
 	if (t->n->op == T_GLOB || t->n->op == T_BAND)
-		return perr(p, p->tok.pos, 1, "put the field on the left of '%s'", op_text(t->n->op));
+		return perr(p, p->tok.pos, 1, "put the field on the left of '%s'",
+			    op_text(t->n->op));
 	return next(p);
 }
 
@@ -447,11 +493,14 @@ static void check_types(struct parser *p, const struct test *t)
 	const struct node *n = t->n;
 
 	if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
-		perr(p, t->fpos, t->flen, "'%s' is a string: only ==, != and ~ apply to strings", t->name);
+		perr(p, t->fpos, t->flen, "'%s' is a string: only ==, != and ~ apply to strings",
+		     t->name);
 	} else if (!n->opd.is_str && n->op == T_GLOB) {
-		perr(p, t->fpos, t->flen, "'%s' is a number: ~ (glob match) applies to strings", t->name);
+		perr(p, t->fpos, t->flen, "'%s' is a number: ~ (glob match) applies to strings",
+		     t->name);
 	} else if (n->opd.is_str && !t->is_str) {
-		perr(p, t->lpos, t->llen, "'%s' is a string, compared with a number; use a \"string\"", t->name);
+		perr(p, t->lpos, t->llen,
+		     "'%s' is a string, compared with a number; use a \"string\"", t->name);
 	} else if (!n->opd.is_str && t->is_str) {
 		perr(p, t->lpos, t->llen, "'%s' is a number, compared with a string", t->name);
 		field_list_hint(p, NULL);
@@ -467,7 +516,7 @@ static struct node *parse_test(struct parser *p)
 		[T_EQ] = T_EQ, [T_NE] = T_NE, [T_LT] = T_GT,
 		[T_LE] = T_GE, [T_GT] = T_LT, [T_GE] = T_LE,
 	};
-	struct test t = { .n = new_node(N_CMP, NULL, NULL) };
+	struct test t = {.n = new_node(N_CMP, NULL, NULL)};
 	bool swapped = p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS;
 
 	if (!t.n)
@@ -475,8 +524,9 @@ static struct node *parse_test(struct parser *p)
 	if (swapped && literal_first(p, &t))
 		goto fail;
 	if (p->tok.kind != T_IDENT) {
-		perr(p, p->tok.pos, p->tok.len, p->tok.kind == T_END ?
-		     "expected a field name, but the expression ends here" : "expected a field name");
+		perr(p, p->tok.pos, p->tok.len,
+		     p->tok.kind == T_END ? "expected a field name, but the expression ends here"
+					  : "expected a field name");
 		goto fail;
 	}
 	t.fpos = p->tok.pos;
@@ -490,7 +540,8 @@ static struct node *parse_test(struct parser *p)
 		if (right_side(p, &t))
 			goto fail;
 	} else if (t.n->opd.is_str) {
-		perr(p, t.fpos, t.flen, "'%s' is a string: compare it with == \"...\" or ~ \"glob*\"", t.name);
+		perr(p, t.fpos, t.flen,
+		     "'%s' is a string: compare it with == \"...\" or ~ \"glob*\"", t.name);
 		goto fail;
 	} else {
 		/* a bare field: true when non-zero */
@@ -536,7 +587,8 @@ static struct node *parse_unary(struct parser *p)
 		if (n && p->tok.kind != T_RP) {
 			perr(p, p->tok.kind == T_END ? pos : p->tok.pos,
 			     p->tok.kind == T_END ? 1 : p->tok.len,
-			     p->tok.kind == T_END ? "unbalanced '(': a ')' is missing" : "expected ')'");
+			     p->tok.kind == T_END ? "unbalanced '(': a ')' is missing"
+						  : "expected ')'");
 			node_free(n);
 			return NULL;
 		}
@@ -585,8 +637,8 @@ static struct node *parse_or(struct parser *p)
 /* A literal or glob as a list of atoms: 256-bit byte sets, or '*'. */
 struct atoms {
 	int n;
-	bool star_after[PMT_PAT_MAX + 1];	/* [j]: '*' follows atom j (0: start) */
-	uint8_t set[PMT_PAT_MAX + 1][32];	/* atoms 1..n */
+	bool star_after[PMT_PAT_MAX + 1]; /* [j]: '*' follows atom j (0: start) */
+	uint8_t set[PMT_PAT_MAX + 1][32]; /* atoms 1..n */
 };
 
 static void set_add(uint8_t *set, unsigned c)
@@ -597,16 +649,18 @@ static void set_add(uint8_t *set, unsigned c)
 static int add_atom(struct parser *p, struct atoms *a, int pos, int len)
 {
 	if (a->n >= PMT_PAT_MAX)
-		return perr(p, pos, len, "string too long for a filter: at most %d characters (not counting '*')",
-			    PMT_PAT_MAX);
+		return perr(
+			p, pos, len,
+			"string too long for a filter: at most %d characters (not counting '*')",
+			PMT_PAT_MAX);
 	a->n++;
 	memset(a->set[a->n], 0, 32);
 	return 0;
 }
 
 /* glob: * ? [abc] [a-z] [!x] [^x], \ escapes; literal: every byte as is */
-static int parse_pattern(struct parser *p, const char *s, size_t n, bool glob,
-			 int pos, int len, struct atoms *a)
+static int parse_pattern(struct parser *p, const char *s, size_t n, bool glob, int pos, int len,
+			 struct atoms *a)
 {
 	size_t i = 0, j;
 	int c;
@@ -636,14 +690,17 @@ static int parse_pattern(struct parser *p, const char *s, size_t n, bool glob,
 			j = i + 1;
 			if (j < n && (s[j] == '!' || s[j] == '^'))
 				negate = true, j++;
-			if (j < n && s[j] == ']')	/* ']' first is literal */
+			if (j < n && s[j] == ']') /* ']' first is literal */
 				set_add(a->set[a->n], ']'), j++;
 			while (j < n && s[j] != ']') {
 				if (j + 2 < n && s[j + 1] == '-' && s[j + 2] != ']') {
 					if ((unsigned char)s[j] > (unsigned char)s[j + 2])
-						return perr(p, pos, len, "bad range '%c-%c' in [...]: it must ascend",
-							    s[j], s[j + 2]);
-					for (c = (unsigned char)s[j]; c <= (unsigned char)s[j + 2]; c++)
+						return perr(
+							p, pos, len,
+							"bad range '%c-%c' in [...]: it must ascend",
+							s[j], s[j + 2]);
+					for (c = (unsigned char)s[j]; c <= (unsigned char)s[j + 2];
+					     c++)
 						set_add(a->set[a->n], (unsigned)c);
 					j += 3;
 				} else {
@@ -651,7 +708,8 @@ static int parse_pattern(struct parser *p, const char *s, size_t n, bool glob,
 				}
 			}
 			if (j >= n)
-				return perr(p, pos, len, "unterminated '[' in glob: a ']' is missing");
+				return perr(p, pos, len,
+					    "unterminated '[' in glob: a ']' is missing");
 			if (negate)
 				for (c = 0; c < 32; c++)
 					a->set[a->n][c] = (uint8_t)~a->set[a->n][c];
@@ -699,19 +757,13 @@ static int gen(struct gen *g, const struct node *n, int t, int f)
 	int b, idx, pat;
 
 	switch (n->kind) {
-	case N_NOT:
-		return gen(g, n->a, f, t);
-	case N_AND:
-		b = gen(g, n->b, t, f);
-		return b < 0 ? b : gen(g, n->a, b, f);
-	case N_OR:
-		b = gen(g, n->b, t, f);
-		return b < 0 ? b : gen(g, n->a, t, b);
-	case N_CMP:
-		break;
+	case N_NOT: return gen(g, n->a, f, t);
+	case N_AND: b = gen(g, n->b, t, f); return b < 0 ? b : gen(g, n->a, b, f);
+	case N_OR: b = gen(g, n->b, t, f); return b < 0 ? b : gen(g, n->a, t, b);
+	case N_CMP: break;
 	}
 	if (g->out->n >= PMT_FILTER_MAX)
-		return -E2BIG;	/* reported by the caller */
+		return -E2BIG; /* reported by the caller */
 	idx = g->out->n++;
 	e = &g->out->e[idx];
 	e->o = n->opd.o;
@@ -769,9 +821,10 @@ static int build_classes(struct gen *g)
 			continue;
 		}
 		if (ncls >= PMT_FILTER_NCLS)
-			return perr(g->p, 0, (int)strlen(g->p->src),
-				    "filter too large: its strings use more than %d distinct character classes",
-				    PMT_FILTER_NCLS);
+			return perr(
+				g->p, 0, (int)strlen(g->p->src),
+				"filter too large: its strings use more than %d distinct character classes",
+				PMT_FILTER_NCLS);
 		g->out->cls[c] = (uint8_t)ncls++;
 	}
 	for (k = 0; k < g->npats; k++) {
@@ -790,12 +843,11 @@ static int build_classes(struct gen *g)
 	return 0;
 }
 
-int pmt_filter__compile(const char *expr, const struct pmt_format *fmt,
-			const char *probe, struct pmt_filter *out,
-			struct pmt_filter_error *err)
+int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
+			struct pmt_filter *out, struct pmt_filter_error *err)
 {
-	struct parser p = { .src = expr, .fmt = fmt, .probe = probe, .err = err };
-	struct gen g = { .p = &p, .out = out };
+	struct parser p = {.src = expr, .fmt = fmt, .probe = probe, .err = err};
+	struct gen g = {.p = &p, .out = out};
 	struct node *root = NULL;
 	int start, i, ret = -EINVAL;
 
@@ -811,13 +863,15 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt,
 	if (!root)
 		goto out;
 	if (p.tok.kind != T_END) {
-		perr(&p, p.tok.pos, p.tok.len, p.tok.kind == T_RP ? "unbalanced ')'" :
-		     "expected && or || or the end of the expression");
+		perr(&p, p.tok.pos, p.tok.len,
+		     p.tok.kind == T_RP ? "unbalanced ')'"
+					: "expected && or || or the end of the expression");
 		goto out;
 	}
 	start = gen(&g, root, PMT_FILTER_ACCEPT, PMT_FILTER_REJECT);
 	if (start == -E2BIG) {
-		perr(&p, 0, (int)strlen(expr), "filter too large: at most %d comparisons", PMT_FILTER_MAX);
+		perr(&p, 0, (int)strlen(expr), "filter too large: at most %d comparisons",
+		     PMT_FILTER_MAX);
 		goto out;
 	}
 	if (start < 0 || build_classes(&g))
@@ -865,9 +919,10 @@ static void dump_target(struct pmt_buf *b, int t)
 
 void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 {
-	static const char *const ops[] = { "==", "<", "<=", "&", "~" };
+	static const char *const ops[] = {"==", "<", "<=", "&", "~"};
 	static const char *const srcs[] = {
-		"field", "field_str", "field_dstr", "pid", "tid", "cpu", "uid", "gid", "cgroup", "comm",
+		"field", "field_str", "field_dstr", "pid",    "tid",
+		"cpu",	 "uid",	      "gid",	    "cgroup", "comm",
 	};
 	int i;
 

@@ -21,9 +21,9 @@
 #include "util/strutil.h"
 
 struct pmt_filter_error {
-	int pos, len;		/* byte span in the expression */
+	int pos, len; /* byte span in the expression */
 	char msg[256];
-	char hint[768];		/* may be empty */
+	char hint[768]; /* may be empty */
 };
 
 /*
@@ -31,9 +31,8 @@ struct pmt_filter_error {
  * when the probe has no record fields). probe names it in messages.
  * Returns 0, or -EINVAL with err filled.
  */
-int pmt_filter__compile(const char *expr, const struct pmt_format *fmt,
-			const char *probe, struct pmt_filter *out,
-			struct pmt_filter_error *err);
+int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
+			struct pmt_filter *out, struct pmt_filter_error *err);
 
 /* "--filter: MSG\n  EXPR\n  ^~~~\nhint: HINT\n" (without "pmtrace: "). */
 void pmt_filter__format_error(struct pmt_buf *b, const char *expr,

@@ -39,8 +39,7 @@ bool pmt_operand__needs_record(const struct pmt_operand *o)
 	       o->src == PMT_FSRC_FIELD_STR || o->src == PMT_FSRC_FIELD_DSTR;
 }
 
-int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
-			 struct pmt_opinfo *out)
+int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct pmt_opinfo *out)
 {
 	const struct pmt_field *f = fmt ? pmt_format__field(fmt, name) : NULL;
 	size_t i;
@@ -70,8 +69,7 @@ int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
 			out->is_str = true;
 			return 0;
 		case PMT_F_ARRAY:
-		case PMT_F_DARRAY:
-			return PMT_OPERAND_ARRAY;
+		case PMT_F_DARRAY: return PMT_OPERAND_ARRAY;
 		}
 	}
 	for (i = 0; i < NCOMMONS; i++) {
@@ -85,8 +83,8 @@ int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
 	return PMT_OPERAND_UNKNOWN;
 }
 
-void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt,
-		       const char *probe, const char *name)
+void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const char *probe,
+		       const char *name)
 {
 	char *cands[128];
 	const char *close[1];

@@ -13,22 +13,21 @@ struct pmt_opinfo {
 	struct pmt_operand o;
 	bool is_str;
 	bool is_signed;
-	const struct pmt_field *field;	/* NULL for common values */
+	const struct pmt_field *field; /* NULL for common values */
 };
 
 enum {
-	PMT_OPERAND_UNKNOWN = -1,	/* no such name */
-	PMT_OPERAND_ARRAY = -2,		/* a field that is an array */
+	PMT_OPERAND_UNKNOWN = -1, /* no such name */
+	PMT_OPERAND_ARRAY = -2,	  /* a field that is an array */
 };
 
 /* 0, or PMT_OPERAND_UNKNOWN / PMT_OPERAND_ARRAY. fmt may be NULL. */
-int pmt_operand__resolve(const struct pmt_format *fmt, const char *name,
-			 struct pmt_opinfo *out);
+int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct pmt_opinfo *out);
 /* Does the BPF program need its copy of the record for this operand? Not
  * for common values, nor for tracepoint fields it loads from its context. */
 bool pmt_operand__needs_record(const struct pmt_operand *o);
 /* "did you mean X? PROBE has: f1 f2; every probe has: pid tid ..." */
-void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt,
-		       const char *probe, const char *name);
+void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const char *probe,
+		       const char *name);
 
 #endif

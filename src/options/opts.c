@@ -18,9 +18,9 @@
 
 /* The aggregation functions: option name = JSON name. */
 static const char *const agg_fn_names[] = {
-	[PMT_FN_NONE] = "", [PMT_FN_COUNT] = "count", [PMT_FN_SUM] = "sum",
-	[PMT_FN_AVG] = "avg", [PMT_FN_MIN] = "min", [PMT_FN_MAX] = "max",
-	[PMT_FN_STATS] = "stats", [PMT_FN_HIST] = "hist", [PMT_FN_LHIST] = "lhist",
+	[PMT_FN_NONE] = "",	  [PMT_FN_COUNT] = "count", [PMT_FN_SUM] = "sum",
+	[PMT_FN_AVG] = "avg",	  [PMT_FN_MIN] = "min",	    [PMT_FN_MAX] = "max",
+	[PMT_FN_STATS] = "stats", [PMT_FN_HIST] = "hist",   [PMT_FN_LHIST] = "lhist",
 };
 
 const char *pmt_agg_fn__name(enum pmt_agg_fn fn)
@@ -29,12 +29,9 @@ const char *pmt_agg_fn__name(enum pmt_agg_fn fn)
 }
 
 static const char *const kind_names[] = {
-	[PMT_PROBE_TRACEPOINT] = "tracepoint",
-	[PMT_PROBE_PERF] = "event",
-	[PMT_PROBE_KPROBE] = "kprobe",
-	[PMT_PROBE_KRETPROBE] = "kretprobe",
-	[PMT_PROBE_UPROBE] = "uprobe",
-	[PMT_PROBE_URETPROBE] = "uretprobe",
+	[PMT_PROBE_TRACEPOINT] = "tracepoint", [PMT_PROBE_PERF] = "event",
+	[PMT_PROBE_KPROBE] = "kprobe",	       [PMT_PROBE_KRETPROBE] = "kretprobe",
+	[PMT_PROBE_UPROBE] = "uprobe",	       [PMT_PROBE_URETPROBE] = "uretprobe",
 };
 
 const char *pmt_probe_kind_name(enum pmt_probe_kind kind)
@@ -60,7 +57,7 @@ enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest)
 /* The parse in progress. */
 struct optctx {
 	struct pmt_opts *o;
-	const struct opt_def *def;	/* the option being handled */
+	const struct opt_def *def; /* the option being handled */
 	int argc;
 	char **argv;
 	char *err;
@@ -71,12 +68,12 @@ struct optctx {
 typedef int (*opt_fn)(struct optctx *c, char *arg);
 
 struct opt_def {
-	const char *name;	/* long name */
-	char short_name;	/* or 0 */
-	int has_arg;		/* no_argument, required_argument, optional_argument */
+	const char *name; /* long name */
+	char short_name;  /* or 0 */
+	int has_arg;	  /* no_argument, required_argument, optional_argument */
 	opt_fn fn;
-	size_t flag;		/* opt_flag: offset of the bool in struct pmt_opts */
-	int mode;		/* opt_mode: enum pmt_mode */
+	size_t flag; /* opt_flag: offset of the bool in struct pmt_opts */
+	int mode;    /* opt_mode: enum pmt_mode */
 };
 
 #define ERR(c, ...) pmt_errf((c)->err, (c)->errlen, __VA_ARGS__)
@@ -134,15 +131,17 @@ static int opt_fn_probe(struct optctx *c, char *arg)
 		;
 	if (!*arg)
 		return ERR(c, "--%s needs %s", kind_names[k],
-			   k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read" :
-			   "PATH:SYMBOL, e.g. /usr/bin/bash:readline");
+			   k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read"
+						: "PATH:SYMBOL, e.g. /usr/bin/bash:readline");
 	return add_probe(c->o, k, arg);
 }
 
 static int opt_kprobe_mode(struct optctx *c, char *arg)
 {
 	static const char *const modes[] = {
-		[PMT_KMODE_AUTO] = "auto", [PMT_KMODE_FENTRY] = "fentry", [PMT_KMODE_KPROBE] = "kprobe",
+		[PMT_KMODE_AUTO] = "auto",
+		[PMT_KMODE_FENTRY] = "fentry",
+		[PMT_KMODE_KPROBE] = "kprobe",
 	};
 	size_t i;
 
@@ -161,9 +160,12 @@ static int opt_filter(struct optctx *c, char *arg)
 
 	/* like perf: a filter belongs to the probe before it */
 	if (!o->nr_probes)
-		return ERR(c, "--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
+		return ERR(
+			c,
+			"--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
 	if (o->probes[o->nr_probes - 1].filter)
-		return ERR(c, "a second --filter for %s: combine them with &&", o->probes[o->nr_probes - 1].spec);
+		return ERR(c, "a second --filter for %s: combine them with &&",
+			   o->probes[o->nr_probes - 1].spec);
 	o->probes[o->nr_probes - 1].filter = arg;
 	return 0;
 }
@@ -191,8 +193,9 @@ static int opt_stack(struct optctx *c, char *arg)
 {
 	/* --stack takes its word only as --stack=WHICH or when the next
 	 * word is one of the three */
-	if (!arg && optind < c->argc && (!strcmp(c->argv[optind], "kernel") ||
-	    !strcmp(c->argv[optind], "user") || !strcmp(c->argv[optind], "both")))
+	if (!arg && optind < c->argc &&
+	    (!strcmp(c->argv[optind], "kernel") || !strcmp(c->argv[optind], "user") ||
+	     !strcmp(c->argv[optind], "both")))
 		arg = c->argv[optind++];
 	if (!arg || !strcmp(arg, "both"))
 		c->o->stack = PMT_STACK_KERNEL | PMT_STACK_USER;
@@ -254,7 +257,10 @@ static int opt_agg(struct optctx *c, char *arg)
 			   agg_fn_names[a->fn]);
 	a->fn = fn;
 	if (fn == PMT_FN_LHIST && parse_lhist(arg, a))
-		return ERR(c, "--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100", arg);
+		return ERR(
+			c,
+			"--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100",
+			arg);
 	if (fn != PMT_FN_LHIST && fn != PMT_FN_COUNT)
 		a->expr = arg;
 	return 0;
@@ -306,11 +312,14 @@ static int opt_latency(struct optctx *c, char *arg)
 	enum pmt_probe_kind k = pmt_probe_kind_of(arg, &rest);
 
 	if (!comma && (k == PMT_PROBE_KPROBE || k == PMT_PROBE_UPROBE) && *rest) {
-		c->o->agg.lat_start = arg;	/* to its return */
+		c->o->agg.lat_start = arg; /* to its return */
 		return 0;
 	}
 	if (!comma || comma == arg || !comma[1] || strchr(comma + 1, ','))
-		return ERR(c, "--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL", arg);
+		return ERR(
+			c,
+			"--latency: '%s': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL",
+			arg);
 	*comma = '\0';
 	c->o->agg.lat_start = arg;
 	c->o->agg.lat_end = comma + 1;
@@ -322,7 +331,8 @@ static int opt_match(struct optctx *c, char *arg)
 	const char *eq = strchr(arg, '=');
 
 	if (!eq || eq == arg || !eq[1])
-		return ERR(c, "--match: '%s': expected START_FIELD=END_FIELD, e.g. pid=next_pid", arg);
+		return ERR(c, "--match: '%s': expected START_FIELD=END_FIELD, e.g. pid=next_pid",
+			   arg);
 	c->o->agg.match = arg;
 	return 0;
 }
@@ -388,7 +398,8 @@ static int opt_buffer_pages(struct optctx *c, char *arg)
 	uint64_t pages;
 
 	if (pmt_parse_u64(arg, &pages) || pages == 0 || (pages & (pages - 1)) || pages > (1u << 20))
-		return ERR(c, "--buffer-pages: '%s' is not a power of two between 1 and 1048576", arg);
+		return ERR(c, "--buffer-pages: '%s' is not a power of two between 1 and 1048576",
+			   arg);
 	c->o->buffer_pages = (int)pages;
 	return 0;
 }
@@ -402,10 +413,19 @@ static int opt_info(struct optctx *c, char *arg)
 
 /* Every option. The man page (doc/pmtrace.8.scd), --help (usage.c) and
  * the bash completion (tools/completion.bash) list the same names. */
-#define OPT(n, s, a, f) { .name = n, .short_name = s, .has_arg = a, .fn = f }
-#define FLAG(n, s, field) { .name = n, .short_name = s, .has_arg = no_argument, \
-			    .fn = opt_flag, .flag = offsetof(struct pmt_opts, field) }
-#define MODE(n, s, m) { .name = n, .short_name = s, .has_arg = no_argument, .fn = opt_mode, .mode = m }
+#define OPT(n, s, a, f)                                           \
+	{                                                         \
+		.name = n, .short_name = s, .has_arg = a, .fn = f \
+	}
+#define FLAG(n, s, field)                                                           \
+	{                                                                           \
+		.name = n, .short_name = s, .has_arg = no_argument, .fn = opt_flag, \
+		.flag = offsetof(struct pmt_opts, field)                            \
+	}
+#define MODE(n, s, m)                                                                         \
+	{                                                                                     \
+		.name = n, .short_name = s, .has_arg = no_argument, .fn = opt_mode, .mode = m \
+	}
 
 static const struct opt_def opt_defs[] = {
 	OPT("tp", 0, required_argument, opt_tp),
@@ -452,7 +472,7 @@ static const struct opt_def opt_defs[] = {
 	MODE("version", 'V', PMT_MODE_VERSION),
 };
 #define NR_OPTS (sizeof(opt_defs) / sizeof(opt_defs[0]))
-#define LONG_ONLY 256	/* getopt value of opt_defs[i] without a short name: 256 + i */
+#define LONG_ONLY 256 /* getopt value of opt_defs[i] without a short name: 256 + i */
 
 const char *pmt_opts__name(size_t i)
 {
@@ -469,15 +489,15 @@ static void getopt_tables(struct option *lo, char *shorts)
 	for (i = 0; i < NR_OPTS; i++) {
 		const struct opt_def *d = &opt_defs[i];
 
-		lo[i] = (struct option){ d->name, d->has_arg, NULL,
-					 d->short_name ? d->short_name : (int)(LONG_ONLY + i) };
+		lo[i] = (struct option){d->name, d->has_arg, NULL,
+					d->short_name ? d->short_name : (int)(LONG_ONLY + i)};
 		if (d->short_name) {
 			shorts[n++] = d->short_name;
 			if (d->has_arg == required_argument)
 				shorts[n++] = ':';
 		}
 	}
-	lo[NR_OPTS] = (struct option){ 0 };
+	lo[NR_OPTS] = (struct option){0};
 	shorts[n] = '\0';
 }
 
@@ -501,7 +521,8 @@ static int unknown_option(struct optctx *c)
 	if (optopt && optopt < LONG_ONLY)
 		return ERR(c, "option -%c %s", optopt, d ? "needs an argument" : "is unknown");
 	return ERR(c, "option '%s' %s", word,
-		   strchr(word, '=') || !optopt ? "is unknown or takes no argument" : "needs an argument");
+		   strchr(word, '=') || !optopt ? "is unknown or takes no argument"
+						: "needs an argument");
 }
 
 /* --list and --info take no probes; the word after --list is its glob. */
@@ -531,9 +552,12 @@ static int check_aggregation(struct optctx *c)
 
 	if (a->lat_start) {
 		if (a->fn && a->fn != PMT_FN_HIST)
-			return ERR(c, "--latency makes a histogram: it takes no --%s", agg_fn_names[a->fn]);
+			return ERR(c, "--latency makes a histogram: it takes no --%s",
+				   agg_fn_names[a->fn]);
 		if (c->o->nr_probes)
-			return ERR(c, "--latency takes its two probes itself: drop the --tp/-e options");
+			return ERR(
+				c,
+				"--latency takes its two probes itself: drop the --tp/-e options");
 		a->fn = PMT_FN_HIST;
 	} else if (a->match || a->unit) {
 		return ERR(c, "--%s goes with --latency", a->match ? "match" : "unit");
@@ -542,7 +566,8 @@ static int check_aggregation(struct optctx *c)
 		if (!c->o->stack)
 			return ERR(c, "--%s draws stacks: add --stack", pic);
 		if (a->fn && a->fn != PMT_FN_COUNT)
-			return ERR(c, "--%s counts stacks: it takes no --%s", pic, agg_fn_names[a->fn]);
+			return ERR(c, "--%s counts stacks: it takes no --%s", pic,
+				   agg_fn_names[a->fn]);
 		if (a->interval > 0 && a->flamegraph)
 			return ERR(c, "--flamegraph writes one picture at exit: drop --interval");
 		/* one count per (comm, stack) */
@@ -551,7 +576,9 @@ static int check_aggregation(struct optctx *c)
 			a->by = "comm,stack";
 	}
 	if ((a->by || a->top || a->interval > 0 || a->keep) && !a->fn)
-		return ERR(c, "--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
+		return ERR(
+			c,
+			"--by, --top, --interval and --keep need an aggregation: --count, --sum, --hist, ...");
 	return 0;
 }
 
@@ -565,17 +592,22 @@ static int check_probes(struct optctx *c)
 
 		if (k != PMT_PROBE_PERF && (o->period || o->freq))
 			return ERR(c, "--%s applies to PMU events (-e); --%s %s has none",
-				   o->period ? "period" : "freq", k ? kind_names[k] : "tp", o->probes[i].spec);
-		if (k == PMT_PROBE_TRACEPOINT && o->stack)
-			return ERR(c, "--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp %s has none",
+				   o->period ? "period" : "freq", k ? kind_names[k] : "tp",
 				   o->probes[i].spec);
+		if (k == PMT_PROBE_TRACEPOINT && o->stack)
+			return ERR(
+				c,
+				"--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp %s has none",
+				o->probes[i].spec);
 	}
 	if (o->period && o->freq)
 		return ERR(c, "--period and --freq cannot be combined: sample by count or by rate");
 	if (!o->period && !o->freq)
 		o->freq = PMT_DEFAULT_FREQ;
 	if (!o->nr_probes && !o->agg.lat_start)
-		return ERR(c, "no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
+		return ERR(
+			c,
+			"no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
 	return 0;
 }
 
@@ -593,7 +625,7 @@ static int check_targets(struct optctx *c)
 
 int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t errlen)
 {
-	struct optctx c = { .o = o, .argc = argc, .argv = argv, .err = err, .errlen = errlen };
+	struct optctx c = {.o = o, .argc = argc, .argv = argv, .err = err, .errlen = errlen};
 	struct option lo[NR_OPTS + 1];
 	char shorts[2 * NR_OPTS + 2];
 	int ch, ret;
@@ -602,7 +634,7 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t
 	o->buffer_pages = PMT_DEFAULT_PAGES;
 	o->agg.max_keys = PMT_DEFAULT_MAX_KEYS;
 	getopt_tables(lo, shorts);
-	optind = 0;	/* full re-initialisation: parse may run more than once */
+	optind = 0; /* full re-initialisation: parse may run more than once */
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		c.def = opt_lookup(ch);
@@ -630,8 +662,7 @@ void pmt_opts__free(struct pmt_opts *o)
 	o->nr_probes = 0;
 }
 
-int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
-		      char *err, size_t errlen)
+int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_t errlen)
 {
 	const char *p = s;
 	char *end;
@@ -654,7 +685,9 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
 			p = end;
 		}
 		if (a > b || b >= nbits)
-			return pmt_errf(err, errlen, "-C/--cpu: '%s': CPU range must be ascending and below %d", s, nbits);
+			return pmt_errf(err, errlen,
+					"-C/--cpu: '%s': CPU range must be ascending and below %d",
+					s, nbits);
 		for (; a <= b; a++)
 			mask[a / 64] |= 1ULL << (a % 64);
 		if (*p == ',' && p[1])

@@ -10,16 +10,16 @@
 
 enum pmt_probe_kind {
 	PMT_PROBE_TRACEPOINT,
-	PMT_PROBE_PERF,		/* -e EVENT: PMU overflow samples */
-	PMT_PROBE_KPROBE,	/* --kprobe FUNC[+OFF] */
-	PMT_PROBE_KRETPROBE,	/* --kretprobe FUNC */
-	PMT_PROBE_UPROBE,	/* --uprobe PATH:SYM[+OFF] */
-	PMT_PROBE_URETPROBE,	/* --uretprobe PATH:SYM */
+	PMT_PROBE_PERF,	     /* -e EVENT: PMU overflow samples */
+	PMT_PROBE_KPROBE,    /* --kprobe FUNC[+OFF] */
+	PMT_PROBE_KRETPROBE, /* --kretprobe FUNC */
+	PMT_PROBE_UPROBE,    /* --uprobe PATH:SYM[+OFF] */
+	PMT_PROBE_URETPROBE, /* --uretprobe PATH:SYM */
 };
 
 /* --kprobe-mode: how kernel function probes attach */
 enum pmt_kprobe_mode {
-	PMT_KMODE_AUTO,		/* fentry/fexit where the kernel can, else kprobes */
+	PMT_KMODE_AUTO, /* fentry/fexit where the kernel can, else kprobes */
 	PMT_KMODE_FENTRY,
 	PMT_KMODE_KPROBE,
 };
@@ -32,8 +32,8 @@ const char *pmt_probe_kind_name(enum pmt_probe_kind kind);
 
 struct pmt_probe_arg {
 	enum pmt_probe_kind kind;
-	const char *spec;	/* as given: "sched:sched_*" */
-	const char *filter;	/* --filter after it, or NULL */
+	const char *spec;   /* as given: "sched:sched_*" */
+	const char *filter; /* --filter after it, or NULL */
 };
 
 enum pmt_mode {
@@ -44,12 +44,12 @@ enum pmt_mode {
 	PMT_MODE_VERSION,
 };
 
-#define PMT_DEFAULT_PAGES 256	/* per CPU: 1 MiB with 4 KiB pages */
+#define PMT_DEFAULT_PAGES 256 /* per CPU: 1 MiB with 4 KiB pages */
 #define PMT_DEFAULT_MAX_KEYS 10240
-#define PMT_DEFAULT_FREQ 4000	/* samples/s per CPU, as perf record */
+#define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */
 
 enum pmt_agg_fn {
-	PMT_FN_NONE,		/* stream events */
+	PMT_FN_NONE, /* stream events */
 	PMT_FN_COUNT,
 	PMT_FN_SUM,
 	PMT_FN_AVG,
@@ -63,19 +63,19 @@ enum pmt_agg_fn {
 /* --count/--sum/--hist/... --by, --latency: aggregated in the kernel */
 struct pmt_agg_opts {
 	enum pmt_agg_fn fn;
-	const char *expr;	/* value: FIELD[*|/N]; NULL for count/latency */
-	int64_t lmin, lmax, lstep;	/* --lhist */
-	const char *by;		/* "comm,pid" */
-	int top;		/* 0 = all */
-	double interval;	/* 0 = at exit only */
-	bool keep;		/* intervals accumulate */
+	const char *expr;	   /* value: FIELD[*|/N]; NULL for count/latency */
+	int64_t lmin, lmax, lstep; /* --lhist */
+	const char *by;		   /* "comm,pid" */
+	int top;		   /* 0 = all */
+	double interval;	   /* 0 = at exit only */
+	bool keep;		   /* intervals accumulate */
 	int max_keys;
 	/* --latency START,END; END NULL: START's return (kprobe:F, uprobe:P:S) */
 	const char *lat_start, *lat_end;
 	const char *match;	/* START_FIELD=END_FIELD */
 	const char *unit;	/* latency: ns us ms s */
 	bool folded;		/* --folded: stacks as folded lines */
-	const char *flamegraph;	/* --flamegraph FILE.svg */
+	const char *flamegraph; /* --flamegraph FILE.svg */
 };
 
 /* "count", "hist", ...: the option's and the JSON output's name. */
@@ -85,29 +85,28 @@ struct pmt_opts {
 	enum pmt_mode mode;
 	struct pmt_probe_arg *probes;
 	int nr_probes;
-	pid_t pid;		/* -p; 0 = none */
-	bool system_wide;	/* -a, or the default without -p/CMD */
-	const char *cpus;	/* -C list as given, NULL = all */
-	const char *output;	/* -o */
+	pid_t pid;	    /* -p; 0 = none */
+	bool system_wide;   /* -a, or the default without -p/CMD */
+	const char *cpus;   /* -C list as given, NULL = all */
+	const char *output; /* -o */
 	bool json;
 	bool quiet;
 	int verbose;
-	double duration;	/* -d seconds; 0 = until stopped */
-	int buffer_pages;	/* per CPU, power of two */
-	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL = none */
+	double duration;  /* -d seconds; 0 = until stopped */
+	int buffer_pages; /* per CPU, power of two */
+	char **cmd;	  /* -- CMD ARGS..., NULL-terminated; NULL = none */
 	struct pmt_agg_opts agg;
 	/* PMU sampling (-e) */
-	uint64_t period;	/* --period; 0 = use freq */
-	unsigned freq;		/* --freq; PMT_DEFAULT_FREQ unless --period */
-	uint8_t stack;		/* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
+	uint64_t period; /* --period; 0 = use freq */
+	unsigned freq;	 /* --freq; PMT_DEFAULT_FREQ unless --period */
+	uint8_t stack;	 /* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
 	enum pmt_kprobe_mode kprobe_mode;
-	const char *list_glob;	/* --list [GLOB] */
-	const char *info_spec;	/* --info CAT:NAME */
+	const char *list_glob; /* --list [GLOB] */
+	const char *info_spec; /* --info CAT:NAME */
 };
 
 /* Parse argv; on a usage error returns -EINVAL with a message in err. */
-int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o,
-		    char *err, size_t errlen);
+int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t errlen);
 void pmt_opts__free(struct pmt_opts *o);
 extern const char pmt_usage[];
 /* The i-th long option name, NULL past the last (completion, tests). */
@@ -117,7 +116,6 @@ const char *pmt_opts__name(size_t i);
  * Parse a CPU list ("0-3,6") into a bitmap of nbits bits.
  * -EINVAL with a message in err.
  */
-int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits,
-		      char *err, size_t errlen);
+int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_t errlen);
 
 #endif

@@ -12,16 +12,16 @@
 #include <unistd.h>
 #include "output/flamegraph.h"
 
-#define WIDTH		1200.0
-#define PAD		10.0
-#define ROW		16
-#define TOP		48	/* title, details line */
-#define MIN_PX		0.2	/* narrower frames are left out */
+#define WIDTH 1200.0
+#define PAD 10.0
+#define ROW 16
+#define TOP 48	   /* title, details line */
+#define MIN_PX 0.2 /* narrower frames are left out */
 
 struct fnode {
 	char *name;
 	uint64_t value;
-	struct fnode *kids;	/* array */
+	struct fnode *kids; /* array */
 	size_t nkids, cap;
 };
 
@@ -135,8 +135,10 @@ static void draw(struct pmt_buf *b, const struct fnode *n, uint64_t total, uint6
 	pmt_buf__printf(b, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-c=\"%llu\"><title>",
 			fx, fw, (unsigned long long)n->value);
 	xml_text(b, n->name, strlen(n->name));
-	pmt_buf__printf(b, " (%llu samples, %.2f%%)</title>", (unsigned long long)n->value, 100.0 * fw);
-	pmt_buf__printf(b, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+	pmt_buf__printf(b, " (%llu samples, %.2f%%)</title>", (unsigned long long)n->value,
+			100.0 * fw);
+	pmt_buf__printf(b,
+			"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 			"fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
 			x, y, px, ROW - 1, r, g, bl, x + 3, y + ROW - 4);
 	label(b, n->name, px);
@@ -150,29 +152,29 @@ static void draw(struct pmt_buf *b, const struct fnode *n, uint64_t total, uint6
 /* Hover: details line. Click: zoom so the frame fills the width (its
  * ancestors stretch, others hide). Reset: back to all. */
 static const char script[] =
-"var det,frames,zoomed=null;\n"
-"function init(){det=document.getElementById('details');"
-"frames=document.querySelectorAll('g.f');"
-"frames.forEach(function(g){g.onmouseover=function(){det.textContent=g.querySelector('title').textContent;};"
-"g.onmouseout=function(){det.textContent=' ';};g.onclick=function(){zoom(g);};});"
-"document.getElementById('reset').onclick=function(){zoom(null);};"
-"document.getElementById('search').onclick=search;}\n"
-"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text'),"
-"name=g.querySelector('title').textContent.replace(/ \\([0-9]+ samples.*$/,''),"
-"n=Math.floor((w-6)/7);r.setAttribute('x',x);r.setAttribute('width',w);t.setAttribute('x',x+3);"
-"t.textContent=n<3?'':name.length<=n?name:name.substr(0,n-2)+'..';}\n"
-"function zoom(z){zoomed=z;var zx=z?+z.dataset.x:0,zw=z?+z.dataset.w:1,zy=z?+z.querySelector('rect').getAttribute('y'):1e9;"
-"frames.forEach(function(g){var x=+g.dataset.x,w=+g.dataset.w,y=+g.querySelector('rect').getAttribute('y'),"
-"inside=x>=zx-1e-12&&x+w<=zx+zw+1e-12,below=y>zy&&x<=zx+1e-12&&x+w>=zx+zw-1e-12;"
-"if(!z||inside||below){g.style.display='';var a=Math.max(x,zx),b=Math.min(x+w,zx+zw);"
-"fit(g,P+(a-zx)/zw*(W-2*P),(b-a)/zw*(W-2*P));}else{g.style.display='none';}});"
-"document.getElementById('reset').style.opacity=z?1:0.3;}\n"
-"function search(){var q=prompt('Highlight frames matching (regular expression):');if(q===null)return;"
-"var re=new RegExp(q),hit=0,tot=+frames[0].dataset.c;frames.forEach(function(g){"
-"var name=g.querySelector('title').textContent,r=g.querySelector('rect');"
-"if(q&&re.test(name)){r.setAttribute('data-fill',r.getAttribute('data-fill')||r.getAttribute('fill'));"
-"r.setAttribute('fill','rgb(190,80,230)');}else if(r.getAttribute('data-fill')){r.setAttribute('fill',r.getAttribute('data-fill'));}});"
-"det.textContent=q?'highlighted: '+q:' ';}\n";
+	"var det,frames,zoomed=null;\n"
+	"function init(){det=document.getElementById('details');"
+	"frames=document.querySelectorAll('g.f');"
+	"frames.forEach(function(g){g.onmouseover=function(){det.textContent=g.querySelector('title').textContent;};"
+	"g.onmouseout=function(){det.textContent=' ';};g.onclick=function(){zoom(g);};});"
+	"document.getElementById('reset').onclick=function(){zoom(null);};"
+	"document.getElementById('search').onclick=search;}\n"
+	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text'),"
+	"name=g.querySelector('title').textContent.replace(/ \\([0-9]+ samples.*$/,''),"
+	"n=Math.floor((w-6)/7);r.setAttribute('x',x);r.setAttribute('width',w);t.setAttribute('x',x+3);"
+	"t.textContent=n<3?'':name.length<=n?name:name.substr(0,n-2)+'..';}\n"
+	"function zoom(z){zoomed=z;var zx=z?+z.dataset.x:0,zw=z?+z.dataset.w:1,zy=z?+z.querySelector('rect').getAttribute('y'):1e9;"
+	"frames.forEach(function(g){var x=+g.dataset.x,w=+g.dataset.w,y=+g.querySelector('rect').getAttribute('y'),"
+	"inside=x>=zx-1e-12&&x+w<=zx+zw+1e-12,below=y>zy&&x<=zx+1e-12&&x+w>=zx+zw-1e-12;"
+	"if(!z||inside||below){g.style.display='';var a=Math.max(x,zx),b=Math.min(x+w,zx+zw);"
+	"fit(g,P+(a-zx)/zw*(W-2*P),(b-a)/zw*(W-2*P));}else{g.style.display='none';}});"
+	"document.getElementById('reset').style.opacity=z?1:0.3;}\n"
+	"function search(){var q=prompt('Highlight frames matching (regular expression):');if(q===null)return;"
+	"var re=new RegExp(q),hit=0,tot=+frames[0].dataset.c;frames.forEach(function(g){"
+	"var name=g.querySelector('title').textContent,r=g.querySelector('rect');"
+	"if(q&&re.test(name)){r.setAttribute('data-fill',r.getAttribute('data-fill')||r.getAttribute('fill'));"
+	"r.setAttribute('fill','rgb(190,80,230)');}else if(r.getAttribute('data-fill')){r.setAttribute('fill',r.getAttribute('data-fill'));}});"
+	"det.textContent=q?'highlighted: '+q:' ';}\n";
 
 int pmt_flame__svg(struct pmt_buf *b, const struct pmt_flame_stack *st, size_t n, const char *title)
 {
@@ -203,25 +205,31 @@ int pmt_flame__svg(struct pmt_buf *b, const struct pmt_flame_stack *st, size_t n
 	}
 	depth = depth_of(&root);
 	height = TOP + ROW * depth + 8;
-	pmt_buf__printf(b, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-			"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-			"onload=\"init(evt)\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-			"<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
-			"g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
-			"#title{font-size:17px;text-anchor:middle}#reset,#search{cursor:pointer}</style>\n"
-			"<script type=\"text/ecmascript\"><![CDATA[\n",
-			(int)WIDTH, height, (int)WIDTH, height);
+	pmt_buf__printf(
+		b,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"onload=\"init(evt)\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
+		"g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
+		"#title{font-size:17px;text-anchor:middle}#reset,#search{cursor:pointer}</style>\n"
+		"<script type=\"text/ecmascript\"><![CDATA[\n",
+		(int)WIDTH, height, (int)WIDTH, height);
 	/* the layout's constants, then the script */
 	pmt_buf__printf(b, "var W=%g,P=%g;\n", WIDTH, PAD);
 	pmt_buf__puts(b, script);
-	pmt_buf__printf(b, "]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-			"<text id=\"title\" x=\"%g\" y=\"22\">", WIDTH / 2);
+	pmt_buf__printf(b,
+			"]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+			"<text id=\"title\" x=\"%g\" y=\"22\">",
+			WIDTH / 2);
 	xml_text(b, title, strlen(title));
-	pmt_buf__printf(b, " (%llu samples)</text>\n"
-			"<text id=\"reset\" x=\"%g\" y=\"22\" style=\"opacity:0.3\">Reset Zoom</text>\n"
-			"<text id=\"search\" x=\"%g\" y=\"22\">Search</text>\n"
-			"<text id=\"details\" x=\"%g\" y=\"40\"> </text>\n",
-			(unsigned long long)root.value, PAD, WIDTH - PAD - 50, PAD);
+	pmt_buf__printf(
+		b,
+		" (%llu samples)</text>\n"
+		"<text id=\"reset\" x=\"%g\" y=\"22\" style=\"opacity:0.3\">Reset Zoom</text>\n"
+		"<text id=\"search\" x=\"%g\" y=\"22\">Search</text>\n"
+		"<text id=\"details\" x=\"%g\" y=\"40\"> </text>\n",
+		(unsigned long long)root.value, PAD, WIDTH - PAD - 50, PAD);
 	if (root.value)
 		draw(b, &root, root.value, 0, 0, height);
 	pmt_buf__puts(b, "</svg>\n");

@@ -12,7 +12,7 @@
 #include "util/strutil.h"
 
 struct pmt_flame_stack {
-	const char *folded;	/* frames, root first, separated by ';' */
+	const char *folded; /* frames, root first, separated by ';' */
 	uint64_t count;
 };
 

@@ -36,18 +36,10 @@ static void text_value(struct pmt_buf *b, const struct pmt_value *v)
 	size_t i;
 
 	switch (v->kind) {
-	case PMT_V_S64:
-		pmt_buf__s64(b, v->s);
-		break;
-	case PMT_V_U64:
-		pmt_buf__u64(b, v->u);
-		break;
-	case PMT_V_HEX:
-		pmt_buf__hex(b, v->u);
-		break;
-	case PMT_V_STR:
-		pmt_buf__text_str(b, v->str, v->len);
-		break;
+	case PMT_V_S64: pmt_buf__s64(b, v->s); break;
+	case PMT_V_U64: pmt_buf__u64(b, v->u); break;
+	case PMT_V_HEX: pmt_buf__hex(b, v->u); break;
+	case PMT_V_STR: pmt_buf__text_str(b, v->str, v->len); break;
 	case PMT_V_ARRAY:
 		pmt_buf__putc(b, '[');
 		for (i = 0; i < v->len; i++) {
@@ -85,11 +77,9 @@ static void json_value(struct pmt_buf *b, const struct pmt_value *v)
 		pmt_buf__hex(b, v->u);
 		pmt_buf__putc(b, '"');
 		break;
-	case PMT_V_STR:
-		pmt_buf__json_str(b, v->str, v->len);
-		break;
+	case PMT_V_STR: pmt_buf__json_str(b, v->str, v->len); break;
 	default:
-		text_value(b, v);	/* numbers, and arrays as [1,2,3] */
+		text_value(b, v); /* numbers, and arrays as [1,2,3] */
 		break;
 	}
 }

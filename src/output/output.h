@@ -20,27 +20,27 @@ struct pmt_output {
 	bool own_fd;
 	enum pmt_out_mode mode;
 	struct pmt_buf buf;
-	int err;		/* first write error, -errno; sticky */
-	const char *path;	/* for messages */
+	int err;	  /* first write error, -errno; sticky */
+	const char *path; /* for messages */
 };
 
 /* One decoded event as the writers see it. */
 struct pmt_record {
-	uint64_t ts;		/* ns, CLOCK_MONOTONIC */
+	uint64_t ts; /* ns, CLOCK_MONOTONIC */
 	uint32_t cpu, pid, tid;
-	const char *comm;	/* up to comm_len bytes, maybe not terminated */
+	const char *comm; /* up to comm_len bytes, maybe not terminated */
 	size_t comm_len;
-	const char *event;	/* "sched:sched_switch" */
-	const struct pmt_format *fmt;	/* NULL: no fields */
-	const void *data;	/* raw record */
+	const char *event;	      /* "sched:sched_switch" */
+	const struct pmt_format *fmt; /* NULL: no fields */
+	const void *data;	      /* raw record */
 	size_t len;
-	bool truncated;		/* the kernel side cut the record short */
+	bool truncated; /* the kernel side cut the record short */
 	/* More of the event after its fields (PMU samples: the symbol of
 	 * the ip and the stack): text appends " sym=..." and frame lines
 	 * before the newline; JSON appends ",\"key\":..." members. */
 	void (*extra)(const struct pmt_record *r, struct pmt_buf *b, bool json);
-	struct pmt_syms *syms;	/* for extra: names of addresses */
-	uint8_t stack;		/* for extra: PMT_STACK_* to print */
+	struct pmt_syms *syms; /* for extra: names of addresses */
+	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
 };
 
 /* path NULL or "-" writes to stdout. -errno, message printed. */

@@ -14,7 +14,7 @@ struct item {
 
 struct pmt_rq {
 	struct pmt_buf buf;
-	size_t head;		/* offset of the oldest item */
+	size_t head; /* offset of the oldest item */
 	uint64_t last_ts;
 };
 
@@ -43,11 +43,10 @@ static size_t item_size(uint32_t len)
 	return sizeof(struct item) + ((len + 7) & ~7u);
 }
 
-void pmt_reorder__push(struct pmt_reorder *r, int cpu, uint64_t ts,
-		       const void *data, size_t len)
+void pmt_reorder__push(struct pmt_reorder *r, int cpu, uint64_t ts, const void *data, size_t len)
 {
 	struct pmt_rq *q = &r->q[cpu];
-	struct item it = { .ts = ts, .len = (uint32_t)len };
+	struct item it = {.ts = ts, .len = (uint32_t)len};
 	size_t sz = item_size(it.len);
 
 	if (ts < q->last_ts) {
@@ -68,8 +67,7 @@ static const struct item *head_of(const struct pmt_rq *q)
 	return q->head < q->buf.len ? (const void *)(q->buf.p + q->head) : NULL;
 }
 
-void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff,
-			pmt_reorder_cb cb, void *ctx)
+void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff, pmt_reorder_cb cb, void *ctx)
 {
 	const struct item *it, *best;
 	int i, best_cpu;

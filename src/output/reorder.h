@@ -15,18 +15,16 @@ struct pmt_rq;
 struct pmt_reorder {
 	int ncpu;
 	struct pmt_rq *q;
-	size_t bytes;		/* held, all queues */
-	uint64_t inversions;	/* events older than their CPU's previous one */
+	size_t bytes;	     /* held, all queues */
+	uint64_t inversions; /* events older than their CPU's previous one */
 };
 
 typedef void (*pmt_reorder_cb)(void *ctx, int cpu, const void *data, size_t len);
 
 int pmt_reorder__init(struct pmt_reorder *r, int ncpu);
 void pmt_reorder__free(struct pmt_reorder *r);
-void pmt_reorder__push(struct pmt_reorder *r, int cpu, uint64_t ts,
-		       const void *data, size_t len);
+void pmt_reorder__push(struct pmt_reorder *r, int cpu, uint64_t ts, const void *data, size_t len);
 /* Hand cb every held event with ts <= cutoff, oldest first. */
-void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff,
-			pmt_reorder_cb cb, void *ctx);
+void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff, pmt_reorder_cb cb, void *ctx);
 
 #endif

@@ -8,20 +8,20 @@
 
 struct ksym {
 	uint64_t addr;
-	size_t name;		/* offset in pmt_syms.knames */
+	size_t name; /* offset in pmt_syms.knames */
 };
 
 struct proc {
 	uint32_t pid;
-	Dwfl *dwfl;		/* NULL: the process could not be read */
+	Dwfl *dwfl; /* NULL: the process could not be read */
 };
 
 struct pmt_syms {
 	struct ksym *ksyms;
 	size_t nksyms;
 	bool ksyms_read;
-	char *knames;		/* one block holding every kernel name */
-	struct proc *procs;	/* sorted by pid */
+	char *knames;	    /* one block holding every kernel name */
+	struct proc *procs; /* sorted by pid */
 	size_t nprocs, cap;
 };
 
@@ -79,7 +79,8 @@ static void read_kallsyms(struct pmt_syms *s)
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		if (s->nksyms == cap) {
-			struct ksym *k = realloc(s->ksyms, (cap = cap ? cap * 2 : 65536) * sizeof(*k));
+			struct ksym *k =
+				realloc(s->ksyms, (cap = cap ? cap * 2 : 65536) * sizeof(*k));
 
 			if (!k)
 				break;

@@ -29,7 +29,7 @@ static bool add_arg_aliases(struct pmt_format *f, int n, bool hidden)
 
 		snprintf(name, sizeof(name), "arg%d", i);
 		if (pmt_format__field(f, name))
-			continue;	/* a parameter has that name */
+			continue; /* a parameter has that name */
 		fl = pmt_format__add(f, name, "u64", SLOT(i), 8, PMT_F_INT);
 		if (!fl)
 			return false;
@@ -84,30 +84,21 @@ static void type_name(const struct btf *btf, __u32 id, struct pmt_buf *b, int de
 			pmt_buf__puts(b, "const ");
 		type_name(btf, t->type, b, depth + 1);
 		return;
-	case BTF_KIND_STRUCT:
-		pmt_buf__printf(b, "struct %s", n);
-		return;
-	case BTF_KIND_UNION:
-		pmt_buf__printf(b, "union %s", n);
-		return;
+	case BTF_KIND_STRUCT: pmt_buf__printf(b, "struct %s", n); return;
+	case BTF_KIND_UNION: pmt_buf__printf(b, "union %s", n); return;
 	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
-		pmt_buf__printf(b, "enum %s", n);
-		return;
-	case BTF_KIND_FUNC_PROTO:
-		pmt_buf__puts(b, "void (*)()");
-		return;
-	default:
-		pmt_buf__puts(b, n && *n ? n : "?");
+	case BTF_KIND_ENUM64: pmt_buf__printf(b, "enum %s", n); return;
+	case BTF_KIND_FUNC_PROTO: pmt_buf__puts(b, "void (*)()"); return;
+	default: pmt_buf__puts(b, n && *n ? n : "?");
 	}
 }
 
 /* How a value of type id sits in its slot(s): kind, size, sign, slots. */
-static int classify(const struct btf *btf, __u32 id, enum pmt_field_kind *kind,
-		    uint32_t *size, bool *is_signed)
+static int classify(const struct btf *btf, __u32 id, enum pmt_field_kind *kind, uint32_t *size,
+		    bool *is_signed)
 {
-	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, id) > 0 ?
-						   (__u32)btf__resolve_type(btf, id) : id);
+	const struct btf_type *t = btf__type_by_id(
+		btf, btf__resolve_type(btf, id) > 0 ? (__u32)btf__resolve_type(btf, id) : id);
 	__s64 sz;
 
 	*kind = PMT_F_INT;
@@ -116,9 +107,7 @@ static int classify(const struct btf *btf, __u32 id, enum pmt_field_kind *kind,
 	if (!t)
 		return 1;
 	switch (btf_kind(t)) {
-	case BTF_KIND_PTR:
-		*kind = PMT_F_PTR;
-		return 1;
+	case BTF_KIND_PTR: *kind = PMT_F_PTR; return 1;
 	case BTF_KIND_INT:
 		*size = t->size;
 		*is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
@@ -147,7 +136,7 @@ static struct pmt_field *add_typed(struct pmt_format *f, const struct btf *btf, 
 
 	*slots = classify(btf, type, &kind, &size, &sign);
 	if (!size || *slots > 1)
-		return (struct pmt_field *)f;	/* not shown, not an error */
+		return (struct pmt_field *)f; /* not shown, not an error */
 	type_name(btf, type, &tn, 0);
 	fl = pmt_format__add(f, name, pmt_buf__cstr(&tn), off, size, kind);
 	pmt_buf__free(&tn);
@@ -156,8 +145,8 @@ static struct pmt_field *add_typed(struct pmt_format *f, const struct btf *btf, 
 	return fl;
 }
 
-struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf,
-					   int func_id, bool ret, char *err, size_t errlen)
+struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
+					   bool ret, char *err, size_t errlen)
 {
 	const struct btf_type *fn = btf__type_by_id(btf, (__u32)func_id), *proto;
 	const struct btf_param *prm;
@@ -178,7 +167,7 @@ struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *b
 		const char *pn = btf__name_by_offset(btf, prm[i].name_off);
 
 		if (!prm[i].type)
-			break;	/* varargs */
+			break; /* varargs */
 		if (!add_typed(f, btf, prm[i].type, pn && *pn ? pn : "?", SLOT(slot), &used))
 			goto nomem;
 	}

@@ -18,7 +18,7 @@ struct pmt_format *pmt_callrec__regs_format(const char *name, bool ret);
 /* fentry/fexit of BTF function func_id: its parameters by name and type
  * (and arg0..argN, hidden, so filters read the same in either mode), and
  * retval at a return. NULL with a message in err. */
-struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf,
-					   int func_id, bool ret, char *err, size_t errlen);
+struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
+					   bool ret, char *err, size_t errlen);
 
 #endif

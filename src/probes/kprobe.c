@@ -34,38 +34,38 @@
 
 enum kp_mech { KP_PERF, KP_MULTI, KP_FENTRY };
 
-static const char *const mech_names[] = { "kprobe", "kprobe.multi", "fentry" };
+static const char *const mech_names[] = {"kprobe", "kprobe.multi", "fentry"};
 
 struct kp_priv {
 	enum kp_mech mech;
 	bool ret;
-	uint64_t offset;	/* FUNC+OFF */
-	int slot;		/* KP_FENTRY: placeholder program */
-	uint32_t group;		/* KP_MULTI: first probe of its link */
+	uint64_t offset; /* FUNC+OFF */
+	int slot;	 /* KP_FENTRY: placeholder program */
+	uint32_t group;	 /* KP_MULTI: first probe of its link */
 	char func[];
 };
 
 /* What this kernel can do, found out once. */
 static struct {
 	bool probed;
-	bool kprobe;		/* perf kprobe PMU or tracefs kprobe_events */
-	bool multi;		/* kprobe.multi links */
-	int fentry;		/* 0, or -errno of a trampoline test */
-	char fentry_on[256];	/* the function that test used */
-	struct btf *btf;	/* vmlinux BTF (NULL: none), loaded once for all
+	bool kprobe;	     /* perf kprobe PMU or tracefs kprobe_events */
+	bool multi;	     /* kprobe.multi links */
+	int fentry;	     /* 0, or -errno of a trampoline test */
+	char fentry_on[256]; /* the function that test used */
+	struct btf *btf;     /* vmlinux BTF (NULL: none), loaded once for all
 				 * options (a --latency resolves two) and kept */
 	bool btf_loaded;
-	const char *fentry_step;	/* where it failed: "loading", "attaching" */
+	const char *fentry_step; /* where it failed: "loading", "attaching" */
 } kf;
 
-static int fentry_slots_used[2];	/* entry, return */
+static int fentry_slots_used[2]; /* entry, return */
 
 /* A two-instruction program ("return 0") of a type, for feature tests. */
 static int tiny_prog(enum bpf_prog_type type, enum bpf_attach_type eat, __u32 btf_id)
 {
 	struct bpf_insn insns[2] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = eat, .attach_btf_id = btf_id);
 
@@ -74,7 +74,7 @@ static int tiny_prog(enum bpf_prog_type type, enum bpf_attach_type eat, __u32 bt
 
 static bool probe_multi(void)
 {
-	const char *syms[] = { "pmt_no_such_function" };
+	const char *syms[] = {"pmt_no_such_function"};
 	LIBBPF_OPTS(bpf_link_create_opts, o);
 	int fd = tiny_prog(BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0), lfd, err;
 
@@ -157,7 +157,8 @@ static void explain_none(const char *opt, const char *spec)
 	fentry_why(why, sizeof(why));
 	pmt_err("--%s %s: this kernel can attach neither kprobes (no kprobe PMU in "
 		"/sys/bus/event_source/devices and no kprobe_events in tracefs: built without "
-		"CONFIG_KPROBES) nor fentry/fexit (%s)", opt, spec, why);
+		"CONFIG_KPROBES) nor fentry/fexit (%s)",
+		opt, spec, why);
 	pmt_hint("what works on this kernel: tracepoints (--tp, see pmtrace --list), "
 		 "uprobes (--uprobe PATH:SYMBOL) and PMU events (-e)");
 }
@@ -183,8 +184,7 @@ static bool in_kallsyms(const char *name)
  * plain names checked there (or in kallsyms when it cannot be read, or
  * for kprobes: *traced is then false, as fentry and kprobe.multi need
  * ftrace). */
-static int match_functions(const char *opt, const char *name, struct pmt_names *hits,
-			   bool *ftraced)
+static int match_functions(const char *opt, const char *name, struct pmt_names *hits, bool *ftraced)
 {
 	struct pmt_names all = {0};
 	const char *close[4];
@@ -193,7 +193,8 @@ static int match_functions(const char *opt, const char *name, struct pmt_names *
 
 	if (err && glob) {
 		pmt_err("--%s '%s': a glob needs the list of traceable functions, and "
-			"available_filter_functions cannot be read: %s", opt, name, strerror(-err));
+			"available_filter_functions cannot be read: %s",
+			opt, name, strerror(-err));
 		return -EINVAL;
 	}
 	*ftraced = true;
@@ -214,7 +215,8 @@ static int match_functions(const char *opt, const char *name, struct pmt_names *
 		pmt_err("--%s '%s': no traceable kernel function matches", opt, name);
 	} else {
 		pmt_err("--%s '%s': not a kernel function (in neither available_filter_functions "
-			"nor /proc/kallsyms)", opt, name);
+			"nor /proc/kallsyms)",
+			opt, name);
 		n = pmt_suggest(name, all.v, all.n, close, 4);
 		for (i = 0; i < n; i++)
 			pmt_hint("did you mean %s?", close[i]);
@@ -256,8 +258,9 @@ static int add_fn_probe(struct pmt_session *s, const struct pmt_probe_arg *arg,
 	else
 		snprintf(name, sizeof(name), "%s:%s", kind, func);
 	if (mech == KP_FENTRY)
-		fmt = pmt_callrec__btf_format(name, btf, btf__find_by_name_kind(btf, func, BTF_KIND_FUNC),
-					      ret, err, sizeof(err));
+		fmt = pmt_callrec__btf_format(name, btf,
+					      btf__find_by_name_kind(btf, func, BTF_KIND_FUNC), ret,
+					      err, sizeof(err));
 	else
 		fmt = pmt_callrec__regs_format(name, ret);
 	if (!fmt) {
@@ -305,13 +308,15 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 		return -EINVAL;
 	}
 	if (!kf.btf_loaded) {
-		kf.btf = btf__load_vmlinux_btf();	/* NULL and errno without */
+		kf.btf = btf__load_vmlinux_btf(); /* NULL and errno without */
 		kf.btf_loaded = true;
 	}
 	btf = kf.btf;
 	/* trampolines are tried on the function itself where BTF has it */
 	probe_features(btf, !strpbrk(func, "*?[") && btf &&
-			    btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0 ? func : "vfs_read");
+					    btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) > 0
+				    ? func
+				    : "vfs_read");
 	if (!kf.kprobe && kf.fentry) {
 		explain_none(opt, arg->spec);
 		err = -EINVAL;
@@ -342,7 +347,8 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 		}
 		if (!ftraced) {
 			pmt_err("--%s %s: fentry/fexit needs a function ftrace can hook, and this "
-				"one is not in available_filter_functions", opt, arg->spec);
+				"one is not in available_filter_functions",
+				opt, arg->spec);
 			pmt_hint("--kprobe-mode kprobe (or auto) attaches a kprobe to it");
 			err = -EINVAL;
 			goto out;
@@ -351,7 +357,8 @@ static int kp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 			pmt_err("--%s %s: fentry/fexit takes one program a function: at most %d "
 				"of each a session, with BTF and no offset (this asks for %zu more)",
 				opt, arg->spec, PMT_FN_SLOTS, hits.n);
-			pmt_hint("--kprobe-mode kprobe attaches any number (one kprobe.multi link)");
+			pmt_hint(
+				"--kprobe-mode kprobe attaches any number (one kprobe.multi link)");
 			err = -EINVAL;
 			goto out;
 		}
@@ -399,17 +406,14 @@ static void kp_prepare(struct pmt_session *s)
 		if (p->prov != &pmt_kprobe_provider)
 			continue;
 		switch (kp->mech) {
-		case KP_PERF:
-			bpf_program__set_autoload(s->skel->progs.pmt_kp, true);
-			break;
-		case KP_MULTI:
-			bpf_program__set_autoload(s->skel->progs.pmt_kpm, true);
-			break;
+		case KP_PERF: bpf_program__set_autoload(s->skel->progs.pmt_kp, true); break;
+		case KP_MULTI: bpf_program__set_autoload(s->skel->progs.pmt_kpm, true); break;
 		case KP_FENTRY:
 			prog = fentry_prog(s, kp);
 			bpf_program__set_autoload(prog, true);
 			bpf_program__set_attach_target(prog, 0, kp->func);
-			((__u32 *)s->skel->rodata->pmt_fn_probe)[kp->slot + (kp->ret ? PMT_FN_SLOTS : 0)] = p->id;
+			((__u32 *)s->skel->rodata
+				 ->pmt_fn_probe)[kp->slot + (kp->ret ? PMT_FN_SLOTS : 0)] = p->id;
 			break;
 		}
 	}
@@ -431,7 +435,8 @@ static int attach_multi(struct pmt_session *s, struct pmt_probe *p, const struct
 	for (i = p->id; i < s->nr_probes; i++) {
 		const struct kp_priv *q = s->probes[i].priv;
 
-		if (s->probes[i].prov != &pmt_kprobe_provider || q->mech != KP_MULTI || q->group != p->id)
+		if (s->probes[i].prov != &pmt_kprobe_provider || q->mech != KP_MULTI ||
+		    q->group != p->id)
 			continue;
 		syms[n] = q->func;
 		cookies[n++] = s->probes[i].id;
@@ -442,8 +447,8 @@ static int attach_multi(struct pmt_session *s, struct pmt_probe *p, const struct
 	p->link = bpf_program__attach_kprobe_multi_opts(s->skel->progs.pmt_kpm, NULL, &o);
 	if (!p->link) {
 		err = -errno;
-		pmt_err("%s: cannot attach %u functions with one kprobe.multi link: %s",
-			p->name, n, strerror(-err));
+		pmt_err("%s: cannot attach %u functions with one kprobe.multi link: %s", p->name, n,
+			strerror(-err));
 	}
 out:
 	free(syms);
@@ -456,17 +461,14 @@ static int kp_attach(struct pmt_session *s, struct pmt_probe *p)
 	const struct kp_priv *kp = p->priv;
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = p->id, .retprobe = kp->ret,
 		    .offset = (size_t)kp->offset);
-	struct pmt_probe_cfg cfg = { .fixed_size = sizeof(struct pmt_call) };
+	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_call)};
 	int err = pmt_session__store_cfg(s, p, &cfg);
 
 	if (err)
 		return err;
 	switch (kp->mech) {
-	case KP_MULTI:
-		return kp->group == p->id ? attach_multi(s, p, kp) : 0;
-	case KP_FENTRY:
-		p->link = bpf_program__attach_trace(fentry_prog(s, kp));
-		break;
+	case KP_MULTI: return kp->group == p->id ? attach_multi(s, p, kp) : 0;
+	case KP_FENTRY: p->link = bpf_program__attach_trace(fentry_prog(s, kp)); break;
 	case KP_PERF:
 		p->link = bpf_program__attach_kprobe_opts(s->skel->progs.pmt_kp, kp->func, &o);
 		break;

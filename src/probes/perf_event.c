@@ -32,7 +32,7 @@
 /* Distinct stacks an aggregation can key by (stack-trace map size). */
 #define PMT_STACK_IDS 16384
 
-static const char *const mode_names[] = { "kernel", "user", NULL };
+static const char *const mode_names[] = {"kernel", "user", NULL};
 
 /* The sample's fields, and the hidden stack keys. */
 static struct pmt_format *sample_format(const char *name)
@@ -80,8 +80,8 @@ static void fill_attr(const struct pmt_session *s, const struct pmt_pmu_event *e
 	attr->config2 = ev->config2;
 	attr->exclude_user = ev->exclude_user;
 	attr->exclude_kernel = ev->exclude_kernel;
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
-			    PERF_SAMPLE_ADDR;
+	attr->sample_type =
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR;
 	if (o->period) {
 		attr->sample_period = o->period;
 	} else {
@@ -164,8 +164,10 @@ static int check_event(struct pmt_session *s, struct pmt_pmu_event *ev)
 	}
 	if (err == EINVAL || err == EOPNOTSUPP) {
 		pmt_err("%s: the kernel refused this event for sampling (%s): a counting-only "
-			"PMU event, or terms this PMU does not take", ev->name, strerror(err));
-		pmt_hint("sampling events: cpu-clock, task-clock, page-faults, ...; see pmtrace --list");
+			"PMU event, or terms this PMU does not take",
+			ev->name, strerror(err));
+		pmt_hint(
+			"sampling events: cpu-clock, task-clock, page-faults, ...; see pmtrace --list");
 		return -EINVAL;
 	}
 	if (err == ENOENT || err == ENODEV) {
@@ -208,7 +210,7 @@ static int pe_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	if (s->nr_probes > n)
 		s->probes[n].pmu = ev;
 	else
-		free(ev);	/* a duplicate, already traced */
+		free(ev); /* a duplicate, already traced */
 	return ret;
 }
 
@@ -219,7 +221,8 @@ static void pe_prepare(struct pmt_session *s)
 
 	bpf_program__set_autoload(s->skel->progs.pmt_pe, true);
 	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i].prov == &pmt_perf_provider && s->probes[i].action != PMT_ACT_STREAM)
+		if (s->probes[i].prov == &pmt_perf_provider &&
+		    s->probes[i].action != PMT_ACT_STREAM)
 			agg = true;
 	if (agg && s->stack)
 		bpf_map__set_max_entries(s->skel->maps.pmt_stacks, PMT_STACK_IDS);
@@ -245,7 +248,7 @@ static int add_link(struct pmt_session *s, struct pmt_probe *p, int pfd)
 			strerror(-err));
 		return err;
 	}
-	p->links[p->nlinks++] = l;	/* the link owns pfd; attach enabled it */
+	p->links[p->nlinks++] = l; /* the link owns pfd; attach enabled it */
 	return 0;
 }
 
@@ -262,8 +265,8 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 	if (!dir) {
 		int err = -errno;
 
-		pmt_err("%s: cannot list the threads of process %d: %s", p->name,
-			(int)s->opts->pid, strerror(-err));
+		pmt_err("%s: cannot list the threads of process %d: %s", p->name, (int)s->opts->pid,
+			strerror(-err));
 		return err;
 	}
 	while (!err && (d = readdir(dir))) {
@@ -272,7 +275,7 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 		fd = perf_open(attr, atoi(d->d_name), -1);
 		if (fd < 0) {
 			if (errno == ESRCH)
-				continue;	/* the thread just ended */
+				continue; /* the thread just ended */
 			err = -errno;
 			pmt_err("%s: perf_event_open for thread %s: %s", p->name, d->d_name,
 				strerror(errno));
@@ -307,7 +310,7 @@ static bool wants_value(const struct pmt_probe *p)
 
 static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 {
-	struct pmt_probe_cfg cfg = { .fixed_size = sizeof(struct pmt_sample) };
+	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_sample)};
 	struct perf_event_attr attr;
 	uint64_t online[PMT_MAX_CPUS / 64];
 	int cpu, fd, err;
@@ -323,7 +326,8 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 		fd = perf_open(&attr, s->child.pid, -1);
 		if (fd < 0) {
 			err = -errno;
-			pmt_err("%s: perf_event_open for the command: %s", p->name, strerror(errno));
+			pmt_err("%s: perf_event_open for the command: %s", p->name,
+				strerror(errno));
 			return err;
 		}
 		return add_link(s, p, fd);
@@ -334,7 +338,7 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 	}
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		if (!(online[cpu / 64] & (1ULL << (cpu % 64))))
-			continue;	/* offline: no event can be opened */
+			continue; /* offline: no event can be opened */
 		if (s->filter_cpu && !(s->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))))
 			continue;
 		fd = perf_open(&attr, -1, cpu);

@@ -20,7 +20,7 @@ struct pmt_probe;
 
 struct pmt_provider {
 	const char *name;
-	unsigned kinds;		/* 1 << enum pmt_probe_kind, for each it serves */
+	unsigned kinds; /* 1 << enum pmt_probe_kind, for each it serves */
 	/* Expand one user spec into probes (pmt_session__add_probe).
 	 * Usage errors print a message and return -EINVAL. */
 	int (*resolve)(struct pmt_session *s, const struct pmt_probe_arg *arg);

@@ -103,8 +103,10 @@ static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 static struct bpf_program *tp_prog(struct pmt_session *s, int instance)
 {
 	struct bpf_program *progs[PMT_TP_INSTANCES] = {
-		s->skel->progs.pmt_tp, s->skel->progs.pmt_tp2,
-		s->skel->progs.pmt_tp3, s->skel->progs.pmt_tp4,
+		s->skel->progs.pmt_tp,
+		s->skel->progs.pmt_tp2,
+		s->skel->progs.pmt_tp3,
+		s->skel->progs.pmt_tp4,
 	};
 
 	return progs[instance];
@@ -146,7 +148,7 @@ static int open_carrier(int tp_id)
 static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
-	struct pmt_probe_cfg cfg = { .fixed_size = p->fmt->fixed_size };
+	struct pmt_probe_cfg cfg = {.fixed_size = p->fmt->fixed_size};
 	int i, err, pfd;
 
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {

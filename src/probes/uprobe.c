@@ -26,13 +26,13 @@
 
 struct up_priv {
 	bool ret;
-	uint64_t off;		/* file offset */
+	uint64_t off; /* file offset */
 	char path[];
 };
 
 /* PATH:SYMBOL[+OFF] -> path (located when it has no '/'), symbol, offset */
-static int split_spec(const char *opt, const char *spec, char *path, size_t plen,
-		      char *sym, size_t slen, uint64_t *add)
+static int split_spec(const char *opt, const char *spec, char *path, size_t plen, char *sym,
+		      size_t slen, uint64_t *add)
 {
 	const char *colon = strrchr(spec, ':');
 	const char *plus = colon ? strchr(colon, '+') : NULL;
@@ -80,7 +80,8 @@ static int add_up_probe(struct pmt_session *s, const struct pmt_probe_arg *arg, 
 
 	snprintf(name, sizeof(name), "%s:%s:%s", ret ? "uretprobe" : "uprobe", path, sym);
 	if (add)
-		snprintf(name + strlen(name), sizeof(name) - strlen(name), "+%llu", (unsigned long long)add);
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "+%llu",
+			 (unsigned long long)add);
 	fmt = pmt_callrec__regs_format(name, ret);
 	if (!fmt)
 		return -ENOMEM;
@@ -164,15 +165,15 @@ static int up_attach(struct pmt_session *s, struct pmt_probe *p)
 {
 	const struct up_priv *up = p->priv;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->id, .retprobe = up->ret);
-	struct pmt_probe_cfg cfg = { .fixed_size = sizeof(struct pmt_call) };
+	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_call)};
 	int err = pmt_session__store_cfg(s, p, &cfg);
 
 	if (err)
 		return err;
 	/* -p: the kernel itself only stops in that process */
 	p->link = bpf_program__attach_uprobe_opts(s->skel->progs.pmt_kp,
-						  s->opts->pid ? s->opts->pid : -1,
-						  up->path, (size_t)up->off, &o);
+						  s->opts->pid ? s->opts->pid : -1, up->path,
+						  (size_t)up->off, &o);
 	if (!p->link) {
 		err = -errno;
 		pmt_err("%s: cannot attach the uprobe: %s", p->name, strerror(-err));

@@ -76,7 +76,7 @@ static int read_hash(struct pmtrace_bpf *skel, struct pmt_agg_val *pc, int ncpu,
 		prev = &key;
 		memset(&next, 0, sizeof(next));
 		if (bpf_map_lookup_elem(fd, &key, pc))
-			continue;	/* deleted meanwhile */
+			continue; /* deleted meanwhile */
 		if ((err = pmt_agg_entries__add(e, &key, pc, ncpu, cache)))
 			break;
 	}
@@ -88,7 +88,7 @@ out:
 int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
 		       struct pmt_output *out, uint64_t now_ns)
 {
-	const struct pmt_agg_io io = { syms, stack_lookup, skel };
+	const struct pmt_agg_io io = {syms, stack_lookup, skel};
 	int ncpu = libbpf_num_possible_cpus();
 	struct pmt_agg_entries cur = {0};
 	struct pmt_agg_val *pc;
@@ -99,7 +99,8 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
 	pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
 	if (!pc)
 		return -ENOMEM;
-	err = m.flat_slots ? read_flat(skel, m.flat_slots, pc, ncpu, &cur) : read_hash(skel, pc, ncpu, &cur);
+	err = m.flat_slots ? read_flat(skel, m.flat_slots, pc, ncpu, &cur)
+			   : read_hash(skel, pc, ncpu, &cur);
 	free(pc);
 	if (!err)
 		err = pmt_agg__print(agg, &cur, &io, out, now_ns);

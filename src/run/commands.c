@@ -48,8 +48,9 @@ int pmt_cmd__list(const struct pmt_opts *o)
 
 		/* a glob matches the name with or without its kind prefix */
 		snprintf(pat, sizeof(pat), "*:%s", o->list_glob);
-		pmt_names__match(&evs, !strncmp(o->list_glob, "tracepoint:", 11) ?
-				 o->list_glob : pat, &hits);
+		pmt_names__match(&evs,
+				 !strncmp(o->list_glob, "tracepoint:", 11) ? o->list_glob : pat,
+				 &hits);
 		/* a bare word lists names that contain it */
 		if (!hits.n && !strpbrk(o->list_glob, "*?[")) {
 			snprintf(pat, sizeof(pat), "*%s*", o->list_glob);
@@ -89,7 +90,7 @@ static const char *kind_name(enum pmt_field_kind k)
 int pmt_cmd__info(const struct pmt_opts *o)
 {
 	struct pmt_session s = {0};
-	struct pmt_probe_arg arg = { PMT_PROBE_TRACEPOINT, o->info_spec, NULL };
+	struct pmt_probe_arg arg = {PMT_PROBE_TRACEPOINT, o->info_spec, NULL};
 	struct pmt_opts one = *o;
 	const struct pmt_format *f;
 	uint32_t i;
@@ -104,10 +105,10 @@ int pmt_cmd__info(const struct pmt_opts *o)
 	}
 	for (i = 0; i < s.nr_probes; i++) {
 		f = s.probes[i].fmt;
-		printf("tracepoint:%s (id %d), %u bytes of fixed fields\n",
-		       s.probes[i].name, f->id, f->fixed_size);
-		printf("    %-24s %-28s %6s %5s %-6s %s\n",
-		       "FIELD", "TYPE", "OFFSET", "SIZE", "SIGNED", "DECODED AS");
+		printf("tracepoint:%s (id %d), %u bytes of fixed fields\n", s.probes[i].name, f->id,
+		       f->fixed_size);
+		printf("    %-24s %-28s %6s %5s %-6s %s\n", "FIELD", "TYPE", "OFFSET", "SIZE",
+		       "SIGNED", "DECODED AS");
 		for (j = 0; j < f->nr_fields; j++) {
 			const struct pmt_field *fl = &f->fields[j];
 
@@ -174,7 +175,8 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 			fprintf(stderr, "pmtrace: %llu events filtered out in the kernel\n",
 				(unsigned long long)filtered);
 		if (s->opts->agg.lat_start && st[PMT_STAT_LAT_NOSTART])
-			fprintf(stderr, "pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
+			fprintf(stderr,
+				"pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
 				(unsigned long long)st[PMT_STAT_LAT_NOSTART]);
 		return;
 	}
@@ -201,4 +203,3 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 	if (silent)
 		fprintf(stderr, "%12s  (%u more probes had no events)\n", "", silent);
 }
-

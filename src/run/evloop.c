@@ -28,10 +28,10 @@
 #include "run/signals.h"
 #include "pmtrace.skel.h"
 
-#define POLL_MS		50
-#define PID_SCAN_MS	100
-#define SLACK_NS	(5 * 1000 * 1000ULL)
-#define LOST_REPORT_NS	(1000 * 1000 * 1000ULL)
+#define POLL_MS 50
+#define PID_SCAN_MS 100
+#define SLACK_NS (5 * 1000 * 1000ULL)
+#define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
 /* Held events beyond this are written out even if a CPU lags behind. */
 #define REORDER_MAX_BYTES (256u << 20)
 
@@ -162,15 +162,16 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		popts.cpus = cpus;
 		popts.map_keys = cpus;
 	}
-	l->pb = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.pmt_events),
-				     (size_t)o->buffer_pages, &attr, on_record, l, &popts);
+	l->pb = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.pmt_events), (size_t)o->buffer_pages,
+				     &attr, on_record, l, &popts);
 	free(cpus);
 	if (!l->pb) {
 		err = -errno;
-		pmt_err("cannot open the perf buffers (%d pages per CPU): %s",
-			o->buffer_pages, strerror(errno));
+		pmt_err("cannot open the perf buffers (%d pages per CPU): %s", o->buffer_pages,
+			strerror(errno));
 		if (err == -ENOMEM || err == -EPERM)
-			pmt_hint("a smaller --buffer-pages, or a larger ulimit -l / perf_event_mlock_kb, may help");
+			pmt_hint(
+				"a smaller --buffer-pages, or a larger ulimit -l / perf_event_mlock_kb, may help");
 		if (err == -ENODEV || err == -ENOENT)
 			pmt_hint("-C names a CPU that is offline");
 		return err;
@@ -237,7 +238,8 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		}
 		if (tick) {
 			if (now >= tick) {
-				pmt_aggmaps__print(l->s->skel, l->s->agg, pmt_session__syms(l->s), l->out, now);
+				pmt_aggmaps__print(l->s->skel, l->s->agg, pmt_session__syms(l->s),
+						   l->out, now);
 				tick += period;
 				if (tick < now)
 					tick = now + period;

@@ -15,8 +15,8 @@ enum pmt_stop_reason {
 	PMT_STOP_SIGNAL,
 	PMT_STOP_DURATION,
 	PMT_STOP_CHILD,
-	PMT_STOP_TARGET_GONE,	/* -p process exited */
-	PMT_STOP_OUTPUT,	/* output closed (EPIPE) or failed */
+	PMT_STOP_TARGET_GONE, /* -p process exited */
+	PMT_STOP_OUTPUT,      /* output closed (EPIPE) or failed */
 	PMT_STOP_ERROR,
 };
 
@@ -25,15 +25,14 @@ struct pmt_evloop {
 	struct pmt_output *out;
 	struct perf_buffer *pb;
 	struct pmt_reorder ro;
-	uint64_t *lost;		/* per CPU, from PERF_RECORD_LOST */
+	uint64_t *lost; /* per CPU, from PERF_RECORD_LOST */
 	uint64_t lost_reported;
 	uint64_t last_report_ns;
 	uint64_t events;
-	uint64_t malformed;	/* samples too short to hold a header */
-	bool user_syms;		/* records carry user addresses to symbolize */
+	uint64_t malformed; /* samples too short to hold a header */
+	bool user_syms;	    /* records carry user addresses to symbolize */
 	enum pmt_stop_reason stop;
 };
-
 
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out);
 /* Run until a stop condition; returns 0 or -errno. */

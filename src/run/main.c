@@ -26,7 +26,7 @@
 #include "events/tracefs.h"
 
 #ifndef PMT_VERSION
-#define PMT_VERSION "0.1.0"
+#define PMT_VERSION "unknown" /* the Makefile sets it */
 #endif
 
 #define CAP_PERFMON_BIT 38
@@ -60,14 +60,15 @@ static int check_btf(void)
 	if (!access("/sys/kernel/btf/vmlinux", R_OK))
 		return 0;
 	pmt_err("kernel BTF not found at /sys/kernel/btf/vmlinux: %s", strerror(errno));
-	pmt_hint("pmtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels are)");
+	pmt_hint(
+		"pmtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels are)");
 	return -ENOENT;
 }
 
 static int do_trace(const struct pmt_opts *o)
 {
 	struct pmt_session s = {0};
-	struct pmt_output out = { .fd = -1 };
+	struct pmt_output out = {.fd = -1};
 	struct pmt_evloop loop = {0};
 	bool loop_ready = false;
 	int ret = PMT_EXIT_USAGE, err;
@@ -88,7 +89,8 @@ static int do_trace(const struct pmt_opts *o)
 		int fd = open(o->agg.flamegraph, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
 		if (fd < 0) {
-			pmt_err("cannot write the flame graph to '%s': %s", o->agg.flamegraph, strerror(errno));
+			pmt_err("cannot write the flame graph to '%s': %s", o->agg.flamegraph,
+				strerror(errno));
 			goto out;
 		}
 		close(fd);
@@ -108,7 +110,9 @@ static int do_trace(const struct pmt_opts *o)
 		goto out;
 	pmt_info("%s %u probe%s%s; Ctrl-C to stop", o->agg.fn ? "aggregating" : "tracing",
 		 s.nr_probes, s.nr_probes == 1 ? "" : "s",
-		 o->cmd ? " while the command runs" : o->pid ? " of one process" : "");
+		 o->cmd	  ? " while the command runs"
+		 : o->pid ? " of one process"
+			  : "");
 	if (s.child.pid && pmt_child__release(&s.child, o->cmd[0])) {
 		ret = PMT_EXIT_USAGE;
 		goto out;
@@ -120,7 +124,8 @@ out:
 	pmt_session__detach(&s);
 	if (loop_ready) {
 		pmt_evloop__drain(&loop);
-		if (s.agg && pmt_aggmaps__print(s.skel, s.agg, pmt_session__syms(&s), &out, pmt_now_ns()))
+		if (s.agg &&
+		    pmt_aggmaps__print(s.skel, s.agg, pmt_session__syms(&s), &out, pmt_now_ns()))
 			ret = PMT_EXIT_FAIL;
 		pmt_summary__print(&loop, &s);
 	}
@@ -164,15 +169,9 @@ int main(int argc, char **argv)
 		puts("pmtrace " PMT_VERSION);
 		ret = PMT_EXIT_OK;
 		break;
-	case PMT_MODE_LIST:
-		ret = pmt_cmd__list(&o);
-		break;
-	case PMT_MODE_INFO:
-		ret = pmt_cmd__info(&o);
-		break;
-	default:
-		ret = do_trace(&o);
-		break;
+	case PMT_MODE_LIST: ret = pmt_cmd__list(&o); break;
+	case PMT_MODE_INFO: ret = pmt_cmd__info(&o); break;
+	default: ret = do_trace(&o); break;
 	}
 	pmt_opts__free(&o);
 	return ret;

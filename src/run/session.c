@@ -35,7 +35,8 @@ static int compile_filter(struct pmt_probe *p, const char *expr)
 	if (!pmt_filter__compile(expr, p->fmt, p->name, p->filter, &ferr)) {
 		if (pmt_verbose) {
 			pmt_filter__dump(&b, p->filter);
-			fprintf(stderr, "pmtrace: %s: filter program:\n%s", p->name, pmt_buf__cstr(&b));
+			fprintf(stderr, "pmtrace: %s: filter program:\n%s", p->name,
+				pmt_buf__cstr(&b));
 			pmt_buf__free(&b);
 		}
 		return 0;
@@ -46,8 +47,8 @@ static int compile_filter(struct pmt_probe *p, const char *expr)
 	return -EINVAL;
 }
 
-int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
-			   const char *name, struct pmt_format *fmt, const char *filter)
+int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov, const char *name,
+			   struct pmt_format *fmt, const char *filter)
 {
 	struct pmt_probe *p;
 	uint32_t i;
@@ -61,14 +62,16 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 		if (strcmp(s->probes[i].base, name))
 			continue;
 		if ((!filter && !s->probes[i].filter_expr) ||
-		    (filter && s->probes[i].filter_expr && !strcmp(filter, s->probes[i].filter_expr))) {
+		    (filter && s->probes[i].filter_expr &&
+		     !strcmp(filter, s->probes[i].filter_expr))) {
 			pmt_format__free(fmt);
 			return 0;
 		}
 		dup++;
 	}
 	if (dup > PMT_TP_INSTANCES) {
-		pmt_err("%s given %d times: at most %d (join filters with ||)", name, dup, PMT_TP_INSTANCES);
+		pmt_err("%s given %d times: at most %d (join filters with ||)", name, dup,
+			PMT_TP_INSTANCES);
 		pmt_format__free(fmt);
 		return -EINVAL;
 	}
@@ -89,7 +92,7 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 	s->probes = p;
 	p = &s->probes[s->nr_probes];
 	memset(p, 0, sizeof(*p));
-	p->id = s->nr_probes++;	/* from here on pmt_session__free frees it */
+	p->id = s->nr_probes++; /* from here on pmt_session__free frees it */
 	p->prov = prov;
 	p->fmt = fmt;
 	p->name = strdup(label);
@@ -194,13 +197,14 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 		if (opts->agg.lat_end) {
 			ends[1].kind = pmt_probe_kind_of(opts->agg.lat_end, &ends[1].spec);
 		} else {
-			ends[1].kind = ends[0].kind == PMT_PROBE_KPROBE ? PMT_PROBE_KRETPROBE :
-				       PMT_PROBE_URETPROBE;
+			ends[1].kind = ends[0].kind == PMT_PROBE_KPROBE ? PMT_PROBE_KRETPROBE
+									: PMT_PROBE_URETPROBE;
 			ends[1].spec = ends[0].spec;
 		}
 		for (i = 0; i < 2; i++) {
 			if (strpbrk(ends[i].spec, "*?[")) {
-				pmt_err("--latency: '%s': name one probe, not a glob", ends[i].spec);
+				pmt_err("--latency: '%s': name one probe, not a glob",
+					ends[i].spec);
 				return -EINVAL;
 			}
 			ret = pmt_provider__get(ends[i].kind)->resolve(s, &ends[i]);
@@ -296,7 +300,7 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
-	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1);	/* see perf_event.c */
+	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1); /* see perf_event.c */
 	if (!targeted)
 		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);
 
@@ -333,7 +337,8 @@ int pmt_session__attach(struct pmt_session *s)
 		    !(s->skel->links.pmt_exec = bpf_program__attach(s->skel->progs.pmt_exec)) ||
 		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit))) {
 			err = -errno;
-			pmt_err("cannot attach the process-tracking tracepoints: %s", strerror(errno));
+			pmt_err("cannot attach the process-tracking tracepoints: %s",
+				strerror(errno));
 			return err;
 		}
 	}
@@ -413,7 +418,7 @@ static void spawn_closer(struct pmt_session *s)
 	char c;
 
 	if (pipe(p))
-		return;		/* then we close them ourselves, slowly */
+		return; /* then we close them ourselves, slowly */
 	s->closer = fork();
 	if (s->closer == 0) {
 		close(p[1]);
@@ -528,7 +533,7 @@ void pmt_session__free(struct pmt_session *s)
 	pmt_syms__free(s->syms);
 	s->syms = NULL;
 	if (s->closer > 0) {
-		close(s->closer_fd);	/* the closer may go now */
+		close(s->closer_fd); /* the closer may go now */
 		s->closer = 0;
 	}
 }

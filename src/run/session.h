@@ -18,22 +18,22 @@ struct pmt_syms;
 struct pmt_agg;
 
 struct pmt_probe {
-	uint32_t id;			/* attach cookie, index in pmt_probes */
+	uint32_t id; /* attach cookie, index in pmt_probes */
 	const struct pmt_provider *prov;
-	char *name;			/* "sched:sched_switch", "...#2" */
-	char *base;			/* "sched:sched_switch" */
-	const char *filter_expr;	/* as given, or NULL */
-	int instance;			/* 0, or n-1 for the n-th copy of base */
-	uint8_t action;			/* enum pmt_action */
-	struct pmt_agg_cfg agg;		/* action != STREAM */
-	struct pmt_format *fmt;		/* record layout; NULL: no fields */
-	struct pmt_filter *filter;	/* compiled --filter, or NULL */
+	char *name;		   /* "sched:sched_switch", "...#2" */
+	char *base;		   /* "sched:sched_switch" */
+	const char *filter_expr;   /* as given, or NULL */
+	int instance;		   /* 0, or n-1 for the n-th copy of base */
+	uint8_t action;		   /* enum pmt_action */
+	struct pmt_agg_cfg agg;	   /* action != STREAM */
+	struct pmt_format *fmt;	   /* record layout; NULL: no fields */
+	struct pmt_filter *filter; /* compiled --filter, or NULL */
 	struct bpf_link *link;
-	struct bpf_link **links;	/* probes attached many times (PMU) */
+	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;
-	struct pmt_pmu_event *pmu;	/* PMU events: what to open */
-	void *priv;			/* the provider's, freed with free() */
-	uint64_t events;		/* received */
+	struct pmt_pmu_event *pmu; /* PMU events: what to open */
+	void *priv;		   /* the provider's, freed with free() */
+	uint64_t events;	   /* received */
 };
 
 struct pmt_session {
@@ -41,15 +41,15 @@ struct pmt_session {
 	struct pmtrace_bpf *skel;
 	struct pmt_probe *probes;
 	uint32_t nr_probes;
-	int ncpus;			/* possible CPUs */
+	int ncpus; /* possible CPUs */
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
-	struct pmt_child child;		/* -- CMD */
-	struct pmt_agg *agg;		/* --count, --hist, ...: NULL when streaming */
-	struct pmt_syms *syms;		/* symbolizer, made when needed */
-	uint8_t stack;			/* --stack: PMT_STACK_* */
-	pid_t closer;			/* closes the links after we exit */
-	int closer_fd;			/* its pipe: EOF lets it go */
+	struct pmt_child child; /* -- CMD */
+	struct pmt_agg *agg;	/* --count, --hist, ...: NULL when streaming */
+	struct pmt_syms *syms;	/* symbolizer, made when needed */
+	uint8_t stack;		/* --stack: PMT_STACK_* */
+	pid_t closer;		/* closes the links after we exit */
+	int closer_fd;		/* its pipe: EOF lets it go */
 };
 
 /* Build the probe list from the options; usage errors return -EINVAL. */
@@ -66,8 +66,8 @@ void pmt_session__free(struct pmt_session *s);
 
 /* Takes fmt; compiles the filter expr (may be NULL) against it: usage
  * errors print the expression with a caret and return -EINVAL. */
-int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov,
-			   const char *name, struct pmt_format *fmt, const char *filter);
+int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov, const char *name,
+			   struct pmt_format *fmt, const char *filter);
 /* Complete cfg with what every probe has (filter, action, aggregation,
  * stack) and store it as probe p's settings; -errno, message printed. */
 int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pmt_probe_cfg *cfg);

@@ -18,7 +18,7 @@ static void on_signal(int sig)
 
 void pmt_signals__install(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_NOCLDSTOP };
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_NOCLDSTOP};
 	sigset_t block;
 
 	sigemptyset(&sa.sa_mask);
@@ -26,7 +26,7 @@ void pmt_signals__install(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* EPIPE from write() ends the trace */
+	signal(SIGPIPE, SIG_IGN); /* EPIPE from write() ends the trace */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);

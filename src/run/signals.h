@@ -9,8 +9,8 @@
 
 #include <signal.h>
 
-extern volatile sig_atomic_t pmt_signalled;	/* SIGINT/SIGTERM/SIGHUP */
-extern volatile sig_atomic_t pmt_child_signalled;	/* SIGCHLD */
+extern volatile sig_atomic_t pmt_signalled;	  /* SIGINT/SIGTERM/SIGHUP */
+extern volatile sig_atomic_t pmt_child_signalled; /* SIGCHLD */
 
 void pmt_signals__install(void);
 /* The mask to wait with (the one pmtrace started with). */

@@ -37,7 +37,7 @@ int pmt_child__check(char *const argv[])
 	path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = colon + 1) {
+	for (p = path;; p = colon + 1) {
 		colon = strchr(p, ':');
 		n = colon ? (size_t)(colon - p) : strlen(p);
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", cmd);
@@ -133,11 +133,11 @@ bool pmt_child__reap(struct pmt_child *c)
 
 void pmt_child__kill(struct pmt_child *c)
 {
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct timespec ts = {0, 10 * 1000 * 1000};
 	int i;
 
 	if (c->go_fd >= 0) {
-		close(c->go_fd);	/* never released: it exits 127 */
+		close(c->go_fd); /* never released: it exits 127 */
 		c->go_fd = -1;
 	}
 	if (c->err_fd >= 0) {

@@ -10,11 +10,11 @@
 #include <sys/types.h>
 
 struct pmt_child {
-	pid_t pid;		/* 0: none */
-	int go_fd;		/* write end: a byte releases the child */
-	int err_fd;		/* read end: exec's errno, EOF on success */
+	pid_t pid;  /* 0: none */
+	int go_fd;  /* write end: a byte releases the child */
+	int err_fd; /* read end: exec's errno, EOF on success */
 	bool exited;
-	int status;		/* waitpid status once exited */
+	int status; /* waitpid status once exited */
 };
 
 /* Is argv[0] something execvp can run? -errno with a message printed. */

@@ -13,17 +13,26 @@ static void vsay(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-#define PMT_SAY(prefix)                    \
-	do {                               \
-		va_list ap;                \
-		va_start(ap, fmt);         \
-		vsay(prefix, fmt, ap);     \
-		va_end(ap);                \
+#define PMT_SAY(prefix)                \
+	do {                           \
+		va_list ap;            \
+		va_start(ap, fmt);     \
+		vsay(prefix, fmt, ap); \
+		va_end(ap);            \
 	} while (0)
 
-void pmt_err(const char *fmt, ...) { PMT_SAY("pmtrace: "); }
-void pmt_warn(const char *fmt, ...) { PMT_SAY("pmtrace: warning: "); }
-void pmt_hint(const char *fmt, ...) { PMT_SAY("hint: "); }
+void pmt_err(const char *fmt, ...)
+{
+	PMT_SAY("pmtrace: ");
+}
+void pmt_warn(const char *fmt, ...)
+{
+	PMT_SAY("pmtrace: warning: ");
+}
+void pmt_hint(const char *fmt, ...)
+{
+	PMT_SAY("hint: ");
+}
 
 void pmt_info(const char *fmt, ...)
 {

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-extern int pmt_verbose;	/* -v count */
+extern int pmt_verbose; /* -v count */
 extern bool pmt_quiet;	/* -q */
 
 void pmt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -15,8 +15,8 @@ void pmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pmt_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Exit statuses */
-#define PMT_EXIT_OK	0
-#define PMT_EXIT_FAIL	1	/* runtime failure */
-#define PMT_EXIT_USAGE	2	/* bad input: options, probe names, target */
+#define PMT_EXIT_OK 0
+#define PMT_EXIT_FAIL 1	 /* runtime failure */
+#define PMT_EXIT_USAGE 2 /* bad input: options, probe names, target */
 
 #endif

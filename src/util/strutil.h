@@ -17,11 +17,10 @@ void pmt_buf__free(struct pmt_buf *b);
 void pmt_buf__reserve(struct pmt_buf *b, size_t n);
 void pmt_buf__add(struct pmt_buf *b, const void *s, size_t n);
 void pmt_buf__puts(struct pmt_buf *b, const char *s);
-void pmt_buf__printf(struct pmt_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void pmt_buf__printf(struct pmt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pmt_buf__u64(struct pmt_buf *b, uint64_t v);
 void pmt_buf__s64(struct pmt_buf *b, int64_t v);
-void pmt_buf__hex(struct pmt_buf *b, uint64_t v);	/* 0x... */
+void pmt_buf__hex(struct pmt_buf *b, uint64_t v); /* 0x... */
 /* zero-padded decimal of exactly width digits */
 void pmt_buf__u64w(struct pmt_buf *b, uint64_t v, int width);
 /* NUL-terminate without counting the NUL in len */
@@ -56,8 +55,7 @@ int pmt_parse_s64(const char *s, int64_t *out);
 int pmt_parse_int(const char *s, int min, int max, int *out);
 
 /* Format a usage error into err; returns -EINVAL. */
-int pmt_errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int pmt_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Read a whole file into a NUL-terminated malloc'd buffer; -errno. */
 int pmt_read_file(const char *path, char **out, size_t *len);

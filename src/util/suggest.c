@@ -28,8 +28,8 @@ int pmt_edit_distance(const char *a, const char *b, int cap)
 				v = prev[j] + 1;
 			if (cur[j - 1] + 1 < v)
 				v = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < v)
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < v)
 				v = prev2[j - 2] + 1;
 			cur[j] = v;
 			if (v < best)
@@ -48,8 +48,7 @@ out:
 	return d;
 }
 
-int pmt_suggest(const char *word, char *const *cands, size_t n,
-		const char **out, int max)
+int pmt_suggest(const char *word, char *const *cands, size_t n, const char **out, int max)
 {
 	const char *colon = strchr(word, ':');
 	int cap = (int)strlen(word) / 3, found = 0, dist, d, k;

@@ -13,7 +13,6 @@ int pmt_edit_distance(const char *a, const char *b, int cap);
  * or, for "cat:name" words, the same name in another category. Best first.
  * Returns how many were written to out.
  */
-int pmt_suggest(const char *word, char *const *cands, size_t n,
-		const char **out, int max);
+int pmt_suggest(const char *word, char *const *cands, size_t n, const char **out, int max);
 
 #endif

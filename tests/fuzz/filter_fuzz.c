@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "filter.h"
-#include "format.h"
+#include "filter/filter.h"
+#include "events/format.h"
 
 static struct pmt_format *fmts[2];
 
@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pmt_filter__compile(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1],
 				"fuzz:probe", &f, &err)) {
 		if (err.pos < 0 || err.pos > (int)strlen(expr) || err.len < 1 || !err.msg[0])
-			abort();	/* every error points into the expression */
+			abort(); /* every error points into the expression */
 		pmt_filter__format_error(&b, expr, &err);
 	} else {
 		/* every edge leads to an entry or to accept/reject */

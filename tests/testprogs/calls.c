@@ -15,13 +15,13 @@
 
 __attribute__((noinline, used)) long pmt_ut_add(long a, long b)
 {
-	__asm__ volatile("" ::: "memory");	/* keep the call */
+	__asm__ volatile("" ::: "memory"); /* keep the call */
 	return a + b;
 }
 
 __attribute__((noinline, used)) int pmt_ut_sleep(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	return nanosleep(&ts, NULL);
 }

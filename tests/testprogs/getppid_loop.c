@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 	long delay = argc > 2 ? atol(argv[2]) : 0;
 	int children = argc > 3 ? atoi(argv[3]) : 0, i, status, bad = 0;
-	struct timespec ts = { delay / 1000, (delay % 1000) * 1000000 };
+	struct timespec ts = {delay / 1000, (delay % 1000) * 1000000};
 
 	printf("pid=%d\n", (int)getpid());
 	fflush(stdout);

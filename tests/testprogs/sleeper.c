@@ -8,7 +8,7 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10, ms = argc > 2 ? atol(argv[2]) : 1, i;
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
 
 	printf("pid=%d\n", (int)getpid());
 	fflush(stdout);

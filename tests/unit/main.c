@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
-#include "format.h"
-#include "strutil.h"
+#include "events/format.h"
+#include "util/strutil.h"
 #include "test.h"
 
 static struct pmt_test *head, **tail = &head;

@@ -19,48 +19,48 @@ struct pmt_test {
 
 void pmt_test__register(struct pmt_test *t);
 
-#define TEST(name)                                                        \
-	static void test_##name(int *failed);                             \
-	static struct pmt_test reg_##name = { #name, test_##name, NULL }; \
-	__attribute__((constructor)) static void reg_fn_##name(void)      \
-	{                                                                 \
-		pmt_test__register(&reg_##name);                          \
-	}                                                                 \
+#define TEST(name)                                                      \
+	static void test_##name(int *failed);                           \
+	static struct pmt_test reg_##name = {#name, test_##name, NULL}; \
+	__attribute__((constructor)) static void reg_fn_##name(void)    \
+	{                                                               \
+		pmt_test__register(&reg_##name);                        \
+	}                                                               \
 	static void test_##name(int *failed)
 
-#define FAIL_AT(...)                                                  \
-	do {                                                          \
-		fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);     \
-		fprintf(stderr, __VA_ARGS__);                         \
-		fputc('\n', stderr);                                  \
-		(*failed)++;                                          \
+#define FAIL_AT(...)                                              \
+	do {                                                      \
+		fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                     \
+		fputc('\n', stderr);                              \
+		(*failed)++;                                      \
 	} while (0)
 
-#define ASSERT_TRUE(c)                                                \
-	do {                                                          \
-		if (!(c)) {                                           \
-			FAIL_AT("expected true: %s", #c);             \
-			return;                                       \
-		}                                                     \
+#define ASSERT_TRUE(c)                                    \
+	do {                                              \
+		if (!(c)) {                               \
+			FAIL_AT("expected true: %s", #c); \
+			return;                           \
+		}                                         \
 	} while (0)
 
-#define ASSERT_EQ(a, b)                                                         \
-	do {                                                                    \
-		long long _a = (long long)(a), _b = (long long)(b);             \
-		if (_a != _b) {                                                 \
+#define ASSERT_EQ(a, b)                                                               \
+	do {                                                                          \
+		long long _a = (long long)(a), _b = (long long)(b);                   \
+		if (_a != _b) {                                                       \
 			FAIL_AT("%s == %s: got %lld, expected %lld", #a, #b, _a, _b); \
-			return;                                                 \
-		}                                                               \
+			return;                                                       \
+		}                                                                     \
 	} while (0)
 
-#define ASSERT_STREQ(a, b)                                                      \
-	do {                                                                    \
-		const char *_a = (a), *_b = (b);                                \
-		if (!_a || !_b || strcmp(_a, _b)) {                             \
-			FAIL_AT("%s == %s:\n    got:      %s\n    expected: %s", \
-				#a, #b, _a ? _a : "(null)", _b ? _b : "(null)"); \
-			return;                                                 \
-		}                                                               \
+#define ASSERT_STREQ(a, b)                                                               \
+	do {                                                                             \
+		const char *_a = (a), *_b = (b);                                         \
+		if (!_a || !_b || strcmp(_a, _b)) {                                      \
+			FAIL_AT("%s == %s:\n    got:      %s\n    expected: %s", #a, #b, \
+				_a ? _a : "(null)", _b ? _b : "(null)");                 \
+			return;                                                          \
+		}                                                                        \
 	} while (0)
 
 /* Read tests/data/NAME (the runner runs from the project root). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
-#include "filter.h"
+#include "filter/filter.h"
 #include "test.h"
 
 /* The compiled program as text, or the formatted error. */
@@ -67,7 +67,9 @@ static bool eval(const struct pmt_filter *f, const struct env *env)
 			r = match(f, e->val, s, len);
 		} else {
 			switch (e->o.src) {
-			case PMT_FSRC_FIELD: v = pmt_load_int(env->rec + e->o.off, e->o.size, sign); break;
+			case PMT_FSRC_FIELD:
+				v = pmt_load_int(env->rec + e->o.off, e->o.size, sign);
+				break;
 			case PMT_FSRC_PID: v = env->pid; break;
 			case PMT_FSRC_TID: v = env->tid; break;
 			case PMT_FSRC_CPU: v = env->cpu; break;
@@ -77,8 +79,12 @@ static bool eval(const struct pmt_filter *f, const struct env *env)
 			}
 			switch (e->op) {
 			case PMT_FOP_EQ: r = v == e->val; break;
-			case PMT_FOP_LT: r = sign ? (int64_t)v < (int64_t)e->val : v < e->val; break;
-			case PMT_FOP_LE: r = sign ? (int64_t)v <= (int64_t)e->val : v <= e->val; break;
+			case PMT_FOP_LT:
+				r = sign ? (int64_t)v < (int64_t)e->val : v < e->val;
+				break;
+			case PMT_FOP_LE:
+				r = sign ? (int64_t)v <= (int64_t)e->val : v <= e->val;
+				break;
 			case PMT_FOP_BAND: r = v & e->val; break;
 			}
 		}
@@ -128,31 +134,38 @@ TEST(filter_programs)
 		     "1: tid == 2 ? 0 : reject\n"
 		     "2: pid == 1 ? accept : 1\n");
 	/* >, >= are <=, < with swapped edges; & is a bit test; literal first mirrors */
-	ASSERT_STREQ(compile(&b, "prev_state > 1 && prev_state >= -4 && prev_state & 0x40 && 100 > next_prio", fmt),
-		     "start 3\n"
-		     "0: field@60:4s ctx < 100 ? accept : reject\n"
-		     "1: field@32:8s ctx & 64 ? 0 : reject\n"
-		     "2: field@32:8s ctx < -4 ? reject : 1\n"
-		     "3: field@32:8s ctx <= 1 ? reject : 2\n");
+	ASSERT_STREQ(
+		compile(&b,
+			"prev_state > 1 && prev_state >= -4 && prev_state & 0x40 && 100 > next_prio",
+			fmt),
+		"start 3\n"
+		"0: field@60:4s ctx < 100 ? accept : reject\n"
+		"1: field@32:8s ctx & 64 ? 0 : reject\n"
+		"2: field@32:8s ctx < -4 ? reject : 1\n"
+		"3: field@32:8s ctx <= 1 ? reject : 2\n");
 	ASSERT_STREQ(compile(&b, "next_comm == \"bash\" || comm ~ \"k*\" || comm != \"bash\"", fmt),
 		     "start 2 record\n"
 		     "0: comm ~ pat0 ? reject : accept\n"
 		     "1: comm ~ pat1 ? accept : 0\n"
 		     "2: field_str@40:16 ~ pat0 ? accept : 1\n");
 	/* bare field: non-zero; size suffix */
-	ASSERT_STREQ(compile(&b, "prev_state && cgroup == 4k", fmt),
-		     "start 1\n0: cgroup == 4096 ? accept : reject\n1: field@32:8s ctx == 0 ? reject : 0\n");
+	ASSERT_STREQ(
+		compile(&b, "prev_state && cgroup == 4k", fmt),
+		"start 1\n0: cgroup == 4096 ? accept : reject\n1: field@32:8s ctx == 0 ? reject : 0\n");
 	pmt_format__free(fmt);
 	/* beyond 128 bytes, unaligned, or a record a program builds (PMU,
 	 * calls): from the copy */
 	fmt = pmt_format__new("x", 200);
 	ASSERT_TRUE(fmt && pmt_format__add(fmt, "far", "u32", 160, 4, PMT_F_INT) &&
 		    pmt_format__add(fmt, "odd", "u32", 10, 4, PMT_F_INT));
-	ASSERT_STREQ(compile(&b, "far == 1", fmt), "start 0 record\n0: field@160:4 == 1 ? accept : reject\n");
+	ASSERT_STREQ(compile(&b, "far == 1", fmt),
+		     "start 0 record\n0: field@160:4 == 1 ? accept : reject\n");
 	fmt->raw_ctx = true;
-	ASSERT_STREQ(compile(&b, "far == 1 || odd == 2", fmt),
-		     "start 1 record\n0: field@10:4 == 2 ? accept : reject\n1: field@160:4 == 1 ? accept : 0\n");
-	ASSERT_STREQ(compile(&b, "far == 1", fmt), "start 0 record\n0: field@160:4 == 1 ? accept : reject\n");
+	ASSERT_STREQ(
+		compile(&b, "far == 1 || odd == 2", fmt),
+		"start 1 record\n0: field@10:4 == 2 ? accept : reject\n1: field@160:4 == 1 ? accept : 0\n");
+	ASSERT_STREQ(compile(&b, "far == 1", fmt),
+		     "start 0 record\n0: field@160:4 == 1 ? accept : reject\n");
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }
@@ -171,50 +184,61 @@ TEST(filter_diagnostics)
 		     "--filter: 'next_comm' is a string, compared with a number; use a \"string\"\n"
 		     "  next_comm == 5\n"
 		     "               ^\n");
-	ASSERT_STREQ(compile(&b, "prev_pid == \"x\" && 1", fmt),
-		     "--filter: 'prev_pid' is a number, compared with a string\n"
-		     "  prev_pid == \"x\" && 1\n"
-		     "              ^~~\n"
-		     "hint: sched:sched_switch has: prev_comm prev_pid prev_prio prev_state next_comm "
-		     "next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
-	ASSERT_STREQ(compile(&b, "(pid == 1 && nxt_pid > 3", fmt),
-		     "--filter: unknown field 'nxt_pid' for sched:sched_switch\n"
-		     "  (pid == 1 && nxt_pid > 3\n"
-		     "               ^~~~~~~\n"
-		     "hint: did you mean next_pid? sched:sched_switch has: prev_comm prev_pid prev_prio "
-		     "prev_state next_comm next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
+	ASSERT_STREQ(
+		compile(&b, "prev_pid == \"x\" && 1", fmt),
+		"--filter: 'prev_pid' is a number, compared with a string\n"
+		"  prev_pid == \"x\" && 1\n"
+		"              ^~~\n"
+		"hint: sched:sched_switch has: prev_comm prev_pid prev_prio prev_state next_comm "
+		"next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
+	ASSERT_STREQ(
+		compile(&b, "(pid == 1 && nxt_pid > 3", fmt),
+		"--filter: unknown field 'nxt_pid' for sched:sched_switch\n"
+		"  (pid == 1 && nxt_pid > 3\n"
+		"               ^~~~~~~\n"
+		"hint: did you mean next_pid? sched:sched_switch has: prev_comm prev_pid prev_prio "
+		"prev_state next_comm next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
 	ASSERT_STREQ(compile(&b, "(pid == 1", fmt),
 		     "--filter: unbalanced '(': a ')' is missing\n  (pid == 1\n  ^\n");
 	ASSERT_STREQ(compile(&b, "pid == 1)", fmt),
 		     "--filter: unbalanced ')'\n  pid == 1)\n          ^\n");
-	ASSERT_STREQ(compile(&b, "pid == 1 pid", fmt),
-		     "--filter: expected && or || or the end of the expression\n  pid == 1 pid\n           ^~~\n");
+	ASSERT_STREQ(
+		compile(&b, "pid == 1 pid", fmt),
+		"--filter: expected && or || or the end of the expression\n  pid == 1 pid\n           ^~~\n");
 	ASSERT_STREQ(compile(&b, "pid ==", fmt),
 		     "--filter: expected a number or a \"string\"\n  pid ==\n        ^\n");
-	ASSERT_STREQ(compile(&b, "prev_pid == 3000000000", fmt),
-		     "--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
-		     "  prev_pid == 3000000000\n"
-		     "              ^~~~~~~~~~\n");
+	ASSERT_STREQ(
+		compile(&b, "prev_pid == 3000000000", fmt),
+		"--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
+		"  prev_pid == 3000000000\n"
+		"              ^~~~~~~~~~\n");
 	ASSERT_STREQ(compile(&b, "pid == -1", fmt),
 		     "--filter: pid is an unsigned 32-bit field: -1 is out of range 0..4294967295\n"
 		     "  pid == -1\n"
 		     "         ^~\n");
-	ASSERT_STREQ(compile(&b, "comm < \"a\"", fmt),
-		     "--filter: 'comm' is a string: only ==, != and ~ apply to strings\n  comm < \"a\"\n  ^~~~\n");
-	ASSERT_STREQ(compile(&b, "pid ~ \"1*\"", fmt),
-		     "--filter: 'pid' is a number: ~ (glob match) applies to strings\n  pid ~ \"1*\"\n  ^~~\n");
-	ASSERT_STREQ(compile(&b, "comm == \"ab", fmt),
-		     "--filter: unterminated string: a closing \" is missing\n  comm == \"ab\n          ^~~\n");
+	ASSERT_STREQ(
+		compile(&b, "comm < \"a\"", fmt),
+		"--filter: 'comm' is a string: only ==, != and ~ apply to strings\n  comm < \"a\"\n  ^~~~\n");
+	ASSERT_STREQ(
+		compile(&b, "pid ~ \"1*\"", fmt),
+		"--filter: 'pid' is a number: ~ (glob match) applies to strings\n  pid ~ \"1*\"\n  ^~~\n");
+	ASSERT_STREQ(
+		compile(&b, "comm == \"ab", fmt),
+		"--filter: unterminated string: a closing \" is missing\n  comm == \"ab\n          ^~~\n");
 	ASSERT_STREQ(compile(&b, "comm == 'x'", fmt),
 		     "--filter: strings take double quotes: \"...\"\n  comm == 'x'\n          ^\n");
-	ASSERT_STREQ(compile(&b, "pid == 12q", fmt),
-		     "--filter: bad number: expected digits, 0x hex, or a k/M/G suffix\n  pid == 12q\n         ^~~\n");
-	ASSERT_STREQ(compile(&b, "", fmt),
-		     "--filter: empty filter: expected an expression such as pid == 1234\n  \n  ^\n");
-	ASSERT_STREQ(compile(&b, "comm", fmt),
-		     "--filter: 'comm' is a string: compare it with == \"...\" or ~ \"glob*\"\n  comm\n  ^~~~\n");
-	ASSERT_STREQ(compile(&b, "comm ~ \"[z-a]\"", fmt),
-		     "--filter: bad range 'z-a' in [...]: it must ascend\n  comm ~ \"[z-a]\"\n  ^~~~~~~~~~~~~~\n");
+	ASSERT_STREQ(
+		compile(&b, "pid == 12q", fmt),
+		"--filter: bad number: expected digits, 0x hex, or a k/M/G suffix\n  pid == 12q\n         ^~~\n");
+	ASSERT_STREQ(
+		compile(&b, "", fmt),
+		"--filter: empty filter: expected an expression such as pid == 1234\n  \n  ^\n");
+	ASSERT_STREQ(
+		compile(&b, "comm", fmt),
+		"--filter: 'comm' is a string: compare it with == \"...\" or ~ \"glob*\"\n  comm\n  ^~~~\n");
+	ASSERT_STREQ(
+		compile(&b, "comm ~ \"[z-a]\"", fmt),
+		"--filter: bad range 'z-a' in [...]: it must ascend\n  comm ~ \"[z-a]\"\n  ^~~~~~~~~~~~~~\n");
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }
@@ -233,7 +257,8 @@ TEST(filter_too_large)
 		pmt_buf__printf(&e, "%scomm == \"c%d\"", i ? " || " : "", i);
 	compile(&b, pmt_buf__cstr(&e), NULL);
 	ASSERT_TRUE(strstr(b.p, "more than 4 string comparisons") != NULL);
-	compile(&b, "comm == \"0123456789012345678901234567890123456789012345678901234567890123\"", NULL);
+	compile(&b, "comm == \"0123456789012345678901234567890123456789012345678901234567890123\"",
+		NULL);
 	ASSERT_TRUE(strstr(b.p, "string too long for a filter: at most 63 characters") != NULL);
 	pmt_buf__free(&b);
 	pmt_buf__free(&e);
@@ -243,16 +268,26 @@ TEST(filter_semantics)
 {
 	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
 	uint8_t rec[64];
-	struct env env = { .rec = rec, .pid = 42, .tid = 43, .cpu = 1, .uid = 1000, .gid = 100,
-			   .cgroup = 7, .comm = "bash\0\0\0\0\0\0\0\0\0\0\0" };
+	struct env env = {.rec = rec,
+			  .pid = 42,
+			  .tid = 43,
+			  .cpu = 1,
+			  .uid = 1000,
+			  .gid = 100,
+			  .cgroup = 7,
+			  .comm = "bash\0\0\0\0\0\0\0\0\0\0\0"};
 
 	ASSERT_TRUE(fmt);
 	switch_rec(rec, "bash", 42, 0x41, "kworker/1:2", -1);
 	ASSERT_EQ(check("prev_pid == 42 && next_pid == -1", fmt, &env), 1);
-	ASSERT_EQ(check("next_pid < 0 && next_pid >= -1 && next_pid > -2 && next_pid <= -1", fmt, &env), 1);
+	ASSERT_EQ(check("next_pid < 0 && next_pid >= -1 && next_pid > -2 && next_pid <= -1", fmt,
+			&env),
+		  1);
 	ASSERT_EQ(check("prev_state & 0x40 && !(prev_state & 2)", fmt, &env), 1);
 	ASSERT_EQ(check("prev_state & 2", fmt, &env), 0);
-	ASSERT_EQ(check("uid == 1000 && gid == 100 && cpu == 1 && tid == 43 && cgroup == 7", fmt, &env), 1);
+	ASSERT_EQ(check("uid == 1000 && gid == 100 && cpu == 1 && tid == 43 && cgroup == 7", fmt,
+			&env),
+		  1);
 	ASSERT_EQ(check("pid != 42 || uid == 0", fmt, &env), 0);
 	ASSERT_EQ(check("pid != 42 || (uid == 0 || comm == \"bash\")", fmt, &env), 1);
 	/* strings: exact, not prefix */
@@ -270,7 +305,7 @@ TEST(filter_semantics)
 	ASSERT_EQ(check("next_comm ~ \"*x*\"", fmt, &env), 0);
 	ASSERT_EQ(check("next_comm ~ \"k\"", fmt, &env), 0);
 	ASSERT_EQ(check("next_comm ~ \"*\"", fmt, &env), 1);
-	ASSERT_EQ(check("comm ~ \"b\\\\*\"", fmt, &env), 0);	/* escaped star is literal */
+	ASSERT_EQ(check("comm ~ \"b\\\\*\"", fmt, &env), 0); /* escaped star is literal */
 	ASSERT_EQ(check("comm ~ \"[abc]ash\" && comm ~ \"ba[]s]h\"", fmt, &env), 1);
 	pmt_format__free(fmt);
 }
@@ -280,7 +315,7 @@ TEST(filter_data_loc_string)
 	struct pmt_format *fmt = pmt_test__format("sched_process_exec.format");
 	uint8_t rec[64] = {0};
 	uint32_t loc = (14u << 16) | 20;
-	struct env env = { .rec = rec, .comm = "x" };
+	struct env env = {.rec = rec, .comm = "x"};
 
 	ASSERT_TRUE(fmt);
 	memcpy(rec + 8, &loc, 4);

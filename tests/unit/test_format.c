@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
-#include "format.h"
+#include "events/format.h"
 #include "test.h"
 
 TEST(format_sched_switch)
@@ -86,19 +86,19 @@ TEST(format_kinds_and_values)
 	struct pmt_value v;
 	char err[128];
 	uint32_t loc;
-	uint64_t a[2] = { 0x1122334455667788ULL, 7 };
-	int32_t vals[2] = { -5, 6 };
+	uint64_t a[2] = {0x1122334455667788ULL, 7};
+	int32_t vals[2] = {-5, 6};
 
 	ASSERT_EQ(pmt_format__parse(synthetic, &fmt, err, sizeof(err)), 0);
 	ASSERT_EQ(fmt->nr_fields, 8);
 	rec[8] = 0xfe;			/* small = -2 */
-	rec[10] = 0x34, rec[11] = 0x12;	/* half = 0x1234 */
+	rec[10] = 0x34, rec[11] = 0x12; /* half = 0x1234 */
 	memcpy(rec + 12, "\x01\x02\x03\x04\x05\x06", 6);
 	memcpy(rec + 20, vals, 8);
-	loc = (16u << 16) | 40;		/* 16 bytes at offset 40 */
+	loc = (16u << 16) | 40; /* 16 bytes at offset 40 */
 	memcpy(rec + 28, &loc, 4);
 	memcpy(rec + 40, a, 16);
-	loc = (3u << 16) | 20;		/* rel: 32 + 4 + 20 = 56 */
+	loc = (3u << 16) | 20; /* rel: 32 + 4 + 20 = 56 */
 	memcpy(rec + 32, &loc, 4);
 	memcpy(rec + 56, "hi", 3);
 
@@ -138,12 +138,16 @@ TEST(format_errors)
 	struct pmt_format *fmt = NULL;
 	char err[128] = "";
 
-	ASSERT_TRUE(pmt_format__parse("name: x\nID: 1\nformat:\n\tfield:int a;\toffset:zz;\tsize:4;\tsigned:1;\n",
-				      &fmt, err, sizeof(err)) < 0);
+	ASSERT_TRUE(
+		pmt_format__parse(
+			"name: x\nID: 1\nformat:\n\tfield:int a;\toffset:zz;\tsize:4;\tsigned:1;\n",
+			&fmt, err, sizeof(err)) < 0);
 	ASSERT_TRUE(strstr(err, "line 4: malformed field") != NULL);
 	ASSERT_TRUE(pmt_format__parse("nothing here\n", &fmt, err, sizeof(err)) < 0);
 	ASSERT_STREQ(err, "no name found");
-	ASSERT_TRUE(pmt_format__parse("name: x\nformat:\n\tfield:__data_loc char[] s;\toffset:8;\tsize:8;\tsigned:0;\n",
-				      &fmt, err, sizeof(err)) < 0);
+	ASSERT_TRUE(
+		pmt_format__parse(
+			"name: x\nformat:\n\tfield:__data_loc char[] s;\toffset:8;\tsize:8;\tsigned:0;\n",
+			&fmt, err, sizeof(err)) < 0);
 	ASSERT_TRUE(strstr(err, "dynamic field of size 8") != NULL);
 }

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
-#include "opts.h"
+#include "options/opts.h"
 #include "abi.h"
-#include "reorder.h"
-#include "strutil.h"
-#include "suggest.h"
-#include "tracefs.h"
+#include "output/reorder.h"
+#include "util/strutil.h"
+#include "util/suggest.h"
+#include "events/tracefs.h"
 #include "test.h"
 
-#define ARGV(...) ((char *[]){ "pmtrace", __VA_ARGS__, NULL })
+#define ARGV(...) ((char *[]){"pmtrace", __VA_ARGS__, NULL})
 #define ARGC(v) ((int)(sizeof(v) / sizeof(char *)) - 1)
 
 static int parse(int argc, char **argv, struct pmt_opts *o, char *err)
@@ -19,9 +20,24 @@ static int parse(int argc, char **argv, struct pmt_opts *o, char *err)
 
 TEST(opts_trace)
 {
-	char *argv[] = { "pmtrace", "--tp", "sched:sched_switch", "--tp", "syscalls:sys_enter_*",
-			 "-o", "out.txt", "--json", "-d", "2.5", "--buffer-pages", "64",
-			 "-C", "0-1", "--", "ls", "-l", NULL };
+	char *argv[] = {"pmtrace",
+			"--tp",
+			"sched:sched_switch",
+			"--tp",
+			"syscalls:sys_enter_*",
+			"-o",
+			"out.txt",
+			"--json",
+			"-d",
+			"2.5",
+			"--buffer-pages",
+			"64",
+			"-C",
+			"0-1",
+			"--",
+			"ls",
+			"-l",
+			NULL};
 	struct pmt_opts o;
 	char err[256];
 
@@ -43,7 +59,8 @@ TEST(opts_trace)
 
 TEST(opts_defaults_and_modes)
 {
-	char **a1 = ARGV("--tp", "a:b"), **a2 = ARGV("--list", "sched:*"), **a3 = ARGV("-p", "12", "--tp", "a:b");
+	char **a1 = ARGV("--tp", "a:b"), **a2 = ARGV("--list", "sched:*"),
+	     **a3 = ARGV("-p", "12", "--tp", "a:b");
 	struct pmt_opts o;
 	char err[256];
 
@@ -77,23 +94,31 @@ static void expect_usage_error(int *failed, char **argv, const char *msg)
 
 TEST(opts_errors)
 {
-	expect_usage_error(failed, ARGV("-d", "2"), "no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
-	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--folded"), "--folded draws stacks: add --stack");
-	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack=up"), "--stack: 'up': expected kernel, user or both");
+	expect_usage_error(
+		failed, ARGV("-d", "2"),
+		"no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");
+	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--folded"),
+			   "--folded draws stacks: add --stack");
+	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack=up"),
+			   "--stack: 'up': expected kernel, user or both");
 	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--period", "10", "--freq", "99"),
 			   "--period and --freq cannot be combined: sample by count or by rate");
-	expect_usage_error(failed, ARGV("--tp", "a:b", "--stack"),
-			   "--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp a:b has none");
+	expect_usage_error(
+		failed, ARGV("--tp", "a:b", "--stack"),
+		"--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp a:b has none");
 	expect_usage_error(failed, ARGV("--kprobe", "f", "--freq", "9"),
 			   "--freq applies to PMU events (-e); --kprobe f has none");
 	expect_usage_error(failed, ARGV("--uprobe", ""),
 			   "--uprobe needs PATH:SYMBOL, e.g. /usr/bin/bash:readline");
 	expect_usage_error(failed, ARGV("--kprobe", "f", "--kprobe-mode", "fexit"),
 			   "--kprobe-mode: 'fexit': expected auto, fentry or kprobe");
-	expect_usage_error(failed, ARGV("--latency", "sched:sched_wakeup"),
-			   "--latency: 'sched:sched_wakeup': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL");
-	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--stack", "--flamegraph", "x.svg", "--hist", "period"),
-			   "--flamegraph counts stacks: it takes no --hist");
+	expect_usage_error(
+		failed, ARGV("--latency", "sched:sched_wakeup"),
+		"--latency: 'sched:sched_wakeup': expected START,END, e.g. syscalls:sys_enter_read,syscalls:sys_exit_read, or kprobe:FUNC or uprobe:PATH:SYMBOL");
+	expect_usage_error(
+		failed,
+		ARGV("-e", "cpu-clock", "--stack", "--flamegraph", "x.svg", "--hist", "period"),
+		"--flamegraph counts stacks: it takes no --hist");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "abc"),
 			   "-p/--pid: 'abc' is not a process ID (a positive integer)");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "0"),
@@ -108,8 +133,10 @@ TEST(opts_errors)
 			   "-p/--pid and a COMMAND cannot be combined: trace one or the other");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-p", "1", "-a"),
 			   "-p/--pid and -a/--all-cpus cannot be combined");
-	expect_usage_error(failed, ARGV("--list", "--tp", "a:b"), "--list cannot be combined with probes");
-	expect_usage_error(failed, ARGV("--bogus"), "option '--bogus' is unknown or takes no argument");
+	expect_usage_error(failed, ARGV("--list", "--tp", "a:b"),
+			   "--list cannot be combined with probes");
+	expect_usage_error(failed, ARGV("--bogus"),
+			   "option '--bogus' is unknown or takes no argument");
 	expect_usage_error(failed, ARGV("-Z"), "option -Z is unknown");
 	expect_usage_error(failed, ARGV("--tp"), "option '--tp' needs an argument");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-d"), "option -d needs an argument");
@@ -117,10 +144,11 @@ TEST(opts_errors)
 
 TEST(opts_function_probes)
 {
-	char *a1[] = { "pmtrace", "--kprobe", "vfs_*", "--filter", "arg2 > 0", "--kretprobe", "vfs_read",
-		       "--uprobe", "/bin/sh:main", "--uretprobe", "libc.so.6:free", "--stack", "user",
-		       "--kprobe-mode", "kprobe", NULL };
-	char *a2[] = { "pmtrace", "--latency", "kprobe:vfs_read", NULL };
+	char *a1[] = {"pmtrace",      "--kprobe",      "vfs_*",		 "--filter",
+		      "arg2 > 0",     "--kretprobe",   "vfs_read",	 "--uprobe",
+		      "/bin/sh:main", "--uretprobe",   "libc.so.6:free", "--stack",
+		      "user",	      "--kprobe-mode", "kprobe",	 NULL};
+	char *a2[] = {"pmtrace", "--latency", "kprobe:vfs_read", NULL};
 	struct pmt_opts o;
 	char err[256];
 	const char *rest;
@@ -243,8 +271,8 @@ TEST(reorder_merge)
 
 TEST(suggest_names)
 {
-	char *names[] = { "sched:sched_switch", "sched:sched_wakeup", "irq:softirq_entry",
-			  "foo:sched_swap", "raw_syscalls:sys_enter" };
+	char *names[] = {"sched:sched_switch", "sched:sched_wakeup", "irq:softirq_entry",
+			 "foo:sched_swap", "raw_syscalls:sys_enter"};
 	const char *out[4];
 	int n;
 
@@ -274,7 +302,7 @@ TEST(tp_split)
 	ASSERT_EQ(pmt_tp_split("a:b:c", cat, sizeof(cat), name, sizeof(name)), -EINVAL);
 }
 
-#include "aggregate.h"
+#include "aggregate/aggregate.h"
 
 static const char *label(struct pmt_buf *b, int32_t bucket)
 {
@@ -313,4 +341,43 @@ TEST(histogram_buckets_and_labels)
 	pmt_agg__bar(&b, 1, 4);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "|@@@@@@@@@@@@@                                       |");
 	pmt_buf__free(&b);
+}
+
+/* Is word in text, not followed by more of a name ("--max" in "--max-keys")? */
+static bool has_option(const char *text, const char *word)
+{
+	const char *p;
+	size_t n = strlen(word);
+
+	for (p = strstr(text, word); p; p = strstr(p + 1, word))
+		if (!isalnum((unsigned char)p[n]) && p[n] != '-')
+			return true;
+	return false;
+}
+
+/* Every option of the table is in --help, the man page and the bash
+ * completion (all three are written by hand). */
+TEST(opts_documented)
+{
+	static const char *const docs[] = {"tools/man/pmtrace.8.scd", "tools/completion/pmtrace"};
+	char *text[2] = {NULL, NULL}, word[64];
+	const char *name;
+	size_t i, d;
+
+	for (d = 0; d < 2; d++)
+		if (pmt_read_file(docs[d], &text[d], NULL))
+			FAIL_AT("cannot read %s", docs[d]);
+	for (i = 0; text[0] && text[1] && (name = pmt_opts__name(i)); i++) {
+		snprintf(word, sizeof(word), "--%s", name);
+		if (!has_option(pmt_usage, word))
+			FAIL_AT("%s is not in --help", word);
+		if (!has_option(text[1], word))
+			FAIL_AT("%s is not in %s", word, docs[1]);
+		snprintf(word, sizeof(word), "*--%s*", name); /* scdoc bold */
+		if (!strstr(text[0], word))
+			FAIL_AT("%s is not in %s", word, docs[0]);
+	}
+	ASSERT_TRUE(i > 40);
+	free(text[0]);
+	free(text[1]);
 }

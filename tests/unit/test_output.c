@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
-#include "output.h"
-#include "strutil.h"
+#include "output/output.h"
+#include "util/strutil.h"
 #include "test.h"
 
 static const char *esc_text(struct pmt_buf *b, const char *s, size_t n)
@@ -89,9 +89,15 @@ TEST(record_text_and_json)
 	unsigned char rec[32];
 	struct pmt_buf b = {0};
 	struct pmt_record r = {
-		.ts = 12345678901234ULL, .cpu = 1, .pid = 4242, .tid = 4243,
-		.comm = "tr\"ue", .comm_len = 16, .event = "sched:sched_process_exec",
-		.data = rec, .len = sizeof(rec),
+		.ts = 12345678901234ULL,
+		.cpu = 1,
+		.pid = 4242,
+		.tid = 4243,
+		.comm = "tr\"ue",
+		.comm_len = 16,
+		.event = "sched:sched_process_exec",
+		.data = rec,
+		.len = sizeof(rec),
 	};
 
 	ASSERT_TRUE(fmt);
@@ -103,10 +109,11 @@ TEST(record_text_and_json)
 		     "filename=\"/bin/t\\x01 x\" pid=4242 old_pid=4242\n");
 	b.len = 0;
 	pmt_format_json(&b, &r);
-	ASSERT_STREQ(pmt_buf__cstr(&b),
-		     "{\"ts\":12345678901234,\"cpu\":1,\"comm\":\"tr\\\"ue\",\"pid\":4242,\"tid\":4243,"
-		     "\"event\":\"sched:sched_process_exec\",\"fields\":{\"filename\":\"/bin/t\\u0001 x\","
-		     "\"pid\":4242,\"old_pid\":4242}}\n");
+	ASSERT_STREQ(
+		pmt_buf__cstr(&b),
+		"{\"ts\":12345678901234,\"cpu\":1,\"comm\":\"tr\\\"ue\",\"pid\":4242,\"tid\":4243,"
+		"\"event\":\"sched:sched_process_exec\",\"fields\":{\"filename\":\"/bin/t\\u0001 x\","
+		"\"pid\":4242,\"old_pid\":4242}}\n");
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }

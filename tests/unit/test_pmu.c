@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
-#include "flamegraph.h"
-#include "pmu.h"
+#include "output/flamegraph.h"
+#include "events/pmu.h"
 #include "test.h"
 
 #define SYSFS "tests/data/pmu"
@@ -39,13 +39,13 @@ TEST(pmu_named_events)
 	ASSERT_EQ(parse("LLC-load-misses", &ev, err), 0);
 	ASSERT_EQ(ev.type, PERF_TYPE_HW_CACHE);
 	ASSERT_EQ(ev.config, PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
-			     (PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
+				     (PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
 	ASSERT_EQ(parse("L1-dcache-stores", &ev, err), 0);
 	ASSERT_EQ(ev.config, PERF_COUNT_HW_CACHE_L1D | (PERF_COUNT_HW_CACHE_OP_WRITE << 8));
 	ASSERT_EQ(parse("r1a8", &ev, err), 0);
 	ASSERT_EQ(ev.type, PERF_TYPE_RAW);
 	ASSERT_EQ(ev.config, 0x1a8);
-	ASSERT_EQ(parse("ref-cycles", &ev, err), 0);	/* not raw "ef-cycles" */
+	ASSERT_EQ(parse("ref-cycles", &ev, err), 0); /* not raw "ef-cycles" */
 	ASSERT_EQ(ev.config, PERF_COUNT_HW_REF_CPU_CYCLES);
 }
 
@@ -60,7 +60,7 @@ TEST(pmu_sysfs_terms)
 	ASSERT_EQ(parse("cpu/branch-all/u", &ev, err), 0);
 	ASSERT_EQ(ev.config, 0xc4 | (1 << 8));
 	ASSERT_EQ(ev.exclude_kernel, 1);
-	ASSERT_EQ(parse("cpu/split=0x35/", &ev, err), 0);	/* bits 0-3 then 8-11 */
+	ASSERT_EQ(parse("cpu/split=0x35/", &ev, err), 0); /* bits 0-3 then 8-11 */
 	ASSERT_EQ(ev.config1, 0x5 | (0x3 << 8));
 	ASSERT_EQ(parse("cpu/config=0x1234,config1=7/:k", &ev, err), 0);
 	ASSERT_EQ(ev.config, 0x1234);
@@ -76,18 +76,23 @@ TEST(pmu_errors)
 	char err[512];
 
 	ASSERT_EQ(parse("cpu-clok", &ev, err), -EINVAL);
-	ASSERT_STREQ(err, "unknown event 'cpu-clok'; did you mean cpu-clock? (pmtrace --list shows this "
-			  "machine's events; raw: rNNNN, PMU/TERM=VAL/)");
+	ASSERT_STREQ(err,
+		     "unknown event 'cpu-clok'; did you mean cpu-clock? (pmtrace --list shows this "
+		     "machine's events; raw: rNNNN, PMU/TERM=VAL/)");
 	ASSERT_EQ(parse("cycles:x", &ev, err), -EINVAL);
-	ASSERT_STREQ(err, "event 'cycles:x': unknown modifier 'x': expected :u (user), :k (kernel) or :uk");
+	ASSERT_STREQ(
+		err,
+		"event 'cycles:x': unknown modifier 'x': expected :u (user), :k (kernel) or :uk");
 	ASSERT_EQ(parse("gpu/event=1/", &ev, err), -EINVAL);
 	ASSERT_TRUE(strstr(err, "no PMU 'gpu' on this machine; it has:") && strstr(err, " cpu") &&
 		    strstr(err, " msr"));
 	ASSERT_EQ(parse("cpu/evnt=1/", &ev, err), -EINVAL);
-	ASSERT_TRUE(strstr(err, "cpu has no term or event 'evnt'; terms:") && strstr(err, " event") &&
-		    strstr(err, "events:") && strstr(err, "cpu-cycles"));
+	ASSERT_TRUE(strstr(err, "cpu has no term or event 'evnt'; terms:") &&
+		    strstr(err, " event") && strstr(err, "events:") && strstr(err, "cpu-cycles"));
 	ASSERT_EQ(parse("cpu/event=0x1ff/", &ev, err), -EINVAL);
-	ASSERT_STREQ(err, "event 'cpu/event=0x1ff/': event=0x1ff does not fit cpu's format 'config:0-7'");
+	ASSERT_STREQ(
+		err,
+		"event 'cpu/event=0x1ff/': event=0x1ff does not fit cpu's format 'config:0-7'");
 	ASSERT_EQ(parse("cpu/event=zz/", &ev, err), -EINVAL);
 	ASSERT_STREQ(err, "event 'cpu/event=zz/': term event=zz: the value must be a number");
 	ASSERT_EQ(parse("cpu/event=1", &ev, err), -EINVAL);
@@ -117,9 +122,9 @@ TEST(pmu_listing)
 TEST(flamegraph_svg)
 {
 	struct pmt_flame_stack st[] = {
-		{ "app;main;outer;inner", 30 },
-		{ "app;main;outer", 10 },
-		{ "app;main;b<&>", 60 },
+		{"app;main;outer;inner", 30},
+		{"app;main;outer", 10},
+		{"app;main;b<&>", 60},
 	};
 	struct pmt_buf b = {0};
 	const char *s;

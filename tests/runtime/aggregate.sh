@@ -1,0 +1,122 @@
+# shellcheck shell=bash
+# Runtime tests, area aggregate: In-kernel aggregations: exact counts and histograms, bpftrace as the oracle.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+test_agg_hist_exact() {
+	local out=$WORK/hist.txt
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count -o "$out" -- "$TP"/reader 3 || return 1
+	check agg_hist_exact "$out" || return 1
+}
+
+test_agg_lhist_and_stats() {
+	local out=$WORK/lhist.txt
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --lhist count:0:5000:1000 -o "$out" -- "$TP"/reader 3 || return 1
+	check agg_lhist_and_stats "$out" || return 1
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --stats count -o "$out" -- "$TP"/reader 3 || return 1
+	expect_eq "--stats" "$(cat "$out")" "@: count 39, average 630, min 1, max 4096, total 24573" || return 1
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --sum count/1024 -o "$out" -- "$TP"/reader 3 || return 1
+	expect_eq "--sum count/1024" "$(cat "$out")" "@: 21" || return 1   # 3*(1+2+4) for 1K..4K
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --max count -o "$out" -- "$TP"/reader 3 || return 1
+	expect_eq "--max" "$(cat "$out")" "@: 4096"
+}
+
+test_agg_count_by_comm() {
+	local out=$WORK/count.txt
+	"$PMT" -q --tp syscalls:sys_enter_getppid --count --by comm -o "$out" -- "$TP"/mixer || return 1
+	expect_eq "counts by comm" "$(cat "$out")" "$(printf '@[mixer]: 10\n@[other]: 50\n@[mix-a]: 100\n@[mix-b]: 200')" || return 1
+	"$PMT" -q --tp syscalls:sys_enter_getppid --count --by comm --top 2 -o "$out" -- "$TP"/mixer || return 1
+	expect_eq "--top 2" "$(cat "$out")" "$(printf '@[mix-a]: 100\n@[mix-b]: 200')" || return 1
+	# two probes, keyed by probe and comm; a filter on one of them
+	"$PMT" -q --tp syscalls:sys_enter_getppid --filter 'comm ~ "mix-?"' --tp syscalls:sys_enter_openat \
+		--filter 'comm == "other"' --count --by probe,comm -o "$out" -- "$TP"/mixer || return 1
+	expect_eq "--by probe,comm" "$(cat "$out")" \
+		"$(printf '@[syscalls:sys_enter_openat, other]: 7\n@[syscalls:sys_enter_getppid, mix-a]: 100\n@[syscalls:sys_enter_getppid, mix-b]: 200')"
+}
+
+# bpftrace as the oracle, both attached to the same run of the mixer
+test_agg_vs_bpftrace() {
+	requires bpftrace || return
+	local ours=$WORK/ours.txt theirs=$WORK/bt.txt err=$WORK/agg.err
+	# BEGIN runs once every probe is attached ("Attaching" comes before);
+	# line-buffered, as -o FILE is written only at exit
+	stdbuf -oL bpftrace -e 'BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_getppid /comm == "mix-a" || comm == "mix-b" || comm == "other"/ { @[comm] = count(); }' \
+		>"$theirs" 2>/dev/null &
+	local bt=$!
+	"$PMT" -a --tp syscalls:sys_enter_getppid --filter 'comm ~ "mix-*" || comm == "other"' --count --by comm -o "$ours" 2>"$err" &
+	local pm=$!
+	if ! wait_for "$err" "aggregating" 1200 || ! wait_for "$theirs" "^ready" 1200; then
+		kill -INT $bt $pm
+		return 1
+	fi
+	"$TP"/mixer
+	sleep 0.3
+	kill -INT $bt $pm
+	wait $pm || return 1
+	wait $bt
+	check agg_vs_bpftrace "$ours" "$theirs" || return 1
+}
+
+test_agg_interval_snapshots() {
+	local out=$WORK/iv.txt
+	"$PMT" -q -a --tp sched:sched_switch --count --interval 0.25 -d 1.1 -o "$out" || return 1
+	# 4 interval snapshots, then the final one for the last 0.1 s
+	expect_eq "timestamped snapshots" "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$out")" 5 || return 1
+	expect_eq "count lines" "$(grep -c '^@: ' "$out")" 5
+}
+
+# 200 keys interleaved: every event changes key, so the kernel's per-CPU
+# cache (bpf/abi.h, PMT_AGG_CACHE slots) writes back and reloads all the
+# time; counts, sums, min and max stay exact, at exit and summed over
+# interval snapshots taken while it churns
+test_agg_cache_churn() {
+	local out=$WORK/churn.txt
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --stats count --by count \
+		-o "$out" -- "$TP"/reader 50 200 || return 1
+	check agg_cache_churn "$out" || return 1
+	"$PMT" -q --json --interval 0.02 --tp syscalls:sys_enter_read --filter 'fd == 100' --count --by count \
+		-o "$out" -- "$TP"/reader 40 200 3000 || return 1
+	check agg_cache_churn_2 "$out"
+}
+
+test_agg_json() {
+	local out=$WORK/agg.json
+	"$PMT" -q --json --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count --by comm -o "$out" -- "$TP"/reader 2 || return 1
+	check agg_json "$out" || return 1
+}
+
+test_agg_latency() {
+	local out=$WORK/lat.txt
+	# glibc's nanosleep() is the clock_nanosleep system call
+	"$PMT" -q --latency syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep --unit ms \
+		-o "$out" -- "$TP"/sleeper 20 1 >/dev/null || return 1
+	check agg_latency "$out" "${PMT_VM:-}" || return 1
+	# runqlat: wakeup to switch-in, matched by pid; both happen in other
+	# tasks' contexts, so system wide, keyed by the task switched in
+	"$PMT" -a --latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --by next_comm \
+		-o "$out" 2>"$WORK/lat.err" &
+	local tracer=$!
+	wait_for "$WORK/lat.err" aggregating 600 || return 1
+	"$TP"/sleeper 50 1 >/dev/null
+	kill -INT $tracer
+	wait $tracer || return 1
+	grep -q '^@usecs\[sleeper\]:$' "$out" || { cat "$out" >&2; fail "no run-queue latency of the sleeper"; }
+}
+
+test_agg_max_keys_drops() {
+	local err=$WORK/mk.err out=$WORK/mk.txt
+	"$PMT" --tp syscalls:sys_enter_getppid --count --by tid --max-keys 2 -o "$out" -- "$TP"/getppid_loop 10 0 4 >/dev/null 2>"$err" || return 1
+	grep -Eq 'warning: [0-9]+ aggregation updates dropped: --max-keys 2 is full' "$err" || { cat "$err" >&2; fail "drops not reported"; return 1; }
+	expect_eq "keys kept" "$(grep -c '^@\[' "$out")" 2
+}
+
+test_agg_errors() {
+	usage_error "unknown field 'cnt' in the aggregated value" --tp syscalls:sys_enter_read --hist cnt || return 1
+	usage_error "--by: unknown key 'comn'" --tp syscalls:sys_enter_read --count --by comn || return 1
+	usage_error "'comm' is a string: the aggregated value needs a number" --tp syscalls:sys_enter_read --sum comm || return 1
+	usage_error "--lhist: 'count:5:1:1'" --tp syscalls:sys_enter_read --lhist count:5:1:1 || return 1
+	usage_error "one aggregation at a time" --tp syscalls:sys_enter_read --count --hist count || return 1
+	usage_error "need an aggregation" --tp syscalls:sys_enter_read --by comm || return 1
+	usage_error "unknown tracepoint 'sched:nope'" --latency sched:nope,sched:sched_switch || return 1
+	no_leftovers
+}

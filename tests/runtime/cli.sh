@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# Runtime tests, area cli: Usage errors, privileges, --list and --info, globs.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+test_errors_exit_2() {
+	usage_error "unknown tracepoint 'sched:sched_swich'" --tp sched:sched_swich || return 1
+	grep -q "did you mean sched:sched_switch" "$WORK/usage.err" || { fail "no suggestion"; return 1; }
+	usage_error "unknown tracepoint 'schde:sched_switch'" --tp schde:sched_switch || return 1
+	grep -q "did you mean sched:sched_switch" "$WORK/usage.err" || { fail "no suggestion"; return 1; }
+	usage_error "no tracepoint matches" --tp 'sched:nothing_*' || return 1
+	usage_error "expected CATEGORY:NAME" --tp sched_switch || return 1
+	usage_error "-p 999999999: no such process" --tp sched:sched_switch -p 999999999 || return 1
+	usage_error "cannot execute '/nonexistent/cmd'" --tp sched:sched_switch -- /nonexistent/cmd || return 1
+	usage_error "cannot execute 'no-such-command-pmt'" --tp sched:sched_switch -- no-such-command-pmt || return 1
+	usage_error "cannot open output file '/nonexistent/dir/out'" --tp sched:sched_switch -o /nonexistent/dir/out || return 1
+	usage_error "cannot be combined" --tp sched:sched_switch -p 1 -- true || return 1
+	usage_error "-C/--cpu: '99'" --tp sched:sched_switch -C 99 || return 1
+	usage_error "no probe given" -d 1 || return 1
+	no_leftovers
+}
+
+test_not_root() {
+	requires setpriv || return
+	local err=$WORK/nr.err
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$PMT" --tp sched:sched_switch -d 1 >/dev/null 2>"$err"
+	expect_eq "exit status as nobody" $? 2 || return 1
+	grep -q "permission denied: tracing needs root, or CAP_BPF and CAP_PERFMON" "$err" || {
+		cat "$err" >&2; fail "no privilege message"; }
+}
+
+test_list_and_info() {
+	local n
+	n=$("$PMT" --list 'sched:sched_switch' | wc -l)
+	expect_eq "--list sched:sched_switch" "$n" 1 || return 1
+	n=$("$PMT" --list 'syscalls:sys_enter_*' | wc -l)
+	[ "$n" -gt 100 ] || { fail "--list 'syscalls:sys_enter_*' gave $n"; return 1; }
+	"$PMT" --info sched:sched_process_exec >"$WORK/info.txt" || return 1
+	grep -Eq '^ +filename +__data_loc char\[\] +8 +4 +(yes|no) +dynamic string' "$WORK/info.txt" || {
+		cat "$WORK/info.txt" >&2; fail "--info does not show filename"; return 1; }
+	usage_error "unknown tracepoint" --info sched:nope
+}
+
+test_glob_many() {
+	local out=$WORK/glob.txt err=$WORK/glob.err
+	"$PMT" --tp 'syscalls:sys_enter_*' -o "$out" -- "$TP"/getppid_loop 100 2>"$err" >/dev/null || { cat "$err" >&2; return 1; }
+	grep -Eq "tracing [0-9]{3} probes" "$err" || { cat "$err" >&2; fail "glob did not expand to hundreds"; return 1; }
+	expect_eq "getppid events" "$(grep -c 'sys_enter_getppid:' "$out")" 100 || return 1
+	no_leftovers
+}
+
+# tools/completion/pmtrace, as bash calls it: options, tracepoints from
+# tracefs, -e events, the fields of the --tp given before.
+test_bash_completion() {
+	"$PMT" --list sched:sched_switch >/dev/null || return 1	# mounts tracefs
+	# shellcheck disable=SC1091 # checked by itself
+	. tools/completion/pmtrace
+	complete_as() { # EXPECTED WORDS...: the last word is being completed
+		local want=$1
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMPREPLY=()
+		PATH=$PWD:$PATH _pmtrace
+		expect_eq "completion of '$*'" "${COMPREPLY[*]}" "$want"
+	}
+	complete_as "--kprobe-mode" pmtrace --kprobe-m || return 1
+	complete_as "sched:sched_switch" pmtrace --tp sched:sched_swit || return 1
+	complete_as "prev_pid prev_prio" pmtrace --tp sched:sched_switch --filter prev_p || return 1
+	complete_as "comm,next_comm" pmtrace --tp sched:sched_switch --count --by comm,next_c || return 1
+	complete_as "cpu-clock cpu-migrations" pmtrace -e cpu- || return 1
+	complete_as "kernel" pmtrace -e cpu-clock --stack ker
+}
+
+# make install/uninstall honour DESTDIR and PREFIX; the installed man page
+# reads without warnings and the binary knows its version.
+test_make_install() {
+	requires host || return	# the guest's tree is read-only: no make there
+	local root=$WORK/root f
+	make -s install DESTDIR="$root" PREFIX=/usr >/dev/null || return 1
+	for f in sbin/pmtrace share/man/man8/pmtrace.8 share/bash-completion/completions/pmtrace; do
+		[ -f "$root/usr/$f" ] || { fail "make install did not install usr/$f"; return 1; }
+	done
+	"$root/usr/sbin/pmtrace" --version | grep -Eq '^pmtrace [0-9]+\.[0-9]+\.[0-9]+$' || { fail "no version"; return 1; }
+	[ -z "$(man --warnings -l "$root/usr/share/man/man8/pmtrace.8" 2>&1 >/dev/null)" ] || {
+		fail "man --warnings complains"; return 1; }
+	make -s uninstall DESTDIR="$root" PREFIX=/usr >/dev/null || return 1
+	expect_eq "files left after make uninstall" "$(find "$root" -type f | wc -l)" 0
+}

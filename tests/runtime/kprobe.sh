@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# Runtime tests, area kprobe: Kernel function probes (kprobes, fentry/fexit): where the kernel has them.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+# The kprobe modes this kernel has; skips (status 77) when none.
+kernel_modes() {
+	KMODES=""
+	have_fentry && KMODES="fentry"
+	have_kprobes && KMODES="$KMODES kprobe"
+	[ -n "$KMODES" ] || skip "this kernel has neither kprobes (CONFIG_KPROBES unset) nor fentry; runs in the QEMU 6.1/6.12 guests (make vmtest)"
+}
+
+test_kprobe_unavailable_message() {
+	have_kprobes && { skip "this kernel has kprobes"; return; }
+	have_fentry && { skip "this kernel has fentry"; return; }
+	usage_error "this kernel can attach neither kprobes .* nor fentry/fexit" --kprobe vfs_read || return 1
+	grep -q "uprobes (--uprobe PATH:SYMBOL)" "$WORK/usage.err" || { fail "no hint at what works"; return 1; }
+	usage_error "this kernel can attach neither" --latency kprobe:vfs_read || return 1
+	no_leftovers
+}
+
+test_kprobe_exact_count_and_retval() {
+	kernel_modes || return
+	local m out
+	for m in $KMODES; do
+		out=$("$PMT" -q --kprobe-mode "$m" --kprobe vfs_read --filter 'arg2 == 12345' --count -- "$CALLS" 40) || return 1
+		expect_eq "$m: vfs_read calls with count 12345" "$out" "@: 40" || return 1
+		out=$("$PMT" -q --kprobe-mode "$m" --kretprobe vfs_read --filter 'retval == 12345' --count -- "$CALLS" 40) || return 1
+		expect_eq "$m: vfs_read returns of 12345" "$out" "@: 40" || return 1
+		out=$("$PMT" -q --kprobe-mode "$m" --kretprobe vfs_read --filter 'retval > 12000' --hist retval -- "$CALLS" 40 | grep '|') || return 1
+		echo "$out" | grep -Eq '^\[8K, 16K\) +40 \|' || { fail "$m: retval hist: $out"; return 1; }
+		note "$m: ok"
+	done
+}
+
+test_kprobe_stream_args() {
+	kernel_modes || return
+	local m out=$WORK/kp.json
+	for m in $KMODES; do
+		"$PMT" -q --json --kprobe-mode "$m" --kprobe vfs_read --filter 'arg2 == 12345' -o "$out" -- "$CALLS" 5 || return 1
+		check kprobe_stream_args "$out" "$m" || return 1
+	done
+}
+
+test_kprobe_latency() {
+	kernel_modes || return
+	local m out
+	for m in $KMODES; do
+		out=$("$PMT" -q --kprobe-mode "$m" --latency kprobe:hrtimer_nanosleep --unit ms -- "$CALLS" 1 20 | grep '|') || return 1
+		echo "$out" | grep -Eq '^\[16, 32\) +1 \|' || { fail "$m: 20 ms sleep not in [16, 32) ms: $out"; return 1; }
+	done
+}
+
+test_kprobe_glob_multi() {
+	requires kprobes || return
+	local out err=$WORK/multi.err
+	out=$("$PMT" --kprobe-mode kprobe --kprobe 'vfs_rea*' --filter 'arg2 == 12345' --count --by probe -- "$CALLS" 30 2>"$err") || return 1
+	grep -Eq "functions, by kprobe(.multi)?" "$err" || { cat "$err" >&2; fail "no mechanism message"; return 1; }
+	echo "$out" | grep -q '^@\[kprobe:vfs_read\]: 30$' || { fail "vfs_read by probe: $out"; return 1; }
+	no_leftovers
+}
+
+# syscall wrappers are not ftrace-able: kprobes only (as bpftrace's kprobe:)
+test_kprobe_not_ftraced() {
+	requires kprobes || return
+	local out
+	out=$("$PMT" -q --kprobe __x64_sys_getppid --count -- "$TP"/getppid_loop 1000 | grep "^@") || return 1
+	expect_eq "getppid calls by kprobe" "$out" "@: 1000" || return 1
+	usage_error "fentry/fexit needs a function ftrace can hook" --kprobe-mode fentry --kprobe __x64_sys_getppid
+}
+
+test_kprobe_stack() {
+	kernel_modes || return
+	local m out=$WORK/kstack.txt
+	for m in $KMODES; do
+		"$PMT" -q --kprobe-mode "$m" --kprobe vfs_read --filter 'arg2 == 12345' --stack kernel -o "$out" -- "$CALLS" 3 || return 1
+		grep -Eq '^\s+[0-9a-f]+ ksys_read\+0x[0-9a-f]+ \(\[kernel\]\)' "$out" || {
+			head -20 "$out" >&2; fail "$m: no ksys_read frame"; return 1; }
+	done
+}
+
+test_kprobe_errors() {
+	kernel_modes || return
+	usage_error "not a kernel function" --kprobe vfs_raed || return 1
+	grep -q "did you mean vfs_read" "$WORK/usage.err" || { fail "no suggestion"; return 1; }
+	usage_error "no traceable kernel function matches" --kprobe 'pmt_nothing_*' || return 1
+	usage_error "unknown field 'cnt' for kretprobe:vfs_read" --kretprobe vfs_read --filter 'cnt > 1' || return 1
+	no_leftovers
+}

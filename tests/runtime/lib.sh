@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# Shared by every runtime test (sourced by tests/runtime/runner.sh before
+# an area file). A test is a function test_NAME that returns 0 (pass), 1
+# (fail) or 77 (skip, after saying why with skip or requires). Each runs in
+# its own shell with its own $WORK directory, under its own timeout.
+PMT=${PMT:-./pmtrace}
+TP=${TP:-.output/testprogs}
+export CALLS=$TP/calls	# tests/testprogs/calls: uprobe and kprobe targets
+WORK=${WORK:?the runner makes a work directory per test}
+DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
+
+fail() { echo "    FAIL: $*" >&2; return 1; }
+skip() { echo "    SKIP: $*" >&2; return 77; }
+note() { echo "    $*" >&2; }
+
+expect_eq() { # what actual expected
+	[ "$2" = "$3" ] || { fail "$1: got '$2', expected '$3'"; return 1; }
+}
+
+# python3 tests/runtime/checks.py NAME ARGS...: the test's check of what
+# it wrote (JSON events, histograms, ...).
+check() {
+	python3 tests/runtime/checks.py "$@"
+}
+
+has_cpu_pmu() { ls /sys/bus/event_source/devices/cpu* >/dev/null 2>&1; }
+have_kprobes() { [ -e /sys/bus/event_source/devices/kprobe ]; }
+have_fentry() { "$PMT" -q --kprobe-mode fentry --kprobe vfs_read -d 0.01 >/dev/null 2>&1; }
+
+# requires WHAT...: skip (77) with the reason when this machine lacks one.
+# perf, bpftrace, chromium, setpriv: the tool; kprobes, fentry: the
+# kernel feature; cpu-pmu: a hardware PMU; host: not in a QEMU guest.
+requires() {
+	local what
+	for what in "$@"; do
+		case $what in
+		perf | bpftrace | chromium | setpriv)
+			command -v "$what" >/dev/null || { skip "needs $what: not installed (make test-deps)"; return; } ;;
+		kprobes)
+			have_kprobes || { skip "needs kprobes: this kernel has none (CONFIG_KPROBES unset); runs in the QEMU guests (make vmtest)"; return; } ;;
+		fentry)
+			have_fentry || { skip "needs fentry: this kernel refuses BPF trampolines; runs in the QEMU guests (make vmtest)"; return; } ;;
+		cpu-pmu)
+			has_cpu_pmu || { skip "needs a hardware CPU PMU: this machine has none"; return; } ;;
+		host)
+			[ -z "${PMT_VM:-}" ] || { skip "runs on the host only (minutes under TCG)"; return; } ;;
+		*)
+			fail "requires: unknown requirement '$what'"; return ;;
+		esac
+	done
+}
+
+# Nothing of pmtrace may remain loaded: no program named pmt_*, no link to
+# one. The kernel-side teardown of tracepoint links runs in pmtrace's
+# background closer (an RCU grace period per tracepoint), so allow it 60 s.
+no_leftovers() {
+	local left tries=600
+	while left=$(leftovers) && [ -n "$left" ] && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	[ -z "$left" ] || { fail "left in the kernel after 60 s: $left"; return 1; }
+}
+
+leftovers() {
+	python3 - <<'PY'
+import json, subprocess
+def show(what):
+    out = subprocess.run(["bpftool", "-j", what, "show"], capture_output=True, text=True).stdout
+    return json.loads(out or "[]")
+ids = {p["id"] for p in show("prog") if p.get("name", "").startswith("pmt_")}
+links = [l for l in show("link") if l.get("prog_id") in ids]
+print(f"{len(ids)} programs, {len(links)} links" if ids or links else "")
+PY
+}
+
+# Wait until FILE contains PATTERN (default 5 s).
+wait_for() {
+	local file=$1 pattern=$2 tries=${3:-100}
+	while [ "$tries" -gt 0 ]; do
+		grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	fail "timed out waiting for '$pattern' in $file"
+}
+
+# Usage errors: exit 2, one clear message, nothing attached.
+usage_error() { # EXPECTED-MESSAGE-REGEX ARGS...
+	local re=$1 err=$WORK/usage.err
+	shift
+	"$PMT" "$@" >/dev/null 2>"$err"
+	local rc=$?
+	[ $rc = 2 ] || { fail "pmtrace $*: exit $rc, expected 2"; cat "$err" >&2; return 1; }
+	grep -Eq -- "$re" "$err" || { fail "pmtrace $*: message does not match /$re/:"; cat "$err" >&2; return 1; }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The runtime suite: real BPF programs in the running kernel, real events
+# from deterministic children (tests/testprogs). Needs root.
+#
+#   tests/runtime/runner.sh [AREA...] [-k SUBSTRING]
+#
+# AREA is a file tests/runtime/AREA.sh (default: every one); -k keeps the
+# tests whose name contains SUBSTRING. Each test runs in its own shell
+# with its own work directory, under its own timeout (timeout_NAME=SECS in
+# its area file, else DEFAULT_TIMEOUT; four times that in a QEMU guest),
+# so a hung test fails alone. Ends with "runtime: N passed, N failed, N
+# skipped"; KEEP=1 keeps the work directories.
+cd "$(dirname "$0")/../.." || exit 1
+export DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
+
+areas=() only=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) only=$2; shift 2 ;;
+	*) areas+=("$1"); shift ;;
+	esac
+done
+if [ ${#areas[@]} = 0 ]; then
+	for f in tests/runtime/*.sh; do
+		case ${f##*/} in lib.sh | runner.sh) ;; *) f=${f##*/}; areas+=("${f%.sh}") ;; esac
+	done
+fi
+
+# The tests of an area and their timeouts: "NAME SECS" lines.
+list_tests() { # AREA
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	WORK=/nonexistent bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" || exit 1
+		for t in $(declare -F | awk "{print \$3}" | grep "^test_"); do
+			n=${t#test_} v=timeout_${t#test_}
+			echo "$n ${!v:-$DEFAULT_TIMEOUT}"
+		done' _ "$1"
+}
+
+passed=0 failed=0 skipped=0
+for area in "${areas[@]}"; do
+	if [ ! -f "tests/runtime/$area.sh" ]; then
+		echo "FAIL runtime/$area: no such area (tests/runtime/$area.sh)"
+		failed=$((failed + 1))
+		continue
+	fi
+	while read -r name secs; do
+		[ -n "$only" ] && [[ $name != *$only* ]] && continue
+		[ -n "${PMT_VM:-}" ] && secs=$((secs * 4))
+		work=$(mktemp -d /tmp/pmtrace-test.XXXXXX)
+		# timeout signals the test's whole process group
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		WORK=$work timeout -k 10 "$secs" bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
+		rc=$?
+		case $rc in
+		0) echo "ok   runtime/$area/$name"; passed=$((passed + 1)) ;;
+		77) echo "skip runtime/$area/$name"; skipped=$((skipped + 1)) ;;
+		124 | 137) echo "FAIL runtime/$area/$name: timed out after $secs s"; failed=$((failed + 1)) ;;
+		*) echo "FAIL runtime/$area/$name"; failed=$((failed + 1)) ;;
+		esac
+		if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
+	done < <(list_tests "$area")
+done
+echo "runtime: $passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]
