@@ -104,3 +104,14 @@ test_pmu_errors() {
 		--flamegraph /nonexistent/x.svg -- true || return 1
 	no_leftovers
 }
+
+# A flame graph that cannot be written at exit fails the run (exit 1) with
+# a message; it once exited 0.
+test_pmu_flamegraph_write_fails() {
+	local err=$WORK/fg.err
+	"$PMT" -q -e cpu-clock --freq 999 --stack --flamegraph /dev/full -- "$TP"/spinner 200 >/dev/null 2>"$err"
+	expect_eq "exit status" $? 1 || return 1
+	grep -q "cannot write the flame graph to '/dev/full': No space left on device" "$err" || {
+		cat "$err" >&2; fail "no message"; return 1; }
+	no_leftovers
+}
