@@ -38,8 +38,9 @@ list_tests() { # AREA
 
 passed=0 failed=0 skipped=0
 for area in "${areas[@]}"; do
-	if [ ! -f "tests/runtime/$area.sh" ]; then
-		echo "FAIL runtime/$area: no such area (tests/runtime/$area.sh)"
+	# no process substitution: a QEMU guest's /dev has no /dev/fd
+	if [ ! -f "tests/runtime/$area.sh" ] || ! tests=$(list_tests "$area") || [ -z "$tests" ]; then
+		echo "FAIL runtime/$area: no tests in tests/runtime/$area.sh"
 		failed=$((failed + 1))
 		continue
 	fi
@@ -58,7 +59,11 @@ for area in "${areas[@]}"; do
 		*) echo "FAIL runtime/$area/$name"; failed=$((failed + 1)) ;;
 		esac
 		if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
-	done < <(list_tests "$area")
+	done <<<"$tests"
 done
+if [ $((passed + failed + skipped)) = 0 ]; then
+	echo "FAIL runtime: no test ran${only:+ (none matches -k $only)}"
+	failed=1
+fi
 echo "runtime: $passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]
