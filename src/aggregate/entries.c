@@ -80,8 +80,17 @@ void pmt_agg_entries__free(struct pmt_agg_entries *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/* By key data, then by bucket as a number: a key's entries are adjacent
+ * and its buckets ascend, (..., 0) first. (A memcmp of the whole key put
+ * the bucket first and compared its bytes: bucket -1 sorted last, 256
+ * before 1, and one key's buckets were split by the others'.) */
 int pmt_agg_entry__cmp(const void *a, const void *b)
 {
-	return memcmp(&((const struct pmt_agg_entry *)a)->key,
-		      &((const struct pmt_agg_entry *)b)->key, sizeof(struct pmt_agg_key));
+	const struct pmt_agg_key *x = &((const struct pmt_agg_entry *)a)->key;
+	const struct pmt_agg_key *y = &((const struct pmt_agg_entry *)b)->key;
+	int d = memcmp(x->data, y->data, sizeof(x->data));
+
+	if (d)
+		return d;
+	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
 }

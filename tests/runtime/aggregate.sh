@@ -120,3 +120,15 @@ test_agg_errors() {
 	usage_error "unknown tracepoint 'sched:nope'" --latency sched:nope,sched:sched_switch || return 1
 	no_leftovers
 }
+
+# Negative values go to the (..., 0) bucket, printed first; its count is
+# the number of failed opens a filter counts in the same command. (The
+# text once stopped at "@:" when a bucket was below zero.)
+test_agg_hist_negative() {
+	local cmd=(sh -c 'cat /nonexistent-a /nonexistent-b /etc/hostname >/dev/null 2>&1; true') failed hist
+	failed=$("$PMT" -q --tp syscalls:sys_exit_openat --filter 'ret < 0' --count -- "${cmd[@]}" | sed -n 's/^@: //p') || return 1
+	hist=$("$PMT" -q --tp syscalls:sys_exit_openat --hist ret -- "${cmd[@]}") || return 1
+	[ "${failed:-0}" -ge 2 ] || { fail "only '$failed' failed opens counted"; return 1; }
+	echo "$hist" | grep -A1 '^@:$' | sed -n 2p | grep -Eq "^\(\.\.\., 0\) +$failed \|" || {
+		echo "$hist" >&2; fail "no (..., 0) bucket of $failed first"; return 1; }
+}

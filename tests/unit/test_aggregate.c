@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Printing aggregation snapshots: entries made here, as the kernel's maps
+ * would hold them, printed into a file and compared with bpftrace's
+ * layout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "aggregate/aggregate.h"
+#include "util/strutil.h"
+#include "test.h"
+
+/* One entry: key data = one 8-byte number (--by pid), bucket, count. */
+static void add(struct pmt_agg_entries *e, uint64_t pid, int32_t bucket, uint64_t count)
+{
+	struct pmt_agg_val pc = {.count = count, .sum = (int64_t)count, .min = 1, .max = 1};
+	struct pmt_agg_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.bucket = bucket;
+	memcpy(key.data, &pid, sizeof(pid));
+	pmt_agg_entries__add(e, &key, &pc, 1, NULL);
+}
+
+/* Print cur with the options ao (one probe, no record fields) into a
+ * string the caller frees. */
+static char *print_snapshot(struct pmt_agg_opts *ao, struct pmt_agg_entries *cur)
+{
+	struct pmt_agg_probe probe = {.name = "sched:sched_switch"};
+	const struct pmt_agg_io io = {0};
+	char path[] = "/tmp/pmt-unit-agg.XXXXXX", *text = NULL;
+	struct pmt_output out;
+	struct pmt_agg *agg;
+	uint8_t stack = 0;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	if (!pmt_agg__compile(ao, &probe, 1, &stack, &agg) &&
+	    !pmt_output__open(&out, path, PMT_OUT_TEXT)) {
+		pmt_agg__print(agg, cur, &io, &out, 0);
+		pmt_output__close(&out);
+		pmt_read_file(path, &text, NULL);
+	}
+	pmt_agg__free(agg);
+	pmt_agg_entries__free(cur);
+	unlink(path);
+	return text;
+}
+
+/* Keys interleave and buckets go below zero: each key one histogram,
+ * buckets in numeric order, (..., 0) first. */
+TEST(agg_hist_by_key_negative)
+{
+	struct pmt_agg_opts ao = {.fn = PMT_FN_HIST, .expr = "pid", .by = "pid", .max_keys = 16};
+	struct pmt_agg_entries e = {0};
+	char *text;
+
+	add(&e, 7, 2, 5);
+	add(&e, 9, 1, 1);
+	add(&e, 7, -1, 2);
+	add(&e, 9, 3, 1);
+	text = print_snapshot(&ao, &e);
+	ASSERT_TRUE(text != NULL);
+	ASSERT_STREQ(
+		text,
+		"@[9]:\n"
+		"[1]                         1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"[2, 4)                      0 |                                                    |\n"
+		"[4, 8)                      1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n"
+		"@[7]:\n"
+		"(..., 0)                    2 |@@@@@@@@@@@@@@@@@@@@                                |\n"
+		"[0]                         0 |                                                    |\n"
+		"[1]                         0 |                                                    |\n"
+		"[2, 4)                      5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+		"\n");
+	free(text);
+}
+
+/* More than 256 linear buckets: numeric order, not the bytes of the
+ * bucket number. */
+TEST(agg_lhist_many_buckets)
+{
+	struct pmt_agg_opts ao = {.fn = PMT_FN_LHIST,
+				  .expr = "pid",
+				  .lmin = 0,
+				  .lmax = 1000,
+				  .lstep = 1,
+				  .max_keys = 16};
+	struct pmt_agg_entries e = {0};
+	char *text, *a, *b;
+
+	add(&e, 0, 256, 3);
+	add(&e, 0, 1, 4);
+	add(&e, 0, 257, 5);
+	text = print_snapshot(&ao, &e);
+	ASSERT_TRUE(text != NULL);
+	a = strstr(text, "[1, 2)");
+	b = strstr(text, "[256, 257)");
+	ASSERT_TRUE(a && b && a < b);
+	ASSERT_TRUE(strstr(text, "[256, 257)                  3 |") != NULL);
+	ASSERT_TRUE(strstr(text, "[257, 258)                  5 |") != NULL);
+	free(text);
+}
