@@ -140,9 +140,10 @@ static __always_inline __s32 pmt_agg_bucket(const struct pmt_agg_cfg *a, __s64 v
 		return -1;
 	if (a->lstep <= 0)
 		return 0;
-	if ((__u64)(v - a->lmin) / (__u64)a->lstep >= a->lbuckets)
+	/* the distance in unsigned arithmetic: it may exceed INT64_MAX */
+	if (((__u64)v - (__u64)a->lmin) / (__u64)a->lstep >= a->lbuckets)
 		return a->lbuckets;
-	return (__s32)((__u64)(v - a->lmin) / (__u64)a->lstep);
+	return (__s32)(((__u64)v - (__u64)a->lmin) / (__u64)a->lstep);
 }
 
 static __always_inline void pmt_agg_add(struct pmt_agg_val *val, __s64 v)

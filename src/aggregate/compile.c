@@ -251,7 +251,7 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	if (ao->fn == PMT_FN_LHIST) {
 		a->lmin = ao->lmin;
 		a->lstep = ao->lstep;
-		a->lbuckets = (uint32_t)((ao->lmax - ao->lmin + ao->lstep - 1) / ao->lstep);
+		a->lbuckets = ao->lbuckets;
 	}
 	/* latency keys come from the end event; the start keeps none */
 	if (p->action != PMT_ACT_LAT_START && compile_keys(ag, p, stack))

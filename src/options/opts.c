@@ -218,30 +218,35 @@ static int opt_flamegraph(struct optctx *c, char *arg)
 
 /* --- aggregations ----------------------------------------------------------- */
 
-/* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. Splits arg in
- * place only on success, so error messages can still show it whole. */
-static int parse_lhist(char *arg, struct pmt_agg_opts *a)
+/* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. arg is left
+ * as it is (error messages show it whole); EXPR is copied. */
+static int parse_lhist(const char *arg, struct pmt_agg_opts *a)
 {
-	char *p[4], *c1, *c2, *c3;
+	char *copy = strdup(arg), *p[4], *save = NULL;
+	uint64_t width, buckets;
+	int i, err = -EINVAL;
 
-	c1 = strchr(arg, ':');
-	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	c3 = c2 ? strchr(c2 + 1, ':') : NULL;
-	if (!c3 || strchr(c3 + 1, ':') || c1 == arg)
-		return -EINVAL;
-	p[0] = arg;
-	p[1] = c1 + 1;
-	p[2] = c2 + 1;
-	p[3] = c3 + 1;
-	*c1 = *c2 = *c3 = '\0';
-	if (pmt_parse_s64(p[1], &a->lmin) || pmt_parse_s64(p[2], &a->lmax) ||
-	    pmt_parse_s64(p[3], &a->lstep) || a->lmin >= a->lmax || a->lstep <= 0 ||
-	    (a->lmax - a->lmin) / a->lstep > 10000) {
-		*c1 = *c2 = *c3 = ':';
-		return -EINVAL;
+	if (!copy)
+		return -ENOMEM;
+	for (i = 0; i < 4; i++)
+		p[i] = strtok_r(i ? NULL : copy, ":", &save);
+	if (!p[3] || strtok_r(NULL, ":", &save) || *arg == ':' || strstr(arg, "::") ||
+	    pmt_parse_s64(p[1], &a->lmin) || pmt_parse_s64(p[2], &a->lmax) ||
+	    pmt_parse_s64(p[3], &a->lstep) || a->lmin >= a->lmax || a->lstep <= 0)
+		goto out;
+	/* in unsigned arithmetic: MAX - MIN can exceed INT64_MAX */
+	width = (uint64_t)a->lmax - (uint64_t)a->lmin;
+	buckets = width / (uint64_t)a->lstep + (width % (uint64_t)a->lstep != 0);
+	if (buckets > PMT_LHIST_MAX_BUCKETS) {
+		err = -E2BIG;
+		goto out;
 	}
-	a->expr = p[0];
-	return 0;
+	a->lbuckets = (uint32_t)buckets;
+	a->expr = a->expr_copy = strdup(p[0]);
+	err = a->expr ? 0 : -ENOMEM;
+out:
+	free(copy);
+	return err;
 }
 
 /* --count, --sum EXPR, ... --lhist SPEC: the option's name is the function */
@@ -249,6 +254,7 @@ static int opt_agg(struct optctx *c, char *arg)
 {
 	struct pmt_agg_opts *a = &c->o->agg;
 	enum pmt_agg_fn fn;
+	int ret;
 
 	for (fn = PMT_FN_COUNT; strcmp(agg_fn_names[fn], c->def->name); fn++)
 		;
@@ -256,7 +262,13 @@ static int opt_agg(struct optctx *c, char *arg)
 		return ERR(c, "one aggregation at a time: --%s after --%s", agg_fn_names[fn],
 			   agg_fn_names[a->fn]);
 	a->fn = fn;
-	if (fn == PMT_FN_LHIST && parse_lhist(arg, a))
+	ret = fn == PMT_FN_LHIST ? parse_lhist(arg, a) : 0;
+	if (ret == -E2BIG)
+		return ERR(
+			c,
+			"--lhist: '%s': more than %d buckets from MIN to MAX: take a larger STEP",
+			arg, PMT_LHIST_MAX_BUCKETS);
+	if (ret)
 		return ERR(
 			c,
 			"--lhist: '%s': expected EXPR:MIN:MAX:STEP with MIN < MAX and STEP > 0, e.g. len:0:1500:100",
@@ -268,6 +280,20 @@ static int opt_agg(struct optctx *c, char *arg)
 
 static int opt_by(struct optctx *c, char *arg)
 {
+	const char *w;
+
+	/* no empty word: "", ",,", "comm," */
+	for (w = arg;; w++) {
+		if (*w == ',' || !*w) {
+			if (w == arg || w[-1] == ',')
+				return ERR(
+					c,
+					"--by: '%s': expected KEY[,KEY...] with no empty key, e.g. comm,pid",
+					arg);
+			if (!*w)
+				break;
+		}
+	}
 	c->o->agg.by = arg;
 	return 0;
 }
@@ -648,6 +674,8 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t
 	}
 	if (optind < argc)
 		o->cmd = &argv[optind];
+	else if (optind > 1 && !strcmp(argv[optind - 1], "--"))
+		return ERR(&c, "'--' must be followed by the COMMAND to run, e.g. -- ls -l");
 	if (o->mode == PMT_MODE_LIST || o->mode == PMT_MODE_INFO)
 		return check_modes(&c);
 	if ((ret = check_aggregation(&c)) || (ret = check_probes(&c)) || (ret = check_targets(&c)))
@@ -657,6 +685,8 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t
 
 void pmt_opts__free(struct pmt_opts *o)
 {
+	free(o->agg.expr_copy);
+	o->agg.expr_copy = NULL;
 	free(o->probes);
 	o->probes = NULL;
 	o->nr_probes = 0;

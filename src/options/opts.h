@@ -46,6 +46,7 @@ enum pmt_mode {
 
 #define PMT_DEFAULT_PAGES 256 /* per CPU: 1 MiB with 4 KiB pages */
 #define PMT_DEFAULT_MAX_KEYS 10240
+#define PMT_LHIST_MAX_BUCKETS 10000
 #define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */
 
 enum pmt_agg_fn {
@@ -65,6 +66,8 @@ struct pmt_agg_opts {
 	enum pmt_agg_fn fn;
 	const char *expr;	   /* value: FIELD[*|/N]; NULL for count/latency */
 	int64_t lmin, lmax, lstep; /* --lhist */
+	char *expr_copy;	   /* expr when made by the parser: freed with the options */
+	uint32_t lbuckets;	   /* --lhist: steps from MIN to MAX, rounded up */
 	const char *by;		   /* "comm,pid" */
 	int top;		   /* 0 = all */
 	double interval;	   /* 0 = at exit only */

@@ -88,6 +88,7 @@ TEST(agg_lhist_many_buckets)
 				  .lmin = 0,
 				  .lmax = 1000,
 				  .lstep = 1,
+				  .lbuckets = 1000,
 				  .max_keys = 16};
 	struct pmt_agg_entries e = {0};
 	char *text, *a, *b;

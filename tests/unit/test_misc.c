@@ -140,6 +140,45 @@ TEST(opts_errors)
 	expect_usage_error(failed, ARGV("-Z"), "option -Z is unknown");
 	expect_usage_error(failed, ARGV("--tp"), "option '--tp' needs an argument");
 	expect_usage_error(failed, ARGV("--tp", "a:b", "-d"), "option -d needs an argument");
+	/* found by adversarial use: once accepted, or run as something else */
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--count", "--by", ""),
+			   "--by: '': expected KEY[,KEY...] with no empty key, e.g. comm,pid");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--count", "--by", ",,,"),
+			   "--by: ',,,': expected KEY[,KEY...] with no empty key, e.g. comm,pid");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--count", "--by", "comm,"),
+			   "--by: 'comm,': expected KEY[,KEY...] with no empty key, e.g. comm,pid");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--"),
+			   "'--' must be followed by the COMMAND to run, e.g. -- ls -l");
+	expect_usage_error(
+		failed,
+		ARGV("--tp", "a:b", "--lhist", "x:-9223372036854775808:9223372036854775807:1"),
+		"--lhist: 'x:-9223372036854775808:9223372036854775807:1': more than 10000 buckets from MIN to MAX: take a larger STEP");
+}
+
+/* MAX - MIN beyond INT64_MAX, and a STEP that does not divide it. */
+TEST(opts_lhist_buckets)
+{
+	static const struct {
+		const char *spec;
+		uint32_t buckets;
+	} cases[] = {
+		{"x:0:9223372036854775807:4611686018427387904", 2},
+		{"x:-9223372036854775808:9223372036854775807:1844674407370956", 10000},
+		{"len:0:1500:100", 15},
+		{"len:0:1501:100", 16},
+	};
+	struct pmt_opts o;
+	char err[256], spec[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = {"pmtrace", "--tp", "a:b", "--lhist", spec, NULL};
+
+		snprintf(spec, sizeof(spec), "%s", cases[i].spec);
+		ASSERT_EQ(parse(ARGC(argv), argv, &o, err), 0);
+		ASSERT_EQ(o.agg.lbuckets, cases[i].buckets);
+		pmt_opts__free(&o);
+	}
 }
 
 TEST(opts_function_probes)
