@@ -145,8 +145,8 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
 		for (cpu = 0; cpu < s->ncpus; cpu++)
 			if (l->lost[cpu])
-				fprintf(stderr, "    CPU %d: %llu lost\n", cpu,
-					(unsigned long long)l->lost[cpu]);
+				pmt_eprintf("    CPU %d: %llu lost\n", cpu,
+					    (unsigned long long)l->lost[cpu]);
 		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", s->opts->buffer_pages);
 	}
 	if (st[PMT_STAT_OUTPUT_ERR])
@@ -172,10 +172,10 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 		for (i = 0; i < s->nr_probes; i++)
 			filtered += pmt_session__filtered(s, i);
 		if (filtered)
-			fprintf(stderr, "pmtrace: %llu events filtered out in the kernel\n",
-				(unsigned long long)filtered);
+			pmt_eprintf("pmtrace: %llu events filtered out in the kernel\n",
+				    (unsigned long long)filtered);
 		if (s->opts->agg.lat_start && st[PMT_STAT_LAT_NOSTART])
-			fprintf(stderr,
+			pmt_eprintf(
 				"pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
 				(unsigned long long)st[PMT_STAT_LAT_NOSTART]);
 		return;
@@ -183,23 +183,23 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 	pf = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*pf));
 	for (i = 0; pf && i < s->nr_probes; i++)
 		filtered += pf[i] = pmt_session__filtered(s, i);
-	fprintf(stderr, "pmtrace: %llu events, %llu lost", (unsigned long long)l->events,
-		(unsigned long long)lost);
+	pmt_eprintf("pmtrace: %llu events, %llu lost", (unsigned long long)l->events,
+		    (unsigned long long)lost);
 	if (filtered)
-		fprintf(stderr, ", %llu filtered out in the kernel", (unsigned long long)filtered);
-	fputc('\n', stderr);
+		pmt_eprintf(", %llu filtered out in the kernel", (unsigned long long)filtered);
+	pmt_eprintf("\n");
 	for (i = 0; i < s->nr_probes; i++) {
 		if (!s->probes[i].events && s->nr_probes > 20) {
 			silent++;
 			continue;
 		}
-		fprintf(stderr, "%12llu  %s", (unsigned long long)s->probes[i].events,
-			s->probes[i].name);
+		pmt_eprintf("%12llu  %s", (unsigned long long)s->probes[i].events,
+			    s->probes[i].name);
 		if (pf && s->probes[i].filter)
-			fprintf(stderr, "  (%llu filtered)", (unsigned long long)pf[i]);
-		fputc('\n', stderr);
+			pmt_eprintf("  (%llu filtered)", (unsigned long long)pf[i]);
+		pmt_eprintf("\n");
 	}
 	free(pf);
 	if (silent)
-		fprintf(stderr, "%12s  (%u more probes had no events)\n", "", silent);
+		pmt_eprintf("%12s  (%u more probes had no events)\n", "", silent);
 }

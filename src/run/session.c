@@ -35,14 +35,13 @@ static int compile_filter(struct pmt_probe *p, const char *expr)
 	if (!pmt_filter__compile(expr, p->fmt, p->name, p->filter, &ferr)) {
 		if (pmt_verbose) {
 			pmt_filter__dump(&b, p->filter);
-			fprintf(stderr, "pmtrace: %s: filter program:\n%s", p->name,
-				pmt_buf__cstr(&b));
+			pmt_eprintf("pmtrace: %s: filter program:\n%s", p->name, pmt_buf__cstr(&b));
 			pmt_buf__free(&b);
 		}
 		return 0;
 	}
 	pmt_filter__format_error(&b, expr, &ferr);
-	fprintf(stderr, "pmtrace: %s", pmt_buf__cstr(&b));
+	pmt_eprintf("pmtrace: %s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 	return -EINVAL;
 }

@@ -13,6 +13,8 @@ void pmt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "hint: ..." line under an error */
 void pmt_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* As fprintf(stderr, ...), control bytes escaped like the lines above. */
+void pmt_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Exit statuses */
 #define PMT_EXIT_OK 0
