@@ -91,18 +91,21 @@ test_make_install() {
 
 # What the user typed comes back in messages with control bytes escaped,
 # never raw to the terminal.
+escaped_error() { # ARGS...: pmtrace's message names them with \x1b, no raw ESC
+	"$PMT" "$@" -d 0.1 >/dev/null 2>"$WORK/esc.err"
+	grep -q '\\x1b\[31m' "$WORK/esc.err" || { cat -v "$WORK/esc.err" >&2; fail "$*: not escaped as \\x1b"; return 1; }
+	if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$WORK/esc.err"; then
+		cat -v "$WORK/esc.err" >&2
+		fail "$*: a control byte reached stderr"
+		return 1
+	fi
+}
+
 test_errors_escape_control_bytes() {
-	local esc=$'\e[31m' arg
-	for arg in "--tp sched:x$esc" "--tp sched:sched_switch --filter comm==\"$esc\"x" \
-		"--uprobe /bin/true$esc:main" "-e cpu-clock$esc"; do
-		# shellcheck disable=SC2086 # the words of arg, one of which holds ESC
-		"$PMT" $arg -d 0.1 >/dev/null 2>"$WORK/esc.err"
-		grep -q '\\x1b\[31m' "$WORK/esc.err" || { cat -v "$WORK/esc.err" >&2; fail "$arg: not escaped as \\x1b"; return 1; }
-		if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$WORK/esc.err"; then
-			cat -v "$WORK/esc.err" >&2
-			fail "$arg: a control byte reached stderr"
-			return 1
-		fi
-	done
+	local esc=$'\e[31m'
+	escaped_error --tp "sched:x$esc" || return 1
+	escaped_error --tp sched:sched_switch --filter "comm==\"$esc\"x" || return 1
+	escaped_error --uprobe "/bin/true$esc:main" || return 1
+	escaped_error -e "cpu-clock$esc" || return 1
 	no_leftovers
 }
