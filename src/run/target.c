@@ -50,6 +50,37 @@ int pmt_child__check(char *const argv[])
 	return -ENOENT;
 }
 
+/* tcsetpgrp from pmtrace's group once the terminal is another's would
+ * stop pmtrace with SIGTTOU: block it around the call. */
+static void set_foreground(pid_t pgrp)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(STDIN_FILENO, pgrp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* A command in its own group that reads the terminal must own it (else
+ * SIGTTIN stops it), as a shell hands a job the terminal; pmtrace takes
+ * it back when the command is done. Only when pmtrace had it. */
+static void give_terminal(struct pmt_child *c)
+{
+	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
+		return;
+	c->tty_pgrp = getpgrp();
+	set_foreground(c->pid);
+}
+
+static void take_terminal(struct pmt_child *c)
+{
+	if (c->tty_pgrp > 0)
+		set_foreground(c->tty_pgrp);
+	c->tty_pgrp = 0;
+}
+
 int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 {
 	int go[2], ep[2], e;
@@ -76,6 +107,9 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 		return e;
 	}
 	if (c->pid == 0) {
+		/* its own process group, as timeout(1) runs a command: an
+		 * early stop ends the command's children too */
+		setpgid(0, 0);
 		close(go[1]);
 		close(ep[0]);
 		signal(SIGPIPE, SIG_DFL);
@@ -91,10 +125,12 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 			_exit(127);
 		_exit(127);
 	}
+	setpgid(c->pid, c->pid); /* also here: whichever runs first */
 	close(go[0]);
 	close(ep[1]);
 	c->go_fd = go[1];
 	c->err_fd = ep[0];
+	give_terminal(c);
 	return 0;
 }
 
@@ -144,16 +180,17 @@ void pmt_child__kill(struct pmt_child *c)
 		close(c->err_fd);
 		c->err_fd = -1;
 	}
+	take_terminal(c);
+	/* the command ended by itself: what it left running may stay, as
+	 * with timeout(1); else its whole group goes */
 	if (!c->pid || pmt_child__reap(c))
 		return;
-	kill(c->pid, SIGTERM);
+	kill(-c->pid, SIGTERM);
 	for (i = 0; i < 100 && !pmt_child__reap(c); i++)
 		nanosleep(&ts, NULL);
-	if (!c->exited) {
-		kill(c->pid, SIGKILL);
-		if (waitpid(c->pid, &c->status, 0) == c->pid)
-			c->exited = true;
-	}
+	kill(-c->pid, SIGKILL); /* whatever of the group ignored SIGTERM */
+	if (!c->exited && waitpid(c->pid, &c->status, 0) == c->pid)
+		c->exited = true;
 }
 
 int pmt_child__exit_code(const struct pmt_child *c)

@@ -14,7 +14,8 @@ struct pmt_child {
 	int go_fd;  /* write end: a byte releases the child */
 	int err_fd; /* read end: exec's errno, EOF on success */
 	bool exited;
-	int status; /* waitpid status once exited */
+	int status;	/* waitpid status once exited */
+	pid_t tty_pgrp; /* the terminal's group to give back, or 0 */
 };
 
 /* Is argv[0] something execvp can run? -errno with a message printed. */

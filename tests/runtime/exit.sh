@@ -50,3 +50,34 @@ test_exit_is_prompt() {
 	[ $ms -lt $limit ] || { fail "took ${ms} ms (each tracepoint teardown waited for)"; return 1; }
 	no_leftovers
 }
+
+# An early stop (-d, a signal) ends the command's whole process group, not
+# only the direct child; a command that ends by itself may leave children.
+test_stop_ends_command_group() {
+	local marker=31.4159 sig
+	"$PMT" -q --tp sched:sched_switch -o /dev/null -d 0.5 -- sh -c "sleep $marker & sleep $marker; wait"
+	sleep 0.3
+	expect_eq "children left after -d" "$(pgrep -fc "sleep $marker")" 0 || { pkill -f "sleep $marker"; return 1; }
+	for sig in INT TERM; do
+		"$PMT" -q --tp sched:sched_switch -o /dev/null -- sh -c "sleep $marker & sleep $marker; wait" &
+		local p=$!
+		sleep 1
+		kill -$sig $p
+		wait $p
+		sleep 0.3
+		expect_eq "children left after SIG$sig" "$(pgrep -fc "sleep $marker")" 0 || { pkill -f "sleep $marker"; return 1; }
+	done
+	no_leftovers
+}
+
+# The command has the terminal while it runs (its own process group would
+# otherwise be stopped by SIGTTIN when it reads it), pmtrace takes it back.
+test_command_reads_terminal() {
+	script -qec true /dev/null >/dev/null 2>&1 </dev/null ||
+		{ skip "needs a pseudo-terminal: script (util-linux) cannot open one here"; return; }
+	local out
+	out=$( (sleep 1; echo hello) | timeout 20 script -qec \
+		"$PMT -q --tp sched:sched_switch -o /dev/null -- sh -c 'read x; echo got \$x'" /dev/null)
+	expect_eq "exit status" $? 0 || return 1
+	echo "$out" | grep -q "got hello" || { fail "the command did not read the terminal: $out"; return 1; }
+}
