@@ -63,12 +63,29 @@ static void set_foreground(pid_t pgrp)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Does pmtrace own the terminal on its standard input? */
+static bool terminal_is_ours(void)
+{
+	return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
+/*
+ * The command gets its own process group (so an early stop can end its
+ * children too), except where that would take the terminal from a reader
+ * of pmtrace's output: "pmtrace -- cmd | less" in a terminal keeps the
+ * command in pmtrace's (and less's) group, as before.
+ */
+static bool wants_own_group(void)
+{
+	return !terminal_is_ours() || isatty(STDOUT_FILENO);
+}
+
 /* A command in its own group that reads the terminal must own it (else
  * SIGTTIN stops it), as a shell hands a job the terminal; pmtrace takes
  * it back when the command is done. Only when pmtrace had it. */
 static void give_terminal(struct pmt_child *c)
 {
-	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
+	if (!c->own_group || !terminal_is_ours())
 		return;
 	c->tty_pgrp = getpgrp();
 	set_foreground(c->pid);
@@ -96,6 +113,7 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 		close(go[1]);
 		return e;
 	}
+	c->own_group = wants_own_group();
 	c->pid = fork();
 	if (c->pid < 0) {
 		e = -errno;
@@ -109,7 +127,8 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 	if (c->pid == 0) {
 		/* its own process group, as timeout(1) runs a command: an
 		 * early stop ends the command's children too */
-		setpgid(0, 0);
+		if (c->own_group)
+			setpgid(0, 0);
 		close(go[1]);
 		close(ep[0]);
 		signal(SIGPIPE, SIG_DFL);
@@ -125,7 +144,8 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 			_exit(127);
 		_exit(127);
 	}
-	setpgid(c->pid, c->pid); /* also here: whichever runs first */
+	if (c->own_group)
+		setpgid(c->pid, c->pid); /* also here: whichever runs first */
 	close(go[0]);
 	close(ep[1]);
 	c->go_fd = go[1];
@@ -185,10 +205,10 @@ void pmt_child__kill(struct pmt_child *c)
 	 * with timeout(1); else its whole group goes */
 	if (!c->pid || pmt_child__reap(c))
 		return;
-	kill(-c->pid, SIGTERM);
+	kill(c->own_group ? -c->pid : c->pid, SIGTERM);
 	for (i = 0; i < 100 && !pmt_child__reap(c); i++)
 		nanosleep(&ts, NULL);
-	kill(-c->pid, SIGKILL); /* whatever of the group ignored SIGTERM */
+	kill(c->own_group ? -c->pid : c->pid, SIGKILL); /* what ignored SIGTERM */
 	if (!c->exited && waitpid(c->pid, &c->status, 0) == c->pid)
 		c->exited = true;
 }

@@ -16,6 +16,7 @@ struct pmt_child {
 	bool exited;
 	int status;	/* waitpid status once exited */
 	pid_t tty_pgrp; /* the terminal's group to give back, or 0 */
+	bool own_group; /* in a process group of its own (see target.c) */
 };
 
 /* Is argv[0] something execvp can run? -errno with a message printed. */

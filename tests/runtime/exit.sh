@@ -81,3 +81,15 @@ test_command_reads_terminal() {
 	expect_eq "exit status" $? 0 || return 1
 	echo "$out" | grep -q "got hello" || { fail "the command did not read the terminal: $out"; return 1; }
 }
+
+# "pmtrace -- cmd | less" in a terminal: the reader of pmtrace's output
+# keeps the terminal (the command stays in pmtrace's group there).
+test_pager_keeps_terminal() {
+	script -qec true /dev/null >/dev/null 2>&1 </dev/null ||
+		{ skip "needs a pseudo-terminal: script (util-linux) cannot open one here"; return; }
+	local out
+	out=$( (sleep 0.5; echo world) | timeout 20 script -qec \
+		"$PMT -q --tp sched:sched_switch -- sleep 2 | sh -c 'read y </dev/tty; echo y=\$y'" /dev/null)
+	expect_eq "exit status" $? 0 || return 1
+	echo "$out" | grep -q "y=world" || { fail "the pager could not read the terminal: $out"; return 1; }
+}
