@@ -69,6 +69,7 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct pmt_elf_
 		out->v[out->n].name = strdup(name);
 		if (!out->v[out->n].name)
 			return -ENOMEM;
+		out->v[out->n].size = sym.st_size;
 		out->v[out->n++].off = off;
 	}
 	return 0;

@@ -9,7 +9,8 @@
 
 struct pmt_elf_sym {
 	char *name;
-	uint64_t off; /* file offset of the first instruction */
+	uint64_t off;  /* file offset of the first instruction */
+	uint64_t size; /* bytes of code, 0 when the symbol does not say */
 };
 
 struct pmt_elf_syms {

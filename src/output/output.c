@@ -4,11 +4,23 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include "util/log.h"
 #include "output/output.h"
 
 /* Write out when this much is buffered: few, large write()s. */
 #define OUT_FLUSH_AT (256 * 1024)
+
+/* procfs and sysfs files take writes as commands (/proc/self/mem,
+ * /sys/...): they open, then fail or do something else at the first
+ * write, after tracing has started. */
+static bool is_kernel_file(int fd)
+{
+	struct statfs sfs;
+
+	return !fstatfs(fd, &sfs) && (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC);
+}
 
 int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode)
 {
@@ -25,6 +37,14 @@ int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode m
 
 		pmt_err("cannot open output file '%s': %s", path, strerror(errno));
 		return err;
+	}
+	if (is_kernel_file(o->fd)) {
+		pmt_err("cannot write events to '%s': a kernel interface file of /proc or /sys",
+			path);
+		pmt_hint("-o takes a regular file, a pipe or a device such as /dev/null");
+		close(o->fd);
+		o->fd = -1;
+		return -EINVAL;
 	}
 	o->own_fd = true;
 	o->path = path;

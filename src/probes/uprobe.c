@@ -122,7 +122,14 @@ static int up_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	}
 	if (!strpbrk(sym, "*?[")) {
 		hit = pmt_elf__find(&syms, sym);
-		if (hit) {
+		if (hit && hit->size && add >= hit->size) {
+			pmt_err("--%s '%s': offset %llu is past the end of %s (%llu bytes)", opt,
+				arg->spec, (unsigned long long)add, sym,
+				(unsigned long long)hit->size);
+			pmt_hint("an offset counts bytes from the function's first instruction");
+			r = -EINVAL;
+			found = 1;
+		} else if (hit) {
 			r = add_up_probe(s, arg, path, sym, add, hit->off, ret);
 			found = 1;
 		}

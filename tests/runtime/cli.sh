@@ -109,3 +109,29 @@ test_errors_escape_control_bytes() {
 	escaped_error -e "cpu-clock$esc" || return 1
 	no_leftovers
 }
+
+# Bad inputs found by adversarial use: each exits 2 before anything is
+# loaded, with one message naming what was wrong, and leaves no output
+# file. One line each: MESSAGE-REGEX | ARGS (shell words).
+BAD_INPUTS=$(cat <<'TABLE'
+--by: '': expected KEY\[,KEY...\] with no empty key | --tp sched:sched_switch --count --by ''
+--by: ',,,': expected KEY | --tp sched:sched_switch --count --by ,,,
+'--' must be followed by the COMMAND | --tp sched:sched_switch --
+more than 10000 buckets from MIN to MAX | --tp sched:sched_switch --lhist prev_pid:-9223372036854775808:9223372036854775807:1
+offset 999999 is past the end of pmt_ut_add | --uprobe "$CALLS":pmt_ut_add+999999
+a kernel interface file of /proc or /sys | --tp sched:sched_switch -o /proc/self/mem
+TABLE
+)
+
+test_bad_inputs() {
+	local re args n=0
+	while IFS='|' read -r re args; do
+		re=${re% }
+		eval "set -- $args"
+		usage_error "$re" -o "$WORK/bad.out" "$@" || return 1
+		[ ! -e "$WORK/bad.out" ] || { fail "$args: left an output file"; return 1; }
+		n=$((n + 1))
+	done <<<"$BAD_INPUTS"
+	note "$n bad inputs refused"
+	no_leftovers
+}

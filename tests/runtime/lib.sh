@@ -89,7 +89,8 @@ wait_for() {
 usage_error() { # EXPECTED-MESSAGE-REGEX ARGS...
 	local re=$1 err=$WORK/usage.err
 	shift
-	"$PMT" "$@" >/dev/null 2>"$err"
+	# bounded: an input wrongly accepted would trace until stopped
+	timeout 30 "$PMT" "$@" >/dev/null 2>"$err"
 	local rc=$?
 	[ $rc = 2 ] || { fail "pmtrace $*: exit $rc, expected 2"; cat "$err" >&2; return 1; }
 	grep -Eq -- "$re" "$err" || { fail "pmtrace $*: message does not match /$re/:"; cat "$err" >&2; return 1; }
