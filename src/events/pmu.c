@@ -158,19 +158,27 @@ static int read_sysfs(const char *sysfs, const char *pmu, const char *rest, char
 }
 
 /* List the entries of a sysfs directory into b as " a b c". */
-static void list_dir(struct pmt_buf *b, const char *sysfs, const char *pmu, const char *sub)
+/* Append " name" for each entry of the directory, or none_text. */
+static void list_dir(struct pmt_buf *b, const char *sysfs, const char *pmu, const char *sub,
+		     const char *none_text)
 {
 	char path[512];
 	struct dirent *d;
 	DIR *dir;
+	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/%s%s%s", sysfs, pmu, *sub ? "/" : "", sub);
 	dir = opendir(path);
-	while (dir && (d = readdir(dir)))
-		if (d->d_name[0] != '.' && (*sub || strcmp(d->d_name, "power")))
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] != '.' && (*sub || strcmp(d->d_name, "power"))) {
 			pmt_buf__printf(b, " %s", d->d_name);
+			n++;
+		}
+	}
 	if (dir)
 		closedir(dir);
+	if (!n)
+		pmt_buf__puts(b, none_text);
 }
 
 /* Put val into the bits a format ("config:0-7,32-35", "config1:3")
@@ -253,10 +261,12 @@ static int apply_term(const char *sysfs, const char *pmu, char *term, struct pmt
 	snprintf(path, sizeof(path), "events/%s", term);
 	if (!eq && depth == 0 && !read_sysfs(sysfs, pmu, path, fmt, sizeof(fmt)))
 		return parse_terms(sysfs, pmu, fmt, ev, spec, depth + 1, err, errlen);
-	pmt_buf__printf(&b, "event '%s': %s has no term or event '%s'; terms:", spec, pmu, term);
-	list_dir(&b, sysfs, pmu, "format");
-	pmt_buf__puts(&b, " config config1 config2; events:");
-	list_dir(&b, sysfs, pmu, "events");
+	pmt_buf__printf(&b,
+			"event '%s': %s has no term or event '%s'; terms: config config1 config2",
+			spec, pmu, term);
+	list_dir(&b, sysfs, pmu, "format", "");
+	pmt_buf__puts(&b, "; events:");
+	list_dir(&b, sysfs, pmu, "events", " none");
 	ret = pmt_errf(err, errlen, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 	return ret;
@@ -301,7 +311,7 @@ static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *
 	if (strchr(pmu, '.') || read_sysfs(sysfs, pmu, "type", type, sizeof(type)) ||
 	    pmt_parse_u64(type, &t) || t > UINT32_MAX) {
 		pmt_buf__printf(&b, "event '%s': no PMU '%s' on this machine; it has:", spec, pmu);
-		list_dir(&b, sysfs, "", "");
+		list_dir(&b, sysfs, "", "", "");
 		ret = pmt_errf(err, errlen, "%s", pmt_buf__cstr(&b));
 		pmt_buf__free(&b);
 		return ret;

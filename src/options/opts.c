@@ -63,6 +63,7 @@ struct optctx {
 	char *err;
 	size_t errlen;
 	bool pid_set, all_set;
+	int bare_stack_at; /* argv index after a --stack with no word */
 };
 
 typedef int (*opt_fn)(struct optctx *c, char *arg);
@@ -197,6 +198,8 @@ static int opt_stack(struct optctx *c, char *arg)
 	    (!strcmp(c->argv[optind], "kernel") || !strcmp(c->argv[optind], "user") ||
 	     !strcmp(c->argv[optind], "both")))
 		arg = c->argv[optind++];
+	else if (!arg)
+		c->bare_stack_at = optind; /* the word after: maybe a COMMAND */
 	if (!arg || !strcmp(arg, "both"))
 		c->o->stack = PMT_STACK_KERNEL | PMT_STACK_USER;
 	else if (!strcmp(arg, "kernel"))
@@ -672,9 +675,10 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t
 		if (o->mode == PMT_MODE_HELP || o->mode == PMT_MODE_VERSION)
 			return 0;
 	}
-	if (optind < argc)
+	if (optind < argc) {
 		o->cmd = &argv[optind];
-	else if (optind > 1 && !strcmp(argv[optind - 1], "--"))
+		o->cmd_after_stack = c.bare_stack_at == optind;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--"))
 		return ERR(&c, "'--' must be followed by the COMMAND to run, e.g. -- ls -l");
 	if (o->mode == PMT_MODE_LIST || o->mode == PMT_MODE_INFO)
 		return check_modes(&c);

@@ -95,9 +95,10 @@ struct pmt_opts {
 	bool json;
 	bool quiet;
 	int verbose;
-	double duration;  /* -d seconds; 0 = until stopped */
-	int buffer_pages; /* per CPU, power of two */
-	char **cmd;	  /* -- CMD ARGS..., NULL-terminated; NULL = none */
+	double duration;      /* -d seconds; 0 = until stopped */
+	int buffer_pages;     /* per CPU, power of two */
+	char **cmd;	      /* -- CMD ARGS..., NULL-terminated; NULL = none */
+	bool cmd_after_stack; /* COMMAND right after a bare --stack: maybe a typo */
 	struct pmt_agg_opts agg;
 	/* PMU sampling (-e) */
 	uint64_t period; /* --period; 0 = use freq */

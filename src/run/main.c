@@ -80,8 +80,13 @@ static int do_trace(const struct pmt_opts *o)
 		goto out;
 	if (o->pid && pmt_pid__check(o->pid))
 		goto out;
-	if (o->cmd && pmt_child__check(o->cmd))
+	if (o->cmd && pmt_child__check(o->cmd)) {
+		if (o->cmd_after_stack)
+			pmt_hint("'%s' follows --stack, which takes kernel, user or both "
+				 "(--stack=WHICH); the COMMAND came from there",
+				 o->cmd[0]);
 		goto out;
+	}
 	if (pmt_output__open(&out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT))
 		goto out;
 	if (o->agg.flamegraph) {

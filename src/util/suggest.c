@@ -56,6 +56,9 @@ int pmt_suggest(const char *word, char *const *cands, size_t n, const char **out
 
 	if (cap < 2)
 		cap = 2;
+	/* a name as far as the word is long is no closer than any other */
+	if (cap >= (int)strlen(word))
+		cap = (int)strlen(word) - 1;
 	/* best first: walk distances 0..cap, then same name elsewhere */
 	for (dist = 0; dist <= cap && found < max; dist++) {
 		for (i = 0; i < n && found < max; i++) {

@@ -120,6 +120,9 @@ BAD_INPUTS=$(cat <<'TABLE'
 more than 10000 buckets from MIN to MAX | --tp sched:sched_switch --lhist prev_pid:-9223372036854775808:9223372036854775807:1
 offset 999999 is past the end of pmt_ut_add | --uprobe "$CALLS":pmt_ut_add+999999
 a kernel interface file of /proc or /sys | --tp sched:sched_switch -o /proc/self/mem
+'bogus' follows --stack, which takes kernel, user or both | -e cpu-clock --stack bogus
+software has no term or event 'nosuchterm'; terms: config config1 config2; events: none | -e software/nosuchterm=1/
+unknown event 'r' \(pmtrace --list | -e r
 TABLE
 )
 

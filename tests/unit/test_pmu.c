@@ -89,6 +89,13 @@ TEST(pmu_errors)
 	ASSERT_EQ(parse("cpu/evnt=1/", &ev, err), -EINVAL);
 	ASSERT_TRUE(strstr(err, "cpu has no term or event 'evnt'; terms:") &&
 		    strstr(err, " event") && strstr(err, "events:") && strstr(err, "cpu-cycles"));
+	/* a PMU with no format terms and no events says so (was an empty list) */
+	ASSERT_EQ(parse("software/nosuchterm=1/", &ev, err), -EINVAL);
+	ASSERT_STREQ(err, "event 'software/nosuchterm=1/': software has no term or event "
+			  "'nosuchterm'; terms: config config1 config2; events: none");
+	/* one letter is no close name of anything */
+	ASSERT_EQ(parse("r", &ev, err), -EINVAL);
+	ASSERT_TRUE(!strstr(err, "did you mean"));
 	ASSERT_EQ(parse("cpu/event=0x1ff/", &ev, err), -EINVAL);
 	ASSERT_STREQ(
 		err,
