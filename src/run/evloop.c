@@ -16,6 +16,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,14 +207,56 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 	return 0;
 }
 
+/* epoll data of the output's entry (libbpf's rings carry pointers) */
+#define OUT_TAG UINT64_MAX
+
+/* A pipe or socket whose reader went away shows as an error on our end
+ * at once: watch it, so a run that writes little still ends when its
+ * reader does, not at its next write. Regular files and terminals have
+ * no reader to lose (and epoll refuses regular files). */
+static bool watch_output(struct pmt_evloop *l, int epfd)
+{
+	struct epoll_event ev = {.events = 0, .data.u64 = OUT_TAG};
+	struct stat st;
+
+	if (fstat(l->out->fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	return epfd < 0 || !epoll_ctl(epfd, EPOLL_CTL_ADD, l->out->fd, &ev);
+}
+
+/* Sleep until events, a signal or timeout ms; stop when the output's
+ * reader has gone. 0 or -errno. */
+static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout)
+{
+	struct timespec ts = {timeout / 1000, (timeout % 1000) * 1000000L};
+	struct pollfd out = {.fd = l->out->fd, .events = 0};
+	struct epoll_event evs[16];
+	int r, i;
+
+	if (epfd >= 0) {
+		r = epoll_pwait(epfd, evs, 16, timeout, pmt_signals__wait_mask());
+		for (i = 0; i < r; i++)
+			if (evs[i].data.u64 == OUT_TAG)
+				l->stop = PMT_STOP_OUTPUT;
+	} else {
+		r = ppoll(&out, watch ? 1 : 0, &ts, pmt_signals__wait_mask());
+		if (r > 0 && (out.revents & (POLLERR | POLLHUP)))
+			l->stop = PMT_STOP_OUTPUT;
+	}
+	if (r < 0 && errno != EINTR) {
+		r = -errno;
+		pmt_err("waiting for events failed: %s", strerror(errno));
+		return r;
+	}
+	return 0;
+}
+
 int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
 	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
-	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, r;
-	struct epoll_event evs[16];
-	struct timespec ts;
-	bool pids = pmt_agg__wants_pids(l->s->agg);
+	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err;
+	bool pids = pmt_agg__wants_pids(l->s->agg), watch = watch_output(l, epfd);
 
 	if (o->duration > 0)
 		deadline = start + (uint64_t)(o->duration * 1e9);
@@ -247,16 +290,8 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			if ((tick - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((tick - now) / 1000000) + 1;
 		}
-		if (epfd >= 0) {
-			r = epoll_pwait(epfd, evs, 16, timeout, pmt_signals__wait_mask());
-		} else {
-			ts.tv_sec = timeout / 1000;
-			ts.tv_nsec = (timeout % 1000) * 1000000L;
-			r = ppoll(NULL, 0, &ts, pmt_signals__wait_mask());
-		}
-		if (r < 0 && errno != EINTR) {
-			err = -errno;
-			pmt_err("waiting for events failed: %s", strerror(errno));
+		err = wait_events(l, epfd, watch, timeout);
+		if (err) {
 			l->stop = PMT_STOP_ERROR;
 			return err;
 		}

@@ -93,3 +93,19 @@ test_pager_keeps_terminal() {
 	expect_eq "exit status" $? 0 || return 1
 	echo "$out" | grep -q "y=world" || { fail "the pager could not read the terminal: $out"; return 1; }
 }
+
+# A reader that goes away ends the run at once, even when nothing is
+# written (a filter that matches nothing, an aggregation printed at exit):
+# the pipe's hang-up is watched, not found at the next write.
+test_reader_gone_ends_run() {
+	local agg start ms
+	for agg in "" --count; do
+		start=$(date +%s%N)
+		# shellcheck disable=SC2086,SC2216 # $agg: empty or one word; sleep: a reader that leaves
+		timeout 20 "$PMT" -q -a --tp syscalls:sys_enter_getppid --filter 'pid == 1' $agg | sleep 1
+		expect_eq "exit status${agg:+ with $agg}" "${PIPESTATUS[0]}" 0 || return 1
+		ms=$((($(date +%s%N) - start) / 1000000))
+		[ $ms -lt 4000 ] || { fail "ran ${ms} ms after its reader (sleep 1) went away"; return 1; }
+	done
+	no_leftovers
+}
