@@ -70,28 +70,28 @@ test_stop_ends_command_group() {
 	no_leftovers
 }
 
-# The command has the terminal while it runs (its own process group would
-# otherwise be stopped by SIGTTIN when it reads it), pmtrace takes it back.
-test_command_reads_terminal() {
+# in_terminal WORD SHELL-COMMAND EXPECTED: run the command in a pseudo-
+# terminal (script(1)) that receives WORD a moment later; its output must
+# contain EXPECTED. Skips where no pseudo-terminal can be had.
+in_terminal() {
 	script -qec true /dev/null >/dev/null 2>&1 </dev/null ||
 		{ skip "needs a pseudo-terminal: script (util-linux) cannot open one here"; return; }
 	local out
-	out=$( (sleep 1; echo hello) | timeout 20 script -qec \
-		"$PMT -q --tp sched:sched_switch -o /dev/null -- sh -c 'read x; echo got \$x'" /dev/null)
+	out=$( (sleep 0.7; echo "$1") | timeout 20 script -qec "$2" /dev/null)
 	expect_eq "exit status" $? 0 || return 1
-	echo "$out" | grep -q "got hello" || { fail "the command did not read the terminal: $out"; return 1; }
+	echo "$out" | grep -q "$3" || { fail "no '$3' in: $out"; return 1; }
+}
+
+# The command has the terminal while it runs (its own process group would
+# otherwise be stopped by SIGTTIN when it reads it), pmtrace takes it back.
+test_command_reads_terminal() {
+	in_terminal hello "$PMT -q --tp sched:sched_switch -o /dev/null -- sh -c 'read x; echo got \$x'" "got hello"
 }
 
 # "pmtrace -- cmd | less" in a terminal: the reader of pmtrace's output
 # keeps the terminal (the command stays in pmtrace's group there).
 test_pager_keeps_terminal() {
-	script -qec true /dev/null >/dev/null 2>&1 </dev/null ||
-		{ skip "needs a pseudo-terminal: script (util-linux) cannot open one here"; return; }
-	local out
-	out=$( (sleep 0.5; echo world) | timeout 20 script -qec \
-		"$PMT -q --tp sched:sched_switch -- sleep 2 | sh -c 'read y </dev/tty; echo y=\$y'" /dev/null)
-	expect_eq "exit status" $? 0 || return 1
-	echo "$out" | grep -q "y=world" || { fail "the pager could not read the terminal: $out"; return 1; }
+	in_terminal world "$PMT -q --tp sched:sched_switch -- sleep 2 | sh -c 'read y </dev/tty; echo y=\$y'" "y=world"
 }
 
 # A reader that goes away ends the run at once, even when nothing is
