@@ -289,12 +289,10 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 			return -EINVAL;
 		}
 	}
-	if (n)
-		ag->first = probes[0].cfg;
 	/* no keys: a per-CPU array slot per bucket (+1: bucket -1 is slot 0) */
 	if (!ag->key_bytes && n)
 		ag->flat_slots = ao->fn == PMT_FN_HIST	  ? 66
-				 : ao->fn == PMT_FN_LHIST ? probes[0].cfg.lbuckets + 2
+				 : ao->fn == PMT_FN_LHIST ? ao->lbuckets + 2
 							  : 2;
 	*out = ag;
 	return 0;

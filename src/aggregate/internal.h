@@ -30,11 +30,9 @@ struct pmt_agg {
 	struct pmt_keylayout keys;
 	char **probe_names; /* PMT_KEY_PROBE keys show these */
 	size_t nprobes;
-	struct pmt_agg_cfg first;    /* probe 0's: --lhist bounds */
 	struct pmt_agg_entries prev; /* last snapshot, sorted; for deltas */
-	uint64_t snapshots;
-	int key_bytes;	     /* of pmt_agg_key.data that --by uses */
-	uint32_t flat_slots; /* no keys: slots of pmt_agg_flat, else 0 */
+	int key_bytes;		     /* of pmt_agg_key.data that --by uses */
+	uint32_t flat_slots;	     /* no keys: slots of pmt_agg_flat, else 0 */
 };
 
 int pmt_agg_entry__cmp(const void *a, const void *b);

@@ -275,7 +275,7 @@ static const char *map_name(const struct pmt_agg_opts *ao)
 static void bucket_label(struct pmt_buf *b, const struct pmt_agg *a, int32_t bucket)
 {
 	if (a->opts->fn == PMT_FN_LHIST)
-		pmt_agg__lhist_label(b, bucket, a->first.lmin, a->first.lstep, a->first.lbuckets);
+		pmt_agg__lhist_label(b, bucket, a->opts->lmin, a->opts->lstep, a->opts->lbuckets);
 	else
 		pmt_agg__log2_label(b, bucket);
 }
@@ -576,7 +576,6 @@ out:
 	pmt_agg_entries__free(&a->prev);
 	a->prev = *cur;
 	memset(cur, 0, sizeof(*cur));
-	a->snapshots++;
 	return err;
 }
 
