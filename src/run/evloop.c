@@ -71,7 +71,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		/* user addresses are symbolized when written, after the reorder
 		 * window: read the process's mappings now, while it still lives */
 		if (l->user_syms)
-			pmt_syms__note_pid(pmt_session__syms(l->s), eh->pid);
+			pmt_syms__note_pid(l->syms, eh->pid);
 		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, sizeof(*eh) + eh->size);
 	} else if (h->type == PERF_RECORD_LOST) {
 		l->lost[cpu] += ((const struct lost_record *)h)->lost;
@@ -105,7 +105,7 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.len = eh->size;
 	r.truncated = eh->size >= PMT_MAX_DATA;
 	r.extra = p->prov->extra;
-	r.syms = p->prov->extra ? pmt_session__syms(l->s) : NULL;
+	r.syms = l->syms;
 	r.stack = l->s->stack;
 	pmt_output__record(l->out, &r);
 }
@@ -141,6 +141,7 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	l->s = s;
 	l->out = out;
 	/* user stacks, and PMU samples' ip */
+	l->syms = pmt_session__syms(s); /* the session's, made here once */
 	l->user_syms = s->stack & PMT_STACK_USER;
 	for (pi = 0; pi < s->nr_probes; pi++)
 		l->user_syms |= s->probes[pi].prov == &pmt_perf_provider;
@@ -269,7 +270,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		 * before short-lived ones are gone */
 		timeout = l->pb ? POLL_MS : pids ? PID_SCAN_MS : 1000;
 		if (pids)
-			pmt_aggmaps__note_pids(l->s->skel, l->s->agg, pmt_session__syms(l->s));
+			pmt_aggmaps__note_pids(l->s->skel, l->s->agg, l->syms);
 		now = pmt_now_ns();
 		if (deadline) {
 			if (now >= deadline) {
@@ -281,8 +282,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		}
 		if (tick) {
 			if (now >= tick) {
-				pmt_aggmaps__print(l->s->skel, l->s->agg, pmt_session__syms(l->s),
-						   l->out, now);
+				pmt_aggmaps__print(l->s->skel, l->s->agg, l->syms, l->out, now);
 				tick += period;
 				if (tick < now)
 					tick = now + period;
