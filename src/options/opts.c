@@ -74,7 +74,8 @@ struct opt_def {
 	int has_arg;	  /* no_argument, required_argument, optional_argument */
 	opt_fn fn;
 	size_t flag; /* opt_flag: offset of the bool in struct pmt_opts */
-	int mode;    /* opt_mode: enum pmt_mode */
+	int value;   /* opt_mode: enum pmt_mode; opt_fn_probe: enum pmt_probe_kind;
+		      * opt_agg: enum pmt_agg_fn */
 };
 
 #define ERR(c, ...) pmt_errf((c)->err, (c)->errlen, __VA_ARGS__)
@@ -105,7 +106,7 @@ static int opt_flag(struct optctx *c, char *arg)
 static int opt_mode(struct optctx *c, char *arg)
 {
 	(void)arg;
-	c->o->mode = (enum pmt_mode)c->def->mode;
+	c->o->mode = (enum pmt_mode)c->def->value;
 	return 0;
 }
 
@@ -123,13 +124,11 @@ static int opt_event(struct optctx *c, char *arg)
 	return add_probe(c->o, PMT_PROBE_PERF, arg);
 }
 
-/* --kprobe, --kretprobe, --uprobe, --uretprobe: named as their kind */
+/* --kprobe, --kretprobe, --uprobe, --uretprobe: the table gives the kind */
 static int opt_fn_probe(struct optctx *c, char *arg)
 {
-	enum pmt_probe_kind k;
+	enum pmt_probe_kind k = (enum pmt_probe_kind)c->def->value;
 
-	for (k = PMT_PROBE_KPROBE; strcmp(kind_names[k], c->def->name); k++)
-		;
 	if (!*arg)
 		return ERR(c, "--%s needs %s", kind_names[k],
 			   k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read"
@@ -252,15 +251,13 @@ out:
 	return err;
 }
 
-/* --count, --sum EXPR, ... --lhist SPEC: the option's name is the function */
+/* --count, --sum EXPR, ... --lhist SPEC: the table gives the function */
 static int opt_agg(struct optctx *c, char *arg)
 {
 	struct pmt_agg_opts *a = &c->o->agg;
-	enum pmt_agg_fn fn;
+	enum pmt_agg_fn fn = (enum pmt_agg_fn)c->def->value;
 	int ret;
 
-	for (fn = PMT_FN_COUNT; strcmp(agg_fn_names[fn], c->def->name); fn++)
-		;
 	if (a->fn)
 		return ERR(c, "one aggregation at a time: --%s after --%s", agg_fn_names[fn],
 			   agg_fn_names[a->fn]);
@@ -451,33 +448,42 @@ static int opt_info(struct optctx *c, char *arg)
 		.name = n, .short_name = s, .has_arg = no_argument, .fn = opt_flag, \
 		.flag = offsetof(struct pmt_opts, field)                            \
 	}
-#define MODE(n, s, m)                                                                         \
-	{                                                                                     \
-		.name = n, .short_name = s, .has_arg = no_argument, .fn = opt_mode, .mode = m \
+#define MODE(n, s, m)                                                                          \
+	{                                                                                      \
+		.name = n, .short_name = s, .has_arg = no_argument, .fn = opt_mode, .value = m \
+	}
+
+#define PROBE(n, kind)                                                                     \
+	{                                                                                  \
+		.name = n, .has_arg = required_argument, .fn = opt_fn_probe, .value = kind \
+	}
+#define AGG(n, a, f)                                               \
+	{                                                          \
+		.name = n, .has_arg = a, .fn = opt_agg, .value = f \
 	}
 
 static const struct opt_def opt_defs[] = {
 	OPT("tp", 0, required_argument, opt_tp),
 	OPT("filter", 0, required_argument, opt_filter),
 	OPT("event", 'e', required_argument, opt_event),
-	OPT("kprobe", 0, required_argument, opt_fn_probe),
-	OPT("kretprobe", 0, required_argument, opt_fn_probe),
-	OPT("uprobe", 0, required_argument, opt_fn_probe),
-	OPT("uretprobe", 0, required_argument, opt_fn_probe),
+	PROBE("kprobe", PMT_PROBE_KPROBE),
+	PROBE("kretprobe", PMT_PROBE_KRETPROBE),
+	PROBE("uprobe", PMT_PROBE_UPROBE),
+	PROBE("uretprobe", PMT_PROBE_URETPROBE),
 	OPT("kprobe-mode", 0, required_argument, opt_kprobe_mode),
 	OPT("period", 0, required_argument, opt_period),
 	OPT("freq", 0, required_argument, opt_freq),
 	OPT("stack", 0, optional_argument, opt_stack),
 	FLAG("folded", 0, agg.folded),
 	OPT("flamegraph", 0, required_argument, opt_flamegraph),
-	OPT("count", 0, no_argument, opt_agg),
-	OPT("sum", 0, required_argument, opt_agg),
-	OPT("avg", 0, required_argument, opt_agg),
-	OPT("min", 0, required_argument, opt_agg),
-	OPT("max", 0, required_argument, opt_agg),
-	OPT("stats", 0, required_argument, opt_agg),
-	OPT("hist", 0, required_argument, opt_agg),
-	OPT("lhist", 0, required_argument, opt_agg),
+	AGG("count", no_argument, PMT_FN_COUNT),
+	AGG("sum", required_argument, PMT_FN_SUM),
+	AGG("avg", required_argument, PMT_FN_AVG),
+	AGG("min", required_argument, PMT_FN_MIN),
+	AGG("max", required_argument, PMT_FN_MAX),
+	AGG("stats", required_argument, PMT_FN_STATS),
+	AGG("hist", required_argument, PMT_FN_HIST),
+	AGG("lhist", required_argument, PMT_FN_LHIST),
 	OPT("by", 0, required_argument, opt_by),
 	OPT("top", 0, required_argument, opt_top),
 	OPT("interval", 0, required_argument, opt_interval),

@@ -420,3 +420,22 @@ TEST(opts_documented)
 	free(text[0]);
 	free(text[1]);
 }
+
+/* Each aggregation option sets the function of the same name (the option
+ * table and the table of function names are written apart). */
+TEST(opts_agg_names)
+{
+	static const char *const args[] = {NULL, "x", "x", "x", "x", "x", "x", "x:0:10:1"};
+	struct pmt_opts o;
+	enum pmt_agg_fn fn;
+	char err[256], opt[32];
+
+	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++) {
+		char *argv[] = {"pmtrace", "--tp", "a:b", opt, (char *)args[fn - 1], NULL};
+
+		snprintf(opt, sizeof(opt), "--%s", pmt_agg_fn__name(fn));
+		ASSERT_EQ(parse(args[fn - 1] ? 5 : 4, argv, &o, err), 0);
+		ASSERT_EQ(o.agg.fn, fn);
+		pmt_opts__free(&o);
+	}
+}
