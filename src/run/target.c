@@ -190,6 +190,7 @@ bool pmt_child__reap(struct pmt_child *c)
 void pmt_child__kill(struct pmt_child *c)
 {
 	struct timespec ts = {0, 10 * 1000 * 1000};
+	pid_t whom = c->own_group ? -c->pid : c->pid; /* its group, or itself */
 	int i;
 
 	if (c->go_fd >= 0) {
@@ -205,10 +206,10 @@ void pmt_child__kill(struct pmt_child *c)
 	 * with timeout(1); else its whole group goes */
 	if (!c->pid || pmt_child__reap(c))
 		return;
-	kill(c->own_group ? -c->pid : c->pid, SIGTERM);
+	kill(whom, SIGTERM);
 	for (i = 0; i < 100 && !pmt_child__reap(c); i++)
 		nanosleep(&ts, NULL);
-	kill(c->own_group ? -c->pid : c->pid, SIGKILL); /* what ignored SIGTERM */
+	kill(whom, SIGKILL); /* what ignored SIGTERM */
 	if (!c->exited && waitpid(c->pid, &c->status, 0) == c->pid)
 		c->exited = true;
 }
