@@ -18,14 +18,12 @@ def events(path):
 
 
 def children_followed(argv):
-    import json, sys, collections
-    per = collections.Counter(json.loads(l)["pid"] for l in open(argv[1]))
+    per = collections.Counter(e["pid"] for e in events(argv[1]))
     assert sorted(per.values()) == [700, 700, 700], per
 
 
 def json_valid(argv):
-    import json, sys
-    evs = [json.loads(l) for l in open(argv[1])]
+    evs = events(argv[1])
     names = {e["event"] for e in evs}
     assert "sched:sched_process_exec" in names and "syscalls:sys_enter_openat" in names, names
     for e in evs:
@@ -38,8 +36,7 @@ def json_valid(argv):
 
 
 def timestamp_order(argv):
-    import json, sys
-    evs = [json.loads(l) for l in open(argv[1])]
+    evs = events(argv[1])
     cpus = {e["cpu"] for e in evs}
     assert len(evs) > 50, len(evs)
     ts = [e["ts"] for e in evs]
@@ -49,20 +46,18 @@ def timestamp_order(argv):
 
 
 def cpu_filter(argv):
-    import json, sys
-    cpus = {json.loads(l)["cpu"] for l in open(argv[1])}
+    cpus = {e["cpu"] for e in events(argv[1])}
     assert cpus == {0}, cpus
 
 
 def sched_switch_vs_perf(argv):
-    import json, re, sys, collections
     pid = int(argv[3])
     def key(f):
         return (f["prev_comm"], int(f["prev_pid"]), int(f["prev_prio"]),
                 f["next_comm"], int(f["next_pid"]), int(f["next_prio"]))
     ours = collections.Counter()
-    for l in open(argv[1]):
-        f = json.loads(l)["fields"]
+    for e in events(argv[1]):
+        f = e["fields"]
         if pid in (f["prev_pid"], f["next_pid"]) and "sleeper" in (f["prev_comm"], f["next_comm"]):
             ours[key(f)] += 1
     rx = re.compile(r"prev_comm=(.*?) prev_pid=(\d+) prev_prio=(\d+) prev_state=\S+ ==> next_comm=(.*?) next_pid=(\d+) next_prio=(\d+)")
@@ -80,8 +75,7 @@ def sched_switch_vs_perf(argv):
 
 
 def filter_exact(argv):
-    import json, sys, collections
-    evs = [json.loads(l) for l in open(argv[1])]
+    evs = events(argv[1])
     by = collections.defaultdict(list)
     for e in evs:
         by[e["event"]].append(e)
@@ -108,14 +102,12 @@ def filter_exact(argv):
 
 
 def filter_ctx_fields(argv):
-    import json, sys
-    e = [json.loads(l) for l in open(argv[1])]
+    e = events(argv[1])
     e = [x for x in e if x["event"] == "sched:sched_switch"]
     assert len(e) >= 5 and all(x["fields"]["prev_pid"] == x["pid"] and x["fields"]["prev_prio"] == 120 for x in e), e
 
 
 def agg_hist_exact(argv):
-    import re, sys
     rows = re.findall(r"^(\[[^\])\n]*[\])])\s+(\d+) \|", open(argv[1]).read(), re.M)
     want = ["[1]", "[2, 4)", "[4, 8)", "[8, 16)", "[16, 32)", "[32, 64)", "[64, 128)", "[128, 256)",
             "[256, 512)", "[512, 1K)", "[1K, 2K)", "[2K, 4K)", "[4K, 8K)"]
@@ -124,20 +116,17 @@ def agg_hist_exact(argv):
 
 
 def agg_lhist_and_stats(argv):
-    import re, sys
     rows = dict(re.findall(r"^(\[[^)]*\))\s+(\d+) \|", open(argv[1]).read(), re.M))
     assert rows == {"[0, 1000)": "30", "[1000, 2000)": "3", "[2000, 3000)": "3", "[3000, 4000)": "0", "[4000, 5000)": "3"}, rows
 
 
 def agg_vs_bpftrace(argv):
-    import re, sys
     ours = dict(re.findall(r"^@\[(.*)\]: (\d+)$", open(argv[1]).read(), re.M))
     theirs = dict(re.findall(r"^@\[(.*)\]: (\d+)$", open(argv[2]).read(), re.M))
     assert ours == theirs == {"other": "50", "mix-a": "100", "mix-b": "200"}, (ours, theirs)
 
 
 def agg_cache_churn(argv):
-    import re, sys
     rows = re.findall(r"^@\[(\d+)\]: count (\d+), average (\d+), min (-?\d+), max (-?\d+), total (\d+)$",
                       open(argv[1]).read(), re.M)
     assert len(rows) == 200, len(rows)
@@ -147,8 +136,7 @@ def agg_cache_churn(argv):
 
 
 def agg_cache_churn_2(argv):
-    import json, sys, collections
-    snaps = [json.loads(l) for l in open(argv[1])]
+    snaps = events(argv[1])
     assert len(snaps) >= 3, "only %d snapshots" % len(snaps)
     tot = collections.Counter()
     for s in snaps:
@@ -159,8 +147,7 @@ def agg_cache_churn_2(argv):
 
 
 def agg_json(argv):
-    import json, sys
-    snap = [json.loads(l) for l in open(argv[1])]
+    snap = events(argv[1])
     assert len(snap) == 1 and snap[0]["aggregation"] == "hist", snap
     e = snap[0]["entries"]
     assert len(e) == 1 and e[0]["key"] == {"comm": "reader"} and e[0]["count"] == 26, e
@@ -168,7 +155,6 @@ def agg_json(argv):
 
 
 def agg_latency(argv):
-    import re, sys
     text = open(argv[1]).read()
     assert text.startswith("@msecs:"), text
     rows = dict(re.findall(r"^(\[[^\])\n]*[\])])\s+(\d+) \|", text, re.M))
@@ -183,8 +169,7 @@ def agg_latency(argv):
 
 
 def pmu_spin_samples(argv):
-    import json, sys, collections
-    ev = [json.loads(l) for l in open(argv[1])]
+    ev = events(argv[1])
     pid = int(argv[2])
     mine = [e for e in ev if e["pid"] == pid]
     assert all(e["pid"] == pid for e in ev), "samples of other processes"
@@ -199,7 +184,6 @@ def pmu_spin_samples(argv):
 
 
 def pmu_mode_filter(argv):
-    import json, sys, collections
     by = collections.defaultdict(list)
     for l in open(argv[1]):
         e = json.loads(l)
@@ -211,7 +195,6 @@ def pmu_mode_filter(argv):
 
 
 def pmu_page_faults(argv):
-    import json, sys
     snap = json.loads(open(argv[1]).read())
     counts = {e["key"]["pid"]: e["count"] for e in snap["entries"]}
     pid = int(argv[2])
@@ -220,7 +203,6 @@ def pmu_page_faults(argv):
 
 
 def pmu_pid_filter_vs_unfiltered(argv):
-    import json, sys
     snap = json.loads(open(argv[1]).read())
     pid, other = int(argv[2]), int(argv[3])
     c = {(e["key"]["probe"], e["key"]["pid"]): e["count"] for e in snap["entries"]}
@@ -232,7 +214,6 @@ def pmu_pid_filter_vs_unfiltered(argv):
 
 
 def png_not_blank(argv):
-    import struct, sys, zlib
     d = open(argv[1], "rb").read()
     assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, hdr = 8, b"", None
@@ -261,7 +242,6 @@ def png_not_blank(argv):
 
 
 def pmu_count_by_stack_and_sym(argv):
-    import re, sys
     text = open(argv[1]).read()
     # @[ frames ]: count, innermost first; the spinner's stack is the largest
     blocks = re.findall(r"@\[\n((?:        .*\n)+)\]: (\d+)", text)
@@ -272,21 +252,18 @@ def pmu_count_by_stack_and_sym(argv):
 
 
 def uprobe_exact_args(argv):
-    import json, sys
-    ev = [json.loads(l) for l in open(argv[1])]
+    ev = events(argv[1])
     got = [(e["fields"]["arg0"], e["fields"]["arg1"]) for e in ev]
     assert got == [(i, 2 * i) for i in range(50)], got[:5]
     assert all(e["event"].endswith("calls:pmt_ut_add") and e["comm"] == "calls" for e in ev)
 
 
 def uretprobe_retval(argv):
-    import json, sys
     got = [json.loads(l)["fields"]["retval"] for l in open(argv[1])]
     assert got == [3 * i for i in range(50)], got[:5]
 
 
 def uprobe_stack(argv):
-    import re, sys
     text = open(argv[1]).read()
     assert len(re.findall(r"uprobe:\S*pmt_ut_add\+4:", text)) == 3, text[:800]
     frames = re.findall(r"^\t +[0-9a-f]+ ([^+\s]+)", text, re.M)
@@ -295,8 +272,7 @@ def uprobe_stack(argv):
 
 
 def kprobe_stream_args(argv):
-    import json, sys
-    ev = [json.loads(l) for l in open(argv[1])]
+    ev = events(argv[1])
     assert len(ev) == 5 and all(e["event"] == "kprobe:vfs_read" for e in ev), ev
     f = ev[0]["fields"]
     if argv[2] == "fentry":
