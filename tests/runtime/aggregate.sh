@@ -59,7 +59,11 @@ test_agg_vs_bpftrace() {
 
 test_agg_interval_snapshots() {
 	local out=$WORK/iv.txt
-	"$PMT" -q -a --tp sched:sched_switch --count --interval 0.25 -d 1.1 -o "$out" || return 1
+	# a sleeper keeps every interval busy on an otherwise idle machine
+	"$TP"/sleeper 800 2 >/dev/null &
+	local bg=$!
+	"$PMT" -q -a --tp sched:sched_switch --count --interval 0.25 -d 1.1 -o "$out" || { kill $bg; return 1; }
+	kill $bg 2>/dev/null; wait $bg
 	# 4 interval snapshots, then the final one for the last 0.1 s
 	expect_eq "timestamped snapshots" "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$out")" 5 || return 1
 	expect_eq "count lines" "$(grep -c '^@: ' "$out")" 5

@@ -46,8 +46,16 @@ def timestamp_order(argv):
 
 
 def cpu_filter(argv):
-    cpus = {e["cpu"] for e in events(argv[1])}
+    evs = events(argv[1])
+    pin0, pin1 = int(argv[2]), int(argv[3])
+    cpus = {e["cpu"] for e in evs}
     assert cpus == {0}, cpus
+    def away(pid):  # the sleeper switched out: 20 nanosleeps, 20 switches
+        # (as taskset, before its exec, it may still run where it forked)
+        return sum(1 for e in evs if e["fields"]["prev_pid"] == pid
+                   and e["fields"]["prev_comm"] == "sleeper")
+    assert away(pin0) >= 20, f"CPU 0's sleeper switched out {away(pin0)} times, not 20"
+    assert away(pin1) == 0, f"CPU 1's sleeper seen {away(pin1)} times"
 
 
 def sched_switch_vs_perf(argv):
