@@ -19,8 +19,9 @@ CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -MMD -MP -DPMT_VERSION='"$(VERSION)"'
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
-PURE_LIBS := -ldw -lelf -lz
-LIBS := $(LIBBPF_LIBS) $(PURE_LIBS)
+PURE_LIBS := -ldw -lelf -lz -lm
+HTTP_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+LIBS := $(LIBBPF_LIBS) $(PURE_LIBS) $(HTTP_LIBS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
 
@@ -207,10 +208,11 @@ man:
 	$(Q)scdoc <tools/man/pmtrace.8.scd >tools/man/pmtrace.8
 
 # --- setup -----------------------------------------------------------------
-BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config
+BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
+	      libmicrohttpd-dev
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
-	     scdoc man-db
+	     scdoc man-db prometheus golang-go curl
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

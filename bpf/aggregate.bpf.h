@@ -248,8 +248,10 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	struct pmt_lat_key lk = {};
-	__u64 now, *start;
+	__u64 now, *start, *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
 
+	if (hits)
+		(*hits)++;
 	switch (cfg->action) {
 	case PMT_ACT_AGG:
 		pmt_agg_update(a, c, probe_id, a->kind == PMT_AGG_COUNT ? 0 : pmt_agg_value(a, c));

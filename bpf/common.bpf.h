@@ -65,6 +65,14 @@ struct {
 	__type(value, __u64);
 } pmt_filtered SEC(".maps") __weak;
 
+/* Per-CPU count, per probe id, of events that reached an aggregation. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PMT_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, __u64);
+} pmt_hits SEC(".maps") __weak;
+
 /* Per-CPU counters of things the kernel side gave up on (enum pmt_stat). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -93,6 +93,17 @@ void pmt_agg_entries__free(struct pmt_agg_entries *e);
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
 		   struct pmt_output *out, uint64_t now_ns);
 
+/* --listen: NULL, or why this aggregation cannot be served as metrics. */
+const char *pmt_agg__metrics_refusal(const struct pmt_agg *a);
+/* The default metric name: pmtrace_PROBE_events, ..._latency_seconds. */
+void pmt_agg__metric_name(const struct pmt_agg *a, struct pmt_buf *b);
+/* Append the aggregation's metric families to b (name NULL: the default;
+ * om: OpenMetrics, else the text format 0.0.4). cur holds the maps'
+ * cumulative entries; it is sorted here and left to the caller. a is only
+ * read: another thread may print it meanwhile. 0 or -ENOMEM. */
+int pmt_agg__metrics(const struct pmt_agg *a, struct pmt_agg_entries *cur,
+		     const struct pmt_agg_io *io, const char *name, bool om, struct pmt_buf *b);
+
 /* Pure pieces, unit-tested. */
 int32_t pmt_agg__log2_bucket(int64_t v);
 /* "[4, 8)", "[1K, 2K)", "[0]", "(..., 0)" */

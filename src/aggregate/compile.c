@@ -41,7 +41,8 @@ static int resolve_num(struct pmt_agg_probe *p, const char *name, const char *wh
 }
 
 /* EXPR := FIELD [ ('*'|'/') NUMBER ] */
-static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_agg_cfg *a)
+static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_agg_cfg *a,
+			 bool *is_signed)
 {
 	char name[128];
 	size_t n = strcspn(expr, "*/ ");
@@ -68,7 +69,7 @@ static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_a
 		}
 		a->k = k;
 	}
-	return resolve_num(p, name, "the aggregated value", &a->value, NULL);
+	return resolve_num(p, name, "the aggregated value", &a->value, is_signed);
 }
 
 /* A --by name as key parts: sample keys of PMU events expand to fields
@@ -245,8 +246,12 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 			return -EINVAL;
 		if (!ef)
 			a->match.src = PMT_FSRC_TID;
-	} else if (ao->expr && compile_value(p, ao->expr, a)) {
-		return -EINVAL;
+	} else if (ao->expr) {
+		bool is_signed = false;
+
+		if (compile_value(p, ao->expr, a, &is_signed))
+			return -EINVAL;
+		ag->value_signed |= is_signed;
 	}
 	if (ao->fn == PMT_FN_LHIST) {
 		a->lmin = ao->lmin;

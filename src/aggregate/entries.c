@@ -94,3 +94,13 @@ int pmt_agg_entry__cmp(const void *a, const void *b)
 		return d;
 	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
 }
+
+void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v)
+{
+	if (v->min < t->min)
+		t->min = v->min;
+	if (v->max > t->max)
+		t->max = v->max;
+	t->count += v->count;
+	t->sum += v->sum;
+}

@@ -33,8 +33,14 @@ struct pmt_agg {
 	struct pmt_agg_entries prev; /* last snapshot, sorted; for deltas */
 	int key_bytes;		     /* of pmt_agg_key.data that --by uses */
 	uint32_t flat_slots;	     /* no keys: slots of pmt_agg_flat, else 0 */
+	bool value_signed;	     /* a probe's value can be negative */
 };
 
 int pmt_agg_entry__cmp(const void *a, const void *b);
+/* t takes v in: counts and sums add, min and max widen. */
+void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v);
+/* Key part i (not a stack) as text, or as a JSON value. */
+void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+		       const struct pmt_agg_key *k, int i, bool json);
 
 #endif

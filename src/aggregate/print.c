@@ -107,11 +107,10 @@ static void stack_text(const struct printer *s, struct pmt_buf *b, uint8_t disp,
 	pmt_buf__free(&name);
 }
 
-/* One key part that is not a stack. */
-static void key_part(const struct printer *s, struct pmt_buf *b, const struct pmt_agg_key *k, int i,
-		     bool json)
+void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+		       const struct pmt_agg_key *k, int i, bool json)
 {
-	const struct pmt_keylayout *kl = &s->a->keys;
+	const struct pmt_keylayout *kl = &a->keys;
 	const uint8_t *d = k->data + kl->at[i];
 	uint64_t v, pid = 0;
 
@@ -121,7 +120,7 @@ static void key_part(const struct printer *s, struct pmt_buf *b, const struct pm
 
 		if (i > 0 && kl->disp[i - 1] == PMT_DISP_HIDDEN)
 			memcpy(&pid, k->data + kl->at[i - 1], 8);
-		pmt_syms__name(s->io->syms, (uint32_t)pid, v, false, true, &name);
+		pmt_syms__name(io->syms, (uint32_t)pid, v, false, true, &name);
 		if (json)
 			pmt_buf__json_str(b, name.p, name.len);
 		else
@@ -139,7 +138,7 @@ static void key_part(const struct printer *s, struct pmt_buf *b, const struct pm
 		return;
 	}
 	if (kl->kind[i] == PMT_KEY_PROBE) {
-		const char *name = v < s->a->nprobes ? s->a->probe_names[v] : "?";
+		const char *name = v < a->nprobes ? a->probe_names[v] : "?";
 
 		if (json)
 			pmt_buf__json_str(b, name, strlen(name));
@@ -200,7 +199,7 @@ static void key_text(const struct printer *s, struct pmt_buf *b, const struct pm
 				pmt_buf__putc(b, '\n');
 			continue;
 		}
-		key_part(s, b, k, i, json);
+		pmt_agg__key_part(s->a, s->io, b, k, i, json);
 	}
 }
 
@@ -235,7 +234,7 @@ static void folded_text(const struct printer *s, struct pmt_buf *b, const struct
 			memcpy(&v, k->data + kl->at[i], 8);
 			if (pass == 0) {
 				name.len = 0;
-				key_part(s, &name, k, i, false);
+				pmt_agg__key_part(s->a, s->io, &name, k, i, false);
 				if (!first)
 					pmt_buf__putc(b, ';');
 				/* ';' and ' ' separate frames and the count */
@@ -421,15 +420,8 @@ static size_t merge_by_text(const struct printer *s, struct group *g, size_t n, 
 	qsort(g, n, sizeof(*g), cmp_text);
 	for (i = 0; i < n; i++) {
 		if (m && !strcmp(g[m - 1].text, g[i].text)) {
-			struct pmt_agg_val *t = &g[m - 1].total, *v = &g[i].total;
-
-			if (v->min < t->min)
-				t->min = v->min;
-			if (v->max > t->max)
-				t->max = v->max;
-			t->count += v->count;
-			t->sum += v->sum;
-			g[m - 1].sortval = group_value(s->a->opts->fn, t);
+			pmt_agg_val__merge(&g[m - 1].total, &g[i].total);
+			g[m - 1].sortval = group_value(s->a->opts->fn, &g[m - 1].total);
 			free(g[i].text);
 			continue;
 		}

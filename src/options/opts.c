@@ -218,6 +218,50 @@ static int opt_flamegraph(struct optctx *c, char *arg)
 	return 0;
 }
 
+/* [ADDR:]PORT, ADDR a name, an IPv4 address or [IPv6] */
+static int opt_listen(struct optctx *c, char *arg)
+{
+	struct pmt_listen_opts *l = &c->o->listen;
+	const char *colon = strrchr(arg, ':'), *port = colon ? colon + 1 : arg;
+	size_t hl = colon ? (size_t)(colon - arg) : 0;
+	const char *host = arg;
+	uint64_t v;
+
+	if (hl && arg[0] == '[' && arg[hl - 1] == ']') {
+		host++;
+		hl -= 2;
+	}
+	if (pmt_parse_u64(port, &v) || v > 65535 || hl >= sizeof(l->host) ||
+	    (colon && memchr(host, ':', hl) && arg[0] != '['))
+		return ERR(c,
+			   "--listen: '%s': expected [ADDR:]PORT, e.g. 9464, 0.0.0.0:9464 or "
+			   "[::1]:9464 (port 0: any free port)",
+			   arg);
+	memcpy(l->host, host, hl);
+	l->host[hl] = '\0';
+	l->addr = arg;
+	l->port = (int)v;
+	return 0;
+}
+
+/* Prometheus metric names: [a-zA-Z_:][a-zA-Z0-9_:]* */
+static int opt_metric(struct optctx *c, char *arg)
+{
+	const char *p;
+
+	for (p = arg; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+		      *p == ':' || (p > arg && *p >= '0' && *p <= '9')))
+			break;
+	if (!*arg || *p)
+		return ERR(c,
+			   "--metric: '%s' is not a metric name: letters, digits, '_' and ':', "
+			   "not starting with a digit, e.g. myapp_reads",
+			   arg);
+	c->o->listen.metric = arg;
+	return 0;
+}
+
 /* --- aggregations ----------------------------------------------------------- */
 
 /* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. arg is left
@@ -492,6 +536,8 @@ static const struct opt_def opt_defs[] = {
 	OPT("latency", 0, required_argument, opt_latency),
 	OPT("match", 0, required_argument, opt_match),
 	OPT("unit", 0, required_argument, opt_unit),
+	OPT("listen", 0, required_argument, opt_listen),
+	OPT("metric", 0, required_argument, opt_metric),
 	OPT("all-cpus", 'a', no_argument, opt_all),
 	OPT("pid", 'p', required_argument, opt_pid),
 	OPT("cpu", 'C', required_argument, opt_cpu),
@@ -583,7 +629,7 @@ static int check_modes(struct optctx *c)
 static int check_aggregation(struct optctx *c)
 {
 	struct pmt_agg_opts *a = &c->o->agg;
-	const char *pic = a->folded ? "folded" : "flamegraph";
+	const char *pic = a->folded ? "folded" : a->flamegraph ? "flamegraph" : "pprof";
 
 	if (a->lat_start) {
 		if (a->fn && a->fn != PMT_FN_HIST)
@@ -597,19 +643,30 @@ static int check_aggregation(struct optctx *c)
 	} else if (a->match || a->unit) {
 		return ERR(c, "--%s goes with --latency", a->match ? "match" : "unit");
 	}
-	if (a->folded || a->flamegraph) {
+	if (a->folded || a->flamegraph || a->pprof) {
 		if (!c->o->stack)
 			return ERR(c, "--%s draws stacks: add --stack", pic);
 		if (a->fn && a->fn != PMT_FN_COUNT)
 			return ERR(c, "--%s counts stacks: it takes no --%s", pic,
 				   agg_fn_names[a->fn]);
-		if (a->interval > 0 && a->flamegraph)
-			return ERR(c, "--flamegraph writes one picture at exit: drop --interval");
+		if (a->interval > 0 && (a->flamegraph || a->pprof))
+			return ERR(c, "--%s writes one file at exit: drop --interval",
+				   a->flamegraph ? "flamegraph" : "pprof");
 		/* one count per (comm, stack) */
 		a->fn = PMT_FN_COUNT;
 		if (!a->by)
 			a->by = "comm,stack";
 	}
+	if (c->o->listen.metric && !c->o->listen.addr)
+		return ERR(c, "--metric names what --listen serves: add --listen [ADDR:]PORT");
+	if (c->o->listen.addr && !a->fn)
+		return ERR(c, "--listen serves an aggregation as metrics: add --count, --sum, "
+			      "--hist, --latency, ...");
+	if (c->o->listen.addr && (a->folded || a->flamegraph))
+		return ERR(c,
+			   "--listen serves metrics, not stacks: drop --%s (--pprof writes "
+			   "a profile)",
+			   a->folded ? "folded" : "flamegraph");
 	if ((a->by || a->top || a->interval > 0 || a->keep) && !a->fn)
 		return ERR(
 			c,

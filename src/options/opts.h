@@ -79,6 +79,15 @@ struct pmt_agg_opts {
 	const char *unit;	/* latency: ns us ms s */
 	bool folded;		/* --folded: stacks as folded lines */
 	const char *flamegraph; /* --flamegraph FILE.svg */
+	const char *pprof;	/* --pprof FILE.pb.gz */
+};
+
+/* --listen [ADDR:]PORT: serve the aggregation as metrics */
+struct pmt_listen_opts {
+	const char *addr;   /* as given; NULL: loopback */
+	char host[64];	    /* ADDR without brackets; "" for loopback */
+	int port;	    /* 0: any free port */
+	const char *metric; /* --metric NAME, or NULL for the default */
 };
 
 /* "count", "hist", ...: the option's and the JSON output's name. */
@@ -100,6 +109,7 @@ struct pmt_opts {
 	char **cmd;	      /* -- CMD ARGS..., NULL-terminated; NULL = none */
 	bool cmd_after_stack; /* COMMAND right after a bare --stack: maybe a typo */
 	struct pmt_agg_opts agg;
+	struct pmt_listen_opts listen;
 	/* PMU sampling (-e) */
 	uint64_t period; /* --period; 0 = use freq */
 	unsigned freq;	 /* --freq; PMT_DEFAULT_FREQ unless --period */

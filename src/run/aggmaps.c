@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -85,25 +86,55 @@ out:
 	return err;
 }
 
-int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
-		       struct pmt_output *out, uint64_t now_ns)
+/* The symbolizer is the main thread's and the metrics server's: one at a
+ * time (the maps themselves need no lock). */
+static pthread_mutex_t syms_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int read_entries(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
+			struct pmt_agg_entries *cur)
 {
-	const struct pmt_agg_io io = {syms, stack_lookup, skel};
-	int ncpu = libbpf_num_possible_cpus();
-	struct pmt_agg_entries cur = {0};
+	int ncpu = libbpf_num_possible_cpus(), err;
 	struct pmt_agg_val *pc;
 	struct pmt_agg_maps m;
-	int err;
 
 	pmt_agg__maps(agg, &m);
 	pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
 	if (!pc)
 		return -ENOMEM;
-	err = m.flat_slots ? read_flat(skel, m.flat_slots, pc, ncpu, &cur)
-			   : read_hash(skel, pc, ncpu, &cur);
+	err = m.flat_slots ? read_flat(skel, m.flat_slots, pc, ncpu, cur)
+			   : read_hash(skel, pc, ncpu, cur);
 	free(pc);
-	if (!err)
+	return err;
+}
+
+int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
+		       struct pmt_output *out, uint64_t now_ns)
+{
+	const struct pmt_agg_io io = {syms, stack_lookup, skel};
+	struct pmt_agg_entries cur = {0};
+	int err = read_entries(skel, agg, &cur);
+
+	if (!err) {
+		pthread_mutex_lock(&syms_lock);
 		err = pmt_agg__print(agg, &cur, &io, out, now_ns);
+		pthread_mutex_unlock(&syms_lock);
+	}
+	pmt_agg_entries__free(&cur);
+	return err;
+}
+
+int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, struct pmt_syms *syms,
+			 const char *name, bool om, struct pmt_buf *b)
+{
+	const struct pmt_agg_io io = {syms, stack_lookup, skel};
+	struct pmt_agg_entries cur = {0};
+	int err = read_entries(skel, agg, &cur);
+
+	if (!err) {
+		pthread_mutex_lock(&syms_lock);
+		err = pmt_agg__metrics(agg, &cur, &io, name, om, b);
+		pthread_mutex_unlock(&syms_lock);
+	}
 	pmt_agg_entries__free(&cur);
 	return err;
 }
@@ -114,6 +145,7 @@ void pmt_aggmaps__note_pids(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
 	int fd = bpf_map__fd(skel->maps.pmt_agg);
 	struct pmt_agg_key key, next, *prev = NULL;
 
+	pthread_mutex_lock(&syms_lock);
 	memset(&next, 0, sizeof(next));
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
@@ -121,4 +153,5 @@ void pmt_aggmaps__note_pids(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
 		pmt_agg__note_key(agg, syms, &key);
 		memset(&next, 0, sizeof(next));
 	}
+	pthread_mutex_unlock(&syms_lock);
 }

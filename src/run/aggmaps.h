@@ -4,6 +4,7 @@
 #ifndef PMT_AGGMAPS_H
 #define PMT_AGGMAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "aggregate/aggregate.h"
 #include "output/output.h"
@@ -17,6 +18,10 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg);
 /* Read the maps and print one snapshot; 0 or -errno. */
 int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
 		       struct pmt_output *out, uint64_t now_ns);
+/* Read the maps and append their metrics to b (see pmt_agg__metrics);
+ * safe to call from another thread than the one printing. */
+int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, struct pmt_syms *syms,
+			 const char *name, bool om, struct pmt_buf *b);
 /* Read the mappings of the processes the keys name, while they live. */
 void pmt_aggmaps__note_pids(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
 			    struct pmt_syms *syms);

@@ -17,6 +17,7 @@
 #include "run/aggmaps.h"
 #include "run/commands.h"
 #include "run/evloop.h"
+#include "run/listen.h"
 #include "util/log.h"
 #include "options/opts.h"
 #include "events/pmu.h"
@@ -65,11 +66,25 @@ static int check_btf(void)
 	return -ENOENT;
 }
 
+/* --listen: metrics of this aggregation, on a socket bound before any
+ * loading; -EINVAL for usage errors. */
+static int start_listening(struct pmt_session *s, struct pmt_listen **srv)
+{
+	const char *why = pmt_agg__metrics_refusal(s->agg);
+
+	if (why) {
+		pmt_err("%s", why);
+		return -EINVAL;
+	}
+	return pmt_listen__bind(srv, &s->opts->listen);
+}
+
 static int do_trace(const struct pmt_opts *o)
 {
 	struct pmt_session s = {0};
 	struct pmt_output out = {.fd = -1};
 	struct pmt_evloop loop = {0};
+	struct pmt_listen *srv = NULL;
 	bool loop_ready = false;
 	int ret = PMT_EXIT_USAGE, err;
 
@@ -85,6 +100,10 @@ static int do_trace(const struct pmt_opts *o)
 			pmt_hint("'%s' follows --stack, which takes kernel, user or both "
 				 "(--stack=WHICH); the COMMAND came from there",
 				 o->cmd[0]);
+		goto out;
+	}
+	if (o->listen.addr && (err = start_listening(&s, &srv))) {
+		ret = err == -EINVAL ? PMT_EXIT_USAGE : PMT_EXIT_FAIL;
 		goto out;
 	}
 	if (pmt_output__open(&out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT))
@@ -118,6 +137,8 @@ static int do_trace(const struct pmt_opts *o)
 		 o->cmd	  ? " while the command runs"
 		 : o->pid ? " of one process"
 			  : "");
+	if (srv && pmt_listen__start(srv, &s))
+		goto out;
 	if (s.child.pid && pmt_child__release(&s.child, o->cmd[0])) {
 		ret = PMT_EXIT_USAGE;
 		goto out;
@@ -125,6 +146,7 @@ static int do_trace(const struct pmt_opts *o)
 	err = pmt_evloop__run(&loop);
 	ret = err ? PMT_EXIT_FAIL : PMT_EXIT_OK;
 out:
+	pmt_listen__free(srv); /* no scrape reads what is torn down next */
 	/* every path: detach first so nothing new arrives, then drain */
 	pmt_session__detach(&s);
 	if (loop_ready) {

@@ -298,6 +298,7 @@ int pmt_session__load(struct pmt_session *s)
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->nr_probes ? s->nr_probes : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1); /* see perf_event.c */
 	if (!targeted)
@@ -502,6 +503,13 @@ struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 	if (!s->syms)
 		s->syms = pmt_syms__new();
 	return s->syms;
+}
+
+uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id)
+{
+	if (!s->agg)
+		return s->probes[id].events;
+	return s->skel ? percpu_sum(s->skel->maps.pmt_hits, id) : 0;
 }
 
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)

@@ -73,6 +73,8 @@ int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *pro
 int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pmt_probe_cfg *cfg);
 /* Events of probe id a filter rejected, all CPUs. */
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
+/* Events of probe id that were aggregated (streamed: received). */
+uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
 /* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
 int pmt_online_cpus(uint64_t *mask);

@@ -290,6 +290,77 @@ def kprobe_stream_args(argv):
         assert f["arg2"] == 12345, f
 
 
+def exposition(path):
+    """Samples of a Prometheus/OpenMetrics text: {(name, labels): value}."""
+    rx = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+    lrx = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+    out = {}
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        m = rx.match(line.rstrip("\n"))
+        assert m, f"not a sample line: {line!r}"
+        labels = tuple(sorted(lrx.findall(m.group(2) or "")))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def metrics_counter(argv):
+    name = "pmtrace_syscalls_sys_enter_getppid_events_total"
+    for path in argv[1:3]:
+        m = exposition(path)
+        got = {dict(l)["comm"]: v for (n, l), v in m.items() if n == name}
+        assert got == {"ppid_a": 1234, "ppid_b": 321}, (path, got)
+        hits = m[("pmtrace_events_total", (("probe", "syscalls:sys_enter_getppid"),))]
+        filtered = m[("pmtrace_filtered_events_total", (("probe", "syscalls:sys_enter_getppid"),))]
+        assert hits == 1555, f"pmtrace_events_total {hits}, expected 1555"
+        assert filtered >= 0 and m[("pmtrace_lost_events_total", ())] == 0
+        assert [v for (n, _), v in m.items() if n == "pmtrace_build_info"] == [1], path
+    text = open(argv[1]).read()
+    assert f"# TYPE {name} counter" in text, text[:300]
+    om = open(argv[2]).read()
+    assert om.endswith("# EOF\n"), om[-100:]
+    assert f"# TYPE {name[:-6]} counter" in om and f"# TYPE {name} " not in om, om[:300]
+
+
+def prometheus_histogram(argv):
+    import time
+    import urllib.parse
+    import urllib.request
+    port = argv[1]
+
+    def query(q):
+        url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return json.load(r)["data"]["result"]
+        except OSError:
+            return None
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        r = query('read_size_bytes_count')
+        if r and len(r) == 2:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"Prometheus has no read_size_bytes_count for both comms: {r}, up: {query('up')}")
+    up = query('up{job="pmtrace"}')
+    assert up and up[0]["value"][1] == "1", up
+    counts = {x["metric"]["comm"]: x["value"][1] for x in r}
+    assert counts == {"reader": "39", "rd_small": "13"}, counts
+    sums = {x["metric"]["comm"]: x["value"][1] for x in query('read_size_bytes_sum')}
+    assert sums == {"reader": str(3 * 8191), "rd_small": "8191"}, sums
+    buckets = collections.defaultdict(dict)
+    for x in query('read_size_bytes_bucket'):
+        buckets[x["metric"]["comm"]][x["metric"]["le"]] = int(x["value"][1])
+    # sizes 1, 2, 4 ... 4096: size 2^j is in [2^j, 2^(j+1)), le 2^(j+1) - 1
+    for comm, times in (("reader", 3), ("rd_small", 1)):
+        want = {str(2 ** (j + 1) - 1): times * (j + 1) for j in range(13)}
+        want["+Inf"] = times * 13
+        assert buckets[comm] == want, (comm, buckets[comm], want)
+    print(f"    Prometheus: {sum(len(b) for b in buckets.values())} bucket series exact", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":

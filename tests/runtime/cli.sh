@@ -123,6 +123,14 @@ a kernel interface file of /proc or /sys | --tp sched:sched_switch -o /proc/self
 'bogus' follows --stack, which takes kernel, user or both | -e cpu-clock --stack bogus
 software has no term or event 'nosuchterm'; terms: config config1 config2; events: none | -e software/nosuchterm=1/
 unknown event 'r' \(pmtrace --list | -e r
+--listen serves an aggregation as metrics: add --count | --tp sched:sched_switch --listen 0
+--metric names what --listen serves | --tp sched:sched_switch --count --metric reads
+--metric: '9x' is not a metric name | --tp sched:sched_switch --count --listen 0 --metric 9x
+--listen: '99999': expected \[ADDR:\]PORT | --tp sched:sched_switch --count --listen 99999
+--listen: '::1:80': expected | --tp sched:sched_switch --count --listen ::1:80
+--listen 192.0.2.1:0: Cannot assign requested address | --tp sched:sched_switch --count --listen 192.0.2.1:0
+stacks make no metric labels | -e cpu-clock --stack --count --by comm,stack --listen 0
+--listen serves metrics, not stacks: drop --folded | -e cpu-clock --stack --folded --listen 0
 TABLE
 )
 

@@ -28,13 +28,13 @@ have_kprobes() { [ -e /sys/bus/event_source/devices/kprobe ]; }
 have_fentry() { "$PMT" -q --kprobe-mode fentry --kprobe vfs_read -d 0.01 >/dev/null 2>&1; }
 
 # requires WHAT...: skip (77) with the reason when this machine lacks one.
-# perf, bpftrace, chromium, setpriv: the tool; kprobes, fentry: the
+# perf, bpftrace, chromium, setpriv, prometheus, promtool, curl, go: the tool; kprobes, fentry: the
 # kernel feature; cpu-pmu: a hardware PMU; host: not in a QEMU guest.
 requires() {
 	local what
 	for what in "$@"; do
 		case $what in
-		perf | bpftrace | chromium | setpriv)
+		perf | bpftrace | chromium | setpriv | prometheus | promtool | curl | go)
 			command -v "$what" >/dev/null || { skip "needs $what: not installed (make test-deps)"; return; } ;;
 		kprobes)
 			have_kprobes || { skip "needs kprobes: this kernel has none (CONFIG_KPROBES unset); runs in the QEMU guests (make vmtest)"; return; } ;;

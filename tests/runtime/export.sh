@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# Runtime tests, area export: --listen (Prometheus/OpenMetrics).
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+# Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and
+# PORT (the port it chose) once it serves. Killed when the test ends.
+serve() {
+	"$PMT" "$@" --listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
+	PMT_PID=$!
+	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
+	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
+	PORT=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
+	[ -n "$PORT" ] || { cat "$WORK/serve.err" >&2; fail "no port announced"; }
+}
+
+scrape() { # [ACCEPT]: the exposition on stdout
+	curl -sS --max-time 10 ${1:+-H "Accept: $1"} "http://127.0.0.1:$PORT/metrics"
+}
+
+OM_ACCEPT='application/openmetrics-text; version=1.0.0'
+
+# Exact counts per label from a scrape in either format; promtool agrees
+# the 0.0.4 text is well formed; OpenMetrics ends in # EOF and names
+# counter families without _total.
+test_metrics_counter_exact() {
+	requires curl promtool || return
+	cp "$TP"/getppid_loop "$WORK/ppid_a" && cp "$TP"/getppid_loop "$WORK/ppid_b"
+	serve -a --tp syscalls:sys_enter_getppid --filter 'comm ~ "ppid_*"' --count --by comm || return 1
+	"$WORK/ppid_a" 1234 >/dev/null && "$WORK/ppid_b" 321 >/dev/null
+	scrape >"$WORK/m.txt" || return 1
+	scrape "$OM_ACCEPT" >"$WORK/om.txt" || return 1
+	promtool check metrics <"$WORK/m.txt" || { cat "$WORK/m.txt" >&2; fail "promtool"; return 1; }
+	check metrics_counter "$WORK/m.txt" "$WORK/om.txt" || return 1
+}
+
+# A real Prometheus scrapes pmtrace (OpenMetrics, as it asks first); its
+# query API returns the exact histogram buckets of reader's known sizes.
+test_prometheus_histogram() {
+	requires curl prometheus host || return
+	cp "$TP"/reader "$WORK/rd_small"
+	serve -a --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count --by comm \
+		--metric read_size_bytes || return 1
+	"$TP"/reader 3 >/dev/null && "$WORK/rd_small" 1 >/dev/null
+	local pport
+	pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	cat >"$WORK/prom.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		scrape_configs:
+		  - job_name: pmtrace
+		    static_configs:
+		      - targets: ['127.0.0.1:$PORT']
+	EOF
+	prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/tsdb" \
+		--web.listen-address="127.0.0.1:$pport" >"$WORK/prom.log" 2>&1 &
+	local prom=$!
+	trap 'kill -9 $prom 2>/dev/null; kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID $prom 2>/dev/null' EXIT
+	check prometheus_histogram "$pport" || { tail -5 "$WORK/prom.log" >&2; return 1; }
+}
+# shellcheck disable=SC2034 # read by runner.sh
+timeout_prometheus_histogram=90
+
+# Clients that connect and say nothing, send garbage or half a request,
+# and 50 scrapers at once, all while a workload runs: every event is
+# counted, scrapes still answer, and SIGINT ends pmtrace at once.
+test_metrics_bad_clients() {
+	requires curl || return
+	cp "$TP"/getppid_loop "$WORK/ppid_bad"
+	serve -a --tp syscalls:sys_enter_getppid --filter 'comm == "ppid_bad"' --count || return 1
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT" # silent
+	exec 4<>"/dev/tcp/127.0.0.1/$PORT"
+	printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4 # half a request
+	printf '\000\377 garbage \r\n\r\n' >"/dev/tcp/127.0.0.1/$PORT"
+	"$WORK/ppid_bad" 300000 >/dev/null &
+	local load=$! i scrapers=()
+	for i in $(seq 50); do
+		scrape >"$WORK/s$i.txt" &
+		scrapers+=($!)
+	done
+	wait $load "${scrapers[@]}"
+	for i in $(seq 50); do
+		grep -q '^pmtrace_build_info' "$WORK/s$i.txt" || { fail "scrape $i incomplete"; return 1; }
+	done
+	local start end
+	start=$(date +%s%N)
+	scrape >"$WORK/final.txt" || return 1
+	end=$(date +%s%N)
+	[ $(((end - start) / 1000000)) -lt 2000 ] || { fail "a scrape took $(((end - start) / 1000000)) ms"; return 1; }
+	grep -qx 'pmtrace_syscalls_sys_enter_getppid_events_total 300000' "$WORK/final.txt" ||
+		{ grep getppid "$WORK/final.txt" >&2; fail "count not exact"; return 1; }
+	grep -qx 'pmtrace_dropped_updates_total{reason="max_keys"} 0' "$WORK/final.txt" || return 1
+	start=$(date +%s%N)
+	kill -INT $PMT_PID
+	wait $PMT_PID || { cat "$WORK/serve.err" >&2; fail "exit status $?"; return 1; }
+	end=$(date +%s%N)
+	[ $(((end - start) / 1000000)) -lt 3000 ] || { fail "SIGINT took $(((end - start) / 1000000)) ms with clients connected"; return 1; }
+	exec 3>&- 4>&-
+	no_leftovers
+}
+
+# A port another program serves: one message, exit 1, nothing loaded.
+test_metrics_port_in_use() {
+	python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$WORK/port" &
+	local holder=$!
+	wait_for "$WORK/port" "[0-9]" || return 1
+	timeout 20 "$PMT" --tp sched:sched_switch --count --listen "$(cat "$WORK/port")" 2>"$WORK/err"
+	local rc=$?
+	kill $holder
+	expect_eq "exit status" $rc 1 || return 1
+	if ! grep -q "Address already in use" "$WORK/err" ||
+		! grep -q "pick another, or 0 for any" "$WORK/err"; then
+		cat "$WORK/err" >&2
+		fail "no clear message"
+		return 1
+	fi
+	no_leftovers
+}
