@@ -93,6 +93,9 @@ void pmt_agg_entries__free(struct pmt_agg_entries *e);
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
 		   struct pmt_output *out, uint64_t now_ns);
 
+/* --pprof: the second sample type (e.g. "cpu", "nanoseconds") whose value
+ * is count * period; type NULL: samples only. Also notes the start time. */
+void pmt_agg__profile_info(struct pmt_agg *a, const char *type, const char *unit, int64_t period);
 /* --listen: NULL, or why this aggregation cannot be served as metrics. */
 const char *pmt_agg__metrics_refusal(const struct pmt_agg *a);
 /* The default metric name: pmtrace_PROBE_events, ..._latency_seconds. */

@@ -268,6 +268,16 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	return 0;
 }
 
+bool pmt_agg__has_stack_key(const struct pmt_agg *a)
+{
+	int i;
+
+	for (i = 0; i < a->keys.n; i++)
+		if (a->keys.disp[i] == PMT_DISP_KSTACK || a->keys.disp[i] == PMT_DISP_USTACK)
+			return true;
+	return false;
+}
+
 int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
 		     uint8_t *stack, struct pmt_agg **out)
 {
@@ -293,6 +303,12 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 			pmt_agg__free(ag);
 			return -EINVAL;
 		}
+	}
+	if (ao->pprof && !pmt_agg__has_stack_key(ag)) {
+		pmt_err("--pprof writes stacks: --by needs stack, ustack or kstack (it is '%s')",
+			ao->by ? ao->by : "");
+		pmt_agg__free(ag);
+		return -EINVAL;
 	}
 	/* no keys: a per-CPU array slot per bucket (+1: bucket -1 is slot 0) */
 	if (!ag->key_bytes && n)

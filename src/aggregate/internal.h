@@ -30,13 +30,21 @@ struct pmt_agg {
 	struct pmt_keylayout keys;
 	char **probe_names; /* PMT_KEY_PROBE keys show these */
 	size_t nprobes;
-	struct pmt_agg_entries prev; /* last snapshot, sorted; for deltas */
-	int key_bytes;		     /* of pmt_agg_key.data that --by uses */
-	uint32_t flat_slots;	     /* no keys: slots of pmt_agg_flat, else 0 */
-	bool value_signed;	     /* a probe's value can be negative */
+	struct pmt_agg_entries prev;	   /* last snapshot, sorted; for deltas */
+	int key_bytes;			   /* of pmt_agg_key.data that --by uses */
+	uint32_t flat_slots;		   /* no keys: slots of pmt_agg_flat, else 0 */
+	bool value_signed;		   /* a probe's value can be negative */
+	const char *prof_type, *prof_unit; /* --pprof's second sample type, or NULL */
+	int64_t prof_period;
+	int64_t start_wall_ns;
 };
 
+/* --pprof: write entries e[0..n) as a profile to path. 0 or -errno. */
+int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
+		   const struct pmt_agg_io *io, const char *path);
 int pmt_agg_entry__cmp(const void *a, const void *b);
+/* Does --by hold stack, kstack or ustack? */
+bool pmt_agg__has_stack_key(const struct pmt_agg *a);
 /* t takes v in: counts and sums add, min and max widen. */
 void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v);
 /* Key part i (not a stack) as text, or as a JSON value. */

@@ -65,12 +65,9 @@ static bool is_hist(const struct pmt_agg *a)
 
 const char *pmt_agg__metrics_refusal(const struct pmt_agg *a)
 {
-	int i;
-
-	for (i = 0; a && i < a->keys.n; i++)
-		if (a->keys.disp[i] == PMT_DISP_KSTACK || a->keys.disp[i] == PMT_DISP_USTACK)
-			return "--listen: stacks make no metric labels: drop the stack keys from "
-			       "--by (--pprof writes stacks as a profile)";
+	if (a && pmt_agg__has_stack_key(a))
+		return "--listen: stacks make no metric labels: drop the stack keys from "
+		       "--by (--pprof writes stacks as a profile)";
 	return NULL;
 }
 

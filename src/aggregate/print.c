@@ -540,24 +540,31 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 	if (n)
 		qsort(cur->v, n, sizeof(*cur->v), pmt_agg_entry__cmp);
 	/* deltas go into a copy: cur becomes the next "previous" */
-	delta = malloc((n ? n : 1) * sizeof(*delta));
+	delta = calloc(n ? n : 1, sizeof(*delta));
 	groups = calloc(n ? n : 1, sizeof(*groups));
 	if (!delta || !groups)
 		goto out;
+	err = 0;
 	if (n)
 		memcpy(delta, cur->v, n * sizeof(*delta));
 	if (!a->opts->keep)
 		subtract(delta, n, a->prev.v, a->prev.n);
+	if (a->opts->pprof) {
+		err = pmt_agg__pprof(a, delta, n, io, a->opts->pprof);
+		if (!a->opts->folded && !a->opts->flamegraph)
+			goto out;
+	}
 	ng = make_groups(s, delta, n, groups);
 	if (symbolic_keys(s))
 		ng = merge_by_text(s, groups, ng, out->mode == PMT_OUT_JSON);
 	if (a->opts->folded || a->opts->flamegraph) {
-		err = write_stacks(s, out, groups, ng);
+		int werr = write_stacks(s, out, groups, ng);
+
+		err = err ? err : werr;
 	} else {
 		print_groups(s, &b, groups, ng, out->mode == PMT_OUT_JSON, now_ns);
 		pmt_output__line(out, b.p, b.len);
 		pmt_output__flush(out);
-		err = 0;
 	}
 out:
 	pmt_buf__free(&b);

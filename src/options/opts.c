@@ -218,6 +218,14 @@ static int opt_flamegraph(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_pprof(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "--pprof needs a file name, e.g. cpu.pb.gz");
+	c->o->agg.pprof = arg;
+	return 0;
+}
+
 /* [ADDR:]PORT, ADDR a name, an IPv4 address or [IPv6] */
 static int opt_listen(struct optctx *c, char *arg)
 {
@@ -520,6 +528,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("stack", 0, optional_argument, opt_stack),
 	FLAG("folded", 0, agg.folded),
 	OPT("flamegraph", 0, required_argument, opt_flamegraph),
+	OPT("pprof", 0, required_argument, opt_pprof),
 	AGG("count", no_argument, PMT_FN_COUNT),
 	AGG("sum", required_argument, PMT_FN_SUM),
 	AGG("avg", required_argument, PMT_FN_AVG),

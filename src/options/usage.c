@@ -41,6 +41,7 @@ const char pmt_usage[] =
 	"                         -e events also sym kstack ustack stack\n"
 	"  --folded               -e --stack: print folded stacks (comm;f1;f2 count)\n"
 	"  --flamegraph FILE.svg  -e --stack: write an interactive flame graph\n"
+	"  --pprof FILE           --stack: write a pprof profile (gzip'd profile.proto)\n"
 	"  --latency START,END    histogram of START->END time, matched by tid or by\n"
 	"  --latency kprobe:FUNC  ... or of a function's calls (also uprobe:PATH:SYM)\n"
 	"  --match SF=EF          START's field SF equal to END's field EF\n"

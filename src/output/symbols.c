@@ -222,3 +222,34 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 	}
 	return true;
 }
+
+bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *m)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *bits;
+	Dwarf_Addr start, end, vaddr;
+	Dwfl_Module *mod;
+	struct proc *p;
+	int n, i;
+
+	memset(m, 0, sizeof(*m));
+	if (pmt_is_kernel_addr(addr)) {
+		m->file = "[kernel.kallsyms]";
+		m->start = 0xffff800000000000ULL;
+		m->end = UINT64_MAX;
+		return true;
+	}
+	if (!s || !pid || !(p = proc_get(s, pid)) || !p->dwfl ||
+	    !(mod = dwfl_addrmodule(p->dwfl, addr)))
+		return false;
+	m->file = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	m->start = start;
+	m->end = end;
+	dwfl_module_getelf(mod, &vaddr); /* the build-id is read with the ELF */
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	for (i = 0; i < n && i < 20; i++) {
+		m->build_id[2 * i] = hex[bits[i] >> 4];
+		m->build_id[2 * i + 1] = hex[bits[i] & 15];
+	}
+	return m->file != NULL;
+}

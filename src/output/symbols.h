@@ -27,6 +27,14 @@ void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid);
  * a symbol was found. */
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b);
+/* The file addr of process pid lies in (kernel addresses: the kernel). */
+struct pmt_module {
+	const char *file;    /* valid until the next call; "[kernel.kallsyms]" */
+	char build_id[41];   /* hex, "" when unknown */
+	uint64_t start, end; /* where it is mapped */
+};
+/* false when addr is in no known file. */
+bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *m);
 /* Is addr in the kernel half of the address space? */
 static inline bool pmt_is_kernel_addr(uint64_t addr)
 {

@@ -66,6 +66,20 @@ static int check_btf(void)
 	return -ENOENT;
 }
 
+/* Files written at exit: find out now that they cannot be. */
+static int check_writable(const char *path, const char *what)
+{
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -2;
+
+	if (fd == -1) {
+		pmt_err("cannot write the %s to '%s': %s", what, path, strerror(errno));
+		return -errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 /* --listen: metrics of this aggregation, on a socket bound before any
  * loading; -EINVAL for usage errors. */
 static int start_listening(struct pmt_session *s, struct pmt_listen **srv)
@@ -106,19 +120,11 @@ static int do_trace(const struct pmt_opts *o)
 		ret = err == -EINVAL ? PMT_EXIT_USAGE : PMT_EXIT_FAIL;
 		goto out;
 	}
+	if (check_writable(o->agg.flamegraph, "flame graph") ||
+	    check_writable(o->agg.pprof, "profile"))
+		goto out;
 	if (pmt_output__open(&out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT))
 		goto out;
-	if (o->agg.flamegraph) {
-		/* written at exit: find out now that it cannot be */
-		int fd = open(o->agg.flamegraph, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd < 0) {
-			pmt_err("cannot write the flame graph to '%s': %s", o->agg.flamegraph,
-				strerror(errno));
-			goto out;
-		}
-		close(fd);
-	}
 	if (o->cmd && pmt_child__spawn(&s.child, o->cmd)) {
 		ret = PMT_EXIT_FAIL;
 		goto out;

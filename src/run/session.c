@@ -135,6 +135,29 @@ struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
 	return id < s->nr_probes ? &s->probes[id] : NULL;
 }
 
+/* --pprof's value beside the sample count: CPU time for the CPU clocks
+ * (each sample stands for one period, 1/freq s when sampling by rate),
+ * events for others sampled by --period; nothing else is known. */
+static void profile_info(struct pmt_session *s)
+{
+	const struct pmt_opts *o = s->opts;
+	const char *ev = o->nr_probes ? o->probes[0].spec : "";
+	int i;
+
+	for (i = 0; i < o->nr_probes; i++)
+		if (o->probes[i].kind != PMT_PROBE_PERF || strcmp(o->probes[i].spec, ev))
+			return;
+	if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
+		pmt_agg__profile_info(s->agg, "cpu", "nanoseconds",
+				      o->period
+					      ? (int64_t)o->period
+					      : (int64_t)(1000000000ULL / (o->freq ? o->freq : 1)));
+	else if (o->period)
+		pmt_agg__profile_info(s->agg, ev, "count", (int64_t)o->period);
+	else
+		pmt_agg__profile_info(s->agg, NULL, NULL, 0);
+}
+
 /* The aggregation sees the probes' names and formats, and sets what each
  * does with its events. */
 static int compile_aggregation(struct pmt_session *s)
@@ -155,6 +178,8 @@ static int compile_aggregation(struct pmt_session *s)
 		s->probes[i].agg = ap[i].cfg;
 	}
 	free(ap);
+	if (!err && s->agg && s->opts->agg.pprof)
+		profile_info(s);
 	return err;
 }
 

@@ -361,6 +361,36 @@ def prometheus_histogram(argv):
     print(f"    Prometheus: {sum(len(b) for b in buckets.values())} bucket series exact", file=sys.stderr)
 
 
+def pprof_vs_folded(argv):
+    folded, top, raw, exe, build_id = argv[1:6]
+    total, flat = 0, collections.Counter()
+    for line in open(folded):
+        stack, n = line.rsplit(" ", 1)
+        frames = stack.split(";")
+        total += int(n)
+        if len(frames) > 1:  # comm alone: a sample without frames
+            flat[frames[-1]] += int(n)
+    text = open(top).read()
+    m = re.search(r"Total samples = (\d+)", text)
+    assert m and int(m.group(1)) == total, (m and m.group(0), total)
+    theirs = collections.Counter()
+    for line in text.splitlines():
+        f = line.split(None, 5)
+        if len(f) == 6 and f[0].isdigit() and f[1].endswith("%"):
+            if int(f[0]):
+                theirs[f[5]] += int(f[0])
+    assert theirs == flat, f"flat counts differ: pprof {theirs.most_common(5)} folded {flat.most_common(5)}"
+    assert flat.most_common(1)[0][0] == "pmt_spin_inner", flat.most_common(3)
+    r = open(raw).read()
+    assert "PeriodType: cpu nanoseconds" in r and "Period: 1001001" in r, r[:200]
+    vals = re.findall(r"^\s+(\d+)\s+(\d+): [\d ]+$", r, re.M)
+    assert vals and all(int(b) == int(a) * 1001001 for a, b in vals), vals[:5]
+    assert sum(int(a) for a, _ in vals) == total
+    assert re.search(rf"^\d+: 0x\w+/0x\w+/0x0 {re.escape(exe)} {build_id} \[FN\]$", r, re.M), r[r.find("Mappings"):][:500]
+    assert re.search(r"^\d+: 0xffff800000000000/0xffffffffffffffff/0x0 \[kernel.kallsyms\]", r, re.M)
+    print(f"    {total} samples, {len(flat)} functions as --folded's", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Runtime tests, area export: --listen (Prometheus/OpenMetrics).
+# Runtime tests, area export: --listen (Prometheus/OpenMetrics) and --pprof.
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
@@ -115,4 +115,20 @@ test_metrics_port_in_use() {
 		return 1
 	fi
 	no_leftovers
+}
+
+# go tool pprof reads the profile; its totals and flat counts per function
+# equal --folded's of the same run; CPU time is samples * period; the
+# spinner's mapping carries its build-id, the kernel's its name.
+test_pprof_matches_folded() {
+	requires go || return
+	"$PMT" -q -e cpu-clock --freq 999 --stack --pprof "$WORK/p.pb.gz" --folded -o "$WORK/f.txt" \
+		-- "$TP"/spinner 300 >/dev/null || return 1
+	export HOME=$WORK
+	go tool pprof -top -sample_index=samples -nodecount=100000 "$WORK/p.pb.gz" >"$WORK/top.txt" 2>"$WORK/pprof.err" ||
+		{ cat "$WORK/pprof.err" >&2; fail "go tool pprof -top"; return 1; }
+	go tool pprof -raw "$WORK/p.pb.gz" >"$WORK/raw.txt" 2>>"$WORK/pprof.err" || return 1
+	local bid
+	bid=$(readelf -n "$TP"/spinner | sed -n 's/.*Build ID: //p')
+	check pprof_vs_folded "$WORK/f.txt" "$WORK/top.txt" "$WORK/raw.txt" "$(readlink -f "$TP"/spinner)" "$bid"
 }

@@ -7,6 +7,7 @@
 #include "aggregate/aggregate.h"
 #include "events/format.h"
 #include "output/exposition.h"
+#include "output/pprof.h"
 #include "util/strutil.h"
 #include "test.h"
 
@@ -177,4 +178,38 @@ TEST(metrics_label_escaping)
 	pmt_expo__family(&b, "x_total", "counter", NULL, "a\\b\nc \"q\"", true);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "# HELP x a\\\\b\\nc \\\"q\\\"\n# TYPE x counter\n");
 	pmt_buf__free(&b);
+}
+
+/* Interning: one location per (process, address), one function per
+ * name; the encoding starts with the sample types. */
+TEST(pprof_interning_and_encoding)
+{
+	struct pmt_pprof *p = pmt_pprof__new("cpu", "nanoseconds", 1000);
+	struct pmt_pprof_label l = {"comm", "a", 0};
+	uint64_t m, l1, l2, l3, locs[2];
+	uint8_t *data = NULL;
+	size_t len = 0;
+
+	ASSERT_TRUE(p != NULL);
+	m = pmt_pprof__mapping(p, 7, 0x1000, 0x2000, 0, "/bin/x", "abcd");
+	ASSERT_TRUE(m == 1 && pmt_pprof__mapping(p, 7, 0x1000, 0x2000, 0, "/bin/x", "abcd") == 1);
+	l1 = pmt_pprof__location(p, 7, 0x1010, m, "f");
+	l2 = pmt_pprof__location(p, 8, 0x1010, m, "f");
+	l3 = pmt_pprof__location(p, 7, 0x1010, m, "f");
+	ASSERT_TRUE(l1 == 1 && l2 == 2 && l3 == 1);
+	locs[0] = l1;
+	locs[1] = l2;
+	ASSERT_TRUE(!pmt_pprof__sample(p, locs, 2, 3, &l, 1));
+	ASSERT_TRUE(!pmt_pprof__encode(p, &data, &len));
+	/* field 1 (sample_type), length-delimited */
+	ASSERT_TRUE(len > 20 && data[0] == 0x0a);
+	/* "nanoseconds" stored once although used twice */
+	{
+		const uint8_t *at = memmem(data, len, "nanoseconds", 11);
+
+		ASSERT_TRUE(at != NULL);
+		ASSERT_TRUE(!memmem(at + 1, len - (size_t)(at - data) - 1, "nanoseconds", 11));
+	}
+	free(data);
+	pmt_pprof__free(p);
 }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --pprof: an aggregation by stack as a pprof profile. Each entry is one
+ * sample: its kernel frames then its user frames (innermost first, as
+ * pprof wants them), seen count times; the other keys are labels (comm
+ * as a string, numbers as numbers). Frames carry their mapping (file,
+ * build-id, bounds; the kernel's is [kernel.kallsyms]) and function name.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include "aggregate/internal.h"
+#include "output/pprof.h"
+#include "output/symbols.h"
+#include "util/log.h"
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void pmt_agg__profile_info(struct pmt_agg *a, const char *type, const char *unit, int64_t period)
+{
+	a->prof_type = type;
+	a->prof_unit = unit;
+	a->prof_period = period;
+	a->start_wall_ns = wall_ns();
+}
+
+/* Frames of one stack key part appended to locs; returns the new count. */
+static int add_frames(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint8_t disp, uint64_t v,
+		      uint64_t *locs, int n, struct pmt_buf *name)
+{
+	int32_t id = disp == PMT_DISP_USTACK ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
+	uint32_t pid = disp == PMT_DISP_USTACK ? (uint32_t)(v >> 32) : 0;
+	uint64_t ips[PMT_STACK_DEPTH], map;
+	struct pmt_module m;
+	int k, nf;
+
+	if (id < 0 || !io->stack)
+		return n;
+	nf = io->stack(io->stack_ctx, id, ips);
+	for (k = 0; k < nf && n < 2 * PMT_STACK_DEPTH; k++) {
+		bool kernel = pmt_is_kernel_addr(ips[k]);
+
+		map = 0;
+		if (pmt_syms__module(io->syms, pid, ips[k], &m))
+			map = pmt_pprof__mapping(pp, kernel ? 0 : pid, m.start, m.end, 0, m.file,
+						 m.build_id);
+		name->len = 0;
+		pmt_syms__name(io->syms, pid, ips[k], false, false, name);
+		locs[n++] =
+			pmt_pprof__location(pp, kernel ? 0 : pid, ips[k], map, pmt_buf__cstr(name));
+	}
+	return n;
+}
+
+/* One entry as a sample. */
+static int add_sample(const struct pmt_agg *a, struct pmt_pprof *pp, const struct pmt_agg_io *io,
+		      const struct pmt_agg_entry *e, struct pmt_buf *name)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	struct pmt_pprof_label labels[PMT_AGG_KEYS];
+	struct pmt_buf text[PMT_AGG_KEYS] = {{0}};
+	uint64_t locs[2 * PMT_STACK_DEPTH], v;
+	int i, n = 0, nl = 0, pass, err;
+
+	/* kernel frames are the innermost: first */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < kl->n; i++) {
+			if (kl->disp[i] != (pass ? PMT_DISP_USTACK : PMT_DISP_KSTACK))
+				continue;
+			memcpy(&v, e->key.data + kl->at[i], 8);
+			n = add_frames(pp, io, kl->disp[i], v, locs, n, name);
+		}
+	}
+	for (i = 0; i < kl->n; i++) {
+		uint8_t d = kl->disp[i];
+
+		if (d == PMT_DISP_HIDDEN || d == PMT_DISP_KSTACK || d == PMT_DISP_USTACK)
+			continue;
+		labels[nl].key = kl->names[i];
+		labels[nl].str = NULL;
+		if (kl->kind[i] == PMT_KEY_NUM && d == PMT_DISP_PLAIN) {
+			memcpy(&v, e->key.data + kl->at[i], 8);
+			labels[nl].num = (int64_t)v;
+		} else {
+			pmt_agg__key_part(a, io, &text[nl], &e->key, i, false);
+			labels[nl].str = pmt_buf__cstr(&text[nl]);
+		}
+		nl++;
+	}
+	err = pmt_pprof__sample(pp, locs, n, e->val.count, labels, nl);
+	for (i = 0; i < nl; i++)
+		pmt_buf__free(&text[i]);
+	return err;
+}
+
+int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
+		   const struct pmt_agg_io *io, const char *path)
+{
+	struct pmt_pprof *pp = pmt_pprof__new(a->prof_type, a->prof_unit, a->prof_period);
+	struct pmt_buf name = {0};
+	uint64_t samples = 0;
+	size_t i;
+	int err = 0;
+
+	if (!pp)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		if (!e[i].val.count)
+			continue;
+		err = add_sample(a, pp, io, &e[i], &name);
+		samples += e[i].val.count;
+	}
+	if (a->start_wall_ns)
+		pmt_pprof__times(pp, a->start_wall_ns, wall_ns() - a->start_wall_ns);
+	if (!err)
+		err = pmt_pprof__write(pp, path);
+	if (err)
+		pmt_err("cannot write the profile to '%s': %s", path, strerror(-err));
+	else
+		pmt_info("wrote %s: %llu samples", path, (unsigned long long)samples);
+	pmt_buf__free(&name);
+	pmt_pprof__free(pp);
+	return err;
+}
