@@ -55,7 +55,9 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo)
 		pmt_err("--listen %s: cannot resolve '%s': %s", lo->addr, host, gai_strerror(r));
 		return -EINVAL;
 	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: the server accepts until EAGAIN, and a blocking
+	 * accept would hold its thread until the next client */
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &salen)) {
