@@ -47,7 +47,7 @@ def timestamp_order(argv):
 
 def cpu_filter(argv):
     evs = events(argv[1])
-    pin0, pin1 = int(argv[2]), int(argv[3])
+    pin0, pin1 = int(argv[2]), int(argv[3] or -1)  # no pin1: one CPU
     cpus = {e["cpu"] for e in evs}
     assert cpus == {0}, cpus
     def away(pid):  # the sleeper switched out: 20 nanosleeps, 20 switches
