@@ -218,7 +218,9 @@ def pmu_pid_filter_vs_unfiltered(argv):
     assert list(filt) == [pid], f"filtered probe kept {filt}"
     full = c.get(("cpu-clock", pid), 0)
     assert c.get(("cpu-clock", other), 0) > 0, "the unfiltered probe missed the other spinner"
-    assert full > 200 and abs(filt[pid] - full) <= 0.2 * full, (filt[pid], full)
+    # two perf events on the same clock, CPUs and rate: the counts agree
+    # (a 1-CPU TCG guest shares its CPU with the other spinner: >= 100)
+    assert full >= 100 and abs(filt[pid] - full) <= 0.2 * full, (filt[pid], full)
 
 
 def png_not_blank(argv):

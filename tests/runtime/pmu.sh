@@ -30,12 +30,14 @@ test_pmu_page_faults() {
 
 test_pmu_pid_filter_vs_unfiltered() {
 	local out=$WORK/pidf.json err=$WORK/pidf.err
-	"$TP"/spinner 4000 >"$WORK/child.out" &
+	# spinners that outlive the trace however slow the machine (killed
+	# after it): the guests' one CPU under TCG ran 4 s ones out
+	"$TP"/spinner 60000 >"$WORK/child.out" &
 	local bg=$!
 	wait_for "$WORK/child.out" pid= || { kill $bg; return 1; }
 	local pid
 	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
-	"$TP"/spinner 4000 >/dev/null &
+	"$TP"/spinner 60000 >/dev/null &
 	local other=$!
 	"$PMT" --json -a -e cpu-clock --freq 499 -e cpu-clock --freq 499 --filter "pid == $pid" \
 		--count --by probe,pid -d 1.5 -o "$out" 2>"$err" || { kill $bg $other; return 1; }
