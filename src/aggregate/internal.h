@@ -34,6 +34,7 @@ struct pmt_agg {
 	int key_bytes;			   /* of pmt_agg_key.data that --by uses */
 	uint32_t flat_slots;		   /* no keys: slots of pmt_agg_flat, else 0 */
 	bool value_signed;		   /* a probe's value can be negative */
+	uint32_t lat_unit_ns;		   /* --latency: ns per unit of the values */
 	const char *prof_type, *prof_unit; /* --pprof's second sample type, or NULL */
 	int64_t prof_period;
 	int64_t start_wall_ns;
@@ -47,6 +48,11 @@ int pmt_agg_entry__cmp(const void *a, const void *b);
 bool pmt_agg__has_stack_key(const struct pmt_agg *a);
 /* t takes v in: counts and sums add, min and max widen. */
 void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v);
+/* The frames of a stack key part (value v, shown as disp) into
+ * ips[PMT_STACK_DEPTH], innermost first; *pid: the process for user
+ * frames (0 for kernel ones). Returns how many. */
+int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
+			  uint32_t *pid);
 /* Key part i (not a stack) as text, or as a JSON value. */
 void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
 		       const struct pmt_agg_key *k, int i, bool json);

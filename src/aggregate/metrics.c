@@ -227,14 +227,10 @@ static void sample_name(struct pmt_buf *b, const char *name, const char *suffix,
 	pmt_buf__putc(b, ' ');
 }
 
-/* Latency values are in --unit; metrics in seconds. */
+/* Latency values are in --unit (0: not a latency); metrics in seconds. */
 static double unit_seconds(const struct pmt_agg *a)
 {
-	const char *u = a->opts->unit ? a->opts->unit : "us";
-
-	if (!a->opts->lat_start)
-		return 0;
-	return !strcmp(u, "ns") ? 1e-9 : !strcmp(u, "us") ? 1e-6 : !strcmp(u, "ms") ? 1e-3 : 1;
+	return a->lat_unit_ns * 1e-9;
 }
 
 /* The inclusive upper bound of a bucket; false: none (above an lhist). */

@@ -30,30 +30,30 @@ void pmt_agg__profile_info(struct pmt_agg *a, const char *type, const char *unit
 	a->start_wall_ns = wall_ns();
 }
 
-/* Frames of one stack key part appended to locs; returns the new count. */
+/* Frames of one stack key part appended to locs; returns the new count.
+ * A frame is symbolized only the first time its location is seen. */
 static int add_frames(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint8_t disp, uint64_t v,
 		      uint64_t *locs, int n, struct pmt_buf *name)
 {
-	int32_t id = disp == PMT_DISP_USTACK ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
-	uint32_t pid = disp == PMT_DISP_USTACK ? (uint32_t)(v >> 32) : 0;
-	uint64_t ips[PMT_STACK_DEPTH], map;
+	uint64_t ips[PMT_STACK_DEPTH], map, loc;
 	struct pmt_module m;
-	int k, nf;
+	uint32_t pid;
+	int k, nf = pmt_agg__stack_frames(io, disp, v, ips, &pid);
 
-	if (id < 0 || !io->stack)
-		return n;
-	nf = io->stack(io->stack_ctx, id, ips);
 	for (k = 0; k < nf && n < 2 * PMT_STACK_DEPTH; k++) {
-		bool kernel = pmt_is_kernel_addr(ips[k]);
+		uint64_t key = pmt_is_kernel_addr(ips[k]) ? 0 : pid;
 
-		map = 0;
-		if (pmt_syms__module(io->syms, pid, ips[k], &m))
-			map = pmt_pprof__mapping(pp, kernel ? 0 : pid, m.start, m.end, 0, m.file,
-						 m.build_id);
-		name->len = 0;
-		pmt_syms__name(io->syms, pid, ips[k], false, false, name);
-		locs[n++] =
-			pmt_pprof__location(pp, kernel ? 0 : pid, ips[k], map, pmt_buf__cstr(name));
+		loc = pmt_pprof__location_id(pp, key, ips[k]);
+		if (!loc) {
+			map = 0;
+			if (pmt_syms__module(io->syms, pid, ips[k], &m))
+				map = pmt_pprof__mapping(pp, key, m.start, m.end, 0, m.file,
+							 m.build_id);
+			name->len = 0;
+			pmt_syms__name(io->syms, pid, ips[k], false, false, name);
+			loc = pmt_pprof__location(pp, key, ips[k], map, pmt_buf__cstr(name));
+		}
+		locs[n++] = loc;
 	}
 	return n;
 }

@@ -67,16 +67,15 @@ static int cmp_group(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The frames of a stack key part, innermost first; returns how many. */
-static int stack_frames(const struct printer *s, uint8_t disp, uint64_t v, uint64_t *ips,
-			uint32_t *pid)
+int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
+			  uint32_t *pid)
 {
 	int32_t id = disp == PMT_DISP_USTACK ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
 
 	*pid = disp == PMT_DISP_USTACK ? (uint32_t)(v >> 32) : 0;
-	if (id < 0 || !s->io->stack)
+	if (id < 0 || !io->stack)
 		return 0;
-	return s->io->stack(s->io->stack_ctx, id, ips);
+	return io->stack(io->stack_ctx, id, ips);
 }
 
 static bool is_stack(uint8_t disp)
@@ -90,7 +89,7 @@ static void stack_text(const struct printer *s, struct pmt_buf *b, uint8_t disp,
 	uint64_t ips[PMT_STACK_DEPTH];
 	struct pmt_buf name = {0};
 	uint32_t pid;
-	int n = stack_frames(s, disp, v, ips, &pid), i;
+	int n = pmt_agg__stack_frames(s->io, disp, v, ips, &pid), i;
 
 	for (i = 0; i < n; i++) {
 		name.len = 0;
@@ -245,7 +244,7 @@ static void folded_text(const struct printer *s, struct pmt_buf *b, const struct
 				first = false;
 				continue;
 			}
-			n = stack_frames(s, disp, v, ips, &pid);
+			n = pmt_agg__stack_frames(s->io, disp, v, ips, &pid);
 			for (f = n - 1; f >= 0; f--) {
 				if (!first)
 					pmt_buf__putc(b, ';');

@@ -287,6 +287,15 @@ static uint64_t function(struct pmt_pprof *p, const char *name)
 	return p->nfn;
 }
 
+uint64_t pmt_pprof__location_id(struct pmt_pprof *p, uint64_t key, uint64_t addr)
+{
+	struct slot *s = lookup(&p->loc_ids, key, addr);
+
+	if (!s)
+		p->oom = true;
+	return s ? s->v : 0;
+}
+
 uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t mapping,
 			     const char *name)
 {

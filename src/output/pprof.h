@@ -30,6 +30,9 @@ uint64_t pmt_pprof__mapping(struct pmt_pprof *p, uint64_t key, uint64_t start, u
 uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t mapping,
 			     const char *name);
 
+/* The id of the location of addr (key as above) if it has one, else 0. */
+uint64_t pmt_pprof__location_id(struct pmt_pprof *p, uint64_t key, uint64_t addr);
+
 /* A sample label: a string value, or a number when str is NULL. */
 struct pmt_pprof_label {
 	const char *key;

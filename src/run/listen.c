@@ -33,7 +33,8 @@ struct pmt_listen {
 	int fd;
 	struct MHD_Daemon *mhd;
 	struct pmt_session *s;
-	double start_time; /* Unix seconds */
+	struct pmt_syms *syms; /* the session's, fetched by the main thread */
+	double start_time;     /* Unix seconds */
 };
 
 int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo)
@@ -202,8 +203,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(url, "/metrics"))
 		return text_reply(c, MHD_HTTP_NOT_FOUND, "not found: metrics are at /metrics\n");
 	om = wants_openmetrics(c);
-	if (pmt_aggmaps__metrics(l->s->skel, l->s->agg, pmt_session__syms(l->s),
-				 l->s->opts->listen.metric, om, &b)) {
+	if (pmt_aggmaps__metrics(l->s->skel, l->s->agg, l->syms, l->s->opts->listen.metric, om,
+				 &b)) {
 		pmt_buf__free(&b);
 		return text_reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "reading the aggregation failed\n");
@@ -218,6 +219,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s)
 {
 	l->s = s;
+	l->syms = pmt_session__syms(s); /* made now: not lazily, by two threads */
 	l->start_time = (double)time(NULL);
 	l->mhd = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, l,
