@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include "util/log.h"
 #include "output/output.h"
@@ -22,13 +27,37 @@ static bool is_kernel_file(int fd)
 	return !fstatfs(fd, &sfs) && (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC);
 }
 
+/* A reader can stop reading a pipe, a socket or a terminal (^S): get a
+ * way to write to them that never blocks (see struct pmt_output). */
+static void nonblocking_writes(struct pmt_output *o)
+{
+	char path[64];
+	struct stat st;
+
+	o->wfd = -1;
+	if (fstat(o->fd, &st))
+		return;
+	if (S_ISSOCK(st.st_mode)) {
+		o->sock = true;
+		return;
+	}
+	if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))
+		return;
+	/* a new open of the same pipe or device: its O_NONBLOCK is ours
+	 * alone (ENXIO: a pipe without a reader, where write() fails fast) */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", o->fd);
+	o->wfd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
 int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode)
 {
 	memset(o, 0, sizeof(*o));
+	o->wfd = -1;
 	o->mode = mode;
 	if (!path || !strcmp(path, "-")) {
 		o->fd = STDOUT_FILENO;
 		o->path = "stdout";
+		nonblocking_writes(o);
 		return 0;
 	}
 	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -48,7 +77,15 @@ int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode m
 	}
 	o->own_fd = true;
 	o->path = path;
+	nonblocking_writes(o);
 	return 0;
+}
+
+void pmt_output__interruptible(struct pmt_output *o, const volatile sig_atomic_t *stop,
+			       const sigset_t *wait_mask)
+{
+	o->stop = stop;
+	o->wait_mask = wait_mask;
 }
 
 static void text_value(struct pmt_buf *b, const struct pmt_value *v)
@@ -211,6 +248,19 @@ void pmt_output__record(struct pmt_output *o, const struct pmt_record *r)
 		pmt_format_json(&o->buf, r);
 	else
 		pmt_format_text(&o->buf, r);
+	if (o->nends == o->cap_ends) {
+		size_t cap = o->cap_ends ? o->cap_ends * 2 : 1024;
+		size_t *ends = realloc(o->ends, cap * sizeof(*ends));
+
+		if (ends) {
+			o->ends = ends;
+			o->cap_ends = cap;
+		}
+	}
+	if (o->nends < o->cap_ends)
+		o->ends[o->nends++] = o->buf.len;
+	else
+		pmt_output__flush(o); /* no memory to count it: write it now */
 	if (o->buf.len >= OUT_FLUSH_AT)
 		pmt_output__flush(o);
 }
@@ -218,8 +268,71 @@ void pmt_output__record(struct pmt_output *o, const struct pmt_record *r)
 void pmt_output__line(struct pmt_output *o, const char *s, size_t n)
 {
 	pmt_buf__add(&o->buf, s, n);
+	o->lines_pending = true;
 	if (o->buf.len >= OUT_FLUSH_AT)
 		pmt_output__flush(o);
+}
+
+static ssize_t write_some(const struct pmt_output *o, const char *p, size_t n)
+{
+	if (o->sock)
+		return send(o->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return write(o->wfd >= 0 ? o->wfd : o->fd, p, n);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The reader is not reading: wait for room, with signals let in. false
+ * when it is time to give up (stopped, and the grace period is over). */
+static bool wait_writable(struct pmt_output *o)
+{
+	struct pollfd pfd = {.fd = o->fd, .events = POLLOUT};
+	struct timespec ts, *tsp = NULL;
+	uint64_t now;
+
+	if (o->stop && *o->stop) {
+		now = now_ms();
+		if (!o->give_up_ms)
+			o->give_up_ms = now + PMT_OUT_GRACE_MS;
+		if (now >= o->give_up_ms)
+			return false;
+		ts.tv_sec = (time_t)((o->give_up_ms - now) / 1000);
+		ts.tv_nsec = (long)((o->give_up_ms - now) % 1000) * 1000000L;
+		tsp = &ts;
+	}
+	/* EINTR: a signal came; the caller tries again and we look at *stop */
+	ppoll(&pfd, 1, tsp, o->wait_mask);
+	return true;
+}
+
+/* The first off bytes of buf went out: forget them and the records they
+ * held; drop (and count) the rest if drop. */
+static void consume(struct pmt_output *o, size_t off, bool drop)
+{
+	size_t i = 0, j;
+
+	while (i < o->nends && o->ends[i] <= off)
+		i++;
+	if (drop || off == o->buf.len) {
+		o->unwritten += drop ? o->nends - i : 0;
+		if (drop && o->lines_pending)
+			o->summary_cut = true;
+		o->buf.len = 0;
+		o->nends = 0;
+		o->lines_pending = false;
+		return;
+	}
+	memmove(o->buf.p, o->buf.p + off, o->buf.len - off);
+	o->buf.len -= off;
+	for (j = 0; i < o->nends; i++, j++)
+		o->ends[j] = o->ends[i] - off;
+	o->nends = j;
 }
 
 int pmt_output__flush(struct pmt_output *o)
@@ -229,19 +342,28 @@ int pmt_output__flush(struct pmt_output *o)
 
 	if (o->err) {
 		o->buf.len = 0;
+		o->nends = 0;
+		o->lines_pending = false;
 		return o->err;
 	}
 	while (off < o->buf.len) {
-		n = write(o->fd, o->buf.p + off, o->buf.len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			o->err = -errno;
-			break;
+		n = write_some(o, o->buf.p + off, o->buf.len - off);
+		if (n >= 0) {
+			off += (size_t)n;
+			continue;
 		}
-		off += (size_t)n;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (wait_writable(o))
+				continue;
+			consume(o, off, true);
+			return 0;
+		}
+		o->err = -errno;
+		break;
 	}
-	o->buf.len = 0;
+	consume(o, o->buf.len, false);
 	return o->err;
 }
 
@@ -252,6 +374,12 @@ void pmt_output__close(struct pmt_output *o)
 		if (close(o->fd) && !o->err)
 			o->err = -errno;
 	}
+	if (o->wfd >= 0)
+		close(o->wfd);
 	o->fd = -1;
+	o->wfd = -1;
 	pmt_buf__free(&o->buf);
+	free(o->ends);
+	o->ends = NULL;
+	o->nends = o->cap_ends = 0;
 }

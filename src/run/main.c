@@ -96,7 +96,7 @@ static int start_listening(struct pmt_session *s, struct pmt_listen **srv)
 static int do_trace(const struct pmt_opts *o)
 {
 	struct pmt_session s = {0};
-	struct pmt_output out = {.fd = -1};
+	struct pmt_output out = {.fd = -1, .wfd = -1};
 	struct pmt_evloop loop = {0};
 	struct pmt_listen *srv = NULL;
 	bool loop_ready = false;
@@ -125,6 +125,9 @@ static int do_trace(const struct pmt_opts *o)
 		goto out;
 	if (pmt_output__open(&out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT))
 		goto out;
+	/* a reader that stopped reading does not keep a signal from ending
+	 * the run */
+	pmt_output__interruptible(&out, &pmt_signalled, pmt_signals__wait_mask());
 	if (o->cmd && pmt_child__spawn(&s.child, o->cmd)) {
 		ret = PMT_EXIT_FAIL;
 		goto out;
@@ -163,6 +166,12 @@ out:
 		pmt_summary__print(&loop, &s);
 	}
 	pmt_output__close(&out);
+	if (out.unwritten)
+		pmt_warn("%llu events not written: the output's reader stopped reading, and "
+			 "the run was stopped",
+			 (unsigned long long)out.unwritten);
+	if (out.summary_cut)
+		pmt_warn("the summary was cut short: the output's reader stopped reading");
 	if (out.err && out.err != -EPIPE) {
 		pmt_err("writing to %s failed: %s", out.path, strerror(-out.err));
 		ret = PMT_EXIT_FAIL;

@@ -109,3 +109,36 @@ test_reader_gone_ends_run() {
 	done
 	no_leftovers
 }
+
+# A reader that stops reading (a full pipe) does not keep a signal from
+# ending the run: what cannot be written at once is counted as not
+# written, and the command's group is stopped.
+test_signal_while_output_blocked() {
+	local sig p r start ms st
+	for sig in INT TERM; do
+		rm -f "$WORK/fifo"
+		mkfifo "$WORK/fifo"
+		# shellcheck disable=SC2217 # a reader that opens the pipe and never reads
+		sleep 60 <"$WORK/fifo" &
+		r=$!
+		"$PMT" --tp syscalls:sys_enter_getppid -- "$TP"/getppid_loop 1000000000 \
+			>"$WORK/fifo" 2>"$WORK/blocked.err" &
+		p=$!
+		wait_for "$WORK/blocked.err" "tracing" || { kill $r; return 1; }
+		sleep 1 # millions of calls a second: the pipe is full long before
+		grep -q "^State:.*S (sleeping)" "/proc/$p/status" || note "pmtrace not asleep before SIG$sig"
+		start=$(date +%s%N)
+		kill -"$sig" $p
+		wait $p
+		st=$?
+		ms=$((($(date +%s%N) - start) / 1000000))
+		kill $r 2>/dev/null
+		wait $r 2>/dev/null
+		note "SIG$sig: exit $st after ${ms} ms"
+		[ $ms -lt 4000 ] || { fail "SIG$sig took ${ms} ms to end a run with a blocked output"; return 1; }
+		grep -q "events not written: the output's reader stopped reading" "$WORK/blocked.err" ||
+			{ cat "$WORK/blocked.err" >&2; fail "SIG$sig: unwritten events not reported"; return 1; }
+		expect_eq "getppid_loop left after SIG$sig" "$(pgrep -fc "getppid_loop 1000000000")" 0 || return 1
+	done
+	no_leftovers
+}
