@@ -62,6 +62,8 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		     uint8_t *stack, struct pmt_agg **out);
 void pmt_agg__free(struct pmt_agg *a);
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
+/* Kernel memory its maps take from their creation on (an estimate). */
+uint64_t pmt_agg__kernel_bytes(const struct pmt_agg *a, int possible_cpus);
 /* Keys name processes whose mappings symbolization needs? */
 bool pmt_agg__wants_pids(const struct pmt_agg *a);
 /* Note (read the mappings of) the processes a kernel key names. */

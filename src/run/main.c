@@ -14,6 +14,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "run/aggmaps.h"
 #include "run/commands.h"
 #include "run/evloop.h"
@@ -80,6 +81,46 @@ static int check_writable(const char *path, const char *what)
 	return 0;
 }
 
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/* The kernel fills an aggregation's maps when it creates them: say what a
+ * large --max-keys costs before paying it, and refuse what the machine
+ * does not have. -EINVAL: refused. */
+#define MAP_COST_WARN (256ULL << 20)
+static int check_map_cost(const struct pmt_session *s)
+{
+	int cpus = libbpf_num_possible_cpus();
+	uint64_t bytes = s->agg ? pmt_agg__kernel_bytes(s->agg, cpus) : 0, avail;
+
+	if (bytes < MAP_COST_WARN)
+		return 0;
+	avail = mem_available();
+	if (avail && bytes > avail / 10 * 8) {
+		pmt_err("--max-keys %d needs about %llu MiB of kernel memory (%d CPUs); "
+			"%llu MiB are available",
+			s->opts->agg.max_keys, (unsigned long long)(bytes >> 20), cpus,
+			(unsigned long long)(avail >> 20));
+		pmt_hint("a smaller --max-keys; the kernel allocates every key's room up front");
+		return -EINVAL;
+	}
+	pmt_warn("--max-keys %d takes about %llu MiB of kernel memory (%d CPUs), allocated "
+		 "up front: start-up may take a while (Ctrl-C stops it)",
+		 s->opts->agg.max_keys, (unsigned long long)(bytes >> 20), cpus);
+	return 0;
+}
+
 /* --listen: metrics of this aggregation, on a socket bound before any
  * loading; -EINVAL for usage errors. */
 static int start_listening(struct pmt_session *s, struct pmt_listen **srv)
@@ -105,9 +146,12 @@ static int do_trace(const struct pmt_opts *o)
 	if (check_privileges() || check_btf())
 		return PMT_EXIT_USAGE;
 	pmt_signals__install();
+	pmt_signals__startup(true);
 	if (pmt_session__resolve(&s, o))
 		goto out;
 	if (o->pid && pmt_pid__check(o->pid))
+		goto out;
+	if (check_map_cost(&s))
 		goto out;
 	if (o->cmd && pmt_child__check(o->cmd)) {
 		if (o->cmd_after_stack)
@@ -141,6 +185,9 @@ static int do_trace(const struct pmt_opts *o)
 	loop_ready = true;
 	if (pmt_session__attach(&s))
 		goto out;
+	/* from here on a signal ends the run through the event loop: the
+	 * drain, the detach and the summary */
+	pmt_signals__startup(false);
 	pmt_info("%s %u probe%s%s; Ctrl-C to stop", o->agg.fn ? "aggregating" : "tracing",
 		 s.nr_probes, s.nr_probes == 1 ? "" : "s",
 		 o->cmd	  ? " while the command runs"

@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Signal handling: handlers only set flags. Our signals stay blocked except
- * inside the event loop's epoll_pwait, so they can never land between
- * checking the flags and going to sleep.
+ * inside the event loop's epoll_pwait (and the output's wait for a slow
+ * reader), so they can never land between checking the flags and going to
+ * sleep. During start-up they keep their default action instead.
  */
 #ifndef PMT_SIGNALS_H
 #define PMT_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 extern volatile sig_atomic_t pmt_signalled;	  /* SIGINT/SIGTERM/SIGHUP */
 extern volatile sig_atomic_t pmt_child_signalled; /* SIGCHLD */
 
 void pmt_signals__install(void);
+/* Start-up (on: until the probes are attached) holds nothing that outlives
+ * the process: a stop signal there simply ends it, at once, even inside a
+ * long map creation (the kernel gives up on a fatal signal). off: back to
+ * flags, handled by the event loop. */
+void pmt_signals__startup(bool on);
 /* The mask to wait with (the one pmtrace started with). */
 const sigset_t *pmt_signals__wait_mask(void);
 /* In a forked child before exec: restore what pmtrace started with. */

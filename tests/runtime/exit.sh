@@ -142,3 +142,34 @@ test_signal_while_output_blocked() {
 	done
 	no_leftovers
 }
+
+# A large --max-keys is paid for when the maps are created (the kernel
+# fills them up front): pmtrace says what it will cost before, refuses
+# what the machine does not have, and a signal during that start-up ends
+# it at once with nothing attached (it used to wait 30 s, then attach).
+test_max_keys_cost_and_startup_signal() {
+	local err=$WORK/mk.err p st start ms limit=10000
+	[ -n "${PMT_VM:-}" ] && limit=30000
+	"$PMT" --tp sched:sched_switch --count --by comm --max-keys 16777216 -o "$WORK/mk.out" 2>"$err" &
+	p=$!
+	wait_for "$err" "about [0-9]* MiB of kernel memory" || { kill $p; return 1; }
+	if grep -q "needs about" "$err"; then
+		wait $p
+		expect_eq "exit status of a --max-keys beyond the available memory" $? 2 || return 1
+		note "refused: $(head -1 "$err")"
+		[ ! -e "$WORK/mk.out" ] || { fail "refused, yet an output file was made"; return 1; }
+		return 0
+	fi
+	note "$(head -1 "$err")"
+	sleep 0.5
+	start=$(date +%s%N)
+	kill -INT $p
+	wait $p
+	st=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	note "SIGINT during the maps' creation: exit $st after ${ms} ms"
+	expect_eq "exit status of a run stopped during start-up" $st 130 || return 1
+	[ $ms -lt $limit ] || { fail "took ${ms} ms to end"; return 1; }
+	! grep -q "aggregating" "$err" || { fail "attached after the signal"; return 1; }
+	no_leftovers
+}
