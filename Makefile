@@ -16,7 +16,8 @@ VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -MMD -MP -DPMT_VERSION='"$(VERSION)"'
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen -MMD -MP \
+	  -DPMT_VERSION='"$(VERSION)"'
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 PURE_LIBS := -ldw -lelf -lz -lm
@@ -73,6 +74,17 @@ $(PURE_OBJS): $(OUTPUT)/src/%.o: src/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The system call numbers of the headers pmtrace is built with (they are
+# the kernel's ABI: a kernel only adds to them): name, number.
+$(OUTPUT)/gen/syscall_nrs.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/PMT_SYSCALL(\1, \2)/p' | \
+		sort -t, -k2 -n >$@.tmp
+	$(Q)test -s $@.tmp && mv $@.tmp $@
+$(OUTPUT)/src/events/syscalls.o $(OUTPUT)/asan/src/events/syscalls.o: $(OUTPUT)/gen/syscall_nrs.h
 
 # Loader files include the skeleton: generate it first (order-only; -MMD
 # records the real dependency once a file has been compiled).

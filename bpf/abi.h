@@ -31,6 +31,11 @@
 #define PMT_MAX_PROBES 16384
 /* Times one tracepoint may be given (copies of its program). */
 #define PMT_TP_INSTANCES 4
+/* syscalls:* tracepoints served through raw_syscalls (bpf/tracepoint.bpf.c):
+ * call numbers below PMT_SYS_NRS; attach cookie 0 on sys_enter, 1 on exit */
+#define PMT_SYS_NRS 1024
+#define PMT_SYS_ENTER 0
+#define PMT_SYS_EXIT 1
 /* CPUs the -C mask can name. */
 #define PMT_MAX_CPUS 1024
 
@@ -311,9 +316,9 @@ struct pmt_call {
 #define PMT_DYN_OFF(x) ((x)&0x7fff)
 
 struct pmt_probe_cfg {
-	__u32 fixed_size; /* bytes of the record up to its last fixed field */
-	__u16 n_dyn;	  /* used entries of dyn[] */
-	__u16 pad;
+	__u32 fixed_size;  /* bytes of the record up to its last fixed field */
+	__u16 n_dyn;	   /* used entries of dyn[] */
+	__u16 common_type; /* set in streamed records (routed syscalls); 0: as is */
 	/* offset of each 4-byte __data_loc/__rel_loc word (PMT_DYN_REL set
 	 * for __rel_loc); the dynamic data ends at the largest off+len. */
 	__u16 dyn[PMT_MAX_DYN];

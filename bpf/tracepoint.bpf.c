@@ -7,9 +7,21 @@
 #define PMT_RAW_CTX /* the context is the raw record: see pmt_ctx_u32() */
 #include "aggregate.bpf.h"
 
-static __always_inline int pmt_tp_body(void *ctx)
+/*
+ * syscalls:sys_{enter,exit}_NAME served by one program on raw_syscalls:
+ * (PMT_SYS_* in bpf/abi.h) the call's number -> probe id + 1 (0: not
+ * traced). Each syscalls:* tracepoint costs the kernel a grace period to
+ * detach, raw_syscalls two in all.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * PMT_SYS_NRS);
+	__type(key, __u32);
+	__type(value, __u32);
+} pmt_sysnr SEC(".maps");
+
+static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 {
-	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = NULL;
 	__u32 zero = 0, i;
@@ -62,6 +74,9 @@ static __always_inline int pmt_tp_body(void *ctx)
 	}
 	if (!fc.rec)
 		bpf_probe_read_kernel(e->data, size, ctx);
+	/* a routed syscall record says which tracepoint it stands for */
+	if (cfg->common_type)
+		*(__u16 *)e->data = cfg->common_type;
 
 	if (cfg->n_dyn) {
 		/* Dynamic data follows the fixed fields: find where the last
@@ -95,21 +110,56 @@ static __always_inline int pmt_tp_body(void *ctx)
  * given several times (with different filters) needs as many copies;
  * the loader loads only those it uses. PMT_TP_INSTANCES in bpf/abi.h.
  */
+static __always_inline __u32 pmt_tp_id(void *ctx)
+{
+	return pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
+}
+
 SEC("tracepoint") int pmt_tp(void *ctx)
 {
-	return pmt_tp_body(ctx);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx));
 }
 SEC("tracepoint") int pmt_tp2(void *ctx)
 {
-	return pmt_tp_body(ctx);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx));
 }
 SEC("tracepoint") int pmt_tp3(void *ctx)
 {
-	return pmt_tp_body(ctx);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx));
 }
 SEC("tracepoint") int pmt_tp4(void *ctx)
 {
-	return pmt_tp_body(ctx);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx));
+}
+
+/* x86's TS_COMPAT: a 32-bit call, whose numbers are another table's; the
+ * syscalls:* tracepoints skip those too */
+#define PMT_TS_COMPAT 0x0002
+
+/* On raw_syscalls:sys_enter (cookie PMT_SYS_ENTER) and sys_exit: their
+ * records are those of syscalls:sys_enter_NAME and sys_exit_NAME (a long
+ * id where those have an int nr and padding; args or ret after it). */
+SEC("tracepoint") int pmt_sys(void *ctx)
+{
+	__u64 nr = *(__u64 *)((char *)ctx + 8), dir = bpf_get_attach_cookie(ctx);
+	struct task_struct *t;
+	__u32 key, *id;
+
+	if (nr >= PMT_SYS_NRS || dir > 1)
+		return 1;
+#ifdef __TARGET_ARCH_x86
+	t = bpf_get_current_task_btf();
+	if (bpf_core_field_exists(t->thread_info.status) &&
+	    (BPF_CORE_READ(t, thread_info.status) & PMT_TS_COMPAT))
+		return 1;
+#else
+	(void)t;
+#endif
+	key = (__u32)(dir * PMT_SYS_NRS + nr);
+	id = bpf_map_lookup_elem(&pmt_sysnr, &key);
+	if (!id || !*id)
+		return 1;
+	return pmt_tp_body(ctx, *id - 1);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -17,6 +17,7 @@
 #include "util/log.h"
 #include "run/session.h"
 #include "util/suggest.h"
+#include "events/syscalls.h"
 #include "events/tracefs.h"
 #include "pmtrace.skel.h"
 
@@ -112,13 +113,91 @@ static struct bpf_program *tp_prog(struct pmt_session *s, int instance)
 	return progs[instance];
 }
 
+/*
+ * Detaching a tracepoint's last perf event waits for an RCU grace period,
+ * one tracepoint at a time (see spawn_closer() in src/run/session.c):
+ * syscalls:sys_enter_* took 12 s to leave the kernel, in D state if
+ * pmtrace was killed. Every syscalls:* tracepoint is a view of
+ * raw_syscalls:sys_enter or sys_exit, so from SYS_ROUTE_MIN of them on,
+ * one program there serves them all by call number (pmt_sys), and only
+ * two tracepoints are left to detach.
+ */
+#define SYS_ROUTE_MIN 8
+
+struct sys_route {
+	int dir; /* PMT_SYS_ENTER or PMT_SYS_EXIT */
+	int nr;
+	bool carrier; /* this probe's link is the direction's attachment */
+};
+
+/* The call number and direction of a syscalls:* probe that can be routed,
+ * or -1. */
+static int sys_nr(const struct pmt_probe *p, int *dir)
+{
+	const char *n = p->name;
+	int nr = -1;
+
+	if (p->instance || strncmp(n, "syscalls:sys_", 13))
+		return -1;
+	if (!strncmp(n + 13, "enter_", 6)) {
+		*dir = PMT_SYS_ENTER;
+		nr = pmt_syscall_nr(n + 19);
+	} else if (!strncmp(n + 13, "exit_", 5)) {
+		*dir = PMT_SYS_EXIT;
+		nr = pmt_syscall_nr(n + 18);
+	}
+	return nr < PMT_SYS_NRS ? nr : -1;
+}
+
+static void plan_sys_routes(struct pmt_session *s)
+{
+	static const char *const carriers[2] = {"raw_syscalls:sys_enter", "raw_syscalls:sys_exit"};
+	uint8_t *seen = calloc(2 * PMT_SYS_NRS, 1);
+	uint32_t i, n[2] = {0, 0};
+	bool clash[2] = {false, false}, first[2] = {true, true};
+	int dir, nr;
+
+	if (!seen)
+		return;
+	for (i = 0; i < s->nr_probes; i++) {
+		if (s->probes[i].prov != &pmt_tracepoint_provider ||
+		    (nr = sys_nr(&s->probes[i], &dir)) < 0)
+			continue;
+		/* two names for one number: leave that direction alone */
+		clash[dir] |= seen[dir * PMT_SYS_NRS + nr]++ > 0;
+		n[dir]++;
+	}
+	free(seen);
+	for (i = 0; i < s->nr_probes; i++) {
+		struct pmt_probe *p = &s->probes[i];
+		struct sys_route *r;
+
+		if (p->prov != &pmt_tracepoint_provider || (nr = sys_nr(p, &dir)) < 0 ||
+		    n[dir] < SYS_ROUTE_MIN || clash[dir] || !(r = calloc(1, sizeof(*r))))
+			continue;
+		r->dir = dir;
+		r->nr = nr;
+		r->carrier = first[dir];
+		if (first[dir] && pmt_verbose)
+			pmt_info("%u syscalls:* tracepoints served by %s", n[dir], carriers[dir]);
+		first[dir] = false;
+		p->priv = r;
+	}
+}
+
 static void tp_prepare(struct pmt_session *s)
 {
 	uint32_t i;
 
-	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i].prov == &pmt_tracepoint_provider)
+	plan_sys_routes(s);
+	for (i = 0; i < s->nr_probes; i++) {
+		if (s->probes[i].prov != &pmt_tracepoint_provider)
+			continue;
+		if (s->probes[i].priv)
+			bpf_program__set_autoload(s->skel->progs.pmt_sys, true);
+		else
 			bpf_program__set_autoload(tp_prog(s, s->probes[i].instance), true);
+	}
 }
 
 /*
@@ -145,11 +224,63 @@ static int open_carrier(int tp_id)
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
+/* Attach prog to tracepoint tp_id with cookie: the link, or NULL (errno). */
+static struct bpf_link *attach_carrier(struct bpf_program *prog, int tp_id, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
+	struct bpf_link *link;
+	int pfd = open_carrier(tp_id), e;
+
+	if (pfd < 0)
+		return NULL;
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &opts);
+	if (!link) {
+		e = errno;
+		close(pfd);
+		errno = e;
+		return NULL;
+	}
+	/* libbpf enabled the carrier; the program keeps running without it */
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+	return link;
+}
+
+/* A routed syscall probe: its number in pmt_sysnr, and the direction's
+ * one attachment with its first probe. */
+static int attach_routed(struct pmt_session *s, struct pmt_probe *p, const struct sys_route *r)
+{
+	__u32 key = (__u32)(r->dir * PMT_SYS_NRS + r->nr), val = p->id + 1;
+	struct pmt_format *fmt;
+	char err[256];
+	int e;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_sysnr), &key, &val, BPF_ANY)) {
+		e = -errno;
+		pmt_err("%s: cannot store its call number: %s", p->name, strerror(errno));
+		return e;
+	}
+	if (!r->carrier)
+		return 0;
+	e = pmt_tracefs__format("raw_syscalls", r->dir == PMT_SYS_ENTER ? "sys_enter" : "sys_exit",
+				&fmt, err, sizeof(err));
+	if (e) {
+		pmt_err("raw_syscalls: %s", err);
+		return e;
+	}
+	p->link = attach_carrier(s->skel->progs.pmt_sys, fmt->id, (__u64)r->dir);
+	pmt_format__free(fmt);
+	if (!p->link) {
+		e = -errno;
+		pmt_err("%s: unable to attach raw_syscalls: %s", p->name, strerror(errno));
+		return e;
+	}
+	return 0;
+}
+
 static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
 	struct pmt_probe_cfg cfg = {.fixed_size = p->fmt->fixed_size};
-	int i, err, pfd;
+	int i, err;
 
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
 		const struct pmt_field *f = &p->fmt->fields[i];
@@ -157,23 +288,18 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 		if (f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY)
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
+	if (p->priv)
+		cfg.common_type = (__u16)p->fmt->id;
 	if ((err = pmt_session__store_cfg(s, p, &cfg)))
 		return err;
-	pfd = open_carrier(p->fmt->id);
-	if (pfd < 0) {
-		err = -errno;
-		pmt_err("%s: unable to attach: perf_event_open: %s", p->name, strerror(errno));
-		return err;
-	}
-	p->link = bpf_program__attach_perf_event_opts(tp_prog(s, p->instance), pfd, &opts);
+	if (p->priv)
+		return attach_routed(s, p, p->priv);
+	p->link = attach_carrier(tp_prog(s, p->instance), p->fmt->id, p->id);
 	if (!p->link) {
 		err = -errno;
-		close(pfd);
 		pmt_err("%s: unable to attach: %s", p->name, strerror(errno));
 		return err;
 	}
-	/* libbpf enabled the carrier; the program keeps running without it */
-	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
 	return 0;
 }
 

@@ -173,3 +173,55 @@ test_max_keys_cost_and_startup_signal() {
 	! grep -q "aggregating" "$err" || { fail "attached after the signal"; return 1; }
 	no_leftovers
 }
+
+ended_within() { # SECONDS PID: it exited (a zombie until waited for)
+	local tries=$(($1 * 20))
+	while [ $tries -gt 0 ] && [ -e "/proc/$2" ] && ! grep -q '^State:.*Z' "/proc/$2/status" 2>/dev/null; do
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	[ $tries -gt 0 ]
+}
+
+# INT, TERM or KILL at a random moment of a random run's start-up or first
+# moments (loading, attaching hundreds of tracepoints, a command held
+# back, a uprobe): every run ends promptly, and nothing stays in the
+# kernel or runs on.
+test_startup_signal_loop() {
+	local end=$((SECONDS + 20)) n=0 p st delay sig marker=27.1828 runs
+	local -a sigs=(INT TERM KILL)
+	runs=(
+		"--tp sched:sched_switch"
+		"--tp syscalls:sys_enter_* --count -- sleep $marker"
+		"-e cpu-clock --stack --count --by stack"
+		"--uprobe $CALLS:pmt_ut_add --count -- sleep $marker"
+		"--tp sched:sched_process_exec --count --by comm --max-keys 500000"
+	)
+	while [ $SECONDS -lt $end ]; do
+		delay=$((RANDOM % 400))
+		sig=${sigs[RANDOM % 3]}
+		# shellcheck disable=SC2086 # a run's words
+		"$PMT" -q -o /dev/null ${runs[RANDOM % ${#runs[@]}]} 2>/dev/null &
+		p=$!
+		sleep "$(printf '0.%03d' $delay)"
+		kill -"$sig" $p 2>/dev/null
+		ended_within 20 $p || { fail "run $n did not end within 20 s of SIG$sig at ${delay} ms: $(grep State /proc/$p/status) $(cat /proc/$p/wchan) $(tr "\\0" " " </proc/$p/cmdline)"; kill -9 $p; return 1; }
+		wait $p
+		st=$?
+		case $st in
+		0 | 130 | 137 | 143) ;;
+		*) fail "run $n: exit status $st after SIG$sig at ${delay} ms"; return 1 ;;
+		esac
+		# SIGKILL leaves a command that was already running to run on
+		if [ "$sig" = KILL ]; then
+			pkill -f "sleep $marker"
+		else
+			sleep 0.2
+			expect_eq "commands left running after SIG$sig at ${delay} ms" \
+				"$(pgrep -fc "sleep $marker")" 0 || { pkill -f "sleep $marker"; return 1; }
+		fi
+		n=$((n + 1))
+	done
+	note "$n runs stopped at random moments"
+	no_leftovers
+}
