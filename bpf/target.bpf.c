@@ -5,7 +5,7 @@
  *
  * A command is inserted PENDING right after fork, while it waits for the
  * go-ahead; its exec turns it ACTIVE, so nothing pmtrace's own child code
- * does before exec is traced (like perf's enable_on_exec). Children of an
+ * does before exec is traced (like perf's enable_on_exec; see pmt_exec). Children of an
  * ACTIVE task become ACTIVE when forked.
  *
  * Raw tracepoints, not perf-event ones: detaching a perf-event tracepoint
@@ -54,7 +54,15 @@ int pmt_exit(void *ctx __attribute__((unused)))
 	return 0;
 }
 
-SEC("raw_tp/sched_process_exec")
+/*
+ * The command becomes traced where perf's enable_on_exec enables its
+ * counters: in begin_new_exec(), which renames the task (task_rename),
+ * before the new image faults its pages in and before the exec's own
+ * sched_process_exec. Waiting for sched_process_exec missed the exec's
+ * page faults, and the exec event itself whenever the streaming program
+ * ran before this one there (always while perf recorded it too).
+ */
+SEC("raw_tp/task_rename")
 int pmt_exec(void *ctx __attribute__((unused)))
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;

@@ -40,6 +40,9 @@ struct pmt_format {
 	bool raw_ctx;	     /* a tracepoint's: the BPF context is the record */
 	int nr_fields;
 	struct pmt_field *fields;
+	/* A field this record lacks here, and why (static strings), for the
+	 * message that refuses it; NULL: none. */
+	const char *absent, *absent_why;
 };
 
 /*

@@ -90,6 +90,10 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 	const char *close[1];
 	size_t n = 0, i;
 
+	if (fmt && fmt->absent && name && !strcmp(name, fmt->absent)) {
+		pmt_buf__printf(b, "%s has no '%s' here: %s", probe, name, fmt->absent_why);
+		return;
+	}
 	for (i = 0; fmt && i < (size_t)fmt->nr_fields && n < 120; i++)
 		if (!fmt->fields[i].is_common)
 			cands[n++] = fmt->fields[i].name;

@@ -34,8 +34,10 @@
 
 static const char *const mode_names[] = {"kernel", "user", NULL};
 
-/* The sample's fields, and the hidden stack keys. */
-static struct pmt_format *sample_format(const char *name)
+/* The sample's fields, and the hidden stack keys. A counter that follows
+ * a task's children (inherit: -- CMD, -p) cannot be read from the overflow
+ * (perf_event_read_local() refuses inherited events): no value then. */
+static struct pmt_format *sample_format(const char *name, bool value)
 {
 	static const struct {
 		const char *name, *type;
@@ -53,6 +55,13 @@ static struct pmt_format *sample_format(const char *name)
 	size_t i;
 
 	for (i = 0; f && i < sizeof(defs) / sizeof(defs[0]); i++) {
+		if (!value && !strcmp(defs[i].name, "value")) {
+			f->absent = "value";
+			f->absent_why = "a counter that follows a command's or process's children "
+					"(-- CMD, -p) cannot be read in the kernel; trace -a and "
+					"filter on pid, or use period";
+			continue;
+		}
 		fl = pmt_format__add(f, defs[i].name, defs[i].type, defs[i].off,
 				     strcmp(defs[i].name, "mode") ? 8 : 1, defs[i].kind);
 		if (!fl)
@@ -200,7 +209,7 @@ static int pe_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 		free(ev);
 		return ret;
 	}
-	fmt = sample_format(ev->name);
+	fmt = sample_format(ev->name, s->opts->system_wide);
 	if (!fmt) {
 		free(ev);
 		return -ENOMEM;

@@ -131,3 +131,46 @@ test_pmu_flamegraph_write_fails() {
 		cat "$err" >&2; fail "no message"; return 1; }
 	no_leftovers
 }
+
+# The command is traced from where perf's enable_on_exec starts counting
+# (begin_new_exec), so the exec's own page faults count. perf records
+# every page fault system-wide during the same run: the command's faults
+# (pid, after its exec) must be exactly pmtrace's count.
+test_exec_page_faults_vs_perf() {
+	requires perf || return
+	local pid n_pmt n_perf
+	perf record -q -a -e page-faults -c 1 -o "$WORK/pf.data" 2>"$WORK/perf.err" &
+	local rec=$!
+	sleep 1.5 # perf record is ready (no signal for it)
+	"$PMT" -q -e page-faults --period 1 --count -- setarch -R "$TP"/getppid_loop 1 \
+		>"$WORK/child.out" 2>"$WORK/pmt.err" || { kill -INT $rec; return 1; }
+	sleep 0.2
+	kill -INT $rec
+	wait $rec
+	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
+	n_pmt=$(sed -n 's/^@: //p' "$WORK/child.out")
+	# after the exec: setarch, then getppid_loop (before it, the held
+	# child is "pmtrace")
+	n_perf=$(perf script -i "$WORK/pf.data" -F pid,comm 2>/dev/null |
+		awk -v p="$pid" '$2 == p && ($1 == "setarch" || $1 == "getppid_loop")' | wc -l)
+	note "pid $pid: pmtrace $n_pmt page faults, perf record $n_perf"
+	expect_eq "page faults of the command (perf record -a of the same run)" "$n_pmt" "$n_perf"
+}
+
+# The command's own exec: in every run, also while perf records the same
+# tracepoint (its probe then runs before pmtrace's target tracking did).
+test_own_exec_every_run() {
+	local i n=0 rec=
+	for i in $(seq 20); do
+		if [ "$i" = 11 ] && command -v perf >/dev/null; then
+			perf record -q -a -e sched:sched_process_exec -o "$WORK/exec.data" 2>/dev/null &
+			rec=$!
+			sleep 1.5
+		fi
+		"$PMT" -q --tp sched:sched_process_exec -o "$WORK/exec.txt" -- true || return 1
+		grep -q "sched_process_exec: filename=/usr/bin/true\|sched_process_exec: filename=/bin/true" "$WORK/exec.txt" &&
+			n=$((n + 1))
+	done
+	[ -n "$rec" ] && { kill -INT $rec; wait $rec; }
+	expect_eq "runs that show the command's own exec" $n 20
+}
