@@ -30,9 +30,14 @@ static bool add_arg_aliases(struct pmt_format *f, int n, bool hidden)
 		snprintf(name, sizeof(name), "arg%d", i);
 		if (pmt_format__field(f, name))
 			continue; /* a parameter has that name */
-		fl = pmt_format__add(f, name, "u64", SLOT(i), 8, PMT_F_INT);
+		/* signed, as retval: a register holds a C int or long as
+		 * often as a pointer, and -5 must read, compare, sum and
+		 * order as -5 everywhere (pointers are below 2^63 in user
+		 * space; kernel ones read negative, --filter takes 0x...) */
+		fl = pmt_format__add(f, name, "s64", SLOT(i), 8, PMT_F_INT);
 		if (!fl)
 			return false;
+		fl->is_signed = true;
 		fl->is_common = hidden;
 	}
 	return true;

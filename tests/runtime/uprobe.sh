@@ -71,3 +71,24 @@ test_uprobe_errors() {
 	usage_error "a return probe takes no offset" --uretprobe "$UFN+4" || return 1
 	no_leftovers
 }
+
+# Untyped arguments are signed 64-bit integers everywhere: printed, in
+# JSON, compared by a filter, summed, bounded and bucketed alike
+# (pmt_ut_neg gets -1 .. -N).
+test_uprobe_args_signed() {
+	local out n=8
+	out=$("$PMT" -q --uprobe "$CALLS:pmt_ut_neg" -- "$CALLS" $n | sed -n 's/.* arg0=\(-*[0-9]*\) .*/\1/p' | tr '\n' ' ') || return 1
+	expect_eq "arg0 streamed" "$out" "-1 -2 -3 -4 -5 -6 -7 -8 " || return 1
+	out=$("$PMT" -q --json --uprobe "$CALLS:pmt_ut_neg" -- "$CALLS" 1 | grep -o '"arg0":[^,]*') || return 1
+	expect_eq "arg0 in JSON" "$out" '"arg0":-1' || return 1
+	out=$("$PMT" -q --uprobe "$CALLS:pmt_ut_neg" --filter 'arg0 == -5' --count -- "$CALLS" $n) || return 1
+	expect_eq "arg0 == -5" "$out" "@: 1" || return 1
+	out=$("$PMT" -q --uprobe "$CALLS:pmt_ut_neg" --filter 'arg0 < -2' --count -- "$CALLS" $n) || return 1
+	expect_eq "arg0 < -2" "$out" "@: 6" || return 1
+	out=$("$PMT" -q --uprobe "$CALLS:pmt_ut_neg" --stats arg0 -- "$CALLS" $n) || return 1
+	expect_eq "stats of arg0" "$out" "@: count 8, average -4, min -8, max -1, total -36" || return 1
+	out=$("$PMT" -q --uprobe "$CALLS:pmt_ut_neg" --hist arg0 -- "$CALLS" $n | grep '|' | sed -E 's/ +\|.*//; s/ +/ /g') || return 1
+	expect_eq "hist of arg0" "$out" "(..., 0) 8" || return 1
+	out=$("$PMT" -q --uretprobe "$CALLS:pmt_ut_neg" --filter 'retval == -8' --count -- "$CALLS" $n) || return 1
+	expect_eq "retval == -8" "$out" "@: 1"
+}

@@ -3,7 +3,8 @@
  * calls N [SLEEP_MS [DELAY_MS]]: a workload of known function calls, for
  * uprobes and kprobes. After DELAY_MS (time to attach with -p), N times:
  * pmt_ut_add(i, 2 * i) (returns 3 * i) and one read(2) of 12345 bytes from
- * /dev/zero (vfs_read count 12345, returns 12345). Then, with SLEEP_MS,
+ * /dev/zero (vfs_read count 12345, returns 12345), and pmt_ut_neg(-1 - i)
+ * (negative arguments: returns its argument). Then, with SLEEP_MS,
  * pmt_ut_sleep(SLEEP_MS) once (a nanosleep of that long).
  */
 #include <fcntl.h>
@@ -17,6 +18,12 @@ __attribute__((noinline, used)) long pmt_ut_add(long a, long b)
 {
 	__asm__ volatile("" ::: "memory"); /* keep the call */
 	return a + b;
+}
+
+__attribute__((noinline, used)) long pmt_ut_neg(long a)
+{
+	__asm__ volatile("" ::: "memory");
+	return a;
 }
 
 __attribute__((noinline, used)) int pmt_ut_sleep(long ms)
@@ -38,6 +45,7 @@ int main(int argc, char **argv)
 		usleep((useconds_t)atol(argv[3]) * 1000);
 	for (i = 0; i < n; i++) {
 		sum += pmt_ut_add(i, 2 * i);
+		sum += pmt_ut_neg(-1 - i) + 1 + i;
 		if (read(fd, buf, READ_SIZE) != READ_SIZE)
 			return 1;
 	}
