@@ -136,3 +136,44 @@ test_agg_hist_negative() {
 	echo "$hist" | grep -A1 '^@:$' | sed -n 2p | grep -Eq "^\(\.\.\., 0\) +$failed \|" || {
 		echo "$hist" >&2; fail "no (..., 0) bucket of $failed first"; return 1; }
 }
+
+# Histograms bucket by bucket against bpftrace, all attached to the same
+# run of two concurrent `calls` processes (their events interleave):
+# negative values, below and above an --lhist range, 400 linear buckets,
+# and histograms keyed by pid.
+test_hist_vs_bpftrace() {
+	requires bpftrace || return
+	local bt=$WORK/bt.txt n=2000 i p pids=() ready
+	stdbuf -oL bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+		uprobe:$CALLS:pmt_ut_neg { @neg = hist((int64)arg0); }
+		uprobe:$CALLS:pmt_ut_add { @below[pid] = lhist(arg0, 100, 500, 50); @many = lhist(arg1, 0, 5000, 10); @bypid[pid] = hist(arg0); }" \
+		>"$bt" 2>"$WORK/bt.err" &
+	local btp=$!
+	local runs=("--uprobe $CALLS:pmt_ut_neg --hist arg0"
+		"--uprobe $CALLS:pmt_ut_add --lhist arg0:100:500:50 --by pid"
+		"--uprobe $CALLS:pmt_ut_add --lhist arg1:0:5000:10"
+		"--uprobe $CALLS:pmt_ut_add --hist arg0 --by pid")
+	for i in 0 1 2 3; do
+		# shellcheck disable=SC2086 # a run's words
+		"$PMT" -a ${runs[i]} -o "$WORK/h$i.txt" 2>"$WORK/h$i.err" &
+		pids+=($!)
+	done
+	ready=1
+	for i in 0 1 2 3; do
+		wait_for "$WORK/h$i.err" "aggregating" 1200 || ready=0
+	done
+	wait_for "$bt" "^ready" 1200 || ready=0
+	if [ $ready = 1 ]; then
+		"$CALLS" $n & p=$!
+		"$CALLS" $n
+		wait $p
+		sleep 0.3
+	fi
+	kill -INT $btp "${pids[@]}"
+	for p in "${pids[@]}"; do
+		wait "$p" || { fail "a pmtrace run failed"; cat "$WORK"/h*.err >&2; return 1; }
+	done
+	wait $btp
+	[ $ready = 1 ] || { fail "not every tracer attached"; return 1; }
+	check hist_vs_bpftrace "$bt" "$WORK/h0.txt" "$WORK/h1.txt" "$WORK/h2.txt" "$WORK/h3.txt"
+}

@@ -393,6 +393,36 @@ def pprof_vs_folded(argv):
     print(f"    {total} samples, {len(flat)} functions as --folded's", file=sys.stderr)
 
 
+def hist_maps(path):
+    """bpftrace-style histogram text -> {(map, key): [(bucket, count), ...]}."""
+    maps, cur = {}, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        m = re.match(r"^(@\w*)(?:\[(.*)\])?: *$", line)
+        if m:
+            cur = (m.group(1), m.group(2))
+            maps[cur] = []
+            continue
+        m = re.match(r"^(\S.*?)\s+(\d+) \|", line)
+        if m and cur:
+            maps[cur].append((m.group(1), int(m.group(2))))
+    return maps
+
+
+def hist_vs_bpftrace(argv):
+    theirs = hist_maps(argv[1])
+    names = ["@neg", "@below", "@many", "@bypid"]
+    total = 0
+    for name, path in zip(names, argv[2:]):
+        ours = {key: rows for (_, key), rows in hist_maps(path).items()}
+        want = {key: rows for (m, key), rows in theirs.items() if m == name}
+        assert ours and ours == want, (name, ours, want)
+        total += sum(len(r) for r in ours.values())
+    many = [rows for (m, _), rows in theirs.items() if m == "@many"][0]
+    assert len(many) > 256, len(many)
+    print(f"    {total} buckets equal to bpftrace's", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":
