@@ -16,11 +16,13 @@ VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen -MMD -MP \
+CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen $(TEP_CFLAGS) -MMD -MP \
 	  -DPMT_VERSION='"$(VERSION)"'
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
-PURE_LIBS := -ldw -lelf -lz -lm
+TEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
+TEP_LIBS := $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null || echo -ltraceevent)
+PURE_LIBS := $(TEP_LIBS) -ldw -lelf -lz -lm
 HTTP_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 LIBS := $(LIBBPF_LIBS) $(PURE_LIBS) $(HTTP_LIBS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -142,9 +144,9 @@ testprogs: $(TESTPROGS)
 
 # libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
 FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS)
-$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h)
+$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h) $(OUTPUT)/gen/syscall_nrs.h
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf \
+	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen $(TEP_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) \
 		$(PURE_LIBS) -o $@
 
@@ -221,6 +223,7 @@ man:
 
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
+	libtraceevent-dev \
 	      libmicrohttpd-dev
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \

@@ -318,7 +318,7 @@ struct pmt_call {
 struct pmt_probe_cfg {
 	__u32 fixed_size;  /* bytes of the record up to its last fixed field */
 	__u16 n_dyn;	   /* used entries of dyn[] */
-	__u16 common_type; /* set in streamed records (routed syscalls); 0: as is */
+	__u16 common_type; /* the tracepoint's type, written into streamed records */
 	/* offset of each 4-byte __data_loc/__rel_loc word (PMT_DYN_REL set
 	 * for __rel_loc); the dynamic data ends at the largest off+len. */
 	__u16 dyn[PMT_MAX_DYN];

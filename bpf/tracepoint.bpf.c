@@ -74,9 +74,6 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 	}
 	if (!fc.rec)
 		bpf_probe_read_kernel(e->data, size, ctx);
-	/* a routed syscall record says which tracepoint it stands for */
-	if (cfg->common_type)
-		*(__u16 *)e->data = cfg->common_type;
 
 	if (cfg->n_dyn) {
 		/* Dynamic data follows the fixed fields: find where the last
@@ -101,6 +98,11 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 			bpf_probe_read_kernel(e->data, size, ctx);
 		}
 	}
+	/* The kernel hands BPF the record with its regs pointer written over
+	 * the common fields (perf_trace_run_bpf_submit()): put back the type
+	 * (a routed syscall's own) and pid, so the record decodes as the
+	 * kernel's own (flags and preempt_count read 0). */
+	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
 	pmt_emit(&fc, e, id, size);
 	return 1;
 }

@@ -18,6 +18,8 @@ void pmt_format__free(struct pmt_format *fmt)
 	}
 	free(fmt->fields);
 	free(fmt->name);
+	free(fmt->text);
+	free(fmt->sys);
 	free(fmt);
 }
 

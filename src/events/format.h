@@ -43,6 +43,12 @@ struct pmt_format {
 	/* A field this record lacks here, and why (static strings), for the
 	 * message that refuses it; NULL: none. */
 	const char *absent, *absent_why;
+	/* A tracepoint's: its format file's text and category, and once
+	 * added to a renderer (events/render.h) what prints its records as
+	 * the kernel's print fmt says. */
+	char *text, *sys;
+	struct pmt_render *render;
+	void *render_ev;
 };
 
 /*

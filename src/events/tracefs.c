@@ -183,8 +183,17 @@ int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **o
 		return ret;
 	}
 	ret = pmt_format__parse(text, out, err, errlen);
-	free(text);
-	return ret;
+	if (ret || !((*out)->sys = strdup(cat))) {
+		free(text);
+		if (!ret) {
+			pmt_format__free(*out);
+			*out = NULL;
+			ret = -ENOMEM;
+		}
+		return ret;
+	}
+	(*out)->text = text; /* for the renderer */
+	return 0;
 }
 
 int pmt_tp_split(const char *spec, char *cat, size_t catlen, char *name, size_t namelen)

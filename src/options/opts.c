@@ -552,6 +552,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("cpu", 'C', required_argument, opt_cpu),
 	OPT("output", 'o', required_argument, opt_output),
 	FLAG("json", 0, json),
+	FLAG("raw", 0, raw),
 	FLAG("quiet", 'q', quiet),
 	OPT("verbose", 'v', no_argument, opt_verbose),
 	OPT("duration", 'd', required_argument, opt_duration),

@@ -102,6 +102,7 @@ struct pmt_opts {
 	const char *cpus;   /* -C list as given, NULL = all */
 	const char *output; /* -o */
 	bool json;
+	bool raw; /* text: every field as name=value, not the print fmt */
 	bool quiet;
 	int verbose;
 	double duration;      /* -d seconds; 0 = until stopped */

@@ -62,6 +62,7 @@ const char pmt_usage[] =
 	"Output:\n"
 	"  -o, --output FILE      write events to FILE instead of stdout\n"
 	"      --json             JSON Lines: one object per event\n"
+	"      --raw              text: every field as name=value (not the kernel's print format)\n"
 	"  -q, --quiet            no start/summary messages (losses are still reported)\n"
 	"  -v, --verbose          libbpf and verifier messages (-vv: more)\n"
 	"\n"

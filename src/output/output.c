@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include "util/log.h"
+#include "events/render.h"
 #include "output/output.h"
 
 /* Write out when this much is buffered: few, large write()s. */
@@ -175,7 +176,16 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 	pmt_buf__add(b, ": ", 2);
 	pmt_buf__puts(b, r->event);
 	pmt_buf__putc(b, ':');
-	for (i = 0; r->fmt && i < r->fmt->nr_fields; i++) {
+	/* the kernel's print fmt, as perf script shows it; a record cut
+	 * short may lack what its dynamic fields point at: its fields */
+	if (r->fmt && r->fmt->render && !r->truncated) {
+		pmt_buf__putc(b, ' ');
+		pmt_render__info(r->fmt, r->data, r->len, b);
+		i = r->fmt->nr_fields;
+	} else {
+		i = 0;
+	}
+	for (; r->fmt && i < r->fmt->nr_fields; i++) {
 		const struct pmt_field *f = &r->fmt->fields[i];
 
 		if (f->is_common)

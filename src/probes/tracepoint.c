@@ -288,8 +288,7 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 		if (f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY)
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
-	if (p->priv)
-		cfg.common_type = (__u16)p->fmt->id;
+	cfg.common_type = (__u16)p->fmt->id;
 	if ((err = pmt_session__store_cfg(s, p, &cfg)))
 		return err;
 	if (p->priv)

@@ -23,6 +23,7 @@
 #include "output/symbols.h"
 #include <bpf/libbpf.h>
 #include "abi.h"
+#include "events/render.h"
 #include "run/aggmaps.h"
 #include "run/evloop.h"
 #include "util/log.h"
@@ -120,6 +121,27 @@ uint64_t pmt_evloop__lost(const struct pmt_evloop *l)
 	return sum;
 }
 
+/* Text lines of tracepoints print what their print fmt says (a format
+ * libtraceevent cannot evaluate keeps name=value fields). */
+static void add_renderers(struct pmt_evloop *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->s->nr_probes; i++) {
+		struct pmt_probe *p = &l->s->probes[i];
+
+		if (p->prov != &pmt_tracepoint_provider || p->action != PMT_ACT_STREAM || !p->fmt ||
+		    !p->fmt->text)
+			continue;
+		if (!l->render && !(l->render = pmt_render__new()))
+			return;
+		if (pmt_render__add(l->render, p->fmt) && pmt_verbose)
+			pmt_info(
+				"%s: its print format cannot be evaluated: fields shown as name=value",
+				p->name);
+	}
+}
+
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
 {
 	const struct pmt_opts *o = s->opts;
@@ -153,6 +175,8 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		;
 	if (i == (int)s->nr_probes)
 		return 0;
+	if (!o->json && !o->raw)
+		add_renderers(l);
 	if (s->filter_cpu) {
 		cpus = calloc((size_t)s->ncpus, sizeof(*cpus));
 		if (!cpus)
@@ -328,6 +352,8 @@ void pmt_evloop__free(struct pmt_evloop *l)
 	perf_buffer__free(l->pb);
 	l->pb = NULL;
 	pmt_reorder__free(&l->ro);
+	pmt_render__free(l->render);
+	l->render = NULL;
 	free(l->lost);
 	l->lost = NULL;
 }

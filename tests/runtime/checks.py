@@ -423,6 +423,24 @@ def hist_vs_bpftrace(argv):
     print(f"    {total} buckets equal to bpftrace's", file=sys.stderr)
 
 
+def payload_lines(path, comm):
+    """(event, payload) of the text lines whose comm is comm, sorted."""
+    out = []
+    for line in open(path, errors="replace"):
+        m = re.match(r"^ *(\S+) +[0-9/]+ +\[\d+\] +[\d.]+: +([\w:]+): ?(.*)$", line.rstrip("\n"))
+        if m and m.group(1) == comm:
+            out.append((m.group(2), m.group(3).rstrip()))
+    return sorted(out)
+
+
+def payload_vs_perf_script(argv):
+    ours, theirs = payload_lines(argv[1], argv[3]), payload_lines(argv[2], argv[3])
+    events = sorted({e for e, _ in ours})
+    assert ours and ours == theirs, (
+        [x for x in ours if x not in theirs][:5], [x for x in theirs if x not in ours][:5], len(ours), len(theirs))
+    print(f"    {len(ours)} events identical to perf script's ({', '.join(events)})", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":

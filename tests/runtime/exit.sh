@@ -190,6 +190,9 @@ ended_within() { # SECONDS PID: it exited (a zombie until waited for)
 test_startup_signal_loop() {
 	local end=$((SECONDS + 20)) n=0 p st delay sig marker=27.1828 runs
 	local -a sigs=(INT TERM KILL)
+	# job control: else a script's background job starts with SIGINT
+	# ignored, and a SIGINT before pmtrace's own handler is lost
+	set -m
 	runs=(
 		"--tp sched:sched_switch"
 		"--tp syscalls:sys_enter_* --count -- sleep $marker"
@@ -222,6 +225,7 @@ test_startup_signal_loop() {
 		fi
 		n=$((n + 1))
 	done
+	set +m
 	note "$n runs stopped at random moments"
 	no_leftovers
 }

@@ -5,7 +5,8 @@
 
 test_getppid_exact() {
 	local out=$WORK/getppid.txt n pid
-	"$PMT" -q --tp syscalls:sys_enter_getppid -o "$out" -- "$TP"/getppid_loop 5000 >"$WORK/child.out" || return 1
+	# --raw: every field (the print format of sys_enter_getppid is empty)
+	"$PMT" -q --raw --tp syscalls:sys_enter_getppid -o "$out" -- "$TP"/getppid_loop 5000 >"$WORK/child.out" || return 1
 	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
 	n=$(grep -c 'syscalls:sys_enter_getppid:' "$out")
 	expect_eq "events" "$n" 5000 || return 1
@@ -123,4 +124,37 @@ test_lost_reported() {
 	grep -q "warning: lost $lost events" "$err" || fail "no loss warning"
 	# every call is accounted for: written or reported lost
 	expect_eq "events + lost" $((events + lost)) 300000
+}
+
+# The payload of a text line is what perf script prints for the same
+# event: perf record -k mono and pmtrace, both system-wide, record one run
+# of a copy of bash named pmtmix (forks, opens, a signal to itself, timed
+# reads); every event in its context, as both saw it, must be the same.
+test_payload_vs_perf_script() {
+	requires perf || return
+	local tps="sched:sched_switch sched:sched_process_exec sched:sched_process_fork sched:sched_wakeup_new
+		syscalls:sys_enter_openat syscalls:sys_exit_openat kmem:kmalloc kmem:kfree signal:signal_generate
+		signal:signal_deliver timer:hrtimer_start timer:hrtimer_cancel" tp pargs=() eargs=()
+	for tp in $tps; do
+		pargs+=(--tp "$tp")
+		eargs+=(-e "$tp")
+	done
+	cp "$(command -v bash)" "$WORK/pmtmix"
+	mkfifo "$WORK/fifo"
+	perf record -q -k mono -a "${eargs[@]}" -o "$WORK/mix.data" 2>"$WORK/perf.err" &
+	local rec=$!
+	"$PMT" -a "${pargs[@]}" -o "$WORK/mix.txt" 2>"$WORK/pmt.err" &
+	local pm=$!
+	wait_for "$WORK/pmt.err" "tracing" 1200 || { kill -INT $rec $pm; return 1; }
+	sleep 1.5 # perf record has no ready signal
+	# shellcheck disable=SC2016 # expanded by the copy of bash
+	"$WORK/pmtmix" -c 'trap "true" USR1; kill -USR1 $$; exec 3<>"$1"
+		for i in 1 2 3; do read -t 0.02 -u 3; done; /bin/true; cat /dev/null; exit 0' pmtmix "$WORK/fifo"
+	sleep 0.5
+	kill -INT $pm
+	wait $pm || { kill -INT $rec; return 1; }
+	kill -INT $rec
+	wait $rec
+	perf script -i "$WORK/mix.data" -F comm,tid,cpu,time,event,trace 2>/dev/null >"$WORK/perf.txt" || return 1
+	check payload_vs_perf_script "$WORK/mix.txt" "$WORK/perf.txt" pmtmix
 }
