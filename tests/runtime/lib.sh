@@ -95,3 +95,24 @@ usage_error() { # EXPECTED-MESSAGE-REGEX ARGS...
 	[ $rc = 2 ] || { fail "pmtrace $*: exit $rc, expected 2"; cat "$err" >&2; return 1; }
 	grep -Eq -- "$re" "$err" || { fail "pmtrace $*: message does not match /$re/:"; cat "$err" >&2; return 1; }
 }
+
+# perf record ARGS... in the background, returning once it records:
+# started disabled (-D -1) and enabled through its control fifo, whose
+# ack says so (a fixed sleep is too short under TCG). PERF_PID is set.
+perf_record_ready() {
+	rm -f "$WORK/perf.ctl" "$WORK/perf.ack"
+	mkfifo "$WORK/perf.ctl" "$WORK/perf.ack"
+	perf record -q -D -1 --control "fifo:$WORK/perf.ctl,$WORK/perf.ack" "$@" 2>>"$WORK/perf.err" &
+	PERF_PID=$!
+	exec {PERF_CTL}>"$WORK/perf.ctl" {PERF_ACK}<"$WORK/perf.ack"
+	echo enable >&"$PERF_CTL"
+	local ack=
+	read -r -t 120 -u "$PERF_ACK" ack
+	[ "$ack" = ack ] || { fail "perf record did not start: $(cat "$WORK/perf.err")"; perf_record_stop; return 1; }
+}
+
+perf_record_stop() {
+	kill -INT "$PERF_PID"
+	wait "$PERF_PID"
+	exec {PERF_CTL}>&- {PERF_ACK}<&-
+}

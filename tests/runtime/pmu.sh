@@ -140,14 +140,11 @@ test_pmu_flamegraph_write_fails() {
 test_exec_page_faults_vs_perf() {
 	requires perf || return
 	local pid n_pmt n_perf
-	perf record -q -a -e page-faults -c 1 -o "$WORK/pf.data" 2>"$WORK/perf.err" &
-	local rec=$!
-	sleep 1.5 # perf record is ready (no signal for it)
+	perf_record_ready -a -e page-faults -c 1 -o "$WORK/pf.data" || return 1
 	"$PMT" -q -e page-faults --period 1 --count -- setarch -R "$TP"/getppid_loop 1 \
-		>"$WORK/child.out" 2>"$WORK/pmt.err" || { kill -INT $rec; return 1; }
+		>"$WORK/child.out" 2>"$WORK/pmt.err" || { perf_record_stop; return 1; }
 	sleep 0.2
-	kill -INT $rec
-	wait $rec
+	perf_record_stop
 	pid=$(sed -n 's/^pid=//p' "$WORK/child.out")
 	n_pmt=$(sed -n 's/^@: //p' "$WORK/child.out")
 	# after the exec: setarch, then getppid_loop (before it, the held
@@ -164,14 +161,13 @@ test_own_exec_every_run() {
 	local i n=0 rec=
 	for i in $(seq 20); do
 		if [ "$i" = 11 ] && command -v perf >/dev/null; then
-			perf record -q -a -e sched:sched_process_exec -o "$WORK/exec.data" 2>/dev/null &
-			rec=$!
-			sleep 1.5
+			perf_record_ready -a -e sched:sched_process_exec -o "$WORK/exec.data" || return 1
+			rec=1
 		fi
 		"$PMT" -q --tp sched:sched_process_exec -o "$WORK/exec.txt" -- true || return 1
 		grep -q "sched_process_exec: filename=/usr/bin/true\|sched_process_exec: filename=/bin/true" "$WORK/exec.txt" &&
 			n=$((n + 1))
 	done
-	[ -n "$rec" ] && { kill -INT $rec; wait $rec; }
+	[ -n "$rec" ] && perf_record_stop
 	expect_eq "runs that show the command's own exec" $n 20
 }

@@ -141,20 +141,17 @@ test_payload_vs_perf_script() {
 	done
 	cp "$(command -v bash)" "$WORK/pmtmix"
 	mkfifo "$WORK/fifo"
-	perf record -q -k mono -a "${eargs[@]}" -o "$WORK/mix.data" 2>"$WORK/perf.err" &
-	local rec=$!
+	perf_record_ready -k mono -a "${eargs[@]}" -o "$WORK/mix.data" || return 1
 	"$PMT" -a "${pargs[@]}" -o "$WORK/mix.txt" 2>"$WORK/pmt.err" &
 	local pm=$!
-	wait_for "$WORK/pmt.err" "tracing" 1200 || { kill -INT $rec $pm; return 1; }
-	sleep 1.5 # perf record has no ready signal
+	wait_for "$WORK/pmt.err" "tracing" 1200 || { kill -INT $pm; perf_record_stop; return 1; }
 	# shellcheck disable=SC2016 # expanded by the copy of bash
 	"$WORK/pmtmix" -c 'trap "true" USR1; kill -USR1 $$; exec 3<>"$1"
 		for i in 1 2 3; do read -t 0.02 -u 3; done; /bin/true; cat /dev/null; exit 0' pmtmix "$WORK/fifo"
 	sleep 0.5
 	kill -INT $pm
-	wait $pm || { kill -INT $rec; return 1; }
-	kill -INT $rec
-	wait $rec
+	wait $pm || { perf_record_stop; return 1; }
+	perf_record_stop
 	perf script -i "$WORK/mix.data" -F comm,tid,cpu,time,event,trace 2>/dev/null >"$WORK/perf.txt" || return 1
 	check payload_vs_perf_script "$WORK/mix.txt" "$WORK/perf.txt" pmtmix
 }
