@@ -387,9 +387,13 @@ def pprof_vs_folded(argv):
     assert "PeriodType: cpu nanoseconds" in r and "Period: 1001001" in r, r[:200]
     vals = re.findall(r"^\s+(\d+)\s+(\d+): [\d ]+$", r, re.M)
     assert vals and all(int(b) == int(a) * 1001001 for a, b in vals), vals[:5]
-    assert sum(int(a) for a, _ in vals) == total
+    assert sum(int(a) for a, _ in vals) == total, (sum(int(a) for a, _ in vals), total)
     assert re.search(rf"^\d+: 0x\w+/0x\w+/0x0 {re.escape(exe)} {build_id} \[FN\]$", r, re.M), r[r.find("Mappings"):][:500]
-    assert re.search(r"^\d+: 0xffff800000000000/0xffffffffffffffff/0x0 \[kernel.kallsyms\]", r, re.M)
+    # the kernel's mapping, when a sample has kernel frames (a short spin
+    # in a slow guest may have none)
+    if re.search(r"^\s*\d+: 0xffff[0-9a-f]{12} ", r, re.M):
+        assert re.search(r"^\d+: 0xffff800000000000/0xffffffffffffffff/0x0 \[kernel.kallsyms\]", r, re.M), \
+            r[r.find("Mappings"):][:500]
     print(f"    {total} samples, {len(flat)} functions as --folded's", file=sys.stderr)
 
 
