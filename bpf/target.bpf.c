@@ -5,8 +5,8 @@
  *
  * A command is inserted PENDING right after fork, while it waits for the
  * go-ahead; its exec turns it ACTIVE, so nothing pmtrace's own child code
- * does before exec is traced (like perf's enable_on_exec; see pmt_exec). Children of an
- * ACTIVE task become ACTIVE when forked.
+ * does before exec is traced (like perf's enable_on_exec; see pmt_exec).
+ * Children of an ACTIVE task become ACTIVE when forked.
  *
  * Raw tracepoints, not perf-event ones: detaching a perf-event tracepoint
  * costs an RCU grace period under a global mutex (~75 ms each here), a raw

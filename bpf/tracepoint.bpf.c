@@ -107,16 +107,16 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 	return 1;
 }
 
-/*
- * The kernel takes a program only once per tracepoint, so a tracepoint
- * given several times (with different filters) needs as many copies;
- * the loader loads only those it uses. PMT_TP_INSTANCES in bpf/abi.h.
- */
 static __always_inline __u32 pmt_tp_id(void *ctx)
 {
 	return pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
 }
 
+/*
+ * The kernel takes a program only once per tracepoint, so a tracepoint
+ * given several times (with different filters) needs as many copies;
+ * the loader loads only those it uses. PMT_TP_INSTANCES in bpf/abi.h.
+ */
 SEC("tracepoint") int pmt_tp(void *ctx)
 {
 	return pmt_tp_body(ctx, pmt_tp_id(ctx));
@@ -144,18 +144,18 @@ SEC("tracepoint") int pmt_tp4(void *ctx)
 SEC("tracepoint") int pmt_sys(void *ctx)
 {
 	__u64 nr = *(__u64 *)((char *)ctx + 8), dir = bpf_get_attach_cookie(ctx);
-	struct task_struct *t;
 	__u32 key, *id;
 
 	if (nr >= PMT_SYS_NRS || dir > 1)
 		return 1;
 #ifdef __TARGET_ARCH_x86
-	t = bpf_get_current_task_btf();
-	if (bpf_core_field_exists(t->thread_info.status) &&
-	    (BPF_CORE_READ(t, thread_info.status) & PMT_TS_COMPAT))
-		return 1;
-#else
-	(void)t;
+	{
+		struct task_struct *t = bpf_get_current_task_btf();
+
+		if (bpf_core_field_exists(t->thread_info.status) &&
+		    (BPF_CORE_READ(t, thread_info.status) & PMT_TS_COMPAT))
+			return 1;
+	}
 #endif
 	key = (__u32)(dir * PMT_SYS_NRS + nr);
 	id = bpf_map_lookup_elem(&pmt_sysnr, &key);

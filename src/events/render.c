@@ -67,7 +67,7 @@ static bool prints_symbols(const char *text)
 	const char *p = strstr(text, "\nprint fmt:");
 
 	while (p && (p = strstr(p, "%p")))
-		if (strchr("sSfFB", p[2]) && p[2])
+		if (p[2] && strchr("sSfFB", p[2]))
 			return true;
 		else
 			p += 2;

@@ -183,16 +183,16 @@ int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **o
 		return ret;
 	}
 	ret = pmt_format__parse(text, out, err, errlen);
-	if (ret || !((*out)->sys = strdup(cat))) {
+	if (ret) {
 		free(text);
-		if (!ret) {
-			pmt_format__free(*out);
-			*out = NULL;
-			ret = -ENOMEM;
-		}
 		return ret;
 	}
 	(*out)->text = text; /* for the renderer */
+	if (!((*out)->sys = strdup(cat))) {
+		pmt_format__free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 

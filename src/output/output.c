@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/socket.h>
@@ -290,14 +289,6 @@ static ssize_t write_some(const struct pmt_output *o, const char *p, size_t n)
 	return write(o->wfd >= 0 ? o->wfd : o->fd, p, n);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The reader is not reading: wait for room, with signals let in. false
  * when it is time to give up (stopped, and the grace period is over). */
 static bool wait_writable(struct pmt_output *o)
@@ -307,7 +298,7 @@ static bool wait_writable(struct pmt_output *o)
 	uint64_t now;
 
 	if (o->stop && *o->stop) {
-		now = now_ms();
+		now = pmt_now_ns() / 1000000;
 		if (!o->give_up_ms)
 			o->give_up_ms = now + PMT_OUT_GRACE_MS;
 		if (now >= o->give_up_ms)
@@ -351,9 +342,7 @@ int pmt_output__flush(struct pmt_output *o)
 	ssize_t n;
 
 	if (o->err) {
-		o->buf.len = 0;
-		o->nends = 0;
-		o->lines_pending = false;
+		consume(o, o->buf.len, false);
 		return o->err;
 	}
 	while (off < o->buf.len) {

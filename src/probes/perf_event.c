@@ -306,6 +306,8 @@ static bool wants_value(const struct pmt_probe *p)
 {
 	int i;
 
+	if (!pmt_format__field(p->fmt, "value"))
+		return false; /* -- CMD, -p: the kernel cannot read it */
 	if (p->action == PMT_ACT_STREAM || is_value(&p->agg.value))
 		return true;
 	for (i = 0; p->filter && i < p->filter->n && i < PMT_FILTER_MAX; i++)

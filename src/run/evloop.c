@@ -37,14 +37,6 @@
 /* Held events beyond this are written out even if a CPU lags behind. */
 #define REORDER_MAX_BYTES (256u << 20)
 
-uint64_t pmt_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 struct raw_sample {
 	struct perf_event_header header;
 	__u32 size;

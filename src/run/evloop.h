@@ -44,6 +44,4 @@ void pmt_evloop__drain(struct pmt_evloop *l);
 uint64_t pmt_evloop__lost(const struct pmt_evloop *l);
 void pmt_evloop__free(struct pmt_evloop *l);
 
-uint64_t pmt_now_ns(void);
-
 #endif

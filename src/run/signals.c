@@ -21,26 +21,40 @@ static void on_signal(int sig)
 		pmt_signalled = sig;
 }
 
+/* The stop signals pmtrace handles: all but a SIGHUP nohup ignored. */
+static void stop_set(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (stop_signals[i] != SIGHUP || !hup_ignored)
+			sigaddset(set, stop_signals[i]);
+}
+
+/* Give the signals of set (stop signals, SIGCHLD) the action fn. */
+static void set_action(const sigset_t *set, void (*fn)(int))
+{
+	struct sigaction sa = {.sa_handler = fn, .sa_flags = SA_NOCLDSTOP};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(set, sigs[i]))
+			sigaction(sigs[i], &sa, NULL);
+}
+
 void pmt_signals__install(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_NOCLDSTOP};
+	struct sigaction old;
 	sigset_t block;
 
-	struct sigaction old;
-
 	hup_ignored = !sigaction(SIGHUP, NULL, &old) && old.sa_handler == SIG_IGN;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (!hup_ignored)
-		sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN); /* EPIPE from write() ends the trace */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
+	stop_set(&block);
 	sigaddset(&block, SIGCHLD);
+	set_action(&block, on_signal);
+	signal(SIGPIPE, SIG_IGN); /* EPIPE from write() ends the trace */
 	sigprocmask(SIG_BLOCK, &block, &wait_mask);
 }
 
@@ -56,22 +70,14 @@ const sigset_t *pmt_signals__wait_mask(void)
 
 void pmt_signals__startup(bool on)
 {
-	struct sigaction sa = {.sa_handler = on ? SIG_DFL : on_signal, .sa_flags = SA_NOCLDSTOP};
 	sigset_t set;
-	unsigned i;
 
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&set);
-	for (i = 0; i < 3; i++) {
-		if (stop_signals[i] == SIGHUP && hup_ignored)
-			continue;
-		sigaddset(&set, stop_signals[i]);
-	}
+	stop_set(&set);
+	/* blocked while the action changes, so a signal meets one or the
+	 * other, never neither */
 	if (!on)
 		sigprocmask(SIG_BLOCK, &set, NULL);
-	for (i = 0; i < 3; i++)
-		if (sigismember(&set, stop_signals[i]))
-			sigaction(stop_signals[i], &sa, NULL);
+	set_action(&set, on ? SIG_DFL : on_signal);
 	if (on)
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 }

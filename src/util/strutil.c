@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/strutil.h"
 
@@ -278,6 +279,14 @@ int pmt_parse_int(const char *s, int min, int max, int *out)
 		return -ERANGE;
 	*out = (int)v;
 	return 0;
+}
+
+uint64_t pmt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int pmt_read_file(const char *path, char **out, size_t *lenp)

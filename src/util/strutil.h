@@ -57,6 +57,9 @@ int pmt_parse_int(const char *s, int min, int max, int *out);
 /* Format a usage error into err; returns -EINVAL. */
 int pmt_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* CLOCK_MONOTONIC in ns: the clock of BPF's timestamps. */
+uint64_t pmt_now_ns(void);
+
 /* Read a whole file into a NUL-terminated malloc'd buffer; -errno. */
 int pmt_read_file(const char *path, char **out, size_t *len);
 
