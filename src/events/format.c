@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-parse.h>
 #include "events/format.h"
+#include "events/tep.h"
 
 void pmt_format__free(struct pmt_format *fmt)
 {
@@ -18,8 +19,7 @@ void pmt_format__free(struct pmt_format *fmt)
 	}
 	free(fmt->fields);
 	free(fmt->name);
-	free(fmt->text);
-	free(fmt->sys);
+	pmt_tep__put(fmt->tep_ev);
 	free(fmt);
 }
 
@@ -71,245 +71,122 @@ struct pmt_field *pmt_format__add(struct pmt_format *f, const char *name, const 
 	return fl;
 }
 
-/* Size in bytes of an integer element type; 0 if unknown. */
-static uint32_t elem_type_size(const char *t)
+/* char[] and const char[] (also dynamic) are strings; other arrays of
+ * bytes (u8, unsigned char) are arrays of numbers. */
+static bool char_type(const char *t)
 {
-	static const struct {
-		const char *name;
-		uint32_t size;
-	} types[] = {
-		{"char", 1},
-		{"signed char", 1},
-		{"unsigned char", 1},
-		{"u8", 1},
-		{"s8", 1},
-		{"__u8", 1},
-		{"__s8", 1},
-		{"bool", 1},
-		{"short", 2},
-		{"unsigned short", 2},
-		{"u16", 2},
-		{"s16", 2},
-		{"__u16", 2},
-		{"__s16", 2},
-		{"__be16", 2},
-		{"__le16", 2},
-		{"int", 4},
-		{"unsigned int", 4},
-		{"unsigned", 4},
-		{"u32", 4},
-		{"s32", 4},
-		{"__u32", 4},
-		{"__s32", 4},
-		{"pid_t", 4},
-		{"__be32", 4},
-		{"__le32", 4},
-		{"long", 8},
-		{"unsigned long", 8},
-		{"long long", 8},
-		{"unsigned long long", 8},
-		{"u64", 8},
-		{"s64", 8},
-		{"__u64", 8},
-		{"__s64", 8},
-		{"size_t", 8},
-		{"loff_t", 8},
-	};
-	size_t i;
-
+	if (!strncmp(t, "__data_loc ", 11))
+		t += 11;
+	else if (!strncmp(t, "__rel_loc ", 10))
+		t += 10;
 	if (!strncmp(t, "const ", 6))
 		t += 6;
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		if (!strcmp(t, types[i].name))
-			return types[i].size;
-	return 0;
+	return !strncmp(t, "char", 4) && (t[4] == '[' || t[4] == ' ' || !t[4]);
 }
 
-static char *trim(char *s)
+/* Bytes per element of a dynamic array whose type libtraceevent does not
+ * size (it knows u8..s64 and char): by the C type's last word. */
+static uint32_t c_type_size(const char *t)
 {
-	char *e;
+	static const struct {
+		const char *word;
+		uint32_t size;
+	} words[] = {{"char[]", 1}, {"short[]", 2}, {"int[]", 4}, {"long[]", sizeof(long)}};
+	const char *w = strrchr(t, ' ');
+	size_t i;
 
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
+	w = w ? w + 1 : t;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i].word))
+			return words[i].size;
+	return 1;
 }
 
-/* "key:value;" starting at *p; returns value as a number or -1. */
-static long long field_attr(const char *line, const char *key)
+/* Field f as libtraceevent read it from the format file (tf). */
+static int take_field(const struct tep_format_field *tf, bool common, struct pmt_field *f,
+		      char *err, size_t errlen)
 {
-	const char *p = strstr(line, key);
-	char *end;
-	long long v;
+	unsigned long fl = tf->flags;
+	uint32_t elem;
 
-	if (!p)
-		return -1;
-	p += strlen(key);
-	v = strtoll(p, &end, 10);
-	if (end == p || *end != ';')
-		return -1;
-	return v;
-}
-
-/*
- * Split a declaration such as "unsigned long args[6]" or
- * "__data_loc char[] filename" into field f.
- */
-static int parse_decl(char *decl, struct pmt_field *f)
-{
-	char *name_end, *name, *bracket, *type;
-	bool array = false, dyn = false;
-	uint32_t esz;
-
-	decl = trim(decl);
-	if (!strncmp(decl, "__data_loc ", 11)) {
-		dyn = true;
-		decl += 11;
-	} else if (!strncmp(decl, "__rel_loc ", 10)) {
-		dyn = true;
-		f->rel_loc = true;
-		decl += 10;
+	if (tf->offset < 0 || tf->size <= 0 || tf->offset > 65535 || tf->size > 65535) {
+		snprintf(err, errlen, "field %s: offset %d, size %d", tf->name, tf->offset,
+			 tf->size);
+		return -EINVAL;
 	}
-	name_end = decl + strlen(decl);
-	if (name_end > decl && name_end[-1] == ']') {
-		bracket = strrchr(decl, '[');
-		if (!bracket)
+	f->name = strdup(tf->name);
+	f->type = strdup(tf->type);
+	if (!f->name || !f->type)
+		return -ENOMEM;
+	f->offset = (uint32_t)tf->offset;
+	f->size = (uint32_t)tf->size;
+	f->is_signed = fl & TEP_FIELD_IS_SIGNED;
+	f->is_common = common;
+	elem = tf->elementsize ? tf->elementsize : c_type_size(tf->type);
+	if (fl & TEP_FIELD_IS_DYNAMIC) {
+		if (f->size != 4) {
+			snprintf(err, errlen, "%s: dynamic field of size %u, expected 4", f->name,
+				 f->size);
 			return -EINVAL;
-		array = true;
-		*bracket = '\0';
-		name_end = bracket;
-		while (name_end > decl && isspace((unsigned char)name_end[-1]))
-			*--name_end = '\0';
-	}
-	name = name_end;
-	while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-		name--;
-	if (name == name_end)
-		return -EINVAL;
-	f->name = strdup(name);
-	*name = '\0';
-	type = trim(decl);
-	/* "__data_loc char[] name": the [] sits on the type */
-	if (dyn) {
-		size_t tl = strlen(type);
-
-		if (tl >= 2 && !strcmp(type + tl - 2, "[]"))
-			type[tl - 2] = '\0';
-		type = trim(type);
-	}
-	if (!f->name)
-		return -ENOMEM;
-	if (asprintf(&f->type, "%s%s%s", dyn ? (f->rel_loc ? "__rel_loc " : "__data_loc ") : "",
-		     type, dyn || array ? "[]" : "") < 0)
-		return -ENOMEM;
-
-	if (strchr(type, '*')) {
+		}
+		f->kind = char_type(f->type) ? PMT_F_DSTR : PMT_F_DARRAY;
+		f->rel_loc = fl & TEP_FIELD_IS_RELATIVE;
+		f->elem_size = elem;
+	} else if (fl & TEP_FIELD_IS_ARRAY) {
+		f->kind = char_type(f->type) && elem == 1 ? PMT_F_STR : PMT_F_ARRAY;
+		f->elem_size = f->size % elem ? 1 : elem;
+	} else if (fl & TEP_FIELD_IS_POINTER) {
 		f->kind = PMT_F_PTR;
-		return 0;
+	} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+		f->kind = PMT_F_INT;
+	} else {
+		f->kind = PMT_F_ARRAY;
+		f->elem_size = 1;
 	}
-	esz = elem_type_size(type);
-	if (dyn) {
-		bool is_char = !strcmp(type, "char") || !strcmp(type, "const char");
-
-		f->kind = is_char ? PMT_F_DSTR : PMT_F_DARRAY;
-		f->elem_size = esz ? esz : 1;
-		return 0;
-	}
-	if (array) {
-		f->kind = !strcmp(type, "char") ? PMT_F_STR : PMT_F_ARRAY;
-		f->elem_size = esz && f->size % esz == 0 ? esz : 1;
-		return 0;
-	}
-	f->kind = PMT_F_INT;
 	return 0;
 }
 
-int pmt_format__parse(const char *text, struct pmt_format **out, char *err, size_t errlen)
+int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out, char *err,
+		      size_t errlen)
 {
-	struct pmt_format *fmt = calloc(1, sizeof(*fmt));
-	char *copy = strdup(text), *line, *save = NULL;
-	int lineno = 0, cap = 0;
+	const struct tep_format_field *tf;
+	struct pmt_format *fmt;
+	struct tep_event *ev;
+	int ret, n, k;
 
-	if (!fmt || !copy) {
-		free(fmt);
-		free(copy);
+	ret = pmt_tep__parse(text, sys, &ev, err, errlen);
+	if (ret)
+		return ret;
+	n = ev->format.nr_common + ev->format.nr_fields;
+	fmt = pmt_format__new(ev->name, 0);
+	if (!fmt || !(fmt->fields = calloc((size_t)n, sizeof(*fmt->fields)))) {
+		pmt_format__free(fmt);
+		pmt_tep__put(ev);
 		return -ENOMEM;
 	}
-	fmt->id = -1;
+	fmt->tep_ev = ev;
+	fmt->id = ev->id;
 	fmt->raw_ctx = true; /* format files are tracepoints' */
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *s = trim(line), *decl, *semi;
-		struct pmt_field *f;
-		long long off, size, sign;
-
-		lineno++;
-		if (!strncmp(s, "name:", 5)) {
-			free(fmt->name);
-			fmt->name = strdup(trim(s + 5));
-			continue;
-		}
-		if (!strncmp(s, "ID:", 3)) {
-			fmt->id = atoi(s + 3);
-			continue;
-		}
-		if (!strncmp(s, "print fmt:", 10))
-			break;
-		if (strncmp(s, "field:", 6))
-			continue;
-		decl = s + 6;
-		semi = strchr(decl, ';');
-		off = field_attr(s, "offset:");
-		size = field_attr(s, "size:");
-		sign = field_attr(s, "signed:");
-		if (!semi || off < 0 || size <= 0 || off > 65535 || size > 65535) {
-			snprintf(err, errlen, "line %d: malformed field: %s", lineno, s);
-			goto fail;
-		}
-		*semi = '\0';
-		if (fmt->nr_fields == cap) {
-			struct pmt_field *nf;
-
-			cap = cap ? cap * 2 : 16;
-			nf = realloc(fmt->fields, (size_t)cap * sizeof(*nf));
-			if (!nf)
-				goto fail;
-			fmt->fields = nf;
-		}
-		f = &fmt->fields[fmt->nr_fields++];
-		memset(f, 0, sizeof(*f));
-		f->offset = (uint32_t)off;
-		f->size = (uint32_t)size;
-		f->is_signed = sign == 1;
-		if (parse_decl(decl, f)) {
-			snprintf(err, errlen, "line %d: cannot parse field declaration", lineno);
-			goto fail;
-		}
-		if ((f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY) && f->size != 4) {
-			snprintf(err, errlen, "line %d: %s: dynamic field of size %u, expected 4",
-				 lineno, f->name, f->size);
-			goto fail;
-		}
-		if (f->kind == PMT_F_INT && f->size != 1 && f->size != 2 && f->size != 4 &&
-		    f->size != 8)
-			f->kind = PMT_F_ARRAY, f->elem_size = 1;
-		f->is_common = !strncmp(f->name, "common_", 7);
-		if (f->offset + f->size > fmt->fixed_size)
-			fmt->fixed_size = f->offset + f->size;
-	}
-	free(copy);
-	if (!fmt->name || fmt->nr_fields == 0) {
-		snprintf(err, errlen, "no %s found", fmt->name ? "fields" : "name");
-		pmt_format__free(fmt);
-		return -EINVAL;
+	/* the common fields, then the event's own */
+	for (k = 0; k < 2 && !ret; k++)
+		for (tf = k ? ev->format.fields : ev->format.common_fields;
+		     tf && !ret && fmt->nr_fields < n; tf = tf->next)
+			ret = take_field(tf, !k, &fmt->fields[fmt->nr_fields++], err, errlen);
+	if (ret)
+		goto fail;
+	for (n = 0; n < fmt->nr_fields; n++)
+		if (fmt->fields[n].offset + fmt->fields[n].size > fmt->fixed_size)
+			fmt->fixed_size = fmt->fields[n].offset + fmt->fields[n].size;
+	if (!fmt->nr_fields) {
+		snprintf(err, errlen, "%s: no fields", fmt->name);
+		ret = -EINVAL;
+		goto fail;
 	}
 	*out = fmt;
 	return 0;
 fail:
-	free(copy);
 	pmt_format__free(fmt);
-	return -EINVAL;
+	return ret;
 }
 
 uint64_t pmt_load_int(const void *p, uint32_t size, bool is_signed)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Tracepoint record layouts, parsed from tracefs events/<sys>/<name>/format,
- * and typed access to the fields of a raw record.
+ * Record layouts: a tracepoint's, as libtraceevent reads its tracefs
+ * events/<sys>/<name>/format file, or one a provider builds for the
+ * records its program makes; and typed access to the fields of a record.
  */
 #ifndef PMT_FORMAT_H
 #define PMT_FORMAT_H
@@ -9,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct tep_event;
 
 enum pmt_field_kind {
 	PMT_F_INT,    /* integer of 1, 2, 4 or 8 bytes */
@@ -43,19 +46,19 @@ struct pmt_format {
 	/* A field this record lacks here, and why (static strings), for the
 	 * message that refuses it; NULL: none. */
 	const char *absent, *absent_why;
-	/* A tracepoint's: its format file's text and category, and once
-	 * added to a renderer (events/render.h) what prints its records as
-	 * the kernel's print fmt says. */
-	char *text, *sys;
-	struct pmt_render *render;
-	void *render_ev;
+	/* A tracepoint's: its event in libtraceevent's handle, and whether
+	 * its text lines print as its print fmt says (events/render.h). */
+	struct tep_event *tep_ev;
+	bool render;
 };
 
 /*
- * Parse the text of a format file. On error returns -EINVAL and writes a
- * message naming the line into err.
+ * Parse the text of a format file of category sys (through libtraceevent;
+ * only the kinds the BPF side and the filters need are added here). On
+ * error returns -errno and writes a message into err.
  */
-int pmt_format__parse(const char *text, struct pmt_format **out, char *err, size_t errlen);
+int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out, char *err,
+		      size_t errlen);
 void pmt_format__free(struct pmt_format *fmt);
 const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name);
 

@@ -182,18 +182,9 @@ int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **o
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = pmt_format__parse(text, out, err, errlen);
-	if (ret) {
-		free(text);
-		return ret;
-	}
-	(*out)->text = text; /* for the renderer */
-	if (!((*out)->sys = strdup(cat))) {
-		pmt_format__free(*out);
-		*out = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	ret = pmt_format__parse(text, cat, out, err, errlen);
+	free(text);
+	return ret;
 }
 
 int pmt_tp_split(const char *spec, char *cat, size_t catlen, char *name, size_t namelen)

@@ -123,11 +123,9 @@ static void add_renderers(struct pmt_evloop *l)
 		struct pmt_probe *p = &l->s->probes[i];
 
 		if (p->prov != &pmt_tracepoint_provider || p->action != PMT_ACT_STREAM || !p->fmt ||
-		    !p->fmt->text)
+		    !p->fmt->tep_ev)
 			continue;
-		if (!l->render && !(l->render = pmt_render__new()))
-			return;
-		if (pmt_render__add(l->render, p->fmt) && pmt_verbose)
+		if (pmt_render__enable(p->fmt) && pmt_verbose)
 			pmt_info(
 				"%s: its print format cannot be evaluated: fields shown as name=value",
 				p->name);
@@ -344,8 +342,6 @@ void pmt_evloop__free(struct pmt_evloop *l)
 	perf_buffer__free(l->pb);
 	l->pb = NULL;
 	pmt_reorder__free(&l->ro);
-	pmt_render__free(l->render);
-	l->render = NULL;
 	free(l->lost);
 	l->lost = NULL;
 }

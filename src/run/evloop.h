@@ -29,10 +29,9 @@ struct pmt_evloop {
 	uint64_t lost_reported;
 	uint64_t last_report_ns;
 	uint64_t events;
-	uint64_t malformed;	   /* samples too short to hold a header */
-	bool user_syms;		   /* records carry user addresses to symbolize */
-	struct pmt_syms *syms;	   /* the session's symbolizer (NULL: out of memory) */
-	struct pmt_render *render; /* tracepoints' print fmts (text, not --raw) */
+	uint64_t malformed;    /* samples too short to hold a header */
+	bool user_syms;	       /* records carry user addresses to symbolize */
+	struct pmt_syms *syms; /* the session's symbolizer (NULL: out of memory) */
 	enum pmt_stop_reason stop;
 };
 

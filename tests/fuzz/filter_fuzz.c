@@ -19,7 +19,7 @@ static struct pmt_format *load(const char *path)
 
 	if (pmt_read_file(path, &text, NULL))
 		abort();
-	if (pmt_format__parse(text, &fmt, err, sizeof(err)))
+	if (pmt_format__parse(text, "test", &fmt, err, sizeof(err)))
 		abort();
 	free(text);
 	return fmt;

@@ -27,7 +27,7 @@ struct pmt_format *pmt_test__format(const char *name)
 	char *text = pmt_test__data(name), err[256] = "";
 	struct pmt_format *fmt = NULL;
 
-	if (text && pmt_format__parse(text, &fmt, err, sizeof(err)))
+	if (text && pmt_format__parse(text, "test", &fmt, err, sizeof(err)))
 		fprintf(stderr, "  %s: %s\n", name, err);
 	free(text);
 	return fmt;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
 #include "events/format.h"
+#include "events/render.h"
 #include "test.h"
 
 TEST(format_sched_switch)
@@ -18,7 +19,7 @@ TEST(format_sched_switch)
 	ASSERT_EQ(f->kind, PMT_F_STR);
 	ASSERT_EQ(f->offset, 8);
 	ASSERT_EQ(f->size, 16);
-	ASSERT_STREQ(f->type, "char[]");
+	ASSERT_STREQ(f->type, "char[16]");
 	f = pmt_format__field(fmt, "prev_state");
 	ASSERT_EQ(f->kind, PMT_F_INT);
 	ASSERT_EQ(f->size, 8);
@@ -89,7 +90,7 @@ TEST(format_kinds_and_values)
 	uint64_t a[2] = {0x1122334455667788ULL, 7};
 	int32_t vals[2] = {-5, 6};
 
-	ASSERT_EQ(pmt_format__parse(synthetic, &fmt, err, sizeof(err)), 0);
+	ASSERT_EQ(pmt_format__parse(synthetic, "test", &fmt, err, sizeof(err)), 0);
 	ASSERT_EQ(fmt->nr_fields, 8);
 	rec[8] = 0xfe;			/* small = -2 */
 	rec[10] = 0x34, rec[11] = 0x12; /* half = 0x1234 */
@@ -133,6 +134,8 @@ TEST(format_kinds_and_values)
 	pmt_format__free(fmt);
 }
 
+#define COMMON "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+
 TEST(format_errors)
 {
 	struct pmt_format *fmt = NULL;
@@ -140,14 +143,23 @@ TEST(format_errors)
 
 	ASSERT_TRUE(
 		pmt_format__parse(
-			"name: x\nID: 1\nformat:\n\tfield:int a;\toffset:zz;\tsize:4;\tsigned:1;\n",
-			&fmt, err, sizeof(err)) < 0);
-	ASSERT_TRUE(strstr(err, "line 4: malformed field") != NULL);
-	ASSERT_TRUE(pmt_format__parse("nothing here\n", &fmt, err, sizeof(err)) < 0);
-	ASSERT_STREQ(err, "no name found");
-	ASSERT_TRUE(
-		pmt_format__parse(
-			"name: x\nformat:\n\tfield:__data_loc char[] s;\toffset:8;\tsize:8;\tsigned:0;\n",
-			&fmt, err, sizeof(err)) < 0);
-	ASSERT_TRUE(strstr(err, "dynamic field of size 8") != NULL);
+			"name: x\nID: 1\nformat:\n\tfield:int a;\toffset:zz;\tsize:4;\tsigned:1;\n"
+			"\nprint fmt: \"\"\n",
+			"test", &fmt, err, sizeof(err)) < 0);
+	ASSERT_STREQ(err, "x: malformed field table");
+	ASSERT_TRUE(pmt_format__parse("nothing here\n", "test", &fmt, err, sizeof(err)) < 0);
+	ASSERT_TRUE(err[0] != '\0');
+	ASSERT_TRUE(pmt_format__parse("name: x\nID: 2\nformat:\n" COMMON
+				      "\tfield:__data_loc char[] s;"
+				      "\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n",
+				      "test", &fmt, err, sizeof(err)) < 0);
+	ASSERT_STREQ(err, "s: dynamic field of size 8, expected 4");
+	/* a print fmt libtraceevent cannot evaluate: fields, no rendering */
+	ASSERT_EQ(pmt_format__parse("name: y\nID: 3\nformat:\n" COMMON "\tfield:int a;\toffset:8;"
+				    "\tsize:4;\tsigned:1;\n\nprint fmt: \"%d\", (((\n",
+				    "test", &fmt, err, sizeof(err)),
+		  0);
+	ASSERT_EQ(fmt->nr_fields, 2);
+	ASSERT_TRUE(pmt_render__enable(fmt) < 0);
+	pmt_format__free(fmt);
 }
