@@ -136,9 +136,12 @@ $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 # The spinner's user stacks must unwind by frame pointers through a leaf
 # function; gcc 12 drops the leaf's frame despite -mno-omit-leaf-frame-pointer.
 $(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)
+TP_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+# built as Debian builds its packages: no frame pointers
+$(OUTPUT)/testprogs/nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer
 $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $(WARN) -D_GNU_SOURCE $< -o $@
+	$(Q)$(CC) $(TP_FLAGS) $(WARN) -D_GNU_SOURCE $< -o $@
 
 testprogs: $(TESTPROGS)
 

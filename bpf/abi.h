@@ -307,6 +307,50 @@ struct pmt_call {
 	struct pmt_stack_rec st;
 };
 
+/*
+ * DWARF CFI of an executable file, flattened (src/events/cfi.c) into rows
+ * sorted by pc: from pc to the next row's, how to find the caller. x86-64:
+ * the return address is at CFA - 8; the caller's frame pointer where fp
+ * says.
+ */
+enum pmt_cfa_rule {
+	PMT_CFA_NONE, /* no CFI covers pc: walk frame pointers */
+	PMT_CFA_SP,   /* CFA = rsp + cfa_off */
+	PMT_CFA_FP,   /* CFA = rbp + cfa_off */
+	PMT_CFA_PLT,  /* PLT stubs: rsp + 8, or + 16 from byte cfa_off of 16 */
+	PMT_CFA_END,  /* the return address is undefined: the outermost frame */
+};
+enum pmt_fp_rule {
+	PMT_FP_SAME,  /* rbp is unchanged */
+	PMT_FP_SAVED, /* the caller's rbp is at CFA + fp_off */
+};
+
+struct pmt_cfi_row {
+	__u32 pc; /* file offset the row starts at */
+	__s32 cfa_off;
+	__s16 fp_off;
+	__u8 cfa;  /* enum pmt_cfa_rule */
+	__u8 fp;   /* enum pmt_fp_rule */
+	__u32 pad; /* 16 bytes: the array's stride, user space writes it mmapped */
+};
+
+/* A file with CFI rows (key: the inode's device and number, as the
+ * kernel's vm_file sees them). */
+struct pmt_cfi_file_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+struct pmt_cfi_file {
+	__u32 first, count; /* rows in pmt_cfi_rows; count 0: no CFI */
+};
+/* A file met without rows: a process mapping it, and where. */
+struct pmt_cfi_want {
+	__u32 tgid;
+	__u32 pad;
+	__u64 vm_start;
+};
+
 /* pmt_probe_cfg.stack */
 #define PMT_STACK_KERNEL 0x01
 #define PMT_STACK_USER 0x02

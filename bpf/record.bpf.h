@@ -9,6 +9,7 @@
 #define PMTRACE_RECORD_BPF_H
 
 #include "aggregate.bpf.h"
+#include "unwind.bpf.h"
 
 /* --stack with an aggregation: stacks are keys, stored once each (sized
  * by the loader: one entry unless a session keys by stacks) */
@@ -20,6 +21,30 @@ struct {
 } pmt_stacks SEC(".maps") __weak;
 
 #define PMT_STACK_BYTES (PMT_STACK_DEPTH * sizeof(__u64))
+
+/*
+ * The aggregation key of the current user stack, unwound from CFI: tgid <<
+ * 32 | a hash of its frames, which pmt_ustacks maps to the frames (the
+ * low half 0xffffffff: no frames). The frames are built in the scratch
+ * buffer after the record, zero-padded.
+ */
+static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_event *e,
+					    const __u64 rec_size)
+{
+	__u64 *frames = (__u64 *)(e->data + rec_size);
+	__u64 tgid = pmt_pid_tgid(fc) & ~0xffffffffULL, h, key;
+	__u32 n, i;
+
+	n = pmt_unwind_user((__u32)rec_size, PMT_STACK_DEPTH, &h);
+	if (!n)
+		return tgid | 0xffffffffULL;
+	for (i = 0; i < PMT_STACK_DEPTH; i++)
+		if (i >= n)
+			frames[i] = 0;
+	key = tgid | (__u32)((h ^ (h >> 32)) & 0x7fffffff);
+	bpf_map_update_elem(&pmt_ustacks, &key, frames, BPF_NOEXIST);
+	return key;
+}
 
 /* Is this event traced (target, CPU, not stopping)? Then its probe's
  * settings in *cfg and the scratch buffer to build the record in. */
@@ -73,7 +98,9 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
 		if (cfg->stack & PMT_STACK_KERNEL)
 			st->kstack = bpf_get_stackid(ctx, &pmt_stacks, 0);
-		if (cfg->stack & PMT_STACK_USER)
+		if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
+			st->ustack = pmt_unwind_key(fc, e, rec_size);
+		else if (cfg->stack & PMT_STACK_USER)
 			st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
 				     (__u32)bpf_get_stackid(ctx, &pmt_stacks, BPF_F_USER_STACK);
 		pmt_aggregate(cfg, fc, id);
@@ -89,7 +116,13 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		/* offset kept in a 64-bit masked form the verifier can bound */
 		__u64 off = (__u64)kb & (PMT_STACK_BYTES | (PMT_STACK_BYTES - 1));
 
-		if (off <= PMT_STACK_BYTES) {
+		if (off <= PMT_STACK_BYTES && pmt_unwind_dwarf) {
+			__u64 h;
+
+			ub = (long)pmt_unwind_user((__u32)(rec_size + off), PMT_STACK_DEPTH, &h) *
+			     8;
+			st->nuser = (__u16)((__u64)ub / 8);
+		} else if (off <= PMT_STACK_BYTES) {
 			ub = bpf_get_stack(ctx, frames + off, PMT_STACK_BYTES, BPF_F_USER_STACK);
 			if (ub < 0 || ub > (long)PMT_STACK_BYTES)
 				ub = 0;

@@ -44,9 +44,10 @@ struct pmt_agg_maps {
 	uint32_t lat_entries;  /* pmt_lat (--latency); 0: not used */
 };
 
-/* Frames of stack id (innermost first) into ips[PMT_STACK_DEPTH]; returns
- * how many (0 when the id is not known). */
-typedef int (*pmt_stack_lookup_fn)(void *ctx, int32_t id, uint64_t *ips);
+/* Frames of a stack key (innermost first) into ips[PMT_STACK_DEPTH];
+ * returns how many (0 when the key is not known). key: a kstack key, or
+ * with user a whole ustack key (tgid << 32 | id). */
+typedef int (*pmt_stack_lookup_fn)(void *ctx, bool user, uint64_t key, uint64_t *ips);
 
 /* What printing reads besides the entries. */
 struct pmt_agg_io {

@@ -70,12 +70,13 @@ static int cmp_group(const void *a, const void *b)
 int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
 			  uint32_t *pid)
 {
-	int32_t id = disp == PMT_DISP_USTACK ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
+	bool user = disp == PMT_DISP_USTACK;
+	int32_t id = user ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
 
-	*pid = disp == PMT_DISP_USTACK ? (uint32_t)(v >> 32) : 0;
+	*pid = user ? (uint32_t)(v >> 32) : 0;
 	if (id < 0 || !io->stack)
 		return 0;
-	return io->stack(io->stack_ctx, id, ips);
+	return io->stack(io->stack_ctx, user, v, ips);
 }
 
 static bool is_stack(uint8_t disp)

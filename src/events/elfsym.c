@@ -17,8 +17,7 @@ static int cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* vaddr -> file offset through the executable PT_LOAD segment holding it */
-static int vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
+int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
 {
 	size_t i, n;
 	GElf_Phdr ph;
@@ -55,7 +54,7 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct pmt_elf_
 		    !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || vaddr_to_off(elf, sym.st_value, &off))
+		if (!name || !*name || pmt_elf__vaddr_to_off(elf, sym.st_value, &off))
 			continue;
 		if (out->n == *cap) {
 			size_t nc = *cap ? *cap * 2 : 256;

@@ -23,6 +23,11 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t
 const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name);
 void pmt_elf__free(struct pmt_elf_syms *s);
 
+/* vaddr -> file offset through the executable PT_LOAD segment holding
+ * it; -1 when none does. */
+typedef struct Elf Elf;
+int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off);
+
 /* A binary named without a '/': found in $PATH, or (a library) in the
  * usual library directories. Fills out; -ENOENT. */
 int pmt_elf__locate(const char *name, char *out, size_t len);

@@ -210,6 +210,14 @@ static int opt_stack(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_unwind(struct optctx *c, char *arg)
+{
+	if (strcmp(arg, "fp") && strcmp(arg, "dwarf"))
+		return ERR(c, "--unwind: '%s': expected fp or dwarf", arg);
+	c->o->unwind_fp = !strcmp(arg, "fp");
+	return 0;
+}
+
 static int opt_flamegraph(struct optctx *c, char *arg)
 {
 	if (!*arg)
@@ -526,6 +534,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("period", 0, required_argument, opt_period),
 	OPT("freq", 0, required_argument, opt_freq),
 	OPT("stack", 0, optional_argument, opt_stack),
+	OPT("unwind", 0, required_argument, opt_unwind),
 	FLAG("folded", 0, agg.folded),
 	OPT("flamegraph", 0, required_argument, opt_flamegraph),
 	OPT("pprof", 0, required_argument, opt_pprof),

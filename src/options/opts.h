@@ -115,6 +115,7 @@ struct pmt_opts {
 	uint64_t period; /* --period; 0 = use freq */
 	unsigned freq;	 /* --freq; PMT_DEFAULT_FREQ unless --period */
 	uint8_t stack;	 /* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
+	bool unwind_fp;	 /* --unwind fp: user stacks by frame pointers */
 	enum pmt_kprobe_mode kprobe_mode;
 	const char *list_glob; /* --list [GLOB] */
 	const char *info_spec; /* --info CAT:NAME */

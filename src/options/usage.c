@@ -25,6 +25,8 @@ const char pmt_usage[] =
 	"  --uretprobe PATH:SYM   user function return; fields arg0..arg5, retval\n"
 	"      --stack [kernel|user|both]  record call stacks (default both), for\n"
 	"                         -e events and function probes\n"
+	"      --unwind fp|dwarf  how user stacks are walked (default dwarf: the\n"
+	"                         files' CFI, frame pointers where none covers)\n"
 	"  --filter EXPR          keep only events of the probe before it for which\n"
 	"                         EXPR holds, decided in the kernel, e.g.\n"
 	"                         'prev_pid == 0 && next_comm ~ \"kworker*\"'\n"

@@ -23,13 +23,19 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
 	skel->rodata->pmt_agg_keyless = m.flat_slots > 0;
 }
 
-static int stack_lookup(void *ctx, int32_t id, uint64_t *ips)
+static int stack_lookup(void *ctx, bool user, uint64_t key, uint64_t *ips)
 {
 	struct pmtrace_bpf *skel = ctx;
+	int32_t id = (int32_t)key;
 	int n;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_stacks), &id, ips))
+	/* user stacks unwound from CFI are keyed by tgid and hash */
+	if (user && skel->rodata->pmt_unwind_dwarf) {
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_ustacks), &key, ips))
+			return 0;
+	} else if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_stacks), &id, ips)) {
 		return 0;
+	}
 	for (n = 0; n < PMT_STACK_DEPTH && ips[n]; n++)
 		;
 	return n;

@@ -286,6 +286,20 @@ static int add_targets(struct pmt_session *s)
 	return 0;
 }
 
+/* User stacks from CFI where the kernel can, else frame pointers. */
+static void size_unwinder(struct pmt_session *s)
+{
+	bool on = (s->stack & PMT_STACK_USER) && !s->opts->unwind_fp;
+	const char *why;
+
+	if (on && !pmt_unwind__supported(&why)) {
+		pmt_warn("user stacks by frame pointers (as --unwind fp): %s", why);
+		on = false;
+	}
+	pmt_unwind__size(s->skel, on, s->agg != NULL);
+	pmt_unwinder__init(&s->unwind, s->skel);
+}
+
 int pmt_session__load(struct pmt_session *s)
 {
 	const struct pmt_provider *prov;
@@ -326,6 +340,7 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->nr_probes ? s->nr_probes : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1); /* see perf_event.c */
+	size_unwinder(s);
 	if (!targeted)
 		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);
 
@@ -368,6 +383,8 @@ int pmt_session__attach(struct pmt_session *s)
 		}
 	}
 	if (targeted && (err = add_targets(s)))
+		return err;
+	if ((err = pmt_unwinder__start(&s->unwind)))
 		return err;
 	for (i = 0; i < s->nr_probes; i++) {
 		struct pmt_probe *p = &s->probes[i];
@@ -469,6 +486,7 @@ void pmt_session__detach(struct pmt_session *s)
 
 	if (!s->skel)
 		return;
+	pmt_unwinder__stop(&s->unwind);
 	if (s->skel->bss)
 		s->skel->bss->pmt_stop = true;
 	for (i = 0; i < s->nr_probes; i++)

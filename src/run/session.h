@@ -10,6 +10,7 @@
 #include "options/opts.h"
 #include "probes/provider.h"
 #include "run/target.h"
+#include "run/unwind.h"
 
 struct pmtrace_bpf;
 struct bpf_link;
@@ -44,12 +45,13 @@ struct pmt_session {
 	int ncpus; /* possible CPUs */
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
-	struct pmt_child child; /* -- CMD */
-	struct pmt_agg *agg;	/* --count, --hist, ...: NULL when streaming */
-	struct pmt_syms *syms;	/* symbolizer, made when needed */
-	uint8_t stack;		/* --stack: PMT_STACK_* */
-	pid_t closer;		/* closes the links after we exit */
-	int closer_fd;		/* its pipe: EOF lets it go */
+	struct pmt_child child;	    /* -- CMD */
+	struct pmt_agg *agg;	    /* --count, --hist, ...: NULL when streaming */
+	struct pmt_syms *syms;	    /* symbolizer, made when needed */
+	uint8_t stack;		    /* --stack: PMT_STACK_* */
+	struct pmt_unwinder unwind; /* --unwind dwarf */
+	pid_t closer;		    /* closes the links after we exit */
+	int closer_fd;		    /* its pipe: EOF lets it go */
 };
 
 /* Build the probe list from the options; usage errors return -EINVAL. */

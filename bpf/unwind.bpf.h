@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * User stacks from DWARF CFI, unwound in the kernel (--unwind dwarf).
+ *
+ * For each frame: the VMA holding pc (bpf_find_vma: its file's inode and
+ * the file offset of pc), the file's rows (pmt_cfi_files, filled by
+ * src/run/unwind.c from the file's .eh_frame), the row covering the offset
+ * (a binary search), then the caller's pc, sp and fp from the CFA the row
+ * gives. Where no row covers pc (JIT code, a file without tables yet),
+ * frame pointers take over for that frame. A file seen without tables is
+ * noted in pmt_cfi_wanted for user space to load. One frame per bpf_loop
+ * iteration.
+ */
+#ifndef PMTRACE_UNWIND_BPF_H
+#define PMTRACE_UNWIND_BPF_H
+
+#include "common.bpf.h"
+
+#define PMT_PF_KTHREAD 0x00200000 /* include/linux/sched.h */
+#define PMT_VM_EXEC 0x00000004	  /* include/linux/mm.h */
+
+/* Set by the loader: user stacks are unwound here, not by the kernel's
+ * frame-pointer walk. */
+const volatile bool pmt_unwind_dwarf __weak = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* sized by the loader */
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct pmt_cfi_row);
+} pmt_cfi_rows SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pmt_cfi_file_key);
+	__type(value, struct pmt_cfi_file);
+} pmt_cfi_files SEC(".maps") __weak;
+
+/* Files met without rows, with a process that maps them, so user space
+ * finds the file in /proc. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pmt_cfi_file_key);
+	__type(value, struct pmt_cfi_want);
+} pmt_cfi_wanted SEC(".maps") __weak;
+
+/*
+ * The VMAs the unwinder met, per process: bpf_find_vma can be called once
+ * per program run where interrupts are off (its unlock waits in an
+ * irq_work), so each sample learns at most one VMA and the rest come
+ * from here. Executable VMAs only; reset when the process's mm changes
+ * (exec).
+ */
+#define PMT_VMA_SLOTS 16
+struct pmt_vma {
+	__u64 start, end, off;
+	struct pmt_cfi_file_key file; /* dev 0, ino 0: anonymous */
+};
+struct pmt_vmas {
+	__u64 mm;
+	__u32 n;
+	__u32 next; /* slot replaced when all are used */
+	struct pmt_vma v[PMT_VMA_SLOTS];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_vmas);
+} pmt_vma_cache SEC(".maps") __weak;
+
+/* An empty entry to insert from (too large for the BPF stack); never
+ * written. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_vmas);
+} pmt_vma_blank SEC(".maps") __weak;
+
+/* Aggregation: tgid << 32 | hash of the frames -> the frames, zero-padded */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u64[PMT_STACK_DEPTH]);
+} pmt_ustacks SEC(".maps") __weak;
+
+struct pmt_unwind {
+	__u64 pc, sp, fp;
+	__u64 hash;
+	__u32 off; /* scratch byte offset of the next frame */
+	__u32 n;   /* frames written */
+	__u32 end; /* scratch byte offset past the last frame allowed */
+	__u32 tgid;
+	struct task_struct *task;
+	__u64 mm; /* the process's address space, to tell an exec */
+	/* the VMA of the last pc: [start, end) at file offset pgoff, and
+	 * its file's rows (count 0: none) */
+	__u64 vm_start, vm_end, vm_off;
+	struct pmt_cfi_file_key file;
+	__u32 first, count;
+	bool vm_file;  /* the VMA maps a file */
+	bool vm_asked; /* bpf_find_vma was called in this run */
+	bool vm_exec;  /* the VMA is executable */
+	bool complete;
+};
+
+static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct pmt_unwind *u = data;
+	struct file *f = vma->vm_file;
+
+	(void)task;
+	u->vm_start = vma->vm_start;
+	u->vm_end = vma->vm_end;
+	u->vm_off = vma->vm_pgoff << 12;
+	u->vm_file = f != NULL;
+	u->vm_exec = vma->vm_flags & PMT_VM_EXEC;
+	if (f) {
+		u->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		u->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	}
+	return 0;
+}
+
+/* The VMA holding u->pc: from the process's cache, else (once per run)
+ * from the kernel, then cached. */
+static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
+{
+	struct pmt_vmas *c = bpf_map_lookup_elem(&pmt_vma_cache, &u->tgid);
+	__u32 i, slot;
+
+	if (c) {
+		for (i = 0; i < PMT_VMA_SLOTS && i < c->n; i++) {
+			struct pmt_vma *v = &c->v[i];
+
+			if (u->pc >= v->start && u->pc < v->end) {
+				u->vm_start = v->start;
+				u->vm_end = v->end;
+				u->vm_off = v->off;
+				u->file = v->file;
+				u->vm_file = v->file.ino != 0;
+				return true;
+			}
+		}
+	}
+	if (u->vm_asked)
+		return false;
+	u->vm_asked = true;
+	if (bpf_find_vma(u->task, u->pc, pmt_unwind_vma, u, 0))
+		return false;
+	if (!u->vm_file)
+		u->file.dev = 0, u->file.ino = 0;
+	/* only text is kept: a loader maps a library's span first and its
+	 * segments over it, a VMA seen then would go stale */
+	if (!u->vm_exec)
+		return true;
+	if (!c) {
+		__u32 zero = 0;
+		struct pmt_vmas *blank = bpf_map_lookup_elem(&pmt_vma_blank, &zero);
+
+		if (!blank)
+			return true;
+		bpf_map_update_elem(&pmt_vma_cache, &u->tgid, blank, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&pmt_vma_cache, &u->tgid);
+		if (!c)
+			return true;
+		c->mm = u->mm;
+	}
+	slot = c->n < PMT_VMA_SLOTS ? c->n : c->next;
+	if (slot < PMT_VMA_SLOTS) {
+		c->v[slot].start = u->vm_start;
+		c->v[slot].end = u->vm_end;
+		c->v[slot].off = u->vm_off;
+		c->v[slot].file = u->file;
+	}
+	if (c->n < PMT_VMA_SLOTS)
+		c->n++;
+	else
+		c->next = (c->next + 1) % PMT_VMA_SLOTS;
+	return true;
+}
+
+/* The rows of the file mapped at u->pc, into u->first/count. */
+static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
+{
+	struct pmt_cfi_file *cf;
+
+	if (u->pc >= u->vm_start && u->pc < u->vm_end)
+		return;
+	u->vm_start = u->vm_end = 0;
+	u->vm_file = false;
+	u->count = 0;
+	if (!pmt_unwind_vma_of(u) || !u->vm_file)
+		return;
+	u->file.pad = 0;
+	cf = bpf_map_lookup_elem(&pmt_cfi_files, &u->file);
+	if (cf) {
+		u->first = cf->first;
+		u->count = cf->count;
+	} else {
+		struct pmt_cfi_want w = {.tgid = u->tgid, .vm_start = u->vm_start};
+
+		bpf_map_update_elem(&pmt_cfi_wanted, &u->file, &w, BPF_NOEXIST);
+	}
+}
+
+/* The last row of [first, first + count) at or below pc. */
+static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 count, __u32 pc)
+{
+	struct pmt_cfi_row *r;
+	__u32 lo = 0, hi = count, i, mid;
+
+	for (i = 0; i < 24 && lo < hi; i++) {
+		mid = first + lo + (hi - lo) / 2;
+		r = bpf_map_lookup_elem(&pmt_cfi_rows, &mid);
+		if (!r)
+			return NULL;
+		if (r->pc <= pc)
+			lo = mid - first + 1;
+		else
+			hi = mid - first;
+	}
+	if (!lo)
+		return NULL;
+	mid = first + lo - 1;
+	return bpf_map_lookup_elem(&pmt_cfi_rows, &mid);
+}
+
+/* The caller by frame pointers: [fp] is its fp, [fp + 8] its pc. */
+static __always_inline int pmt_unwind_fp(struct pmt_unwind *u)
+{
+	__u64 w[2];
+
+	if (!u->fp || bpf_probe_read_user(w, sizeof(w), (void *)u->fp))
+		return 1;
+	u->sp = u->fp + 16;
+	u->fp = w[0];
+	u->pc = w[1];
+	return 0;
+}
+
+static long pmt_unwind_step(__u32 i, void *data)
+{
+	struct pmt_unwind *u = data;
+	struct pmt_cfi_row *r = NULL;
+	__u64 cfa, ra, fp, *slot;
+	struct pmt_event *e;
+	__u32 zero = 0, off;
+
+	if (!u->pc || u->off >= u->end)
+		return 1;
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	off = u->off;
+	if (!e || off > PMT_MAX_DATA - 8)
+		return 1;
+	slot = (__u64 *)(e->data + off);
+	*slot = u->pc;
+	u->off += 8;
+	u->n++;
+	u->hash = (u->hash ^ u->pc) * 0x100000001b3ULL;
+
+	pmt_unwind_file(u);
+	if (u->count) {
+		/* a caller's pc is past its call: look up the call itself */
+		__u64 at = u->pc - u->vm_start + u->vm_off - (i ? 1 : 0);
+
+		if (at <= 0xffffffffULL)
+			r = pmt_unwind_row(u->first, u->count, (__u32)at);
+	}
+	if (!r || r->cfa == PMT_CFA_NONE)
+		return pmt_unwind_fp(u);
+	switch (r->cfa) {
+	case PMT_CFA_END: u->complete = true; return 1;
+	case PMT_CFA_SP: cfa = u->sp + (__s64)r->cfa_off; break;
+	case PMT_CFA_FP: cfa = u->fp + (__s64)r->cfa_off; break;
+	case PMT_CFA_PLT: cfa = u->sp + ((u->pc & 15) >= (__u64)r->cfa_off ? 16 : 8); break;
+	default: return 1;
+	}
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return 1;
+	if (r->fp == PMT_FP_SAVED) {
+		if (bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa + (__s64)r->fp_off)))
+			return 1;
+		u->fp = fp;
+	}
+	if (cfa <= u->sp)
+		return 1; /* the stack grows down: no loops */
+	u->sp = cfa;
+	u->pc = ra;
+	return 0;
+}
+
+/*
+ * Unwind the current task's user stack into the scratch buffer from byte
+ * off, at most max frames. Returns the frames written; *hash is their
+ * hash (for aggregation keys).
+ */
+static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	struct pmt_unwind u = {};
+
+	if (task->flags & PMT_PF_KTHREAD)
+		return 0;
+	/* in user mode at the sample: its registers; else the task's saved
+	 * user registers */
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return 0;
+	u.pc = BPF_CORE_READ(regs, ip);
+	u.sp = BPF_CORE_READ(regs, sp);
+	u.fp = BPF_CORE_READ(regs, bp);
+	u.task = task;
+	u.mm = (__u64)task->mm;
+	u.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	u.off = off;
+	u.end = off + max * 8;
+	u.hash = 0xcbf29ce484222325ULL;
+	{
+		struct pmt_vmas *c = bpf_map_lookup_elem(&pmt_vma_cache, &u.tgid);
+
+		/* another mm: the process exec'd, its VMAs are others */
+		if (c && c->mm != u.mm) {
+			c->mm = u.mm;
+			c->n = 0;
+			c->next = 0;
+		}
+	}
+	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, &u, 0);
+	*hash = u.hash;
+	return u.n;
+}
+
+#endif /* PMTRACE_UNWIND_BPF_H */

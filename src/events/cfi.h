@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Unwind tables for the in-kernel unwinder: an ELF file's DWARF CFI
+ * (.eh_frame, found through .eh_frame_hdr's table of FDEs) read with
+ * elfutils' libdw and flattened into rows sorted by file offset, each
+ * saying how to find the caller's frame (bpf/abi.h, struct pmt_cfi_row).
+ * Consecutive rows with the same rules are merged; a gap between FDEs
+ * gets a PMT_CFA_NONE row, so a pc there falls back to frame pointers.
+ */
+#ifndef PMT_CFI_H
+#define PMT_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "abi.h"
+
+struct pmt_cfi {
+	struct pmt_cfi_row *rows; /* sorted by pc */
+	size_t n;
+	size_t unsupported; /* rows whose rules the unwinder cannot follow */
+};
+
+/* The rows of the ELF file open at fd. -errno with a message in err
+ * (-ENOENT: the file has no .eh_frame_hdr). */
+int pmt_cfi__read(int fd, struct pmt_cfi *out, char *err, size_t errlen);
+void pmt_cfi__free(struct pmt_cfi *c);
+/* The row covering file offset pc, or NULL (before the first). */
+const struct pmt_cfi_row *pmt_cfi__find(const struct pmt_cfi *c, uint32_t pc);
+
+#endif

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "events/cfi.h"
+#include "run/unwind.h"
+#include "util/log.h"
+#include "util/strutil.h"
+#include "pmtrace.skel.h"
+
+#define CFI_ROWS (1u << 21) /* 24 MiB of kernel memory */
+#define CFI_FILES 4096
+#define CFI_WANTED 1024
+#define USTACKS 16384
+#define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
+
+bool pmt_unwind__supported(const char **why)
+{
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) <= 0) {
+		*why = "this kernel has no bpf_find_vma (5.17+)";
+		return false;
+	}
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) <= 0) {
+		*why = "this kernel has no bpf_loop (5.17+)";
+		return false;
+	}
+	return true;
+}
+
+void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating)
+{
+	skel->rodata->pmt_unwind_dwarf = on;
+	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? CFI_ROWS : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_ustacks, on && aggregating ? USTACKS : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_vma_cache, on ? VMA_PROCS : 1);
+}
+
+void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
+{
+	memset(u, 0, sizeof(*u));
+	u->skel = skel;
+	u->rows_cap = CFI_ROWS;
+}
+
+/* Map the kernel's row array (after load). */
+static int map_rows(struct pmt_unwinder *u)
+{
+	size_t len = (size_t)u->rows_cap * sizeof(struct pmt_cfi_row);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(u->skel->maps.pmt_cfi_rows), 0);
+
+	if (p == MAP_FAILED) {
+		pmt_err("cannot map the unwind tables: %s", strerror(errno));
+		return -errno;
+	}
+	u->rows = p;
+	return 0;
+}
+
+/* Load the rows of the file open at fd under key (no rows: count 0, so
+ * the kernel does not ask again). */
+static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
+		      const char *name)
+{
+	struct pmt_cfi_file file = {0};
+	struct pmt_cfi cfi;
+	char err[128];
+
+	if (pmt_cfi__read(fd, &cfi, err, sizeof(err))) {
+		if (pmt_verbose > 1)
+			pmt_info("unwind: %s: %s", name, err);
+	} else if (cfi.n > u->rows_cap - u->rows_used) {
+		if (!u->warned_full)
+			pmt_warn("unwind tables full (%u rows): further files are walked by "
+				 "frame pointers",
+				 u->rows_cap);
+		u->warned_full = true;
+	} else if (u->rows) {
+		/* the kernel's array, mapped: rows are in place when the
+		 * file entry below makes them reachable */
+		memcpy(u->rows + u->rows_used, cfi.rows, cfi.n * sizeof(*cfi.rows));
+		file.first = u->rows_used;
+		file.count = (uint32_t)cfi.n;
+		u->rows_used += (uint32_t)cfi.n;
+		if (pmt_verbose > 1)
+			pmt_info("unwind: %s: %u rows", name, file.count);
+	}
+	pmt_cfi__free(&cfi);
+	if (!file.count)
+		u->files_without++;
+	u->files++;
+	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &file, BPF_ANY);
+}
+
+/* Every executable file process tgid maps that has no rows yet: the
+ * kernel asks for one file at a time (it stops at the first it cannot
+ * unwind), a process's next ones are read with it. */
+static void load_process(struct pmt_unwinder *u, uint32_t tgid)
+{
+	int files = bpf_map__fd(u->skel->maps.pmt_cfi_files);
+	unsigned long long start, end, off, ino;
+	char path[96], line[4096], perms[8];
+	struct pmt_cfi_file known;
+	unsigned maj, min;
+	FILE *f;
+	int fd, at;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return; /* gone: asked again by its next sample */
+	while (fgets(line, sizeof(line), f)) {
+		struct pmt_cfi_file_key key = {0};
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &at) != 7 ||
+		    perms[2] != 'x' || !ino)
+			continue;
+		key.dev = maj << 20 | min; /* the kernel's dev_t */
+		key.ino = ino;
+		if (!bpf_map_lookup_elem(files, &key, &known))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid, start, end);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		load_file(u, &key, fd, line + at);
+		close(fd);
+	}
+	fclose(f);
+}
+
+static int poll_wanted(struct pmt_unwinder *u)
+{
+	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_wanted), n = 0;
+	struct pmt_cfi_file_key key, next;
+	struct pmt_cfi_want w;
+
+	/* take one key at a time: the kernel may add more meanwhile */
+	while (!bpf_map_get_next_key(fd, NULL, &next)) {
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &w)) {
+			uint64_t t0 = pmt_now_ns();
+
+			load_process(u, w.tgid);
+			if (pmt_verbose > 1)
+				pmt_info("unwind: process %u read in %.1f ms at %.6f", w.tgid,
+					 (double)(pmt_now_ns() - t0) / 1e6, (double)t0 / 1e9);
+			n++;
+		}
+		bpf_map_delete_elem(fd, &key);
+	}
+	return n;
+}
+
+#define POLL_NS (5 * 1000 * 1000L)
+
+static void *loader(void *arg)
+{
+	struct pmt_unwinder *u = arg;
+	const struct timespec ts = {0, POLL_NS};
+
+	while (!u->stop) {
+		poll_wanted(u);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int pmt_unwinder__start(struct pmt_unwinder *u)
+{
+	sigset_t all, old;
+	int err;
+
+	if (!u->skel || !u->skel->rodata->pmt_unwind_dwarf || u->running)
+		return 0;
+	if ((err = map_rows(u)))
+		return err;
+	/* signals stay with the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&u->thread, NULL, loader, u);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pmt_err("cannot start the unwind table loader: %s", strerror(err));
+		return -err;
+	}
+	u->running = true;
+	return 0;
+}
+
+void pmt_unwinder__stop(struct pmt_unwinder *u)
+{
+	if (!u->running)
+		return;
+	u->stop = true;
+	pthread_join(u->thread, NULL);
+	u->running = false;
+	munmap(u->rows, (size_t)u->rows_cap * sizeof(struct pmt_cfi_row));
+	u->rows = NULL;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The user side of --unwind dwarf (bpf/unwind.bpf.h): the kernel's
+ * unwinder notes each file it meets without rows in pmt_cfi_wanted; here
+ * that file is opened through a process mapping it (/proc/PID/map_files,
+ * so a deleted or replaced file still reads), its CFI flattened
+ * (events/cfi.h) into pmt_cfi_rows and the file entered in pmt_cfi_files.
+ * Rows are shared by every process mapping the file. The row array has a
+ * fixed size: once full, further files are walked by frame pointers and
+ * that is said once.
+ */
+#ifndef PMT_UNWIND_H
+#define PMT_UNWIND_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "abi.h"
+
+struct pmtrace_bpf;
+
+struct pmt_unwinder {
+	struct pmtrace_bpf *skel;
+	struct pmt_cfi_row *rows; /* the kernel's array, mapped */
+	uint32_t rows_cap, rows_used;
+	uint32_t files, files_without; /* loaded; without usable CFI */
+	bool warned_full;
+	/* the loader thread: tables arrive while the main loop prints */
+	pthread_t thread;
+	bool running;
+	volatile bool stop;
+};
+
+/* Can this kernel unwind in BPF (bpf_find_vma, bpf_loop)? If not, why. */
+bool pmt_unwind__supported(const char **why);
+/* Before load: size the maps and set the rodata for on (dwarf) or off. */
+void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating);
+void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
+/* After attach: a thread loads the files the kernel asks for, every few
+ * ms (the main loop may be busy printing for longer). -errno. */
+int pmt_unwinder__start(struct pmt_unwinder *u);
+/* Stop and join the thread (idempotent). */
+void pmt_unwinder__stop(struct pmt_unwinder *u);
+
+#endif

@@ -1,0 +1,68 @@
+# shellcheck shell=bash
+# Runtime tests, area unwind: user stacks unwound in the kernel from DWARF
+# CFI (--unwind dwarf, the default) on code without frame pointers.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+# Share of the streamed samples (text, --stack user) in FILE whose stack
+# reaches __libc_start_call_main, over the second half of the samples (the
+# first ones may come before the tables are read): "complete total".
+complete_share() {
+	awk '/cpu-clock:/ { n++; ok[n] = 0; next }
+	     /__libc_start_call_main/ { ok[n] = 1 }
+	     END { for (i = int(n / 2) + 1; i <= n; i++) { t++; c += ok[i] }; print c + 0, t + 0 }' "$1"
+}
+
+# A chain main -> a -> b -> qsort -> comparator built without frame
+# pointers: complete by CFI, in order; not by frame pointers (the control).
+test_unwind_nofp_chain() {
+	local out=$WORK/s.txt fp=$WORK/fp.txt pid c t
+	"$TP"/nofp 30000 &
+	pid=$!
+	"$PMT" -q -e cpu-clock --freq 499 --stack user -p $pid -d 2 >"$out" || { kill $pid; return 1; }
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --unwind fp -p $pid -d 1 >"$fp" || { kill $pid; return 1; }
+	kill $pid
+	read -r c t < <(complete_share "$out")
+	note "dwarf: $c of $t samples complete"
+	[ "$t" -ge 50 ] || { fail "only $t samples"; return 1; }
+	[ $((c * 100)) -ge $((t * 95)) ] || { fail "$c of $t complete, want 95%"; return 1; }
+	# the last sample in the comparator: every frame of the chain, in order
+	awk '/cpu-clock:/ { if (s ~ /^ nofp_cmp/) last = s; s = ""; next } { s = s " " $2 }
+	     END { if (s ~ /^ nofp_cmp/) last = s; print last }' "$out" |
+		grep -Eq '^ nofp_cmp\+[^ ]* (msort_with_tmp[^ ]* )+qsort_r[^ ]* nofp_b[^ ]* nofp_a[^ ]* main\+[^ ]* __libc_start_call_main' ||
+		{ fail "no comparator sample with the whole chain"; return 1; }
+	read -r c t < <(complete_share "$fp")
+	note "fp: $c of $t samples complete"
+	[ $((c * 100)) -le $((t * 10)) ] || { fail "frame pointers walked $c of $t: the control is broken"; return 1; }
+}
+
+# python3 (Debian's, no frame pointers) aggregated by stack: folded stacks
+# reach __libc_start_call_main.
+test_unwind_python_folded() {
+	local out=$WORK/py.folded pid c t
+	python3 -c '
+import time
+def f(n): return 1 if n < 2 else f(n - 1) + f(n - 2)
+end = time.time() + 30
+while time.time() < end: f(18)' &
+	pid=$!
+	sleep 0.3
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -p $pid -d 3 -o "$out" || { kill $pid; return 1; }
+	kill $pid
+	read -r c t < <(awk '{ t += $NF; if ($0 ~ /__libc_start_call_main/) c += $NF } END { print c + 0, t + 0 }' "$out")
+	note "$c of $t samples complete"
+	[ "$t" -ge 100 ] || { fail "only $t samples"; return 1; }
+	[ $((c * 100)) -ge $((t * 90)) ] || { fail "$c of $t complete, want 90%"; head -5 "$out" >&2; return 1; }
+	grep -q '_PyEval_EvalFrameDefault' "$out" || { fail "no interpreter frames"; return 1; }
+}
+
+# A command that lives 200 ms: its stacks are complete too.
+test_unwind_short_command() {
+	local out=$WORK/s.txt c t
+	"$PMT" -q -e cpu-clock --freq 999 --stack user -- "$TP"/nofp 200 >"$out" || return 1
+	read -r c t < <(complete_share "$out")
+	note "$c of $t samples complete (second half)"
+	[ "$t" -ge 20 ] || { fail "only $t samples"; return 1; }
+	[ $((c * 100)) -ge $((t * 95)) ] || { fail "$c of $t complete, want 95%"; return 1; }
+	no_leftovers
+}

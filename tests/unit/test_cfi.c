@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unwind rows from CFI, checked on this test binary itself: at a
+ * function's first instruction the caller's frame is at rsp + 8. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "events/cfi.h"
+#include "events/elfsym.h"
+#include "test.h"
+
+TEST(cfi_rows_of_self)
+{
+	struct pmt_elf_syms syms;
+	const struct pmt_elf_sym *s;
+	const struct pmt_cfi_row *r;
+	struct pmt_cfi cfi;
+	char err[256], path[256];
+	size_t i, sp = 0;
+	ssize_t n;
+	int fd;
+
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	ASSERT_TRUE(n > 0);
+	path[n] = '\0';
+	fd = open(path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(pmt_cfi__read(fd, &cfi, err, sizeof(err)), 0);
+	close(fd);
+	ASSERT_TRUE(cfi.n > 100);
+	for (i = 1; i < cfi.n; i++) {
+		ASSERT_TRUE(cfi.rows[i - 1].pc < cfi.rows[i].pc);
+		sp += cfi.rows[i].cfa == PMT_CFA_SP;
+	}
+	ASSERT_TRUE(sp > cfi.n / 2);
+	/* a function's entry: return address on top of the stack */
+	ASSERT_EQ(pmt_elf__funcs(path, &syms, err, sizeof(err)), 0);
+	s = pmt_elf__find(&syms, "pmt_cfi__find");
+	ASSERT_TRUE(s != NULL);
+	r = pmt_cfi__find(&cfi, (uint32_t)s->off);
+	ASSERT_TRUE(r != NULL);
+	ASSERT_EQ(r->cfa, PMT_CFA_SP);
+	ASSERT_EQ(r->cfa_off, 8);
+	ASSERT_EQ(r->fp, PMT_FP_SAME);
+	/* _start's return address is undefined: the outermost frame */
+	s = pmt_elf__find(&syms, "_start");
+	if (s) {
+		r = pmt_cfi__find(&cfi, (uint32_t)s->off + 1);
+		ASSERT_TRUE(r != NULL);
+		ASSERT_EQ(r->cfa, PMT_CFA_END);
+	}
+	ASSERT_TRUE(pmt_cfi__find(&cfi, 0) == NULL || pmt_cfi__find(&cfi, 0)->pc == 0);
+	pmt_elf__free(&syms);
+	pmt_cfi__free(&cfi);
+	/* not an ELF file */
+	fd = open("/proc/self/status", O_RDONLY);
+	ASSERT_TRUE(pmt_cfi__read(fd, &cfi, err, sizeof(err)) < 0);
+	close(fd);
+}
