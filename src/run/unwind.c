@@ -104,10 +104,23 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &file, BPF_ANY);
 }
 
+/* Does the path (a maps line's tail) end in one of the names? */
+static bool wanted_name(const char *path, const char *const *names)
+{
+	size_t n = strcspn(path, "\n"), k;
+
+	for (; *names; names++) {
+		k = strlen(*names);
+		if (n >= k && !memcmp(path + n - k, *names, k) && (n == k || path[n - k - 1] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* Every executable file process tgid maps that has no rows yet: the
  * kernel asks for one file at a time (it stops at the first it cannot
  * unwind), a process's next ones are read with it. */
-static void load_process(struct pmt_unwinder *u, uint32_t tgid)
+static void load_process(struct pmt_unwinder *u, uint32_t tgid, const char *const *only)
 {
 	int files = bpf_map__fd(u->skel->maps.pmt_cfi_files);
 	unsigned long long start, end, off, ino;
@@ -127,6 +140,8 @@ static void load_process(struct pmt_unwinder *u, uint32_t tgid)
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
 			   &maj, &min, &ino, &at) != 7 ||
 		    perms[2] != 'x' || !ino)
+			continue;
+		if (only && !wanted_name(line + at, only))
 			continue;
 		key.dev = maj << 20 | min; /* the kernel's dev_t */
 		key.ino = ino;
@@ -155,7 +170,7 @@ static int poll_wanted(struct pmt_unwinder *u)
 		if (!bpf_map_lookup_elem(fd, &key, &w)) {
 			uint64_t t0 = pmt_now_ns();
 
-			load_process(u, w.tgid);
+			load_process(u, w.tgid, NULL);
 			if (pmt_verbose > 1)
 				pmt_info("unwind: process %u read in %.1f ms at %.6f", w.tgid,
 					 (double)(pmt_now_ns() - t0) / 1e6, (double)t0 / 1e9);
@@ -180,6 +195,19 @@ static void *loader(void *arg)
 	return NULL;
 }
 
+/* What nearly every process maps: the dynamic loader and libc, read now
+ * (they are ours too) so a short-lived process's first samples unwind. */
+static void preload(struct pmt_unwinder *u)
+{
+	static const char *const common[] = {"libc.so.6", "ld-linux-x86-64.so.2", NULL};
+	uint64_t t0 = pmt_now_ns();
+
+	load_process(u, (uint32_t)getpid(), common);
+	if (pmt_verbose > 1)
+		pmt_info("unwind: libc and the loader read in %.1f ms",
+			 (double)(pmt_now_ns() - t0) / 1e6);
+}
+
 int pmt_unwinder__start(struct pmt_unwinder *u)
 {
 	sigset_t all, old;
@@ -189,6 +217,7 @@ int pmt_unwinder__start(struct pmt_unwinder *u)
 		return 0;
 	if ((err = map_rows(u)))
 		return err;
+	preload(u);
 	/* signals stay with the main thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
