@@ -111,7 +111,8 @@ static bool wanted_name(const char *path, const char *const *names)
 
 	for (; *names; names++) {
 		k = strlen(*names);
-		if (n >= k && !memcmp(path + n - k, *names, k) && (n == k || path[n - k - 1] == '/'))
+		if (n >= k && !memcmp(path + n - k, *names, k) &&
+		    (n == k || path[n - k - 1] == '/'))
 			return true;
 	}
 	return false;
