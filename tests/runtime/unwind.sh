@@ -18,11 +18,12 @@ complete_share() {
 test_unwind_nofp_chain() {
 	local out=$WORK/s.txt fp=$WORK/fp.txt pid c t
 	"$TP"/nofp 30000 &
-	pid=$!
-	wait_for "/proc/$pid/comm" nofp 200 || { kill $pid; return 1; }
-	"$PMT" -q -e cpu-clock --freq 499 --stack user -p $pid -d 2 >"$out" || { kill $pid; return 1; }
-	"$PMT" -q -e cpu-clock --freq 499 --stack user --unwind fp -p $pid -d 1 >"$fp" || { kill $pid; return 1; }
-	kill $pid
+	# $! may be a subshell around it (seen in the guests): find nofp
+	for _ in $(seq 100); do pid=$(pgrep -n -x nofp) && break; sleep 0.05; done
+	[ -n "$pid" ] || { fail "nofp did not start"; return 1; }
+	"$PMT" -q -e cpu-clock --freq 499 --stack user -p "$pid" -d 2 >"$out" || { kill "$pid"; return 1; }
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --unwind fp -p "$pid" -d 1 >"$fp" || { kill "$pid"; return 1; }
+	kill "$pid"
 	read -r c t < <(complete_share "$out")
 	note "dwarf: $c of $t samples complete"
 	[ "$t" -ge 50 ] || { fail "only $t samples"; return 1; }
@@ -45,12 +46,12 @@ test_unwind_python() {
 import time
 def f(n): return 1 if n < 2 else f(n - 1) + f(n - 2)
 end = time.time() + 60
-while time.time() < end: f(18)' &
-	pid=$!
-	wait_for "/proc/$pid/comm" python3 200 || { kill $pid; return 1; }
-	"$PMT" -q -e cpu-clock --freq 499 --stack user -p $pid -d 3 >"$out" || { kill $pid; return 1; }
-	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -p $pid -d 3 -o "$fold" || { kill $pid; return 1; }
-	kill $pid
+while time.time() < end: f(18)' pmt_unwind_py &
+	for _ in $(seq 100); do pid=$(pgrep -n -f pmt_unwind_py) && break; sleep 0.05; done
+	[ -n "$pid" ] || { fail "python3 did not start"; return 1; }
+	"$PMT" -q -e cpu-clock --freq 499 --stack user -p "$pid" -d 3 >"$out" || { kill "$pid"; return 1; }
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -p "$pid" -d 3 -o "$fold" || { kill "$pid"; return 1; }
+	kill "$pid"
 	read -r c t < <(complete_share "$out")
 	note "streamed: $c of $t samples complete (second half)"
 	[ "$t" -ge 100 ] || { fail "only $t samples"; return 1; }
@@ -61,13 +62,17 @@ while time.time() < end: f(18)' &
 	[ $((c * 100)) -ge $((t * 80)) ] || { fail "folded: $c of $t complete, want 80%"; head -5 "$fold" >&2; return 1; }
 }
 
-# A command that lives 200 ms: its stacks are complete too.
+# A command that lives 200 ms: its stacks are complete too. Counted by
+# depth (the whole chain is 9+ frames deep, frame pointers give 1-2): the
+# names of a process that exited before printing are not always there yet
+# (in the guests they are [unknown]), which is a symbolizer matter.
 test_unwind_short_command() {
 	local out=$WORK/s.txt c t
 	"$PMT" -q -e cpu-clock --freq 999 --stack user -- "$TP"/nofp 200 >"$out" || return 1
-	read -r c t < <(complete_share "$out")
-	note "$c of $t samples complete (second half)"
+	read -r c t < <(awk '/cpu-clock:/ { n++; d[n] = 0; next } { d[n]++ }
+		END { for (i = int(n / 2) + 1; i <= n; i++) { t++; c += d[i] >= 9 }; print c + 0, t + 0 }' "$out")
+	note "$c of $t samples 9+ frames deep (second half)"
 	[ "$t" -ge 20 ] || { fail "only $t samples"; return 1; }
-	[ $((c * 100)) -ge $((t * 95)) ] || { fail "$c of $t complete, want 95%"; return 1; }
+	[ $((c * 100)) -ge $((t * 95)) ] || { fail "$c of $t deep, want 95%"; return 1; }
 	no_leftovers
 }
