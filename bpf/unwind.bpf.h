@@ -106,7 +106,6 @@ struct pmt_unwind {
 	bool vm_file;  /* the VMA maps a file */
 	bool vm_asked; /* bpf_find_vma was called in this run */
 	bool vm_exec;  /* the VMA is executable */
-	bool complete;
 };
 
 static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -134,6 +133,12 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 	struct pmt_vmas *c = bpf_map_lookup_elem(&pmt_vma_cache, &u->tgid);
 	__u32 i, slot;
 
+	/* another mm: the process exec'd, its VMAs are others */
+	if (c && c->mm != u->mm) {
+		c->mm = u->mm;
+		c->n = 0;
+		c->next = 0;
+	}
 	if (c) {
 		for (i = 0; i < PMT_VMA_SLOTS && i < c->n; i++) {
 			struct pmt_vma *v = &c->v[i];
@@ -197,7 +202,6 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 	u->count = 0;
 	if (!pmt_unwind_vma_of(u) || !u->vm_file)
 		return;
-	u->file.pad = 0;
 	cf = bpf_map_lookup_elem(&pmt_cfi_files, &u->file);
 	if (cf) {
 		u->first = cf->first;
@@ -275,7 +279,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 	if (!r || r->cfa == PMT_CFA_NONE)
 		return pmt_unwind_fp(u);
 	switch (r->cfa) {
-	case PMT_CFA_END: u->complete = true; return 1;
+	case PMT_CFA_END: return 1; /* the outermost frame */
 	case PMT_CFA_SP: cfa = u->sp + (__s64)r->cfa_off; break;
 	case PMT_CFA_FP: cfa = u->fp + (__s64)r->cfa_off; break;
 	case PMT_CFA_PLT: cfa = u->sp + ((u->pc & 15) >= (__u64)r->cfa_off ? 16 : 8); break;
@@ -318,20 +322,10 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
 	u.fp = BPF_CORE_READ(regs, bp);
 	u.task = task;
 	u.mm = (__u64)task->mm;
-	u.tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	u.tgid = (__u32)task->tgid; /* no helper call */
 	u.off = off;
 	u.end = off + max * 8;
 	u.hash = 0xcbf29ce484222325ULL;
-	{
-		struct pmt_vmas *c = bpf_map_lookup_elem(&pmt_vma_cache, &u.tgid);
-
-		/* another mm: the process exec'd, its VMAs are others */
-		if (c && c->mm != u.mm) {
-			c->mm = u.mm;
-			c->n = 0;
-			c->next = 0;
-		}
-	}
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, &u, 0);
 	*hash = u.hash;
 	return u.n;

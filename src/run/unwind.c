@@ -18,7 +18,7 @@
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
-#define CFI_ROWS (1u << 21) /* 24 MiB of kernel memory */
+#define CFI_ROWS (1u << 21) /* 32 MiB of kernel memory */
 #define CFI_FILES 4096
 #define CFI_WANTED 1024
 #define USTACKS 16384
@@ -54,18 +54,20 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 	u->rows_cap = CFI_ROWS;
 }
 
-/* Map the kernel's row array (after load). */
-static int map_rows(struct pmt_unwinder *u)
+/* Write rows at index first of the kernel's array through a mapping of
+ * just those pages, gone when written: the rows stay the kernel's memory,
+ * not pmtrace's resident set. */
+static int write_rows(struct pmt_unwinder *u, uint32_t first, const struct pmt_cfi *cfi)
 {
-	size_t len = (size_t)u->rows_cap * sizeof(struct pmt_cfi_row);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(u->skel->maps.pmt_cfi_rows), 0);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), at = (size_t)first * sizeof(*cfi->rows);
+	size_t base = at / page * page, len = at - base + cfi->n * sizeof(*cfi->rows);
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(u->skel->maps.pmt_cfi_rows), (off_t)base);
 
-	if (p == MAP_FAILED) {
-		pmt_err("cannot map the unwind tables: %s", strerror(errno));
+	if (p == MAP_FAILED)
 		return -errno;
-	}
-	u->rows = p;
+	memcpy(p + (at - base), cfi->rows, cfi->n * sizeof(*cfi->rows));
+	munmap(p, len);
 	return 0;
 }
 
@@ -87,10 +89,8 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 				 "frame pointers",
 				 u->rows_cap);
 		u->warned_full = true;
-	} else if (u->rows) {
-		/* the kernel's array, mapped: rows are in place when the
-		 * file entry below makes them reachable */
-		memcpy(u->rows + u->rows_used, cfi.rows, cfi.n * sizeof(*cfi.rows));
+	} else if (!write_rows(u, u->rows_used, &cfi)) {
+		/* in place before the file entry below makes them reachable */
 		file.first = u->rows_used;
 		file.count = (uint32_t)cfi.n;
 		u->rows_used += (uint32_t)cfi.n;
@@ -98,9 +98,6 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 			pmt_info("unwind: %s: %u rows", name, file.count);
 	}
 	pmt_cfi__free(&cfi);
-	if (!file.count)
-		u->files_without++;
-	u->files++;
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &file, BPF_ANY);
 }
 
@@ -159,9 +156,9 @@ static void load_process(struct pmt_unwinder *u, uint32_t tgid, const char *cons
 	fclose(f);
 }
 
-static int poll_wanted(struct pmt_unwinder *u)
+static void poll_wanted(struct pmt_unwinder *u)
 {
-	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_wanted), n = 0;
+	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_wanted);
 	struct pmt_cfi_file_key key, next;
 	struct pmt_cfi_want w;
 
@@ -173,13 +170,11 @@ static int poll_wanted(struct pmt_unwinder *u)
 
 			load_process(u, w.tgid, NULL);
 			if (pmt_verbose > 1)
-				pmt_info("unwind: process %u read in %.1f ms at %.6f", w.tgid,
-					 (double)(pmt_now_ns() - t0) / 1e6, (double)t0 / 1e9);
-			n++;
+				pmt_info("unwind: process %u read in %.1f ms", w.tgid,
+					 (double)(pmt_now_ns() - t0) / 1e6);
 		}
 		bpf_map_delete_elem(fd, &key);
 	}
-	return n;
 }
 
 #define POLL_NS (5 * 1000 * 1000L)
@@ -216,8 +211,6 @@ int pmt_unwinder__start(struct pmt_unwinder *u)
 
 	if (!u->skel || !u->skel->rodata->pmt_unwind_dwarf || u->running)
 		return 0;
-	if ((err = map_rows(u)))
-		return err;
 	preload(u);
 	/* signals stay with the main thread */
 	sigfillset(&all);
@@ -239,6 +232,4 @@ void pmt_unwinder__stop(struct pmt_unwinder *u)
 	u->stop = true;
 	pthread_join(u->thread, NULL);
 	u->running = false;
-	munmap(u->rows, (size_t)u->rows_cap * sizeof(struct pmt_cfi_row));
-	u->rows = NULL;
 }

@@ -21,9 +21,7 @@ struct pmtrace_bpf;
 
 struct pmt_unwinder {
 	struct pmtrace_bpf *skel;
-	struct pmt_cfi_row *rows; /* the kernel's array, mapped */
 	uint32_t rows_cap, rows_used;
-	uint32_t files, files_without; /* loaded; without usable CFI */
 	bool warned_full;
 	/* the loader thread: tables arrive while the main loop prints */
 	pthread_t thread;
