@@ -56,6 +56,7 @@ enum pmt_stat {
 	/* perf buffer full. The ring counts these too, but reports them only
 	 * with its next record, which may never come: this count is exact. */
 	PMT_STAT_RING_FULL,
+	PMT_STAT_STACK_FULL, /* a stack not stored: its table full (or a collision) */
 	PMT_STAT__MAX,
 };
 

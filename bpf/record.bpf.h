@@ -42,8 +42,20 @@ static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_even
 		if (i >= n)
 			frames[i] = 0;
 	key = tgid | (__u32)((h ^ (h >> 32)) & 0x7fffffff);
-	bpf_map_update_elem(&pmt_ustacks, &key, frames, BPF_NOEXIST);
+	if (bpf_map_update_elem(&pmt_ustacks, &key, frames, BPF_NOEXIST) == -7 /* E2BIG */)
+		pmt_stat_inc(PMT_STAT_STACK_FULL);
 	return key;
+}
+
+/* A stack id, counted when the table could not take the stack (-ENOMEM:
+ * full; -EEXIST: its bucket holds another). */
+static __always_inline __s32 pmt_stackid(void *ctx, __u64 flags)
+{
+	long id = bpf_get_stackid(ctx, &pmt_stacks, flags);
+
+	if (id == -12 || id == -17)
+		pmt_stat_inc(PMT_STAT_STACK_FULL);
+	return (__s32)id;
 }
 
 /* Is this event traced (target, CPU, not stopping)? Then its probe's
@@ -97,12 +109,12 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 	}
 	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
 		if (cfg->stack & PMT_STACK_KERNEL)
-			st->kstack = bpf_get_stackid(ctx, &pmt_stacks, 0);
+			st->kstack = pmt_stackid(ctx, 0);
 		if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
 			st->ustack = pmt_unwind_key(fc, e, rec_size);
 		else if (cfg->stack & PMT_STACK_USER)
 			st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
-				     (__u32)bpf_get_stackid(ctx, &pmt_stacks, BPF_F_USER_STACK);
+				     (__u32)pmt_stackid(ctx, BPF_F_USER_STACK);
 		pmt_aggregate(cfg, fc, id);
 		return;
 	}

@@ -65,11 +65,8 @@ void pmt_agg__free(struct pmt_agg *a);
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
 /* Kernel memory its maps take from their creation on (an estimate). */
 uint64_t pmt_agg__kernel_bytes(const struct pmt_agg *a, int possible_cpus);
-/* Keys name processes whose mappings symbolization needs? */
+/* Do keys hold user addresses, named through processes' mappings? */
 bool pmt_agg__wants_pids(const struct pmt_agg *a);
-/* Note (read the mappings of) the processes a kernel key names. */
-void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms,
-		       const struct pmt_agg_key *key);
 
 /* One merged map entry. */
 struct pmt_agg_entry {

@@ -80,7 +80,10 @@ struct key_spec {
 	uint8_t disp;
 };
 
-static int expand_key(const char *name, const struct pmt_format *fmt, struct key_spec *out)
+/* "stack" is the user and the kernel stack, or the one --stack (asked)
+ * names alone. */
+static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t asked,
+		      struct key_spec *out)
 {
 	bool stacks = pmt_stackrec__has(fmt);
 
@@ -88,6 +91,14 @@ static int expand_key(const char *name, const struct pmt_format *fmt, struct key
 		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
 		out[1] = (struct key_spec){name, "ip", PMT_DISP_SYM};
 		return 2;
+	}
+	if (stacks && !strcmp(name, "stack") && asked == PMT_STACK_USER) {
+		out[0] = (struct key_spec){name, "ustack", PMT_DISP_USTACK};
+		return 1;
+	}
+	if (stacks && !strcmp(name, "stack") && asked == PMT_STACK_KERNEL) {
+		out[0] = (struct key_spec){name, "kstack", PMT_DISP_KSTACK};
+		return 1;
 	}
 	if (stacks && !strcmp(name, "stack")) {
 		out[0] = (struct key_spec){name, "ustack", PMT_DISP_USTACK};
@@ -189,6 +200,7 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 	char *copy, *tok, *save = NULL;
 	int i = 0, at = 0, ret = 0, nspec, j;
 	struct key_spec specs[2];
+	uint8_t asked = *stack;
 
 	if (!ag->opts->by)
 		return 0;
@@ -196,7 +208,7 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		nspec = expand_key(tok, p->fmt, specs);
+		nspec = expand_key(tok, p->fmt, asked, specs);
 		for (j = 0; j < nspec && !ret; j++)
 			if (!(ret = compile_key_part(ag, p, stack, i, &at, tok, &specs[j])))
 				i++;

@@ -47,7 +47,7 @@ static int add_frames(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint8_t
 		if (!loc) {
 			map = 0;
 			if (pmt_syms__module(io->syms, pid, ips[k], &m))
-				map = pmt_pprof__mapping(pp, key, m.start, m.end, 0, m.file,
+				map = pmt_pprof__mapping(pp, key, m.start, m.end, m.pgoff, m.file,
 							 m.build_id);
 			name->len = 0;
 			pmt_syms__name(io->syms, pid, ips[k], false, false, name);

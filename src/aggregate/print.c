@@ -577,22 +577,3 @@ out:
 	memset(cur, 0, sizeof(*cur));
 	return err;
 }
-
-void pmt_agg__note_key(const struct pmt_agg *a, struct pmt_syms *syms,
-		       const struct pmt_agg_key *key)
-{
-	const struct pmt_keylayout *kl = &a->keys;
-	uint64_t v, ip;
-	int i;
-
-	for (i = 0; i < kl->n; i++) {
-		memcpy(&v, key->data + kl->at[i], 8);
-		if (kl->disp[i] == PMT_DISP_HIDDEN && i + 1 < kl->n) {
-			memcpy(&ip, key->data + kl->at[i + 1], 8);
-			if (!pmt_is_kernel_addr(ip))
-				pmt_syms__note_pid(syms, (uint32_t)v);
-		} else if (kl->disp[i] == PMT_DISP_USTACK && (int32_t)(uint32_t)v >= 0) {
-			pmt_syms__note_pid(syms, (uint32_t)(v >> 32));
-		}
-	}
-}

@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <elfutils/libdw.h>
 #include "events/cfi.h"
 #include "events/elfsym.h"
+#include "util/strutil.h"
 
 /* DWARF register numbers, x86-64 */
 enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
@@ -21,16 +23,9 @@ void pmt_cfi__free(struct pmt_cfi *c)
 
 const struct pmt_cfi_row *pmt_cfi__find(const struct pmt_cfi *c, uint32_t pc)
 {
-	size_t lo = 0, hi = c->n;
+	size_t lo = pmt_count_le(c->rows, c->n, sizeof(*c->rows), offsetof(struct pmt_cfi_row, pc),
+				 sizeof(c->rows->pc), pc);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &c->rows[lo - 1] : NULL;
 }
 

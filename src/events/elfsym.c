@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,8 @@ int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
 	return -1;
 }
 
-static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct pmt_elf_syms *out,
-		    size_t *cap)
+static int add_syms(Elf *elf, Elf *phdrs, Elf_Scn *scn, const GElf_Shdr *sh,
+		    struct pmt_elf_syms *out)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -54,31 +55,58 @@ static int add_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct pmt_elf_
 		    !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || pmt_elf__vaddr_to_off(elf, sym.st_value, &off))
+		if (!name || !*name || pmt_elf__vaddr_to_off(phdrs, sym.st_value, &off))
 			continue;
-		if (out->n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
+		if (out->n == out->cap) {
+			size_t nc = out->cap ? out->cap * 2 : 256;
 			struct pmt_elf_sym *v = realloc(out->v, nc * sizeof(*v));
 
 			if (!v)
 				return -ENOMEM;
 			out->v = v;
-			*cap = nc;
+			out->cap = nc;
 		}
 		out->v[out->n].name = strdup(name);
 		if (!out->v[out->n].name)
 			return -ENOMEM;
 		out->v[out->n].size = sym.st_size;
+		out->v[out->n].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
 		out->v[out->n++].off = off;
 	}
 	return 0;
 }
 
-int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t errlen)
+static bool is_table(const GElf_Shdr *sh, unsigned int sht)
+{
+	return sht ? sh->sh_type == sht : sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM;
+}
+
+int pmt_elf__collect(Elf *elf, Elf *phdrs, unsigned int sht, struct pmt_elf_syms *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t cap = 0, i, j;
+	int ret = 0;
+
+	while (!ret && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && is_table(&sh, sht))
+			ret = add_syms(elf, phdrs ? phdrs : elf, scn, &sh, out);
+	return ret;
+}
+
+int pmt_elf__has_table(Elf *elf, unsigned int sht)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == sht)
+			return 1;
+	return 0;
+}
+
+int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t errlen)
+{
+	size_t i, j;
 	int fd, ret = 0;
 	Elf *elf;
 
@@ -98,10 +126,7 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t
 		ret = -EINVAL;
 		goto out;
 	}
-	while (!ret && (scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			ret = add_syms(elf, scn, &sh, out, &cap);
+	ret = pmt_elf__collect(elf, NULL, 0, out);
 	if (ret) {
 		pmt_errf(err, errlen, "out of memory reading %s", path);
 		goto out;
@@ -138,7 +163,7 @@ void pmt_elf__free(struct pmt_elf_syms *s)
 		free(s->v[i].name);
 	free(s->v);
 	s->v = NULL;
-	s->n = 0;
+	s->n = s->cap = 0;
 }
 
 int pmt_elf__locate(const char *name, char *out, size_t len)

@@ -11,11 +11,12 @@ struct pmt_elf_sym {
 	char *name;
 	uint64_t off;  /* file offset of the first instruction */
 	uint64_t size; /* bytes of code, 0 when the symbol does not say */
+	uint8_t bind;  /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 };
 
 struct pmt_elf_syms {
-	struct pmt_elf_sym *v; /* sorted by name, one each */
-	size_t n;
+	struct pmt_elf_sym *v; /* pmt_elf__funcs: sorted by name, one each */
+	size_t n, cap;
 };
 
 /* Defined functions of .symtab and .dynsym. -errno with a message in err. */
@@ -23,9 +24,18 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t
 const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name);
 void pmt_elf__free(struct pmt_elf_syms *s);
 
+typedef struct Elf Elf;
+/* Defined functions of elf's symbol tables of type sht (SHT_SYMTAB,
+ * SHT_DYNSYM; 0: both, a function of both twice) appended to out (not
+ * sorted), at the file offsets the program headers of phdrs give (a
+ * separate debug file's symbols with the file's own headers). 0 or
+ * -ENOMEM. */
+int pmt_elf__collect(Elf *elf, Elf *phdrs, unsigned int sht, struct pmt_elf_syms *out);
+/* Has elf a table of type sht? */
+int pmt_elf__has_table(Elf *elf, unsigned int sht);
+
 /* vaddr -> file offset through the executable PT_LOAD segment holding
  * it; -1 when none does. */
-typedef struct Elf Elf;
 int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off);
 
 /* A binary named without a '/': found in $PATH, or (a library) in the

@@ -1,57 +1,77 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <elfutils/libdwfl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "output/symbols.h"
+#include "output/symfile.h"
+
+/* Exited processes kept for samples not yet printed; beyond this the
+ * oldest are forgotten (and counted). */
+#define MAX_DEAD 8192
+/* Files no process maps any more, kept for the next one that does. */
+#define MAX_IDLE_FILES 64
+/* Descriptors held for files not yet read (so replaced or deleted files
+ * still resolve); beyond this, files are opened by path when read. */
+#define MAX_HELD_FDS 128
 
 struct ksym {
 	uint64_t addr;
 	size_t name; /* offset in pmt_syms.knames */
 };
 
+/* One executable file, shared by every process mapping it. */
+struct file {
+	uint64_t dev, ino; /* the key; 0, 0: the vDSO */
+	char *path;
+	int fd;			 /* held until read, else -1 */
+	struct pmt_symfile *tab; /* read on first use */
+	bool tried;		 /* read once, even if that failed */
+	uint32_t refs;		 /* mappings naming it */
+	uint64_t idle_since;	 /* refs 0: when (a sequence number) */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct file *f;
+};
+
 struct proc {
 	uint32_t pid;
-	Dwfl *dwfl; /* NULL: the process could not be read */
+	bool dead;
+	uint64_t exit_ts;
+	struct map *maps; /* sorted by start, disjoint */
+	uint32_t n, cap;
+};
+
+struct dead {
+	uint32_t pid;
+	uint64_t ts;
 };
 
 struct pmt_syms {
+	pthread_mutex_t lock; /* recursive: spans hold it around calls */
 	struct ksym *ksyms;
 	size_t nksyms;
 	bool ksyms_read;
-	char *knames;	    /* one block holding every kernel name */
-	struct proc *procs; /* sorted by pid */
+	char *knames;	     /* one block holding every kernel name */
+	struct proc **procs; /* sorted by pid */
 	size_t nprocs, cap;
+	struct file **files; /* sorted by (dev, ino) */
+	size_t nfiles, fcap, idle, held;
+	uint64_t seq;
+	struct dead *dead; /* exits in order: a ring of MAX_DEAD */
+	size_t dead_head, ndead;
+	uint64_t forgotten;
 };
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-};
-
-struct pmt_syms *pmt_syms__new(void)
-{
-	return calloc(1, sizeof(struct pmt_syms));
-}
-
-void pmt_syms__free(struct pmt_syms *s)
-{
-	size_t i;
-
-	if (!s)
-		return;
-	for (i = 0; i < s->nprocs; i++)
-		if (s->procs[i].dwfl)
-			dwfl_end(s->procs[i].dwfl);
-	free(s->procs);
-	free(s->ksyms);
-	free(s->knames);
-	free(s);
-}
-
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
@@ -107,74 +127,537 @@ static void read_kallsyms(struct pmt_syms *s)
 
 static const struct ksym *ksym_find(struct pmt_syms *s, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!s->ksyms_read)
 		read_kallsyms(s);
-	hi = s->nksyms;
 	/* the last symbol at or below addr */
+	lo = pmt_count_le(s->ksyms, s->nksyms, sizeof(*s->ksyms), offsetof(struct ksym, addr), 8,
+			  addr);
+	return lo ? &s->ksyms[lo - 1] : NULL;
+}
+
+struct pmt_syms *pmt_syms__new(void)
+{
+	struct pmt_syms *s = calloc(1, sizeof(*s));
+	pthread_mutexattr_t a;
+
+	if (!s)
+		return NULL;
+	s->dead = calloc(MAX_DEAD, sizeof(*s->dead));
+	if (!s->dead) {
+		free(s);
+		return NULL;
+	}
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&s->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	return s;
+}
+
+static void file_free(struct pmt_syms *s, struct file *f)
+{
+	if (f->fd >= 0) {
+		close(f->fd);
+		s->held--;
+	}
+	pmt_symfile__free(f->tab);
+	free(f->path);
+	free(f);
+}
+
+static void proc_free(struct pmt_syms *s, struct proc *p);
+
+void pmt_syms__free(struct pmt_syms *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nprocs; i++)
+		proc_free(s, s->procs[i]);
+	for (i = 0; i < s->nfiles; i++)
+		file_free(s, s->files[i]);
+	free(s->procs);
+	free(s->files);
+	free(s->dead);
+	free(s->ksyms);
+	free(s->knames);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+void pmt_syms__lock(struct pmt_syms *s)
+{
+	if (s)
+		pthread_mutex_lock(&s->lock);
+}
+
+void pmt_syms__unlock(struct pmt_syms *s)
+{
+	if (s)
+		pthread_mutex_unlock(&s->lock);
+}
+
+/* Grow an array of pointers by one slot at `at`; false without memory. */
+static bool insert_slot(void ***v, size_t *n, size_t *cap, size_t at)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		void **g = realloc(*v, nc * sizeof(*g));
+
+		if (!g)
+			return false;
+		*v = g;
+		*cap = nc;
+	}
+	memmove(&(*v)[at + 1], &(*v)[at], (*n - at) * sizeof(**v));
+	(*n)++;
+	return true;
+}
+
+static void remove_slot(void **v, size_t *n, size_t at)
+{
+	memmove(&v[at], &v[at + 1], (*n - at - 1) * sizeof(*v));
+	(*n)--;
+}
+
+/* ---- files ---- */
+
+static size_t file_at(const struct pmt_syms *s, uint64_t dev, uint64_t ino)
+{
+	size_t lo = 0, hi = s->nfiles;
+
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		const struct file *f = s->files[mid];
 
-		if (s->ksyms[mid].addr <= addr)
+		if (f->dev < dev || (f->dev == dev && f->ino < ino))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? &s->ksyms[lo - 1] : NULL;
+	return lo;
 }
 
-static struct proc *proc_find(struct pmt_syms *s, uint32_t pid, size_t *at)
+/* The file at path if it is still the one mapped, else the process's
+ * own reference to its mapping; -1. */
+static int open_mapped(const struct file *f, uint32_t pid, uint64_t start, uint64_t end)
+{
+	char mf[64];
+	struct stat st;
+	int fd = -1;
+
+	if (f->path[0] == '/') {
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!pid)
+		return -1;
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	return open(mf, O_RDONLY | O_CLOEXEC);
+}
+
+/* The file (dev, ino), registered at first sight. hold: open it now,
+ * while the mapping process surely lives. */
+static struct file *file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const char *path,
+			     bool hold, uint32_t pid, uint64_t start, uint64_t end)
+{
+	size_t at = file_at(s, dev, ino), len;
+	struct file *f;
+
+	if (at < s->nfiles && s->files[at]->dev == dev && s->files[at]->ino == ino)
+		return s->files[at];
+	f = calloc(1, sizeof(*f));
+	len = strlen(path);
+	/* maps and records name a removed file "... (deleted)" */
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+		len -= 10;
+	if (!f || !(f->path = strndup(path, len)) ||
+	    !insert_slot((void ***)&s->files, &s->nfiles, &s->fcap, at)) {
+		if (f)
+			free(f->path);
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = ino;
+	f->fd = -1;
+	if (hold && (dev || ino) && s->held < MAX_HELD_FDS &&
+	    (f->fd = open_mapped(f, pid, start, end)) >= 0)
+		s->held++;
+	s->files[at] = f;
+	s->idle++; /* until a mapping refers to it */
+	f->idle_since = ++s->seq;
+	return f;
+}
+
+static void file_ref(struct pmt_syms *s, struct file *f)
+{
+	if (!f->refs++)
+		s->idle--;
+}
+
+/* The file no mapping names any more waits among the idle ones; the
+ * longest idle goes when there are too many. */
+static void file_unref(struct pmt_syms *s, struct file *f)
+{
+	size_t i, oldest = SIZE_MAX;
+
+	if (--f->refs)
+		return;
+	f->idle_since = ++s->seq;
+	if (++s->idle <= MAX_IDLE_FILES)
+		return;
+	for (i = 0; i < s->nfiles; i++)
+		if (!s->files[i]->refs &&
+		    (oldest == SIZE_MAX || s->files[i]->idle_since < s->files[oldest]->idle_since))
+			oldest = i;
+	file_free(s, s->files[oldest]);
+	remove_slot((void **)s->files, &s->nfiles, oldest);
+	s->idle--;
+}
+
+/* Its symbols, read the first time they are needed through a mapping
+ * of process pid. */
+static const struct pmt_symfile *file_table(struct pmt_syms *s, struct file *f, uint32_t pid,
+					    const struct map *m)
+{
+	int fd;
+
+	if (f->tried)
+		return f->tab;
+	f->tried = true;
+	if (!f->dev && !f->ino)
+		return f->tab = pmt_symfile__vdso();
+	fd = f->fd;
+	if (fd < 0)
+		fd = open_mapped(f, pid, m->start, m->end);
+	/* replaced and its process gone: the path is all there is (perf's
+	 * way) */
+	if (fd < 0 && f->path[0] == '/')
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	f->tab = pmt_symfile__read(fd);
+	close(fd);
+	if (f->fd >= 0) {
+		f->fd = -1;
+		s->held--;
+	}
+	return f->tab;
+}
+
+/* ---- processes ---- */
+
+static struct proc *proc_find(const struct pmt_syms *s, uint32_t pid, size_t *at)
 {
 	size_t lo = 0, hi = s->nprocs;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (s->procs[mid].pid < pid)
+		if (s->procs[mid]->pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	*at = lo;
-	return lo < s->nprocs && s->procs[lo].pid == pid ? &s->procs[lo] : NULL;
+	return lo < s->nprocs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
 }
 
-static struct proc *proc_get(struct pmt_syms *s, uint32_t pid)
+static void proc_clear(struct pmt_syms *s, struct proc *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++)
+		file_unref(s, p->maps[i].f);
+	p->n = 0;
+}
+
+static void proc_free(struct pmt_syms *s, struct proc *p)
+{
+	proc_clear(s, p);
+	free(p->maps);
+	free(p);
+}
+
+static void proc_remove(struct pmt_syms *s, uint32_t pid)
+{
+	size_t at;
+	struct proc *p = proc_find(s, pid, &at);
+
+	if (p) {
+		remove_slot((void **)s->procs, &s->nprocs, at);
+		proc_free(s, p);
+	}
+}
+
+/* A process without mappings; an exited one of that pid goes. */
+static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 {
 	struct proc *p;
 	size_t at;
 
-	p = proc_find(s, pid, &at);
-	if (p)
-		return p;
-	if (s->nprocs == s->cap) {
-		p = realloc(s->procs, (s->cap = s->cap ? s->cap * 2 : 64) * sizeof(*p));
-		if (!p)
-			return NULL;
-		s->procs = p;
+	proc_remove(s, pid);
+	proc_find(s, pid, &at);
+	p = calloc(1, sizeof(*p));
+	if (!p || !insert_slot((void ***)&s->procs, &s->nprocs, &s->cap, at)) {
+		free(p);
+		return NULL;
 	}
-	memmove(&s->procs[at + 1], &s->procs[at], (s->nprocs - at) * sizeof(*p));
-	s->nprocs++;
-	p = &s->procs[at];
 	p->pid = pid;
-	p->dwfl = dwfl_begin(&proc_callbacks);
-	if (p->dwfl) {
-		dwfl_report_begin(p->dwfl);
-		/* reads /proc/PID/maps now; the files are opened on first use */
-		if (dwfl_linux_proc_report(p->dwfl, (pid_t)pid) ||
-		    dwfl_report_end(p->dwfl, NULL, NULL)) {
-			dwfl_end(p->dwfl);
-			p->dwfl = NULL;
-		}
-	}
+	s->procs[at] = p;
 	return p;
+}
+
+/* A new mapping replaces whatever it overlaps. */
+static void add_map(struct pmt_syms *s, struct proc *p, uint64_t start, uint64_t end,
+		    uint64_t pgoff, struct file *f)
+{
+	uint32_t i, j, at;
+
+	for (i = j = 0; i < p->n; i++) {
+		if (p->maps[i].start < end && p->maps[i].end > start)
+			file_unref(s, p->maps[i].f);
+		else
+			p->maps[j++] = p->maps[i];
+	}
+	p->n = j;
+	if (p->n == p->cap) {
+		uint32_t nc = p->cap ? p->cap * 2 : 16;
+		struct map *m = realloc(p->maps, nc * sizeof(*m));
+
+		if (!m)
+			return;
+		p->maps = m;
+		p->cap = nc;
+	}
+	for (at = 0; at < p->n && p->maps[at].start < start; at++)
+		;
+	memmove(&p->maps[at + 1], &p->maps[at], (p->n - at) * sizeof(*p->maps));
+	p->maps[at] = (struct map){start, end, pgoff, f};
+	p->n++;
+	file_ref(s, f);
+}
+
+static struct map *map_find(struct proc *p, uint64_t addr)
+{
+	size_t lo =
+		pmt_count_le(p->maps, p->n, sizeof(*p->maps), offsetof(struct map, start), 8, addr);
+
+	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
+}
+
+/* Executable mappings of a file, or the vDSO: the ones named. */
+static void map_file(struct pmt_syms *s, struct proc *p, uint64_t start, uint64_t end,
+		     uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path, bool hold)
+{
+	struct file *f;
+
+	if (!ino && strcmp(path, "[vdso]"))
+		return; /* anonymous (JIT) or [vsyscall]: nothing to name it */
+	if (!ino)
+		dev = 0;
+	f = file_get(s, dev, ino, path, hold, p->pid, start, end);
+	if (f)
+		add_map(s, p, start, end, pgoff, f);
+}
+
+/* A live process's executable mappings, from /proc. */
+static struct proc *read_proc(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p = proc_new(s, pid);
+	char path[64], line[4096 + 128], perms[8];
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, mnr;
+	FILE *mf;
+	int pos;
+
+	if (!p)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	mf = fopen(path, "re");
+	if (!mf)
+		return p;
+	while (fgets(line, sizeof(line), mf)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
+			   &maj, &mnr, &ino, &pos) != 7 ||
+		    perms[2] != 'x')
+			continue;
+		map_file(s, p, start, end, pgoff, makedev(maj, mnr), ino, line + pos, false);
+	}
+	fclose(mf);
+	return p;
+}
+
+static struct proc *proc_get(struct pmt_syms *s, uint32_t pid)
+{
+	size_t at;
+	struct proc *p = proc_find(s, pid, &at);
+
+	return p ? p : read_proc(s, pid);
 }
 
 void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid)
 {
-	if (s && pid)
-		proc_get(s, pid);
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	proc_get(s, pid);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__note_all(struct pmt_syms *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char *end;
+
+	if (!s || !d) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d))) {
+		unsigned long pid = strtoul(e->d_name, &end, 10);
+
+		if (pid && !*end && pid <= UINT32_MAX)
+			pmt_syms__note_pid(s, (uint32_t)pid);
+	}
+	closedir(d);
+}
+
+void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+	size_t at;
+	uint32_t i;
+
+	if (!s || !pid || pid == ppid)
+		return; /* a thread: the process's mappings already */
+	pthread_mutex_lock(&s->lock);
+	child = proc_find(s, pid, &at);
+	/* a child read from /proc before its fork record came is complete */
+	if ((!child || child->dead) && (parent = proc_get(s, ppid)) && (child = proc_new(s, pid)))
+		for (i = 0; i < parent->n; i++)
+			add_map(s, child, parent->maps[i].start, parent->maps[i].end,
+				parent->maps[i].pgoff, parent->maps[i].f);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__exec(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p;
+	size_t at;
+
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = proc_find(s, pid, &at);
+	if (p && !p->dead)
+		proc_clear(s, p);
+	else
+		proc_new(s, pid);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__mmap(struct pmt_syms *s, const struct pmt_mmap *m)
+{
+	struct proc *p;
+
+	if (!s || !m->pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = proc_get(s, m->pid);
+	if (p && !p->dead)
+		map_file(s, p, m->start, m->start + m->len, m->pgoff, m->dev, m->ino, m->path,
+			 true);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Forget the oldest exited process. */
+static void pop_dead(struct pmt_syms *s)
+{
+	struct dead d = s->dead[s->dead_head];
+	size_t at;
+	struct proc *p = proc_find(s, d.pid, &at);
+
+	s->dead_head = (s->dead_head + 1) % MAX_DEAD;
+	s->ndead--;
+	if (p && p->dead && p->exit_ts == d.ts) {
+		remove_slot((void **)s->procs, &s->nprocs, at);
+		proc_free(s, p);
+	}
+}
+
+void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
+{
+	struct proc *p;
+	size_t at;
+
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = proc_find(s, pid, &at);
+	if (p && !p->dead) {
+		if (s->ndead == MAX_DEAD) {
+			pop_dead(s);
+			s->forgotten++;
+		}
+		p->dead = true;
+		p->exit_ts = ts;
+		s->dead[(s->dead_head + s->ndead++) % MAX_DEAD] = (struct dead){pid, ts};
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__reap(struct pmt_syms *s, uint64_t ts)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	while (s->ndead && s->dead[s->dead_head].ts < ts)
+		pop_dead(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t pmt_syms__forgotten(struct pmt_syms *s)
+{
+	uint64_t n;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	n = s->forgotten;
+	s->forgotten = 0;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
+{
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	st->procs = s->nprocs;
+	st->exited = s->ndead;
+	st->files = s->nfiles;
+	st->fds = s->held;
+	for (i = 0; i < s->nfiles; i++)
+		if (s->files[i]->tab)
+			st->bytes += pmt_symfile__bytes(s->files[i]->tab);
+	for (i = 0; i < s->nprocs; i++)
+		st->bytes += sizeof(struct proc) + s->procs[i]->cap * sizeof(struct map);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
@@ -186,18 +669,29 @@ static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
 	}
 }
 
+/* The function holding a user address of process pid. */
+static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t *off)
+{
+	const struct pmt_symfile *tab;
+	struct proc *p = pid ? proc_get(s, pid) : NULL;
+	struct map *m = p ? map_find(p, addr) : NULL;
+
+	if (!m || !(tab = file_table(s, m->f, pid, m)))
+		return NULL;
+	return pmt_symfile__name(tab, addr - m->start + m->pgoff, off);
+}
+
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b)
 {
 	const char *name = NULL;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	struct proc *p;
+	uint64_t off = 0;
 
 	if (!s) {
 		unknown(b, addr, with_addr_if_unknown);
 		return false;
 	}
+	pthread_mutex_lock(&s->lock);
 	if (pmt_is_kernel_addr(addr)) {
 		const struct ksym *k = ksym_find(s, addr);
 
@@ -205,51 +699,50 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 			name = s->knames + k->name;
 			off = addr - k->addr;
 		}
-	} else if (pid && (p = proc_get(s, pid)) && p->dwfl) {
-		Dwfl_Module *m = dwfl_addrmodule(p->dwfl, addr);
-
-		if (m)
-			name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
+	} else {
+		name = user_name(s, pid, addr, &off);
 	}
-	if (!name) {
+	if (name) {
+		pmt_buf__puts(b, name);
+		if (offset && off) {
+			pmt_buf__puts(b, "+");
+			pmt_buf__hex(b, off);
+		}
+	} else {
 		unknown(b, addr, with_addr_if_unknown);
-		return false;
 	}
-	pmt_buf__puts(b, name);
-	if (offset && off) {
-		pmt_buf__puts(b, "+");
-		pmt_buf__hex(b, off);
-	}
-	return true;
+	pthread_mutex_unlock(&s->lock);
+	return name != NULL;
 }
 
-bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *m)
+bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *mod)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *bits;
-	Dwarf_Addr start, end, vaddr;
-	Dwfl_Module *mod;
+	const struct pmt_symfile *tab;
 	struct proc *p;
-	int n, i;
+	struct map *m;
 
-	memset(m, 0, sizeof(*m));
+	memset(mod, 0, sizeof(*mod));
 	if (pmt_is_kernel_addr(addr)) {
-		m->file = "[kernel.kallsyms]";
-		m->start = 0xffff800000000000ULL;
-		m->end = UINT64_MAX;
+		mod->file = "[kernel.kallsyms]";
+		mod->start = 0xffff800000000000ULL;
+		mod->end = UINT64_MAX;
 		return true;
 	}
-	if (!s || !pid || !(p = proc_get(s, pid)) || !p->dwfl ||
-	    !(mod = dwfl_addrmodule(p->dwfl, addr)))
+	if (!s || !pid)
 		return false;
-	m->file = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
-	m->start = start;
-	m->end = end;
-	dwfl_module_getelf(mod, &vaddr); /* the build-id is read with the ELF */
-	n = dwfl_module_build_id(mod, &bits, &vaddr);
-	for (i = 0; i < n && i < 20; i++) {
-		m->build_id[2 * i] = hex[bits[i] >> 4];
-		m->build_id[2 * i + 1] = hex[bits[i] & 15];
+	pthread_mutex_lock(&s->lock);
+	p = proc_get(s, pid);
+	m = p ? map_find(p, addr) : NULL;
+	if (m) {
+		mod->file = m->f->path;
+		mod->start = m->start;
+		mod->end = m->end;
+		mod->pgoff = m->pgoff;
+		tab = file_table(s, m->f, pid, m);
+		if (tab)
+			snprintf(mod->build_id, sizeof(mod->build_id), "%s",
+				 pmt_symfile__build_id(tab));
 	}
-	return m->file != NULL;
+	pthread_mutex_unlock(&s->lock);
+	return m != NULL;
 }

@@ -1,11 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Addresses to names. Kernel addresses from /proc/kallsyms; user addresses
- * through elfutils' libdwfl (the library perf uses) over the files mapped
- * in the process: executables, PIE, shared libraries, the vDSO, separate
- * debuginfo by build-id. A process's mappings are read the first time it
- * is seen (pmt_syms__note_pid), so a process that has exited since still
- * resolves; each process is read once.
+ * Addresses to names. Kernel addresses from /proc/kallsyms. User
+ * addresses through each process's executable mappings to the file
+ * mapped there, whose symbols are read once and shared by every process
+ * that maps it (output/symfile.c); the vDSO from pmtrace's own.
+ *
+ * A process's mappings come from what the kernel reports as it runs
+ * (fork, exec, mmap, exit: run/sideband.c), or from /proc for a process
+ * met before that (pmt_syms__note_pid, pmt_syms__note_all). An exited
+ * process is kept until its samples are printed (pmt_syms__reap), so it
+ * resolves like a live one; at most 8192 exited ones wait, the oldest
+ * beyond that are forgotten and counted. A file is opened when it is
+ * first mapped (so a replaced or deleted one still resolves), read on
+ * first use, then closed; files no process maps stay a while (64 of
+ * them) for the next process that maps them.
+ *
+ * Every call takes the object's lock; pmt_syms__lock holds it across
+ * several (names from pmt_syms__module stay valid while it is held).
  */
 #ifndef PMT_SYMBOLS_H
 #define PMT_SYMBOLS_H
@@ -18,8 +29,36 @@ struct pmt_syms;
 
 struct pmt_syms *pmt_syms__new(void);
 void pmt_syms__free(struct pmt_syms *s);
-/* Read pid's mappings now, if not yet read. */
+void pmt_syms__lock(struct pmt_syms *s);
+void pmt_syms__unlock(struct pmt_syms *s);
+/* Read pid's mappings from /proc now, if it is not known yet. */
 void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid);
+/* ... and of every process there is. */
+void pmt_syms__note_all(struct pmt_syms *s);
+
+/* What the kernel reports, in the order it happened. */
+struct pmt_mmap {
+	uint32_t pid;
+	uint64_t start, len, pgoff;
+	uint64_t dev, ino; /* dev as makedev() makes it */
+	const char *path;
+};
+void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid);
+void pmt_syms__exec(struct pmt_syms *s, uint32_t pid);
+void pmt_syms__mmap(struct pmt_syms *s, const struct pmt_mmap *m);
+/* ts: CLOCK_MONOTONIC, as the samples' */
+void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts);
+/* Forget the processes that exited before ts: every sample of theirs
+ * has been printed. */
+void pmt_syms__reap(struct pmt_syms *s, uint64_t ts);
+/* Exited processes forgotten before being reaped (too many waited)
+ * since the last call. */
+uint64_t pmt_syms__forgotten(struct pmt_syms *s);
+struct pmt_syms_stats {
+	size_t procs, exited, files, fds, bytes;
+};
+void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st);
+
 /* s may be NULL (out of memory): every name is then unknown. */
 /* Append the name of addr in process pid (kernel addresses need no pid):
  * "func", or "func+0x1a" with offset; "[unknown]" when nothing is known
@@ -32,6 +71,7 @@ struct pmt_module {
 	const char *file;    /* valid until the next call; "[kernel.kallsyms]" */
 	char build_id[41];   /* hex, "" when unknown */
 	uint64_t start, end; /* where it is mapped */
+	uint64_t pgoff;	     /* the file offset mapped at start */
 };
 /* false when addr is in no known file. */
 bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *m);

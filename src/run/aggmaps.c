@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "output/symbols.h"
 #include "run/aggmaps.h"
+#include "util/log.h"
 #include "pmtrace.skel.h"
 
 void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
@@ -137,10 +138,6 @@ out:
 	return err;
 }
 
-/* The symbolizer is the main thread's and the metrics server's: one at a
- * time (the maps themselves need no lock). */
-static pthread_mutex_t syms_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static int read_entries(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
 			struct pmt_agg_entries *cur)
 {
@@ -164,12 +161,18 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
 	const struct pmt_agg_io io = {syms, stack_lookup, skel};
 	struct pmt_agg_entries cur = {0};
 	int err = read_entries(skel, agg, &cur);
+	uint64_t forgotten;
 
 	if (!err) {
-		pthread_mutex_lock(&syms_lock);
+		pmt_syms__lock(syms);
 		err = pmt_agg__print(agg, &cur, &io, out, now_ns);
-		pthread_mutex_unlock(&syms_lock);
+		pmt_syms__unlock(syms);
 	}
+	forgotten = pmt_syms__forgotten(syms);
+	if (forgotten)
+		pmt_warn("%llu exited processes were forgotten before this print (too many "
+			 "waited): their user frames show as [unknown]; --interval prints sooner",
+			 (unsigned long long)forgotten);
 	pmt_agg_entries__free(&cur);
 	return err;
 }
@@ -182,27 +185,10 @@ int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, st
 	int err = read_entries(skel, agg, &cur);
 
 	if (!err) {
-		pthread_mutex_lock(&syms_lock);
+		pmt_syms__lock(syms);
 		err = pmt_agg__metrics(agg, &cur, &io, name, om, b);
-		pthread_mutex_unlock(&syms_lock);
+		pmt_syms__unlock(syms);
 	}
 	pmt_agg_entries__free(&cur);
 	return err;
-}
-
-void pmt_aggmaps__note_pids(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
-			    struct pmt_syms *syms)
-{
-	int fd = bpf_map__fd(skel->maps.pmt_agg);
-	struct pmt_agg_key key, next, *prev = NULL;
-
-	pthread_mutex_lock(&syms_lock);
-	memset(&next, 0, sizeof(next));
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		pmt_agg__note_key(agg, syms, &key);
-		memset(&next, 0, sizeof(next));
-	}
-	pthread_mutex_unlock(&syms_lock);
 }

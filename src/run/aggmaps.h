@@ -22,8 +22,5 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
  * safe to call from another thread than the one printing. */
 int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, struct pmt_syms *syms,
 			 const char *name, bool om, struct pmt_buf *b);
-/* Read the mappings of the processes the keys name, while they live. */
-void pmt_aggmaps__note_pids(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
-			    struct pmt_syms *syms);
 
 #endif

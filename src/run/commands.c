@@ -161,6 +161,10 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 	if (st[PMT_STAT_AGG_FULL])
 		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
 			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
+	if (st[PMT_STAT_STACK_FULL])
+		pmt_warn("%llu samples lost their stack: the stack table is full (--interval "
+			 "prints and empties it sooner)",
+			 (unsigned long long)st[PMT_STAT_STACK_FULL]);
 	if (st[PMT_STAT_LAT_FULL])
 		pmt_warn("%llu latency starts could not be stored",
 			 (unsigned long long)st[PMT_STAT_LAT_FULL]);

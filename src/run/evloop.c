@@ -26,12 +26,14 @@
 #include "events/render.h"
 #include "run/aggmaps.h"
 #include "run/evloop.h"
+#include "run/sideband.h"
 #include "util/log.h"
 #include "run/signals.h"
 #include "pmtrace.skel.h"
 
 #define POLL_MS 50
-#define PID_SCAN_MS 100
+/* mappings are followed: read their records this often at least */
+#define SIDEBAND_MS 100
 #define SLACK_NS (5 * 1000 * 1000ULL)
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
 /* Held events beyond this are written out even if a CPU lags behind. */
@@ -132,6 +134,21 @@ static void add_renderers(struct pmt_evloop *l)
 	}
 }
 
+/* User addresses are named through the mappings of their processes:
+ * follow them from now on, and read those already running. */
+static void follow_processes(struct pmt_evloop *l)
+{
+	const struct pmt_opts *o = l->s->opts;
+
+	if (pmt_sideband__open(&l->sb, l->syms))
+		pmt_hint("processes are read from /proc when first met: "
+			 "short-lived ones may show [unknown] frames");
+	if (o->system_wide)
+		pmt_syms__note_all(l->syms);
+	else if (o->pid)
+		pmt_syms__note_pid(l->syms, (uint32_t)o->pid);
+}
+
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
 {
 	const struct pmt_opts *o = s->opts;
@@ -160,6 +177,8 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;
+	if (l->user_syms || pmt_agg__wants_pids(s->agg))
+		follow_processes(l);
 	/* aggregating only: nothing comes through perf rings */
 	for (i = 0; i < (int)s->nr_probes && s->probes[i].action != PMT_ACT_STREAM; i++)
 		;
@@ -207,11 +226,27 @@ static void report_lost(struct pmt_evloop *l, uint64_t now)
 	l->last_report_ns = now;
 }
 
-/* Drain every ring, then write out what is safely ordered. */
+/* Processes that exited before everything of theirs was printed go:
+ * the stream's up to cutoff, the aggregation's up to its last read. */
+static void reap(struct pmt_evloop *l, uint64_t cutoff)
+{
+	if (!l->sb)
+		return;
+	if (!l->pb)
+		cutoff = UINT64_MAX;
+	if (l->s->agg && l->agg_read_ns < cutoff)
+		cutoff = l->agg_read_ns;
+	pmt_syms__reap(l->syms, cutoff);
+}
+
+/* Drain every ring (the processes' records first: the samples name
+ * them), then write out what is safely ordered. */
 static int drain(struct pmt_evloop *l, uint64_t cutoff)
 {
-	int err = l->pb ? perf_buffer__consume(l->pb) : 0;
+	int err;
 
+	pmt_sideband__read(l->sb);
+	err = l->pb ? perf_buffer__consume(l->pb) : 0;
 	if (err < 0 && err != -EINTR) {
 		pmt_err("reading the perf buffers failed: %s", strerror(-err));
 		return err;
@@ -219,6 +254,7 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 	if (l->ro.bytes > REORDER_MAX_BYTES)
 		cutoff = UINT64_MAX;
 	pmt_reorder__flush(&l->ro, cutoff, emit, l);
+	reap(l, cutoff);
 	return 0;
 }
 
@@ -266,12 +302,28 @@ static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout)
 	return 0;
 }
 
+/* An interval's printout is short of what did not fit: say so with it. */
+static void report_interval_drops(struct pmt_evloop *l)
+{
+	uint64_t keys = pmt_session__stat(l->s, PMT_STAT_AGG_FULL);
+	uint64_t stacks = pmt_session__stat(l->s, PMT_STAT_STACK_FULL);
+
+	if (keys > l->keys_dropped)
+		pmt_warn("this interval dropped %llu updates: --max-keys %d is full",
+			 (unsigned long long)(keys - l->keys_dropped), l->s->opts->agg.max_keys);
+	if (stacks > l->stacks_dropped)
+		pmt_warn("this interval lost %llu samples' stacks: the stack table is full",
+			 (unsigned long long)(stacks - l->stacks_dropped));
+	l->keys_dropped = keys;
+	l->stacks_dropped = stacks;
+}
+
 int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
 	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
 	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err;
-	bool pids = pmt_agg__wants_pids(l->s->agg), watch = watch_output(l, epfd);
+	bool watch = watch_output(l, epfd);
 
 	if (o->duration > 0)
 		deadline = start + (uint64_t)(o->duration * 1e9);
@@ -280,11 +332,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		tick = start + period;
 	}
 	while (!l->stop) {
-		/* user stacks name processes: read their mappings soon,
-		 * before short-lived ones are gone */
-		timeout = l->pb ? POLL_MS : pids ? PID_SCAN_MS : 1000;
-		if (pids)
-			pmt_aggmaps__note_pids(l->s->skel, l->s->agg, l->syms);
+		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : 1000;
 		now = pmt_now_ns();
 		if (deadline) {
 			if (now >= deadline) {
@@ -296,7 +344,11 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		}
 		if (tick) {
 			if (now >= tick) {
+				/* the mappings of every process sampled so far */
+				pmt_sideband__read(l->sb);
 				pmt_aggmaps__print(l->s->skel, l->s->agg, l->syms, l->out, now);
+				l->agg_read_ns = now;
+				report_interval_drops(l);
 				tick += period;
 				if (tick < now)
 					tick = now + period;
@@ -339,6 +391,14 @@ void pmt_evloop__drain(struct pmt_evloop *l)
 
 void pmt_evloop__free(struct pmt_evloop *l)
 {
+	uint64_t lost = pmt_sideband__lost(l->sb);
+
+	if (lost)
+		pmt_warn("lost %llu records of processes' mappings (rings full): "
+			 "some user frames may show [unknown]",
+			 (unsigned long long)lost);
+	pmt_sideband__free(l->sb);
+	l->sb = NULL;
 	perf_buffer__free(l->pb);
 	l->pb = NULL;
 	pmt_reorder__free(&l->ro);

@@ -9,6 +9,7 @@
 #include "run/session.h"
 
 struct perf_buffer;
+struct pmt_sideband;
 
 enum pmt_stop_reason {
 	PMT_STOP_NONE,
@@ -29,9 +30,12 @@ struct pmt_evloop {
 	uint64_t lost_reported;
 	uint64_t last_report_ns;
 	uint64_t events;
-	uint64_t malformed;    /* samples too short to hold a header */
-	bool user_syms;	       /* records carry user addresses to symbolize */
-	struct pmt_syms *syms; /* the session's symbolizer (NULL: out of memory) */
+	uint64_t malformed;		       /* samples too short to hold a header */
+	bool user_syms;			       /* records carry user addresses to symbolize */
+	struct pmt_syms *syms;		       /* the session's symbolizer (NULL: out of memory) */
+	struct pmt_sideband *sb;	       /* processes followed for syms, or NULL */
+	uint64_t agg_read_ns;		       /* the aggregation's last print read the maps */
+	uint64_t keys_dropped, stacks_dropped; /* as of the last interval */
 	enum pmt_stop_reason stop;
 };
 

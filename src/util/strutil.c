@@ -329,3 +329,29 @@ int pmt_errf(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
+
+size_t pmt_count_le(const void *base, size_t n, size_t size, size_t key_off, size_t key_size,
+		    uint64_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *at = (const char *)base + mid * size + key_off;
+		uint64_t v;
+
+		if (key_size == 4) {
+			uint32_t v32;
+
+			memcpy(&v32, at, 4);
+			v = v32;
+		} else {
+			memcpy(&v, at, 8);
+		}
+		if (v <= k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

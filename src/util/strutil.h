@@ -60,6 +60,12 @@ int pmt_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((form
 /* CLOCK_MONOTONIC in ns: the clock of BPF's timestamps. */
 uint64_t pmt_now_ns(void);
 
+/* In base[0..n), elements of size bytes sorted by an unsigned key of
+ * key_size bytes (4 or 8) at byte key_off: how many have a key <= k (the
+ * last of them is at the result - 1). */
+size_t pmt_count_le(const void *base, size_t n, size_t size, size_t key_off, size_t key_size,
+		    uint64_t k);
+
 /* Read a whole file into a NUL-terminated malloc'd buffer; -errno. */
 int pmt_read_file(const char *path, char **out, size_t *len);
 

@@ -388,7 +388,7 @@ def pprof_vs_folded(argv):
     vals = re.findall(r"^\s+(\d+)\s+(\d+): [\d ]+$", r, re.M)
     assert vals and all(int(b) == int(a) * 1001001 for a, b in vals), vals[:5]
     assert sum(int(a) for a, _ in vals) == total, (sum(int(a) for a, _ in vals), total)
-    assert re.search(rf"^\d+: 0x\w+/0x\w+/0x0 {re.escape(exe)} {build_id} \[FN\]$", r, re.M), r[r.find("Mappings"):][:500]
+    assert re.search(rf"^\d+: 0x\w+/0x\w+/0x[0-9a-f]+ {re.escape(exe)} {build_id} \[FN\]$", r, re.M), r[r.find("Mappings"):][:500]
     # the kernel's mapping, when a sample has kernel frames (a short spin
     # in a slow guest may have none)
     if re.search(r"^\s*\d+: 0xffff[0-9a-f]{12} ", r, re.M):

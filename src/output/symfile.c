@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+#include <elfutils/libdwelf.h>
+#include "events/elfsym.h"
+#include "output/symfile.h"
+#include "util/strutil.h"
+
+#define DEBUG_DIR "/usr/lib/debug/.build-id"
+/* a last symbol without size reaches this far */
+#define LAST_REACH 4096
+
+struct entry {
+	uint64_t off, end;
+	uint32_t name; /* offset in names */
+};
+
+struct pmt_symfile {
+	struct entry *v;
+	size_t n;
+	char *names;
+	size_t names_len;
+	char build_id[41];
+};
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* Does a make a better name than b for the same address (perf's choice)? */
+static bool better(const struct pmt_elf_sym *a, const struct pmt_elf_sym *b)
+{
+	size_t ua, ub, la, lb;
+
+	if (!a->size != !b->size)
+		return a->size;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = underscores(a->name);
+	ub = underscores(b->name);
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la > lb;
+	return strcmp(a->name, b->name) < 0;
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	const struct pmt_elf_sym *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	/* the best first, so every run of one address starts with it */
+	return better(x, y) ? -1 : better(y, x);
+}
+
+/* The best symbol of each address into f: one name block, one table. */
+static int build(struct pmt_symfile *f, struct pmt_elf_syms *s)
+{
+	size_t i, n = 0, len = 0;
+
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_off);
+	for (i = 0; i < s->n; i++)
+		if (!i || s->v[i].off != s->v[i - 1].off) {
+			s->v[n++] = s->v[i];
+			len += strlen(s->v[i].name) + 1;
+		} else {
+			free(s->v[i].name);
+		}
+	s->n = n;
+	f->v = calloc(n ? n : 1, sizeof(*f->v));
+	f->names = malloc(len ? len : 1);
+	if (!f->v || !f->names)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct pmt_elf_sym *e = &s->v[i];
+		size_t nl = strlen(e->name) + 1;
+
+		f->v[i].off = e->off;
+		f->v[i].end = e->size	  ? e->off + e->size
+			      : i + 1 < n ? s->v[i + 1].off
+					  : e->off + LAST_REACH;
+		f->v[i].name = (uint32_t)f->names_len;
+		memcpy(f->names + f->names_len, e->name, nl);
+		f->names_len += nl;
+	}
+	f->n = n;
+	return 0;
+}
+
+/* A stripped file's .symtab lives in its debug file, named by build-id.
+ * 1 when it was read, 0 when there is none, -ENOMEM. */
+static int add_debug_syms(struct pmt_symfile *f, Elf *elf, struct pmt_elf_syms *s)
+{
+	char path[sizeof(DEBUG_DIR) + 64];
+	int fd, ret = 0;
+	Elf *dbg;
+
+	if (strlen(f->build_id) < 4)
+		return 0;
+	snprintf(path, sizeof(path), DEBUG_DIR "/%.2s/%s.debug", f->build_id, f->build_id + 2);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (dbg && elf_kind(dbg) == ELF_K_ELF && pmt_elf__has_table(dbg, SHT_SYMTAB))
+		ret = pmt_elf__collect(dbg, elf, SHT_SYMTAB, s) ?: 1;
+	if (dbg)
+		elf_end(dbg);
+	close(fd);
+	return ret;
+}
+
+static void read_build_id(struct pmt_symfile *f, Elf *elf)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *bits;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&bits);
+	ssize_t i;
+
+	for (i = 0; i < n && i < 20; i++) {
+		f->build_id[2 * i] = hex[bits[i] >> 4];
+		f->build_id[2 * i + 1] = hex[bits[i] & 15];
+	}
+}
+
+static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file)
+{
+	struct pmt_elf_syms s = {0};
+	struct pmt_symfile *f;
+	int err;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	read_build_id(f, elf);
+	/* as perf: the full table where there is one, else the dynamic */
+	if (pmt_elf__has_table(elf, SHT_SYMTAB))
+		err = pmt_elf__collect(elf, NULL, SHT_SYMTAB, &s);
+	else if (!find_debug_file || !(err = add_debug_syms(f, elf, &s)))
+		err = pmt_elf__collect(elf, NULL, SHT_DYNSYM, &s);
+	if (err < 0 || build(f, &s)) {
+		pmt_symfile__free(f);
+		f = NULL;
+	}
+	pmt_elf__free(&s);
+	return f;
+}
+
+struct pmt_symfile *pmt_symfile__read(int fd)
+{
+	struct pmt_symfile *f;
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	f = from_elf(elf, true);
+	if (elf)
+		elf_end(elf);
+	return f;
+}
+
+struct pmt_symfile *pmt_symfile__vdso(void)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct pmt_symfile *f;
+	Elf *elf;
+
+	if (!eh || elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	/* the image ends with its section headers */
+	elf = elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
+	f = from_elf(elf, false);
+	if (elf)
+		elf_end(elf);
+	return f;
+}
+
+void pmt_symfile__free(struct pmt_symfile *f)
+{
+	if (!f)
+		return;
+	free(f->v);
+	free(f->names);
+	free(f);
+}
+
+const char *pmt_symfile__name(const struct pmt_symfile *f, uint64_t off, uint64_t *delta)
+{
+	/* the last symbol starting at or below off */
+	size_t lo = pmt_count_le(f->v, f->n, sizeof(*f->v), offsetof(struct entry, off), 8, off);
+
+	if (!lo || off >= f->v[lo - 1].end)
+		return NULL;
+	*delta = off - f->v[lo - 1].off;
+	return f->names + f->v[lo - 1].name;
+}
+
+const char *pmt_symfile__build_id(const struct pmt_symfile *f)
+{
+	return f->build_id;
+}
+
+size_t pmt_symfile__bytes(const struct pmt_symfile *f)
+{
+	return sizeof(*f) + f->n * sizeof(*f->v) + f->names_len;
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Records come per CPU: a child's mmap may sit in one ring and its fork
+ * in another. Each read copies every ring's records, sorts them by time
+ * and only then applies them.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "output/symbols.h"
+#include "run/sideband.h"
+#include "util/log.h"
+
+#define RING_PAGES 32
+
+/* sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME: every record
+ * ends with this */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+struct task_rec { /* PERF_RECORD_FORK, PERF_RECORD_EXIT */
+	struct perf_event_header h;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct comm_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+};
+
+struct mmap2_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct lost_rec {
+	struct perf_event_header h;
+	uint64_t id, lost;
+};
+
+struct held {
+	uint64_t time;
+	size_t at; /* offset in buf */
+};
+
+struct pmt_sideband {
+	struct pmt_syms *syms;
+	struct perf_buffer *pb;
+	int map_fd;
+	uint64_t lost;
+	char *buf; /* this read's records, copied */
+	size_t len, cap;
+	struct held *held;
+	size_t n, hcap;
+};
+
+static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct pmt_sideband *sb = ctx;
+	const struct sample_id *id;
+
+	(void)cpu;
+	if (h->type == PERF_RECORD_LOST) {
+		sb->lost += ((const struct lost_rec *)h)->lost;
+		return LIBBPF_PERF_EVENT_CONT;
+	}
+	if (h->size < sizeof(*h) + sizeof(*id))
+		return LIBBPF_PERF_EVENT_CONT;
+	if (sb->len + h->size > sb->cap) {
+		size_t nc = (sb->cap + h->size) * 2;
+		char *b = realloc(sb->buf, nc);
+
+		if (!b)
+			return LIBBPF_PERF_EVENT_CONT;
+		sb->buf = b;
+		sb->cap = nc;
+	}
+	if (sb->n == sb->hcap) {
+		size_t nc = sb->hcap ? sb->hcap * 2 : 256;
+		struct held *v = realloc(sb->held, nc * sizeof(*v));
+
+		if (!v)
+			return LIBBPF_PERF_EVENT_CONT;
+		sb->held = v;
+		sb->hcap = nc;
+	}
+	id = (const void *)((const char *)h + h->size - sizeof(*id));
+	sb->held[sb->n++] = (struct held){id->time, sb->len};
+	memcpy(sb->buf + sb->len, h, h->size);
+	sb->len += h->size;
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static void apply(struct pmt_sideband *sb, const struct perf_event_header *h)
+{
+	const struct task_rec *t = (const void *)h;
+	const struct comm_rec *c = (const void *)h;
+	const struct mmap2_rec *m = (const void *)h;
+	size_t room = h->size - sizeof(struct sample_id);
+
+	switch (h->type) {
+	case PERF_RECORD_FORK:
+		if (room >= sizeof(*t))
+			pmt_syms__fork(sb->syms, t->pid, t->ppid);
+		break;
+	case PERF_RECORD_EXIT:
+		/* the process ends with its leader */
+		if (room >= sizeof(*t) && t->pid == t->tid)
+			pmt_syms__exit(sb->syms, t->pid, t->time);
+		break;
+	case PERF_RECORD_COMM:
+		if (room >= sizeof(*c) && (h->misc & PERF_RECORD_MISC_COMM_EXEC))
+			pmt_syms__exec(sb->syms, c->pid);
+		break;
+	case PERF_RECORD_MMAP2:
+		if (room > sizeof(*m) && memchr(m->filename, 0, room - sizeof(*m))) {
+			struct pmt_mmap mm = {
+				.pid = m->pid,
+				.start = m->addr,
+				.len = m->len,
+				.pgoff = m->pgoff,
+				.dev = makedev(m->maj, m->min),
+				.ino = m->ino,
+				.path = m->filename,
+			};
+
+			pmt_syms__mmap(sb->syms, &mm);
+		}
+		break;
+	}
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at; /* a ring's own order */
+}
+
+void pmt_sideband__read(struct pmt_sideband *sb)
+{
+	size_t i;
+
+	if (!sb)
+		return;
+	sb->len = sb->n = 0;
+	perf_buffer__consume(sb->pb);
+	if (sb->n > 1)
+		qsort(sb->held, sb->n, sizeof(*sb->held), cmp_held);
+	for (i = 0; i < sb->n; i++)
+		apply(sb, (const void *)(sb->buf + sb->held[i].at));
+}
+
+int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.sample_id_all = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		/* the clock of the samples (bpf_ktime_get_ns) */
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+		/* read on the loop's schedule: wake nobody early */
+		.watermark = 1,
+		.wakeup_watermark = RING_PAGES * 4096 / 2,
+	};
+	struct pmt_sideband *sb = calloc(1, sizeof(*sb));
+	int ncpu = libbpf_num_possible_cpus(), err;
+
+	*out = NULL;
+	if (!sb)
+		return -ENOMEM;
+	sb->syms = syms;
+	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "pmt_sideband", 4, 4,
+				    ncpu > 0 ? (uint32_t)ncpu : 1, NULL);
+	if (sb->map_fd < 0) {
+		err = -errno;
+		pmt_err("cannot follow processes' mappings: %s", strerror(errno));
+		free(sb);
+		return err;
+	}
+	sb->pb = perf_buffer__new_raw(sb->map_fd, RING_PAGES, &attr, on_record, sb, NULL);
+	if (!sb->pb) {
+		err = -errno;
+		goto fail;
+	}
+	*out = sb;
+	return 0;
+fail:
+	pmt_err("cannot follow processes' mappings (a dummy perf event per CPU): %s",
+		strerror(-err));
+	pmt_sideband__free(sb);
+	return err;
+}
+
+uint64_t pmt_sideband__lost(const struct pmt_sideband *sb)
+{
+	return sb ? sb->lost : 0;
+}
+
+void pmt_sideband__free(struct pmt_sideband *sb)
+{
+	if (!sb)
+		return;
+	perf_buffer__free(sb->pb);
+	if (sb->map_fd >= 0)
+		close(sb->map_fd);
+	free(sb->buf);
+	free(sb->held);
+	free(sb);
+}

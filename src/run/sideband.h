@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel's account of processes, for naming user addresses: a dummy
+ * perf event per CPU reporting every fork, exec, mmap of an executable
+ * file and exit (as perf record's tracking event does), read each round
+ * of the event loop before the samples and handed to the symbolizer in
+ * the order they happened.
+ */
+#ifndef PMT_SIDEBAND_H
+#define PMT_SIDEBAND_H
+
+#include <stdint.h>
+
+struct pmt_syms;
+struct pmt_sideband;
+
+/* 0 or -errno (with a message). */
+int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms);
+/* Apply what the rings hold. */
+void pmt_sideband__read(struct pmt_sideband *sb);
+/* Records the kernel could not write (rings full). */
+uint64_t pmt_sideband__lost(const struct pmt_sideband *sb);
+void pmt_sideband__free(struct pmt_sideband *sb);
+
+#endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* User symbols: one file's table (this test binary itself), and the
+ * processes that map it as the kernel would report them (fork, exec,
+ * mmap, exit), with pids no live process has. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "output/symbols.h"
+#include "output/symfile.h"
+#include "test.h"
+
+/* one function under three names: perf (and we) show the global one */
+__attribute__((noinline, used)) int pmt_symtest_fn(int x)
+{
+	return x * 3 + 1;
+}
+extern int pmt_symtest_weak(int) __attribute__((weak, alias("pmt_symtest_fn")));
+extern int __pmt_symtest_global_u(int) __attribute__((alias("pmt_symtest_fn")));
+
+#define FAKE_PID 0x7fff0000u /* above any pid_max */
+
+struct exe_map {
+	uint64_t start, end, pgoff, dev, ino;
+	char path[256];
+};
+
+/* This binary's executable mapping holding addr. */
+static int exe_map_of(uintptr_t addr, struct exe_map *m)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], perms[8];
+	unsigned long long s, e, off, ino;
+	unsigned int maj, mnr;
+	int pos, found = -1;
+	struct stat st;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj,
+			   &mnr, &ino, &pos) != 7 ||
+		    addr < s || addr >= e)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		m->start = s;
+		m->end = e;
+		m->pgoff = off;
+		snprintf(m->path, sizeof(m->path), "%s", line + pos);
+		found = stat(m->path, &st);
+		m->dev = st.st_dev;
+		m->ino = st.st_ino;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+TEST(symfile_names_as_perf)
+{
+	uintptr_t fn = (uintptr_t)&pmt_symtest_fn;
+	struct pmt_symfile *f, *v;
+	struct exe_map m;
+	uint64_t delta = 99;
+	const char *name;
+	int fd;
+
+	ASSERT_EQ(exe_map_of(fn, &m), 0);
+	fd = open(m.path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	f = pmt_symfile__read(fd);
+	close(fd);
+	ASSERT_TRUE(f != NULL);
+	/* sized, global (not weak), fewest underscores */
+	name = pmt_symfile__name(f, fn - m.start + m.pgoff, &delta);
+	ASSERT_TRUE(name != NULL);
+	ASSERT_STREQ(name, "pmt_symtest_fn");
+	ASSERT_EQ(delta, 0);
+	name = pmt_symfile__name(f, fn - m.start + m.pgoff + 3, &delta);
+	ASSERT_TRUE(name && !strcmp(name, "pmt_symtest_fn"));
+	ASSERT_EQ(delta, 3);
+	ASSERT_TRUE(pmt_symfile__name(f, 0, &delta) == NULL);
+	ASSERT_EQ(strlen(pmt_symfile__build_id(f)), 40);
+	pmt_symfile__free(f);
+	/* not ELF */
+	fd = open("/proc/self/status", O_RDONLY);
+	ASSERT_TRUE(pmt_symfile__read(fd) == NULL);
+	close(fd);
+	/* the vDSO from our own image */
+	v = pmt_symfile__vdso();
+	ASSERT_TRUE(v != NULL);
+	ASSERT_TRUE(pmt_symfile__bytes(v) > 0);
+	pmt_symfile__free(v);
+}
+
+static const char *name_of(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b)
+{
+	b->len = 0;
+	pmt_syms__name(s, pid, addr, false, false, b);
+	return pmt_buf__cstr(b);
+}
+
+TEST(syms_follow_processes)
+{
+	uintptr_t fn = (uintptr_t)&pmt_symtest_fn;
+	struct pmt_syms *s = pmt_syms__new();
+	struct pmt_syms_stats st;
+	struct pmt_buf b = {0};
+	struct pmt_module mod;
+	struct exe_map m;
+	struct pmt_mmap mm;
+	uint32_t i;
+
+	ASSERT_TRUE(s != NULL);
+	ASSERT_EQ(exe_map_of(fn, &m), 0);
+	mm = (struct pmt_mmap){FAKE_PID, m.start, m.end - m.start, m.pgoff, m.dev, m.ino, m.path};
+	/* a process of which /proc knows nothing, told by its records */
+	pmt_syms__exec(s, FAKE_PID);
+	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "[unknown]");
+	pmt_syms__mmap(s, &mm);
+	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "pmt_symtest_fn");
+	ASSERT_TRUE(pmt_syms__module(s, FAKE_PID, fn, &mod));
+	ASSERT_STREQ(mod.file, m.path);
+	ASSERT_EQ(mod.pgoff, m.pgoff);
+	ASSERT_EQ(strlen(mod.build_id), 40);
+	/* a child has its parent's mappings until it execs */
+	pmt_syms__fork(s, FAKE_PID + 1, FAKE_PID);
+	ASSERT_STREQ(name_of(s, FAKE_PID + 1, fn, &b), "pmt_symtest_fn");
+	pmt_syms__exec(s, FAKE_PID + 1);
+	ASSERT_STREQ(name_of(s, FAKE_PID + 1, fn, &b), "[unknown]");
+	/* exited: named until reaped past its exit */
+	pmt_syms__exit(s, FAKE_PID, 1000);
+	pmt_syms__reap(s, 1000);
+	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "pmt_symtest_fn");
+	pmt_syms__reap(s, 1001);
+	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "[unknown]");
+	/* too many exited before a print: the oldest are forgotten, counted */
+	for (i = 0; i < 8193; i++) {
+		mm.pid = FAKE_PID + 10 + i;
+		pmt_syms__exec(s, mm.pid);
+		pmt_syms__mmap(s, &mm);
+		pmt_syms__exit(s, mm.pid, 2000 + i);
+	}
+	ASSERT_EQ(pmt_syms__forgotten(s), 1);
+	ASSERT_EQ(pmt_syms__forgotten(s), 0);
+	ASSERT_STREQ(name_of(s, FAKE_PID + 10 + 8192, fn, &b), "pmt_symtest_fn");
+	pmt_syms__stats(s, &st);
+	ASSERT_EQ(st.exited, 8192);
+	ASSERT_TRUE(st.files <= 2);
+	pmt_syms__reap(s, UINT64_MAX);
+	pmt_syms__stats(s, &st);
+	ASSERT_EQ(st.exited, 0);
+	ASSERT_EQ(st.fds, 0); /* read, so closed */
+	pmt_buf__free(&b);
+	pmt_syms__free(s);
+}
