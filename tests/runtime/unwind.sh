@@ -80,5 +80,90 @@ test_unwind_short_command() {
 	note "$c of $t samples 9+ frames deep (second half)"
 	[ "$t" -ge 20 ] || { fail "only $t samples"; return 1; }
 	[ $((c * 100)) -ge $((t * 90)) ] || { fail "$c of $t deep, want 90%"; return 1; }
+	# gone before its samples were written: named from the kernel's
+	# records of its mappings
+	read -r c t < <(complete_share "$out")
+	note "$c of $t samples named up to __libc_start_call_main"
+	[ $((c * 100)) -ge $((t * 90)) ] || { fail "$c of $t named, want 90%"; return 1; }
+	no_leftovers
+}
+
+# Short processes started after pmtrace, system-wide, all gone before
+# anything is printed: folded (printed at exit) and streamed (after the
+# reorder window) name them like live ones.
+run_short_nofps() {
+	for _ in $(seq "$1"); do "$TP"/nofp 40; done
+}
+
+# HOW K C T: of T samples K have every frame named, C reach main (the
+# first samples of the first process may come before its tables).
+judge_exited() {
+	note "$1: of $4 samples of exited processes $2 named, $3 complete to main"
+	[ "$4" -ge 100 ] || { fail "only $4 samples"; return 1; }
+	[ $(($2 * 100)) -ge $(($4 * 95)) ] || { fail "$2 of $4 named, want 95%"; return 1; }
+	[ $(($3 * 100)) -ge $(($4 * 80)) ] || { fail "$3 of $4 complete, want 80%"; return 1; }
+}
+
+test_unwind_exited_system_wide() {
+	local f=$WORK/f.txt s=$WORK/s.txt err=$WORK/pmt.err pm k c t n=20
+	"$PMT" -a -e cpu-clock --freq 999 --stack user --folded -o "$f" 2>"$err" &
+	pm=$!
+	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	run_short_nofps $n
+	kill -INT $pm
+	wait $pm || return 1
+	read -r k c t < <(awk '/^nofp;/ { t += $NF; if (!/\[unknown\]/) k += $NF
+		if (/;__libc_start_call_main;main;/) c += $NF } END { print k + 0, c + 0, t + 0 }' "$f")
+	judge_exited folded "$k" "$c" "$t" || return 1
+	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
+	pm=$!
+	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	run_short_nofps $n
+	kill -INT $pm
+	wait $pm || return 1
+	read -r k c t < <(awk 'function end() { t++; k += !unk; c += full }
+		/cpu-clock:/ { if (ours) end(); ours = $1 == "nofp"; unk = full = 0; next }
+		ours && /\[unknown\]/ { unk = 1 } ours && /__libc_start_call_main/ { full = 1 }
+		END { if (ours) end(); print k + 0, c + 0, t + 0 }' "$s")
+	judge_exited streamed "$k" "$c" "$t" || return 1
+	no_leftovers
+}
+
+# Peak of pid's resident memory (kB) and of its open files, sampled
+# every 100 ms while it runs: "kb fds".
+watch_peaks() {
+	local pid=$1 kb=0 fds=0 k n
+	while kill -0 "$pid" 2>/dev/null; do
+		k=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+		n=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+		[ -n "$k" ] && [ "$k" -gt "$kb" ] && kb=$k
+		[ "$n" -gt "$fds" ] && fds=$n
+		sleep 0.1
+	done
+	echo "$kb $fds"
+}
+
+# Hundreds of short processes under -a with per-interval stacks: memory
+# and open files stay bounded (the issue's bar: 64 MB, 256 files).
+test_unwind_many_processes_bounded() {
+	local out=$WORK/o.txt err=$WORK/pmt.err pm kb fds n=300
+	[ -n "${PMT_VM:-}" ] && n=60
+	"$PMT" -a -e cpu-clock --freq 999 --stack user --count --by comm,stack --interval 1 \
+		-o "$out" 2>"$err" &
+	pm=$!
+	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	watch_peaks $pm >"$WORK/peaks" &
+	for _ in $(seq $n); do
+		"$TP"/nofp 5
+		sh -c 'exec true'
+	done
+	kill -INT $pm
+	wait $pm || return 1
+	wait
+	read -r kb fds <"$WORK/peaks"
+	note "$((2 * n)) processes: peak RSS $((kb / 1024)) MB, peak $fds open files"
+	{ [ "$kb" -gt 0 ] && [ "$kb" -lt $((64 * 1024)) ]; } || { fail "peak RSS $kb kB"; return 1; }
+	[ "$fds" -lt 256 ] || { fail "$fds files open"; return 1; }
+	grep -q "nofp_cmp" "$out" || { fail "no nofp stack printed"; return 1; }
 	no_leftovers
 }
