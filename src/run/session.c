@@ -384,7 +384,7 @@ int pmt_session__attach(struct pmt_session *s)
 	}
 	if (targeted && (err = add_targets(s)))
 		return err;
-	if ((err = pmt_unwinder__start(&s->unwind)))
+	if ((err = pmt_unwinder__start(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL)))
 		return err;
 	for (i = 0; i < s->nr_probes; i++) {
 		struct pmt_probe *p = &s->probes[i];

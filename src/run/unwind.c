@@ -10,9 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "events/cfi.h"
+#include "events/elfsym.h"
 #include "run/unwind.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -204,7 +207,31 @@ static void preload(struct pmt_unwinder *u)
 			 (double)(pmt_now_ns() - t0) / 1e6);
 }
 
-int pmt_unwinder__start(struct pmt_unwinder *u)
+/* The command pmtrace starts: read before it runs, so its first samples
+ * unwind too (a script's interpreter is met as usual). */
+static void preload_command(struct pmt_unwinder *u, const char *cmd)
+{
+	struct pmt_cfi_file_key key = {0};
+	struct pmt_cfi_file known;
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	if (!strchr(cmd, '/') && !pmt_elf__locate(cmd, path, sizeof(path)))
+		cmd = path;
+	fd = open(cmd, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st)) {
+		key.dev = (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev));
+		key.ino = st.st_ino;
+		if (bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), &key, &known))
+			load_file(u, &key, fd, cmd);
+	}
+	close(fd);
+}
+
+int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd)
 {
 	sigset_t all, old;
 	int err;
@@ -212,6 +239,8 @@ int pmt_unwinder__start(struct pmt_unwinder *u)
 	if (!u->skel || !u->skel->rodata->pmt_unwind_dwarf || u->running)
 		return 0;
 	preload(u);
+	if (cmd)
+		preload_command(u, cmd);
 	/* signals stay with the main thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

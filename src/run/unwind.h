@@ -35,8 +35,9 @@ bool pmt_unwind__supported(const char **why);
 void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating);
 void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
 /* After attach: a thread loads the files the kernel asks for, every few
- * ms (the main loop may be busy printing for longer). -errno. */
-int pmt_unwinder__start(struct pmt_unwinder *u);
+ * ms (the main loop may be busy printing for longer); libc, the loader
+ * and cmd (-- CMD's program, or NULL) are read first. -errno. */
+int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd);
 /* Stop and join the thread (idempotent). */
 void pmt_unwinder__stop(struct pmt_unwinder *u);
 
