@@ -228,7 +228,7 @@ man:
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
 	libtraceevent-dev \
 	      libmicrohttpd-dev
-TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux \
+TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl
 deps:
