@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "events/procmaps.h"
 #include "output/symbols.h"
 #include "output/symfile.h"
 
@@ -468,32 +469,28 @@ static void map_file(struct pmt_syms *s, struct proc *p, uint64_t start, uint64_
 		add_map(s, p, start, end, pgoff, f);
 }
 
-/* A live process's executable mappings, from /proc. */
+struct reading {
+	struct pmt_syms *s;
+	struct proc *p;
+};
+
+static void map_listed(void *ctx, const struct pmt_procmap *m)
+{
+	struct reading *r = ctx;
+
+	map_file(r->s, r->p, m->start, m->end, m->pgoff, makedev(m->maj, m->min), m->ino, m->path,
+		 false);
+}
+
+/* A live process's executable mappings, from /proc (none when it is
+ * gone). */
 static struct proc *read_proc(struct pmt_syms *s, uint32_t pid)
 {
-	struct proc *p = proc_new(s, pid);
-	char path[64], line[4096 + 128], perms[8];
-	unsigned long long start, end, pgoff, ino;
-	unsigned int maj, mnr;
-	FILE *mf;
-	int pos;
+	struct reading r = {s, proc_new(s, pid)};
 
-	if (!p)
-		return NULL;
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	mf = fopen(path, "re");
-	if (!mf)
-		return p;
-	while (fgets(line, sizeof(line), mf)) {
-		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
-			   &maj, &mnr, &ino, &pos) != 7 ||
-		    perms[2] != 'x')
-			continue;
-		map_file(s, p, start, end, pgoff, makedev(maj, mnr), ino, line + pos, false);
-	}
-	fclose(mf);
-	return p;
+	if (r.p)
+		pmt_procmaps__each(pid, map_listed, &r);
+	return r.p;
 }
 
 static struct proc *proc_get(struct pmt_syms *s, uint32_t pid)

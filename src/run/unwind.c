@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "events/cfi.h"
 #include "events/elfsym.h"
+#include "events/procmaps.h"
 #include "run/unwind.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -104,10 +105,10 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &file, BPF_ANY);
 }
 
-/* Does the path (a maps line's tail) end in one of the names? */
+/* Does the path end in one of the names? */
 static bool wanted_name(const char *path, const char *const *names)
 {
-	size_t n = strcspn(path, "\n"), k;
+	size_t n = strlen(path), k;
 
 	for (; *names; names++) {
 		k = strlen(*names);
@@ -118,45 +119,57 @@ static bool wanted_name(const char *path, const char *const *names)
 	return false;
 }
 
+/* The kernel's key of a file: its dev_t as the kernel encodes it. */
+static struct pmt_cfi_file_key file_key(unsigned int maj, unsigned int min, uint64_t ino)
+{
+	struct pmt_cfi_file_key key = {0};
+
+	key.dev = maj << 20 | min;
+	key.ino = ino;
+	return key;
+}
+
+/* Has the file been read (rows, or none to be had)? */
+static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key)
+{
+	struct pmt_cfi_file known;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &known);
+}
+
+struct reading {
+	struct pmt_unwinder *u;
+	uint32_t tgid;
+	const char *const *only;
+};
+
+static void load_mapped(void *ctx, const struct pmt_procmap *m)
+{
+	const struct reading *r = ctx;
+	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
+	char path[96];
+	int fd;
+
+	if (!m->ino || (r->only && !wanted_name(m->path, r->only)) || read_already(r->u, &key))
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, r->tgid, m->start,
+		 m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	load_file(r->u, &key, fd, m->path);
+	close(fd);
+}
+
 /* Every executable file process tgid maps that has no rows yet: the
  * kernel asks for one file at a time (it stops at the first it cannot
- * unwind), a process's next ones are read with it. */
+ * unwind), a process's next ones are read with it. A process gone is
+ * asked again by its next sample. */
 static void load_process(struct pmt_unwinder *u, uint32_t tgid, const char *const *only)
 {
-	int files = bpf_map__fd(u->skel->maps.pmt_cfi_files);
-	unsigned long long start, end, off, ino;
-	char path[96], line[4096], perms[8];
-	struct pmt_cfi_file known;
-	unsigned maj, min;
-	FILE *f;
-	int fd, at;
+	struct reading r = {u, tgid, only};
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
-	f = fopen(path, "re");
-	if (!f)
-		return; /* gone: asked again by its next sample */
-	while (fgets(line, sizeof(line), f)) {
-		struct pmt_cfi_file_key key = {0};
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
-			   &maj, &min, &ino, &at) != 7 ||
-		    perms[2] != 'x' || !ino)
-			continue;
-		if (only && !wanted_name(line + at, only))
-			continue;
-		key.dev = maj << 20 | min; /* the kernel's dev_t */
-		key.ino = ino;
-		if (!bpf_map_lookup_elem(files, &key, &known))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx", tgid, start, end);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		load_file(u, &key, fd, line + at);
-		close(fd);
-	}
-	fclose(f);
+	pmt_procmaps__each(tgid, load_mapped, &r);
 }
 
 static void poll_wanted(struct pmt_unwinder *u)
@@ -211,8 +224,7 @@ static void preload(struct pmt_unwinder *u)
  * unwind too (a script's interpreter is met as usual). */
 static void preload_command(struct pmt_unwinder *u, const char *cmd)
 {
-	struct pmt_cfi_file_key key = {0};
-	struct pmt_cfi_file known;
+	struct pmt_cfi_file_key key;
 	char path[4096];
 	struct stat st;
 	int fd;
@@ -223,9 +235,8 @@ static void preload_command(struct pmt_unwinder *u, const char *cmd)
 	if (fd < 0)
 		return;
 	if (!fstat(fd, &st)) {
-		key.dev = (uint32_t)(major(st.st_dev) << 20 | minor(st.st_dev));
-		key.ino = st.st_ino;
-		if (bpf_map_lookup_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), &key, &known))
+		key = file_key(major(st.st_dev), minor(st.st_dev), st.st_ino);
+		if (!read_already(u, &key))
 			load_file(u, &key, fd, cmd);
 	}
 	close(fd);

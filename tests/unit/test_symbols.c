@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "events/procmaps.h"
 #include "output/symbols.h"
 #include "output/symfile.h"
 #include "test.h"
@@ -27,33 +28,36 @@ struct exe_map {
 	char path[256];
 };
 
+struct finding {
+	uintptr_t addr;
+	struct exe_map *m;
+	int found;
+};
+
+static void holds_addr(void *ctx, const struct pmt_procmap *pm)
+{
+	struct finding *f = ctx;
+	struct stat st;
+
+	if (f->addr < pm->start || f->addr >= pm->end)
+		return;
+	f->m->start = pm->start;
+	f->m->end = pm->end;
+	f->m->pgoff = pm->pgoff;
+	snprintf(f->m->path, sizeof(f->m->path), "%s", pm->path);
+	f->found = stat(f->m->path, &st);
+	f->m->dev = st.st_dev;
+	f->m->ino = st.st_ino;
+}
+
 /* This binary's executable mapping holding addr. */
 static int exe_map_of(uintptr_t addr, struct exe_map *m)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512], perms[8];
-	unsigned long long s, e, off, ino;
-	unsigned int maj, mnr;
-	int pos, found = -1;
-	struct stat st;
+	struct finding f = {addr, m, -1};
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj,
-			   &mnr, &ino, &pos) != 7 ||
-		    addr < s || addr >= e)
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", line + pos);
-		found = stat(m->path, &st);
-		m->dev = st.st_dev;
-		m->ino = st.st_ino;
-	}
-	if (f)
-		fclose(f);
-	return found;
+	if (pmt_procmaps__each((uint32_t)getpid(), holds_addr, &f))
+		return -1;
+	return f.found;
 }
 
 TEST(symfile_names_as_perf)

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "events/procmaps.h"
+
+int pmt_procmaps__each(uint32_t pid, void (*fn)(void *ctx, const struct pmt_procmap *m), void *ctx)
+{
+	char path[64], line[4096 + 128], perms[8];
+	unsigned long long start, end, pgoff, ino;
+	struct pmt_procmap m;
+	FILE *f;
+	int pos;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	/* "start-end perms offset maj:min inode   path" */
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
+			   &m.maj, &m.min, &ino, &pos) != 7 ||
+		    perms[2] != 'x')
+			continue;
+		m.start = start;
+		m.end = end;
+		m.pgoff = pgoff;
+		m.ino = ino;
+		m.path = line + pos;
+		fn(ctx, &m);
+	}
+	fclose(f);
+	return 0;
+}

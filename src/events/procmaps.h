@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* A live process's executable mappings, as /proc/PID/maps lists them:
+ * the one reader of that file for the symbolizer and the unwinder. */
+#ifndef PMT_PROCMAPS_H
+#define PMT_PROCMAPS_H
+
+#include <stdint.h>
+
+struct pmt_procmap {
+	uint64_t start, end, pgoff, ino;
+	unsigned int maj, min; /* of the file's device; ino 0: no file */
+	const char *path;      /* "/usr/lib/...", "[vdso]", "" (valid in the call) */
+};
+
+/* fn for each executable mapping of process pid, in address order.
+ * -errno when its maps cannot be read (the process is gone). */
+int pmt_procmaps__each(uint32_t pid, void (*fn)(void *ctx, const struct pmt_procmap *m), void *ctx);
+
+#endif
