@@ -85,7 +85,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		char *b = realloc(sb->buf, nc);
 
 		if (!b)
-			return LIBBPF_PERF_EVENT_CONT;
+			goto dropped;
 		sb->buf = b;
 		sb->cap = nc;
 	}
@@ -94,7 +94,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		struct held *v = realloc(sb->held, nc * sizeof(*v));
 
 		if (!v)
-			return LIBBPF_PERF_EVENT_CONT;
+			goto dropped;
 		sb->held = v;
 		sb->hcap = nc;
 	}
@@ -102,6 +102,9 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	sb->held[sb->n++] = (struct held){id->time, sb->len};
 	memcpy(sb->buf + sb->len, h, h->size);
 	sb->len += h->size;
+	return LIBBPF_PERF_EVENT_CONT;
+dropped: /* out of memory: reported with the kernel's own losses */
+	sb->lost++;
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
@@ -185,7 +188,6 @@ int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
 		.clockid = CLOCK_MONOTONIC,
 		/* read on the loop's schedule: wake nobody early */
 		.watermark = 1,
-		.wakeup_watermark = RING_PAGES * 4096 / 2,
 	};
 	struct pmt_sideband *sb = calloc(1, sizeof(*sb));
 	int ncpu = libbpf_num_possible_cpus(), err;
@@ -193,6 +195,7 @@ int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
 	*out = NULL;
 	if (!sb)
 		return -ENOMEM;
+	attr.wakeup_watermark = (uint32_t)(RING_PAGES * sysconf(_SC_PAGESIZE) / 2);
 	sb->syms = syms;
 	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "pmt_sideband", 4, 4,
 				    ncpu > 0 ? (uint32_t)ncpu : 1, NULL);

@@ -18,7 +18,8 @@ struct pmt_sideband;
 int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms);
 /* Apply what the rings hold. */
 void pmt_sideband__read(struct pmt_sideband *sb);
-/* Records the kernel could not write (rings full). */
+/* Records lost: the kernel could not write them (rings full), or there
+ * was no memory to hold them. */
 uint64_t pmt_sideband__lost(const struct pmt_sideband *sb);
 void pmt_sideband__free(struct pmt_sideband *sb);
 
