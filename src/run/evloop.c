@@ -64,8 +64,9 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 			return LIBBPF_PERF_EVENT_CONT;
 		}
 		/* user addresses are symbolized when written, after the reorder
-		 * window: read the process's mappings now, while it still lives */
-		if (l->user_syms)
+		 * window: without the kernel's process records, read the
+		 * process's mappings now, while it still lives */
+		if (l->user_syms && !l->sb)
 			pmt_syms__note_pid(l->syms, eh->pid);
 		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, sizeof(*eh) + eh->size);
 	} else if (h->type == PERF_RECORD_LOST) {
@@ -394,7 +395,7 @@ void pmt_evloop__free(struct pmt_evloop *l)
 	uint64_t lost = pmt_sideband__lost(l->sb);
 
 	if (lost)
-		pmt_warn("lost %llu records of processes' mappings (rings full): "
+		pmt_warn("lost %llu records of processes' mappings (rings full, or no memory): "
 			 "some user frames may show [unknown]",
 			 (unsigned long long)lost);
 	pmt_sideband__free(l->sb);
