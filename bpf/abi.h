@@ -238,8 +238,12 @@ struct pmt_agg_val {
  * same syscall), and a hit costs a few compares instead of hashing. A slot
  * holds this CPU's whole value for its key (loaded from the hash when the
  * key came in, written back when it leaves), so every cached key has its
- * hash entry, and a reader that reads the caches before the hash and takes
- * per CPU the larger count never counts an event twice (src/aggregate.c).
+ * hash entry. base is the count and sum it was loaded with: while the
+ * hash still holds base for this CPU the slot is the newer value (a reader
+ * takes the slot's); otherwise it was written back meanwhile (the hash's
+ * is right) or the loader deleted the key as idle (--interval) and it came
+ * back: then only what the slot gained since loading is added to the new
+ * entry, so nothing counts twice (src/aggregate/entries.c, src/run/aggmaps.c).
  */
 #define PMT_AGG_CACHE 16 /* slots per CPU: direct-mapped */
 #define PMT_AGG_KEY_WORDS (sizeof(struct pmt_agg_key) / 8)
@@ -249,6 +253,8 @@ struct pmt_agg_val {
 struct pmt_agg_cslot {
 	struct pmt_agg_key key;
 	struct pmt_agg_val val; /* count 0: empty */
+	__u64 base_count;	/* the hash's value when loaded */
+	__s64 base_sum;
 };
 
 struct pmt_agg_cache {

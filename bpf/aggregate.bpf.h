@@ -157,6 +157,34 @@ static __always_inline void pmt_agg_add(struct pmt_agg_val *val, __s64 v)
 		val->max = v;
 }
 
+/* The slot's key back into the hash (bpf/abi.h): its whole value where the
+ * entry is the one it was loaded from, else what it gained since. */
+static __always_inline void pmt_agg_writeback(struct pmt_agg_cslot *slot)
+{
+	struct pmt_agg_val zero = {}, *val = bpf_map_lookup_elem(&pmt_agg, &slot->key);
+
+	if (!val) {
+		/* deleted as idle after the slot took it in */
+		bpf_map_update_elem(&pmt_agg, &slot->key, &zero, BPF_NOEXIST);
+		val = bpf_map_lookup_elem(&pmt_agg, &slot->key);
+	}
+	if (!val) {
+		pmt_stat_inc(PMT_STAT_AGG_FULL);
+		return;
+	}
+	if (val->count == slot->base_count) {
+		*val = slot->val;
+		return;
+	}
+	/* a new entry for the key (this CPU's part starts at zero) */
+	if (!val->count || slot->val.min < val->min)
+		val->min = slot->val.min;
+	if (!val->count || slot->val.max > val->max)
+		val->max = slot->val.max;
+	val->count += slot->val.count - slot->base_count;
+	val->sum += slot->val.sum - slot->base_sum;
+}
+
 static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
 					   __u32 probe_id, __s64 v)
 {
@@ -204,13 +232,7 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 			pmt_agg_add(&slot->val, v);
 			return;
 		}
-		/* write the slot's key back: its entry was made when it
-		 * came in, and nothing deletes entries */
-		val = bpf_map_lookup_elem(&pmt_agg, &slot->key);
-		if (val)
-			*val = slot->val;
-		else
-			pmt_stat_inc(PMT_STAT_AGG_FULL);
+		pmt_agg_writeback(slot);
 		slot->val.count = 0;
 	}
 	val = bpf_map_lookup_elem(&pmt_agg, k);
@@ -226,6 +248,8 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 	}
 	slot->key = *k;
 	slot->val = *val;
+	slot->base_count = val->count;
+	slot->base_sum = val->sum;
 	if (!slot->val.count)
 		slot->val.min = slot->val.max = v;
 	pmt_agg_add(&slot->val, v);

@@ -72,6 +72,7 @@ bool pmt_agg__wants_pids(const struct pmt_agg *a);
 struct pmt_agg_entry {
 	struct pmt_agg_key key;
 	struct pmt_agg_val val;
+	bool idle; /* no event in the interval last printed */
 };
 
 /* A snapshot being read: entries in any order until sorted. */
@@ -86,12 +87,28 @@ struct pmt_agg_entries {
 int pmt_agg_entries__add(struct pmt_agg_entries *e, const struct pmt_agg_key *key,
 			 struct pmt_agg_val *pc, int ncpu, const struct pmt_agg_cache *cache);
 void pmt_agg_entries__free(struct pmt_agg_entries *e);
+/* The slot of one CPU's cache (struct pmt_agg_cache) that may hold key. */
+const struct pmt_agg_cslot *pmt_agg_cache__slot(const struct pmt_agg_cache *c,
+						const struct pmt_agg_key *key);
 
 /* Print the snapshot cur (sorted here; the aggregation keeps it for the
  * next delta, so cur is taken over and emptied). 0 or -errno (a flame
  * graph that cannot be written, out of memory). */
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
 		   struct pmt_output *out, uint64_t now_ns);
+
+/*
+ * --interval (deltas): after a print, the keys that had no event in the
+ * interval it printed are offered to drop(ctx, key); those it deleted from
+ * the kernel's hash (it returns true) are forgotten here too, so a long
+ * run holds what is live, not all it ever saw. Returns how many.
+ */
+size_t pmt_agg__forget_idle(struct pmt_agg *a,
+			    bool (*drop)(void *ctx, const struct pmt_agg_key *key), void *ctx);
+/* fn(ctx, user, v) for each stack part of key: the values
+ * pmt_stack_lookup_fn takes. */
+void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
+			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx);
 
 /* --pprof: the second sample type (e.g. "cpu", "nanoseconds") whose value
  * is count * period; type NULL: samples only. Also notes the start time. */

@@ -11,8 +11,8 @@
 
 /* Where the kernel caches key (bpf/abi.h): the same slot it computes from
  * the key's words, which are zero past the map's key size on both sides. */
-static const struct pmt_agg_cslot *cache_slot(const struct pmt_agg_cache *c,
-					      const struct pmt_agg_key *key)
+const struct pmt_agg_cslot *pmt_agg_cache__slot(const struct pmt_agg_cache *c,
+						const struct pmt_agg_key *key)
 {
 	uint64_t w[PMT_AGG_KEY_WORDS], sum = 0;
 	size_t i;
@@ -23,18 +23,20 @@ static const struct pmt_agg_cslot *cache_slot(const struct pmt_agg_cache *c,
 	return &c->slot[PMT_AGG_CSLOT(sum) & (PMT_AGG_CACHE - 1)];
 }
 
-/* Each CPU's value of key: the hash's, or its cache slot's where that is
- * further on. The caches were read first: a slot written back meanwhile
- * left the hash at least as far on, so no event counts twice. */
+/* Each CPU's value of key: its cache slot's while the hash still holds
+ * what the slot was loaded with, else the hash's. The caches were read
+ * first: a slot written back meanwhile left the hash as far on, and one
+ * whose key was deleted and came back is counted once written back
+ * (bpf/abi.h), so no event counts twice. */
 static void apply_cache(const struct pmt_agg_cache *cache, const struct pmt_agg_key *key,
 			struct pmt_agg_val *pc, int ncpu)
 {
 	int c;
 
 	for (c = 0; cache && c < ncpu; c++) {
-		const struct pmt_agg_cslot *sl = cache_slot(&cache[c], key);
+		const struct pmt_agg_cslot *sl = pmt_agg_cache__slot(&cache[c], key);
 
-		if (sl->val.count && sl->val.count >= pc[c].count &&
+		if (sl->val.count && pc[c].count == sl->base_count &&
 		    !memcmp(&sl->key, key, sizeof(*key)))
 			pc[c] = sl->val;
 	}

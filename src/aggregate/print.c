@@ -38,6 +38,44 @@ static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_e
 	}
 }
 
+static bool is_stack(uint8_t disp)
+{
+	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
+}
+
+size_t pmt_agg__forget_idle(struct pmt_agg *a,
+			    bool (*drop)(void *ctx, const struct pmt_agg_key *key), void *ctx)
+{
+	size_t i, kept = 0, n = a->prev.n;
+
+	if (a->opts->interval <= 0 || a->opts->keep)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct pmt_agg_entry *e = &a->prev.v[i];
+
+		if (e->idle && drop(ctx, &e->key))
+			continue;
+		a->prev.v[kept++] = *e; /* stays sorted */
+	}
+	a->prev.n = kept;
+	return n - kept;
+}
+
+void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
+			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < kl->n; i++) {
+		if (!is_stack(kl->disp[i]))
+			continue;
+		memcpy(&v, key->data + kl->at[i], 8);
+		fn(ctx, kl->disp[i] == PMT_DISP_USTACK, v);
+	}
+}
+
 /* --- printing ------------------------------------------------------------ */
 
 /* A run of entries with the same key data: one line or one histogram. */
@@ -77,11 +115,6 @@ int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v,
 	if (id < 0 || !io->stack)
 		return 0;
 	return io->stack(io->stack_ctx, user, v, ips);
-}
-
-static bool is_stack(uint8_t disp)
-{
-	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
 }
 
 static void stack_text(const struct printer *s, struct pmt_buf *b, uint8_t disp, uint64_t v,
@@ -549,6 +582,8 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 		memcpy(delta, cur->v, n * sizeof(*delta));
 	if (!a->opts->keep)
 		subtract(delta, n, a->prev.v, a->prev.n);
+	for (i = 0; i < n; i++)
+		cur->v[i].idle = !delta[i].val.count;
 	if (a->opts->pprof) {
 		err = pmt_agg__pprof(a, delta, n, io, a->opts->pprof);
 		if (!a->opts->folded && !a->opts->flamegraph)

@@ -101,25 +101,20 @@ static int read_batches(int fd, uint32_t key_size, struct pmt_agg_val *pc, int n
 	return err;
 }
 
-/* Keys: the per-CPU caches first, then the hash (see pmt_agg_entries__add). */
+/* Keys: the per-CPU caches first (into cache[ncpu]), then the hash (see
+ * pmt_agg_entries__add). */
 static int read_hash(struct pmtrace_bpf *skel, struct pmt_agg_val *pc, int ncpu,
-		     struct pmt_agg_entries *e)
+		     struct pmt_agg_cache *cache, struct pmt_agg_entries *e)
 {
 	int fd = bpf_map__fd(skel->maps.pmt_agg), err = 0;
 	struct pmt_agg_key key, next, *prev = NULL;
-	struct pmt_agg_cache *cache;
 	uint32_t zero = 0;
 
-	cache = calloc((size_t)ncpu, sizeof(*cache));
-	if (!cache)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_cache), &zero, cache)) {
-		err = -errno;
-		goto out;
-	}
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_cache), &zero, cache))
+		return -errno;
 	err = read_batches(fd, bpf_map__key_size(skel->maps.pmt_agg), pc, ncpu, cache, e);
 	if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP)
-		goto out;
+		return err;
 	err = 0;
 	pmt_agg_entries__free(e); /* a batch may have failed half-way */
 	/* the kernel writes key_size bytes: the rest must stay zero */
@@ -133,26 +128,174 @@ static int read_hash(struct pmtrace_bpf *skel, struct pmt_agg_val *pc, int ncpu,
 		if ((err = pmt_agg_entries__add(e, &key, pc, ncpu, cache)))
 			break;
 	}
-out:
-	free(cache);
 	return err;
 }
 
+/* A snapshot into cur; *cache (NULL for keyless maps): the CPUs' key
+ * caches as read with it, to free. */
 static int read_entries(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
-			struct pmt_agg_entries *cur)
+			struct pmt_agg_entries *cur, struct pmt_agg_cache **cache)
 {
-	int ncpu = libbpf_num_possible_cpus(), err;
+	int ncpu = libbpf_num_possible_cpus(), err = -ENOMEM;
 	struct pmt_agg_val *pc;
 	struct pmt_agg_maps m;
 
+	*cache = NULL;
 	pmt_agg__maps(agg, &m);
 	pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
 	if (!pc)
 		return -ENOMEM;
-	err = m.flat_slots ? read_flat(skel, m.flat_slots, pc, ncpu, cur)
-			   : read_hash(skel, pc, ncpu, cur);
+	if (m.flat_slots)
+		err = read_flat(skel, m.flat_slots, pc, ncpu, cur);
+	else if ((*cache = calloc((size_t)ncpu, sizeof(**cache))))
+		err = read_hash(skel, pc, ncpu, *cache, cur);
 	free(pc);
 	return err;
+}
+
+/* --- forgetting idle keys (--interval) ------------------------------------ */
+
+struct gc {
+	struct pmtrace_bpf *skel;
+	const struct pmt_agg_cache *cache; /* as read with the snapshot */
+	int ncpu;
+	uint8_t *kref;	/* kernel stack ids still used: a bitmap */
+	uint32_t kids;	/* its bits */
+	uint64_t *uref; /* user stack keys still used */
+	size_t nu, capu;
+	int err;
+};
+
+/* Delete an idle key unless a CPU's cache holds it: a slot's gains since
+ * its last write-back may be counted already (bpf/abi.h). */
+static bool drop_idle(void *ctx, const struct pmt_agg_key *k)
+{
+	struct gc *g = ctx;
+	int c;
+
+	for (c = 0; c < g->ncpu; c++) {
+		const struct pmt_agg_cslot *sl = pmt_agg_cache__slot(&g->cache[c], k);
+
+		if (sl->val.count && !memcmp(&sl->key, k, sizeof(*k)))
+			return false;
+	}
+	return !bpf_map_delete_elem(bpf_map__fd(g->skel->maps.pmt_agg), k) || errno == ENOENT;
+}
+
+static void note_stack(void *ctx, bool user, uint64_t v)
+{
+	struct gc *g = ctx;
+	int32_t id = (int32_t)v;
+
+	if (!user) {
+		if (id >= 0 && (uint32_t)id < g->kids)
+			g->kref[id / 8] |= (uint8_t)(1u << (id % 8));
+		return;
+	}
+	if (g->nu == g->capu) {
+		size_t nc = g->capu ? g->capu * 2 : 1024;
+		uint64_t *p = realloc(g->uref, nc * sizeof(*p));
+
+		if (!p) {
+			g->err = -ENOMEM;
+			return;
+		}
+		g->uref = p;
+		g->capu = nc;
+	}
+	g->uref[g->nu++] = v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool kstack_used(const struct gc *g, uint64_t id)
+{
+	return id < g->kids && (g->kref[id / 8] >> (id % 8) & 1);
+}
+
+static bool ustack_used(const struct gc *g, uint64_t key)
+{
+	return g->nu && bsearch(&key, g->uref, g->nu, sizeof(key), cmp_u64);
+}
+
+/* Delete the entries of a stack map (u32 or u64 keys, read into the low
+ * end of a zeroed u64) that used() says no key refers to: collected
+ * first, as deleting while walking a hash would restart the walk. */
+static void sweep_stacks(struct gc *g, struct bpf_map *map,
+			 bool (*used)(const struct gc *, uint64_t))
+{
+	int fd = bpf_map__fd(map);
+	uint64_t key = 0, next = 0, *dead = NULL;
+	size_t n = 0, cap = 0, i;
+	bool first = true;
+
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (used(g, key))
+			continue;
+		if (n == cap) {
+			uint64_t *p = realloc(dead, (cap = cap ? cap * 2 : 256) * sizeof(*p));
+
+			if (!p)
+				break;
+			dead = p;
+		}
+		dead[n++] = key;
+	}
+	for (i = 0; i < n; i++) {
+		key = dead[i];
+		bpf_map_delete_elem(fd, &key);
+	}
+	free(dead);
+}
+
+/*
+ * After an interval's print: delete the keys that saw nothing in it, then
+ * the stacks no remaining key refers to (the kernel's stack tables fill
+ * otherwise, and a stack that comes back is simply stored again). The keys
+ * are walked after the deletions, so one made since the snapshot keeps
+ * its stack.
+ */
+static void forget_idle(struct pmtrace_bpf *skel, struct pmt_agg *agg,
+			const struct pmt_agg_cache *cache)
+{
+	struct gc g = {skel, cache, libbpf_num_possible_cpus(), NULL, 0, NULL, 0, 0, 0};
+	int fd = bpf_map__fd(skel->maps.pmt_agg);
+	struct pmt_agg_key key, next;
+	bool first = true;
+
+	if (!cache || g.ncpu <= 0 || !pmt_agg__forget_idle(agg, drop_idle, &g))
+		return;
+	if (bpf_map__max_entries(skel->maps.pmt_stacks) <= 1 &&
+	    bpf_map__max_entries(skel->maps.pmt_ustacks) <= 1)
+		return; /* no stack keys */
+	g.kids = bpf_map__max_entries(skel->maps.pmt_stacks);
+	g.kref = calloc((g.kids + 7) / 8, 1);
+	if (!g.kref)
+		return;
+	memset(&next, 0, sizeof(next));
+	while (!g.err && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		memset(&next, 0, sizeof(next));
+		pmt_agg__key_stacks(agg, &key, note_stack, &g);
+	}
+	if (!g.err) {
+		if (g.nu)
+			qsort(g.uref, g.nu, sizeof(*g.uref), cmp_u64);
+		if (g.kids > 1)
+			sweep_stacks(&g, skel->maps.pmt_stacks, kstack_used);
+		if (bpf_map__max_entries(skel->maps.pmt_ustacks) > 1)
+			sweep_stacks(&g, skel->maps.pmt_ustacks, ustack_used);
+	}
+	free(g.kref);
+	free(g.uref);
 }
 
 int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
@@ -160,7 +303,8 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
 {
 	const struct pmt_agg_io io = {syms, stack_lookup, skel};
 	struct pmt_agg_entries cur = {0};
-	int err = read_entries(skel, agg, &cur);
+	struct pmt_agg_cache *cache;
+	int err = read_entries(skel, agg, &cur, &cache);
 	uint64_t forgotten;
 
 	if (!err) {
@@ -168,6 +312,9 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
 		err = pmt_agg__print(agg, &cur, &io, out, now_ns);
 		pmt_syms__unlock(syms);
 	}
+	if (!err)
+		forget_idle(skel, agg, cache);
+	free(cache);
 	forgotten = pmt_syms__forgotten(syms);
 	if (forgotten)
 		pmt_warn("%llu exited processes were forgotten before this print (too many "
@@ -182,8 +329,10 @@ int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, st
 {
 	const struct pmt_agg_io io = {syms, stack_lookup, skel};
 	struct pmt_agg_entries cur = {0};
-	int err = read_entries(skel, agg, &cur);
+	struct pmt_agg_cache *cache;
+	int err = read_entries(skel, agg, &cur, &cache);
 
+	free(cache);
 	if (!err) {
 		pmt_syms__lock(syms);
 		err = pmt_agg__metrics(agg, &cur, &io, name, om, b);

@@ -83,6 +83,22 @@ test_agg_cache_churn() {
 	check agg_cache_churn_2 "$out"
 }
 
+# --interval forgets keys that saw nothing in the interval it printed
+# (deleted in the kernel, so the hash holds what is live): 400 keys in
+# rounds of 100 with pauses, each key back once after going idle, under
+# --max-keys 250: no drops, and each key's deltas add up to its 2 reads
+test_agg_interval_forgets_idle() {
+	local out=$WORK/idle.json err=$WORK/idle.err
+	"$PMT" --json --interval 0.1 --tp syscalls:sys_enter_read --filter 'fd == 100' --count --by count \
+		--max-keys 250 -o "$out" -- "$TP"/reader 8 100 300000 100 2>"$err" || return 1
+	if grep -q dropped "$err"; then
+		cat "$err" >&2
+		fail "updates dropped although idle keys were forgotten"
+		return 1
+	fi
+	check agg_interval_forgets_idle "$out"
+}
+
 test_agg_json() {
 	local out=$WORK/agg.json
 	"$PMT" -q --json --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count --by comm -o "$out" -- "$TP"/reader 2 || return 1

@@ -154,6 +154,26 @@ def agg_cache_churn_2(argv):
     assert len(tot) == 200 and set(tot.values()) == {40}, tot
 
 
+def agg_interval_forgets_idle(argv):
+    snaps = events(argv[1])
+    tot = collections.Counter()
+    for s in snaps:
+        for e in s["entries"]:
+            tot[e["key"]["count"]] += e["count"]
+    assert set(tot) == set(range(1, 401)), sorted(set(range(1, 401)) ^ set(tot))[:20]
+    bad = {k: n for k, n in tot.items() if n != 2}
+    assert not bad, bad
+    assert len(snaps) >= 8, len(snaps)
+
+
+def ustacks_of(argv):
+    """How many entries of a bpftool -j dump of pmt_ustacks (stdin) are
+    stacks of the processes listed in argv[1]."""
+    pids = {int(p) for p in open(argv[1])}
+    keys = [int.from_bytes(bytes(int(b, 16) for b in e["key"]), "little") for e in json.load(sys.stdin)]
+    print(sum(1 for k in keys if k >> 32 in pids))
+
+
 def agg_json(argv):
     snap = events(argv[1])
     assert len(snap) == 1 and snap[0]["aggregation"] == "hist", snap

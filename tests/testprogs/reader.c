@@ -3,9 +3,11 @@
  * reader [TIMES]: read(2) from /dev/zero, on fd 100, sizes 1, 2, 4, ...,
  * 4096, TIMES (default 3) times each: 13 * TIMES reads of known sizes.
  *
- * reader TIMES N [DELAY_US]: TIMES rounds of reads of sizes 1, 2, ..., N
- * (N <= 4096), DELAY_US between rounds: N keys interleaved, each TIMES
- * times, so that an aggregation keyed by size changes key every event.
+ * reader TIMES N [DELAY_US [SHIFT]]: TIMES rounds of reads of sizes 1, 2,
+ * ..., N (N <= 4096), DELAY_US between rounds: N keys interleaved, each
+ * TIMES times, so that an aggregation keyed by size changes key every
+ * event. With SHIFT, round t reads sizes S+1 ... S+N, S = (t % 4) * SHIFT:
+ * keys that go idle and come back (S + N <= 4096).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,13 +18,15 @@ int main(int argc, char **argv)
 	static char buf[4096];
 	int times = argc > 1 ? atoi(argv[1]) : 3, i, t;
 	int n = argc > 2 ? atoi(argv[2]) : 0, delay = argc > 3 ? atoi(argv[3]) : 0;
+	int shift = argc > 4 ? atoi(argv[4]) : 0, s;
 	int fd = open("/dev/zero", O_RDONLY);
 
-	if (fd < 0 || dup2(fd, 100) < 0 || n < 0 || n > 4096)
+	if (fd < 0 || dup2(fd, 100) < 0 || n < 0 || shift < 0 || n + 3 * shift > 4096)
 		return 1;
 	if (n) {
 		for (t = 0; t < times; t++) {
-			for (i = 1; i <= n; i++)
+			s = (t % 4) * shift;
+			for (i = s + 1; i <= s + n; i++)
 				if (read(100, buf, (size_t)i) != i)
 					return 1;
 			if (delay)

@@ -130,3 +130,104 @@ TEST(agg_kernel_bytes_estimate)
 	ASSERT_EQ(pmt_agg__kernel_bytes(agg, 2), 0);
 	pmt_agg__free(agg);
 }
+
+/* The kernel's per-CPU key cache (bpf/abi.h): a slot counts while the
+ * hash still holds what it was loaded with; after a write-back, or once
+ * the key was deleted and made anew, the hash's value is the one. */
+TEST(agg_cache_slot_rule)
+{
+	struct pmt_agg_cache cache[2];
+	struct pmt_agg_val pc[2];
+	struct pmt_agg_entries e = {0};
+	struct pmt_agg_key key;
+	struct pmt_agg_cslot *sl;
+	uint64_t pid = 42;
+	int c;
+
+	memset(&key, 0, sizeof(key));
+	memcpy(key.data, &pid, sizeof(pid));
+	memset(cache, 0, sizeof(cache));
+	for (c = 0; c < 2; c++) {
+		sl = (struct pmt_agg_cslot *)pmt_agg_cache__slot(&cache[c], &key);
+		sl->key = key;
+	}
+	/* CPU 0: loaded at 3, at 5 now, not written back */
+	sl = (struct pmt_agg_cslot *)pmt_agg_cache__slot(&cache[0], &key);
+	sl->val = (struct pmt_agg_val){.count = 5, .sum = 50, .min = 1, .max = 20};
+	sl->base_count = 3;
+	/* CPU 1: loaded at 2, written back at 4 since the caches were read */
+	sl = (struct pmt_agg_cslot *)pmt_agg_cache__slot(&cache[1], &key);
+	sl->val = (struct pmt_agg_val){.count = 4, .sum = 40, .min = 1, .max = 10};
+	sl->base_count = 2;
+	pc[0] = (struct pmt_agg_val){.count = 3, .sum = 30, .min = 1, .max = 10};
+	pc[1] = (struct pmt_agg_val){.count = 4, .sum = 40, .min = 1, .max = 10};
+	ASSERT_EQ(pmt_agg_entries__add(&e, &key, pc, 2, cache), 0);
+	ASSERT_EQ(e.n, 1);
+	ASSERT_EQ(e.v[0].val.count, 9);
+	ASSERT_EQ(e.v[0].val.sum, 90);
+	ASSERT_EQ(e.v[0].val.max, 20);
+	/* deleted as idle, made anew on CPU 1: CPU 0's slot waits for its
+	 * write-back (which adds only its gain) instead of counting again */
+	pc[0] = (struct pmt_agg_val){0};
+	pc[1] = (struct pmt_agg_val){.count = 1, .sum = 7, .min = 7, .max = 7};
+	sl = (struct pmt_agg_cslot *)pmt_agg_cache__slot(&cache[1], &key);
+	sl->val.count = 0;
+	ASSERT_EQ(pmt_agg_entries__add(&e, &key, pc, 2, cache), 0);
+	ASSERT_EQ(e.n, 2);
+	ASSERT_EQ(e.v[1].val.count, 1);
+	pmt_agg_entries__free(&e);
+}
+
+/* --interval: a key with no event in the interval printed is offered for
+ * deletion and forgotten; when it comes back its count starts afresh. */
+static bool drop_two(void *ctx, const struct pmt_agg_key *key)
+{
+	(*(int *)ctx)++;
+	return key->data[0] == 2;
+}
+
+TEST(agg_forget_idle)
+{
+	struct pmt_agg_opts ao = {.fn = PMT_FN_COUNT, .by = "pid", .interval = 1};
+	struct pmt_agg_probe probe = {.name = "sched:sched_switch"};
+	const struct pmt_agg_io io = {0};
+	struct pmt_agg_entries cur = {0};
+	struct pmt_output out;
+	struct pmt_agg *agg = NULL;
+	uint8_t stack = 0;
+	int offered = 0;
+	char *text = NULL;
+	char path[] = "/tmp/pmt-unit-idle.XXXXXX";
+	int fd = mkstemp(path);
+
+	ASSERT_TRUE(fd >= 0);
+	close(fd);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg), 0);
+	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT), 0);
+	add(&cur, 1, 0, 5);
+	add(&cur, 2, 0, 7);
+	add(&cur, 3, 0, 1);
+	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
+	ASSERT_EQ(pmt_agg__forget_idle(agg, drop_two, &offered), 0);
+	ASSERT_EQ(offered, 0); /* all new: none idle */
+	add(&cur, 1, 0, 6);
+	add(&cur, 2, 0, 7);
+	add(&cur, 3, 0, 1);
+	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
+	/* 2 and 3 idle; the loader deletes 2 only (3 is in a CPU's cache) */
+	ASSERT_EQ(pmt_agg__forget_idle(agg, drop_two, &offered), 1);
+	ASSERT_EQ(offered, 2);
+	add(&cur, 1, 0, 6);
+	add(&cur, 2, 0, 2); /* made anew */
+	add(&cur, 3, 0, 1);
+	pmt_output__close(&out);
+	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT), 0);
+	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
+	pmt_output__close(&out);
+	pmt_read_file(path, &text, NULL);
+	ASSERT_TRUE(text && strstr(text, "@[2]: 2\n") && !strstr(text, "@[1]") &&
+		    !strstr(text, "@[3]"));
+	free(text);
+	pmt_agg__free(agg);
+	unlink(path);
+}
