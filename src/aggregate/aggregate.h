@@ -98,13 +98,15 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 		   struct pmt_output *out, uint64_t now_ns);
 
 /*
- * --interval (deltas): after a print, the keys that had no event in the
- * interval it printed are offered to drop(ctx, key); those it deleted from
- * the kernel's hash (it returns true) are forgotten here too, so a long
- * run holds what is live, not all it ever saw. Returns how many.
+ * --interval (deltas): after a print, each key it printed is offered to
+ * drop(ctx, key, idle) (idle: no event in the interval printed); those it
+ * deleted from the kernel's hash (it returns true) are forgotten here
+ * too, so a long run holds what is live, not all it ever saw. A key that
+ * comes back counts from zero. Returns how many.
  */
-size_t pmt_agg__forget_idle(struct pmt_agg *a,
-			    bool (*drop)(void *ctx, const struct pmt_agg_key *key), void *ctx);
+size_t pmt_agg__forget(struct pmt_agg *a,
+		       bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle),
+		       void *ctx);
 /* fn(ctx, user, v) for each stack part of key: the values
  * pmt_stack_lookup_fn takes. */
 void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,

@@ -43,8 +43,8 @@ static bool is_stack(uint8_t disp)
 	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
 }
 
-size_t pmt_agg__forget_idle(struct pmt_agg *a,
-			    bool (*drop)(void *ctx, const struct pmt_agg_key *key), void *ctx)
+size_t pmt_agg__forget(struct pmt_agg *a,
+		       bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle), void *ctx)
 {
 	size_t i, kept = 0, n = a->prev.n;
 
@@ -53,7 +53,7 @@ size_t pmt_agg__forget_idle(struct pmt_agg *a,
 	for (i = 0; i < n; i++) {
 		const struct pmt_agg_entry *e = &a->prev.v[i];
 
-		if (e->idle && drop(ctx, &e->key))
+		if (drop(ctx, &e->key, e->idle))
 			continue;
 		a->prev.v[kept++] = *e; /* stays sorted */
 	}

@@ -624,6 +624,21 @@ void pmt_syms__reap(struct pmt_syms *s, uint64_t ts)
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p;
+	size_t at;
+	bool dead;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	p = proc_find(s, pid, &at);
+	dead = p && p->dead;
+	pthread_mutex_unlock(&s->lock);
+	return dead;
+}
+
 uint64_t pmt_syms__forgotten(struct pmt_syms *s)
 {
 	uint64_t n;

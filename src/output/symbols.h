@@ -51,6 +51,8 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts);
 /* Forget the processes that exited before ts: every sample of theirs
  * has been printed. */
 void pmt_syms__reap(struct pmt_syms *s, uint64_t ts);
+/* Has pid exited (and not been reaped yet)? */
+bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid);
 /* Exited processes forgotten before being reaped (too many waited)
  * since the last call. */
 uint64_t pmt_syms__forgotten(struct pmt_syms *s);

@@ -157,6 +157,9 @@ static int read_entries(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
 
 struct gc {
 	struct pmtrace_bpf *skel;
+	struct pmt_agg *agg;
+	struct pmt_syms *syms;
+	bool exited;			   /* the key being offered has an exited process's stack */
 	const struct pmt_agg_cache *cache; /* as read with the snapshot */
 	int ncpu;
 	uint8_t *kref;	/* kernel stack ids still used: a bitmap */
@@ -166,13 +169,32 @@ struct gc {
 	int err;
 };
 
-/* Delete an idle key unless a CPU's cache holds it: a slot's gains since
- * its last write-back may be counted already (bpf/abi.h). */
-static bool drop_idle(void *ctx, const struct pmt_agg_key *k)
+static void note_exited(void *ctx, bool user, uint64_t v)
+{
+	struct gc *g = ctx;
+
+	if (user && v >> 32 && pmt_syms__exited(g->syms, (uint32_t)(v >> 32)))
+		g->exited = true;
+}
+
+/*
+ * Delete a key that saw nothing in the interval, or holds the user stack
+ * of a process that exited (its samples are all in: short processes would
+ * otherwise fill the hash with keys for one more interval), unless a CPU's
+ * cache holds it: a slot's gains since its last write-back may be counted
+ * already (bpf/abi.h).
+ */
+static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 {
 	struct gc *g = ctx;
 	int c;
 
+	if (!idle) {
+		g->exited = false;
+		pmt_agg__key_stacks(g->agg, k, note_exited, g);
+		if (!g->exited)
+			return false;
+	}
 	for (c = 0; c < g->ncpu; c++) {
 		const struct pmt_agg_cslot *sl = pmt_agg_cache__slot(&g->cache[c], k);
 
@@ -256,21 +278,26 @@ static void sweep_stacks(struct gc *g, struct bpf_map *map,
 }
 
 /*
- * After an interval's print: delete the keys that saw nothing in it, then
- * the stacks no remaining key refers to (the kernel's stack tables fill
- * otherwise, and a stack that comes back is simply stored again). The keys
+ * After an interval's print: delete the keys that saw nothing in it (or
+ * hold the stack of an exited process), then the stacks no remaining key
+ * refers to (the kernel's stack tables fill otherwise, and a stack that
+ * comes back is simply stored again). The keys
  * are walked after the deletions, so one made since the snapshot keeps
  * its stack.
  */
-static void forget_idle(struct pmtrace_bpf *skel, struct pmt_agg *agg,
+static void forget_keys(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
 			const struct pmt_agg_cache *cache)
 {
-	struct gc g = {skel, cache, libbpf_num_possible_cpus(), NULL, 0, NULL, 0, 0, 0};
+	struct gc g = {.skel = skel,
+		       .agg = agg,
+		       .syms = syms,
+		       .cache = cache,
+		       .ncpu = libbpf_num_possible_cpus()};
 	int fd = bpf_map__fd(skel->maps.pmt_agg);
 	struct pmt_agg_key key, next;
 	bool first = true;
 
-	if (!cache || g.ncpu <= 0 || !pmt_agg__forget_idle(agg, drop_idle, &g))
+	if (!cache || g.ncpu <= 0 || !pmt_agg__forget(agg, drop_key, &g))
 		return;
 	if (bpf_map__max_entries(skel->maps.pmt_stacks) <= 1 &&
 	    bpf_map__max_entries(skel->maps.pmt_ustacks) <= 1)
@@ -313,7 +340,7 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
 		pmt_syms__unlock(syms);
 	}
 	if (!err)
-		forget_idle(skel, agg, cache);
+		forget_keys(skel, agg, syms, cache);
 	free(cache);
 	forgotten = pmt_syms__forgotten(syms);
 	if (forgotten)

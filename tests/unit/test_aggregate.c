@@ -180,8 +180,10 @@ TEST(agg_cache_slot_rule)
 
 /* --interval: a key with no event in the interval printed is offered for
  * deletion and forgotten; when it comes back its count starts afresh. */
-static bool drop_two(void *ctx, const struct pmt_agg_key *key)
+static bool drop_two(void *ctx, const struct pmt_agg_key *key, bool idle)
 {
+	if (!idle)
+		return false;
 	(*(int *)ctx)++;
 	return key->data[0] == 2;
 }
@@ -208,14 +210,14 @@ TEST(agg_forget_idle)
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
 	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
-	ASSERT_EQ(pmt_agg__forget_idle(agg, drop_two, &offered), 0);
+	ASSERT_EQ(pmt_agg__forget(agg, drop_two, &offered), 0);
 	ASSERT_EQ(offered, 0); /* all new: none idle */
 	add(&cur, 1, 0, 6);
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
 	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
 	/* 2 and 3 idle; the loader deletes 2 only (3 is in a CPU's cache) */
-	ASSERT_EQ(pmt_agg__forget_idle(agg, drop_two, &offered), 1);
+	ASSERT_EQ(pmt_agg__forget(agg, drop_two, &offered), 1);
 	ASSERT_EQ(offered, 2);
 	add(&cur, 1, 0, 6);
 	add(&cur, 2, 0, 2); /* made anew */
