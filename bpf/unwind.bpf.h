@@ -126,19 +126,73 @@ static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma,
 	return 0;
 }
 
-/* The VMA holding u->pc: from the process's cache, else (once per run)
- * from the kernel, then cached. */
-static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
+/* The process's cache, emptied if the process exec'd since (another mm:
+ * its VMAs are others); NULL if it has none. */
+static __always_inline struct pmt_vmas *pmt_vmas_of(struct pmt_unwind *u)
 {
 	struct pmt_vmas *c = bpf_map_lookup_elem(&pmt_vma_cache, &u->tgid);
-	__u32 i, slot;
 
-	/* another mm: the process exec'd, its VMAs are others */
 	if (c && c->mm != u->mm) {
 		c->mm = u->mm;
 		c->n = 0;
 		c->next = 0;
 	}
+	return c;
+}
+
+/* Keep the VMA bpf_find_vma gave (u->vm_*) in the process's cache c (NULL:
+ * none yet). */
+static __always_inline void pmt_vma_keep(struct pmt_unwind *u, struct pmt_vmas *c)
+{
+	__u32 slot, i;
+
+	if (!u->vm_file)
+		u->file.dev = 0, u->file.ino = 0;
+	/* only text is kept: a loader maps a library's span first and its
+	 * segments over it, a VMA seen then would go stale */
+	if (!u->vm_exec)
+		return;
+	if (!c) {
+		__u32 zero = 0;
+		struct pmt_vmas *blank = bpf_map_lookup_elem(&pmt_vma_blank, &zero);
+
+		if (!blank)
+			return;
+		bpf_map_update_elem(&pmt_vma_cache, &u->tgid, blank, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&pmt_vma_cache, &u->tgid);
+		if (!c)
+			return;
+		c->mm = u->mm;
+	}
+	slot = c->n < PMT_VMA_SLOTS ? c->n : c->next;
+	/* a mapping over one kept (the address reused): that one goes */
+	for (i = 0; i < PMT_VMA_SLOTS && i < c->n; i++)
+		if (c->v[i].start < u->vm_end && u->vm_start < c->v[i].end) {
+			c->v[i].start = u->vm_start;
+			c->v[i].end = u->vm_end;
+			c->v[i].off = u->vm_off;
+			c->v[i].file = u->file;
+			return;
+		}
+	if (slot < PMT_VMA_SLOTS) {
+		c->v[slot].start = u->vm_start;
+		c->v[slot].end = u->vm_end;
+		c->v[slot].off = u->vm_off;
+		c->v[slot].file = u->file;
+	}
+	if (c->n < PMT_VMA_SLOTS)
+		c->n++;
+	else
+		c->next = (c->next + 1) % PMT_VMA_SLOTS;
+}
+
+/* The VMA holding u->pc: from the process's cache, else (once per run)
+ * from the kernel, then cached. */
+static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
+{
+	struct pmt_vmas *c = pmt_vmas_of(u);
+	__u32 i;
+
 	if (c) {
 		for (i = 0; i < PMT_VMA_SLOTS && i < c->n; i++) {
 			struct pmt_vma *v = &c->v[i];
@@ -158,36 +212,36 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 	u->vm_asked = true;
 	if (bpf_find_vma(u->task, u->pc, pmt_unwind_vma, u, 0))
 		return false;
-	if (!u->vm_file)
-		u->file.dev = 0, u->file.ino = 0;
-	/* only text is kept: a loader maps a library's span first and its
-	 * segments over it, a VMA seen then would go stale */
-	if (!u->vm_exec)
-		return true;
-	if (!c) {
-		__u32 zero = 0;
-		struct pmt_vmas *blank = bpf_map_lookup_elem(&pmt_vma_blank, &zero);
-
-		if (!blank)
-			return true;
-		bpf_map_update_elem(&pmt_vma_cache, &u->tgid, blank, BPF_NOEXIST);
-		c = bpf_map_lookup_elem(&pmt_vma_cache, &u->tgid);
-		if (!c)
-			return true;
-		c->mm = u->mm;
-	}
-	slot = c->n < PMT_VMA_SLOTS ? c->n : c->next;
-	if (slot < PMT_VMA_SLOTS) {
-		c->v[slot].start = u->vm_start;
-		c->v[slot].end = u->vm_end;
-		c->v[slot].off = u->vm_off;
-		c->v[slot].file = u->file;
-	}
-	if (c->n < PMT_VMA_SLOTS)
-		c->n++;
-	else
-		c->next = (c->next + 1) % PMT_VMA_SLOTS;
+	pmt_vma_keep(u, c);
 	return true;
+}
+
+/* Ask user space for the rows of u->file, which u->tgid maps. */
+static __always_inline void pmt_want_rows(struct pmt_unwind *u)
+{
+	struct pmt_cfi_want w = {.tgid = u->tgid, .vm_start = u->vm_start};
+
+	bpf_map_update_elem(&pmt_cfi_wanted, &u->file, &w, BPF_NOEXIST);
+}
+
+/*
+ * A text mapping made by task at addr (exec, mmap): into its process's
+ * VMA cache now, and its file's rows asked for, so that the process's
+ * first samples unwind without learning one VMA per sample (a program
+ * run in process context may call bpf_find_vma freely).
+ */
+static __always_inline void pmt_unwind_learn(struct task_struct *task, __u64 addr)
+{
+	struct pmt_unwind u = {};
+
+	u.task = task;
+	u.mm = (__u64)task->mm;
+	u.tgid = (__u32)task->tgid;
+	if (!u.mm || bpf_find_vma(task, addr, pmt_unwind_vma, &u, 0) || !u.vm_exec)
+		return;
+	pmt_vma_keep(&u, pmt_vmas_of(&u));
+	if (u.vm_file && !bpf_map_lookup_elem(&pmt_cfi_files, &u.file))
+		pmt_want_rows(&u);
 }
 
 /* The rows of the file mapped at u->pc, into u->first/count. */
@@ -207,9 +261,7 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 		u->first = cf->first;
 		u->count = cf->count;
 	} else {
-		struct pmt_cfi_want w = {.tgid = u->tgid, .vm_start = u->vm_start};
-
-		bpf_map_update_elem(&pmt_cfi_wanted, &u->file, &w, BPF_NOEXIST);
+		pmt_want_rows(u);
 	}
 }
 
@@ -263,10 +315,13 @@ static long pmt_unwind_step(__u32 i, void *data)
 	if (!e || off > PMT_MAX_DATA - 8)
 		return 1;
 	slot = (__u64 *)(e->data + off);
-	*slot = u->pc;
+	/* a caller as perf's DWARF mode shows it: at its call instruction
+	 * (the return address - 1), so a call that ends a function (to a
+	 * noreturn one) is named after its caller */
+	*slot = i ? u->pc - 1 : u->pc;
 	u->off += 8;
 	u->n++;
-	u->hash = (u->hash ^ u->pc) * 0x100000001b3ULL;
+	u->hash = (u->hash ^ *slot) * 0x100000001b3ULL;
 
 	pmt_unwind_file(u);
 	if (u->count) {

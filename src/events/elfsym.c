@@ -36,6 +36,17 @@ int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
 	return -1;
 }
 
+/* A label in code (an assembler entry such as ld.so's _start): named
+ * like a function, as perf does. */
+static bool is_code_label(Elf *elf, const GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+
+	return sym->st_name && sym->st_value && sym->st_shndx != SHN_UNDEF &&
+	       sym->st_shndx < SHN_LORESERVE && gelf_getshdr(elf_getscn(elf, sym->st_shndx), &sh) &&
+	       (sh.sh_flags & SHF_EXECINSTR);
+}
+
 static int add_syms(Elf *elf, Elf *phdrs, Elf_Scn *scn, const GElf_Shdr *sh,
 		    struct pmt_elf_syms *out)
 {
@@ -51,11 +62,14 @@ static int add_syms(Elf *elf, Elf *phdrs, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value)
+		if (type == STT_NOTYPE ? !is_code_label(elf, &sym)
+				       : (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+						 sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || pmt_elf__vaddr_to_off(phdrs, sym.st_value, &off))
+		/* '$': ARM's mapping symbols, not names */
+		if (!name || !*name || *name == '$' ||
+		    pmt_elf__vaddr_to_off(phdrs, sym.st_value, &off))
 			continue;
 		if (out->n == out->cap) {
 			size_t nc = out->cap ? out->cap * 2 : 256;

@@ -350,6 +350,7 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_program__set_autoload(s->skel->progs.pmt_fork, follow);
 	bpf_program__set_autoload(s->skel->progs.pmt_exec, follow);
 	bpf_program__set_autoload(s->skel->progs.pmt_exit, follow);
+	pmt_unwind__autoload(s->skel);
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->prepare && prov_used(s, prov))
 			prov->prepare(s);
@@ -491,6 +492,7 @@ void pmt_session__detach(struct pmt_session *s)
 		s->skel->bss->pmt_stop = true;
 	for (i = 0; i < s->nr_probes; i++)
 		links |= s->probes[i].link != NULL;
+	links |= s->skel->links.pmt_unwind_mmap != NULL;
 	if (links && !s->closer)
 		spawn_closer(s);
 	for (i = 0; i < s->nr_probes; i++) {

@@ -51,6 +51,28 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating)
 	bpf_map__set_max_entries(skel->maps.pmt_vma_cache, on ? VMA_PROCS : 1);
 }
 
+void pmt_unwind__autoload(struct pmtrace_bpf *skel)
+{
+	bool on = skel->rodata->pmt_unwind_dwarf;
+
+	bpf_program__set_autoload(skel->progs.pmt_unwind_mmap, on);
+	bpf_program__set_autoload(skel->progs.pmt_unwind_exec, on);
+}
+
+/* Learn processes' text mappings where they are made (bpf/unwind.bpf.c);
+ * without it each sample learns one. */
+static void attach_tracking(struct pmt_unwinder *u)
+{
+	struct pmtrace_bpf *skel = u->skel;
+
+	skel->links.pmt_unwind_exec = bpf_program__attach(skel->progs.pmt_unwind_exec);
+	skel->links.pmt_unwind_mmap = bpf_program__attach(skel->progs.pmt_unwind_mmap);
+	if (!skel->links.pmt_unwind_exec || !skel->links.pmt_unwind_mmap)
+		pmt_warn("unwind: cannot follow new mappings (%s): a new process's first "
+			 "samples may stop short",
+			 strerror(errno));
+}
+
 void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 {
 	memset(u, 0, sizeof(*u));
@@ -249,6 +271,7 @@ int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd)
 
 	if (!u->skel || !u->skel->rodata->pmt_unwind_dwarf || u->running)
 		return 0;
+	attach_tracking(u);
 	preload(u);
 	if (cmd)
 		preload_command(u, cmd);

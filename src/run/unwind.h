@@ -5,7 +5,8 @@
  * that file is opened through a process mapping it (/proc/PID/map_files,
  * so a deleted or replaced file still reads), its CFI flattened
  * (events/cfi.h) into pmt_cfi_rows and the file entered in pmt_cfi_files.
- * Rows are shared by every process mapping the file. The row array has a
+ * Rows are shared by every process mapping the file; a file is asked for
+ * as soon as a process maps it (bpf/unwind.bpf.c). The row array has a
  * fixed size: once full, further files are walked by frame pointers and
  * that is said once.
  */
@@ -33,8 +34,12 @@ struct pmt_unwinder {
 bool pmt_unwind__supported(const char **why);
 /* Before load: size the maps and set the rodata for on (dwarf) or off. */
 void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating);
+/* Before load, after every program's autoload was cleared: the mapping
+ * tracking programs (bpf/unwind.bpf.c) load with dwarf unwinding. */
+void pmt_unwind__autoload(struct pmtrace_bpf *skel);
 void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
-/* After attach: a thread loads the files the kernel asks for, every few
+/* At attach, before the probes: the mapping tracking programs are
+ * attached, then a thread loads the files the kernel asks for, every few
  * ms (the main loop may be busy printing for longer); libc, the loader
  * and cmd (-- CMD's program, or NULL) are read first. -errno. */
 int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd);

@@ -96,15 +96,20 @@ run_short_nofps() {
 }
 
 # HOW K C T: of T samples K have their sampled function named (the
-# symbolizer's part), C reach main (the unwinder's: a new process's first
-# samples find one mapping each, and the first process of a file may run
-# before its tables are read; under TCG that is most of a 40 ms run).
+# symbolizer's part), C are complete: rooted at the process's entry,
+# _start (main's chain, or the loader's start-up; the unwinder's part: the
+# text mappings are learned at exec and mmap, the tables of a file the
+# first time a process maps it, so only a sample taken before those are
+# read, or after the process's memory is gone in exit, stops short).
+# Here 95-99% are (the first process runs a few ms before its program's
+# tables are in, and samples in exit come after its memory is gone);
+# under TCG a 40 ms run is mostly over before a new file's tables are in.
 judge_exited() {
-	note "$1: of $4 samples of exited processes $2 named, $3 complete to main"
+	note "$1: of $4 samples of exited processes $2 named, $3 complete"
 	[ "$4" -ge 100 ] || { fail "only $4 samples"; return 1; }
 	[ $(($2 * 100)) -ge $(($4 * 95)) ] || { fail "$2 of $4 named, want 95%"; return 1; }
-	[ -n "${PMT_VM:-}" ] || [ $(($3 * 100)) -ge $(($4 * 50)) ] ||
-		{ fail "$3 of $4 complete, want 50%"; return 1; }
+	[ -n "${PMT_VM:-}" ] || [ $(($3 * 100)) -ge $(($4 * 90)) ] ||
+		{ fail "$3 of $4 complete, want 90%"; return 1; }
 }
 
 test_unwind_exited_system_wide() {
@@ -116,7 +121,7 @@ test_unwind_exited_system_wide() {
 	kill -INT $pm
 	wait $pm || return 1
 	read -r k c t < <(awk '/^nofp;/ { t += $NF; if ($(NF - 1) !~ /\[unknown\]$/) k += $NF
-		if (/;__libc_start_call_main;main;/) c += $NF } END { print k + 0, c + 0, t + 0 }' "$f")
+		if (/^nofp;_start;/) c += $NF } END { print k + 0, c + 0, t + 0 }' "$f")
 	judge_exited folded "$k" "$c" "$t" || return 1
 	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
 	pm=$!
@@ -127,7 +132,7 @@ test_unwind_exited_system_wide() {
 	read -r k c t < <(awk 'function end() { t++; k += leaf; c += full }
 		/cpu-clock:/ { if (ours) end(); ours = $1 == "nofp"; leaf = full = 0; first = 1; next }
 		ours && first { leaf = !/\[unknown\]/; first = 0 }
-		ours && /__libc_start_call_main/ { full = 1 }
+		ours { full = $2 ~ /^_start\+/ }
 		END { if (ours) end(); print k + 0, c + 0, t + 0 }' "$s")
 	judge_exited streamed "$k" "$c" "$t" || return 1
 	no_leftovers

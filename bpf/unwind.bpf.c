@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --unwind dwarf's process tracking: text mappings learned where they are
+ * made, in the process's own context, instead of one per sample (see
+ * pmt_unwind_learn). Loaded with the unwinder.
+ *
+ * exec: the program's text and the dynamic loader's (where the new image
+ * starts); mmap: every library the loader maps after. The syscall's own
+ * tracepoint, not the raw sys_exit one, which would run for every system
+ * call.
+ */
+#include "unwind.bpf.h"
+
+static __always_inline bool pmt_unwind_wanted(struct task_struct *task)
+{
+	__u32 tgid = (__u32)task->tgid;
+	__u8 *st;
+
+	if (pmt_stop)
+		return false;
+	if (!pmt_filter_target)
+		return true;
+	st = bpf_map_lookup_elem(&pmt_targets, &tgid);
+	return st && *st == PMT_TARGET_ACTIVE;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int pmt_unwind_mmap(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	long ret = ctx->ret;
+
+	/* an address, not -errno */
+	if ((unsigned long)ret >= (unsigned long)-4095L || !pmt_unwind_wanted(task))
+		return 0;
+	pmt_unwind_learn(task, (__u64)ret);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int pmt_unwind_exec(void *ctx __attribute__((unused)))
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	__u64 text, entry;
+
+	if (!pmt_unwind_wanted(task))
+		return 0;
+	/* the program's text; the loader's, where execution starts (or the
+	 * program's again, when static) */
+	text = BPF_CORE_READ(task, mm, start_code);
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	entry = regs ? BPF_CORE_READ(regs, ip) : 0;
+	if (text)
+		pmt_unwind_learn(task, text);
+	if (entry && (entry < text || entry >= BPF_CORE_READ(task, mm, end_code)))
+		pmt_unwind_learn(task, entry);
+	return 0;
+}
