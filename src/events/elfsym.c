@@ -36,6 +36,26 @@ int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off)
 	return -1;
 }
 
+/* Append a symbol named name (allocated; NULL: out of memory). */
+static int push(struct pmt_elf_syms *out, char *name, uint64_t off, uint64_t size, uint8_t bind)
+{
+	if (!name)
+		return -ENOMEM;
+	if (out->n == out->cap) {
+		size_t nc = out->cap ? out->cap * 2 : 256;
+		struct pmt_elf_sym *v = realloc(out->v, nc * sizeof(*v));
+
+		if (!v) {
+			free(name);
+			return -ENOMEM;
+		}
+		out->v = v;
+		out->cap = nc;
+	}
+	out->v[out->n++] = (struct pmt_elf_sym){name, off, size, bind};
+	return 0;
+}
+
 /* A label in code (an assembler entry such as ld.so's _start): named
  * like a function, as perf does. */
 static bool is_code_label(Elf *elf, const GElf_Sym *sym)
@@ -71,21 +91,8 @@ static int add_syms(Elf *elf, Elf *phdrs, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!name || !*name || *name == '$' ||
 		    pmt_elf__vaddr_to_off(phdrs, sym.st_value, &off))
 			continue;
-		if (out->n == out->cap) {
-			size_t nc = out->cap ? out->cap * 2 : 256;
-			struct pmt_elf_sym *v = realloc(out->v, nc * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			out->v = v;
-			out->cap = nc;
-		}
-		out->v[out->n].name = strdup(name);
-		if (!out->v[out->n].name)
+		if (push(out, strdup(name), off, sym.st_size, (uint8_t)GELF_ST_BIND(sym.st_info)))
 			return -ENOMEM;
-		out->v[out->n].size = sym.st_size;
-		out->v[out->n].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
-		out->v[out->n++].off = off;
 	}
 	return 0;
 }
@@ -105,6 +112,68 @@ int pmt_elf__collect(Elf *elf, Elf *phdrs, unsigned int sht, struct pmt_elf_syms
 		if (gelf_getshdr(scn, &sh) && is_table(&sh, sht))
 			ret = add_syms(elf, phdrs ? phdrs : elf, scn, &sh, out);
 	return ret;
+}
+
+/* The section named name, with its header into sh; NULL if none. */
+static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t strndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, strndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+#define PLT_ENTRY 16 /* x86-64 */
+
+int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out)
+{
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rela = section(elf, ".rela.plt", &rsh), *plt, *dyn;
+	Elf_Data *rd, *dd;
+	uint64_t first, off;
+	GElf_Ehdr eh;
+	GElf_Rela r;
+	GElf_Sym sym;
+	size_t i, n;
+	char *name;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || !rela || !rsh.sh_entsize)
+		return 0;
+	/* with IBT the stubs called are in .plt.sec; else .plt, after its
+	 * header entry */
+	if ((plt = section(elf, ".plt.sec", &psh)))
+		first = psh.sh_addr;
+	else if ((plt = section(elf, ".plt", &psh)))
+		first = psh.sh_addr + PLT_ENTRY;
+	else
+		return 0;
+	dyn = elf_getscn(elf, rsh.sh_link);
+	rd = elf_getdata(rela, NULL);
+	dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+	if (!rd || !dd || !gelf_getshdr(dyn, &dsh) || psh.sh_type != SHT_PROGBITS)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	/* one stub per relocation, in order; IRELATIVE ones have no name */
+	for (i = 0; i < n && first + (i + 1) * PLT_ENTRY <= psh.sh_addr + psh.sh_size; i++) {
+		const char *sn;
+
+		if (!gelf_getrela(rd, (int)i, &r) || !GELF_R_SYM(r.r_info) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		    !(sn = elf_strptr(elf, dsh.sh_link, sym.st_name)) || !*sn ||
+		    pmt_elf__vaddr_to_off(elf, first + i * PLT_ENTRY, &off))
+			continue;
+		if (asprintf(&name, "%s@plt", sn) < 0 ||
+		    push(out, name, off, PLT_ENTRY, STB_GLOBAL))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int pmt_elf__has_table(Elf *elf, unsigned int sht)

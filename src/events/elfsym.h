@@ -31,6 +31,9 @@ typedef struct Elf Elf;
  * separate debug file's symbols with the file's own headers). 0 or
  * -ENOMEM. */
 int pmt_elf__collect(Elf *elf, Elf *phdrs, unsigned int sht, struct pmt_elf_syms *out);
+/* The PLT stubs of elf (x86-64) as perf names them, "func@plt", appended
+ * to out. 0 or -ENOMEM. */
+int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out);
 /* Has elf a table of type sht? */
 int pmt_elf__has_table(Elf *elf, unsigned int sht);
 

@@ -161,6 +161,8 @@ static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file)
 		err = pmt_elf__collect(elf, NULL, SHT_SYMTAB, &s);
 	else if (!find_debug_file || !(err = add_debug_syms(f, elf, &s)))
 		err = pmt_elf__collect(elf, NULL, SHT_DYNSYM, &s);
+	if (err >= 0)
+		err = pmt_elf__plt(elf, &s);
 	if (err < 0 || build(f, &s)) {
 		pmt_symfile__free(f);
 		f = NULL;

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <libelf.h>
+#include "events/elfsym.h"
 #include "events/procmaps.h"
 #include "output/symbols.h"
 #include "output/symfile.h"
@@ -95,6 +97,47 @@ TEST(symfile_names_as_perf)
 	ASSERT_TRUE(v != NULL);
 	ASSERT_TRUE(pmt_symfile__bytes(v) > 0);
 	pmt_symfile__free(v);
+}
+
+/* PLT stubs named as perf and objdump name them ("func@plt"): this test
+ * program's own, against objdump -d (binutils, with the compiler). */
+TEST(symfile_plt_as_objdump)
+{
+	char line[512], name[256], cmd[64];
+	unsigned long long va;
+	uint64_t off, delta;
+	struct pmt_symfile *f;
+	const char *got;
+	int fd, n = 0;
+	Elf *elf;
+	FILE *p;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	f = pmt_symfile__read(fd);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ASSERT_TRUE(f && elf);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec /proc/%d/exe", (int)getpid());
+	p = popen(cmd, "r");
+	ASSERT_TRUE(p != NULL);
+	while (fgets(line, sizeof(line), p)) {
+		/* not the header entry ("first@plt-0x10") */
+		if (sscanf(line, "%llx <%255[^>]>:", &va, name) != 2 || strlen(name) < 4 ||
+		    strcmp(name + strlen(name) - 4, "@plt"))
+			continue;
+		ASSERT_EQ(pmt_elf__vaddr_to_off(elf, va, &off), 0);
+		got = pmt_symfile__name(f, off + 4, &delta);
+		if (!got || strcmp(got, name) || delta != 4)
+			fprintf(stderr, "  %s at %llx: got %s\n", name, va, got ? got : "nothing");
+		ASSERT_TRUE(got && !strcmp(got, name) && delta == 4);
+		n++;
+	}
+	pclose(p);
+	ASSERT_TRUE(n >= 10); /* libtraceevent, libelf, libc, ... */
+	elf_end(elf);
+	close(fd);
+	pmt_symfile__free(f);
 }
 
 static const char *name_of(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b)
