@@ -11,40 +11,34 @@
  */
 #include "unwind.bpf.h"
 
-static __always_inline bool pmt_unwind_wanted(struct task_struct *task)
+/* A process traced (-p, -- CMD, or all), pmtrace not stopping? */
+static __always_inline bool pmt_unwind_wanted(void *ctx)
 {
-	__u32 tgid = (__u32)task->tgid;
-	__u8 *st;
+	struct pmt_fctx fc = {.ctx = ctx};
 
-	if (pmt_stop)
-		return false;
-	if (!pmt_filter_target)
-		return true;
-	st = bpf_map_lookup_elem(&pmt_targets, &tgid);
-	return st && *st == PMT_TARGET_ACTIVE;
+	return !pmt_stop && pmt_target_ok(&fc);
 }
 
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int pmt_unwind_mmap(struct trace_event_raw_sys_exit *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	long ret = ctx->ret;
 
 	/* an address, not -errno */
-	if ((unsigned long)ret >= (unsigned long)-4095L || !pmt_unwind_wanted(task))
+	if ((unsigned long)ret >= (unsigned long)-4095L || !pmt_unwind_wanted(ctx))
 		return 0;
-	pmt_unwind_learn(task, (__u64)ret);
+	pmt_unwind_learn(bpf_get_current_task_btf(), (__u64)ret);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_exec")
-int pmt_unwind_exec(void *ctx __attribute__((unused)))
+int pmt_unwind_exec(void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
 	__u64 text, entry;
 
-	if (!pmt_unwind_wanted(task))
+	if (!pmt_unwind_wanted(ctx))
 		return 0;
 	/* the program's text; the loader's, where execution starts (or the
 	 * program's again, when static) */

@@ -55,6 +55,7 @@ struct {
  * (exec).
  */
 #define PMT_VMA_SLOTS 16
+_Static_assert(!(PMT_VMA_SLOTS & (PMT_VMA_SLOTS - 1)), "slots are masked");
 struct pmt_vma {
 	__u64 start, end, off;
 	struct pmt_cfi_file_key file; /* dev 0, ino 0: anonymous */
@@ -164,22 +165,21 @@ static __always_inline void pmt_vma_keep(struct pmt_unwind *u, struct pmt_vmas *
 			return;
 		c->mm = u->mm;
 	}
-	slot = c->n < PMT_VMA_SLOTS ? c->n : c->next;
-	/* a mapping over one kept (the address reused): that one goes */
+	/* a mapping over one kept (the address reused) takes its slot;
+	 * else the next free one, or the oldest */
 	for (i = 0; i < PMT_VMA_SLOTS && i < c->n; i++)
-		if (c->v[i].start < u->vm_end && u->vm_start < c->v[i].end) {
-			c->v[i].start = u->vm_start;
-			c->v[i].end = u->vm_end;
-			c->v[i].off = u->vm_off;
-			c->v[i].file = u->file;
-			return;
-		}
-	if (slot < PMT_VMA_SLOTS) {
-		c->v[slot].start = u->vm_start;
-		c->v[slot].end = u->vm_end;
-		c->v[slot].off = u->vm_off;
-		c->v[slot].file = u->file;
-	}
+		if (c->v[i].start < u->vm_end && u->vm_start < c->v[i].end)
+			break;
+	slot = i < c->n ? i : c->n < PMT_VMA_SLOTS ? c->n : c->next;
+	/* below PMT_VMA_SLOTS (a power of two) already: the mask is for
+	 * verifiers that lose the bound across the choice (6.1) */
+	slot &= PMT_VMA_SLOTS - 1;
+	c->v[slot].start = u->vm_start;
+	c->v[slot].end = u->vm_end;
+	c->v[slot].off = u->vm_off;
+	c->v[slot].file = u->file;
+	if (i < c->n)
+		return;
 	if (c->n < PMT_VMA_SLOTS)
 		c->n++;
 	else
@@ -216,6 +216,14 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 	return true;
 }
 
+/* The process u walks or learns about: task's. */
+static __always_inline void pmt_unwind_of(struct pmt_unwind *u, struct task_struct *task)
+{
+	u->task = task;
+	u->mm = (__u64)task->mm;
+	u->tgid = (__u32)task->tgid; /* no helper call */
+}
+
 /* Ask user space for the rows of u->file, which u->tgid maps. */
 static __always_inline void pmt_want_rows(struct pmt_unwind *u)
 {
@@ -234,9 +242,7 @@ static __always_inline void pmt_unwind_learn(struct task_struct *task, __u64 add
 {
 	struct pmt_unwind u = {};
 
-	u.task = task;
-	u.mm = (__u64)task->mm;
-	u.tgid = (__u32)task->tgid;
+	pmt_unwind_of(&u, task);
 	if (!u.mm || bpf_find_vma(task, addr, pmt_unwind_vma, &u, 0) || !u.vm_exec)
 		return;
 	pmt_vma_keep(&u, pmt_vmas_of(&u));
@@ -375,9 +381,7 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
 	u.pc = BPF_CORE_READ(regs, ip);
 	u.sp = BPF_CORE_READ(regs, sp);
 	u.fp = BPF_CORE_READ(regs, bp);
-	u.task = task;
-	u.mm = (__u64)task->mm;
-	u.tgid = (__u32)task->tgid; /* no helper call */
+	pmt_unwind_of(&u, task);
 	u.off = off;
 	u.end = off + max * 8;
 	u.hash = 0xcbf29ce484222325ULL;
