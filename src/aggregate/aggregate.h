@@ -87,9 +87,12 @@ struct pmt_agg_entries {
 int pmt_agg_entries__add(struct pmt_agg_entries *e, const struct pmt_agg_key *key,
 			 struct pmt_agg_val *pc, int ncpu, const struct pmt_agg_cache *cache);
 void pmt_agg_entries__free(struct pmt_agg_entries *e);
-/* The slot of one CPU's cache (struct pmt_agg_cache) that may hold key. */
+/* The slot of one CPU's cache (struct pmt_agg_cache) that may hold key;
+ * that slot if it does hold it (some of its events there), else NULL. */
 const struct pmt_agg_cslot *pmt_agg_cache__slot(const struct pmt_agg_cache *c,
 						const struct pmt_agg_key *key);
+const struct pmt_agg_cslot *pmt_agg_cache__holding(const struct pmt_agg_cache *c,
+						   const struct pmt_agg_key *key);
 
 /* Print the snapshot cur (sorted here; the aggregation keeps it for the
  * next delta, so cur is taken over and emptied). 0 or -errno (a flame

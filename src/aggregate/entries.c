@@ -23,6 +23,14 @@ const struct pmt_agg_cslot *pmt_agg_cache__slot(const struct pmt_agg_cache *c,
 	return &c->slot[PMT_AGG_CSLOT(sum) & (PMT_AGG_CACHE - 1)];
 }
 
+const struct pmt_agg_cslot *pmt_agg_cache__holding(const struct pmt_agg_cache *c,
+						   const struct pmt_agg_key *key)
+{
+	const struct pmt_agg_cslot *sl = pmt_agg_cache__slot(c, key);
+
+	return sl->val.count && !memcmp(&sl->key, key, sizeof(*key)) ? sl : NULL;
+}
+
 /* Each CPU's value of key: its cache slot's while the hash still holds
  * what the slot was loaded with, else the hash's. The caches were read
  * first: a slot written back meanwhile left the hash as far on, and one
@@ -34,10 +42,9 @@ static void apply_cache(const struct pmt_agg_cache *cache, const struct pmt_agg_
 	int c;
 
 	for (c = 0; cache && c < ncpu; c++) {
-		const struct pmt_agg_cslot *sl = pmt_agg_cache__slot(&cache[c], key);
+		const struct pmt_agg_cslot *sl = pmt_agg_cache__holding(&cache[c], key);
 
-		if (sl->val.count && pc[c].count == sl->base_count &&
-		    !memcmp(&sl->key, key, sizeof(*key)))
+		if (sl && pc[c].count == sl->base_count)
 			pc[c] = sl->val;
 	}
 }

@@ -101,34 +101,62 @@ static int read_batches(int fd, uint32_t key_size, struct pmt_agg_val *pc, int n
 	return err;
 }
 
+/*
+ * fn(ctx, key) for each key of the map at fd, until it returns non-zero
+ * (returned). Keys up to an aggregation key's size, zero-padded (the
+ * kernel writes key_size bytes), so a u32 or u64 key reads as a u64.
+ */
+static int walk_keys(int fd, int (*fn)(void *ctx, const void *key), void *ctx)
+{
+	union {
+		struct pmt_agg_key agg;
+		uint64_t u64;
+	} key, next;
+	bool first = true;
+	int err = 0;
+
+	memset(&next, 0, sizeof(next));
+	while (!err && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		memset(&next, 0, sizeof(next));
+		err = fn(ctx, &key);
+	}
+	return err;
+}
+
+struct hash_read {
+	int fd, ncpu;
+	struct pmt_agg_val *pc;
+	const struct pmt_agg_cache *cache;
+	struct pmt_agg_entries *e;
+};
+
+static int read_key(void *ctx, const void *key)
+{
+	struct hash_read *r = ctx;
+
+	if (bpf_map_lookup_elem(r->fd, key, r->pc))
+		return 0; /* deleted meanwhile */
+	return pmt_agg_entries__add(r->e, key, r->pc, r->ncpu, r->cache);
+}
+
 /* Keys: the per-CPU caches first (into cache[ncpu]), then the hash (see
  * pmt_agg_entries__add). */
 static int read_hash(struct pmtrace_bpf *skel, struct pmt_agg_val *pc, int ncpu,
 		     struct pmt_agg_cache *cache, struct pmt_agg_entries *e)
 {
-	int fd = bpf_map__fd(skel->maps.pmt_agg), err = 0;
-	struct pmt_agg_key key, next, *prev = NULL;
+	struct hash_read r = {bpf_map__fd(skel->maps.pmt_agg), ncpu, pc, cache, e};
 	uint32_t zero = 0;
+	int err;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_cache), &zero, cache))
 		return -errno;
-	err = read_batches(fd, bpf_map__key_size(skel->maps.pmt_agg), pc, ncpu, cache, e);
+	err = read_batches(r.fd, bpf_map__key_size(skel->maps.pmt_agg), pc, ncpu, cache, e);
 	if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP)
 		return err;
-	err = 0;
 	pmt_agg_entries__free(e); /* a batch may have failed half-way */
-	/* the kernel writes key_size bytes: the rest must stay zero */
-	memset(&next, 0, sizeof(next));
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		memset(&next, 0, sizeof(next));
-		if (bpf_map_lookup_elem(fd, &key, pc))
-			continue; /* deleted meanwhile */
-		if ((err = pmt_agg_entries__add(e, &key, pc, ncpu, cache)))
-			break;
-	}
-	return err;
+	return walk_keys(r.fd, read_key, &r);
 }
 
 /* A snapshot into cur; *cache (NULL for keyless maps): the CPUs' key
@@ -195,12 +223,9 @@ static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 		if (!g->exited)
 			return false;
 	}
-	for (c = 0; c < g->ncpu; c++) {
-		const struct pmt_agg_cslot *sl = pmt_agg_cache__slot(&g->cache[c], k);
-
-		if (sl->val.count && !memcmp(&sl->key, k, sizeof(*k)))
+	for (c = 0; c < g->ncpu; c++)
+		if (pmt_agg_cache__holding(&g->cache[c], k))
 			return false;
-	}
 	return !bpf_map_delete_elem(bpf_map__fd(g->skel->maps.pmt_agg), k) || errno == ENOENT;
 }
 
@@ -245,45 +270,63 @@ static bool ustack_used(const struct gc *g, uint64_t key)
 	return g->nu && bsearch(&key, g->uref, g->nu, sizeof(key), cmp_u64);
 }
 
-/* Delete the entries of a stack map (u32 or u64 keys, read into the low
- * end of a zeroed u64) that used() says no key refers to: collected
- * first, as deleting while walking a hash would restart the walk. */
-static void sweep_stacks(struct gc *g, struct bpf_map *map,
+struct sweep {
+	const struct gc *g;
+	bool (*used)(const struct gc *, uint64_t);
+	uint64_t *dead;
+	size_t n, cap;
+};
+
+static int note_dead(void *ctx, const void *key)
+{
+	struct sweep *w = ctx;
+	uint64_t k = *(const uint64_t *)key;
+
+	if (w->used(w->g, k))
+		return 0;
+	if (w->n == w->cap) {
+		size_t nc = w->cap ? w->cap * 2 : 256;
+		uint64_t *p = realloc(w->dead, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM; /* the rest waits for the next print */
+		w->dead = p;
+		w->cap = nc;
+	}
+	w->dead[w->n++] = k;
+	return 0;
+}
+
+/* Delete the entries of a stack map that used() says no key refers to:
+ * collected first, as deleting while walking a hash would restart the
+ * walk. */
+static void sweep_stacks(const struct gc *g, struct bpf_map *map,
 			 bool (*used)(const struct gc *, uint64_t))
 {
+	struct sweep w = {g, used, NULL, 0, 0};
 	int fd = bpf_map__fd(map);
-	uint64_t key = 0, next = 0, *dead = NULL;
-	size_t n = 0, cap = 0, i;
-	bool first = true;
+	size_t i;
 
-	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
-		first = false;
-		key = next;
-		if (used(g, key))
-			continue;
-		if (n == cap) {
-			uint64_t *p = realloc(dead, (cap = cap ? cap * 2 : 256) * sizeof(*p));
+	walk_keys(fd, note_dead, &w);
+	for (i = 0; i < w.n; i++)
+		bpf_map_delete_elem(fd, &w.dead[i]);
+	free(w.dead);
+}
 
-			if (!p)
-				break;
-			dead = p;
-		}
-		dead[n++] = key;
-	}
-	for (i = 0; i < n; i++) {
-		key = dead[i];
-		bpf_map_delete_elem(fd, &key);
-	}
-	free(dead);
+static int note_stacks(void *ctx, const void *key)
+{
+	struct gc *g = ctx;
+
+	pmt_agg__key_stacks(g->agg, key, note_stack, g);
+	return g->err;
 }
 
 /*
  * After an interval's print: delete the keys that saw nothing in it (or
  * hold the stack of an exited process), then the stacks no remaining key
  * refers to (the kernel's stack tables fill otherwise, and a stack that
- * comes back is simply stored again). The keys
- * are walked after the deletions, so one made since the snapshot keeps
- * its stack.
+ * comes back is simply stored again). The keys are walked after the
+ * deletions, so one made since the snapshot keeps its stack.
  */
 static void forget_keys(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
 			const struct pmt_agg_cache *cache)
@@ -293,32 +336,22 @@ static void forget_keys(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pm
 		       .syms = syms,
 		       .cache = cache,
 		       .ncpu = libbpf_num_possible_cpus()};
-	int fd = bpf_map__fd(skel->maps.pmt_agg);
-	struct pmt_agg_key key, next;
-	bool first = true;
+	/* stack tables sized for stack keys (one entry otherwise) */
+	bool kstacks = bpf_map__max_entries(skel->maps.pmt_stacks) > 1;
+	bool ustacks = bpf_map__max_entries(skel->maps.pmt_ustacks) > 1;
 
-	if (!cache || g.ncpu <= 0 || !pmt_agg__forget(agg, drop_key, &g))
+	if (!cache || g.ncpu <= 0 || !pmt_agg__forget(agg, drop_key, &g) || (!kstacks && !ustacks))
 		return;
-	if (bpf_map__max_entries(skel->maps.pmt_stacks) <= 1 &&
-	    bpf_map__max_entries(skel->maps.pmt_ustacks) <= 1)
-		return; /* no stack keys */
 	g.kids = bpf_map__max_entries(skel->maps.pmt_stacks);
 	g.kref = calloc((g.kids + 7) / 8, 1);
 	if (!g.kref)
 		return;
-	memset(&next, 0, sizeof(next));
-	while (!g.err && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
-		first = false;
-		key = next;
-		memset(&next, 0, sizeof(next));
-		pmt_agg__key_stacks(agg, &key, note_stack, &g);
-	}
-	if (!g.err) {
+	if (!walk_keys(bpf_map__fd(skel->maps.pmt_agg), note_stacks, &g)) {
 		if (g.nu)
 			qsort(g.uref, g.nu, sizeof(*g.uref), cmp_u64);
-		if (g.kids > 1)
+		if (kstacks)
 			sweep_stacks(&g, skel->maps.pmt_stacks, kstack_used);
-		if (bpf_map__max_entries(skel->maps.pmt_ustacks) > 1)
+		if (ustacks)
 			sweep_stacks(&g, skel->maps.pmt_ustacks, ustack_used);
 	}
 	free(g.kref);
