@@ -15,9 +15,13 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
 
 WARN := -Wall -Wextra -Werror
+# CFLAGS is the user's (make CFLAGS=-O0 keeps the build working); what the
+# build needs goes in INCLUDES and DEPFLAGS, as libbpf-bootstrap does.
 CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen $(TEP_CFLAGS) -MMD -MP \
-	  -DPMT_VERSION='"$(VERSION)"'
+INCLUDES = -Isrc -Ibpf -I$(OUTPUT)/gen $(TEP_CFLAGS)
+DEPFLAGS := -MMD -MP
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) $(DEPFLAGS) \
+	     -DPMT_VERSION='"$(VERSION)"'
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 TEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
@@ -70,12 +74,12 @@ all: pmtrace
 
 pmtrace: $(OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) -o $@
 
 $(PURE_OBJS): $(OUTPUT)/src/%.o: src/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The system call numbers of the headers pmtrace is built with (they are
 # the kernel's ABI: a kernel only adds to them): name, number.
@@ -93,7 +97,7 @@ $(OUTPUT)/src/events/syscalls.o $(OUTPUT)/asan/src/events/syscalls.o: $(OUTPUT)/
 $(LOADER_OBJS): $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/pmtrace.skel.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT) $(LIBBPF_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT) $(LIBBPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
@@ -118,16 +122,16 @@ vmlinux:
 # --- tests -----------------------------------------------------------------
 $(OUTPUT)/unit/%.o: tests/unit/%.c | $(OUTPUT)/unit
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
 $(OUTPUT)/test_unit: $(UNIT_OBJS) $(PURE_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(PURE_LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $^ $(PURE_LIBS) -o $@
 
 $(OUTPUT)/asan/%.o: %.c
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -O2,$(CFLAGS)) $(SAN_FLAGS) -Itests/unit -c $< -o $@
+	$(Q)$(CC) $(filter-out -O%,$(ALL_CFLAGS)) $(SAN_FLAGS) -Itests/unit -c $< -o $@
 
 $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 	$(call msg,LINK,$@)
@@ -149,7 +153,7 @@ testprogs: $(TESTPROGS)
 FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS)
 $(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h) $(OUTPUT)/gen/syscall_nrs.h
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf -I$(OUTPUT)/gen $(TEP_CFLAGS) \
+	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) \
 		$(PURE_LIBS) -o $@
 
@@ -172,7 +176,7 @@ test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz
 	$(Q)tests/run.sh
 
 # The whole runtime suite inside Debian's newest 6.1 and 6.12 kernels, in
-# QEMU, both at once (one kernel: tools/vmtest PACKAGE bash tests/runtime.sh)
+# QEMU, both at once (one kernel: tools/vmtest PACKAGE tests/runtime/runner.sh)
 vmtest: pmtrace testprogs tools
 	$(Q)tests/run.sh vm
 
@@ -196,11 +200,11 @@ $(OUTPUT)/tools/%.skel.h: $(OUTPUT)/tools/%.bpf.o
 
 $(OUTPUT)/tools/floor: tools/floor.c $(OUTPUT)/tools/floor.skel.h
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT)/tools $< $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tools $< $(LIBS) -o $@
 
 $(OUTPUT)/tools/maxrss: tools/maxrss.c | $(OUTPUT)/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
 
 tools: $(OUTPUT)/tools/floor $(OUTPUT)/tools/maxrss
 

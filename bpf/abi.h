@@ -12,7 +12,7 @@
  *   per-CPU scratch : struct pmt_event { hdr, raw record bytes }
  *        │  bpf_perf_event_output(BPF_F_CURRENT_CPU)
  *        ▼
- *   events : PERF_EVENT_ARRAY ─► one perf ring per CPU ─► src/evloop.c
+ *   events : PERF_EVENT_ARRAY ─► one perf ring per CPU ─► src/run/evloop.c
  *        (wakeup by watermark, drained on a short timeout, merged by ts)
  */
 #ifndef PMTRACE_ABI_H
@@ -75,7 +75,7 @@ struct pmt_event {
 };
 
 /*
- * Filters (--filter): an expression compiled by src/filter.c into a DAG of
+ * Filters (--filter): an expression compiled by src/filter/filter.c into a DAG of
  * comparisons. Entry i tests one operand against a constant or pattern and
  * continues at t (true) or f (false); PMT_FILTER_ACCEPT/REJECT end the walk.
  * !, && and || are edges, not instructions: evaluation short-circuits, and
@@ -112,7 +112,7 @@ enum pmt_filter_src {
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and
-	 * mode are FIELD operands of that record (see src/perf_event.c). */
+	 * mode are FIELD operands of that record (see src/probes/perf_event.c). */
 };
 
 #define PMT_FFLAG_SIGNED 0x01 /* operand and compare are signed */
@@ -270,7 +270,7 @@ struct pmt_lat_key {
 /*
  * A PMU overflow sample as the perf_event program records it: the "raw
  * record" of perf events. Filters, keys and the stream read its fields by
- * name through a format built in src/perf_event.c.
+ * name through a format built in src/probes/perf_event.c.
  */
 #define PMT_STACK_DEPTH 127 /* frames per stack (the kernel's default max) */
 
@@ -302,7 +302,7 @@ struct pmt_sample {
 /*
  * A function call or return (kprobe, kretprobe, fentry, fexit, uprobe,
  * uretprobe): the argument slots and the return value, as the program's
- * context has them. Fields are named by src/kprobe.c: arg0..arg5, retval,
+ * context has them. Fields are named by src/probes/callrec.c: arg0..arg5, retval,
  * and with fentry the parameters' names from BTF.
  */
 #define PMT_CALL_SLOTS 12 /* argument registers/slots kept */

@@ -83,7 +83,7 @@ static __always_inline __s32 pmt_log2_bucket(__s64 sv)
 }
 
 /*
- * Key parts sit at multiples of 8 (src/aggregate.c sizes every part so):
+ * Key parts sit at multiples of 8 (src/aggregate/compile.c sizes every part so):
  * words of k->data indexed under a mask are in bounds whatever a verifier
  * remembers of the offset (6.1's forgets a checked bound across a spill).
  */

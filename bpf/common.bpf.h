@@ -25,7 +25,7 @@ const volatile bool pmt_use_agg __weak = true;
  * verifier folds, so one-probe sessions skip the cookie helper. */
 const volatile __s32 pmt_only_probe __weak = -1;
 /* Set by the loader when tracing ends: programs return at once while their
- * links are closed (which can take a while, see src/session.c). */
+ * links are closed (which can take a while, see src/run/session.c). */
 volatile bool pmt_stop __weak = false;
 
 struct {

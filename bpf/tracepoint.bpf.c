@@ -31,7 +31,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 	struct pmt_fctx fc = {.ctx = ctx};
 
 	/* Always return 1: 0 would drop the event for every other perf user
-	 * of this tracepoint (see open_carrier() in src/tracepoint.c). */
+	 * of this tracepoint (see open_carrier() in src/probes/tracepoint.c). */
 	if (pmt_stop || !pmt_target_ok(&fc) || !pmt_cpu_ok())
 		return 1;
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);

@@ -497,8 +497,8 @@ static int opt_info(struct optctx *c, char *arg)
 	return 0;
 }
 
-/* Every option. The man page (doc/pmtrace.8.scd), --help (usage.c) and
- * the bash completion (tools/completion.bash) list the same names. */
+/* Every option. The man page (tools/man/pmtrace.8.scd), --help (usage.c) and
+ * the bash completion (tools/completion/pmtrace) list the same names. */
 #define OPT(n, s, a, f)                                           \
 	{                                                         \
 		.name = n, .short_name = s, .has_arg = a, .fn = f \
@@ -668,6 +668,12 @@ static int check_aggregation(struct optctx *c)
 		if (a->fn && a->fn != PMT_FN_COUNT)
 			return ERR(c, "--%s counts stacks: it takes no --%s", pic,
 				   agg_fn_names[a->fn]);
+		if (c->o->json && (a->folded || a->flamegraph))
+			return ERR(
+				c,
+				"--%s writes stacks in its own format, not JSON: drop --json "
+				"(--json prints the counts by stack as JSON: --count --by stack)",
+				a->folded ? "folded" : "flamegraph");
 		if (a->interval > 0 && (a->flamegraph || a->pprof))
 			return ERR(c, "--%s writes one file at exit: drop --interval",
 				   a->flamegraph ? "flamegraph" : "pprof");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* pmtrace --help. Keep in step with doc/pmtrace.8.scd. */
+/* pmtrace --help. Keep in step with tools/man/pmtrace.8.scd. */
 #include "options/opts.h"
 
 const char pmt_usage[] =

@@ -21,7 +21,7 @@ static struct pmt_format *finish(struct pmt_format *f)
 
 static bool add_arg_aliases(struct pmt_format *f, int n, bool hidden)
 {
-	char name[8];
+	char name[16];
 	int i;
 
 	for (i = 0; i < n; i++) {

@@ -131,6 +131,8 @@ unknown event 'r' \(pmtrace --list | -e r
 --listen 192.0.2.1:0: Cannot assign requested address | --tp sched:sched_switch --count --listen 192.0.2.1:0
 stacks make no metric labels | -e cpu-clock --stack --count --by comm,stack --listen 0
 --listen serves metrics, not stacks: drop --folded | -e cpu-clock --stack --folded --listen 0
+--folded writes stacks in its own format, not JSON: drop --json | -e cpu-clock --stack --folded --json
+--flamegraph writes stacks in its own format, not JSON | -e cpu-clock --stack --flamegraph f.svg --json
 --pprof draws stacks: add --stack | -e cpu-clock --pprof p.pb.gz
 --pprof writes stacks: --by needs stack, ustack or kstack | -e cpu-clock --stack --pprof p.pb.gz --by comm
 cannot write the profile to '/nonexistent/p.pb.gz' | -e cpu-clock --stack --pprof /nonexistent/p.pb.gz
