@@ -20,11 +20,34 @@ struct {
 	__type(value, __u32);
 } pmt_sysnr SEC(".maps");
 
+/* Dynamic data follows the fixed fields: where the last __data_loc or
+ * __rel_loc area of the copied record e ends (at most PMT_MAX_DATA). */
+static __always_inline __u64 pmt_tp_dyn_end(const struct pmt_probe_cfg *cfg,
+					    const struct pmt_event *e, __u64 size)
+{
+	__u64 end = size;
+	__u32 i;
+
+	for (i = 0; i < PMT_MAX_DYN && i < cfg->n_dyn; i++) {
+		__u64 off = PMT_DYN_OFF(cfg->dyn[i]), w, start;
+
+		if (off > PMT_MAX_DATA - 4)
+			break;
+		w = *(__u32 *)&e->data[off];
+		start = w & 0xffff;
+		if (cfg->dyn[i] & PMT_DYN_REL)
+			start += off + 4;
+		if (start + (w >> 16) > end)
+			end = start + (w >> 16);
+	}
+	return end > PMT_MAX_DATA ? PMT_MAX_DATA : end;
+}
+
 static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 {
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = NULL;
-	__u32 zero = 0, i;
+	__u32 zero = 0;
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
@@ -76,23 +99,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 		bpf_probe_read_kernel(e->data, size, ctx);
 
 	if (cfg->n_dyn) {
-		/* Dynamic data follows the fixed fields: find where the last
-		 * __data_loc/__rel_loc area ends and copy up to there. */
-		end = size;
-		for (i = 0; i < PMT_MAX_DYN && i < cfg->n_dyn; i++) {
-			__u64 off = PMT_DYN_OFF(cfg->dyn[i]), w, start;
-
-			if (off > PMT_MAX_DATA - 4)
-				break;
-			w = *(__u32 *)&e->data[off];
-			start = w & 0xffff;
-			if (cfg->dyn[i] & PMT_DYN_REL)
-				start += off + 4;
-			if (start + (w >> 16) > end)
-				end = start + (w >> 16);
-		}
-		if (end > PMT_MAX_DATA)
-			end = PMT_MAX_DATA;
+		end = pmt_tp_dyn_end(cfg, e, size);
 		if (end > size) {
 			size = end;
 			bpf_probe_read_kernel(e->data, size, ctx);

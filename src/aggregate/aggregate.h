@@ -8,8 +8,11 @@
  *              the key layout and the maps' sizes (struct pmt_agg_maps)
  *   entries.c  the CPUs' values of one key merged into one entry (the
  *              per-CPU key cache taken into account), sorted, and deltas
- *   print.c    one snapshot as bpftrace prints it, JSON, folded stacks or
- *              a flame graph
+ *   snapshot.c one print's snapshot (sorted deltas, groups of entries by
+ *              key) handed to the sinks the options chose (internal.h)
+ *   sink_text.c, sink_stacks.c, pprof.c: the sinks: bpftrace's text,
+ *              JSON, folded stacks, a flame graph, a pprof profile
+ *   metrics.c  the maps' totals as Prometheus/OpenMetrics (--listen)
  *
  * The loader (src/run/aggmaps.c) sizes and reads the maps; the session
  * owns a struct pmt_agg and never looks inside.
@@ -24,6 +27,7 @@
 #include "events/format.h"
 #include "options/opts.h"
 #include "output/output.h"
+#include "util/error.h"
 
 struct pmt_syms;
 struct pmt_agg;
@@ -57,10 +61,10 @@ struct pmt_agg_io {
 };
 
 /* Fill probes[i].action/.cfg from the options; *stack gets the stack kinds
- * --by asks for (PMT_STACK_*). Usage errors print a message and return
- * -EINVAL. *out is NULL when ao->fn is none. */
+ * --by asks for (PMT_STACK_*). -errno with err set. *out is NULL when
+ * ao->fn is none. */
 int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
-		     uint8_t *stack, struct pmt_agg **out);
+		     uint8_t *stack, struct pmt_agg **out, struct pmt_error *err);
 void pmt_agg__free(struct pmt_agg *a);
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
 /* Kernel memory its maps take from their creation on (an estimate). */

@@ -15,8 +15,8 @@
 
 /* --- compiling ----------------------------------------------------------- */
 
-static int resolve_num(struct pmt_agg_probe *p, const char *name, const char *what,
-		       struct pmt_operand *o, bool *is_signed)
+static int resolve_num(struct pmt_error *err, struct pmt_agg_probe *p, const char *name,
+		       const char *what, struct pmt_operand *o, bool *is_signed)
 {
 	struct pmt_opinfo info;
 	struct pmt_buf b = {0};
@@ -29,20 +29,22 @@ static int resolve_num(struct pmt_agg_probe *p, const char *name, const char *wh
 		return 0;
 	}
 	if (!r)
-		pmt_err("%s: '%s' is a string: %s needs a number", p->name, name, what);
+		pmt_error__usage(err, "%s: '%s' is a string: %s needs a number", p->name, name,
+				 what);
 	else if (r == PMT_OPERAND_ARRAY)
-		pmt_err("%s: '%s' is an array: %s needs a number", p->name, name, what);
+		pmt_error__usage(err, "%s: '%s' is an array: %s needs a number", p->name, name,
+				 what);
 	else
-		pmt_err("%s: unknown field '%s' in %s", p->name, name, what);
+		pmt_error__usage(err, "%s: unknown field '%s' in %s", p->name, name, what);
 	pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
-	pmt_hint("%s", pmt_buf__cstr(&b));
+	pmt_error__hint(err, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 	return -EINVAL;
 }
 
 /* EXPR := FIELD [ ('*'|'/') NUMBER ] */
-static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_agg_cfg *a,
-			 bool *is_signed)
+static int compile_value(struct pmt_error *err, struct pmt_agg_probe *p, const char *expr,
+			 struct pmt_agg_cfg *a, bool *is_signed)
 {
 	char name[128];
 	size_t n = strcspn(expr, "*/ ");
@@ -50,8 +52,8 @@ static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_a
 	uint64_t k = 0;
 
 	if (n == 0 || n >= sizeof(name)) {
-		pmt_err("'%s': expected FIELD, FIELD/N or FIELD*N, e.g. len/1024", expr);
-		return -EINVAL;
+		return pmt_error__usage(
+			err, "'%s': expected FIELD, FIELD/N or FIELD*N, e.g. len/1024", expr);
 	}
 	memcpy(name, expr, n);
 	name[n] = '\0';
@@ -63,13 +65,13 @@ static int compile_value(struct pmt_agg_probe *p, const char *expr, struct pmt_a
 		while (*rest == ' ')
 			rest++;
 		if ((*rest != '*' && *rest != '/' && pmt_parse_u64(rest, &k)) || !k) {
-			pmt_err("'%s': the scale after '%c' must be a positive number", expr,
+			return pmt_error__usage(
+				err, "'%s': the scale after '%c' must be a positive number", expr,
 				a->scale == PMT_SCALE_MUL ? '*' : '/');
-			return -EINVAL;
 		}
 		a->k = k;
 	}
-	return resolve_num(p, name, "the aggregated value", &a->value, is_signed);
+	return resolve_num(err, p, name, "the aggregated value", &a->value, is_signed);
 }
 
 /* A --by name as key parts: sample keys of PMU events expand to fields
@@ -125,8 +127,9 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	uint8_t kind;
 
 	if (i >= PMT_AGG_KEYS) {
-		pmt_err("--by: at most %d keys (sym and stack count as two)", PMT_AGG_KEYS);
-		return -EINVAL;
+		return pmt_error__usage(ag->err,
+					"--by: at most %d keys (sym and stack count as two)",
+					PMT_AGG_KEYS);
 	}
 	if (!strcmp(spec->field, "probe")) {
 		kind = PMT_KEY_PROBE;
@@ -136,23 +139,26 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 		if (r) {
 			struct pmt_buf b = {0};
 
-			pmt_err("--by: %s '%s' for %s",
-				r == PMT_OPERAND_ARRAY ? "cannot key by the array" : "unknown key",
-				spec->field, p->name);
+			pmt_error__usage(ag->err, "--by: %s '%s' for %s",
+					 r == PMT_OPERAND_ARRAY ? "cannot key by the array"
+								: "unknown key",
+					 spec->field, p->name);
 			pmt_operand__hint(&b, p->fmt, p->name,
 					  r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
-			pmt_hint("%s; and 'probe'%s", pmt_buf__cstr(&b),
-				 !stacks			   ? ""
-				 : pmt_format__field(p->fmt, "ip") ? ", sym, kstack, ustack, stack"
-								   : ", kstack, ustack, stack");
+			pmt_error__hint(ag->err, "%s; and 'probe'%s", pmt_buf__cstr(&b),
+					!stacks ? ""
+					: pmt_format__field(p->fmt, "ip")
+						? ", sym, kstack, ustack, stack"
+						: ", kstack, ustack, stack");
 			pmt_buf__free(&b);
 			return -EINVAL;
 		}
 		kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
 	}
 	if (kl->n > i && (kl->kind[i] != kind || kl->disp[i] != spec->disp)) {
-		pmt_err("--by %s: means different things for different probes (%s)", tok, p->name);
-		return -EINVAL;
+		return pmt_error__usage(ag->err,
+					"--by %s: means different things for different probes (%s)",
+					tok, p->name);
 	}
 	if (kl->n <= i) {
 		kl->names[i] = strdup(spec->name);
@@ -177,8 +183,8 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 				 ? PMT_KEY_STR
 				 : (uint8_t)((info.o.size + 7) & ~7);
 	if (kl->n > i && kl->at[i] != *at) {
-		pmt_err("--by %s: differs in size between probes (%s)", tok, p->name);
-		return -EINVAL;
+		return pmt_error__usage(ag->err, "--by %s: differs in size between probes (%s)",
+					tok, p->name);
 	}
 	if (kl->n == i + 1 && !kl->len[i])
 		kl->len[i] = a->keys[i].len;
@@ -186,9 +192,10 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	if (*at > ag->key_bytes)
 		ag->key_bytes = *at;
 	if (*at > PMT_KEY_MAX) {
-		pmt_err("--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
+		return pmt_error__usage(
+			ag->err,
+			"--by %s: keys too large: at most %d bytes (strings take %d, numbers 8)",
 			ag->opts->by, PMT_KEY_MAX, PMT_KEY_STR);
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -206,7 +213,7 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 		return 0;
 	copy = strdup(ag->opts->by);
 	if (!copy)
-		return -ENOMEM;
+		return pmt_error__runtime(ag->err, -ENOMEM, "out of memory for the aggregation");
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
 		nspec = expand_key(tok, p->fmt, asked, specs);
 		for (j = 0; j < nspec && !ret; j++)
@@ -254,14 +261,14 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 		/* probe 0 starts, probe 1 ends (see pmt_session__resolve) */
 		p->action = i == 0 ? PMT_ACT_LAT_START : PMT_ACT_LAT_END;
 		a->lat_div = ag->lat_unit_ns = unit_div(ao->unit);
-		if (ef ? resolve_num(p, i == 0 ? sf : ef, "--match", &a->match, NULL) : 0)
+		if (ef ? resolve_num(ag->err, p, i == 0 ? sf : ef, "--match", &a->match, NULL) : 0)
 			return -EINVAL;
 		if (!ef)
 			a->match.src = PMT_FSRC_TID;
 	} else if (ao->expr) {
 		bool is_signed = false;
 
-		if (compile_value(p, ao->expr, a, &is_signed))
+		if (compile_value(ag->err, p, ao->expr, a, &is_signed))
 			return -EINVAL;
 		ag->value_signed |= is_signed;
 	}
@@ -291,7 +298,7 @@ bool pmt_agg__has_stack_key(const struct pmt_agg *a)
 }
 
 int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
-		     uint8_t *stack, struct pmt_agg **out)
+		     uint8_t *stack, struct pmt_agg **out, struct pmt_error *err)
 {
 	struct pmt_agg *ag;
 	size_t i;
@@ -301,8 +308,9 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		return 0;
 	ag = calloc(1, sizeof(*ag));
 	if (!ag)
-		return -ENOMEM;
+		return pmt_error__runtime(err, -ENOMEM, "out of memory for the aggregation");
 	ag->opts = ao;
+	ag->err = err;
 	ag->probe_names = calloc(n ? n : 1, sizeof(*ag->probe_names));
 	if (!ag->probe_names)
 		goto nomem;
@@ -317,7 +325,9 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		}
 	}
 	if (ao->pprof && !pmt_agg__has_stack_key(ag)) {
-		pmt_err("--pprof writes stacks: --by needs stack, ustack or kstack (it is '%s')",
+		pmt_error__usage(
+			err,
+			"--pprof writes stacks: --by needs stack, ustack or kstack (it is '%s')",
 			ao->by ? ao->by : "");
 		pmt_agg__free(ag);
 		return -EINVAL;
@@ -327,11 +337,13 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		ag->flat_slots = ao->fn == PMT_FN_HIST	  ? 66
 				 : ao->fn == PMT_FN_LHIST ? ao->lbuckets + 2
 							  : 2;
+	pmt_agg__sinks(ag);
+	ag->err = NULL;
 	*out = ag;
 	return 0;
 nomem:
 	pmt_agg__free(ag);
-	return -ENOMEM;
+	return pmt_error__runtime(err, -ENOMEM, "out of memory for the aggregation");
 }
 
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m)

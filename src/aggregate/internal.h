@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Private to src/aggregate/: the state compile.c builds and print.c reads. */
+/* Private to src/aggregate/: the state compile.c builds, the snapshot
+ * (snapshot.c) and the sinks that write it (sink_*.c, pprof.c). */
 #ifndef PMT_AGG_INTERNAL_H
 #define PMT_AGG_INTERNAL_H
 
@@ -25,8 +26,27 @@ struct pmt_keylayout {
 	bool is_signed[PMT_AGG_KEYS];
 };
 
+struct pmt_agg_snap;
+
+/*
+ * A sink writes one snapshot in one form. The sinks are chosen once, when
+ * the aggregation is compiled (pmt_agg__sinks), from the options: text or
+ * JSON (bpftrace's maps), folded stacks, a flame graph, a pprof profile.
+ * A new form is a new sink, not a branch in the printer.
+ */
+struct pmt_agg_sink {
+	const char *name;
+	int (*write)(struct pmt_agg_snap *snap, struct pmt_output *out);
+};
+
+extern const struct pmt_agg_sink pmt_agg_sink_text, pmt_agg_sink_json, pmt_agg_sink_folded,
+	pmt_agg_sink_flamegraph, pmt_agg_sink_pprof;
+
+#define PMT_AGG_SINKS 4
+
 struct pmt_agg {
 	const struct pmt_agg_opts *opts;
+	const struct pmt_agg_sink *sinks[PMT_AGG_SINKS]; /* NULL-ended */
 	struct pmt_keylayout keys;
 	char **probe_names; /* PMT_KEY_PROBE keys show these */
 	size_t nprobes;
@@ -38,11 +58,51 @@ struct pmt_agg {
 	const char *prof_type, *prof_unit; /* --pprof's second sample type, or NULL */
 	int64_t prof_period;
 	int64_t start_wall_ns;
+	struct pmt_error *err; /* while compiling: where a problem is told */
 };
 
-/* --pprof: write entries e[0..n) as a profile to path. 0 or -errno. */
-int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
-		   const struct pmt_agg_io *io, const char *path);
+/* A run of entries with the same key data: one line or one histogram. */
+struct pmt_agg_group {
+	const struct pmt_agg_entry *e;
+	size_t n;
+	struct pmt_agg_val total;
+	double sortval;
+	char *text; /* symbolic keys: the key as shown, merged by */
+};
+
+/* How a group's key reads when groups are merged by what they show. */
+enum pmt_agg_form { PMT_FORM_KEY, PMT_FORM_FOLDED, PMT_FORM__MAX };
+
+/*
+ * One snapshot: the entries read from the maps as deltas since the last
+ * print (totals under --keep), sorted by key; made once by pmt_agg__print
+ * and handed to each sink. Groups are made on a sink's first asking.
+ */
+struct pmt_agg_snap {
+	const struct pmt_agg *a;
+	const struct pmt_agg_io *io;
+	struct pmt_agg_entry *e;
+	size_t n;
+	uint64_t now_ns;
+	struct pmt_agg_group *groups[PMT_FORM__MAX];
+	size_t ngroups[PMT_FORM__MAX];
+};
+
+/* The groups with events in this snapshot, keys shown by name merged
+ * where they read the same (form: as key text, or as folded stacks);
+ * key text sorted by value, smallest first, folded stacks by name. NULL
+ * when out of memory. */
+struct pmt_agg_group *pmt_agg_snap__groups(struct pmt_agg_snap *s, enum pmt_agg_form form,
+					   size_t *n);
+/* The sinks the options ask for (compile.c). */
+void pmt_agg__sinks(struct pmt_agg *a);
+/* Key as text ("comm, pid"; stacks as indented frame lines). */
+void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+		       const struct pmt_agg_key *k);
+/* comm;user frames;kernel frames, outermost first: one folded stack. */
+void pmt_agg__folded_text(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+			  const struct pmt_agg_key *k);
+bool pmt_agg__is_stack(uint8_t disp);
 int pmt_agg_entry__cmp(const void *a, const void *b);
 /* Does --by hold stack, kstack or ustack? */
 bool pmt_agg__has_stack_key(const struct pmt_agg *a);
@@ -53,8 +113,11 @@ void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v);
  * frames (0 for kernel ones). Returns how many. */
 int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
 			  uint32_t *pid);
-/* Key part i (not a stack) as text, or as a JSON value. */
+/* Key part i (not a stack) as text. */
 void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
-		       const struct pmt_agg_key *k, int i, bool json);
+		       const struct pmt_agg_key *k, int i);
+/* Key part i (not a stack) as a JSON value. */
+void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_json *j,
+		       const struct pmt_agg_key *k, int i);
 
 #endif

@@ -157,7 +157,7 @@ static void key_labels(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 			pmt_expo__label_value(b, d, pmt_strnlen(d, kl->len[i]));
 		} else {
 			v.len = 0;
-			pmt_agg__key_part(a, io, &v, k, i, false);
+			pmt_agg__key_part(a, io, &v, k, i);
 			pmt_expo__label_value(b, v.p, v.len);
 		}
 		pmt_buf__putc(b, '"');

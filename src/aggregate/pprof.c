@@ -88,7 +88,7 @@ static int add_sample(const struct pmt_agg *a, struct pmt_pprof *pp, const struc
 			memcpy(&v, e->key.data + kl->at[i], 8);
 			labels[nl].num = (int64_t)v;
 		} else {
-			pmt_agg__key_part(a, io, &text[nl], &e->key, i, false);
+			pmt_agg__key_part(a, io, &text[nl], &e->key, i);
 			labels[nl].str = pmt_buf__cstr(&text[nl]);
 		}
 		nl++;
@@ -99,15 +99,22 @@ static int add_sample(const struct pmt_agg *a, struct pmt_pprof *pp, const struc
 	return err;
 }
 
-int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
-		   const struct pmt_agg_io *io, const char *path)
+/* The sink: the snapshot's entries (not its groups: pprof keeps every
+ * stack apart and merges locations itself) as a profile in one file. */
+static int write_pprof(struct pmt_agg_snap *s, struct pmt_output *out)
 {
+	const struct pmt_agg *a = s->a;
+	const struct pmt_agg_entry *e = s->e;
+	const struct pmt_agg_io *io = s->io;
+	const char *path = a->opts->pprof;
+	size_t n = s->n;
 	struct pmt_pprof *pp = pmt_pprof__new(a->prof_type, a->prof_unit, a->prof_period);
 	struct pmt_buf name = {0};
 	uint64_t samples = 0;
 	size_t i;
 	int err = 0;
 
+	(void)out;
 	if (!pp)
 		return -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
@@ -128,3 +135,5 @@ int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_
 	pmt_pprof__free(pp);
 	return err;
 }
+
+const struct pmt_agg_sink pmt_agg_sink_pprof = {.name = "pprof", .write = write_pprof};

@@ -67,7 +67,7 @@ struct parser {
 	const struct pmt_format *fmt;
 	const char *probe;
 	struct tok tok; /* current token */
-	struct pmt_filter_error *err;
+	struct pmt_error *err;
 	int depth;
 	int failed;
 };
@@ -77,16 +77,17 @@ static int perr(struct parser *p, int pos, int len, const char *fmt, ...)
 
 static int perr(struct parser *p, int pos, int len, const char *fmt, ...)
 {
+	char msg[768];
 	va_list ap;
 
 	if (p->failed)
 		return -EINVAL;
 	p->failed = 1;
-	p->err->pos = pos;
-	p->err->len = len > 0 ? len : 1;
 	va_start(ap, fmt);
-	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	pmt_error__usage(p->err, "--filter: %s", msg);
+	pmt_error__caret(p->err, p->src, pos, len);
 	return -EINVAL;
 }
 
@@ -94,11 +95,13 @@ static void hint(struct parser *p, const char *fmt, ...) __attribute__((format(p
 
 static void hint(struct parser *p, const char *fmt, ...)
 {
+	char text[768];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(p->err->hint, sizeof(p->err->hint), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	pmt_error__hint(p->err, "%s", text);
 }
 
 /* --- lexer --------------------------------------------------------------- */
@@ -844,7 +847,7 @@ static int build_classes(struct gen *g)
 }
 
 int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
-			struct pmt_filter *out, struct pmt_filter_error *err)
+			struct pmt_filter *out, struct pmt_error *err)
 {
 	struct parser p = {.src = expr, .fmt = fmt, .probe = probe, .err = err};
 	struct gen g = {.p = &p, .out = out};
@@ -852,7 +855,6 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const ch
 	int start, i, ret = -EINVAL;
 
 	memset(out, 0, sizeof(*out));
-	memset(err, 0, sizeof(*err));
 	if (next(&p))
 		goto out;
 	if (p.tok.kind == T_END) {
@@ -886,25 +888,6 @@ out:
 	if (ret)
 		memset(out, 0, sizeof(*out));
 	return ret;
-}
-
-void pmt_filter__format_error(struct pmt_buf *b, const char *expr,
-			      const struct pmt_filter_error *err)
-{
-	int i, len = err->len;
-
-	pmt_buf__printf(b, "--filter: %s\n  ", err->msg);
-	for (i = 0; expr[i]; i++)
-		pmt_buf__putc(b, expr[i] == '\t' || expr[i] == '\n' ? ' ' : expr[i]);
-	pmt_buf__puts(b, "\n  ");
-	for (i = 0; i < err->pos; i++)
-		pmt_buf__putc(b, ' ');
-	pmt_buf__putc(b, '^');
-	for (i = 1; i < len; i++)
-		pmt_buf__putc(b, '~');
-	pmt_buf__putc(b, '\n');
-	if (err->hint[0])
-		pmt_buf__printf(b, "hint: %s\n", err->hint);
 }
 
 static void dump_target(struct pmt_buf *b, int t)

@@ -18,25 +18,17 @@
 #include <stddef.h>
 #include "abi.h"
 #include "events/format.h"
+#include "util/error.h"
 #include "util/strutil.h"
-
-struct pmt_filter_error {
-	int pos, len; /* byte span in the expression */
-	char msg[256];
-	char hint[768]; /* may be empty */
-};
 
 /*
  * Compile expr for a probe with the given record layout (fmt may be NULL
  * when the probe has no record fields). probe names it in messages.
- * Returns 0, or -EINVAL with err filled.
+ * Returns 0, or -EINVAL with err set: a usage error "--filter: ..." with
+ * the expression quoted and a caret under the bad token.
  */
 int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
-			struct pmt_filter *out, struct pmt_filter_error *err);
-
-/* "--filter: MSG\n  EXPR\n  ^~~~\nhint: HINT\n" (without "pmtrace: "). */
-void pmt_filter__format_error(struct pmt_buf *b, const char *expr,
-			      const struct pmt_filter_error *err);
+			struct pmt_filter *out, struct pmt_error *err);
 
 /* Human-readable listing of a compiled program (tests, -v). */
 void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f);

@@ -650,6 +650,7 @@ static int check_aggregation(struct optctx *c)
 	struct pmt_agg_opts *a = &c->o->agg;
 	const char *pic = a->folded ? "folded" : a->flamegraph ? "flamegraph" : "pprof";
 
+	a->json = c->o->json;
 	if (a->lat_start) {
 		if (a->fn && a->fn != PMT_FN_HIST)
 			return ERR(c, "--latency makes a histogram: it takes no --%s",

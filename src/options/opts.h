@@ -80,6 +80,7 @@ struct pmt_agg_opts {
 	bool folded;		/* --folded: stacks as folded lines */
 	const char *flamegraph; /* --flamegraph FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */
+	bool json;		/* --json: maps printed as JSON */
 };
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */

@@ -49,7 +49,8 @@ static void nonblocking_writes(struct pmt_output *o)
 	o->wfd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 }
 
-int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode)
+int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode,
+		     struct pmt_error *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->wfd = -1;
@@ -62,15 +63,16 @@ int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode m
 	}
 	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (o->fd < 0) {
-		int err = -errno;
-
-		pmt_err("cannot open output file '%s': %s", path, strerror(errno));
-		return err;
+		return pmt_error__usage(err, "cannot open output file '%s': %s", path,
+					strerror(errno));
 	}
 	if (is_kernel_file(o->fd)) {
-		pmt_err("cannot write events to '%s': a kernel interface file of /proc or /sys",
+		pmt_error__usage(
+			err,
+			"cannot write events to '%s': a kernel interface file of /proc or /sys",
 			path);
-		pmt_hint("-o takes a regular file, a pipe or a device such as /dev/null");
+		pmt_error__hint(err,
+				"-o takes a regular file, a pipe or a device such as /dev/null");
 		close(o->fd);
 		o->fd = -1;
 		return -EINVAL;
@@ -125,18 +127,25 @@ static const char *symbol_of(const struct pmt_field *f, const struct pmt_value *
 	return NULL;
 }
 
-/* JSON differs from text only for strings and pointers (as "0x..."). */
-static void json_value(struct pmt_buf *b, const struct pmt_value *v)
+/* Pointers and hex values as "0x..." strings; arrays as [1,2,3]. */
+static void json_value(struct pmt_json *j, const struct pmt_value *v)
 {
+	size_t i;
+
 	switch (v->kind) {
-	case PMT_V_HEX:
-		pmt_buf__putc(b, '"');
-		pmt_buf__hex(b, v->u);
-		pmt_buf__putc(b, '"');
-		break;
-	case PMT_V_STR: pmt_buf__json_str(b, v->str, v->len); break;
-	default:
-		text_value(b, v); /* numbers, and arrays as [1,2,3] */
+	case PMT_V_S64: pmt_json__s64(j, v->s); break;
+	case PMT_V_U64: pmt_json__u64(j, v->u); break;
+	case PMT_V_HEX: pmt_json__hex(j, v->u); break;
+	case PMT_V_STR: pmt_json__strn(j, v->str, v->len); break;
+	case PMT_V_ARRAY:
+		pmt_json__array(j);
+		for (i = 0; i < v->len; i++) {
+			if (v->elem_signed)
+				pmt_json__s64(j, (int64_t)pmt_value__elem(v, i));
+			else
+				pmt_json__u64(j, pmt_value__elem(v, i));
+		}
+		pmt_json__end(j);
 		break;
 	}
 }
@@ -199,8 +208,8 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		else
 			text_value(b, &v);
 	}
-	if (r->extra)
-		r->extra(r, b, false);
+	if (r->extra_text)
+		r->extra_text(r, b);
 	if (r->truncated)
 		pmt_buf__puts(b, " [truncated]");
 	pmt_buf__putc(b, '\n');
@@ -209,46 +218,40 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 {
 	struct pmt_value v;
+	struct pmt_json j;
 	const char *sym;
-	bool first = true;
 	int i;
 
-	pmt_buf__add(b, "{\"ts\":", 6);
-	pmt_buf__u64(b, r->ts);
-	pmt_buf__add(b, ",\"cpu\":", 7);
-	pmt_buf__u64(b, r->cpu);
-	pmt_buf__add(b, ",\"comm\":", 8);
-	pmt_buf__json_str(b, r->comm, comm_len(r));
-	pmt_buf__add(b, ",\"pid\":", 7);
-	pmt_buf__u64(b, r->pid);
-	pmt_buf__add(b, ",\"tid\":", 7);
-	pmt_buf__u64(b, r->tid);
-	pmt_buf__add(b, ",\"event\":", 9);
-	pmt_buf__json_str(b, r->event, strlen(r->event));
+	pmt_json__init(&j, b);
+	pmt_json__object(&j);
+	pmt_json__field_u64(&j, "ts", r->ts);
+	pmt_json__field_u64(&j, "cpu", r->cpu);
+	pmt_json__field_strn(&j, "comm", r->comm, comm_len(r));
+	pmt_json__field_u64(&j, "pid", r->pid);
+	pmt_json__field_u64(&j, "tid", r->tid);
+	pmt_json__field_str(&j, "event", r->event);
 	if (r->truncated)
-		pmt_buf__puts(b, ",\"truncated\":true");
-	pmt_buf__add(b, ",\"fields\":{", 11);
+		pmt_json__field_bool(&j, "truncated", true);
+	pmt_json__key(&j, "fields");
+	pmt_json__object(&j);
 	for (i = 0; r->fmt && i < r->fmt->nr_fields; i++) {
 		const struct pmt_field *f = &r->fmt->fields[i];
 
 		if (f->is_common)
 			continue;
-		if (!first)
-			pmt_buf__putc(b, ',');
-		first = false;
-		pmt_buf__json_str(b, f->name, strlen(f->name));
-		pmt_buf__putc(b, ':');
+		pmt_json__key(&j, f->name);
 		pmt_field__value(f, r->data, r->len, &v);
 		sym = symbol_of(f, &v);
 		if (sym)
-			pmt_buf__json_str(b, sym, strlen(sym));
+			pmt_json__str(&j, sym);
 		else
-			json_value(b, &v);
+			json_value(&j, &v);
 	}
-	pmt_buf__putc(b, '}');
-	if (r->extra)
-		r->extra(r, b, true);
-	pmt_buf__add(b, "}\n", 2);
+	pmt_json__end(&j);
+	if (r->extra_json)
+		r->extra_json(r, &j);
+	pmt_json__end(&j);
+	pmt_buf__putc(b, '\n');
 }
 
 void pmt_output__record(struct pmt_output *o, const struct pmt_record *r)

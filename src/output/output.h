@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "events/format.h"
+#include "util/error.h"
+#include "util/json.h"
 #include "util/strutil.h"
 
 struct pmt_syms;
@@ -58,14 +60,16 @@ struct pmt_record {
 	bool truncated; /* the kernel side cut the record short */
 	/* More of the event after its fields (PMU samples: the symbol of
 	 * the ip and the stack): text appends " sym=..." and frame lines
-	 * before the newline; JSON appends ",\"key\":..." members. */
-	void (*extra)(const struct pmt_record *r, struct pmt_buf *b, bool json);
+	 * before the newline; JSON adds members to the record's object. */
+	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
+	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
 	struct pmt_syms *syms; /* for extra: names of addresses */
 	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
 };
 
-/* path NULL or "-" writes to stdout. -errno, message printed. */
-int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode);
+/* path NULL or "-" writes to stdout. -errno with err set. */
+int pmt_output__open(struct pmt_output *o, const char *path, enum pmt_out_mode mode,
+		     struct pmt_error *err);
 /* Let blocked writes be interrupted: while waiting for the reader the
  * signal mask is wait_mask; once *stop is set, writes wait at most
  * PMT_OUT_GRACE_MS more, then drop what is left (counted in unwritten). */

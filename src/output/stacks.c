@@ -5,40 +5,58 @@
 #include "output/stacks.h"
 #include "output/symbols.h"
 
-void pmt_stacks__print(const struct pmt_record *r, struct pmt_buf *b, bool json)
+/* The frames after r's record: how many, their addresses, and how many
+ * of them are the kernel's (innermost first). */
+static uint32_t frames_of(const struct pmt_record *r, const uint64_t **frames, uint32_t *nkernel)
 {
 	size_t rec = r->fmt->fixed_size;
 	const struct pmt_stack_rec *st;
-	const uint64_t *frames;
-	struct pmt_buf name = {0};
-	uint32_t i, n;
+	uint32_t n;
 
 	if (!r->stack || r->len < rec)
-		return;
+		return 0;
 	st = (const void *)((const char *)r->data + rec - sizeof(*st));
-	frames = (const void *)((const char *)r->data + rec);
+	*frames = (const void *)((const char *)r->data + rec);
+	*nkernel = st->nkernel;
 	n = st->nkernel + st->nuser;
-	if (n > (r->len - rec) / 8)
-		n = (uint32_t)((r->len - rec) / 8);
-	if (json)
-		pmt_buf__puts(b, ",\"stack\":[");
-	for (i = 0; i < n; i++) {
-		uint64_t a = frames[i];
+	return n > (r->len - rec) / 8 ? (uint32_t)((r->len - rec) / 8) : n;
+}
 
+void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
+{
+	const uint64_t *frames = NULL;
+	struct pmt_buf name = {0};
+	uint32_t i, nk = 0, n = frames_of(r, &frames, &nk);
+
+	for (i = 0; i < n; i++) {
 		name.len = 0;
-		pmt_syms__name(r->syms, r->pid, a, true, false, &name);
-		if (json) {
-			pmt_buf__printf(b, "%s{\"addr\":\"0x%llx\",\"sym\":", i ? "," : "",
-					(unsigned long long)a);
-			pmt_buf__json_str(b, name.p, name.len);
-			pmt_buf__putc(b, '}');
-		} else {
-			pmt_buf__printf(b, "\n\t%16llx ", (unsigned long long)a);
-			pmt_buf__add(b, name.p, name.len);
-			pmt_buf__puts(b, i < st->nkernel ? " ([kernel])" : "");
-		}
+		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
+		pmt_buf__printf(b, "\n\t%16llx ", (unsigned long long)frames[i]);
+		pmt_buf__add(b, name.p, name.len);
+		pmt_buf__puts(b, i < nk ? " ([kernel])" : "");
 	}
-	if (json)
-		pmt_buf__putc(b, ']');
+	pmt_buf__free(&name);
+}
+
+void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
+{
+	const uint64_t *frames = NULL;
+	struct pmt_buf name = {0};
+	uint32_t i, nk = 0, n = frames_of(r, &frames, &nk);
+
+	if (!r->stack || r->len < r->fmt->fixed_size)
+		return;
+	pmt_json__key(j, "stack");
+	pmt_json__array(j);
+	for (i = 0; i < n; i++) {
+		name.len = 0;
+		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
+		pmt_json__object(j);
+		pmt_json__key(j, "addr");
+		pmt_json__hex(j, frames[i]);
+		pmt_json__field_strn(j, "sym", name.p, name.len);
+		pmt_json__end(j);
+	}
+	pmt_json__end(j);
 	pmt_buf__free(&name);
 }

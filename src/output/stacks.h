@@ -8,8 +8,9 @@
 #include "output/output.h"
 
 /* The frames after r's record (when r->stack asks for them): text, one
- * frame a line as perf script -g prints them; JSON, a "stack" array.
- * Also a provider's extra op (struct pmt_record) for such records. */
-void pmt_stacks__print(const struct pmt_record *r, struct pmt_buf *b, bool json);
+ * frame a line as perf script -g prints them; JSON, a "stack" array of
+ * {addr, sym}. Also a provider's extra ops (struct pmt_record). */
+void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b);
+void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j);
 
 #endif

@@ -23,7 +23,7 @@
 #include <bpf/libbpf.h>
 #include "util/log.h"
 #include "events/pmu.h"
-#include "run/session.h"
+#include "probes/provider.h"
 #include "events/stackrec.h"
 #include "output/stacks.h"
 #include "output/symbols.h"
@@ -76,10 +76,10 @@ nomem:
 	return NULL;
 }
 
-static void fill_attr(const struct pmt_session *s, const struct pmt_pmu_event *ev,
+static void fill_attr(const struct pmt_prov_ctx *c, const struct pmt_pmu_event *ev,
 		      struct perf_event_attr *attr)
 {
-	const struct pmt_opts *o = s->opts;
+	const struct pmt_opts *o = c->opts;
 
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -111,10 +111,11 @@ static bool is_cycles(const struct pmt_pmu_event *ev)
 	return ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES;
 }
 
-static void no_pmu_hint(void)
+static void no_pmu_hint(struct pmt_prov_ctx *c)
 {
-	pmt_hint("software events sample without one: cpu-clock, task-clock, page-faults, "
-		 "minor-faults, major-faults, context-switches, cpu-migrations");
+	pmt_error__hint(c->err,
+			"software events sample without one: cpu-clock, task-clock, page-faults, "
+			"minor-faults, major-faults, context-switches, cpu-migrations");
 }
 
 /*
@@ -122,12 +123,12 @@ static void no_pmu_hint(void)
  * anything is loaded, so a bad event is a usage error with nothing left
  * behind. cycles falls back to cpu-clock without a PMU, as perf does.
  */
-static int check_event(struct pmt_session *s, struct pmt_pmu_event *ev)
+static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
 {
 	struct perf_event_attr attr;
 	int fd, err;
 
-	fill_attr(s, ev, &attr);
+	fill_attr(c, ev, &attr);
 	attr.inherit = 0;
 	fd = perf_open(&attr, -1, pmt_first_online_cpu());
 	if (fd >= 0) {
@@ -149,48 +150,58 @@ static int check_event(struct pmt_session *s, struct pmt_pmu_event *ev)
 			pmt_warn("%s: this machine has no hardware PMU (no CPU PMU in %s; a VM "
 				 "without PMU passthrough?): falling back to %s, as perf does",
 				 old, PMT_PMU_SYSFS, ev->name);
-			return check_event(s, ev);
+			return check_event(c, ev);
 		}
-		pmt_err("%s: this machine has no hardware PMU (no CPU PMU in %s; a VM without "
+		pmt_error__usage(
+			c->err,
+			"%s: this machine has no hardware PMU (no CPU PMU in %s; a VM without "
 			"PMU passthrough?), so hardware events cannot be sampled",
 			ev->name, PMT_PMU_SYSFS);
-		no_pmu_hint();
+		no_pmu_hint(c);
 		return -EINVAL;
 	}
-	if (err == EINVAL && s->opts->freq > 1000) {
+	if (err == EINVAL && c->opts->freq > 1000) {
 		char *rate = NULL;
 		unsigned long long max = 0;
 
 		if (!pmt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &rate, NULL))
 			max = strtoull(rate, NULL, 10);
 		free(rate);
-		if (max && max < s->opts->freq) {
-			pmt_err("%s: --freq %u is above the kernel's limit of %llu samples/s",
-				ev->name, s->opts->freq, max);
-			pmt_hint("a lower --freq, or raise kernel.perf_event_max_sample_rate");
+		if (max && max < c->opts->freq) {
+			pmt_error__usage(
+				c->err,
+				"%s: --freq %u is above the kernel's limit of %llu samples/s",
+				ev->name, c->opts->freq, max);
+			pmt_error__hint(
+				c->err,
+				"a lower --freq, or raise kernel.perf_event_max_sample_rate");
 			return -EINVAL;
 		}
 	}
 	if (err == EINVAL || err == EOPNOTSUPP) {
-		pmt_err("%s: the kernel refused this event for sampling (%s): a counting-only "
+		pmt_error__usage(
+			c->err,
+			"%s: the kernel refused this event for sampling (%s): a counting-only "
 			"PMU event, or terms this PMU does not take",
 			ev->name, strerror(err));
-		pmt_hint(
+		pmt_error__hint(
+			c->err,
 			"sampling events: cpu-clock, task-clock, page-faults, ...; see pmtrace --list");
 		return -EINVAL;
 	}
 	if (err == ENOENT || err == ENODEV) {
-		pmt_err("%s: not supported by this machine's PMU (%s)", ev->name, strerror(err));
-		pmt_hint("pmtrace --list shows the events this machine has");
+		pmt_error__usage(c->err, "%s: not supported by this machine's PMU (%s)", ev->name,
+				 strerror(err));
+		pmt_error__hint(c->err, "pmtrace --list shows the events this machine has");
 		return -EINVAL;
 	}
-	pmt_err("%s: perf_event_open: %s", ev->name, strerror(err));
+	pmt_error__usage(c->err, "%s: perf_event_open: %s", ev->name, strerror(err));
 	if (err == EACCES || err == EPERM)
-		pmt_hint("needs root or CAP_PERFMON (kernel.perf_event_paranoid)");
+		pmt_error__hint(c->err, "needs root or CAP_PERFMON (kernel.perf_event_paranoid)");
 	return -EINVAL;
 }
 
-static int pe_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
+static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
 	struct pmt_pmu_event *ev = calloc(1, sizeof(*ev));
 	struct pmt_format *fmt;
@@ -199,45 +210,44 @@ static int pe_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	int ret;
 
 	if (!ev)
-		return -ENOMEM;
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
 	if (pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, ev, err, sizeof(err))) {
-		pmt_err("%s", err);
 		free(ev);
-		return -EINVAL;
+		return pmt_error__usage(c->err, "%s", err);
 	}
-	if ((ret = check_event(s, ev))) {
+	if ((ret = check_event(c, ev))) {
 		free(ev);
 		return ret;
 	}
-	fmt = sample_format(ev->name, s->opts->system_wide);
+	fmt = sample_format(ev->name, c->opts->system_wide);
 	if (!fmt) {
 		free(ev);
-		return -ENOMEM;
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
 	}
-	n = s->nr_probes;
-	ret = pmt_session__add_probe(s, &pmt_perf_provider, ev->name, fmt, arg->filter);
-	if (s->nr_probes > n)
-		s->probes[n].pmu = ev;
+	n = c->probes->n;
+	ret = pmt_probes__add(c->probes, &pmt_perf_provider, ev->name, fmt, arg->filter, c->err);
+	if (c->probes->n > n)
+		c->probes->v[n].priv = ev;
 	else
 		free(ev); /* a duplicate, already traced */
 	return ret;
 }
 
-static void pe_prepare(struct pmt_session *s)
+static void pe_prepare(struct pmt_prov_ctx *c)
 {
 	uint32_t i;
 	bool agg = false;
 
-	bpf_program__set_autoload(s->skel->progs.pmt_pe, true);
-	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i].prov == &pmt_perf_provider &&
-		    s->probes[i].action != PMT_ACT_STREAM)
+	bpf_program__set_autoload(c->skel->progs.pmt_pe, true);
+	for (i = 0; i < c->probes->n; i++)
+		if (c->probes->v[i].prov == &pmt_perf_provider &&
+		    c->probes->v[i].action != PMT_ACT_STREAM)
 			agg = true;
-	if (agg && s->stack)
-		bpf_map__set_max_entries(s->skel->maps.pmt_stacks, PMT_STACK_IDS);
+	if (agg && c->stack)
+		bpf_map__set_max_entries(c->skel->maps.pmt_stacks, PMT_STACK_IDS);
 }
 
-static int add_link(struct pmt_session *s, struct pmt_probe *p, int pfd)
+static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
 	struct bpf_link **links = realloc(p->links, (size_t)(p->nlinks + 1) * sizeof(*links));
@@ -246,15 +256,15 @@ static int add_link(struct pmt_session *s, struct pmt_probe *p, int pfd)
 
 	if (!links) {
 		close(pfd);
-		return -ENOMEM;
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", p->name);
 	}
 	p->links = links;
-	l = bpf_program__attach_perf_event_opts(s->skel->progs.pmt_pe, pfd, &opts);
+	l = bpf_program__attach_perf_event_opts(c->skel->progs.pmt_pe, pfd, &opts);
 	if (!l) {
-		err = -errno;
+		err = pmt_error__runtime(c->err, -errno,
+					 "%s: cannot attach the BPF program to the perf event: %s",
+					 p->name, strerror(errno));
 		close(pfd);
-		pmt_err("%s: cannot attach the BPF program to the perf event: %s", p->name,
-			strerror(-err));
 		return err;
 	}
 	p->links[p->nlinks++] = l; /* the link owns pfd; attach enabled it */
@@ -262,21 +272,19 @@ static int add_link(struct pmt_session *s, struct pmt_probe *p, int pfd)
 }
 
 /* -p PID: every thread it has now; inherit covers the ones to come. */
-static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct perf_event_attr *attr)
+static int attach_threads(struct pmt_prov_ctx *c, struct pmt_probe *p, struct perf_event_attr *attr)
 {
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->opts->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)c->opts->pid);
 	dir = opendir(path);
 	if (!dir) {
-		int err = -errno;
-
-		pmt_err("%s: cannot list the threads of process %d: %s", p->name, (int)s->opts->pid,
-			strerror(-err));
-		return err;
+		return pmt_error__runtime(c->err, -errno,
+					  "%s: cannot list the threads of process %d: %s", p->name,
+					  (int)c->opts->pid, strerror(errno));
 	}
 	while (!err && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')
@@ -285,12 +293,12 @@ static int attach_threads(struct pmt_session *s, struct pmt_probe *p, struct per
 		if (fd < 0) {
 			if (errno == ESRCH)
 				continue; /* the thread just ended */
-			err = -errno;
-			pmt_err("%s: perf_event_open for thread %s: %s", p->name, d->d_name,
-				strerror(errno));
+			err = pmt_error__runtime(c->err, -errno,
+						 "%s: perf_event_open for thread %s: %s", p->name,
+						 d->d_name, strerror(errno));
 			break;
 		}
-		err = add_link(s, p, fd);
+		err = add_link(c, p, fd);
 	}
 	closedir(dir);
 	return err;
@@ -319,7 +327,7 @@ static bool wants_value(const struct pmt_probe *p)
 	return false;
 }
 
-static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
+static int pe_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 {
 	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_sample)};
 	struct perf_event_attr attr;
@@ -327,61 +335,73 @@ static int pe_attach(struct pmt_session *s, struct pmt_probe *p)
 	int cpu, fd, err;
 
 	cfg.want_value = wants_value(p);
-	if ((err = pmt_session__store_cfg(s, p, &cfg)))
+	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
 		return err;
-	fill_attr(s, p->pmu, &attr);
-	if (s->opts->pid)
-		return attach_threads(s, p, &attr);
-	if (s->child.pid) {
+	fill_attr(c, p->priv, &attr);
+	if (c->opts->pid)
+		return attach_threads(c, p, &attr);
+	if (c->child) {
 		/* the held command; inherit follows its children */
-		fd = perf_open(&attr, s->child.pid, -1);
-		if (fd < 0) {
-			err = -errno;
-			pmt_err("%s: perf_event_open for the command: %s", p->name,
-				strerror(errno));
-			return err;
-		}
-		return add_link(s, p, fd);
+		fd = perf_open(&attr, c->child, -1);
+		if (fd < 0)
+			return pmt_error__runtime(c->err, -errno,
+						  "%s: perf_event_open for the command: %s",
+						  p->name, strerror(errno));
+		return add_link(c, p, fd);
 	}
-	if (pmt_online_cpus(online)) {
-		pmt_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
-		return -EINVAL;
-	}
-	for (cpu = 0; cpu < s->ncpus; cpu++) {
+	if ((err = pmt_online_cpus(online)))
+		return pmt_error__runtime(
+			c->err, err,
+			"cannot read the online CPUs from /sys/devices/system/cpu/online");
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
 		if (!(online[cpu / 64] & (1ULL << (cpu % 64))))
 			continue; /* offline: no event can be opened */
-		if (s->filter_cpu && !(s->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))))
+		if (c->cpu_mask && !(c->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))))
 			continue;
 		fd = perf_open(&attr, -1, cpu);
-		if (fd < 0) {
-			err = -errno;
-			pmt_err("%s: perf_event_open on CPU %d: %s", p->name, cpu, strerror(errno));
-			return err;
-		}
-		if ((err = add_link(s, p, fd)))
+		if (fd < 0)
+			return pmt_error__runtime(c->err, -errno,
+						  "%s: perf_event_open on CPU %d: %s", p->name, cpu,
+						  strerror(errno));
+		if ((err = add_link(c, p, fd)))
 			return err;
 	}
 	return 0;
 }
 
-/* After the fields: " sym=func+0x12", then the stack. */
-static void pe_extra(const struct pmt_record *r, struct pmt_buf *b, bool json)
+/* The sample's ip by name; false for a record too short to hold one. */
+static bool ip_name(const struct pmt_record *r, struct pmt_buf *name)
 {
 	const struct pmt_sample *smp = r->data;
-	struct pmt_buf name = {0};
 
 	if (r->len < sizeof(*smp))
-		return;
-	pmt_syms__name(r->syms, r->pid, smp->ip, true, false, &name);
-	if (json) {
-		pmt_buf__puts(b, ",\"sym\":");
-		pmt_buf__json_str(b, name.p, name.len);
-	} else {
+		return false;
+	pmt_syms__name(r->syms, r->pid, smp->ip, true, false, name);
+	return true;
+}
+
+/* After the fields: " sym=func+0x12", then the stack. */
+static void pe_extra_text(const struct pmt_record *r, struct pmt_buf *b)
+{
+	struct pmt_buf name = {0};
+
+	if (ip_name(r, &name)) {
 		pmt_buf__puts(b, " sym=");
 		pmt_buf__text_str(b, name.p, name.len);
+		pmt_stacks__text(r, b);
 	}
 	pmt_buf__free(&name);
-	pmt_stacks__print(r, b, json);
+}
+
+static void pe_extra_json(const struct pmt_record *r, struct pmt_json *j)
+{
+	struct pmt_buf name = {0};
+
+	if (ip_name(r, &name)) {
+		pmt_json__field_strn(j, "sym", name.p, name.len);
+		pmt_stacks__json(r, j);
+	}
+	pmt_buf__free(&name);
 }
 
 const struct pmt_provider pmt_perf_provider = {
@@ -390,5 +410,7 @@ const struct pmt_provider pmt_perf_provider = {
 	.resolve = pe_resolve,
 	.prepare = pe_prepare,
 	.attach = pe_attach,
-	.extra = pe_extra,
+	.extra_text = pe_extra_text,
+	.extra_json = pe_extra_json,
+	.user_addrs = true,
 };

@@ -1,35 +1,61 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A provider is one kind of probe: tracepoint, PMU event, kernel function
- * (kprobe/fentry), user function (uprobe). The session drives every provider through these ops:
+ * (kprobe/fentry), user function (uprobe). The session drives each through
+ * these ops, and a provider sees of the run only its context (struct
+ * pmt_prov_ctx): the options, the probe list, the BPF object, where the
+ * events come from, and the error to fill. Its own data stays in
+ * pmt_probe.priv.
  *
- *   resolve (per --option, before load) -> prepare (before load)
- *   -> attach (per probe, after load) -> links destroyed by the session
- *
- * Any op may be NULL.
+ *   resolve (per --option, before load; required)
+ *   -> prepare (once, before load, if it has probes: autoload, map sizes)
+ *   -> attach (per probe, after load; required) -> links let go by the
+ *   session
  */
 #ifndef PMT_PROVIDER_H
 #define PMT_PROVIDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 #include "options/opts.h"
 #include "output/output.h"
+#include "probes/probe.h"
+#include "util/error.h"
 
-struct pmt_session;
-struct pmt_probe;
+struct pmtrace_bpf;
+
+struct pmt_prov_ctx {
+	const struct pmt_opts *opts;
+	struct pmt_probes *probes; /* resolve adds to it */
+	struct pmtrace_bpf *skel;  /* open from prepare on, loaded at attach */
+	struct pmt_error *err;	   /* set with the reason of a failure */
+	pid_t child;		   /* -- CMD, held before its exec; or 0 */
+	int ncpus;		   /* possible CPUs */
+	const uint64_t *cpu_mask;  /* -C: the CPUs to trace; NULL: all */
+	uint8_t stack;		   /* PMT_STACK_*: stacks with each event */
+};
 
 struct pmt_provider {
 	const char *name;
 	unsigned kinds; /* 1 << enum pmt_probe_kind, for each it serves */
-	/* Expand one user spec into probes (pmt_session__add_probe).
-	 * Usage errors print a message and return -EINVAL. */
-	int (*resolve)(struct pmt_session *s, const struct pmt_probe_arg *arg);
-	/* Choose the BPF programs this provider needs (autoload). */
-	void (*prepare)(struct pmt_session *s);
+	/* Expand one user spec into probes (pmt_probes__add). */
+	int (*resolve)(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg);
+	/* Choose the BPF programs its probes need (autoload). */
+	void (*prepare)(struct pmt_prov_ctx *c);
 	/* Write the probe's settings into the maps and attach it. */
-	int (*attach)(struct pmt_session *s, struct pmt_probe *p);
+	int (*attach)(struct pmt_prov_ctx *c, struct pmt_probe *p);
 	/* What a streamed record shows after its fields (see pmt_record). */
-	void (*extra)(const struct pmt_record *r, struct pmt_buf *b, bool json);
+	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
+	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
+	/* The kind that probes a function's return (--latency FUNC), or -1:
+	 * events of this kind have no return. */
+	int (*return_kind)(enum pmt_probe_kind kind);
+	/* Its streamed tracepoint records print by their print format. */
+	bool renders;
+	/* Its records carry user addresses named through the processes. */
+	bool user_addrs;
 };
 
 extern const struct pmt_provider pmt_tracepoint_provider;
@@ -40,5 +66,13 @@ extern const struct pmt_provider pmt_uprobe_provider;
 /* The provider that serves kind; the i-th provider, NULL past the last. */
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
 const struct pmt_provider *pmt_provider__nth(size_t i);
+
+/* Complete cfg with what every probe has (filter, action, aggregation,
+ * stack) and store it as probe p's settings in the kernel. */
+int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_probe_cfg *cfg);
+/* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
+int pmt_online_cpus(uint64_t *mask);
+/* Lowest online CPU (0 if that cannot be read). */
+int pmt_first_online_cpu(void);
 
 #endif

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Every provider, one per probe kind (see provider.h). */
+/* Every provider, one per probe kind, and what they share (provider.h). */
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "probes/provider.h"
+#include "util/strutil.h"
+#include "pmtrace.skel.h"
 
 static const struct pmt_provider *const providers[] = {
 	&pmt_tracepoint_provider,
@@ -24,4 +31,44 @@ const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
 		if (p->kinds & (1u << kind))
 			return p;
 	return NULL;
+}
+
+int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_probe_cfg *cfg)
+{
+	if (p->filter)
+		cfg->filter = *p->filter;
+	cfg->action = p->action;
+	cfg->agg = p->agg;
+	cfg->stack = c->stack;
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.pmt_probes), &p->id, cfg, BPF_ANY))
+		return pmt_error__runtime(c->err, -errno, "%s: cannot store the probe settings: %s",
+					  p->name, strerror(errno));
+	return 0;
+}
+
+int pmt_online_cpus(uint64_t *mask)
+{
+	char *text, err[128];
+	int ret;
+
+	ret = pmt_read_file("/sys/devices/system/cpu/online", &text, NULL);
+	if (ret)
+		return ret;
+	text[strcspn(text, "\n")] = '\0';
+	ret = pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, err, sizeof(err));
+	free(text);
+	return ret;
+}
+
+int pmt_first_online_cpu(void)
+{
+	uint64_t mask[PMT_MAX_CPUS / 64];
+	int i;
+
+	if (pmt_online_cpus(mask))
+		return 0;
+	for (i = 0; i < PMT_MAX_CPUS; i++)
+		if (mask[i / 64] & (1ULL << (i % 64)))
+			return i;
+	return 0;
 }

@@ -15,13 +15,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "util/log.h"
-#include "run/session.h"
+#include "probes/provider.h"
 #include "util/suggest.h"
 #include "events/syscalls.h"
 #include "events/tracefs.h"
 #include "pmtrace.skel.h"
 
-static void suggest_names(const char *spec)
+static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
 {
 	struct pmt_names all = {0};
 	const char *close[4];
@@ -31,13 +31,14 @@ static void suggest_names(const char *spec)
 		return;
 	n = pmt_suggest(spec, all.v, all.n, close, 4);
 	for (i = 0; i < n; i++)
-		pmt_hint("did you mean %s?", close[i]);
+		pmt_error__hint(c->err, "did you mean %s?", close[i]);
 	if (!n)
-		pmt_hint("pmtrace --list lists the %zu tracepoints of this kernel", all.n);
+		pmt_error__hint(c->err, "pmtrace --list lists the %zu tracepoints of this kernel",
+				all.n);
 	pmt_names__free(&all);
 }
 
-static int add_tp(struct pmt_session *s, const char *cat, const char *name, const char *filter)
+static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, const char *filter)
 {
 	struct pmt_format *fmt;
 	char err[512], full[512];
@@ -46,19 +47,17 @@ static int add_tp(struct pmt_session *s, const char *cat, const char *name, cons
 	ret = pmt_tracefs__format(cat, name, &fmt, err, sizeof(err));
 	if (ret == -ENOENT) {
 		snprintf(full, sizeof(full), "%s:%s", cat, name);
-		pmt_err("unknown tracepoint '%s'", full);
-		suggest_names(full);
+		pmt_error__usage(c->err, "unknown tracepoint '%s'", full);
+		suggest_names(c, full);
 		return -EINVAL;
 	}
-	if (ret) {
-		pmt_err("%s:%s: %s", cat, name, err);
-		return ret == -EACCES || ret == -EPERM ? -EPERM : -EINVAL;
-	}
+	if (ret)
+		return pmt_error__runtime(c->err, ret, "%s:%s: %s", cat, name, err);
 	snprintf(full, sizeof(full), "%s:%s", cat, name);
-	return pmt_session__add_probe(s, &pmt_tracepoint_provider, full, fmt, filter);
+	return pmt_probes__add(c->probes, &pmt_tracepoint_provider, full, fmt, filter, c->err);
 }
 
-static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
+static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
 	const char *spec = arg->spec;
 	struct pmt_names all = {0}, hits = {0};
@@ -66,12 +65,11 @@ static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	int ret = 0;
 	size_t i;
 
-	if (pmt_tp_split(spec, cat, sizeof(cat), name, sizeof(name))) {
-		pmt_err("--tp '%s': expected CATEGORY:NAME, e.g. sched:sched_switch", spec);
-		return -EINVAL;
-	}
+	if (pmt_tp_split(spec, cat, sizeof(cat), name, sizeof(name)))
+		return pmt_error__usage(
+			c->err, "--tp '%s': expected CATEGORY:NAME, e.g. sched:sched_switch", spec);
 	if (!strpbrk(spec, "*?["))
-		return add_tp(s, cat, name, arg->filter);
+		return add_tp(c, cat, name, arg->filter);
 
 	snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(spec, ":/"), spec);
 	snprintf(name, sizeof(name), "%s", spec + strlen(cat) + 1);
@@ -87,27 +85,28 @@ static int tp_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	}
 	pmt_names__free(&all);
 	if (!hits.n) {
-		pmt_err("--tp '%s': no tracepoint matches", spec);
-		pmt_hint("see pmtrace --list '%s:*'", strpbrk(cat, "*?[") ? "*" : cat);
+		pmt_error__usage(c->err, "--tp '%s': no tracepoint matches", spec);
+		pmt_error__hint(c->err, "see pmtrace --list '%s:*'",
+				strpbrk(cat, "*?[") ? "*" : cat);
 		return -EINVAL;
 	}
 	for (i = 0; i < hits.n && !ret; i++) {
 		char *colon = strchr(hits.v[i], ':');
 
 		*colon = '\0';
-		ret = add_tp(s, hits.v[i], colon + 1, arg->filter);
+		ret = add_tp(c, hits.v[i], colon + 1, arg->filter);
 	}
 	pmt_names__free(&hits);
 	return ret;
 }
 
-static struct bpf_program *tp_prog(struct pmt_session *s, int instance)
+static struct bpf_program *tp_prog(struct pmt_prov_ctx *c, int instance)
 {
 	struct bpf_program *progs[PMT_TP_INSTANCES] = {
-		s->skel->progs.pmt_tp,
-		s->skel->progs.pmt_tp2,
-		s->skel->progs.pmt_tp3,
-		s->skel->progs.pmt_tp4,
+		c->skel->progs.pmt_tp,
+		c->skel->progs.pmt_tp2,
+		c->skel->progs.pmt_tp3,
+		c->skel->progs.pmt_tp4,
 	};
 
 	return progs[instance];
@@ -149,7 +148,7 @@ static int sys_nr(const struct pmt_probe *p, int *dir)
 	return nr < PMT_SYS_NRS ? nr : -1;
 }
 
-static void plan_sys_routes(struct pmt_session *s)
+static void plan_sys_routes(struct pmt_prov_ctx *c)
 {
 	static const char *const carriers[2] = {"raw_syscalls:sys_enter", "raw_syscalls:sys_exit"};
 	uint8_t *seen = calloc(2 * PMT_SYS_NRS, 1);
@@ -159,17 +158,17 @@ static void plan_sys_routes(struct pmt_session *s)
 
 	if (!seen)
 		return;
-	for (i = 0; i < s->nr_probes; i++) {
-		if (s->probes[i].prov != &pmt_tracepoint_provider ||
-		    (nr = sys_nr(&s->probes[i], &dir)) < 0)
+	for (i = 0; i < c->probes->n; i++) {
+		if (c->probes->v[i].prov != &pmt_tracepoint_provider ||
+		    (nr = sys_nr(&c->probes->v[i], &dir)) < 0)
 			continue;
 		/* two names for one number: leave that direction alone */
 		clash[dir] |= seen[dir * PMT_SYS_NRS + nr]++ > 0;
 		n[dir]++;
 	}
 	free(seen);
-	for (i = 0; i < s->nr_probes; i++) {
-		struct pmt_probe *p = &s->probes[i];
+	for (i = 0; i < c->probes->n; i++) {
+		struct pmt_probe *p = &c->probes->v[i];
 		struct sys_route *r;
 
 		if (p->prov != &pmt_tracepoint_provider || (nr = sys_nr(p, &dir)) < 0 ||
@@ -185,18 +184,18 @@ static void plan_sys_routes(struct pmt_session *s)
 	}
 }
 
-static void tp_prepare(struct pmt_session *s)
+static void tp_prepare(struct pmt_prov_ctx *c)
 {
 	uint32_t i;
 
-	plan_sys_routes(s);
-	for (i = 0; i < s->nr_probes; i++) {
-		if (s->probes[i].prov != &pmt_tracepoint_provider)
+	plan_sys_routes(c);
+	for (i = 0; i < c->probes->n; i++) {
+		if (c->probes->v[i].prov != &pmt_tracepoint_provider)
 			continue;
-		if (s->probes[i].priv)
-			bpf_program__set_autoload(s->skel->progs.pmt_sys, true);
+		if (c->probes->v[i].priv)
+			bpf_program__set_autoload(c->skel->progs.pmt_sys, true);
 		else
-			bpf_program__set_autoload(tp_prog(s, s->probes[i].instance), true);
+			bpf_program__set_autoload(tp_prog(c, c->probes->v[i].instance), true);
 	}
 }
 
@@ -247,37 +246,31 @@ static struct bpf_link *attach_carrier(struct bpf_program *prog, int tp_id, __u6
 
 /* A routed syscall probe: its number in pmt_sysnr, and the direction's
  * one attachment with its first probe. */
-static int attach_routed(struct pmt_session *s, struct pmt_probe *p, const struct sys_route *r)
+static int attach_routed(struct pmt_prov_ctx *c, struct pmt_probe *p, const struct sys_route *r)
 {
 	__u32 key = (__u32)(r->dir * PMT_SYS_NRS + r->nr), val = p->id + 1;
 	struct pmt_format *fmt;
 	char err[256];
 	int e;
 
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_sysnr), &key, &val, BPF_ANY)) {
-		e = -errno;
-		pmt_err("%s: cannot store its call number: %s", p->name, strerror(errno));
-		return e;
-	}
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.pmt_sysnr), &key, &val, BPF_ANY))
+		return pmt_error__runtime(c->err, -errno, "%s: cannot store its call number: %s",
+					  p->name, strerror(errno));
 	if (!r->carrier)
 		return 0;
 	e = pmt_tracefs__format("raw_syscalls", r->dir == PMT_SYS_ENTER ? "sys_enter" : "sys_exit",
 				&fmt, err, sizeof(err));
-	if (e) {
-		pmt_err("raw_syscalls: %s", err);
-		return e;
-	}
-	p->link = attach_carrier(s->skel->progs.pmt_sys, fmt->id, (__u64)r->dir);
+	if (e)
+		return pmt_error__runtime(c->err, e, "raw_syscalls: %s", err);
+	p->link = attach_carrier(c->skel->progs.pmt_sys, fmt->id, (__u64)r->dir);
 	pmt_format__free(fmt);
-	if (!p->link) {
-		e = -errno;
-		pmt_err("%s: unable to attach raw_syscalls: %s", p->name, strerror(errno));
-		return e;
-	}
+	if (!p->link)
+		return pmt_error__runtime(c->err, -errno, "%s: unable to attach raw_syscalls: %s",
+					  p->name, strerror(errno));
 	return 0;
 }
 
-static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
+static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 {
 	struct pmt_probe_cfg cfg = {.fixed_size = p->fmt->fixed_size};
 	int i, err;
@@ -289,16 +282,14 @@ static int tp_attach(struct pmt_session *s, struct pmt_probe *p)
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
 	cfg.common_type = (__u16)p->fmt->id;
-	if ((err = pmt_session__store_cfg(s, p, &cfg)))
+	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
 		return err;
 	if (p->priv)
-		return attach_routed(s, p, p->priv);
-	p->link = attach_carrier(tp_prog(s, p->instance), p->fmt->id, p->id);
-	if (!p->link) {
-		err = -errno;
-		pmt_err("%s: unable to attach: %s", p->name, strerror(errno));
-		return err;
-	}
+		return attach_routed(c, p, p->priv);
+	p->link = attach_carrier(tp_prog(c, p->instance), p->fmt->id, p->id);
+	if (!p->link)
+		return pmt_error__runtime(c->err, -errno, "%s: unable to attach: %s", p->name,
+					  strerror(errno));
 	return 0;
 }
 
@@ -308,4 +299,5 @@ const struct pmt_provider pmt_tracepoint_provider = {
 	.resolve = tp_resolve,
 	.prepare = tp_prepare,
 	.attach = tp_attach,
+	.renders = true,
 };

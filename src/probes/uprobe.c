@@ -17,7 +17,7 @@
 #include "probes/callrec.h"
 #include "events/elfsym.h"
 #include "util/log.h"
-#include "run/session.h"
+#include "probes/provider.h"
 #include "events/stackrec.h"
 #include "output/stacks.h"
 #include "util/strutil.h"
@@ -31,8 +31,8 @@ struct up_priv {
 };
 
 /* PATH:SYMBOL[+OFF] -> path (located when it has no '/'), symbol, offset */
-static int split_spec(const char *opt, const char *spec, char *path, size_t plen, char *sym,
-		      size_t slen, uint64_t *add)
+static int split_spec(struct pmt_prov_ctx *c, const char *opt, const char *spec, char *path,
+		      size_t plen, char *sym, size_t slen, uint64_t *add)
 {
 	const char *colon = strrchr(spec, ':');
 	const char *plus = colon ? strchr(colon, '+') : NULL;
@@ -42,9 +42,10 @@ static int split_spec(const char *opt, const char *spec, char *path, size_t plen
 	*add = 0;
 	if (!colon || colon == spec || !colon[1] || plus == colon + 1 ||
 	    (plus && pmt_parse_u64(plus + 1, add))) {
-		pmt_err("--%s '%s': expected PATH:SYMBOL or PATH:SYMBOL+OFFSET, e.g. /usr/bin/bash:readline",
+		return pmt_error__usage(
+			c->err,
+			"--%s '%s': expected PATH:SYMBOL or PATH:SYMBOL+OFFSET, e.g. /usr/bin/bash:readline",
 			opt, spec);
-		return -EINVAL;
 	}
 	n = (size_t)(colon - spec);
 	if (n >= sizeof(file))
@@ -58,24 +59,25 @@ static int split_spec(const char *opt, const char *spec, char *path, size_t plen
 	sym[n] = '\0';
 	if (!strchr(file, '/')) {
 		if (pmt_elf__locate(file, path, plen)) {
-			pmt_err("--%s '%s': no executable or library named %s in $PATH or the library directories",
+			return pmt_error__usage(
+				c->err,
+				"--%s '%s': no executable or library named %s in $PATH or the library directories",
 				opt, spec, file);
-			return -EINVAL;
 		}
 	} else if (!realpath(file, path)) {
-		pmt_err("--%s '%s': %s: %s", opt, spec, file, strerror(errno));
-		return -EINVAL;
+		return pmt_error__usage(c->err, "--%s '%s': %s: %s", opt, spec, file,
+					strerror(errno));
 	}
 	return 0;
 }
 
-static int add_up_probe(struct pmt_session *s, const struct pmt_probe_arg *arg, const char *path,
+static int add_up_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg, const char *path,
 			const char *sym, uint64_t add, uint64_t off, bool ret)
 {
 	struct pmt_format *fmt;
 	struct up_priv *up;
 	char name[PATH_MAX + 300];
-	uint32_t n = s->nr_probes;
+	uint32_t n = c->probes->n;
 	int r;
 
 	snprintf(name, sizeof(name), "%s:%s:%s", ret ? "uretprobe" : "uprobe", path, sym);
@@ -84,21 +86,21 @@ static int add_up_probe(struct pmt_session *s, const struct pmt_probe_arg *arg, 
 			 (unsigned long long)add);
 	fmt = pmt_callrec__regs_format(name, ret);
 	if (!fmt)
-		return -ENOMEM;
-	r = pmt_session__add_probe(s, &pmt_uprobe_provider, name, fmt, arg->filter);
-	if (r || s->nr_probes == n)
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+	r = pmt_probes__add(c->probes, &pmt_uprobe_provider, name, fmt, arg->filter, c->err);
+	if (r || c->probes->n == n)
 		return r;
 	up = calloc(1, sizeof(*up) + strlen(path) + 1);
 	if (!up)
-		return -ENOMEM;
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
 	up->ret = ret;
 	up->off = off + add;
 	strcpy(up->path, path);
-	s->probes[n].priv = up;
+	c->probes->v[n].priv = up;
 	return 0;
 }
 
-static int up_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
+static int up_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
 	bool ret = arg->kind == PMT_PROBE_URETPROBE;
 	const char *opt = ret ? "uretprobe" : "uprobe";
@@ -110,52 +112,56 @@ static int up_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	size_t i, found = 0;
 	int r = 0, n;
 
-	if (split_spec(opt, arg->spec, path, sizeof(path), sym, sizeof(sym), &add))
+	if (split_spec(c, opt, arg->spec, path, sizeof(path), sym, sizeof(sym), &add))
 		return -EINVAL;
 	if (ret && add) {
-		pmt_err("--uretprobe '%s': a return probe takes no offset", arg->spec);
-		return -EINVAL;
+		return pmt_error__usage(c->err, "--uretprobe '%s': a return probe takes no offset",
+					arg->spec);
 	}
 	if (pmt_elf__funcs(path, &syms, err, sizeof(err))) {
-		pmt_err("--%s '%s': %s", opt, arg->spec, err);
-		return -EINVAL;
+		return pmt_error__usage(c->err, "--%s '%s': %s", opt, arg->spec, err);
 	}
 	if (!strpbrk(sym, "*?[")) {
 		hit = pmt_elf__find(&syms, sym);
 		if (hit && hit->size && add >= hit->size) {
-			pmt_err("--%s '%s': offset %llu is past the end of %s (%llu bytes)", opt,
-				arg->spec, (unsigned long long)add, sym,
+			pmt_error__usage(
+				c->err, "--%s '%s': offset %llu is past the end of %s (%llu bytes)",
+				opt, arg->spec, (unsigned long long)add, sym,
 				(unsigned long long)hit->size);
-			pmt_hint("an offset counts bytes from the function's first instruction");
+			pmt_error__hint(
+				c->err,
+				"an offset counts bytes from the function's first instruction");
 			r = -EINVAL;
 			found = 1;
 		} else if (hit) {
-			r = add_up_probe(s, arg, path, sym, add, hit->off, ret);
+			r = add_up_probe(c, arg, path, sym, add, hit->off, ret);
 			found = 1;
 		}
 	} else if (add) {
-		pmt_err("--%s '%s': an offset goes with one symbol, not a glob", opt, arg->spec);
-		r = -EINVAL;
+		r = pmt_error__usage(c->err,
+				     "--%s '%s': an offset goes with one symbol, not a glob", opt,
+				     arg->spec);
 	} else {
 		for (i = 0; i < syms.n && !r; i++) {
 			if (fnmatch(sym, syms.v[i].name, 0))
 				continue;
-			r = add_up_probe(s, arg, path, syms.v[i].name, 0, syms.v[i].off, ret);
+			r = add_up_probe(c, arg, path, syms.v[i].name, 0, syms.v[i].off, ret);
 			found++;
 		}
 	}
 	if (!r && !found) {
 		char **names = calloc(syms.n + 1, sizeof(*names));
 
-		pmt_err("--%s '%s': %s has no function %s %s", opt, arg->spec, path,
-			strpbrk(sym, "*?[") ? "matching" : "named", sym);
+		pmt_error__usage(c->err, "--%s '%s': %s has no function %s %s", opt, arg->spec,
+				 path, strpbrk(sym, "*?[") ? "matching" : "named", sym);
 		for (i = 0; names && i < syms.n; i++)
 			names[i] = syms.v[i].name;
 		n = names ? pmt_suggest(sym, names, syms.n, close, 4) : 0;
 		for (i = 0; i < (size_t)n; i++)
-			pmt_hint("did you mean %s?", close[i]);
+			pmt_error__hint(c->err, "did you mean %s?", close[i]);
 		if (!syms.n)
-			pmt_hint("%s has no function symbols at all (stripped?)", path);
+			pmt_error__hint(c->err, "%s has no function symbols at all (stripped?)",
+					path);
 		free(names);
 		r = -EINVAL;
 	}
@@ -163,30 +169,33 @@ static int up_resolve(struct pmt_session *s, const struct pmt_probe_arg *arg)
 	return r;
 }
 
-static void up_prepare(struct pmt_session *s)
+static void up_prepare(struct pmt_prov_ctx *c)
 {
-	bpf_program__set_autoload(s->skel->progs.pmt_kp, true);
+	bpf_program__set_autoload(c->skel->progs.pmt_kp, true);
 }
 
-static int up_attach(struct pmt_session *s, struct pmt_probe *p)
+static int up_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 {
 	const struct up_priv *up = p->priv;
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = p->id, .retprobe = up->ret);
 	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_call)};
-	int err = pmt_session__store_cfg(s, p, &cfg);
+	int err = pmt_prov__store_cfg(c, p, &cfg);
 
 	if (err)
 		return err;
 	/* -p: the kernel itself only stops in that process */
-	p->link = bpf_program__attach_uprobe_opts(s->skel->progs.pmt_kp,
-						  s->opts->pid ? s->opts->pid : -1, up->path,
+	p->link = bpf_program__attach_uprobe_opts(c->skel->progs.pmt_kp,
+						  c->opts->pid ? c->opts->pid : -1, up->path,
 						  (size_t)up->off, &o);
-	if (!p->link) {
-		err = -errno;
-		pmt_err("%s: cannot attach the uprobe: %s", p->name, strerror(-err));
-		return err;
-	}
+	if (!p->link)
+		return pmt_error__runtime(c->err, -errno, "%s: cannot attach the uprobe: %s",
+					  p->name, strerror(errno));
 	return 0;
+}
+
+static int up_return_kind(enum pmt_probe_kind kind)
+{
+	return kind == PMT_PROBE_UPROBE ? PMT_PROBE_URETPROBE : -1;
 }
 
 const struct pmt_provider pmt_uprobe_provider = {
@@ -195,5 +204,7 @@ const struct pmt_provider pmt_uprobe_provider = {
 	.resolve = up_resolve,
 	.prepare = up_prepare,
 	.attach = up_attach,
-	.extra = pmt_stacks__print,
+	.extra_text = pmt_stacks__text,
+	.extra_json = pmt_stacks__json,
+	.return_kind = up_return_kind,
 };

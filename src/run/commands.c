@@ -100,13 +100,15 @@ int pmt_cmd__info(const struct pmt_opts *o)
 	one.nr_probes = 1;
 	one.cpus = NULL;
 	if (pmt_session__resolve(&s, &one)) {
+		int ret = pmt_session__fail(&s);
+
 		pmt_session__free(&s);
-		return PMT_EXIT_USAGE;
+		return ret;
 	}
-	for (i = 0; i < s.nr_probes; i++) {
-		f = s.probes[i].fmt;
-		printf("tracepoint:%s (id %d), %u bytes of fixed fields\n", s.probes[i].name, f->id,
-		       f->fixed_size);
+	for (i = 0; i < s.probes.n; i++) {
+		f = s.probes.v[i].fmt;
+		printf("tracepoint:%s (id %d), %u bytes of fixed fields\n", s.probes.v[i].name,
+		       f->id, f->fixed_size);
 		printf("    %-24s %-28s %6s %5s %-6s %s\n", "FIELD", "TYPE", "OFFSET", "SIZE",
 		       "SIGNED", "DECODED AS");
 		for (j = 0; j < f->nr_fields; j++) {
@@ -121,12 +123,11 @@ int pmt_cmd__info(const struct pmt_opts *o)
 	return PMT_EXIT_OK;
 }
 
-void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
+/* What the kernel side could not do, said as warnings (nothing is ever
+ * dropped silently); returns the events lost to full rings. */
+static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
 {
-	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL);
-	uint64_t lost, st[PMT_STAT__MAX];
-	uint64_t filtered = 0, *pf;
-	uint32_t i, silent = 0;
+	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL), lost;
 	int cpu;
 
 	/* the programs' own count of full rings is exact; the rings' lost
@@ -136,11 +137,6 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 			l->lost[cpu] = full[cpu];
 	free(full);
 	lost = pmt_evloop__lost(l);
-
-	/* each is a per-CPU map lookup: read them once */
-	for (i = 0; i < PMT_STAT__MAX; i++)
-		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
-
 	if (lost) {
 		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
 		for (cpu = 0; cpu < s->ncpus; cpu++)
@@ -170,10 +166,23 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 			 (unsigned long long)st[PMT_STAT_LAT_FULL]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
+	return lost;
+}
+
+void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
+{
+	uint64_t lost, st[PMT_STAT__MAX];
+	uint64_t filtered = 0, *pf;
+	uint32_t i, silent = 0;
+
+	/* each is a per-CPU map lookup: read them once */
+	for (i = 0; i < PMT_STAT__MAX; i++)
+		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
+	lost = warn_drops(l, s, st);
 	if (pmt_quiet)
 		return;
 	if (s->opts->agg.fn) {
-		for (i = 0; i < s->nr_probes; i++)
+		for (i = 0; i < s->probes.n; i++)
 			filtered += pmt_session__filtered(s, i);
 		if (filtered)
 			pmt_eprintf("pmtrace: %llu events filtered out in the kernel\n",
@@ -184,22 +193,22 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 				(unsigned long long)st[PMT_STAT_LAT_NOSTART]);
 		return;
 	}
-	pf = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*pf));
-	for (i = 0; pf && i < s->nr_probes; i++)
+	pf = calloc(s->probes.n ? s->probes.n : 1, sizeof(*pf));
+	for (i = 0; pf && i < s->probes.n; i++)
 		filtered += pf[i] = pmt_session__filtered(s, i);
 	pmt_eprintf("pmtrace: %llu events, %llu lost", (unsigned long long)l->events,
 		    (unsigned long long)lost);
 	if (filtered)
 		pmt_eprintf(", %llu filtered out in the kernel", (unsigned long long)filtered);
 	pmt_eprintf("\n");
-	for (i = 0; i < s->nr_probes; i++) {
-		if (!s->probes[i].events && s->nr_probes > 20) {
+	for (i = 0; i < s->probes.n; i++) {
+		if (!s->probes.v[i].events && s->probes.n > 20) {
 			silent++;
 			continue;
 		}
-		pmt_eprintf("%12llu  %s", (unsigned long long)s->probes[i].events,
-			    s->probes[i].name);
-		if (pf && s->probes[i].filter)
+		pmt_eprintf("%12llu  %s", (unsigned long long)s->probes.v[i].events,
+			    s->probes.v[i].name);
+		if (pf && s->probes.v[i].filter)
 			pmt_eprintf("  (%llu filtered)", (unsigned long long)pf[i]);
 		pmt_eprintf("\n");
 	}

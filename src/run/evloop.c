@@ -100,7 +100,8 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.data = eh + 1;
 	r.len = eh->size;
 	r.truncated = eh->size >= PMT_MAX_DATA;
-	r.extra = p->prov->extra;
+	r.extra_text = p->prov->extra_text;
+	r.extra_json = p->prov->extra_json;
 	r.syms = l->syms;
 	r.stack = l->s->stack;
 	pmt_output__record(l->out, &r);
@@ -122,11 +123,10 @@ static void add_renderers(struct pmt_evloop *l)
 {
 	uint32_t i;
 
-	for (i = 0; i < l->s->nr_probes; i++) {
-		struct pmt_probe *p = &l->s->probes[i];
+	for (i = 0; i < l->s->probes.n; i++) {
+		struct pmt_probe *p = &l->s->probes.v[i];
 
-		if (p->prov != &pmt_tracepoint_provider || p->action != PMT_ACT_STREAM || !p->fmt ||
-		    !p->fmt->tep_ev)
+		if (!p->prov->renders || p->action != PMT_ACT_STREAM || !p->fmt || !p->fmt->tep_ev)
 			continue;
 		if (pmt_render__enable(p->fmt) && pmt_verbose)
 			pmt_info(
@@ -173,17 +173,17 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	/* user stacks, and PMU samples' ip */
 	l->syms = pmt_session__syms(s); /* the session's, made here once */
 	l->user_syms = s->stack & PMT_STACK_USER;
-	for (pi = 0; pi < s->nr_probes; pi++)
-		l->user_syms |= s->probes[pi].prov == &pmt_perf_provider;
+	for (pi = 0; pi < s->probes.n; pi++)
+		l->user_syms |= s->probes.v[pi].prov->user_addrs;
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;
 	if (l->user_syms || pmt_agg__wants_pids(s->agg))
 		follow_processes(l);
 	/* aggregating only: nothing comes through perf rings */
-	for (i = 0; i < (int)s->nr_probes && s->probes[i].action != PMT_ACT_STREAM; i++)
+	for (i = 0; i < (int)s->probes.n && s->probes.v[i].action != PMT_ACT_STREAM; i++)
 		;
-	if (i == (int)s->nr_probes)
+	if (i == (int)s->probes.n)
 		return 0;
 	if (!o->json && !o->raw)
 		add_renderers(l);

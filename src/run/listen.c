@@ -37,7 +37,8 @@ struct pmt_listen {
 	double start_time;     /* Unix seconds */
 };
 
-int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo)
+int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
+		     struct pmt_error *err)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
 				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV},
@@ -53,8 +54,8 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo)
 	snprintf(port, sizeof(port), "%d", lo->port);
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r) {
-		pmt_err("--listen %s: cannot resolve '%s': %s", lo->addr, host, gai_strerror(r));
-		return -EINVAL;
+		return pmt_error__usage(err, "--listen %s: cannot resolve '%s': %s", lo->addr, host,
+					gai_strerror(r));
 	}
 	/* non-blocking: the server accepts until EAGAIN, and a blocking
 	 * accept would hold its thread until the next client */
@@ -63,13 +64,19 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo)
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &salen)) {
 		r = -errno;
-		pmt_err("--listen %s: %s", lo->addr, strerror(errno));
+		/* an address this machine does not have is the user's */
+		if (r == -EADDRNOTAVAIL || r == -EACCES)
+			pmt_error__usage(err, "--listen %s: %s", lo->addr, strerror(-r));
+		else
+			pmt_error__runtime(err, r, "--listen %s: %s", lo->addr, strerror(-r));
 		if (r == -EADDRINUSE)
-			pmt_hint("another program serves that port: pick another, or 0 for any");
+			pmt_error__hint(
+				err,
+				"another program serves that port: pick another, or 0 for any");
 		freeaddrinfo(ai);
 		if (fd >= 0)
 			close(fd);
-		return r == -EADDRNOTAVAIL || r == -EACCES ? -EINVAL : r;
+		return r;
 	}
 	freeaddrinfo(ai);
 	l = calloc(1, sizeof(*l));
@@ -117,12 +124,13 @@ static void self_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
 			 "when tracing started, in seconds since the Unix epoch", om);
 	pmt_buf__printf(b, "pmtrace_start_time_seconds %.3f\n", l->start_time);
 	counter(b, "pmtrace_events_total", "events that reached the aggregation, per probe", om);
-	for (i = 0; i < s->nr_probes; i++)
-		probe_sample(b, "pmtrace_events_total", s->probes[i].name, pmt_session__hits(s, i));
+	for (i = 0; i < s->probes.n; i++)
+		probe_sample(b, "pmtrace_events_total", s->probes.v[i].name,
+			     pmt_session__hits(s, i));
 	counter(b, "pmtrace_filtered_events_total", "events a --filter rejected in the kernel", om);
-	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i].filter)
-			probe_sample(b, "pmtrace_filtered_events_total", s->probes[i].name,
+	for (i = 0; i < s->probes.n; i++)
+		if (s->probes.v[i].filter)
+			probe_sample(b, "pmtrace_filtered_events_total", s->probes.v[i].name,
 				     pmt_session__filtered(s, i));
 	counter(b, "pmtrace_dropped_updates_total",
 		"aggregation updates dropped: --max-keys full (max_keys) or latency starts "
@@ -216,7 +224,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		     om ? PMT_EXPO_OM_CONTENT_TYPE : PMT_EXPO_CONTENT_TYPE);
 }
 
-int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s)
+int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_error *err)
 {
 	l->s = s;
 	l->syms = pmt_session__syms(s); /* made now: not lazily, by two threads */
@@ -226,8 +234,8 @@ int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s)
 		MHD_OPTION_LISTEN_SOCKET, l->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CLIENTS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CLIENT_TIMEOUT_S, MHD_OPTION_END);
 	if (!l->mhd) {
-		pmt_err("cannot start the metrics server: %s", strerror(errno ? errno : EIO));
-		return -EIO;
+		return pmt_error__runtime(err, -EIO, "cannot start the metrics server: %s",
+					  strerror(errno ? errno : EIO));
 	}
 	return 0;
 }

@@ -11,9 +11,10 @@ struct pmt_listen;
 /* Bind and listen now, before anything is loaded, so that a port in use
  * or a bad address fails first (-EINVAL: a usage error); serves nothing
  * until started. */
-int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo);
+int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
+		     struct pmt_error *err);
 /* Serve s's aggregation from a thread of its own; 0 or -errno. */
-int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s);
+int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_error *err);
 /* Stop serving (waits for a scrape under way) and close the socket. */
 void pmt_listen__free(struct pmt_listen *l);
 

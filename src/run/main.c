@@ -68,14 +68,13 @@ static int check_btf(void)
 }
 
 /* Files written at exit: find out now that they cannot be. */
-static int check_writable(const char *path, const char *what)
+static int check_writable(struct pmt_error *err, const char *path, const char *what)
 {
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -2;
 
-	if (fd == -1) {
-		pmt_err("cannot write the %s to '%s': %s", what, path, strerror(errno));
-		return -errno;
-	}
+	if (fd == -1)
+		return pmt_error__usage(err, "cannot write the %s to '%s': %s", what, path,
+					strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return 0;
@@ -97,9 +96,9 @@ static uint64_t mem_available(void)
 
 /* The kernel fills an aggregation's maps when it creates them: say what a
  * large --max-keys costs before paying it, and refuse what the machine
- * does not have. -EINVAL: refused. */
+ * does not have. */
 #define MAP_COST_WARN (256ULL << 20)
-static int check_map_cost(const struct pmt_session *s)
+static int check_map_cost(struct pmt_session *s)
 {
 	int cpus = libbpf_num_possible_cpus();
 	uint64_t bytes = s->agg ? pmt_agg__kernel_bytes(s->agg, cpus) : 0, avail;
@@ -108,11 +107,13 @@ static int check_map_cost(const struct pmt_session *s)
 		return 0;
 	avail = mem_available();
 	if (avail && bytes > avail / 10 * 8) {
-		pmt_err("--max-keys %d needs about %llu MiB of kernel memory (%d CPUs); "
-			"%llu MiB are available",
-			s->opts->agg.max_keys, (unsigned long long)(bytes >> 20), cpus,
-			(unsigned long long)(avail >> 20));
-		pmt_hint("a smaller --max-keys; the kernel allocates every key's room up front");
+		pmt_error__usage(&s->err,
+				 "--max-keys %d needs about %llu MiB of kernel memory (%d CPUs); "
+				 "%llu MiB are available",
+				 s->opts->agg.max_keys, (unsigned long long)(bytes >> 20), cpus,
+				 (unsigned long long)(avail >> 20));
+		pmt_error__hint(&s->err, "a smaller --max-keys; the kernel allocates every key's "
+					 "room up front");
 		return -EINVAL;
 	}
 	pmt_warn("--max-keys %d takes about %llu MiB of kernel memory (%d CPUs), allocated "
@@ -122,16 +123,103 @@ static int check_map_cost(const struct pmt_session *s)
 }
 
 /* --listen: metrics of this aggregation, on a socket bound before any
- * loading; -EINVAL for usage errors. */
+ * loading. */
 static int start_listening(struct pmt_session *s, struct pmt_listen **srv)
 {
 	const char *why = pmt_agg__metrics_refusal(s->agg);
 
-	if (why) {
-		pmt_err("%s", why);
-		return -EINVAL;
+	if (why)
+		return pmt_error__usage(&s->err, "%s", why);
+	return pmt_listen__bind(srv, &s->opts->listen, &s->err);
+}
+
+/* Everything the user gave, checked before anything is loaded; then the
+ * output opened and the command forked (held before its exec). */
+static int prepare(struct pmt_session *s, const struct pmt_opts *o, struct pmt_output *out,
+		   struct pmt_listen **srv)
+{
+	if (pmt_session__resolve(s, o) || (o->pid && pmt_pid__check(o->pid, &s->err)) ||
+	    check_map_cost(s))
+		return -1;
+	if (o->cmd && pmt_child__check(o->cmd, &s->err)) {
+		if (o->cmd_after_stack)
+			pmt_error__hint(&s->err,
+					"'%s' follows --stack, which takes kernel, user or both "
+					"(--stack=WHICH); the COMMAND came from there",
+					o->cmd[0]);
+		return -1;
 	}
-	return pmt_listen__bind(srv, &s->opts->listen);
+	if ((o->listen.addr && start_listening(s, srv)) ||
+	    check_writable(&s->err, o->agg.flamegraph, "flame graph") ||
+	    check_writable(&s->err, o->agg.pprof, "profile") ||
+	    pmt_output__open(out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT, &s->err))
+		return -1;
+	/* a reader that stopped reading does not keep a signal from ending
+	 * the run */
+	pmt_output__interruptible(out, &pmt_signalled, pmt_signals__wait_mask());
+	if (o->cmd && pmt_child__spawn(&s->child, o->cmd, &s->err))
+		return -1;
+	return 0;
+}
+
+/* Load, open the rings, attach, let the command go, run the loop. */
+static int run(struct pmt_session *s, struct pmt_evloop *loop, struct pmt_output *out,
+	       struct pmt_listen *srv, bool *loop_ready)
+{
+	const struct pmt_opts *o = s->opts;
+
+	if (pmt_session__load(s) || pmt_evloop__init(loop, s, out))
+		return -1;
+	*loop_ready = true;
+	if (pmt_session__attach(s))
+		return -1;
+	/* from here on a signal ends the run through the event loop: the
+	 * drain, the detach and the summary */
+	pmt_signals__startup(false);
+	pmt_info("%s %u probe%s%s; Ctrl-C to stop", o->agg.fn ? "aggregating" : "tracing",
+		 s->probes.n, s->probes.n == 1 ? "" : "s",
+		 o->cmd	  ? " while the command runs"
+		 : o->pid ? " of one process"
+			  : "");
+	if ((srv && pmt_listen__start(srv, s, &s->err)) ||
+	    (s->child.pid && pmt_child__release(&s->child, o->cmd[0], &s->err)))
+		return -1;
+	return pmt_evloop__run(loop) ? -1 : 0;
+}
+
+/* Every path: detach first so nothing new arrives, then drain, print
+ * what was aggregated and the summary. Returns the exit status. */
+static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_ready,
+		  struct pmt_output *out, int ret)
+{
+	pmt_session__detach(s);
+	if (loop_ready) {
+		pmt_evloop__drain(loop);
+		if (s->agg &&
+		    pmt_aggmaps__print(s->skel, s->agg, pmt_session__syms(s), out, pmt_now_ns()))
+			ret = PMT_EXIT_FAIL;
+		pmt_summary__print(loop, s);
+	}
+	pmt_output__close(out);
+	if (out->unwritten)
+		pmt_warn("%llu events not written: the output's reader stopped reading, and "
+			 "the run was stopped",
+			 (unsigned long long)out->unwritten);
+	if (out->summary_cut)
+		pmt_warn("the summary was cut short: the output's reader stopped reading");
+	if (out->err && out->err != -EPIPE) {
+		pmt_err("writing to %s failed: %s", out->path, strerror(-out->err));
+		ret = PMT_EXIT_FAIL;
+	}
+	if (s->child.pid) {
+		pmt_child__kill(&s->child);
+		/* the command's status, unless pmtrace itself failed */
+		if (ret == PMT_EXIT_OK)
+			ret = pmt_child__exit_code(&s->child);
+	}
+	if (loop_ready)
+		pmt_evloop__free(loop);
+	return ret;
 }
 
 static int do_trace(const struct pmt_opts *o)
@@ -141,96 +229,18 @@ static int do_trace(const struct pmt_opts *o)
 	struct pmt_evloop loop = {0};
 	struct pmt_listen *srv = NULL;
 	bool loop_ready = false;
-	int ret = PMT_EXIT_USAGE, err;
+	int ret = PMT_EXIT_OK;
 
 	if (check_privileges() || check_btf())
 		return PMT_EXIT_USAGE;
 	pmt_signals__install();
 	pmt_signals__startup(true);
-	if (pmt_session__resolve(&s, o))
-		goto out;
-	if (o->pid && pmt_pid__check(o->pid))
-		goto out;
-	if (check_map_cost(&s))
-		goto out;
-	if (o->cmd && pmt_child__check(o->cmd)) {
-		if (o->cmd_after_stack)
-			pmt_hint("'%s' follows --stack, which takes kernel, user or both "
-				 "(--stack=WHICH); the COMMAND came from there",
-				 o->cmd[0]);
-		goto out;
-	}
-	if (o->listen.addr && (err = start_listening(&s, &srv))) {
-		ret = err == -EINVAL ? PMT_EXIT_USAGE : PMT_EXIT_FAIL;
-		goto out;
-	}
-	if (check_writable(o->agg.flamegraph, "flame graph") ||
-	    check_writable(o->agg.pprof, "profile"))
-		goto out;
-	if (pmt_output__open(&out, o->output, o->json ? PMT_OUT_JSON : PMT_OUT_TEXT))
-		goto out;
-	/* a reader that stopped reading does not keep a signal from ending
-	 * the run */
-	pmt_output__interruptible(&out, &pmt_signalled, pmt_signals__wait_mask());
-	if (o->cmd && pmt_child__spawn(&s.child, o->cmd)) {
-		ret = PMT_EXIT_FAIL;
-		goto out;
-	}
-
-	ret = PMT_EXIT_FAIL;
-	if (pmt_session__load(&s))
-		goto out;
-	if (pmt_evloop__init(&loop, &s, &out))
-		goto out;
-	loop_ready = true;
-	if (pmt_session__attach(&s))
-		goto out;
-	/* from here on a signal ends the run through the event loop: the
-	 * drain, the detach and the summary */
-	pmt_signals__startup(false);
-	pmt_info("%s %u probe%s%s; Ctrl-C to stop", o->agg.fn ? "aggregating" : "tracing",
-		 s.nr_probes, s.nr_probes == 1 ? "" : "s",
-		 o->cmd	  ? " while the command runs"
-		 : o->pid ? " of one process"
-			  : "");
-	if (srv && pmt_listen__start(srv, &s))
-		goto out;
-	if (s.child.pid && pmt_child__release(&s.child, o->cmd[0])) {
-		ret = PMT_EXIT_USAGE;
-		goto out;
-	}
-	err = pmt_evloop__run(&loop);
-	ret = err ? PMT_EXIT_FAIL : PMT_EXIT_OK;
-out:
+	/* a failure is told once, where it stops the run; its class gives
+	 * the exit status (usage 2, runtime 1) */
+	if (prepare(&s, o, &out, &srv) || run(&s, &loop, &out, srv, &loop_ready))
+		ret = pmt_session__fail(&s);
 	pmt_listen__free(srv); /* no scrape reads what is torn down next */
-	/* every path: detach first so nothing new arrives, then drain */
-	pmt_session__detach(&s);
-	if (loop_ready) {
-		pmt_evloop__drain(&loop);
-		if (s.agg &&
-		    pmt_aggmaps__print(s.skel, s.agg, pmt_session__syms(&s), &out, pmt_now_ns()))
-			ret = PMT_EXIT_FAIL;
-		pmt_summary__print(&loop, &s);
-	}
-	pmt_output__close(&out);
-	if (out.unwritten)
-		pmt_warn("%llu events not written: the output's reader stopped reading, and "
-			 "the run was stopped",
-			 (unsigned long long)out.unwritten);
-	if (out.summary_cut)
-		pmt_warn("the summary was cut short: the output's reader stopped reading");
-	if (out.err && out.err != -EPIPE) {
-		pmt_err("writing to %s failed: %s", out.path, strerror(-out.err));
-		ret = PMT_EXIT_FAIL;
-	}
-	if (s.child.pid) {
-		pmt_child__kill(&s.child);
-		/* the command's status, unless pmtrace itself failed */
-		if (ret == PMT_EXIT_OK)
-			ret = pmt_child__exit_code(&s.child);
-	}
-	if (loop_ready)
-		pmt_evloop__free(&loop);
+	ret = finish(&s, &loop, loop_ready, &out, ret);
 	pmt_session__free(&s);
 	return ret;
 }

@@ -24,115 +24,33 @@
 #include "output/symbols.h"
 #include "pmtrace.skel.h"
 
-static int compile_filter(struct pmt_probe *p, const char *expr)
+/* What the providers see of the session, as it is at this step. */
+static struct pmt_prov_ctx *prov_ctx(struct pmt_session *s)
 {
-	struct pmt_filter_error ferr;
-	struct pmt_buf b = {0};
+	struct pmt_prov_ctx *c = &s->prov;
 
-	p->filter = calloc(1, sizeof(*p->filter));
-	if (!p->filter)
-		return -ENOMEM;
-	if (!pmt_filter__compile(expr, p->fmt, p->name, p->filter, &ferr)) {
-		if (pmt_verbose) {
-			pmt_filter__dump(&b, p->filter);
-			pmt_eprintf("pmtrace: %s: filter program:\n%s", p->name, pmt_buf__cstr(&b));
-			pmt_buf__free(&b);
-		}
-		return 0;
-	}
-	pmt_filter__format_error(&b, expr, &ferr);
-	pmt_eprintf("pmtrace: %s", pmt_buf__cstr(&b));
-	pmt_buf__free(&b);
-	return -EINVAL;
+	c->opts = s->opts;
+	c->probes = &s->probes;
+	c->skel = s->skel;
+	c->err = &s->err;
+	c->child = s->child.pid;
+	c->ncpus = s->ncpus;
+	c->cpu_mask = s->filter_cpu ? s->cpu_mask : NULL;
+	c->stack = s->stack;
+	return c;
 }
 
-int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov, const char *name,
-			   struct pmt_format *fmt, const char *filter)
+int pmt_session__fail(struct pmt_session *s)
 {
-	struct pmt_probe *p;
-	uint32_t i;
-
-	char label[512];
-	int dup = 1;
-
-	/* The same probe twice with the same filter is traced once; with
-	 * another filter it is a second probe, shown as name#2. */
-	for (i = 0; i < s->nr_probes; i++) {
-		if (strcmp(s->probes[i].base, name))
-			continue;
-		if ((!filter && !s->probes[i].filter_expr) ||
-		    (filter && s->probes[i].filter_expr &&
-		     !strcmp(filter, s->probes[i].filter_expr))) {
-			pmt_format__free(fmt);
-			return 0;
-		}
-		dup++;
-	}
-	if (dup > PMT_TP_INSTANCES) {
-		pmt_err("%s given %d times: at most %d (join filters with ||)", name, dup,
-			PMT_TP_INSTANCES);
-		pmt_format__free(fmt);
-		return -EINVAL;
-	}
-	if (dup > 1)
-		snprintf(label, sizeof(label), "%s#%d", name, dup);
-	else
-		snprintf(label, sizeof(label), "%s", name);
-	if (s->nr_probes >= PMT_MAX_PROBES) {
-		pmt_err("too many probes: at most %d", PMT_MAX_PROBES);
-		pmt_format__free(fmt);
-		return -E2BIG;
-	}
-	p = realloc(s->probes, (s->nr_probes + 1) * sizeof(*p));
-	if (!p) {
-		pmt_format__free(fmt);
-		return -ENOMEM;
-	}
-	s->probes = p;
-	p = &s->probes[s->nr_probes];
-	memset(p, 0, sizeof(*p));
-	p->id = s->nr_probes++; /* from here on pmt_session__free frees it */
-	p->prov = prov;
-	p->fmt = fmt;
-	p->name = strdup(label);
-	p->base = strdup(name);
-	p->filter_expr = filter;
-	p->instance = dup - 1;
-	if (!p->name || !p->base)
-		return -ENOMEM;
-	return filter ? compile_filter(p, filter) : 0;
-}
-
-int pmt_online_cpus(uint64_t *mask)
-{
-	char *text, err[128];
-	int ret;
-
-	ret = pmt_read_file("/sys/devices/system/cpu/online", &text, NULL);
-	if (ret)
-		return ret;
-	text[strcspn(text, "\n")] = '\0';
-	ret = pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, err, sizeof(err));
-	free(text);
-	return ret;
-}
-
-int pmt_first_online_cpu(void)
-{
-	uint64_t mask[PMT_MAX_CPUS / 64];
-	int i;
-
-	if (pmt_online_cpus(mask))
-		return 0;
-	for (i = 0; i < PMT_MAX_CPUS; i++)
-		if (mask[i / 64] & (1ULL << (i % 64)))
-			return i;
-	return 0;
+	if (!pmt_error__set(&s->err))
+		return PMT_EXIT_FAIL;
+	pmt_error__print(&s->err);
+	return pmt_error__exit_status(&s->err);
 }
 
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
 {
-	return id < s->nr_probes ? &s->probes[id] : NULL;
+	return id < s->probes.n ? &s->probes.v[id] : NULL;
 }
 
 /* --pprof's value beside the sample count: CPU time for the CPU clocks
@@ -162,25 +80,64 @@ static void profile_info(struct pmt_session *s)
  * does with its events. */
 static int compile_aggregation(struct pmt_session *s)
 {
-	struct pmt_agg_probe *ap = calloc(s->nr_probes ? s->nr_probes : 1, sizeof(*ap));
+	struct pmt_agg_probe *ap = calloc(s->probes.n ? s->probes.n : 1, sizeof(*ap));
 	uint32_t i;
 	int err;
 
 	if (!ap)
-		return -ENOMEM;
-	for (i = 0; i < s->nr_probes; i++) {
-		ap[i].name = s->probes[i].name;
-		ap[i].fmt = s->probes[i].fmt;
+		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	for (i = 0; i < s->probes.n; i++) {
+		ap[i].name = s->probes.v[i].name;
+		ap[i].fmt = s->probes.v[i].fmt;
 	}
-	err = pmt_agg__compile(&s->opts->agg, ap, s->nr_probes, &s->stack, &s->agg);
-	for (i = 0; !err && s->agg && i < s->nr_probes; i++) {
-		s->probes[i].action = ap[i].action;
-		s->probes[i].agg = ap[i].cfg;
+	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->stack, &s->agg, &s->err);
+	for (i = 0; !err && s->agg && i < s->probes.n; i++) {
+		s->probes.v[i].action = ap[i].action;
+		s->probes.v[i].agg = ap[i].cfg;
 	}
 	free(ap);
 	if (!err && s->agg && s->opts->agg.pprof)
 		profile_info(s);
 	return err;
+}
+
+/* --latency START[,END]: probe 0 starts the measurement, probe 1 ends
+ * it; a function alone is measured from its entry to its return (the
+ * kind its provider names). */
+static int resolve_latency(struct pmt_session *s)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	struct pmt_probe_arg ends[2] = {{0}};
+	const struct pmt_provider *prov;
+	int i, ret;
+
+	ends[0].kind = pmt_probe_kind_of(ao->lat_start, &ends[0].spec);
+	prov = pmt_provider__get(ends[0].kind);
+	if (ao->lat_end) {
+		ends[1].kind = pmt_probe_kind_of(ao->lat_end, &ends[1].spec);
+	} else if (prov->return_kind && prov->return_kind(ends[0].kind) >= 0) {
+		ends[1].kind = (enum pmt_probe_kind)prov->return_kind(ends[0].kind);
+		ends[1].spec = ends[0].spec;
+	} else {
+		return pmt_error__usage(
+			&s->err,
+			"--latency %s: a %s has no return to end the measurement at: "
+			"give START,END",
+			ao->lat_start, prov->name);
+	}
+	for (i = 0; i < 2; i++) {
+		if (strpbrk(ends[i].spec, "*?["))
+			return pmt_error__usage(&s->err,
+						"--latency: '%s': name one probe, not a glob",
+						ends[i].spec);
+		ret = pmt_provider__get(ends[i].kind)->resolve(prov_ctx(s), &ends[i]);
+		if (ret)
+			return ret;
+	}
+	if (s->probes.n != 2)
+		return pmt_error__usage(&s->err,
+					"--latency: START and END must be different probes");
+	return 0;
 }
 
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
@@ -191,16 +148,15 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	s->opts = opts;
 	s->stack = opts->stack;
 	s->ncpus = libbpf_num_possible_cpus();
-	if (s->ncpus <= 0) {
-		pmt_err("cannot read the possible CPUs: %s", strerror(-s->ncpus));
-		return -EINVAL;
-	}
+	if (s->ncpus <= 0)
+		return pmt_error__runtime(&s->err, s->ncpus, "cannot read the possible CPUs: %s",
+					  strerror(-s->ncpus));
 	if (s->ncpus > PMT_MAX_CPUS)
 		s->ncpus = PMT_MAX_CPUS;
 	if (opts->cpus) {
 		if (pmt_parse_cpulist(opts->cpus, s->cpu_mask, s->ncpus, err, sizeof(err))) {
-			pmt_err("%s", err);
-			pmt_hint("this machine has CPUs 0-%d", s->ncpus - 1);
+			pmt_error__usage(&s->err, "%s", err);
+			pmt_error__hint(&s->err, "this machine has CPUs 0-%d", s->ncpus - 1);
 			return -EINVAL;
 		}
 		s->filter_cpu = true;
@@ -208,38 +164,12 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	for (i = 0; i < opts->nr_probes; i++) {
 		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
 
-		ret = prov->resolve(s, &opts->probes[i]);
+		ret = prov->resolve(prov_ctx(s), &opts->probes[i]);
 		if (ret)
 			return ret;
 	}
-	if (opts->agg.lat_start) {
-		/* probe 0 starts the measurement, probe 1 ends it; a
-		 * function alone is measured from its entry to its return */
-		struct pmt_probe_arg ends[2] = {{0}};
-
-		ends[0].kind = pmt_probe_kind_of(opts->agg.lat_start, &ends[0].spec);
-		if (opts->agg.lat_end) {
-			ends[1].kind = pmt_probe_kind_of(opts->agg.lat_end, &ends[1].spec);
-		} else {
-			ends[1].kind = ends[0].kind == PMT_PROBE_KPROBE ? PMT_PROBE_KRETPROBE
-									: PMT_PROBE_URETPROBE;
-			ends[1].spec = ends[0].spec;
-		}
-		for (i = 0; i < 2; i++) {
-			if (strpbrk(ends[i].spec, "*?[")) {
-				pmt_err("--latency: '%s': name one probe, not a glob",
-					ends[i].spec);
-				return -EINVAL;
-			}
-			ret = pmt_provider__get(ends[i].kind)->resolve(s, &ends[i]);
-			if (ret)
-				return ret;
-		}
-		if (s->nr_probes != 2) {
-			pmt_err("--latency: START and END must be different probes");
-			return -EINVAL;
-		}
-	}
+	if (opts->agg.lat_start && (ret = resolve_latency(s)))
+		return ret;
 	return compile_aggregation(s);
 }
 
@@ -258,8 +188,8 @@ static bool prov_used(const struct pmt_session *s, const struct pmt_provider *pr
 {
 	uint32_t i;
 
-	for (i = 0; i < s->nr_probes; i++)
-		if (s->probes[i].prov == prov)
+	for (i = 0; i < s->probes.n; i++)
+		if (s->probes.v[i].prov == prov)
 			return true;
 	return false;
 }
@@ -277,12 +207,10 @@ static int add_targets(struct pmt_session *s)
 		key = (__u32)s->child.pid;
 		val = PMT_TARGET_PENDING;
 	}
-	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY)) {
-		int err = -errno;
-
-		pmt_err("cannot add the target process to the BPF map: %s", strerror(-err));
-		return err;
-	}
+	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+		return pmt_error__runtime(&s->err, -errno,
+					  "cannot add the target process to the BPF map: %s",
+					  strerror(errno));
 	return 0;
 }
 
@@ -311,33 +239,31 @@ int pmt_session__load(struct pmt_session *s)
 
 	libbpf_set_print(libbpf_print);
 	s->skel = pmtrace_bpf__open();
-	if (!s->skel) {
-		err = -errno;
-		pmt_err("cannot open the BPF object: %s", strerror(errno));
-		return err;
-	}
+	if (!s->skel)
+		return pmt_error__runtime(&s->err, -errno, "cannot open the BPF object: %s",
+					  strerror(errno));
 	s->skel->rodata->pmt_filter_target = targeted;
 	s->skel->rodata->pmt_follow_forks = follow;
 	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
-	s->skel->rodata->pmt_only_probe = s->nr_probes == 1 ? 0 : -1;
+	s->skel->rodata->pmt_only_probe = s->probes.n == 1 ? 0 : -1;
 	s->skel->rodata->pmt_use_filter = false;
 	s->skel->rodata->pmt_use_agg = false;
 	s->skel->rodata->pmt_ctx_words = PMT_CTX_DIRECT / 4;
-	for (i = 0; i < s->nr_probes; i++) {
-		const struct pmt_format *fmt = s->probes[i].fmt;
+	for (i = 0; i < s->probes.n; i++) {
+		const struct pmt_format *fmt = s->probes.v[i].fmt;
 
 		/* PMT_FFLAG_CTX loads: no further than the shortest record */
 		if (fmt && fmt->raw_ctx && fmt->fixed_size / 4 < s->skel->rodata->pmt_ctx_words)
 			s->skel->rodata->pmt_ctx_words = fmt->fixed_size / 4;
-		if (s->probes[i].filter)
+		if (s->probes.v[i].filter)
 			s->skel->rodata->pmt_use_filter = true;
-		if (s->probes[i].action != PMT_ACT_STREAM)
+		if (s->probes.v[i].action != PMT_ACT_STREAM)
 			s->skel->rodata->pmt_use_agg = true;
 	}
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
-	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->nr_probes ? s->nr_probes : 1);
-	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->nr_probes ? s->nr_probes : 1);
-	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->nr_probes ? s->nr_probes : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1); /* see perf_event.c */
 	size_unwinder(s);
@@ -353,13 +279,13 @@ int pmt_session__load(struct pmt_session *s)
 	pmt_unwind__autoload(s->skel);
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->prepare && prov_used(s, prov))
-			prov->prepare(s);
+			prov->prepare(prov_ctx(s));
 
 	err = pmtrace_bpf__load(s->skel);
 	if (err) {
-		pmt_err("failed to load BPF programs: %s", strerror(-err));
+		pmt_error__runtime(&s->err, err, "failed to load BPF programs: %s", strerror(-err));
 		if (!pmt_verbose)
-			pmt_hint("-v shows libbpf's and the verifier's messages");
+			pmt_error__hint(&s->err, "-v shows libbpf's and the verifier's messages");
 		return err;
 	}
 	return 0;
@@ -376,39 +302,22 @@ int pmt_session__attach(struct pmt_session *s)
 		/* target tracking first, so no fork or exec slips past */
 		if (!(s->skel->links.pmt_fork = bpf_program__attach(s->skel->progs.pmt_fork)) ||
 		    !(s->skel->links.pmt_exec = bpf_program__attach(s->skel->progs.pmt_exec)) ||
-		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit))) {
-			err = -errno;
-			pmt_err("cannot attach the process-tracking tracepoints: %s",
+		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit)))
+			return pmt_error__runtime(
+				&s->err, -errno,
+				"cannot attach the process-tracking tracepoints: %s",
 				strerror(errno));
-			return err;
-		}
 	}
 	if (targeted && (err = add_targets(s)))
 		return err;
-	if ((err = pmt_unwinder__start(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL)))
+	if ((err = pmt_unwinder__start(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL, &s->err)))
 		return err;
-	for (i = 0; i < s->nr_probes; i++) {
-		struct pmt_probe *p = &s->probes[i];
+	for (i = 0; i < s->probes.n; i++) {
+		struct pmt_probe *p = &s->probes.v[i];
 
-		err = p->prov->attach(s, p);
+		err = p->prov->attach(prov_ctx(s), p);
 		if (err)
 			return err;
-	}
-	return 0;
-}
-
-int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pmt_probe_cfg *cfg)
-{
-	if (p->filter)
-		cfg->filter = *p->filter;
-	cfg->action = p->action;
-	cfg->agg = p->agg;
-	cfg->stack = s->stack;
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &p->id, cfg, BPF_ANY)) {
-		int err = -errno;
-
-		pmt_err("%s: cannot store the probe settings: %s", p->name, strerror(-err));
-		return err;
 	}
 	return 0;
 }
@@ -482,30 +391,15 @@ static void spawn_closer(struct pmt_session *s)
 
 void pmt_session__detach(struct pmt_session *s)
 {
-	bool links = false;
-	uint32_t i;
-
 	if (!s->skel)
 		return;
 	pmt_unwinder__stop(&s->unwind);
 	if (s->skel->bss)
 		s->skel->bss->pmt_stop = true;
-	for (i = 0; i < s->nr_probes; i++)
-		links |= s->probes[i].link != NULL;
-	links |= s->skel->links.pmt_unwind_mmap != NULL;
-	if (links && !s->closer)
+	/* PMU events close quickly: no closer needed for them */
+	if ((pmt_probes__linked(&s->probes) || s->skel->links.pmt_unwind_mmap) && !s->closer)
 		spawn_closer(s);
-	for (i = 0; i < s->nr_probes; i++) {
-		struct pmt_probe *p = &s->probes[i];
-
-		bpf_link__destroy(p->link);
-		p->link = NULL;
-		/* PMU events close quickly: no closer needed */
-		while (p->nlinks > 0)
-			bpf_link__destroy(p->links[--p->nlinks]);
-		free(p->links);
-		p->links = NULL;
-	}
+	pmt_probes__unlink(&s->probes);
 	pmtrace_bpf__detach(s->skel);
 }
 
@@ -553,33 +447,21 @@ struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id)
 {
 	if (!s->agg)
-		return s->probes[id].events;
+		return s->probes.v[id].events;
 	return s->skel ? percpu_sum(s->skel->maps.pmt_hits, id) : 0;
 }
 
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)
 {
-	return s->skel && s->probes[id].filter ? percpu_sum(s->skel->maps.pmt_filtered, id) : 0;
+	return s->skel && s->probes.v[id].filter ? percpu_sum(s->skel->maps.pmt_filtered, id) : 0;
 }
 
 void pmt_session__free(struct pmt_session *s)
 {
-	uint32_t i;
-
 	pmt_session__detach(s);
 	pmtrace_bpf__destroy(s->skel);
 	s->skel = NULL;
-	for (i = 0; i < s->nr_probes; i++) {
-		free(s->probes[i].name);
-		free(s->probes[i].base);
-		free(s->probes[i].filter);
-		free(s->probes[i].pmu);
-		free(s->probes[i].priv);
-		pmt_format__free(s->probes[i].fmt);
-	}
-	free(s->probes);
-	s->probes = NULL;
-	s->nr_probes = 0;
+	pmt_probes__free(&s->probes);
 	pmt_agg__free(s->agg);
 	s->agg = NULL;
 	pmt_syms__free(s->syms);

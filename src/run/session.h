@@ -13,36 +13,16 @@
 #include "run/unwind.h"
 
 struct pmtrace_bpf;
-struct bpf_link;
-struct pmt_pmu_event;
 struct pmt_syms;
 struct pmt_agg;
-
-struct pmt_probe {
-	uint32_t id; /* attach cookie, index in pmt_probes */
-	const struct pmt_provider *prov;
-	char *name;		   /* "sched:sched_switch", "...#2" */
-	char *base;		   /* "sched:sched_switch" */
-	const char *filter_expr;   /* as given, or NULL */
-	int instance;		   /* 0, or n-1 for the n-th copy of base */
-	uint8_t action;		   /* enum pmt_action */
-	struct pmt_agg_cfg agg;	   /* action != STREAM */
-	struct pmt_format *fmt;	   /* record layout; NULL: no fields */
-	struct pmt_filter *filter; /* compiled --filter, or NULL */
-	struct bpf_link *link;
-	struct bpf_link **links; /* probes attached many times (PMU) */
-	int nlinks;
-	struct pmt_pmu_event *pmu; /* PMU events: what to open */
-	void *priv;		   /* the provider's, freed with free() */
-	uint64_t events;	   /* received */
-};
 
 struct pmt_session {
 	const struct pmt_opts *opts;
 	struct pmtrace_bpf *skel;
-	struct pmt_probe *probes;
-	uint32_t nr_probes;
-	int ncpus; /* possible CPUs */
+	struct pmt_probes probes;
+	struct pmt_error err;	  /* why the run failed (pmt_session__fail) */
+	struct pmt_prov_ctx prov; /* what the providers see (provider.h) */
+	int ncpus;		  /* possible CPUs */
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
 	struct pmt_child child;	    /* -- CMD */
@@ -54,7 +34,8 @@ struct pmt_session {
 	int closer_fd;		    /* its pipe: EOF lets it go */
 };
 
-/* Build the probe list from the options; usage errors return -EINVAL. */
+/* Each returns 0, or -errno with s->err set (see pmt_session__fail). */
+/* Build the probe list from the options. */
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts);
 /* Open, configure and load the BPF object. */
 int pmt_session__load(struct pmt_session *s);
@@ -66,22 +47,14 @@ int pmt_session__attach(struct pmt_session *s);
 void pmt_session__detach(struct pmt_session *s);
 void pmt_session__free(struct pmt_session *s);
 
-/* Takes fmt; compiles the filter expr (may be NULL) against it: usage
- * errors print the expression with a caret and return -EINVAL. */
-int pmt_session__add_probe(struct pmt_session *s, const struct pmt_provider *prov, const char *name,
-			   struct pmt_format *fmt, const char *filter);
-/* Complete cfg with what every probe has (filter, action, aggregation,
- * stack) and store it as probe p's settings; -errno, message printed. */
-int pmt_session__store_cfg(struct pmt_session *s, struct pmt_probe *p, struct pmt_probe_cfg *cfg);
 /* Events of probe id a filter rejected, all CPUs. */
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 /* Events of probe id that were aggregated (streamed: received). */
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
-/* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
-int pmt_online_cpus(uint64_t *mask);
-/* Lowest online CPU (0 if that cannot be read). */
-int pmt_first_online_cpu(void);
+/* A failed step: print the session's error and return the exit status
+ * of its class (1 when a step failed without one: its message is out). */
+int pmt_session__fail(struct pmt_session *s);
 /* The session's symbolizer, made on first use (NULL if out of memory;
  * pmt_syms__* take NULL). */
 struct pmt_syms *pmt_session__syms(struct pmt_session *s);

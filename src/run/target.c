@@ -21,7 +21,7 @@ static bool executable(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
-int pmt_child__check(char *const argv[])
+int pmt_child__check(char *const argv[], struct pmt_error *err)
 {
 	const char *cmd = argv[0], *path, *p, *colon;
 	char buf[4096];
@@ -30,9 +30,9 @@ int pmt_child__check(char *const argv[])
 	if (strchr(cmd, '/')) {
 		if (executable(cmd))
 			return 0;
-		pmt_err("cannot execute '%s': %s", cmd,
-			access(cmd, F_OK) ? strerror(errno) : "not an executable file");
-		return -ENOENT;
+		return pmt_error__usage(err, "cannot execute '%s': %s", cmd,
+					access(cmd, F_OK) ? strerror(errno)
+							  : "not an executable file");
 	}
 	path = getenv("PATH");
 	if (!path)
@@ -46,8 +46,7 @@ int pmt_child__check(char *const argv[])
 		if (!colon)
 			break;
 	}
-	pmt_err("cannot execute '%s': command not found in PATH", cmd);
-	return -ENOENT;
+	return pmt_error__usage(err, "cannot execute '%s': command not found in PATH", cmd);
 }
 
 /* tcsetpgrp from pmtrace's group once the terminal is another's would
@@ -98,7 +97,7 @@ static void take_terminal(struct pmt_child *c)
 	c->tty_pgrp = 0;
 }
 
-int pmt_child__spawn(struct pmt_child *c, char *const argv[])
+int pmt_child__spawn(struct pmt_child *c, char *const argv[], struct pmt_error *err)
 {
 	int go[2], ep[2], e;
 	char byte;
@@ -106,9 +105,9 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 	memset(c, 0, sizeof(*c));
 	c->go_fd = c->err_fd = -1;
 	if (pipe2(go, O_CLOEXEC))
-		return -errno;
+		return pmt_error__runtime(err, -errno, "cannot make a pipe: %s", strerror(errno));
 	if (pipe2(ep, O_CLOEXEC)) {
-		e = -errno;
+		e = pmt_error__runtime(err, -errno, "cannot make a pipe: %s", strerror(errno));
 		close(go[0]);
 		close(go[1]);
 		return e;
@@ -121,8 +120,7 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 		close(go[1]);
 		close(ep[0]);
 		close(ep[1]);
-		pmt_err("cannot fork: %s", strerror(-e));
-		return e;
+		return pmt_error__runtime(err, e, "cannot fork: %s", strerror(-e));
 	}
 	if (c->pid == 0) {
 		/* its own process group, as timeout(1) runs a command: an
@@ -154,13 +152,14 @@ int pmt_child__spawn(struct pmt_child *c, char *const argv[])
 	return 0;
 }
 
-int pmt_child__release(struct pmt_child *c, const char *name)
+int pmt_child__release(struct pmt_child *c, const char *name, struct pmt_error *err)
 {
 	ssize_t n;
 	int e = 0;
 
 	if (write(c->go_fd, "g", 1) != 1)
-		return -errno;
+		return pmt_error__runtime(err, -errno, "cannot start the command: %s",
+					  strerror(errno));
 	close(c->go_fd);
 	c->go_fd = -1;
 	do {
@@ -169,8 +168,7 @@ int pmt_child__release(struct pmt_child *c, const char *name)
 	close(c->err_fd);
 	c->err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
-		pmt_err("cannot execute '%s': %s", name, strerror(e));
-		return -e;
+		return pmt_error__usage(err, "cannot execute '%s': %s", name, strerror(e));
 	}
 	return 0;
 }
@@ -223,7 +221,7 @@ int pmt_child__exit_code(const struct pmt_child *c)
 	return PMT_EXIT_FAIL;
 }
 
-int pmt_pid__check(pid_t pid)
+int pmt_pid__check(pid_t pid, struct pmt_error *err)
 {
 	char path[64], *status, *tgid;
 	long leader = pid;
@@ -236,11 +234,11 @@ int pmt_pid__check(pid_t pid)
 		free(status);
 		if (leader == pid)
 			return 0;
-		pmt_err("-p %d: that is a thread of process %ld", (int)pid, leader);
-		pmt_hint("use -p %ld: -p traces every thread of a process", leader);
+		pmt_error__usage(err, "-p %d: that is a thread of process %ld", (int)pid, leader);
+		pmt_error__hint(err, "use -p %ld: -p traces every thread of a process", leader);
 		return -EINVAL;
 	}
-	pmt_err("-p %d: no such process", (int)pid);
-	pmt_hint("list running processes with: ps -e");
+	pmt_error__usage(err, "-p %d: no such process", (int)pid);
+	pmt_error__hint(err, "list running processes with: ps -e");
 	return -ESRCH;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include "util/error.h"
 
 struct pmt_child {
 	pid_t pid;  /* 0: none */
@@ -19,12 +20,12 @@ struct pmt_child {
 	bool own_group; /* in a process group of its own (see target.c) */
 };
 
-/* Is argv[0] something execvp can run? -errno with a message printed. */
-int pmt_child__check(char *const argv[]);
+/* Is argv[0] something execvp can run? -errno with err set. */
+int pmt_child__check(char *const argv[], struct pmt_error *err);
 /* Fork the child; it waits for pmt_child__release. */
-int pmt_child__spawn(struct pmt_child *c, char *const argv[]);
-/* Let it exec; returns -errno (message printed) if exec failed. */
-int pmt_child__release(struct pmt_child *c, const char *name);
+int pmt_child__spawn(struct pmt_child *c, char *const argv[], struct pmt_error *err);
+/* Let it exec; returns -errno with err set if exec failed. */
+int pmt_child__release(struct pmt_child *c, const char *name, struct pmt_error *err);
 /* Reap without blocking; true once it has exited. */
 bool pmt_child__reap(struct pmt_child *c);
 /* Terminate (if running) and reap; used on every error/exit path. */
@@ -32,7 +33,7 @@ void pmt_child__kill(struct pmt_child *c);
 /* Exit status a shell would give: code, or 128+signal. */
 int pmt_child__exit_code(const struct pmt_child *c);
 
-/* Does process pid exist? -ESRCH with a message printed. */
-int pmt_pid__check(pid_t pid);
+/* Does process pid exist? -ESRCH with err set. */
+int pmt_pid__check(pid_t pid, struct pmt_error *err);
 
 #endif

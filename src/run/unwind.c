@@ -264,7 +264,7 @@ static void preload_command(struct pmt_unwinder *u, const char *cmd)
 	close(fd);
 }
 
-int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd)
+int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_error *e)
 {
 	sigset_t all, old;
 	int err;
@@ -281,8 +281,8 @@ int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd)
 	err = pthread_create(&u->thread, NULL, loader, u);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		pmt_err("cannot start the unwind table loader: %s", strerror(err));
-		return -err;
+		return pmt_error__runtime(e, -err, "cannot start the unwind table loader: %s",
+					  strerror(err));
 	}
 	u->running = true;
 	return 0;

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "util/error.h"
 #include "abi.h"
 
 struct pmtrace_bpf;
@@ -42,7 +43,7 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
  * attached, then a thread loads the files the kernel asks for, every few
  * ms (the main loop may be busy printing for longer); libc, the loader
  * and cmd (-- CMD's program, or NULL) are read first. -errno. */
-int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd);
+int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_error *e);
 /* Stop and join the thread (idempotent). */
 void pmt_unwinder__stop(struct pmt_unwinder *u);
 

@@ -36,7 +36,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pmt_filter_error err;
+	struct pmt_error err = {0};
 	struct pmt_filter f;
 	struct pmt_buf b = {0};
 	char *expr;
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				"fuzz:probe", &f, &err)) {
 		if (err.pos < 0 || err.pos > (int)strlen(expr) || err.len < 1 || !err.msg[0])
 			abort(); /* every error points into the expression */
-		pmt_filter__format_error(&b, expr, &err);
+		pmt_error__format(&b, &err);
 	} else {
 		/* every edge leads to an entry or to accept/reject */
 		for (i = 0; i < f.n; i++)

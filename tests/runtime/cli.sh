@@ -184,3 +184,28 @@ test_syscalls_routed_same_as_direct() {
 	note "$(wc -l <"$WORK/routed.cmp") records equal"
 	no_leftovers
 }
+
+# A failure of the system, not of the input, exits 1 (the errors' class,
+# util/error.h): a --listen port another program holds. The message is
+# printed once, with its hint, and nothing stays attached.
+test_runtime_failure_exit_1() {
+	local port err=$WORK/busy.err rc n
+	coproc HOLD { python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(60)'; }
+	read -r port <&"${HOLD[0]}"
+	timeout 30 "$PMT" --tp sched:sched_switch --count --listen "127.0.0.1:$port" -d 1 \
+		>/dev/null 2>"$err"
+	rc=$?
+	kill "$HOLD_PID" 2>/dev/null
+	expect_eq "exit status with the port taken" "$rc" 1 || { cat "$err" >&2; return 1; }
+	if ! grep -q "^pmtrace: --listen 127.0.0.1:$port: Address already in use$" "$err" ||
+		! grep -q "^hint: another program serves that port" "$err"; then
+		cat "$err" >&2
+		fail "no message naming the port"
+		return 1
+	fi
+	n=$(grep -c '^pmtrace: ' "$err")
+	expect_eq "messages" "$n" 1 || return 1
+	no_leftovers
+}

@@ -32,13 +32,14 @@ static char *print_snapshot(struct pmt_agg_opts *ao, struct pmt_agg_entries *cur
 	struct pmt_output out;
 	struct pmt_agg *agg;
 	uint8_t stack = 0;
+	struct pmt_error err = {0};
 	int fd = mkstemp(path);
 
 	if (fd < 0)
 		return NULL;
 	close(fd);
-	if (!pmt_agg__compile(ao, &probe, 1, &stack, &agg) &&
-	    !pmt_output__open(&out, path, PMT_OUT_TEXT)) {
+	if (!pmt_agg__compile(ao, &probe, 1, &stack, &agg, &err) &&
+	    !pmt_output__open(&out, path, PMT_OUT_TEXT, &err)) {
 		pmt_agg__print(agg, cur, &io, &out, 0);
 		pmt_output__close(&out);
 		pmt_read_file(path, &text, NULL);
@@ -115,9 +116,10 @@ TEST(agg_kernel_bytes_estimate)
 	struct pmt_agg *agg = NULL;
 	struct pmt_agg_maps m;
 	uint8_t stack = 0;
+	struct pmt_error err = {0};
 	uint64_t bytes;
 
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg), 0);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg, &err), 0);
 	pmt_agg__maps(agg, &m);
 	ASSERT_EQ(m.key_size, 24);
 	bytes = pmt_agg__kernel_bytes(agg, 2);
@@ -126,7 +128,7 @@ TEST(agg_kernel_bytes_estimate)
 		    bytes < 856ull * 1000 * 1000 * 11 / 10);
 	/* small maps cost little, unkeyed ones nothing */
 	ao.by = NULL;
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg), 0);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg, &err), 0);
 	ASSERT_EQ(pmt_agg__kernel_bytes(agg, 2), 0);
 	pmt_agg__free(agg);
 }
@@ -197,6 +199,7 @@ TEST(agg_forget_idle)
 	struct pmt_output out;
 	struct pmt_agg *agg = NULL;
 	uint8_t stack = 0;
+	struct pmt_error err = {0};
 	int offered = 0;
 	char *text = NULL;
 	char path[] = "/tmp/pmt-unit-idle.XXXXXX";
@@ -204,8 +207,8 @@ TEST(agg_forget_idle)
 
 	ASSERT_TRUE(fd >= 0);
 	close(fd);
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg), 0);
-	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT), 0);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg, &err), 0);
+	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT, &err), 0);
 	add(&cur, 1, 0, 5);
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
@@ -223,7 +226,7 @@ TEST(agg_forget_idle)
 	add(&cur, 2, 0, 2); /* made anew */
 	add(&cur, 3, 0, 1);
 	pmt_output__close(&out);
-	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT), 0);
+	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT, &err), 0);
 	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
 	pmt_output__close(&out);
 	pmt_read_file(path, &text, NULL);

@@ -7,11 +7,11 @@
 static const char *compile(struct pmt_buf *b, const char *expr, const struct pmt_format *fmt)
 {
 	struct pmt_filter f;
-	struct pmt_filter_error err;
+	struct pmt_error err = {0};
 
 	b->len = 0;
 	if (pmt_filter__compile(expr, fmt, "sched:sched_switch", &f, &err))
-		pmt_filter__format_error(b, expr, &err);
+		pmt_error__format(b, &err);
 	else
 		pmt_filter__dump(b, &f);
 	return pmt_buf__cstr(b);
@@ -108,7 +108,7 @@ static void switch_rec(uint8_t *rec, const char *prev, int32_t ppid, int64_t sta
 static int check(const char *expr, const struct pmt_format *fmt, const struct env *env)
 {
 	struct pmt_filter f;
-	struct pmt_filter_error err;
+	struct pmt_error err = {0};
 
 	if (pmt_filter__compile(expr, fmt, "t:t", &f, &err)) {
 		fprintf(stderr, "  compile '%s': %s\n", expr, err.msg);

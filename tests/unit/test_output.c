@@ -127,13 +127,14 @@ TEST(blocked_pipe_drops_and_counts)
 	static volatile sig_atomic_t stop = 1;
 	struct pmt_record r = {.comm = "t", .comm_len = 1, .event = "x:y"};
 	struct pmt_output o;
+	struct pmt_error err = {0};
 	char path[64], *buf = malloc(1 << 20);
 	int p[2], i, n = 20000;
 	ssize_t got;
 
 	ASSERT_TRUE(buf && !pipe(p));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
-	ASSERT_EQ(pmt_output__open(&o, path, PMT_OUT_TEXT), 0);
+	ASSERT_EQ(pmt_output__open(&o, path, PMT_OUT_TEXT, &err), 0);
 	ASSERT_TRUE(o.wfd >= 0);
 	pmt_output__interruptible(&o, &stop, NULL);
 	for (i = 0; i < n; i++)

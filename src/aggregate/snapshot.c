@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One snapshot of an aggregation, made once a print: the entries turned
+ * into deltas against the previous snapshot (so nothing is lost between
+ * reading and clearing), sorted; then handed to each sink the options
+ * chose (internal.h). The pieces every sink reads are here: groups of
+ * entries by key, keys as text, stacks as frames.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate/internal.h"
+#include "output/symbols.h"
+
+/* Turn cur into deltas against prev (min/max stay since the start). */
+static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
+		     size_t np)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct pmt_agg_entry *p =
+			np ? bsearch(&cur[i], prev, np, sizeof(*prev), pmt_agg_entry__cmp) : NULL;
+
+		if (p) {
+			cur[i].val.count -= p->val.count;
+			cur[i].val.sum -= p->val.sum;
+		}
+	}
+}
+
+bool pmt_agg__is_stack(uint8_t disp)
+{
+	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
+}
+
+size_t pmt_agg__forget(struct pmt_agg *a,
+		       bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle), void *ctx)
+{
+	size_t i, kept = 0, n = a->prev.n;
+
+	if (a->opts->interval <= 0 || a->opts->keep)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct pmt_agg_entry *e = &a->prev.v[i];
+
+		if (drop(ctx, &e->key, e->idle))
+			continue;
+		a->prev.v[kept++] = *e; /* stays sorted */
+	}
+	a->prev.n = kept;
+	return n - kept;
+}
+
+void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
+			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < kl->n; i++) {
+		if (!pmt_agg__is_stack(kl->disp[i]))
+			continue;
+		memcpy(&v, key->data + kl->at[i], 8);
+		fn(ctx, kl->disp[i] == PMT_DISP_USTACK, v);
+	}
+}
+
+int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
+			  uint32_t *pid)
+{
+	bool user = disp == PMT_DISP_USTACK;
+	int32_t id = user ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
+
+	*pid = user ? (uint32_t)(v >> 32) : 0;
+	if (id < 0 || !io->stack)
+		return 0;
+	return io->stack(io->stack_ctx, user, v, ips);
+}
+
+/* --- keys ------------------------------------------------------------------ */
+
+/* The address of a sym key part, and the process it belongs to. */
+static uint64_t sym_part(const struct pmt_keylayout *kl, const struct pmt_agg_key *k, int i,
+			 uint32_t *pid)
+{
+	uint64_t v, p = 0;
+
+	memcpy(&v, k->data + kl->at[i], 8);
+	if (i > 0 && kl->disp[i - 1] == PMT_DISP_HIDDEN)
+		memcpy(&p, k->data + kl->at[i - 1], 8);
+	*pid = (uint32_t)p;
+	return v;
+}
+
+static const char *probe_part(const struct pmt_agg *a, uint64_t v)
+{
+	return v < a->nprobes ? a->probe_names[v] : "?";
+}
+
+void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+		       const struct pmt_agg_key *k, int i)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	const uint8_t *d = k->data + kl->at[i];
+	uint32_t pid;
+	uint64_t v;
+
+	memcpy(&v, d, 8);
+	if (kl->disp[i] == PMT_DISP_SYM)
+		pmt_syms__name(io->syms, pid, sym_part(kl, k, i, &pid), false, true, b);
+	else if (kl->kind[i] == PMT_KEY_STR_)
+		pmt_buf__text_str(b, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
+	else if (kl->kind[i] == PMT_KEY_PROBE)
+		pmt_buf__puts(b, probe_part(a, v));
+	else if (kl->is_signed[i])
+		pmt_buf__s64(b, (int64_t)v);
+	else
+		pmt_buf__u64(b, v);
+}
+
+void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_json *j,
+		       const struct pmt_agg_key *k, int i)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	const uint8_t *d = k->data + kl->at[i];
+	struct pmt_buf name = {0};
+	uint32_t pid;
+	uint64_t v;
+
+	memcpy(&v, d, 8);
+	if (kl->disp[i] == PMT_DISP_SYM) {
+		pmt_syms__name(io->syms, pid, sym_part(kl, k, i, &pid), false, true, &name);
+		pmt_json__strn(j, name.p, name.len);
+		pmt_buf__free(&name);
+	} else if (kl->kind[i] == PMT_KEY_STR_) {
+		pmt_json__strn(j, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
+	} else if (kl->kind[i] == PMT_KEY_PROBE) {
+		pmt_json__str(j, probe_part(a, v));
+	} else if (kl->is_signed[i]) {
+		pmt_json__s64(j, (int64_t)v);
+	} else {
+		pmt_json__u64(j, v);
+	}
+}
+
+static void stack_text(const struct pmt_agg_io *io, struct pmt_buf *b, uint8_t disp, uint64_t v)
+{
+	uint64_t ips[PMT_STACK_DEPTH];
+	struct pmt_buf name = {0};
+	uint32_t pid;
+	int n = pmt_agg__stack_frames(io, disp, v, ips, &pid), i;
+
+	for (i = 0; i < n; i++) {
+		name.len = 0;
+		pmt_syms__name(io->syms, pid, ips[i], false, true, &name);
+		pmt_buf__puts(b, "\n        ");
+		pmt_buf__add(b, name.p, name.len);
+	}
+	pmt_buf__free(&name);
+}
+
+void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+		       const struct pmt_agg_key *k)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	bool first = true;
+	uint64_t v, kv;
+	int i;
+
+	for (i = 0; i < kl->n; i++) {
+		uint8_t disp = kl->disp[i];
+
+		memcpy(&v, k->data + kl->at[i], 8);
+		if (disp == PMT_DISP_HIDDEN)
+			continue;
+		if (!first && *kl->names[i])
+			pmt_buf__puts(b, ", ");
+		first = false;
+		if (!pmt_agg__is_stack(disp)) {
+			pmt_agg__key_part(a, io, b, k, i);
+			continue;
+		}
+		/* innermost first, so a kernel part that follows its user
+		 * part ("stack") is shown before it */
+		if (disp == PMT_DISP_USTACK && i + 1 < kl->n &&
+		    kl->disp[i + 1] == PMT_DISP_KSTACK && !*kl->names[i + 1]) {
+			memcpy(&kv, k->data + kl->at[i + 1], 8);
+			stack_text(io, b, PMT_DISP_KSTACK, kv);
+			i++;
+		}
+		stack_text(io, b, disp, v);
+		pmt_buf__putc(b, '\n');
+	}
+}
+
+/* Folded stacks go root first: the shown keys (comm, ...), then the user
+ * frames, then the kernel ones; -1 for parts not shown. */
+static int fold_pass(uint8_t disp)
+{
+	switch (disp) {
+	case PMT_DISP_HIDDEN: return -1;
+	case PMT_DISP_USTACK: return 1;
+	case PMT_DISP_KSTACK: return 2;
+	default: return 0;
+	}
+}
+
+/* One folded frame: ';' and ' ' separate frames and the count. */
+static void fold_name(struct pmt_buf *b, const struct pmt_buf *name)
+{
+	size_t f;
+
+	for (f = 0; f < name->len; f++)
+		pmt_buf__putc(b, name->p[f] == ';' || name->p[f] == ' ' ? '_' : name->p[f]);
+}
+
+void pmt_agg__folded_text(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+			  const struct pmt_agg_key *k)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	struct pmt_buf name = {0};
+	uint64_t v, ips[PMT_STACK_DEPTH];
+	bool first = true;
+	uint32_t pid;
+	int i, pass, n, f;
+
+	for (pass = 0; pass < 3; pass++) {
+		for (i = 0; i < kl->n; i++) {
+			if (fold_pass(kl->disp[i]) != pass)
+				continue;
+			memcpy(&v, k->data + kl->at[i], 8);
+			if (!pass) {
+				name.len = 0;
+				pmt_agg__key_part(a, io, &name, k, i);
+				if (!first)
+					pmt_buf__putc(b, ';');
+				first = false;
+				fold_name(b, &name);
+				continue;
+			}
+			n = pmt_agg__stack_frames(io, kl->disp[i], v, ips, &pid);
+			for (f = n - 1; f >= 0; f--) {
+				if (!first)
+					pmt_buf__putc(b, ';');
+				first = false;
+				pmt_syms__name(io->syms, pid, ips[f], false, false, b);
+			}
+		}
+	}
+	pmt_buf__free(&name);
+}
+
+/* --- groups ---------------------------------------------------------------- */
+
+static double group_value(enum pmt_agg_fn fn, const struct pmt_agg_val *v)
+{
+	switch (fn) {
+	case PMT_FN_SUM: return (double)v->sum;
+	case PMT_FN_AVG: return v->count ? (double)v->sum / (double)v->count : 0;
+	case PMT_FN_MIN: return (double)v->min;
+	case PMT_FN_MAX: return (double)v->max;
+	default: return (double)v->count;
+	}
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	double x = ((const struct pmt_agg_group *)a)->sortval,
+	       y = ((const struct pmt_agg_group *)b)->sortval;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(((const struct pmt_agg_group *)a)->text,
+		      ((const struct pmt_agg_group *)b)->text);
+}
+
+/* Runs of entries with the same key data, those with news in this delta. */
+static size_t make_groups(const struct pmt_agg_snap *s, struct pmt_agg_group *groups)
+{
+	const struct pmt_agg_entry *d = s->e;
+	size_t ng = 0, i, j;
+
+	for (i = 0; i < s->n; i = j) {
+		struct pmt_agg_group *g = &groups[ng];
+
+		memset(g, 0, sizeof(*g));
+		for (j = i; j < s->n && !memcmp(d[j].key.data, d[i].key.data, PMT_KEY_MAX); j++) {
+			g->total.count += d[j].val.count;
+			g->total.sum += d[j].val.sum;
+			if (j == i || d[j].val.min < g->total.min)
+				g->total.min = d[j].val.min;
+			if (j == i || d[j].val.max > g->total.max)
+				g->total.max = d[j].val.max;
+		}
+		if (!g->total.count)
+			continue; /* nothing new in this interval */
+		g->e = &d[i];
+		g->n = j - i;
+		g->sortval = group_value(s->a->opts->fn, &g->total);
+		ng++;
+	}
+	return ng;
+}
+
+static bool symbolic_keys(const struct pmt_agg *a)
+{
+	int i;
+
+	for (i = 0; i < a->keys.n; i++)
+		if (a->keys.disp[i] != PMT_DISP_PLAIN)
+			return true;
+	return false;
+}
+
+/*
+ * Keys shown by name (sym, stacks) can differ in the kernel and look the
+ * same (two addresses in one function; one stack in two processes):
+ * merge those. Histograms keep their groups (buckets are per entry).
+ */
+static size_t merge_by_text(const struct pmt_agg_snap *s, enum pmt_agg_form form,
+			    struct pmt_agg_group *g, size_t n)
+{
+	const struct pmt_agg *a = s->a;
+	bool hist = a->opts->fn == PMT_FN_HIST || a->opts->fn == PMT_FN_LHIST;
+	struct pmt_buf b = {0};
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		b.len = 0;
+		if (form == PMT_FORM_FOLDED)
+			pmt_agg__folded_text(a, s->io, &b, &g[i].e->key);
+		else
+			pmt_agg__key_text(a, s->io, &b, &g[i].e->key);
+		g[i].text = strdup(pmt_buf__cstr(&b));
+		if (!g[i].text)
+			g[i].text = strdup("?");
+	}
+	pmt_buf__free(&b);
+	if (hist)
+		return n;
+	qsort(g, n, sizeof(*g), cmp_text);
+	for (i = 0; i < n; i++) {
+		if (m && !strcmp(g[m - 1].text, g[i].text)) {
+			pmt_agg_val__merge(&g[m - 1].total, &g[i].total);
+			g[m - 1].sortval = group_value(a->opts->fn, &g[m - 1].total);
+			free(g[i].text);
+			continue;
+		}
+		g[m++] = g[i];
+	}
+	return m;
+}
+
+struct pmt_agg_group *pmt_agg_snap__groups(struct pmt_agg_snap *s, enum pmt_agg_form form,
+					   size_t *n)
+{
+	struct pmt_agg_group *g = s->groups[form];
+	size_t ng;
+
+	if (g) {
+		*n = s->ngroups[form];
+		return g;
+	}
+	g = calloc(s->n ? s->n : 1, sizeof(*g));
+	if (!g)
+		return NULL;
+	ng = make_groups(s, g);
+	if (symbolic_keys(s->a) || form == PMT_FORM_FOLDED)
+		ng = merge_by_text(s, form, g, ng);
+	/* maps by value, as bpftrace prints them; folded stacks by name */
+	if (form == PMT_FORM_KEY)
+		qsort(g, ng, sizeof(*g), cmp_group);
+	s->groups[form] = g;
+	*n = s->ngroups[form] = ng;
+	return g;
+}
+
+/* --- the print --------------------------------------------------------------- */
+
+void pmt_agg__sinks(struct pmt_agg *a)
+{
+	const struct pmt_agg_opts *o = a->opts;
+	int n = 0;
+
+	if (o->pprof)
+		a->sinks[n++] = &pmt_agg_sink_pprof;
+	if (o->flamegraph)
+		a->sinks[n++] = &pmt_agg_sink_flamegraph;
+	if (o->folded)
+		a->sinks[n++] = &pmt_agg_sink_folded;
+	if (!n)
+		a->sinks[n++] = o->json ? &pmt_agg_sink_json : &pmt_agg_sink_text;
+	a->sinks[n] = NULL;
+}
+
+int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
+		   struct pmt_output *out, uint64_t now_ns)
+{
+	struct pmt_agg_snap s = {.a = a, .io = io, .n = cur->n, .now_ns = now_ns};
+	int err = 0, e, i;
+	size_t k;
+
+	if (s.n)
+		qsort(cur->v, s.n, sizeof(*cur->v), pmt_agg_entry__cmp);
+	/* deltas go into a copy: cur becomes the next "previous" */
+	s.e = calloc(s.n ? s.n : 1, sizeof(*s.e));
+	if (!s.e) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (s.n)
+		memcpy(s.e, cur->v, s.n * sizeof(*s.e));
+	if (!a->opts->keep)
+		subtract(s.e, s.n, a->prev.v, a->prev.n);
+	for (k = 0; k < s.n; k++)
+		cur->v[k].idle = !s.e[k].val.count;
+	for (i = 0; a->sinks[i]; i++)
+		if ((e = a->sinks[i]->write(&s, out)) && !err)
+			err = e;
+out:
+	for (i = 0; i < PMT_FORM__MAX; i++) {
+		for (k = 0; s.groups[i] && k < s.ngroups[i]; k++)
+			free(s.groups[i][k].text);
+		free(s.groups[i]);
+	}
+	free(s.e);
+	pmt_agg_entries__free(&a->prev);
+	a->prev = *cur;
+	memset(cur, 0, sizeof(*cur));
+	return err;
+}

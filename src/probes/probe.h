@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The probes of a run, as every provider makes them and the session drives
+ * them: a name, a record format, a compiled filter, what is done with each
+ * event, and the links. What only one kind needs stays in priv, the
+ * provider's own.
+ */
+#ifndef PMT_PROBE_H
+#define PMT_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "abi.h"
+#include "events/format.h"
+#include "util/error.h"
+
+struct bpf_link;
+struct pmt_provider;
+
+struct pmt_probe {
+	uint32_t id; /* attach cookie, index in the list */
+	const struct pmt_provider *prov;
+	char *name;		   /* "sched:sched_switch", "...#2" */
+	char *base;		   /* "sched:sched_switch" */
+	const char *filter_expr;   /* as given, or NULL */
+	int instance;		   /* 0, or n-1 for the n-th copy of base */
+	uint8_t action;		   /* enum pmt_action */
+	struct pmt_agg_cfg agg;	   /* action != STREAM */
+	struct pmt_format *fmt;	   /* record layout; NULL: no fields */
+	struct pmt_filter *filter; /* compiled --filter, or NULL */
+	struct bpf_link *link;
+	struct bpf_link **links; /* probes attached many times (PMU) */
+	int nlinks;
+	void *priv;	 /* the provider's, freed with free() */
+	uint64_t events; /* received */
+};
+
+struct pmt_probes {
+	struct pmt_probe *v;
+	uint32_t n;
+};
+
+/* Add a probe to the list; takes fmt and compiles the filter expr (may
+ * be NULL) against it. The same name with the same filter is traced once
+ * (0, nothing added); with another filter it is a copy, name#2. 0, or
+ * -errno with err set. */
+int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const char *name,
+		    struct pmt_format *fmt, const char *filter, struct pmt_error *err);
+/* Let go of every link (the kernel-side teardown may go on elsewhere). */
+void pmt_probes__unlink(struct pmt_probes *l);
+/* Does a probe hold a single link (tracepoints, functions: their release
+ * waits for the kernel, see spawn_closer() in src/run/session.c)? */
+bool pmt_probes__linked(const struct pmt_probes *l);
+void pmt_probes__free(struct pmt_probes *l);
+
+#endif
