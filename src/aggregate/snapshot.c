@@ -109,16 +109,18 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	uint64_t v;
 
 	memcpy(&v, d, 8);
-	if (kl->disp[i] == PMT_DISP_SYM)
-		pmt_syms__name(io->syms, pid, sym_part(kl, k, i, &pid), false, true, b);
-	else if (kl->kind[i] == PMT_KEY_STR_)
+	if (kl->disp[i] == PMT_DISP_SYM) {
+		v = sym_part(kl, k, i, &pid);
+		pmt_syms__name(io->syms, pid, v, false, true, b);
+	} else if (kl->kind[i] == PMT_KEY_STR_) {
 		pmt_buf__text_str(b, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
-	else if (kl->kind[i] == PMT_KEY_PROBE)
+	} else if (kl->kind[i] == PMT_KEY_PROBE) {
 		pmt_buf__puts(b, probe_part(a, v));
-	else if (kl->is_signed[i])
+	} else if (kl->is_signed[i]) {
 		pmt_buf__s64(b, (int64_t)v);
-	else
+	} else {
 		pmt_buf__u64(b, v);
+	}
 }
 
 void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_json *j,
@@ -132,7 +134,8 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 
 	memcpy(&v, d, 8);
 	if (kl->disp[i] == PMT_DISP_SYM) {
-		pmt_syms__name(io->syms, pid, sym_part(kl, k, i, &pid), false, true, &name);
+		v = sym_part(kl, k, i, &pid);
+		pmt_syms__name(io->syms, pid, v, false, true, &name);
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
 	} else if (kl->kind[i] == PMT_KEY_STR_) {
