@@ -5,7 +5,7 @@
 #                             ASan+UBSan, the fuzzer, lint, the runtime
 #                             suite in QEMU guests and on this kernel
 #   tests/run.sh vm           the runtime suite in the guests only
-#   tests/run.sh AREA...      runtime areas on this kernel (stream, filter,
+#   tests/run.sh AREA...      runtime areas on this kernel (stream, filter, counting,
 #                             aggregate, pmu, uprobe, kprobe, exit, cli;
 #                             see tests/runtime/), or unit, asan, fuzz, lint
 # shellcheck disable=SC2317 # suites are called through run_suite and one_suite

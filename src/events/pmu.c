@@ -425,3 +425,37 @@ bool pmt_pmu__has_hardware(const char *sysfs)
 			return true;
 	return false;
 }
+
+void pmt_pmu__count_attr(const struct pmt_pmu_event *ev, bool inherit, bool on_exec,
+			 struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->config1 = ev->config1;
+	attr->config2 = ev->config2;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr->disabled = 1;
+	attr->inherit = inherit;
+	attr->enable_on_exec = on_exec;
+}
+
+const char *pmt_pmu__next_name(const char *list, char *out, size_t len)
+{
+	size_t n = 0;
+	bool terms = false;
+	const char *p;
+
+	for (p = list; *p && (terms || *p != ','); p++) {
+		if (*p == '/')
+			terms = !terms;
+		if (n + 1 < len)
+			out[n++] = *p;
+	}
+	if (len)
+		out[n] = '\0';
+	return *p ? p + 1 : NULL;
+}

@@ -31,6 +31,18 @@ int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev
 void pmt_pmu__known(struct pmt_names *out, bool hardware);
 /* pmu/event/ names from sysfs events/ directories (not software ones). */
 void pmt_pmu__sysfs_events(const char *sysfs, struct pmt_names *out);
+struct perf_event_attr;
+
+/* The attributes that count ev (--stat, --counter): no sampling; reads
+ * give the value with its enabled and running times (multiplexing).
+ * inherit: the task's children count too (-- CMD, -p); on_exec: start
+ * at the task's exec (a command held before it). Starts disabled. */
+void pmt_pmu__count_attr(const struct pmt_pmu_event *ev, bool inherit, bool on_exec,
+			 struct perf_event_attr *attr);
+/* Split "cycles,instructions,cpu/event=1,umask=2/" at the commas
+ * outside PMU terms: the next name into out (at most len bytes); returns
+ * where the one after starts, or NULL at the end. */
+const char *pmt_pmu__next_name(const char *list, char *out, size_t len);
 /* Does this machine have a hardware PMU for PERF_TYPE_HARDWARE? */
 bool pmt_pmu__has_hardware(const char *sysfs);
 

@@ -226,6 +226,17 @@ static int opt_flamegraph(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_counter(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "--counter needs an event, e.g. page-faults (see --list)");
+	if (c->o->nr_counters >= PMT_MAX_COUNTERS)
+		return ERR(c, "--counter: at most %d counter%s a run", PMT_MAX_COUNTERS,
+			   PMT_MAX_COUNTERS == 1 ? "" : "s");
+	c->o->counters[c->o->nr_counters++] = arg;
+	return 0;
+}
+
 static int opt_pprof(struct optctx *c, char *arg)
 {
 	if (!*arg)
@@ -552,6 +563,8 @@ static const struct opt_def opt_defs[] = {
 	FLAG("keep", 0, agg.keep),
 	OPT("max-keys", 0, required_argument, opt_max_keys),
 	OPT("latency", 0, required_argument, opt_latency),
+	FLAG("stat", 0, stat),
+	OPT("counter", 0, required_argument, opt_counter),
 	OPT("match", 0, required_argument, opt_match),
 	OPT("unit", 0, required_argument, opt_unit),
 	OPT("listen", 0, required_argument, opt_listen),
@@ -729,6 +742,56 @@ static int check_probes(struct optctx *c)
 	return 0;
 }
 
+/* --stat: every -e counted, nothing sampled, traced or aggregated. */
+static int check_stat(struct optctx *c)
+{
+	const struct pmt_agg_opts *a = &c->o->agg;
+	struct pmt_opts *o = c->o;
+	const char *other = a->fn		   ? "--count, --hist, ..."
+			    : a->lat_start	   ? "--latency"
+			    : a->by		   ? "--by"
+			    : a->top		   ? "--top"
+			    : a->keep		   ? "--keep"
+			    : o->listen.addr	   ? "--listen"
+			    : o->stack		   ? "--stack"
+			    : o->period || o->freq ? "--period/--freq"
+			    : o->nr_counters	   ? "--counter"
+						   : NULL;
+	int i;
+
+	if (other)
+		return ERR(c, "--stat counts events and prints their totals: it takes no %s",
+			   other);
+	for (i = 0; i < o->nr_probes; i++) {
+		if (o->probes[i].kind != PMT_PROBE_PERF)
+			return ERR(c, "--stat counts PMU events (-e EVENT); --%s %s is not one",
+				   o->probes[i].kind ? kind_names[o->probes[i].kind] : "tp",
+				   o->probes[i].spec);
+		if (o->probes[i].filter)
+			return ERR(c,
+				   "--stat counts every event of %s: --filter applies to events "
+				   "traced one by one",
+				   o->probes[i].spec);
+	}
+	return 0;
+}
+
+/* --counter EVENT: what --latency measures instead of time. */
+static int check_counter(struct optctx *c)
+{
+	const struct pmt_agg_opts *a = &c->o->agg;
+
+	if (!a->lat_start)
+		return ERR(c, "--counter measures an event count between two points: add --latency "
+			      "START,END, or --latency kprobe:FUNC / uprobe:PATH:SYMBOL");
+	if (a->match)
+		return ERR(c, "--counter: the count is the thread's own, from START to END in one "
+			      "thread: drop --match");
+	if (a->unit)
+		return ERR(c, "--unit is for time: --counter counts events");
+	return 0;
+}
+
 static int check_targets(struct optctx *c)
 {
 	struct pmt_opts *o = c->o;
@@ -771,6 +834,10 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t
 		return ERR(&c, "'--' must be followed by the COMMAND to run, e.g. -- ls -l");
 	if (o->mode == PMT_MODE_LIST || o->mode == PMT_MODE_INFO)
 		return check_modes(&c);
+	if (o->stat)
+		return check_stat(&c) ? -EINVAL : check_targets(&c);
+	if (o->nr_counters && (ret = check_counter(&c)))
+		return ret;
 	if ((ret = check_aggregation(&c)) || (ret = check_probes(&c)) || (ret = check_targets(&c)))
 		return ret;
 	return 0;

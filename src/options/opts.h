@@ -48,6 +48,7 @@ enum pmt_mode {
 #define PMT_DEFAULT_MAX_KEYS 10240
 #define PMT_LHIST_MAX_BUCKETS 10000
 #define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */
+#define PMT_MAX_COUNTERS 1    /* --counter (one at a time so far) */
 
 enum pmt_agg_fn {
 	PMT_FN_NONE, /* stream events */
@@ -118,6 +119,10 @@ struct pmt_opts {
 	uint8_t stack;	 /* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
 	bool unwind_fp;	 /* --unwind fp: user stacks by frame pointers */
 	enum pmt_kprobe_mode kprobe_mode;
+	/* counting */
+	bool stat;				/* --stat: -e events counted */
+	const char *counters[PMT_MAX_COUNTERS]; /* --counter EVENT (--latency) */
+	int nr_counters;
 	const char *list_glob; /* --list [GLOB] */
 	const char *info_spec; /* --info CAT:NAME */
 };

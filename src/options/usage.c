@@ -4,6 +4,7 @@
 
 const char pmt_usage[] =
 	"usage: pmtrace [OPTIONS] --tp CATEGORY:NAME [--tp ...] [-- COMMAND [ARGS...]]\n"
+	"       pmtrace --stat [-e EVENT[,EVENT...]] [-a|-p PID|-- COMMAND [ARGS...]]\n"
 	"       pmtrace --list [GLOB]\n"
 	"       pmtrace --info CATEGORY:NAME\n"
 	"\n"
@@ -53,6 +54,14 @@ const char pmt_usage[] =
 	"  --listen [ADDR:]PORT   serve the aggregation at http://ADDR:PORT/metrics for\n"
 	"                         Prometheus (ADDR default 127.0.0.1; PORT 0: any)\n"
 	"  --metric NAME          the metric's name (default from probe and value)\n"
+	"\n"
+	"Counting, as perf stat:\n"
+	"  --stat                 count each -e EVENT (comma lists allowed; default\n"
+	"                         perf stat's set) and print the totals, or each\n"
+	"                         --interval's; scaled when multiplexed\n"
+	"  --counter EVENT        with --latency: the thread's own count of EVENT\n"
+	"                         from START to END instead of time, e.g. page-faults\n"
+	"                         per call of a function\n"
 	"\n"
 	"Targets (default: whole system):\n"
 	"  -a, --all-cpus         trace the whole system (also while COMMAND runs)\n"

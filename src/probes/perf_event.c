@@ -81,14 +81,9 @@ static void fill_attr(const struct pmt_prov_ctx *c, const struct pmt_pmu_event *
 {
 	const struct pmt_opts *o = c->opts;
 
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = ev->type;
-	attr->config = ev->config;
-	attr->config1 = ev->config1;
-	attr->config2 = ev->config2;
-	attr->exclude_user = ev->exclude_user;
-	attr->exclude_kernel = ev->exclude_kernel;
+	/* the counting attributes, sampling besides (no reads: no format) */
+	pmt_pmu__count_attr(ev, !o->system_wide, false, attr);
+	attr->read_format = 0;
 	attr->sample_type =
 		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR;
 	if (o->period) {
@@ -97,8 +92,6 @@ static void fill_attr(const struct pmt_prov_ctx *c, const struct pmt_pmu_event *
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
 	}
-	attr->disabled = 1;
-	attr->inherit = !o->system_wide;
 }
 
 static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)

@@ -24,6 +24,7 @@
 #include "events/pmu.h"
 #include "run/session.h"
 #include "run/signals.h"
+#include "run/stat.h"
 #include "util/strutil.h"
 #include "events/tracefs.h"
 
@@ -231,7 +232,11 @@ static int do_trace(const struct pmt_opts *o)
 	bool loop_ready = false;
 	int ret = PMT_EXIT_OK;
 
-	if (check_privileges() || check_btf())
+	if (check_privileges())
+		return PMT_EXIT_USAGE;
+	if (o->stat) /* counters: no BPF */
+		return pmt_stat__run(o);
+	if (check_btf())
 		return PMT_EXIT_USAGE;
 	pmt_signals__install();
 	pmt_signals__startup(true);

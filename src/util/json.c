@@ -7,7 +7,7 @@ void pmt_json__double(struct pmt_json *j, double v)
 {
 	pmt_json__sep(j);
 	if (isfinite(v))
-		pmt_buf__printf(j->b, "%.17g", v);
+		pmt_buf__printf(j->b, "%.15g", v);
 	else
 		pmt_buf__puts(j->b, "null");
 }

@@ -115,7 +115,7 @@ static inline void pmt_json__s64(struct pmt_json *j, int64_t v)
 	pmt_buf__s64(j->b, v);
 }
 
-/* A finite double as %.17g; NaN and infinities (not JSON) as null. */
+/* A finite double as %.15g; NaN and infinities (not JSON) as null. */
 void pmt_json__double(struct pmt_json *j, double v);
 
 static inline void pmt_json__bool(struct pmt_json *j, bool v)

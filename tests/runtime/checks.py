@@ -476,6 +476,97 @@ def payload_vs_perf_script(argv):
     print(f"    {len(ours)} events identical to perf script's ({', '.join(events)})", file=sys.stderr)
 
 
+def perf_csv(path):
+    """perf stat -x, lines: event -> value (clock events in msec)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip("\n").split(",")
+            if len(fields) >= 3 and fields[2] and not line.startswith("#"):
+                try:
+                    out[fields[2]] = float(fields[0])
+                except ValueError:
+                    out[fields[2]] = None
+    return out
+
+
+def stat_json(path):
+    """pmtrace --stat --json lines: event -> value (None: not counted)."""
+    out = {}
+    for e in events(path):
+        v = e["counter-value"]
+        out[e["event"]] = None if v.startswith("<") else float(v)
+    return out
+
+
+def within(what, ours, theirs, share):
+    assert ours is not None and theirs is not None, (what, ours, theirs)
+    assert abs(ours - theirs) <= share * max(ours, theirs), (what, ours, theirs)
+    print(f"    {what}: {ours:g} (perf stat {theirs:g})", file=sys.stderr)
+
+
+def stat_vs_perf(argv):
+    """argv[3]: the counters the command makes large and steady ("spin":
+    3000 faults and 200 ms of CPU; "sleep": 200 context switches)."""
+    ours, theirs = stat_json(argv[1]), perf_csv(argv[2])
+    if argv[3] == "sleep":
+        within("context-switches", ours["context-switches"], theirs["context-switches"], 0.01)
+    else:
+        within("page-faults", ours["page-faults"], theirs["page-faults"], 0.01)
+        within("task-clock msec", ours["task-clock"], theirs["task-clock"], 0.05)
+
+
+def stat_text_vs_perf(argv):
+    """The same lines, with the digits of the values and ratios set aside:
+    header, columns, units, ratios' units, footer."""
+    def shape(path):
+        lines = [l.rstrip("\n") for l in open(path) if not l.startswith("#")]
+        while lines and not lines[0]:
+            lines.pop(0)
+        return lines
+
+    ours, theirs = shape(argv[1]), shape(argv[2])
+    assert len(ours) == len(theirs), ("lines", ours, theirs)
+    num = re.compile(r"[0-9][0-9,.]*")
+    for a, b in zip(ours, theirs):
+        if "Performance counter stats" in b:
+            assert a == b, (a, b)
+            continue
+        assert len(a) == len(b), ("width", a, b)
+        assert num.sub("9", a).replace(" ", "") == num.sub("9", b).replace(" ", ""), (a, b)
+        assert a.find("#") == b.find("#"), ("ratio column", a, b)
+        assert a[18:57] == b[18:57], ("unit and event columns", a, b)
+    print(f"    {len(ours)} lines in perf stat's layout", file=sys.stderr)
+
+
+def stat_interval_sum(argv):
+    sums = collections.Counter()
+    times = []
+    for e in events(argv[1]):
+        times.append(e["interval"])
+        if not e["counter-value"].startswith("<"):
+            sums[e["event"]] += float(e["counter-value"])
+    assert times == sorted(times) and len(set(times)) >= 3, times
+    theirs = perf_csv(argv[2])
+    within("page-faults summed over intervals", sums["page-faults"], theirs["page-faults"], 0.02)
+    within("context-switches summed over intervals", sums["context-switches"],
+           theirs["context-switches"], 0.02)
+
+
+def stat_cpus_utilized(argv):
+    (e,) = events(argv[1])
+    assert e["event"] == "cpu-clock" and e["metric-unit"] == "CPUs utilized", e
+    assert abs(e["metric-value"] - int(argv[2])) < 0.1 * int(argv[2]), e
+
+
+def stat_pid_busy(argv):
+    text = open(argv[1]).read()
+    m = re.search(r"([0-9.]+) msec task-clock +# +([0-9.]+) CPUs utilized", text)
+    assert m, text
+    # the spinner had a CPU to itself for 0.3 s (less in an emulated guest)
+    assert 150 <= float(m.group(1)) <= 330 and 0.5 <= float(m.group(2)) <= 1.1, m.group(0)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":
