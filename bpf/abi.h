@@ -56,7 +56,8 @@ enum pmt_stat {
 	/* perf buffer full. The ring counts these too, but reports them only
 	 * with its next record, which may never come: this count is exact. */
 	PMT_STAT_RING_FULL,
-	PMT_STAT_STACK_FULL, /* a stack not stored: its table full (or a collision) */
+	PMT_STAT_STACK_FULL,   /* a stack not stored: its table full (or a collision) */
+	PMT_STAT_COUNTER_READ, /* --counter: a CPU's counter could not be read */
 	PMT_STAT__MAX,
 };
 
@@ -265,6 +266,21 @@ struct pmt_lat_key {
 	__u64 match;
 	__u32 lat_id;
 	__u32 pad;
+};
+
+/*
+ * A started --latency measurement. With --counter, the thread's own count
+ * of the event since START: the counters are per CPU (pmt_counters), so at
+ * each context switch of a thread with a measurement under way its share
+ * is taken (bpf/count.bpf.c): acc += now - last when it leaves a CPU, last
+ * = now when it arrives on one. END adds what it counted since last. A
+ * call that blocks, is preempted or migrates gets exactly the events that
+ * happened on CPU while its thread ran, the switches' own included.
+ */
+struct pmt_lat_val {
+	__u64 start; /* ns */
+	__u64 acc;   /* --counter: counted on the CPUs left since START */
+	__u64 last;  /* --counter: the running CPU's counter when it got it */
 };
 
 /*

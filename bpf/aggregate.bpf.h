@@ -22,8 +22,32 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
 	__type(key, struct pmt_lat_key);
-	__type(value, __u64);
+	__type(value, struct pmt_lat_val);
 } pmt_lat SEC(".maps") __weak;
+
+/* --counter: one counting perf event per CPU (the loader opens them),
+ * read where the thread runs; sized at load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pmt_counters SEC(".maps") __weak;
+
+/* --latency measures pmt_counters' event, not time */
+const volatile bool pmt_lat_counter __weak = false;
+
+/* This CPU's count of the --counter event (0 and counted if unreadable). */
+static __always_inline __u64 pmt_counter_now(void)
+{
+	struct bpf_perf_event_value v = {};
+
+	if (bpf_perf_event_read_value(&pmt_counters, BPF_F_CURRENT_CPU, &v, sizeof(v))) {
+		pmt_stat_inc(PMT_STAT_COUNTER_READ);
+		return 0;
+	}
+	return v.counter;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -272,7 +296,9 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	struct pmt_lat_key lk = {};
-	__u64 now, *start, *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
+	struct pmt_lat_val lv = {}, *sv;
+	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
+	__s64 v;
 
 	if (hits)
 		(*hits)++;
@@ -283,21 +309,27 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 	case PMT_ACT_LAT_START:
 		lk.match = pmt_fetch_num(&a->match, c);
 		lk.lat_id = a->lat_id;
-		now = bpf_ktime_get_ns();
-		if (bpf_map_update_elem(&pmt_lat, &lk, &now, BPF_ANY))
+		lv.start = bpf_ktime_get_ns();
+		if (pmt_lat_counter)
+			lv.last = pmt_counter_now();
+		if (bpf_map_update_elem(&pmt_lat, &lk, &lv, BPF_ANY))
 			pmt_stat_inc(PMT_STAT_LAT_FULL);
 		return;
 	case PMT_ACT_LAT_END:
 		lk.match = pmt_fetch_num(&a->match, c);
 		lk.lat_id = a->lat_id;
-		start = bpf_map_lookup_elem(&pmt_lat, &lk);
-		if (!start) {
+		sv = bpf_map_lookup_elem(&pmt_lat, &lk);
+		if (!sv) {
 			pmt_stat_inc(PMT_STAT_LAT_NOSTART);
 			return;
 		}
-		now = bpf_ktime_get_ns() - *start;
+		if (pmt_lat_counter)
+			v = (__s64)(sv->acc + (pmt_counter_now() - sv->last));
+		else
+			v = (__s64)((bpf_ktime_get_ns() - sv->start) /
+				    (a->lat_div ? a->lat_div : 1));
 		bpf_map_delete_elem(&pmt_lat, &lk);
-		pmt_agg_update(a, c, probe_id, (__s64)(now / (a->lat_div ? a->lat_div : 1)));
+		pmt_agg_update(a, c, probe_id, v);
 		return;
 	}
 }

@@ -260,7 +260,10 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	if (ao->lat_start) {
 		/* probe 0 starts, probe 1 ends (see pmt_session__resolve) */
 		p->action = i == 0 ? PMT_ACT_LAT_START : PMT_ACT_LAT_END;
-		a->lat_div = ag->lat_unit_ns = unit_div(ao->unit);
+		/* a counter's deltas are counts: no unit */
+		a->lat_div = ag->lat_unit_ns = ao->counter ? 1 : unit_div(ao->unit);
+		if (ao->counter)
+			ag->lat_unit_ns = 0;
 		if (ef ? resolve_num(ag->err, p, i == 0 ? sf : ef, "--match", &a->match, NULL) : 0)
 			return -EINVAL;
 		if (!ef)

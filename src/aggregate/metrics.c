@@ -83,7 +83,12 @@ void pmt_agg__metric_name(const struct pmt_agg *a, struct pmt_buf *b)
 			pmt_buf__puts(b, "_to_");
 			sanitize(b, a->probe_names[1]);
 		}
-		pmt_buf__puts(b, "_latency_seconds");
+		if (ao->counter) { /* counts a call: pmtrace_..._page_faults */
+			pmt_buf__putc(b, '_');
+			sanitize(b, ao->counter);
+		} else {
+			pmt_buf__puts(b, "_latency_seconds");
+		}
 		return;
 	}
 	if (a->nprobes == 1) {
@@ -117,8 +122,8 @@ static void help_text(const struct pmt_agg *a, struct pmt_buf *b)
 	size_t i;
 
 	if (ao->lat_start)
-		pmt_buf__printf(b, "latency from %s to %s", ao->lat_start,
-				ao->lat_end ? ao->lat_end : "its return");
+		pmt_buf__printf(b, "%s from %s to %s", ao->counter ? ao->counter : "latency",
+				ao->lat_start, ao->lat_end ? ao->lat_end : "its return");
 	else
 		pmt_buf__printf(b, "%s%s%s of", pmt_agg_fn__name(ao->fn), ao->expr ? " " : "",
 				ao->expr ? ao->expr : "");

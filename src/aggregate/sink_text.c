@@ -9,18 +9,25 @@
 #include "aggregate/internal.h"
 #include "output/symbols.h"
 
-static const char *map_name(const struct pmt_agg_opts *ao)
+/* bpftrace's map name: @usecs for a latency, @page_faults for a
+ * --counter's (a map name has no '-' or ':'), @ otherwise. */
+static void map_name(const struct pmt_agg_opts *ao, struct pmt_buf *b)
 {
 	static const char *const units[] = {"ns", "nsecs", "us", "usecs",
 					    "ms", "msecs", "s",	 "secs"};
+	const char *p;
 	size_t i;
 
-	if (!ao->lat_start)
-		return "";
-	for (i = 0; i < 8; i += 2)
+	pmt_buf__putc(b, '@');
+	if (ao->counter) {
+		for (p = ao->counter; *p; p++)
+			pmt_buf__putc(b,
+				      *p == '-' || *p == ':' || *p == '/' || *p == '=' ? '_' : *p);
+		return;
+	}
+	for (i = 0; ao->lat_start && i < 8; i += 2)
 		if (!strcmp(ao->unit ? ao->unit : "us", units[i]))
-			return units[i + 1];
-	return "";
+			pmt_buf__puts(b, units[i + 1]);
 }
 
 static void bucket_label(struct pmt_buf *b, const struct pmt_agg *a, int32_t bucket)
@@ -72,7 +79,7 @@ static void group_text(const struct pmt_agg_snap *s, struct pmt_buf *b,
 	const struct pmt_agg_val *v = &g->total;
 	long long avg = v->count ? (long long)(v->sum / (int64_t)v->count) : 0;
 
-	pmt_buf__printf(b, "@%s", map_name(ao));
+	map_name(ao, b);
 	if (g->text) {
 		pmt_buf__printf(b, "[%s]", g->text);
 	} else if (s->a->keys.n) {
@@ -219,7 +226,9 @@ static int write_json(struct pmt_agg_snap *s, struct pmt_output *out)
 	pmt_json__field_u64(&j, "ts", s->now_ns);
 	pmt_json__field_str(&j, "time", when);
 	pmt_json__field_str(&j, "aggregation", pmt_agg_fn__name(ao->fn));
-	if (ao->lat_start)
+	if (ao->counter)
+		pmt_json__field_str(&j, "counter", ao->counter);
+	else if (ao->lat_start)
 		pmt_json__field_str(&j, "unit", ao->unit ? ao->unit : "us");
 	pmt_json__key(&j, "entries");
 	pmt_json__array(&j);

@@ -665,14 +665,23 @@ static int check_aggregation(struct optctx *c)
 
 	a->json = c->o->json;
 	if (a->lat_start) {
-		if (a->fn && a->fn != PMT_FN_HIST)
-			return ERR(c, "--latency makes a histogram: it takes no --%s",
-				   agg_fn_names[a->fn]);
+		const char *what = a->counter ? a->counter : "latency";
+
+		/* the value aggregated is what --latency measures, by name */
+		if (a->fn && a->fn != PMT_FN_COUNT && a->expr && strcmp(a->expr, what) &&
+		    strcmp(a->expr, "value"))
+			return ERR(c,
+				   "--%s %s: --latency measures %s, the one value it aggregates "
+				   "(--%s %s%s)",
+				   agg_fn_names[a->fn], a->expr, what, agg_fn_names[a->fn], what,
+				   a->fn == PMT_FN_LHIST ? ":MIN:MAX:STEP" : "");
 		if (c->o->nr_probes)
 			return ERR(
 				c,
 				"--latency takes its two probes itself: drop the --tp/-e options");
-		a->fn = PMT_FN_HIST;
+		a->expr = NULL;
+		if (!a->fn)
+			a->fn = PMT_FN_HIST;
 	} else if (a->match || a->unit) {
 		return ERR(c, "--%s goes with --latency", a->match ? "match" : "unit");
 	}
@@ -789,6 +798,7 @@ static int check_counter(struct optctx *c)
 			      "thread: drop --match");
 	if (a->unit)
 		return ERR(c, "--unit is for time: --counter counts events");
+	c->o->agg.counter = c->o->counters[0];
 	return 0;
 }
 

@@ -78,6 +78,7 @@ struct pmt_agg_opts {
 	const char *lat_start, *lat_end;
 	const char *match;	/* START_FIELD=END_FIELD */
 	const char *unit;	/* latency: ns us ms s */
+	const char *counter;	/* --counter EVENT: what latency counts instead */
 	bool folded;		/* --folded: stacks as folded lines */
 	const char *flamegraph; /* --flamegraph FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */

@@ -164,6 +164,9 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 	if (st[PMT_STAT_LAT_FULL])
 		pmt_warn("%llu latency starts could not be stored",
 			 (unsigned long long)st[PMT_STAT_LAT_FULL]);
+	if (st[PMT_STAT_COUNTER_READ])
+		pmt_warn("%llu --counter reads failed (their calls count 0 there)",
+			 (unsigned long long)st[PMT_STAT_COUNTER_READ]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;

@@ -170,6 +170,8 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
 		return ret;
+	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)))
+		return ret;
 	return compile_aggregation(s);
 }
 
@@ -277,6 +279,7 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_program__set_autoload(s->skel->progs.pmt_exec, follow);
 	bpf_program__set_autoload(s->skel->progs.pmt_exit, follow);
 	pmt_unwind__autoload(s->skel);
+	pmt_counter__prepare(&s->counter, s->skel, s->ncpus);
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->prepare && prov_used(s, prov))
 			prov->prepare(prov_ctx(s));
@@ -308,7 +311,8 @@ int pmt_session__attach(struct pmt_session *s)
 				"cannot attach the process-tracking tracepoints: %s",
 				strerror(errno));
 	}
-	if (targeted && (err = add_targets(s)))
+	if ((targeted && (err = add_targets(s))) ||
+	    (err = pmt_counter__start(&s->counter, s->skel, s->ncpus, &s->err)))
 		return err;
 	if ((err = pmt_unwinder__start(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL, &s->err)))
 		return err;

@@ -9,6 +9,7 @@
 #include "events/format.h"
 #include "options/opts.h"
 #include "probes/provider.h"
+#include "run/counter.h"
 #include "run/target.h"
 #include "run/unwind.h"
 
@@ -30,6 +31,7 @@ struct pmt_session {
 	struct pmt_syms *syms;	    /* symbolizer, made when needed */
 	uint8_t stack;		    /* --stack: PMT_STACK_* */
 	struct pmt_unwinder unwind; /* --unwind dwarf */
+	struct pmt_counter counter; /* --counter */
 	pid_t closer;		    /* closes the links after we exit */
 	int closer_fd;		    /* its pipe: EOF lets it go */
 };

@@ -47,10 +47,10 @@ test_stat_counts_from_exec() {
 
 # --interval: each interval's deltas; their sum is the whole run's count.
 test_stat_interval_sums_to_total() {
-	"$PMT" --stat --json --interval 0.05 -e page-faults,context-switches \
-		-o "$WORK/int.json" -- "$TP"/sleeper 40 5 >/dev/null || return 1
-	perf stat -x, -e page-faults,context-switches -o "$WORK/perf.csv" \
-		-- "$TP"/sleeper 40 5 >/dev/null || return 1
+	"$PMT" --stat --json --interval 0.05 -e page-faults,task-clock \
+		-o "$WORK/int.json" -- "$TP"/spinner 300 3000 >/dev/null || return 1
+	perf stat -x, -e page-faults,task-clock -o "$WORK/perf.csv" \
+		-- "$TP"/spinner 300 3000 >/dev/null || return 1
 	check stat_interval_sum "$WORK/int.json" "$WORK/perf.csv" || return 1
 }
 
@@ -92,5 +92,56 @@ test_counting_bad_inputs() {
 		--counter page-faults --tp sched:sched_switch || return 1
 	usage_error "--counter: the count is the thread's own" \
 		--latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --counter page-faults || return 1
+	no_leftovers
+}
+
+# --counter: each call's own count, exact. pmt_faults(k) faults k fresh
+# pages for k = 1..7 over 70 calls; one warm-up call of k = 0 takes the
+# tracer's first-hit fault (0 or 1, see tests/testprogs/counted.c).
+test_counter_faults_per_call() {
+	local c=$TP/counted
+	"$PMT" -q --json --latency "uprobe:$c:pmt_faults" --counter page-faults \
+		--lhist page-faults:0:10:1 -o "$WORK/f.json" -- "$c" 70 >/dev/null || return 1
+	check counter_lhist "$WORK/f.json" page-faults "1=10,2=10,3=10,4=10,5=10,6=10,7=10" 1 || return 1
+}
+
+# A call that sleeps once has exactly one context switch; a call that
+# moves itself to the other CPU between its two halves still counts its
+# own 2 x 3 faults. (Not its migrations: the kernel counts a migration on
+# the CPU that does it, sometimes for another task woken there while this
+# one runs; README, Counting.)
+test_counter_sleep_and_migrate() {
+	local c=$TP/counted out
+	out=$("$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches --stats value \
+		-- "$c" 70 | grep '^@')
+	expect_eq "context switches per sleeping call" "$out" \
+		"@context_switches: count 70, average 1, min 1, max 1, total 70" || return 1
+	if [ "$(nproc)" -lt 2 ]; then
+		note "one CPU: no migration to make"
+		return 0
+	fi
+	"$PMT" -q --json --latency "uprobe:$c:pmt_migrate" --counter page-faults \
+		--lhist value:0:10:1 -o "$WORK/m.json" -- "$c" 70 >/dev/null || return 1
+	check counter_lhist "$WORK/m.json" page-faults "6=70" 1 || return 1
+}
+
+# Keys, intervals and JSON work on counts as on times.
+test_counter_by_comm_interval() {
+	local c=$TP/counted
+	"$PMT" -q --json --interval 0.05 --latency "uprobe:$c:pmt_sleep_once" \
+		--counter context-switches --by comm -o "$WORK/i.json" -- "$c" 200 >/dev/null || return 1
+	check counter_intervals "$WORK/i.json" counted 200 || return 1
+}
+
+test_counter_refusals() {
+	local c=$TP/counted
+	if ! has_cpu_pmu; then
+		usage_error "--counter cycles: this machine cannot count it" \
+			--latency "uprobe:$c:pmt_faults" --counter cycles -- "$c" 7 || return 1
+	fi
+	usage_error "--counter: unknown event 'page-fault'" \
+		--latency "uprobe:$c:pmt_faults" --counter page-fault -- "$c" 7 || return 1
+	usage_error "--stats cycles: --latency measures page-faults" \
+		--latency "uprobe:$c:pmt_faults" --counter page-faults --stats cycles -- "$c" 7 || return 1
 	no_leftovers
 }

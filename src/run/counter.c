@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --counter's per-CPU counters (counter.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "abi.h"
+#include "probes/provider.h"
+#include "run/counter.h"
+#include "pmtrace.skel.h"
+
+static int count_open(const struct pmt_counter *c, int cpu)
+{
+	struct perf_event_attr attr;
+
+	pmt_pmu__count_attr(&c->ev, false, false, &attr);
+	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int pmt_counter__resolve(struct pmt_counter *c, const struct pmt_opts *o, struct pmt_error *err)
+{
+	char msg[1024];
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	if (!o->nr_counters)
+		return 0;
+	if (pmt_pmu__parse(o->counters[0], PMT_PMU_SYSFS, &c->ev, msg, sizeof(msg)))
+		return pmt_error__usage(err, "--counter: %s", msg);
+	fd = count_open(c, pmt_first_online_cpu());
+	if (fd < 0) {
+		pmt_error__usage(err, "--counter %s: this machine cannot count it (%s)", c->ev.name,
+				 strerror(errno));
+		if (c->ev.hardware && !pmt_pmu__has_hardware(PMT_PMU_SYSFS))
+			pmt_error__hint(err,
+					"no hardware PMU here (a VM without PMU passthrough?): "
+					"software events count: page-faults, context-switches, "
+					"cpu-migrations, minor-faults, major-faults, cpu-clock");
+		return -EINVAL;
+	}
+	close(fd);
+	c->on = true;
+	return 0;
+}
+
+void pmt_counter__prepare(const struct pmt_counter *c, struct pmtrace_bpf *skel, int ncpus)
+{
+	skel->rodata->pmt_lat_counter = c->on;
+	bpf_map__set_max_entries(skel->maps.pmt_counters, c->on ? (__u32)ncpus : 1);
+	bpf_program__set_autoload(skel->progs.pmt_count_switch, c->on);
+}
+
+int pmt_counter__start(const struct pmt_counter *c, struct pmtrace_bpf *skel, int ncpus,
+		       struct pmt_error *err)
+{
+	uint64_t online[PMT_MAX_CPUS / 64];
+	int map = bpf_map__fd(skel->maps.pmt_counters), cpu, fd, e;
+
+	if (!c->on)
+		return 0;
+	if ((e = pmt_online_cpus(online)))
+		return pmt_error__runtime(err, e, "cannot read the online CPUs");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		__u32 key = (__u32)cpu, val;
+
+		if (!(online[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		fd = count_open(c, cpu);
+		if (fd < 0)
+			return pmt_error__runtime(err, -errno, "--counter %s: CPU %d: %s",
+						  c->ev.name, cpu, strerror(errno));
+		val = (__u32)fd;
+		e = bpf_map_update_elem(map, &key, &val, BPF_ANY) ? -errno : 0;
+		if (!e && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+			e = -errno;
+		close(fd); /* the map holds the event now */
+		if (e)
+			return pmt_error__runtime(err, e, "--counter %s: CPU %d: %s", c->ev.name,
+						  cpu, strerror(-e));
+	}
+	skel->links.pmt_count_switch = bpf_program__attach(skel->progs.pmt_count_switch);
+	if (!skel->links.pmt_count_switch)
+		return pmt_error__runtime(err, -errno,
+					  "--counter: cannot attach to sched_switch: %s",
+					  strerror(errno));
+	return 0;
+}
