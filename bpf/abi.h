@@ -284,6 +284,23 @@ struct pmt_lat_val {
 };
 
 /*
+ * --counter on streamed probes: a thread's running count of the event,
+ * shared out at context switches as above, from when the thread is first
+ * seen (pmt_tcount, LRU-bounded); each streamed record of the thread ends
+ * with a struct pmt_counter_rec after its data (hdr.size counts it).
+ */
+struct pmt_tcount {
+	__u64 acc;	/* counted on the CPUs it left */
+	__u64 last;	/* the running CPU's counter when it got it */
+	__u64 reported; /* the value its last streamed record showed */
+};
+
+struct pmt_counter_rec {
+	__u64 value; /* the thread's count so far */
+	__u64 delta; /* since its previous streamed record */
+};
+
+/*
  * A PMU overflow sample as the perf_event program records it: the "raw
  * record" of perf events. Filters, keys and the stream read its fields by
  * name through a format built in src/probes/perf_event.c.

@@ -25,30 +25,6 @@ struct {
 	__type(value, struct pmt_lat_val);
 } pmt_lat SEC(".maps") __weak;
 
-/* --counter: one counting perf event per CPU (the loader opens them),
- * read where the thread runs; sized at load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} pmt_counters SEC(".maps") __weak;
-
-/* --latency measures pmt_counters' event, not time */
-const volatile bool pmt_lat_counter __weak = false;
-
-/* This CPU's count of the --counter event (0 and counted if unreadable). */
-static __always_inline __u64 pmt_counter_now(void)
-{
-	struct bpf_perf_event_value v = {};
-
-	if (bpf_perf_event_read_value(&pmt_counters, BPF_F_CURRENT_CPU, &v, sizeof(v))) {
-		pmt_stat_inc(PMT_STAT_COUNTER_READ);
-		return 0;
-	}
-	return v.counter;
-}
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

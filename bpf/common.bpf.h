@@ -152,6 +152,59 @@ static __always_inline void pmt_current_comm(void *dst)
 	pmt_task_comm(bpf_get_current_task_btf(), dst);
 }
 
+/* --counter: one counting perf event per CPU (the loader opens them),
+ * read where the thread runs; sized at load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pmt_counters SEC(".maps") __weak;
+
+/* --latency measures pmt_counters' event, not time */
+const volatile bool pmt_lat_counter __weak = false;
+/* streamed records carry their thread's count (struct pmt_counter_rec) */
+const volatile bool pmt_stream_counter __weak = false;
+
+/* threads' running counts for pmt_stream_counter (tid key) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_tcount);
+} pmt_tcount SEC(".maps") __weak;
+
+/* This CPU's count of the --counter event (0 and counted if unreadable). */
+static __always_inline __u64 pmt_counter_now(void)
+{
+	struct bpf_perf_event_value v = {};
+
+	if (bpf_perf_event_read_value(&pmt_counters, BPF_F_CURRENT_CPU, &v, sizeof(v))) {
+		pmt_stat_inc(PMT_STAT_COUNTER_READ);
+		return 0;
+	}
+	return v.counter;
+}
+
+/* The current thread's count so far and since its last streamed record;
+ * a thread not seen before starts at 0 now. */
+static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_counter_rec *out)
+{
+	__u32 tid = (__u32)pmt_pid_tgid(c);
+	struct pmt_tcount *t = bpf_map_lookup_elem(&pmt_tcount, &tid), fresh = {};
+	__u64 now = pmt_counter_now();
+
+	out->value = out->delta = 0;
+	if (!t) {
+		fresh.last = now;
+		bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
+		return;
+	}
+	out->value = t->acc + (now - t->last);
+	out->delta = out->value - t->reported;
+	t->reported = out->value;
+}
+
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
 static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
 				     __u64 size)
@@ -161,6 +214,15 @@ static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __
 
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
+	if (pmt_stream_counter) {
+		struct pmt_counter_rec cr;
+
+		if (size > PMT_MAX_DATA - sizeof(cr))
+			size = PMT_MAX_DATA - sizeof(cr);
+		pmt_thread_count(c, &cr);
+		bpf_probe_read_kernel(e->data + size, sizeof(cr), &cr);
+		size += sizeof(cr);
+	}
 	e->hdr.pid = pid_tgid >> 32;
 	e->hdr.tid = (__u32)pid_tgid;
 	e->hdr.probe_id = probe_id;

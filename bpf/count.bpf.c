@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --counter: a thread's own count of an event between two points, from
- * per-CPU counters. At each context switch the thread leaving a CPU takes
- * what was counted there since it arrived, and the thread arriving notes
- * where the count stands (struct pmt_lat_val in abi.h). Only threads
- * with a measurement under way have an entry: the others cost a lookup.
- * Loaded only with --counter.
+ * --counter: a thread's own count of an event, from per-CPU counters. At
+ * each context switch the thread leaving a CPU takes what was counted
+ * there since it arrived, and the thread arriving notes where the count
+ * stands. With --latency only threads with a measurement under way have
+ * an entry (struct pmt_lat_val in abi.h): the others cost a lookup. On
+ * streamed probes every traced thread has one (struct pmt_tcount), its
+ * running count since it was first seen. Loaded only with --counter.
  *
  * The event the switch itself causes (a context switch is counted right
  * after this tracepoint) lands in the arriving thread's share: each
@@ -13,6 +14,34 @@
  * call that sleeps once counts the one switch of its return to a CPU.
  */
 #include "aggregate.bpf.h"
+
+/* Streamed probes: every traced thread's running count. A thread is
+ * taken in at its first arrival on a CPU (a target's, with -p/-- CMD). */
+static __always_inline int pmt_count_threads(struct task_struct *prev, struct task_struct *next)
+{
+	struct pmt_tcount *t, fresh = {};
+	__u32 tid = (__u32)BPF_CORE_READ(prev, pid), tgid;
+	__u8 *st;
+
+	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
+	if (t)
+		t->acc += pmt_counter_now() - t->last;
+	tid = (__u32)BPF_CORE_READ(next, pid);
+	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
+	if (t) {
+		t->last = pmt_counter_now();
+		return 0;
+	}
+	if (pmt_filter_target) {
+		tgid = (__u32)BPF_CORE_READ(next, tgid);
+		st = bpf_map_lookup_elem(&pmt_targets, &tgid);
+		if (!st || *st != PMT_TARGET_ACTIVE)
+			return 0;
+	}
+	fresh.last = pmt_counter_now();
+	bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
+	return 0;
+}
 
 /* sched_switch(bool preempt, struct task_struct *prev, *next, ...) */
 SEC("raw_tp/sched_switch")
@@ -25,6 +54,8 @@ int pmt_count_switch(__u64 *ctx)
 
 	if (pmt_stop)
 		return 0;
+	if (pmt_stream_counter)
+		return pmt_count_threads(prev, next);
 	k.match = (__u64)BPF_CORE_READ(prev, pid);
 	v = bpf_map_lookup_elem(&pmt_lat, &k);
 	if (v) {

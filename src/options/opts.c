@@ -788,17 +788,22 @@ static int check_stat(struct optctx *c)
 /* --counter EVENT: what --latency measures instead of time. */
 static int check_counter(struct optctx *c)
 {
-	const struct pmt_agg_opts *a = &c->o->agg;
+	struct pmt_agg_opts *a = &c->o->agg;
 
+	if (!a->lat_start && a->fn)
+		return ERR(c,
+			   "--counter with --%s: a count is aggregated per call with --latency "
+			   "START,END or --latency kprobe:FUNC / uprobe:PATH:SYMBOL, or streamed "
+			   "with each event",
+			   agg_fn_names[a->fn]);
 	if (!a->lat_start)
-		return ERR(c, "--counter measures an event count between two points: add --latency "
-			      "START,END, or --latency kprobe:FUNC / uprobe:PATH:SYMBOL");
+		return 0; /* streamed: each record with its thread's count */
 	if (a->match)
 		return ERR(c, "--counter: the count is the thread's own, from START to END in one "
 			      "thread: drop --match");
 	if (a->unit)
 		return ERR(c, "--unit is for time: --counter counts events");
-	c->o->agg.counter = c->o->counters[0];
+	a->counter = c->o->counters[0];
 	return 0;
 }
 

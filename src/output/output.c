@@ -208,6 +208,10 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		else
 			text_value(b, &v);
 	}
+	if (r->counter)
+		pmt_buf__printf(b, " %s=%llu (+%llu)", r->counter,
+				(unsigned long long)r->counter_value,
+				(unsigned long long)r->counter_delta);
 	if (r->extra_text)
 		r->extra_text(r, b);
 	if (r->truncated)
@@ -248,6 +252,14 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 			json_value(&j, &v);
 	}
 	pmt_json__end(&j);
+	if (r->counter) {
+		pmt_json__key(&j, "counter");
+		pmt_json__object(&j);
+		pmt_json__field_str(&j, "event", r->counter);
+		pmt_json__field_u64(&j, "value", r->counter_value);
+		pmt_json__field_u64(&j, "delta", r->counter_delta);
+		pmt_json__end(&j);
+	}
 	if (r->extra_json)
 		r->extra_json(r, &j);
 	pmt_json__end(&j);

@@ -63,8 +63,11 @@ struct pmt_record {
 	 * before the newline; JSON adds members to the record's object. */
 	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
 	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
-	struct pmt_syms *syms; /* for extra: names of addresses */
-	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
+	const char *counter;	/* --counter's event, or NULL */
+	uint64_t counter_value; /* the thread's count so far */
+	uint64_t counter_delta; /* since its previous record */
+	struct pmt_syms *syms;	/* for extra: names of addresses */
+	uint8_t stack;		/* for extra: PMT_STACK_* to print */
 };
 
 /* path NULL or "-" writes to stdout. -errno with err set. */

@@ -13,6 +13,10 @@
 #include "run/counter.h"
 #include "pmtrace.skel.h"
 
+/* Threads whose running counts are kept (LRU: the least recently seen
+ * go first, and start again from 0 when met again). */
+#define PMT_COUNTED_THREADS 16384
+
 static int count_open(const struct pmt_counter *c, int cpu)
 {
 	struct perf_event_attr attr;
@@ -44,13 +48,16 @@ int pmt_counter__resolve(struct pmt_counter *c, const struct pmt_opts *o, struct
 	}
 	close(fd);
 	c->on = true;
+	c->stream = !o->agg.lat_start;
 	return 0;
 }
 
 void pmt_counter__prepare(const struct pmt_counter *c, struct pmtrace_bpf *skel, int ncpus)
 {
-	skel->rodata->pmt_lat_counter = c->on;
+	skel->rodata->pmt_lat_counter = c->on && !c->stream;
+	skel->rodata->pmt_stream_counter = c->stream;
 	bpf_map__set_max_entries(skel->maps.pmt_counters, c->on ? (__u32)ncpus : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_tcount, c->stream ? PMT_COUNTED_THREADS : 1);
 	bpf_program__set_autoload(skel->progs.pmt_count_switch, c->on);
 }
 

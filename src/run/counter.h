@@ -17,6 +17,7 @@ struct pmtrace_bpf;
 
 struct pmt_counter {
 	bool on;
+	bool stream; /* streamed probes: each record with its thread's count */
 	struct pmt_pmu_event ev;
 };
 

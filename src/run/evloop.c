@@ -100,6 +100,18 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.data = eh + 1;
 	r.len = eh->size;
 	r.truncated = eh->size >= PMT_MAX_DATA;
+	r.counter = NULL;
+	if (l->s->counter.stream && r.len >= sizeof(struct pmt_counter_rec)) {
+		/* the thread's count follows the data (bpf/common.bpf.h) */
+		struct pmt_counter_rec cr;
+
+		r.len -= sizeof(cr);
+		memcpy(&cr, (const char *)r.data + r.len, sizeof(cr));
+		r.truncated = r.len >= PMT_MAX_DATA - sizeof(cr);
+		r.counter = l->s->counter.ev.name;
+		r.counter_value = cr.value;
+		r.counter_delta = cr.delta;
+	}
 	r.extra_text = p->prov->extra_text;
 	r.extra_json = p->prov->extra_json;
 	r.syms = l->syms;

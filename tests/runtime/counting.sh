@@ -17,7 +17,7 @@ test_stat_vs_perf_stat() {
 		# shellcheck disable=SC2086
 		"$PMT" --stat --json -e page-faults,context-switches,task-clock -o "$WORK/pmt.json" \
 			-- "$TP"/$cmd >/dev/null || return 1
-		check stat_vs_perf "$WORK/pmt.json" "$WORK/perf.csv" "$exact" || return 1
+		check stat_vs_perf "$WORK/pmt.json" "$WORK/perf.csv" "$exact" "${PMT_VM:-}" || return 1
 	done
 }
 
@@ -39,7 +39,8 @@ test_stat_counts_from_exec() {
 	p=$("$PMT" --stat --json -e page-faults -- true | sed -n 's/.*"counter-value":"\([0-9]*\).*/\1/p')
 	q=$(perf stat -x, -e page-faults -- true 2>&1 >/dev/null | cut -d, -f1)
 	note "true: $p page faults (perf stat: $q)"
-	if [ -z "$p" ] || [ -z "$q" ] || [ $((p - q)) -gt 1 ] || [ $((q - p)) -gt 1 ]; then
+	# what a forked pmtrace touches before exec would be tens of faults
+	if [ -z "$p" ] || [ -z "$q" ] || [ $((p - q)) -gt 3 ] || [ $((q - p)) -gt 3 ]; then
 		fail "pmtrace $p, perf stat $q"
 		return 1
 	fi
@@ -51,7 +52,7 @@ test_stat_interval_sums_to_total() {
 		-o "$WORK/int.json" -- "$TP"/spinner 300 3000 >/dev/null || return 1
 	perf stat -x, -e page-faults,task-clock -o "$WORK/perf.csv" \
 		-- "$TP"/spinner 300 3000 >/dev/null || return 1
-	check stat_interval_sum "$WORK/int.json" "$WORK/perf.csv" || return 1
+	check stat_interval_sum "$WORK/int.json" "$WORK/perf.csv" "${PMT_VM:-}" || return 1
 }
 
 # An event the machine cannot count is shown as perf shows it; the others
@@ -88,8 +89,8 @@ test_counting_bad_inputs() {
 		--stat --tp sched:sched_switch || return 1
 	usage_error "--stat counts events and prints their totals: it takes no --count" \
 		--stat -e page-faults --count || return 1
-	usage_error "--counter measures an event count between two points: add --latency" \
-		--counter page-faults --tp sched:sched_switch || return 1
+	usage_error "--counter with --count: a count is aggregated per call with --latency" \
+		--counter page-faults --tp sched:sched_switch --count || return 1
 	usage_error "--counter: the count is the thread's own" \
 		--latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --counter page-faults || return 1
 	no_leftovers
@@ -114,8 +115,14 @@ test_counter_sleep_and_migrate() {
 	local c=$TP/counted out
 	out=$("$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches --stats value \
 		-- "$c" 70 | grep '^@')
-	expect_eq "context switches per sleeping call" "$out" \
-		"@context_switches: count 70, average 1, min 1, max 1, total 70" || return 1
+	if [ -n "${PMT_VM:-}" ]; then
+		# one emulated CPU: other tasks preempt a call now and then
+		[[ $out =~ ^@context_switches:\ count\ 70,\ average\ 1,\ min\ 1, ]] ||
+			{ fail "context switches per sleeping call: $out"; return 1; }
+	else
+		expect_eq "context switches per sleeping call" "$out" \
+			"@context_switches: count 70, average 1, min 1, max 1, total 70" || return 1
+	fi
 	if [ "$(nproc)" -lt 2 ]; then
 		note "one CPU: no migration to make"
 		return 0
@@ -144,4 +151,24 @@ test_counter_refusals() {
 	usage_error "--stats cycles: --latency measures page-faults" \
 		--latency "uprobe:$c:pmt_faults" --counter page-faults --stats cycles -- "$c" 7 || return 1
 	no_leftovers
+}
+
+# --counter on a streamed probe: each record carries its thread's count
+# so far and since its previous record. Between two entries of
+# pmt_faults(k) the thread faulted exactly the k pages of the first call.
+test_counter_streamed() {
+	local c=$TP/counted n
+	"$PMT" -q --json --uprobe "$c:pmt_faults" --counter page-faults -o "$WORK/s.json" \
+		-- "$c" 70 >/dev/null || return 1
+	check counter_streamed "$WORK/s.json" page-faults 71 || return 1
+	"$PMT" -q --uprobe "$c:pmt_faults" --counter page-faults -o "$WORK/s.txt" -- "$c" 7 >/dev/null ||
+		return 1
+	grep -Eq ' page-faults=[0-9]+ \(\+1\)$' "$WORK/s.txt" || { cat "$WORK/s.txt" >&2; fail "no count in the text"; return 1; }
+	# the tracepoint and perf-event programs read counters too
+	n=$("$PMT" -q --tp syscalls:sys_enter_getppid --counter context-switches \
+		-- "$TP"/getppid_loop 5 | grep -c ' context-switches=[0-9]* (+[0-9]*)$')
+	expect_eq "getppid records with a count" "$n" 5 || return 1
+	n=$("$PMT" -q --latency syscalls:sys_enter_getppid,syscalls:sys_exit_getppid \
+		--counter page-faults --sum value -- "$TP"/getppid_loop 5 | grep -c '^@page_faults: ')
+	expect_eq "a tracepoint pair's count" "$n" 1 || return 1
 }
