@@ -9,7 +9,7 @@
  *        │  cookie = probe id ─► probes[id] : struct pmt_probe_cfg
  *        │  target/cpu checks (rodata)          (record layout)
  *        ▼
- *   per-CPU scratch : struct pmt_event { hdr, raw record bytes }
+ *   per-CPU scratch : struct pmt_event { [counts,] hdr, raw record bytes }
  *        │  bpf_perf_event_output(BPF_F_CURRENT_CPU)
  *        ▼
  *   events : PERF_EVENT_ARRAY ─► one perf ring per CPU ─► src/run/evloop.c
@@ -29,6 +29,7 @@
 #define PMT_MAX_DYN 8
 /* Probes (attach points) one session may hold. */
 #define PMT_MAX_PROBES 16384
+#define PMT_COUNTERS 4 /* --counter events a run */
 /* Times one tracepoint may be given (copies of its program). */
 #define PMT_TP_INSTANCES 4
 /* syscalls:* tracepoints served through raw_syscalls (bpf/tracepoint.bpf.c):
@@ -70,7 +71,16 @@ struct pmt_event_hdr {
 	char comm[PMT_COMM_LEN];
 };
 
+/* One a --counter, in their order, before a streamed record's header. */
+struct pmt_counter_rec {
+	__u64 value; /* the thread's count so far */
+	__u64 delta; /* since its previous streamed record */
+};
+
 struct pmt_event {
+	/* --counter on streamed probes: the thread's counts, sent right
+	 * before the header (the last n of these, n a load-time constant) */
+	struct pmt_counter_rec counts[PMT_COUNTERS];
 	struct pmt_event_hdr hdr;
 	__u8 data[PMT_MAX_DATA];
 };
@@ -190,9 +200,10 @@ enum pmt_agg_kind {
 };
 
 enum pmt_key_kind {
-	PMT_KEY_NUM,   /* 8 bytes */
-	PMT_KEY_STR_,  /* PMT_KEY_STR bytes, NUL padded */
-	PMT_KEY_PROBE, /* 4 bytes: probe id */
+	PMT_KEY_NUM,	 /* 8 bytes */
+	PMT_KEY_STR_,	 /* PMT_KEY_STR bytes, NUL padded */
+	PMT_KEY_PROBE,	 /* 4 bytes: probe id */
+	PMT_KEY_COUNTER, /* which --counter (several: one update each) */
 };
 
 enum pmt_scale { PMT_SCALE_NONE, PMT_SCALE_MUL, PMT_SCALE_DIV };
@@ -278,26 +289,21 @@ struct pmt_lat_key {
  * happened on CPU while its thread ran, the switches' own included.
  */
 struct pmt_lat_val {
-	__u64 start; /* ns */
-	__u64 acc;   /* --counter: counted on the CPUs left since START */
-	__u64 last;  /* --counter: the running CPU's counter when it got it */
+	__u64 start;		  /* ns */
+	__u64 acc[PMT_COUNTERS];  /* --counter: counted on the CPUs left since START */
+	__u64 last[PMT_COUNTERS]; /* --counter: the running CPU's count when it got it */
 };
 
 /*
  * --counter on streamed probes: a thread's running count of the event,
  * shared out at context switches as above, from when the thread is first
- * seen (pmt_tcount, LRU-bounded); each streamed record of the thread ends
- * with a struct pmt_counter_rec after its data (hdr.size counts it).
+ * seen (pmt_tcount, LRU-bounded); each streamed record of the thread is
+ * preceded by a struct pmt_counter_rec a counter (struct pmt_event).
  */
 struct pmt_tcount {
-	__u64 acc;	/* counted on the CPUs it left */
-	__u64 last;	/* the running CPU's counter when it got it */
-	__u64 reported; /* the value its last streamed record showed */
-};
-
-struct pmt_counter_rec {
-	__u64 value; /* the thread's count so far */
-	__u64 delta; /* since its previous streamed record */
+	__u64 acc[PMT_COUNTERS];      /* counted on the CPUs it left */
+	__u64 last[PMT_COUNTERS];     /* the running CPU's counter when it got it */
+	__u64 reported[PMT_COUNTERS]; /* the values its last streamed record showed */
 };
 
 /*

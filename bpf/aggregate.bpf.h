@@ -125,8 +125,9 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 			}
 			continue;
 		}
-		PMT_KEY_WORD(k, at) =
-			kp->kind == PMT_KEY_PROBE ? probe_id : pmt_fetch_num(&kp->o, c);
+		PMT_KEY_WORD(k, at) = kp->kind == PMT_KEY_PROBE	    ? probe_id
+				      : kp->kind == PMT_KEY_COUNTER ? c->counter
+								    : pmt_fetch_num(&kp->o, c);
 	}
 }
 
@@ -287,7 +288,7 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 		lk.lat_id = a->lat_id;
 		lv.start = bpf_ktime_get_ns();
 		if (pmt_lat_counter)
-			lv.last = pmt_counter_now();
+			pmt_counters_now(lv.last);
 		if (bpf_map_update_elem(&pmt_lat, &lk, &lv, BPF_ANY))
 			pmt_stat_inc(PMT_STAT_LAT_FULL);
 		return;
@@ -299,11 +300,17 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 			pmt_stat_inc(PMT_STAT_LAT_NOSTART);
 			return;
 		}
-		if (pmt_lat_counter)
-			v = (__s64)(sv->acc + (pmt_counter_now() - sv->last));
-		else
-			v = (__s64)((bpf_ktime_get_ns() - sv->start) /
-				    (a->lat_div ? a->lat_div : 1));
+		if (pmt_lat_counter) {
+			/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
+			pmt_counters_take(sv->acc, sv->last);
+			lv = *sv;
+			bpf_map_delete_elem(&pmt_lat, &lk);
+			for (c->counter = 0; c->counter < PMT_COUNTERS; c->counter++)
+				if (c->counter < pmt_ncounters)
+					pmt_agg_update(a, c, probe_id, (__s64)lv.acc[c->counter]);
+			return;
+		}
+		v = (__s64)((bpf_ktime_get_ns() - sv->start) / (a->lat_div ? a->lat_div : 1));
 		bpf_map_delete_elem(&pmt_lat, &lk);
 		pmt_agg_update(a, c, probe_id, v);
 		return;

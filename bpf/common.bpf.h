@@ -91,6 +91,7 @@ struct pmt_fctx {
 	void *ctx;	 /* the program's context (raw record for tp) */
 	const __u8 *rec; /* copy of the record's fixed part, or NULL */
 	__u64 pid_tgid;	 /* 0 until pmt_pid_tgid() */
+	__u32 counter;	 /* the --counter an update is for (PMT_KEY_COUNTER) */
 };
 
 static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
@@ -161,10 +162,13 @@ struct {
 	__type(value, __u32);
 } pmt_counters SEC(".maps") __weak;
 
-/* --latency measures pmt_counters' event, not time */
+/* --latency measures pmt_counters' events, not time */
 const volatile bool pmt_lat_counter __weak = false;
-/* streamed records carry their thread's count (struct pmt_counter_rec) */
+/* streamed records carry their thread's counts (struct pmt_counter_rec) */
 const volatile bool pmt_stream_counter __weak = false;
+/* counters (at most PMT_COUNTERS); counter k of CPU c is at k * cpus + c */
+const volatile __u32 pmt_ncounters __weak = 0;
+const volatile __u32 pmt_counter_cpus __weak = 1;
 
 /* threads' running counts for pmt_stream_counter (tid key) */
 struct {
@@ -174,35 +178,62 @@ struct {
 	__type(value, struct pmt_tcount);
 } pmt_tcount SEC(".maps") __weak;
 
-/* This CPU's count of the --counter event (0 and counted if unreadable). */
-static __always_inline __u64 pmt_counter_now(void)
+/* This CPU's count of --counter k (0 and counted if unreadable). */
+static __always_inline __u64 pmt_counter_now(__u32 k)
 {
 	struct bpf_perf_event_value v = {};
+	__u64 idx = (__u64)k * pmt_counter_cpus + bpf_get_smp_processor_id();
 
-	if (bpf_perf_event_read_value(&pmt_counters, BPF_F_CURRENT_CPU, &v, sizeof(v))) {
+	if (bpf_perf_event_read_value(&pmt_counters, idx, &v, sizeof(v))) {
 		pmt_stat_inc(PMT_STAT_COUNTER_READ);
 		return 0;
 	}
 	return v.counter;
 }
 
-/* The current thread's count so far and since its last streamed record;
- * a thread not seen before starts at 0 now. */
+/* Where each counter stands on this CPU, into last[]. */
+static __always_inline void pmt_counters_now(__u64 *last)
+{
+	__u32 k;
+
+	for (k = 0; k < PMT_COUNTERS; k++)
+		if (k < pmt_ncounters)
+			last[k] = pmt_counter_now(k);
+}
+
+/* What counted on this CPU since last[] joins acc[]. */
+static __always_inline void pmt_counters_take(__u64 *acc, const __u64 *last)
+{
+	__u32 k;
+
+	for (k = 0; k < PMT_COUNTERS; k++)
+		if (k < pmt_ncounters)
+			acc[k] += pmt_counter_now(k) - last[k];
+}
+
+/* The current thread's counts so far and since its last streamed record
+ * into out[0..pmt_ncounters); a thread not seen before starts at 0 now. */
 static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_counter_rec *out)
 {
-	__u32 tid = (__u32)pmt_pid_tgid(c);
+	__u32 tid = (__u32)pmt_pid_tgid(c), k;
 	struct pmt_tcount *t = bpf_map_lookup_elem(&pmt_tcount, &tid), fresh = {};
-	__u64 now = pmt_counter_now();
+	__u64 now;
 
-	out->value = out->delta = 0;
 	if (!t) {
-		fresh.last = now;
+		pmt_counters_now(fresh.last);
 		bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
-		return;
 	}
-	out->value = t->acc + (now - t->last);
-	out->delta = out->value - t->reported;
-	t->reported = out->value;
+	for (k = 0; k < PMT_COUNTERS; k++) {
+		if (k >= pmt_ncounters)
+			break;
+		out[k].value = out[k].delta = 0;
+		if (!t)
+			continue;
+		now = pmt_counter_now(k);
+		out[k].value = t->acc[k] + (now - t->last[k]);
+		out[k].delta = out[k].value - t->reported[k];
+		t->reported[k] = out[k].value;
+	}
 }
 
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
@@ -210,27 +241,26 @@ static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __
 				     __u64 size)
 {
 	__u64 pid_tgid = pmt_pid_tgid(c);
+	/* --counter's counts sent before the header (struct pmt_event) */
+	const __u32 pre = pmt_stream_counter
+				  ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS) *
+					    sizeof(struct pmt_counter_rec)
+				  : 0;
 	long err;
 
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
-	if (pmt_stream_counter) {
-		struct pmt_counter_rec cr;
-
-		if (size > PMT_MAX_DATA - sizeof(cr))
-			size = PMT_MAX_DATA - sizeof(cr);
-		pmt_thread_count(c, &cr);
-		bpf_probe_read_kernel(e->data + size, sizeof(cr), &cr);
-		size += sizeof(cr);
-	}
+	/* the counts go right before the header: constant offsets only */
+	if (pmt_stream_counter)
+		pmt_thread_count(c, &e->counts[PMT_COUNTERS - pre / sizeof(e->counts[0])]);
 	e->hdr.pid = pid_tgid >> 32;
 	e->hdr.tid = (__u32)pid_tgid;
 	e->hdr.probe_id = probe_id;
 	e->hdr.size = size;
 	pmt_current_comm(e->hdr.comm);
 	e->hdr.ts = bpf_ktime_get_ns();
-	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, e,
-				    sizeof(e->hdr) + size);
+	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&e->hdr - pre,
+				    pre + sizeof(e->hdr) + size);
 	/* -ENOSPC: the ring is full; anything else (no ring on this CPU)
 	 * would vanish without a counter */
 	if (err)

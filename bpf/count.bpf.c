@@ -25,11 +25,11 @@ static __always_inline int pmt_count_threads(struct task_struct *prev, struct ta
 
 	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
 	if (t)
-		t->acc += pmt_counter_now() - t->last;
+		pmt_counters_take(t->acc, t->last);
 	tid = (__u32)BPF_CORE_READ(next, pid);
 	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
 	if (t) {
-		t->last = pmt_counter_now();
+		pmt_counters_now(t->last);
 		return 0;
 	}
 	if (pmt_filter_target) {
@@ -38,7 +38,7 @@ static __always_inline int pmt_count_threads(struct task_struct *prev, struct ta
 		if (!st || *st != PMT_TARGET_ACTIVE)
 			return 0;
 	}
-	fresh.last = pmt_counter_now();
+	pmt_counters_now(fresh.last);
 	bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
 	return 0;
 }
@@ -50,7 +50,6 @@ int pmt_count_switch(__u64 *ctx)
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 	struct pmt_lat_key k = {};
 	struct pmt_lat_val *v;
-	__u64 now;
 
 	if (pmt_stop)
 		return 0;
@@ -58,14 +57,11 @@ int pmt_count_switch(__u64 *ctx)
 		return pmt_count_threads(prev, next);
 	k.match = (__u64)BPF_CORE_READ(prev, pid);
 	v = bpf_map_lookup_elem(&pmt_lat, &k);
-	if (v) {
-		now = pmt_counter_now();
-		v->acc += now - v->last;
-		v->last = now;
-	}
+	if (v)
+		pmt_counters_take(v->acc, v->last);
 	k.match = (__u64)BPF_CORE_READ(next, pid);
 	v = bpf_map_lookup_elem(&pmt_lat, &k);
 	if (v)
-		v->last = pmt_counter_now();
+		pmt_counters_now(v->last);
 	return 0;
 }

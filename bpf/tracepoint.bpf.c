@@ -20,6 +20,17 @@ struct {
 	__type(value, __u32);
 } pmt_sysnr SEC(".maps");
 
+/* The record's first size bytes into e. The bound is checked again here,
+ * in a register: 6.1's verifier forgets one across a stack spill, and
+ * this program spills size wherever the compiler runs short of them. */
+static __always_inline void pmt_tp_copy(struct pmt_event *e, __u64 size, void *ctx)
+{
+	asm volatile("" : "+r"(size));
+	if (size > PMT_MAX_DATA)
+		size = PMT_MAX_DATA;
+	bpf_probe_read_kernel(e->data, size, ctx);
+}
+
 /* Dynamic data follows the fixed fields: where the last __data_loc or
  * __rel_loc area of the copied record e ends (at most PMT_MAX_DATA). */
 static __always_inline __u64 pmt_tp_dyn_end(const struct pmt_probe_cfg *cfg,
@@ -71,7 +82,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 			e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 			if (!e)
 				return 1;
-			bpf_probe_read_kernel(e->data, size, ctx);
+			pmt_tp_copy(e, size, ctx);
 			fc.rec = e->data;
 		}
 		if (!pmt_filter_run(&cfg->filter, &fc)) {
@@ -89,20 +100,20 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 	}
 	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
 		if (!fc.rec && cfg->agg.needs_record) {
-			bpf_probe_read_kernel(e->data, size, ctx);
+			pmt_tp_copy(e, size, ctx);
 			fc.rec = e->data;
 		}
 		pmt_aggregate(cfg, &fc, id);
 		return 1;
 	}
 	if (!fc.rec)
-		bpf_probe_read_kernel(e->data, size, ctx);
+		pmt_tp_copy(e, size, ctx);
 
 	if (cfg->n_dyn) {
 		end = pmt_tp_dyn_end(cfg, e, size);
 		if (end > size) {
 			size = end;
-			bpf_probe_read_kernel(e->data, size, ctx);
+			pmt_tp_copy(e, size, ctx);
 		}
 	}
 	/* The kernel hands BPF the record with its regs pointer written over

@@ -115,6 +115,34 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 	return 1;
 }
 
+/* The kind of a key part (enum pmt_key_kind), its operand in *info;
+ * -EINVAL with the error set for a name probe p has not. */
+static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct key_spec *spec,
+		    struct pmt_opinfo *info)
+{
+	bool stacks = pmt_stackrec__has(p->fmt);
+	struct pmt_buf b = {0};
+	int r;
+
+	if (!strcmp(spec->field, "probe"))
+		return PMT_KEY_PROBE;
+	if (spec->disp == PMT_DISP_COUNTER)
+		return PMT_KEY_COUNTER;
+	r = pmt_operand__resolve(p->fmt, spec->field, info);
+	if (!r)
+		return info->is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
+	pmt_error__usage(ag->err, "--by: %s '%s' for %s",
+			 r == PMT_OPERAND_ARRAY ? "cannot key by the array" : "unknown key",
+			 spec->field, p->name);
+	pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
+	pmt_error__hint(ag->err, "%s; and 'probe'%s", pmt_buf__cstr(&b),
+			!stacks				  ? ""
+			: pmt_format__field(p->fmt, "ip") ? ", sym, kstack, ustack, stack"
+							  : ", kstack, ustack, stack");
+	pmt_buf__free(&b);
+	return -EINVAL;
+}
+
 /* Key part i of probe p (--by word tok) at byte *at: the first probe fixes
  * each part's kind, display and place; the others must agree. */
 static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack, int i,
@@ -122,39 +150,18 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 {
 	struct pmt_agg_cfg *a = &p->cfg;
 	struct pmt_keylayout *kl = &ag->keys;
-	bool stacks = pmt_stackrec__has(p->fmt);
 	struct pmt_opinfo info = {0};
 	uint8_t kind;
+	int ret;
 
 	if (i >= PMT_AGG_KEYS) {
 		return pmt_error__usage(ag->err,
 					"--by: at most %d keys (sym and stack count as two)",
 					PMT_AGG_KEYS);
 	}
-	if (!strcmp(spec->field, "probe")) {
-		kind = PMT_KEY_PROBE;
-	} else {
-		int r = pmt_operand__resolve(p->fmt, spec->field, &info);
-
-		if (r) {
-			struct pmt_buf b = {0};
-
-			pmt_error__usage(ag->err, "--by: %s '%s' for %s",
-					 r == PMT_OPERAND_ARRAY ? "cannot key by the array"
-								: "unknown key",
-					 spec->field, p->name);
-			pmt_operand__hint(&b, p->fmt, p->name,
-					  r == PMT_OPERAND_UNKNOWN ? spec->field : NULL);
-			pmt_error__hint(ag->err, "%s; and 'probe'%s", pmt_buf__cstr(&b),
-					!stacks ? ""
-					: pmt_format__field(p->fmt, "ip")
-						? ", sym, kstack, ustack, stack"
-						: ", kstack, ustack, stack");
-			pmt_buf__free(&b);
-			return -EINVAL;
-		}
-		kind = info.is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
-	}
+	if ((ret = key_kind(ag, p, spec, &info)) < 0)
+		return ret;
+	kind = (uint8_t)ret;
 	if (kl->n > i && (kl->kind[i] != kind || kl->disp[i] != spec->disp)) {
 		return pmt_error__usage(ag->err,
 					"--by %s: means different things for different probes (%s)",
@@ -209,6 +216,14 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 	struct key_spec specs[2];
 	uint8_t asked = *stack;
 
+	/* several --counter: which one leads the key */
+	if (ag->opts->ncounters > 1) {
+		const struct key_spec cs = {"counter", "counter", PMT_DISP_COUNTER};
+
+		if ((ret = compile_key_part(ag, p, stack, i, &at, "counter", &cs)))
+			return ret;
+		a->nkeys = (uint8_t)++i;
+	}
 	if (!ag->opts->by)
 		return 0;
 	copy = strdup(ag->opts->by);

@@ -83,9 +83,11 @@ void pmt_agg__metric_name(const struct pmt_agg *a, struct pmt_buf *b)
 			pmt_buf__puts(b, "_to_");
 			sanitize(b, a->probe_names[1]);
 		}
-		if (ao->counter) { /* counts a call: pmtrace_..._page_faults */
+		if (ao->ncounters == 1) { /* counts a call: pmtrace_..._page_faults */
 			pmt_buf__putc(b, '_');
 			sanitize(b, ao->counter);
+		} else if (ao->ncounters) { /* the label counter says which */
+			pmt_buf__puts(b, "_counts");
 		} else {
 			pmt_buf__puts(b, "_latency_seconds");
 		}

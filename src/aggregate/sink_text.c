@@ -10,7 +10,8 @@
 #include "output/symbols.h"
 
 /* bpftrace's map name: @usecs for a latency, @page_faults for a
- * --counter's (a map name has no '-' or ':'), @ otherwise. */
+ * --counter's (a map name has no '-' or ':'), @ otherwise (several
+ * counters: the key says which). */
 static void map_name(const struct pmt_agg_opts *ao, struct pmt_buf *b)
 {
 	static const char *const units[] = {"ns", "nsecs", "us", "usecs",
@@ -19,13 +20,13 @@ static void map_name(const struct pmt_agg_opts *ao, struct pmt_buf *b)
 	size_t i;
 
 	pmt_buf__putc(b, '@');
-	if (ao->counter) {
+	if (ao->ncounters == 1) {
 		for (p = ao->counter; *p; p++)
 			pmt_buf__putc(b,
 				      *p == '-' || *p == ':' || *p == '/' || *p == '=' ? '_' : *p);
 		return;
 	}
-	for (i = 0; ao->lat_start && i < 8; i += 2)
+	for (i = 0; ao->lat_start && !ao->ncounters && i < 8; i += 2)
 		if (!strcmp(ao->unit ? ao->unit : "us", units[i]))
 			pmt_buf__puts(b, units[i + 1]);
 }
@@ -226,7 +227,7 @@ static int write_json(struct pmt_agg_snap *s, struct pmt_output *out)
 	pmt_json__field_u64(&j, "ts", s->now_ns);
 	pmt_json__field_str(&j, "time", when);
 	pmt_json__field_str(&j, "aggregation", pmt_agg_fn__name(ao->fn));
-	if (ao->counter)
+	if (ao->ncounters == 1)
 		pmt_json__field_str(&j, "counter", ao->counter);
 	else if (ao->lat_start)
 		pmt_json__field_str(&j, "unit", ao->unit ? ao->unit : "us");

@@ -95,8 +95,11 @@ static uint64_t sym_part(const struct pmt_keylayout *kl, const struct pmt_agg_ke
 	return v;
 }
 
-static const char *probe_part(const struct pmt_agg *a, uint64_t v)
+/* A probe's or a counter's name by its index. */
+static const char *name_part(const struct pmt_agg *a, uint8_t kind, uint64_t v)
 {
+	if (kind == PMT_KEY_COUNTER)
+		return v < (uint64_t)a->opts->ncounters ? a->opts->counters[v] : "?";
 	return v < a->nprobes ? a->probe_names[v] : "?";
 }
 
@@ -114,8 +117,8 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_syms__name(io->syms, pid, v, false, true, b);
 	} else if (kl->kind[i] == PMT_KEY_STR_) {
 		pmt_buf__text_str(b, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
-	} else if (kl->kind[i] == PMT_KEY_PROBE) {
-		pmt_buf__puts(b, probe_part(a, v));
+	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
+		pmt_buf__puts(b, name_part(a, kl->kind[i], v));
 	} else if (kl->is_signed[i]) {
 		pmt_buf__s64(b, (int64_t)v);
 	} else {
@@ -140,8 +143,8 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_buf__free(&name);
 	} else if (kl->kind[i] == PMT_KEY_STR_) {
 		pmt_json__strn(j, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
-	} else if (kl->kind[i] == PMT_KEY_PROBE) {
-		pmt_json__str(j, probe_part(a, v));
+	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
+		pmt_json__str(j, name_part(a, kl->kind[i], v));
 	} else if (kl->is_signed[i]) {
 		pmt_json__s64(j, (int64_t)v);
 	} else {

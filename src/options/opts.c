@@ -665,7 +665,7 @@ static int check_aggregation(struct optctx *c)
 
 	a->json = c->o->json;
 	if (a->lat_start) {
-		const char *what = a->counter ? a->counter : "latency";
+		const char *what = a->ncounters > 1 ? "value" : a->counter ? a->counter : "latency";
 
 		/* the value aggregated is what --latency measures, by name */
 		if (a->fn && a->fn != PMT_FN_COUNT && a->expr && strcmp(a->expr, what) &&
@@ -804,6 +804,8 @@ static int check_counter(struct optctx *c)
 	if (a->unit)
 		return ERR(c, "--unit is for time: --counter counts events");
 	a->counter = c->o->counters[0];
+	a->counters = c->o->counters;
+	a->ncounters = c->o->nr_counters;
 	return 0;
 }
 

@@ -48,7 +48,7 @@ enum pmt_mode {
 #define PMT_DEFAULT_MAX_KEYS 10240
 #define PMT_LHIST_MAX_BUCKETS 10000
 #define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */
-#define PMT_MAX_COUNTERS 1    /* --counter (one at a time so far) */
+#define PMT_MAX_COUNTERS 4    /* --counter events a run (PMT_COUNTERS) */
 
 enum pmt_agg_fn {
 	PMT_FN_NONE, /* stream events */
@@ -76,9 +76,13 @@ struct pmt_agg_opts {
 	int max_keys;
 	/* --latency START,END; END NULL: START's return (kprobe:F, uprobe:P:S) */
 	const char *lat_start, *lat_end;
-	const char *match;	/* START_FIELD=END_FIELD */
-	const char *unit;	/* latency: ns us ms s */
-	const char *counter;	/* --counter EVENT: what latency counts instead */
+	const char *match; /* START_FIELD=END_FIELD */
+	const char *unit;  /* latency: ns us ms s */
+	/* --counter EVENT...: what latency counts instead of time; with
+	 * several, each call updates one entry a counter (key "counter") */
+	const char *counter; /* the first, or NULL */
+	const char *const *counters;
+	int ncounters;
 	bool folded;		/* --folded: stacks as folded lines */
 	const char *flamegraph; /* --flamegraph FILE.svg */
 	const char *pprof;	/* --pprof FILE.pb.gz */

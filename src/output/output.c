@@ -208,10 +208,13 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		else
 			text_value(b, &v);
 	}
-	if (r->counter)
-		pmt_buf__printf(b, " %s=%llu (+%llu)", r->counter,
-				(unsigned long long)r->counter_value,
-				(unsigned long long)r->counter_delta);
+	for (i = 0; i < (int)r->ncounters; i++) {
+		uint64_t vd[2];
+
+		memcpy(vd, (const char *)r->counts + 16 * i, sizeof(vd));
+		pmt_buf__printf(b, " %s=%llu (+%llu)", r->counters[i], (unsigned long long)vd[0],
+				(unsigned long long)vd[1]);
+	}
 	if (r->extra_text)
 		r->extra_text(r, b);
 	if (r->truncated)
@@ -252,12 +255,19 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 			json_value(&j, &v);
 	}
 	pmt_json__end(&j);
-	if (r->counter) {
-		pmt_json__key(&j, "counter");
-		pmt_json__object(&j);
-		pmt_json__field_str(&j, "event", r->counter);
-		pmt_json__field_u64(&j, "value", r->counter_value);
-		pmt_json__field_u64(&j, "delta", r->counter_delta);
+	if (r->ncounters) {
+		pmt_json__key(&j, "counters");
+		pmt_json__array(&j);
+		for (i = 0; i < (int)r->ncounters; i++) {
+			uint64_t vd[2];
+
+			memcpy(vd, (const char *)r->counts + 16 * i, sizeof(vd));
+			pmt_json__object(&j);
+			pmt_json__field_str(&j, "event", r->counters[i]);
+			pmt_json__field_u64(&j, "value", vd[0]);
+			pmt_json__field_u64(&j, "delta", vd[1]);
+			pmt_json__end(&j);
+		}
 		pmt_json__end(&j);
 	}
 	if (r->extra_json)

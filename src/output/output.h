@@ -63,11 +63,13 @@ struct pmt_record {
 	 * before the newline; JSON adds members to the record's object. */
 	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
 	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
-	const char *counter;	/* --counter's event, or NULL */
-	uint64_t counter_value; /* the thread's count so far */
-	uint64_t counter_delta; /* since its previous record */
-	struct pmt_syms *syms;	/* for extra: names of addresses */
-	uint8_t stack;		/* for extra: PMT_STACK_* to print */
+	/* --counter: each event's count for the thread so far and since its
+	 * previous record, ncounters (value, delta) u64 pairs at counts */
+	const char *const *counters;
+	uint32_t ncounters;
+	const void *counts;
+	struct pmt_syms *syms; /* for extra: names of addresses */
+	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
 };
 
 /* path NULL or "-" writes to stdout. -errno with err set. */

@@ -51,15 +51,24 @@ struct lost_record {
 	__u64 lost;
 };
 
+/* Bytes of --counter counts before each record's header (struct
+ * pmt_event): the thread's counts with streamed --counter, else none. */
+static size_t counts_size(const struct pmt_evloop *l)
+{
+	return l->s->counter.stream ? l->s->counter.n * sizeof(struct pmt_counter_rec) : 0;
+}
+
 static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
 {
 	struct pmt_evloop *l = ctx;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		const struct raw_sample *rs = (const void *)h;
-		const struct pmt_event_hdr *eh = (const void *)rs->data;
+		/* --counter's counts come first (struct pmt_event) */
+		size_t pre = counts_size(l);
+		const struct pmt_event_hdr *eh = (const void *)((const char *)rs->data + pre);
 
-		if (rs->size < sizeof(*eh) || eh->size > rs->size - sizeof(*eh)) {
+		if (rs->size < pre + sizeof(*eh) || eh->size > rs->size - pre - sizeof(*eh)) {
 			l->malformed++;
 			return LIBBPF_PERF_EVENT_CONT;
 		}
@@ -68,7 +77,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		 * process's mappings now, while it still lives */
 		if (l->user_syms && !l->sb)
 			pmt_syms__note_pid(l->syms, eh->pid);
-		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, sizeof(*eh) + eh->size);
+		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, pre + sizeof(*eh) + eh->size);
 	} else if (h->type == PERF_RECORD_LOST) {
 		l->lost[cpu] += ((const struct lost_record *)h)->lost;
 	}
@@ -78,7 +87,8 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 static void emit(void *ctx, int cpu, const void *data, size_t len)
 {
 	struct pmt_evloop *l = ctx;
-	const struct pmt_event_hdr *eh = data;
+	size_t pre = counts_size(l);
+	const struct pmt_event_hdr *eh = (const void *)((const char *)data + pre);
 	struct pmt_probe *p = pmt_session__probe(l->s, eh->probe_id);
 	struct pmt_record r;
 
@@ -100,18 +110,9 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.data = eh + 1;
 	r.len = eh->size;
 	r.truncated = eh->size >= PMT_MAX_DATA;
-	r.counter = NULL;
-	if (l->s->counter.stream && r.len >= sizeof(struct pmt_counter_rec)) {
-		/* the thread's count follows the data (bpf/common.bpf.h) */
-		struct pmt_counter_rec cr;
-
-		r.len -= sizeof(cr);
-		memcpy(&cr, (const char *)r.data + r.len, sizeof(cr));
-		r.truncated = r.len >= PMT_MAX_DATA - sizeof(cr);
-		r.counter = l->s->counter.ev.name;
-		r.counter_value = cr.value;
-		r.counter_delta = cr.delta;
-	}
+	r.ncounters = pre ? l->s->counter.n : 0; /* the thread's counts, before eh */
+	r.counters = l->s->counter.names;
+	r.counts = data;
 	r.extra_text = p->prov->extra_text;
 	r.extra_json = p->prov->extra_json;
 	r.syms = l->syms;

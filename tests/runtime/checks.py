@@ -509,14 +509,16 @@ def stat_vs_perf(argv):
     """argv[3]: the counters the command makes large and steady ("spin":
     3000 faults and 200 ms of CPU; "sleep": 200 context switches)."""
     ours, theirs = stat_json(argv[1]), perf_csv(argv[2])
+    vm = len(argv) > 4 and argv[4]
     if argv[3] == "sleep":
-        within("context-switches", ours["context-switches"], theirs["context-switches"], 0.01)
+        # a guest's one emulated CPU adds a few preemptions to the sleeps
+        within("context-switches", ours["context-switches"], theirs["context-switches"],
+               0.05 if vm else 0.01)
     else:
         within("page-faults", ours["page-faults"], theirs["page-faults"], 0.01)
         # argv[4]: in an emulated guest, where the same work's CPU time
         # varies by tens of percent from run to run
-        within("task-clock msec", ours["task-clock"], theirs["task-clock"],
-               0.6 if len(argv) > 4 and argv[4] else 0.05)
+        within("task-clock msec", ours["task-clock"], theirs["task-clock"], 0.6 if vm else 0.05)
 
 
 def stat_text_vs_perf(argv):
@@ -617,10 +619,10 @@ def counter_streamed(argv):
     assert len(evs) == int(argv[3]), len(evs)
     prev = None
     for i, e in enumerate(evs):
-        c = e["counter"]
+        (c,) = e["counters"]
         assert c["event"] == argv[2], c
         if prev is not None:
-            assert c["value"] == prev["counter"]["value"] + c["delta"], (prev, e)
+            assert c["value"] == prev["counters"][0]["value"] + c["delta"], (prev, e)
             if i >= 2:
                 assert c["delta"] == prev["fields"]["arg0"], (i, prev, e)
         prev = e

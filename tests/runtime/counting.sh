@@ -123,6 +123,16 @@ test_counter_sleep_and_migrate() {
 		expect_eq "context switches per sleeping call" "$out" \
 			"@context_switches: count 70, average 1, min 1, max 1, total 70" || return 1
 	fi
+	# several counters: one entry each, keyed by the counter
+	out=$("$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches \
+		--counter page-faults --stats value -- "$c" 70 | grep '^@')
+	if [ -z "${PMT_VM:-}" ] &&
+		! grep -qx "@\[context-switches\]: count 70, average 1, min 1, max 1, total 70" <<<"$out"; then
+		fail "two counters: $out"
+		return 1
+	fi
+	grep -q "^@\[page-faults\]: count 70, average 0, min 0, " <<<"$out" ||
+		{ fail "two counters: $out"; return 1; }
 	if [ "$(nproc)" -lt 2 ]; then
 		note "one CPU: no migration to make"
 		return 0
