@@ -112,34 +112,26 @@ test_counter_faults_per_call() {
 # the CPU that does it, sometimes for another task woken there while this
 # one runs; README, Counting.)
 test_counter_sleep_and_migrate() {
-	local c=$TP/counted out
-	out=$("$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches --stats value \
-		-- "$c" 70 | grep '^@')
-	if [ -n "${PMT_VM:-}" ]; then
-		# one emulated CPU: other tasks preempt a call now and then
-		[[ $out =~ ^@context_switches:\ count\ 70,\ average\ 1,\ min\ 1, ]] ||
-			{ fail "context switches per sleeping call: $out"; return 1; }
-	else
-		expect_eq "context switches per sleeping call" "$out" \
-			"@context_switches: count 70, average 1, min 1, max 1, total 70" || return 1
-	fi
+	local c=$TP/counted
+	# one switch a call, its own sleep's; a preemption now and then adds
+	# one (the host runs other work too; the guests' one vCPU more)
+	"$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches --stats value \
+		-- "$c" 70 | grep '^@' >"$WORK/one.txt"
+	check counter_stats "$WORK/one.txt" context-switches 70 1 "${PMT_VM:+70}" || return 1
 	# several counters: one entry each, keyed by the counter
-	out=$("$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches \
-		--counter page-faults --stats value -- "$c" 70 | grep '^@')
-	if [ -z "${PMT_VM:-}" ] &&
-		! grep -qx "@\[context-switches\]: count 70, average 1, min 1, max 1, total 70" <<<"$out"; then
-		fail "two counters: $out"
-		return 1
-	fi
-	grep -q "^@\[page-faults\]: count 70, average 0, min 0, " <<<"$out" ||
-		{ fail "two counters: $out"; return 1; }
+	"$PMT" -q --latency "uprobe:$c:pmt_sleep_once" --counter context-switches \
+		--counter page-faults --stats value -- "$c" 70 | grep '^@' >"$WORK/two.txt"
+	check counter_stats "$WORK/two.txt" "[context-switches]" 70 1 "${PMT_VM:+70}" || return 1
+	check counter_stats "$WORK/two.txt" "[page-faults]" 70 0 1 || return 1
 	if [ "$(nproc)" -lt 2 ]; then
 		note "one CPU: no migration to make"
 		return 0
 	fi
 	"$PMT" -q --json --latency "uprobe:$c:pmt_migrate" --counter page-faults \
 		--lhist value:0:10:1 -o "$WORK/m.json" -- "$c" 70 >/dev/null || return 1
-	check counter_lhist "$WORK/m.json" page-faults "6=70" 1 || return 1
+	# now and then (2 calls of 70 in one run of several) a moving call
+	# counts a few more faults than its 6: at most 3 calls may
+	check counter_lhist "$WORK/m.json" page-faults "6=70" 1 3 || return 1
 }
 
 # Keys, intervals and JSON work on counts as on times.
