@@ -657,6 +657,17 @@ def counter_stats(argv):
     print(f"    {m.group(0)}", file=sys.stderr)
 
 
+def metrics_counter_hist(argv):
+    text = open(argv[1]).read()
+    got = {}
+    for m in re.finditer(r'^pmtrace_uprobe_\w*pmt_faults_page_faults_(bucket\{le="([^"]+)"\}|count|sum) (\S+)$',
+                         text, re.M):
+        got[m.group(2) or m.group(1)] = float(m.group(3))
+    assert got.get("1") == 11 and got.get("3") == 31 and got.get("7") == 71, (got, text)
+    assert got.get("+Inf") == 71 and got.get("count") == 71 and 280 <= got.get("sum", 0) <= 281, got
+    print(f"    buckets le=1,3,7: {got['1']:g}, {got['3']:g}, {got['7']:g}; sum {got['sum']:g}", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":

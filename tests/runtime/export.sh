@@ -133,3 +133,14 @@ test_pprof_matches_folded() {
 	bid=$(readelf -n "$TP"/spinner | sed -n 's/.*Build ID: //p')
 	check pprof_vs_folded "$WORK/f.txt" "$WORK/top.txt" "$WORK/raw.txt" "$(readlink -f "$TP"/spinner)" "$bid"
 }
+
+# --counter as a histogram metric: the faults per call of pmt_faults(k),
+# k = 1..7 ten times each, and one warm-up call of 0 or 1 (see
+# tests/testprogs/counted.c): cumulative buckets exact.
+test_metrics_counter_histogram() {
+	requires curl || return
+	serve -a --latency "uprobe:$TP/counted:pmt_faults" --counter page-faults || return 1
+	"$TP"/counted 70 >/dev/null || return 1
+	scrape >"$WORK/c.txt" || return 1
+	check metrics_counter_hist "$WORK/c.txt" || return 1
+}
