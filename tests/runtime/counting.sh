@@ -39,8 +39,12 @@ test_stat_counts_from_exec() {
 	p=$("$PMT" --stat --json -e page-faults -- true | sed -n 's/.*"counter-value":"\([0-9]*\).*/\1/p')
 	q=$(perf stat -x, -e page-faults -- true 2>&1 >/dev/null | cut -d, -f1)
 	note "true: $p page faults (perf stat: $q)"
-	# what a forked pmtrace touches before exec would be tens of faults
-	if [ -z "$p" ] || [ -z "$q" ] || [ $((p - q)) -gt 3 ] || [ $((q - p)) -gt 3 ]; then
+	# what a forked pmtrace touches before exec would add to ours
+	# more; a guest's runs of true differ by a few either way (seen: 57
+	# against 62)
+	local below=3
+	[ -n "${PMT_VM:-}" ] && below=$((q / 8))
+	if [ -z "$p" ] || [ -z "$q" ] || [ $((p - q)) -gt 3 ] || [ $((q - p)) -gt "$below" ]; then
 		fail "pmtrace $p, perf stat $q"
 		return 1
 	fi
