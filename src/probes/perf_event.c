@@ -10,7 +10,6 @@
  * filter compiler, the aggregation keys and the stream writer read ip,
  * addr, period, value and mode as fields, with no code of their own.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -267,33 +266,27 @@ static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)
 /* -p PID: every thread it has now; inherit covers the ones to come. */
 static int attach_threads(struct pmt_prov_ctx *c, struct pmt_probe *p, struct perf_event_attr *attr)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int fd, err = 0;
+	pid_t *tids = NULL;
+	size_t n = 0, i;
+	int fd, err = pmt_thread_ids(c->opts->pid, &tids, &n);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)c->opts->pid);
-	dir = opendir(path);
-	if (!dir) {
-		return pmt_error__runtime(c->err, -errno,
+	if (err)
+		return pmt_error__runtime(c->err, err,
 					  "%s: cannot list the threads of process %d: %s", p->name,
-					  (int)c->opts->pid, strerror(errno));
-	}
-	while (!err && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		fd = perf_open(attr, atoi(d->d_name), -1);
+					  (int)c->opts->pid, strerror(-err));
+	for (i = 0; i < n && !err; i++) {
+		fd = perf_open(attr, tids[i], -1);
 		if (fd < 0) {
 			if (errno == ESRCH)
 				continue; /* the thread just ended */
 			err = pmt_error__runtime(c->err, -errno,
-						 "%s: perf_event_open for thread %s: %s", p->name,
-						 d->d_name, strerror(errno));
+						 "%s: perf_event_open for thread %d: %s", p->name,
+						 (int)tids[i], strerror(errno));
 			break;
 		}
 		err = add_link(c, p, fd);
 	}
-	closedir(dir);
+	free(tids);
 	return err;
 }
 

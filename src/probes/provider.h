@@ -74,5 +74,7 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 int pmt_online_cpus(uint64_t *mask);
 /* Lowest online CPU (0 if that cannot be read). */
 int pmt_first_online_cpu(void);
+/* The threads process pid has now (-p), *tids malloc'd; -errno. */
+int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n);
 
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Every provider, one per probe kind, and what they share (provider.h). */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,5 +72,39 @@ int pmt_first_online_cpu(void)
 	for (i = 0; i < PMT_MAX_CPUS; i++)
 		if (mask[i / 64] & (1ULL << (i % 64)))
 			return i;
+	return 0;
+}
+
+int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t *v = NULL, *nv;
+	size_t cnt = 0;
+	DIR *dir;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!err && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		nv = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!nv) {
+			err = -ENOMEM;
+			break;
+		}
+		v = nv;
+		v[cnt++] = (pid_t)atoi(d->d_name);
+	}
+	closedir(dir);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*tids = v;
+	*n = cnt;
 	return 0;
 }

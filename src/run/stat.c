@@ -14,7 +14,6 @@
  * --interval prints each interval's deltas; the end prints the totals.
  */
 #include <errno.h>
-#include <dirent.h>
 #include <locale.h>
 #include <poll.h>
 #include <stdio.h>
@@ -133,19 +132,15 @@ static int add_fd(struct stat_run *r, struct counter *c, struct perf_event_attr 
 /* -p: each thread the process has now (inherit covers those to come). */
 static int open_threads(struct stat_run *r, struct counter *c, struct perf_event_attr *attr)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
+	pid_t *tids = NULL;
+	size_t n = 0, i;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)r->o->pid);
-	dir = opendir(path);
-	if (!dir)
+	if (pmt_thread_ids(r->o->pid, &tids, &n))
 		return pmt_error__usage(&r->err, "-p %d: no such process", (int)r->o->pid);
-	while (ret >= 0 && ret != 1 && (d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			ret = add_fd(r, c, attr, atoi(d->d_name), -1);
-	closedir(dir);
+	for (i = 0; i < n && ret >= 0 && ret != 1; i++)
+		ret = add_fd(r, c, attr, tids[i], -1);
+	free(tids);
 	return ret;
 }
 
