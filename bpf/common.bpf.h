@@ -110,17 +110,21 @@ static __always_inline void pmt_stat_inc(__u32 which)
 		(*v)++;
 }
 
-/* Is the current task one we trace? Cheap when no target was given. */
-static __always_inline bool pmt_target_ok(struct pmt_fctx *c)
+/* Is process tgid one we trace? Cheap when no target was given. */
+static __always_inline bool pmt_tgid_ok(__u32 tgid)
 {
-	__u32 tgid;
 	__u8 *st;
 
 	if (!pmt_filter_target)
 		return true;
-	tgid = pmt_pid_tgid(c) >> 32;
 	st = bpf_map_lookup_elem(&pmt_targets, &tgid);
 	return st && *st == PMT_TARGET_ACTIVE;
+}
+
+/* Is the current task one we trace? */
+static __always_inline bool pmt_target_ok(struct pmt_fctx *c)
+{
+	return !pmt_filter_target || pmt_tgid_ok((__u32)(pmt_pid_tgid(c) >> 32));
 }
 
 static __always_inline bool pmt_cpu_ok(void)

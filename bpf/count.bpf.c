@@ -20,8 +20,7 @@
 static __always_inline int pmt_count_threads(struct task_struct *prev, struct task_struct *next)
 {
 	struct pmt_tcount *t, fresh = {};
-	__u32 tid = (__u32)BPF_CORE_READ(prev, pid), tgid;
-	__u8 *st;
+	__u32 tid = (__u32)BPF_CORE_READ(prev, pid);
 
 	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
 	if (t)
@@ -32,12 +31,8 @@ static __always_inline int pmt_count_threads(struct task_struct *prev, struct ta
 		pmt_counters_now(t->last);
 		return 0;
 	}
-	if (pmt_filter_target) {
-		tgid = (__u32)BPF_CORE_READ(next, tgid);
-		st = bpf_map_lookup_elem(&pmt_targets, &tgid);
-		if (!st || *st != PMT_TARGET_ACTIVE)
-			return 0;
-	}
+	if (pmt_filter_target && !pmt_tgid_ok((__u32)BPF_CORE_READ(next, tgid)))
+		return 0;
 	pmt_counters_now(fresh.last);
 	bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
 	return 0;
