@@ -234,7 +234,7 @@ BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g
 	      libmicrohttpd-dev
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
-	     scdoc man-db prometheus golang-go curl
+	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

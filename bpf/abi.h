@@ -353,6 +353,18 @@ struct pmt_call {
 	struct pmt_stack_rec st;
 };
 
+/* A USDT probe's record (bpf/usdt.bpf.c): its arguments as libbpf's
+ * bpf_usdt_arg() reads them (sign- or zero-extended to 64 bits, as the
+ * note's spec says), and the strings str(argN) names: the user memory at
+ * argument str_arg[i] - 1 of the probe's settings, NUL-terminated. */
+#define PMT_USDT_STRS 2	     /* str(argN) a probe reads */
+#define PMT_USDT_STR_LEN 128 /* bytes of each, NUL included */
+struct pmt_usdt {
+	__u64 arg[PMT_CALL_SLOTS];
+	char str[PMT_USDT_STRS][PMT_USDT_STR_LEN];
+	struct pmt_stack_rec st;
+};
+
 /*
  * DWARF CFI of an executable file, flattened (src/events/cfi.c) into rows
  * sorted by pc: from pc to the next row's, how to find the caller. x86-64:
@@ -415,7 +427,9 @@ struct pmt_probe_cfg {
 	__u8 action;	 /* enum pmt_action */
 	__u8 stack;	 /* PMT_STACK_*: perf events */
 	__u8 want_value; /* perf events: read the counter (a helper call) */
-	__u8 pad2[5];
+	/* USDT: argument N + 1 whose string str[i] holds; 0: none */
+	__u8 str_arg[PMT_USDT_STRS];
+	__u8 pad2[3];
 	struct pmt_filter filter; /* header and first entries: line 0-1 */
 	struct pmt_agg_cfg agg;
 };

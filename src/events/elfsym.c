@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,6 +250,17 @@ void pmt_elf__free(struct pmt_elf_syms *s)
 	s->n = s->cap = 0;
 }
 
+static bool is_elf(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes = fd >= 0 && read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
 int pmt_elf__locate(const char *name, char *out, size_t len)
 {
 	static const char *const libdirs[] = {
@@ -276,11 +288,29 @@ int pmt_elf__locate(const char *name, char *out, size_t len)
 	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir;
 	     dir = strtok_r(NULL, ":", &save)) {
 		snprintf(out, len, "%s/%s", dir, name);
-		if (!access(out, X_OK)) {
+		/* scripts (a pyenv shim) are passed over for the ELF file */
+		if (!access(out, X_OK) && is_elf(out)) {
 			free(copy);
 			return 0;
 		}
 	}
 	free(copy);
 	return -ENOENT;
+}
+
+int pmt_elf__resolve(const char *file, char *path, size_t len)
+{
+	char found[PATH_MAX], real[PATH_MAX];
+
+	if (!strchr(file, '/')) {
+		if (pmt_elf__locate(file, found, sizeof(found)))
+			return -ENOENT;
+		file = found;
+	}
+	if (!realpath(file, real))
+		return -errno;
+	if (strlen(real) >= len)
+		return -ENAMETOOLONG;
+	strcpy(path, real);
+	return 0;
 }

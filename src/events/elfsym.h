@@ -44,5 +44,8 @@ int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off);
 /* A binary named without a '/': found in $PATH, or (a library) in the
  * usual library directories. Fills out; -ENOENT. */
 int pmt_elf__locate(const char *name, char *out, size_t len);
+/* The file a user names (--uprobe, --usdt, --list usdt:): a path, or a
+ * name located as above; made absolute, links resolved. -errno. */
+int pmt_elf__resolve(const char *file, char *path, size_t len);
 
 #endif

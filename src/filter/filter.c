@@ -286,6 +286,16 @@ static int next(struct parser *p)
 
 		while (is_ident(s[j], false))
 			j++;
+		/* str(NAME): a field name of its own (USDT string arguments) */
+		if (j - i == 3 && !strncmp(s + i, "str", 3) && s[j] == '(' &&
+		    is_ident(s[j + 1], true)) {
+			int k = j + 1;
+
+			while (is_ident(s[k], false))
+				k++;
+			if (s[k] == ')')
+				j = k + 1;
+		}
 		p->tok.kind = T_IDENT;
 		p->tok.len = j - i;
 		p->tok.str = strndup(s + i, (size_t)(j - i));

@@ -29,9 +29,13 @@ const char *pmt_agg_fn__name(enum pmt_agg_fn fn)
 }
 
 static const char *const kind_names[] = {
-	[PMT_PROBE_TRACEPOINT] = "tracepoint", [PMT_PROBE_PERF] = "event",
-	[PMT_PROBE_KPROBE] = "kprobe",	       [PMT_PROBE_KRETPROBE] = "kretprobe",
-	[PMT_PROBE_UPROBE] = "uprobe",	       [PMT_PROBE_URETPROBE] = "uretprobe",
+	[PMT_PROBE_TRACEPOINT] = "tracepoint",
+	[PMT_PROBE_PERF] = "event",
+	[PMT_PROBE_KPROBE] = "kprobe",
+	[PMT_PROBE_KRETPROBE] = "kretprobe",
+	[PMT_PROBE_UPROBE] = "uprobe",
+	[PMT_PROBE_URETPROBE] = "uretprobe",
+	[PMT_PROBE_USDT] = "usdt",
 };
 
 const char *pmt_probe_kind_name(enum pmt_probe_kind kind)
@@ -131,9 +135,31 @@ static int opt_fn_probe(struct optctx *c, char *arg)
 
 	if (!*arg)
 		return ERR(c, "--%s needs %s", kind_names[k],
-			   k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read"
-						: "PATH:SYMBOL, e.g. /usr/bin/bash:readline");
+			   k == PMT_PROBE_USDT	  ? "PATH:[PROVIDER:]NAME, e.g. python3:gc__start"
+			   : k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read"
+						  : "PATH:SYMBOL, e.g. /usr/bin/bash:readline");
 	return add_probe(c->o, k, arg);
+}
+
+/* --str arg1,arg3: USDT string arguments read for printing */
+static int opt_str(struct optctx *c, char *arg)
+{
+	const char *s = arg;
+	unsigned v;
+	int len;
+
+	while (*s) {
+		if (sscanf(s, "arg%u%n", &v, &len) != 1 || v >= PMT_CALL_SLOTS ||
+		    (s[len] && s[len] != ','))
+			return ERR(c,
+				   "--str '%s': expected argN[,argN...] with N below %d, e.g. arg1",
+				   arg, PMT_CALL_SLOTS);
+		s += len + (s[len] == ',');
+	}
+	if (!*arg)
+		return ERR(c, "--str needs the arguments to read as strings, e.g. arg1");
+	c->o->str_args = arg;
+	return 0;
 }
 
 static int opt_kprobe_mode(struct optctx *c, char *arg)
@@ -541,6 +567,8 @@ static const struct opt_def opt_defs[] = {
 	PROBE("kretprobe", PMT_PROBE_KRETPROBE),
 	PROBE("uprobe", PMT_PROBE_UPROBE),
 	PROBE("uretprobe", PMT_PROBE_URETPROBE),
+	PROBE("usdt", PMT_PROBE_USDT),
+	OPT("str", 0, required_argument, opt_str),
 	OPT("kprobe-mode", 0, required_argument, opt_kprobe_mode),
 	OPT("period", 0, required_argument, opt_period),
 	OPT("freq", 0, required_argument, opt_freq),
@@ -722,11 +750,26 @@ static int check_aggregation(struct optctx *c)
 	return 0;
 }
 
+static bool has_kind(const struct pmt_opts *o, enum pmt_probe_kind k)
+{
+	const char *rest;
+	int i;
+
+	for (i = 0; i < o->nr_probes; i++)
+		if (o->probes[i].kind == k)
+			return true;
+	return (o->agg.lat_start && pmt_probe_kind_of(o->agg.lat_start, &rest) == k) ||
+	       (o->agg.lat_end && pmt_probe_kind_of(o->agg.lat_end, &rest) == k);
+}
+
 static int check_probes(struct optctx *c)
 {
 	struct pmt_opts *o = c->o;
 	int i;
 
+	if (o->str_args && !has_kind(o, PMT_PROBE_USDT))
+		return ERR(c, "--str reads string arguments of USDT probes: add --usdt "
+			      "PATH:[PROVIDER:]NAME");
 	for (i = 0; i < o->nr_probes; i++) {
 		enum pmt_probe_kind k = o->probes[i].kind;
 

@@ -15,6 +15,7 @@ enum pmt_probe_kind {
 	PMT_PROBE_KRETPROBE, /* --kretprobe FUNC */
 	PMT_PROBE_UPROBE,    /* --uprobe PATH:SYM[+OFF] */
 	PMT_PROBE_URETPROBE, /* --uretprobe PATH:SYM */
+	PMT_PROBE_USDT,	     /* --usdt PATH:[PROVIDER:]NAME */
 };
 
 /* --kprobe-mode: how kernel function probes attach */
@@ -128,6 +129,7 @@ struct pmt_opts {
 	bool stat;				/* --stat: -e events counted */
 	const char *counters[PMT_MAX_COUNTERS]; /* --counter EVENT (--latency) */
 	int nr_counters;
+	const char *str_args;  /* --str argN,...: USDT strings to read */
 	const char *list_glob; /* --list [GLOB] */
 	const char *info_spec; /* --info CAT:NAME */
 };

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A provider is one kind of probe: tracepoint, PMU event, kernel function
- * (kprobe/fentry), user function (uprobe). The session drives each through
- * these ops, and a provider sees of the run only its context (struct
- * pmt_prov_ctx): the options, the probe list, the BPF object, where the
- * events come from, and the error to fill. Its own data stays in
- * pmt_probe.priv.
+ * (kprobe/fentry), user function (uprobe), USDT probe. The session drives
+ * each through these ops, and a provider sees of the run only its context
+ * (struct pmt_prov_ctx): the options, the probe list, the BPF object,
+ * where the events come from, and the error to fill. Its own data stays
+ * in pmt_probe.priv.
  *
  *   resolve (per --option, before load; required)
  *   -> prepare (once, before load, if it has probes: autoload, map sizes)
@@ -62,6 +62,7 @@ extern const struct pmt_provider pmt_tracepoint_provider;
 extern const struct pmt_provider pmt_perf_provider;
 extern const struct pmt_provider pmt_kprobe_provider;
 extern const struct pmt_provider pmt_uprobe_provider;
+extern const struct pmt_provider pmt_usdt_provider;
 
 /* The provider that serves kind; the i-th provider, NULL past the last. */
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
@@ -70,6 +71,11 @@ const struct pmt_provider *pmt_provider__nth(size_t i);
 /* Complete cfg with what every probe has (filter, action, aggregation,
  * stack) and store it as probe p's settings in the kernel. */
 int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_probe_cfg *cfg);
+/* The binary of a --uprobe/--usdt spec: file as a path (made absolute),
+ * or a name found in $PATH or the library directories, into path. 0, or
+ * a usage error naming option opt and its spec. */
+int pmt_prov__binary(struct pmt_prov_ctx *c, const char *opt, const char *spec, const char *file,
+		     char *path, size_t len);
 /* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
 int pmt_online_cpus(uint64_t *mask);
 /* Lowest online CPU (0 if that cannot be read). */

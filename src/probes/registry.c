@@ -8,15 +8,14 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "events/elfsym.h"
 #include "probes/provider.h"
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
 static const struct pmt_provider *const providers[] = {
-	&pmt_tracepoint_provider,
-	&pmt_perf_provider,
-	&pmt_kprobe_provider,
-	&pmt_uprobe_provider,
+	&pmt_tracepoint_provider, &pmt_perf_provider, &pmt_kprobe_provider,
+	&pmt_uprobe_provider,	  &pmt_usdt_provider,
 };
 
 const struct pmt_provider *pmt_provider__nth(size_t i)
@@ -45,6 +44,21 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.pmt_probes), &p->id, cfg, BPF_ANY))
 		return pmt_error__runtime(c->err, -errno, "%s: cannot store the probe settings: %s",
 					  p->name, strerror(errno));
+	return 0;
+}
+
+int pmt_prov__binary(struct pmt_prov_ctx *c, const char *opt, const char *spec, const char *file,
+		     char *path, size_t len)
+{
+	int r = pmt_elf__resolve(file, path, len);
+
+	if (r == -ENOENT && !strchr(file, '/'))
+		return pmt_error__usage(
+			c->err,
+			"--%s '%s': no executable or library named %s in $PATH or the library directories",
+			opt, spec, file);
+	if (r)
+		return pmt_error__usage(c->err, "--%s '%s': %s: %s", opt, spec, file, strerror(-r));
 	return 0;
 }
 

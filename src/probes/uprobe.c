@@ -57,18 +57,7 @@ static int split_spec(struct pmt_prov_ctx *c, const char *opt, const char *spec,
 		n = slen - 1;
 	memcpy(sym, colon + 1, n);
 	sym[n] = '\0';
-	if (!strchr(file, '/')) {
-		if (pmt_elf__locate(file, path, plen)) {
-			return pmt_error__usage(
-				c->err,
-				"--%s '%s': no executable or library named %s in $PATH or the library directories",
-				opt, spec, file);
-		}
-	} else if (!realpath(file, path)) {
-		return pmt_error__usage(c->err, "--%s '%s': %s: %s", opt, spec, file,
-					strerror(errno));
-	}
-	return 0;
+	return pmt_prov__binary(c, opt, spec, file, path, plen);
 }
 
 static int add_up_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg, const char *path,

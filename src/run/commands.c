@@ -2,18 +2,85 @@
 /* --list and --info: what can be traced here, and a tracepoint's fields;
  * and the summary on stderr at the end of a run. */
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "events/elfsym.h"
 #include "events/pmu.h"
 #include "events/tracefs.h"
+#include "events/usdt.h"
 #include "run/commands.h"
 #include "run/session.h"
 #include "util/log.h"
 #include "util/strutil.h"
 
+/* One USDT probe: its name as --usdt takes it (and bpftrace -l prints it),
+ * then its arguments' types, its semaphore and its sites. */
+static void usdt_line(struct pmt_buf *b, const char *path, const struct pmt_usdt_note *n)
+{
+	int i;
+
+	pmt_buf__printf(b, "usdt:%s:%s:%s", path, n->provider, n->name);
+	for (i = 0; i < n->nargs; i++)
+		pmt_buf__printf(b, "%sarg%d:%s", i ? " " : "  ", i, pmt_usdt__type(&n->args[i]));
+	if (n->semaphore)
+		pmt_buf__puts(b, "  (semaphore)");
+	if (n->sites > 1)
+		pmt_buf__printf(b, "  (%d sites)", n->sites);
+	pmt_buf__putc(b, '\n');
+}
+
+/* --list usdt:PATH[:[PROVIDER:]GLOB] */
+static int list_usdt(const char *spec)
+{
+	char file[PATH_MAX], path[PATH_MAX], pat[512];
+	const char *colon = strchr(spec, ':');
+	struct pmt_usdt_notes notes;
+	struct pmt_error e = {0};
+	struct pmt_buf b = {0};
+	size_t i, hits = 0;
+	int r;
+
+	snprintf(file, sizeof(file), "%.*s", (int)(colon ? colon - spec : (long)strlen(spec)),
+		 spec);
+	/* PROVIDER:NAME globs; a NAME alone matches any provider's */
+	snprintf(pat, sizeof(pat), "%s%s",
+		 colon && strchr(colon + 1, ':') ? "" : "*:", colon ? colon + 1 : "*");
+	r = pmt_elf__resolve(file, path, sizeof(path));
+	if (r) {
+		pmt_err("--list 'usdt:%s': %s: %s", spec, file,
+			r == -ENOENT && !strchr(file, '/') ? "no such program or library"
+							   : strerror(-r));
+		return PMT_EXIT_USAGE;
+	}
+	if (pmt_usdt__read(path, &notes, &e)) {
+		pmt_error__print(&e);
+		return pmt_error__exit_status(&e);
+	}
+	for (i = 0; i < notes.n; i++) {
+		char name[600];
+
+		snprintf(name, sizeof(name), "%s:%s", notes.v[i].provider, notes.v[i].name);
+		if (fnmatch(pat, name, 0))
+			continue;
+		usdt_line(&b, path, &notes.v[i]);
+		hits++;
+	}
+	if (b.len && fwrite(b.p, 1, b.len, stdout) != b.len)
+		r = -EIO;
+	pmt_buf__free(&b);
+	if (!hits)
+		pmt_err("--list 'usdt:%s': %s has %s", spec, path,
+			notes.n ? "no USDT probe matching that" : "no USDT probes");
+	pmt_usdt__free(&notes);
+	return r || !hits ? PMT_EXIT_USAGE : PMT_EXIT_OK;
+}
+
 /* tracepoint:CAT:NAME, then event:NAME for -e: the software events, the
- * hardware ones when this machine has a CPU PMU, and sysfs PMU events. */
+ * hardware ones when this machine has a CPU PMU, and sysfs PMU events;
+ * or the USDT probes of a file (usdt:PATH). */
 int pmt_cmd__list(const struct pmt_opts *o)
 {
 	struct pmt_names tps = {0}, evs = {0}, hits = {0};
@@ -21,6 +88,8 @@ int pmt_cmd__list(const struct pmt_opts *o)
 	size_t i;
 	int err;
 
+	if (o->list_glob && !strncmp(o->list_glob, "usdt:", 5))
+		return list_usdt(o->list_glob + 5);
 	err = pmt_tracefs__events(&tps);
 	if (err)
 		return PMT_EXIT_FAIL;

@@ -668,6 +668,21 @@ def metrics_counter_hist(argv):
     print(f"    buckets le=1,3,7: {got['1']:g}, {got['3']:g}, {got['7']:g}; sum {got['sum']:g}", file=sys.stderr)
 
 
+def usdt_args(argv):
+    """argv: JSON records of usdt_prog's pmt:args; how many."""
+    words = ["alpha", "beta", "gamma", ""]
+    recs = [json.loads(line) for line in open(argv[1])]
+    n = int(argv[2])
+    assert len(recs) == n, len(recs)
+    for i, r in enumerate(recs):
+        f = r["fields"]
+        want = {"arg0": -(i + 1), "arg1": 4000000000 + i, "arg3": i % 4, "str(arg2)": words[i % 4]}
+        got = {k: f.get(k) for k in want}
+        assert got == want, (i, got, want)
+        assert r["event"].endswith(":pmt:args"), r["event"]
+    print(f"    {n} records, each argument its exact value", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * USDT probes: --usdt PATH:[PROVIDER:]NAME, globs in PROVIDER and NAME.
+ * The names and argument types come from the file's notes
+ * (src/events/usdt.c); libbpf attaches (bpf_program__attach_usdt: every
+ * site of the probe, the argument places in usdt.bpf.h's maps, the
+ * semaphore through the kernel's uprobe reference counter), and the
+ * program is pmt_usdt (bpf/usdt.bpf.c). Fields: arg0..argN-1, typed as the
+ * note says, and str(argN), the string argument N points at, read where a
+ * filter, a key, a value or --str names it.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "events/stackrec.h"
+#include "events/usdt.h"
+#include "output/stacks.h"
+#include "probes/provider.h"
+#include "util/strutil.h"
+#include "util/suggest.h"
+#include "pmtrace.skel.h"
+
+/* one allocation (freed with free()): the strings in data[] */
+struct usdt_priv {
+	const char *path, *provider, *name;
+	uint8_t str_arg[PMT_USDT_STRS]; /* as pmt_probe_cfg.str_arg */
+	char data[];
+};
+
+struct usdt_spec {
+	char path[PATH_MAX];
+	char provider[256]; /* "" when left out */
+	char name[256];
+};
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* PATH:[PROVIDER:]NAME; PATH located as for --uprobe. */
+static int split_spec(struct pmt_prov_ctx *c, const char *spec, struct usdt_spec *u)
+{
+	const char *last = strrchr(spec, ':'), *mid = NULL, *p;
+	char file[PATH_MAX];
+	size_t n;
+
+	for (p = spec; last && p < last; p++)
+		if (*p == ':')
+			mid = p;
+	if (!last || last == spec || !last[1] || (mid && (mid == spec || mid + 1 == last)))
+		return pmt_error__usage(
+			c->err,
+			"--usdt '%s': expected PATH:[PROVIDER:]NAME, e.g. /usr/bin/python3.11:python:gc__start",
+			spec);
+	n = (size_t)((mid ? mid : last) - spec);
+	snprintf(file, sizeof(file), "%.*s", (int)n, spec);
+	if (mid)
+		snprintf(u->provider, sizeof(u->provider), "%.*s", (int)(last - mid - 1), mid + 1);
+	else
+		u->provider[0] = '\0';
+	snprintf(u->name, sizeof(u->name), "%s", last + 1);
+	return pmt_prov__binary(c, "usdt", spec, file, u->path, sizeof(u->path));
+}
+
+static bool note_matches(const struct pmt_usdt_note *n, const struct usdt_spec *u)
+{
+	return (!u->provider[0] || !fnmatch(u->provider, n->provider, 0)) &&
+	       !fnmatch(u->name, n->name, 0);
+}
+
+/* The N of every str(argN) the run names (filter, keys, value, --str), as
+ * a bit mask. */
+static uint32_t strings_named(const struct pmt_opts *o, const struct pmt_probe_arg *arg)
+{
+	const char *texts[] = {arg->filter, o->agg.by, o->agg.expr, o->agg.match};
+	const char *s = o->str_args;
+	uint32_t mask = 0;
+	unsigned v;
+	size_t i;
+	int len;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		for (s = texts[i]; s && (s = strstr(s, "str(arg")); s += 7)
+			if (sscanf(s, "str(arg%u)%n", &v, &len) == 1 && len > 0 &&
+			    v < PMT_CALL_SLOTS)
+				mask |= 1u << v;
+	}
+	/* --str arg1,arg3 (checked by the option parser) */
+	for (s = o->str_args; s && sscanf(s, "arg%u%n", &v, &len) == 1; s += len + (s[len] == ','))
+		if (v < PMT_CALL_SLOTS)
+			mask |= 1u << v;
+	return mask;
+}
+
+/* arg0..argN-1 (8 bytes each, extended as the note's type says), the
+ * strings of str_arg, then the stack tail. */
+static struct pmt_format *usdt_format(const char *name, const struct pmt_usdt_note *n,
+				      const uint8_t *str_arg)
+{
+	struct pmt_format *f = pmt_format__new(name, sizeof(struct pmt_usdt));
+	struct pmt_field *fl;
+	char fname[32];
+	int i;
+
+	for (i = 0; f && i < n->nargs; i++) {
+		snprintf(fname, sizeof(fname), "arg%d", i);
+		fl = pmt_format__add(f, fname, pmt_usdt__type(&n->args[i]),
+				     (uint32_t)(i * sizeof(__u64)), 8, PMT_F_INT);
+		if (!fl)
+			goto nomem;
+		fl->is_signed = n->args[i].is_signed;
+	}
+	for (i = 0; f && i < PMT_USDT_STRS && str_arg[i]; i++) {
+		snprintf(fname, sizeof(fname), "str(arg%d)", str_arg[i] - 1);
+		if (!pmt_format__add(f, fname, "char[]",
+				     (uint32_t)(offsetof(struct pmt_usdt, str) +
+						(size_t)i * PMT_USDT_STR_LEN),
+				     PMT_USDT_STR_LEN, PMT_F_STR))
+			goto nomem;
+	}
+	if (f && !pmt_stackrec__add_fields(f))
+		return f;
+nomem:
+	pmt_format__free(f);
+	return NULL;
+}
+
+/* Which arguments this probe reads as strings: those named that it has. */
+static int choose_strings(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
+			  const struct pmt_usdt_note *n, uint8_t *str_arg)
+{
+	uint32_t mask = strings_named(c->opts, arg);
+	int i, k = 0;
+
+	memset(str_arg, 0, PMT_USDT_STRS);
+	for (i = 0; i < n->nargs; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (k == PMT_USDT_STRS)
+			return pmt_error__usage(c->err,
+						"--usdt '%s': at most %d string arguments a probe "
+						"(str(argN)); %s:%s has more named",
+						arg->spec, PMT_USDT_STRS, n->provider, n->name);
+		str_arg[k++] = (uint8_t)(i + 1);
+	}
+	return 0;
+}
+
+static int add_usdt_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg, const char *path,
+			  const struct pmt_usdt_note *n)
+{
+	uint8_t str_arg[PMT_USDT_STRS];
+	struct pmt_format *fmt;
+	struct usdt_priv *up;
+	char name[PATH_MAX + 600];
+	uint32_t at = c->probes->n;
+	int r;
+
+	if (n->unreadable >= 0) {
+		pmt_error__usage(
+			c->err,
+			"--usdt '%s': %s:%s: argument %d (%s) is in a form libbpf %s cannot "
+			"read",
+			arg->spec, n->provider, n->name, n->unreadable, n->args[n->unreadable].spec,
+			libbpf_version_string());
+		pmt_error__hint(c->err, "base+index and symbol-relative operands need a newer "
+					"libbpf; nothing was attached");
+		return -EINVAL;
+	}
+	if (choose_strings(c, arg, n, str_arg))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "usdt:%s:%s:%s", path, n->provider, n->name);
+	fmt = usdt_format(name, n, str_arg);
+	if (!fmt)
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+	r = pmt_probes__add(c->probes, &pmt_usdt_provider, name, fmt, arg->filter, c->err);
+	if (r || c->probes->n == at)
+		return r;
+	up = calloc(1, sizeof(*up) + strlen(path) + strlen(n->provider) + strlen(n->name) + 3);
+	if (!up)
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+	memcpy(up->str_arg, str_arg, sizeof(str_arg));
+	up->path = strcpy(up->data, path);
+	up->provider = strcpy(up->data + strlen(path) + 1, n->provider);
+	up->name = strcpy((char *)up->provider + strlen(n->provider) + 1, n->name);
+	c->probes->v[at].priv = up;
+	return 0;
+}
+
+/* "did you mean": the probes of the file closest to what was asked. */
+static void hint_close(struct pmt_prov_ctx *c, const struct usdt_spec *u,
+		       const struct pmt_usdt_notes *notes)
+{
+	char **names = calloc(notes->n + 1, sizeof(*names));
+	const char *close[4];
+	size_t i;
+	int k;
+
+	/* compared as given: with the provider, or without */
+	for (i = 0; names && i < notes->n; i++) {
+		if (asprintf(&names[i], "%s%s%s", u->provider[0] ? notes->v[i].provider : "",
+			     u->provider[0] ? ":" : "", notes->v[i].name) < 0)
+			names[i] = NULL;
+	}
+	if (names) {
+		char want[520];
+
+		snprintf(want, sizeof(want), "%s%s%s", u->provider, u->provider[0] ? ":" : "",
+			 u->name);
+		for (i = 0; i < notes->n && names[i]; i++)
+			;
+		k = i == notes->n ? pmt_suggest(want, names, notes->n, close, 4) : 0;
+		for (i = 0; i < (size_t)k; i++)
+			pmt_error__hint(c->err, "did you mean %s:%s?", u->path, close[i]);
+		for (i = 0; i < notes->n; i++)
+			free(names[i]);
+		free(names);
+	}
+	if (!notes->n)
+		pmt_error__hint(c->err, "%s has no USDT probes (no .note.stapsdt section)",
+				u->path);
+	else
+		pmt_error__hint(c->err, "pmtrace --list 'usdt:%s' lists its %zu probe%s", u->path,
+				notes->n, notes->n == 1 ? "" : "s");
+}
+
+/* A name given without its provider must be one probe's. */
+static int check_unique(struct pmt_prov_ctx *c, const char *spec, const struct usdt_spec *u,
+			const struct pmt_usdt_notes *notes)
+{
+	const struct pmt_usdt_note *first = NULL;
+	size_t i;
+
+	if (u->provider[0] || is_glob(u->name))
+		return 0;
+	for (i = 0; i < notes->n; i++) {
+		if (!note_matches(&notes->v[i], u))
+			continue;
+		if (!first) {
+			first = &notes->v[i];
+			continue;
+		}
+		pmt_error__usage(c->err, "--usdt '%s': more than one provider has a probe %s", spec,
+				 u->name);
+		pmt_error__hint(c->err, "name one: %s:%s:%s or %s:%s:%s", u->path, first->provider,
+				u->name, u->path, notes->v[i].provider, u->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int usdt_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
+{
+	struct pmt_error e = {0};
+	struct pmt_usdt_notes notes;
+	struct usdt_spec u;
+	size_t i, found = 0;
+	int r;
+
+	if (split_spec(c, arg->spec, &u))
+		return -EINVAL;
+	r = pmt_usdt__read(u.path, &notes, &e);
+	if (r && e.cls == PMT_ERR_USAGE)
+		return pmt_error__usage(c->err, "--usdt '%s': %s", arg->spec, e.msg);
+	if (r)
+		return pmt_error__runtime(c->err, r, "--usdt '%s': %s", arg->spec, e.msg);
+	r = check_unique(c, arg->spec, &u, &notes);
+	for (i = 0; i < notes.n && !r; i++) {
+		if (!note_matches(&notes.v[i], &u))
+			continue;
+		r = add_usdt_probe(c, arg, u.path, &notes.v[i]);
+		found++;
+	}
+	if (!r && !found) {
+		pmt_error__usage(c->err, "--usdt '%s': %s has no USDT probe %s %s%s%s", arg->spec,
+				 u.path,
+				 is_glob(u.name) || is_glob(u.provider) ? "matching" : "named",
+				 u.provider, u.provider[0] ? ":" : "", u.name);
+		hint_close(c, &u, &notes);
+		r = -EINVAL;
+	}
+	pmt_usdt__free(&notes);
+	return r;
+}
+
+static void usdt_prepare(struct pmt_prov_ctx *c)
+{
+	bpf_program__set_autoload(c->skel->progs.pmt_usdt, true);
+}
+
+static int usdt_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
+{
+	const struct usdt_priv *up = p->priv;
+	LIBBPF_OPTS(bpf_usdt_opts, o, .usdt_cookie = p->id);
+	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_usdt)};
+	int err;
+
+	memcpy(cfg.str_arg, up->str_arg, sizeof(cfg.str_arg));
+	err = pmt_prov__store_cfg(c, p, &cfg);
+	if (err)
+		return err;
+	/* -p: the kernel itself only stops in that process (and sets the
+	 * semaphores of that one); else in every process mapping the file */
+	p->link =
+		bpf_program__attach_usdt(c->skel->progs.pmt_usdt, c->opts->pid ? c->opts->pid : -1,
+					 up->path, up->provider, up->name, &o);
+	if (!p->link)
+		return pmt_error__runtime(c->err, -errno, "%s: cannot attach the USDT probe: %s",
+					  p->name, strerror(errno));
+	return 0;
+}
+
+const struct pmt_provider pmt_usdt_provider = {
+	.name = "usdt",
+	.kinds = 1u << PMT_PROBE_USDT,
+	.resolve = usdt_resolve,
+	.prepare = usdt_prepare,
+	.attach = usdt_attach,
+	.extra_text = pmt_stacks__text,
+	.extra_json = pmt_stacks__json,
+};
