@@ -16,13 +16,16 @@ static __always_inline void pmt_usdt_strs(const struct pmt_probe_cfg *cfg, struc
 	__u32 i;
 
 	for (i = 0; i < PMT_USDT_STRS; i++) {
-		__u32 a = cfg->str_arg[i];
+		/* 64-bit and checked after the subtraction, in a register:
+		 * 6.1's verifier loses the bound of a 32-bit a - 1 */
+		__u64 k = (__u64)cfg->str_arg[i] - 1;
 
+		asm volatile("" : "+r"(k));
 		u->str[i][0] = '\0';
-		if (!a || a > PMT_CALL_SLOTS)
+		if (k >= PMT_CALL_SLOTS)
 			continue;
-		if (bpf_probe_read_user_str(u->str[i], PMT_USDT_STR_LEN,
-					    (const void *)u->arg[a - 1]) < 0)
+		if (bpf_probe_read_user_str(u->str[i], PMT_USDT_STR_LEN, (const void *)u->arg[k]) <
+		    0)
 			u->str[i][0] = '\0';
 	}
 }
