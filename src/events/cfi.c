@@ -112,6 +112,124 @@ static int fde_starts(Elf *elf, uint64_t **starts, size_t *n)
 	return 0;
 }
 
+/* The FDE pointer encoding a CIE's augmentation gives ('R'), or -1 for
+ * one this reader does not know. */
+static int cie_fde_enc(const Dwarf_CIE *cie)
+{
+	const unsigned char *d = cie->augmentation_data;
+	const unsigned char *end = d + cie->augmentation_data_size;
+	const char *a = cie->augmentation;
+
+	if (a[0] != 'z')
+		return DW_EH_PE_absptr;
+	for (a++; *a && d < end; a++) {
+		switch (*a) {
+		case 'R': return *d;
+		case 'L': d++; break;
+		case 'P': {
+			/* personality: its encoding, then a pointer in it */
+			uint8_t enc = *d++;
+			uint64_t v;
+
+			if ((enc & 0x0f) == DW_EH_PE_uleb128 || (enc & 0x0f) == DW_EH_PE_sleb128) {
+				while (d < end && (*d++ & 0x80))
+					;
+			} else if (read_enc(&d, end, enc, 0, 0, &v)) {
+				return -1;
+			}
+			break;
+		}
+		case 'S':
+		case 'B': break;
+		default: return -1;
+		}
+	}
+	return -1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Without .eh_frame_hdr (static executables: the linker adds it only
+ * with --eh-frame-hdr, which gcc passes for dynamic links): the FDE
+ * starts from the .eh_frame section itself, each CIE's encoding applied
+ * to its FDEs, sorted. */
+static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
+{
+	struct cie_enc {
+		Dwarf_Off off;
+		int enc;
+	} *cies = NULL, *nc;
+	size_t shstrndx, ncies = 0, cap = 0;
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	Dwarf_Off off = 0, next;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+	Dwarf_CFI_Entry e;
+	GElf_Shdr sh;
+	int ret = 0;
+
+	*starts = NULL;
+	*n = 0;
+	if (!ident || elf_getshdrstrndx(elf, &shstrndx))
+		return -EINVAL;
+	while ((scn = elf_nextscn(elf, scn)) && !data) {
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".eh_frame"))
+			data = elf_getdata(scn, NULL);
+	}
+	if (!data)
+		return -ENOENT;
+	while (!ret && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0) {
+		if (dwarf_cfi_cie_p(&e)) {
+			if (ncies == cap) {
+				cap = cap ? 2 * cap : 16;
+				nc = realloc(cies, cap * sizeof(*cies));
+				if (!nc) {
+					ret = -ENOMEM;
+					break;
+				}
+				cies = nc;
+			}
+			cies[ncies].off = off;
+			cies[ncies++].enc = cie_fde_enc(&e.cie);
+		} else {
+			const unsigned char *p = e.fde.start;
+			uint64_t pc, *ns;
+			size_t i;
+
+			for (i = 0; i < ncies && cies[i].off != e.fde.CIE_pointer; i++)
+				;
+			if (i < ncies && cies[i].enc >= 0 &&
+			    !read_enc(&p, e.fde.end, (uint8_t)cies[i].enc,
+				      sh.sh_addr + (uint64_t)(e.fde.start - (const uint8_t *)data->d_buf),
+				      0, &pc)) {
+				ns = realloc(*starts, (*n + 1) * sizeof(**starts));
+				if (!ns)
+					ret = -ENOMEM;
+				else
+					(*starts = ns)[(*n)++] = pc;
+			}
+		}
+		off = next;
+	}
+	free(cies);
+	if (!ret && *n)
+		qsort(*starts, *n, sizeof(**starts), cmp_u64);
+	if (ret || !*n) {
+		free(*starts);
+		*starts = NULL;
+		return ret ? ret : -ENOENT;
+	}
+	return 0;
+}
+
 /* Is the expression rsp + 8 + ((rip & 15) >= K) * 8, the PLT's? K in *k. */
 static bool plt_expr(const Dwarf_Op *ops, size_t n, int32_t *k)
 {
@@ -243,9 +361,11 @@ int pmt_cfi__read(int fd, struct pmt_cfi *out, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	ret = fde_starts(elf, &starts, &n);
+	if (ret == -ENOENT)
+		ret = fde_starts_section(elf, &starts, &n);
 	if (ret) {
 		snprintf(err, errlen, "%s",
-			 ret == -ENOENT ? "no .eh_frame_hdr" : "bad .eh_frame_hdr");
+			 ret == -ENOENT ? "no .eh_frame_hdr, no .eh_frame" : "bad .eh_frame(_hdr)");
 		goto out;
 	}
 	cfi = dwarf_getcfi_elf(elf);
