@@ -26,7 +26,7 @@ LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 TEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS := $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null || echo -ltraceevent)
-PURE_LIBS := $(TEP_LIBS) -ldw -lelf -lz -lm
+PURE_LIBS := $(TEP_LIBS) -ldw -lelf -liberty -lz -lm
 HTTP_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
 LIBS := $(LIBBPF_LIBS) $(PURE_LIBS) $(HTTP_LIBS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -63,7 +63,8 @@ OBJS := $(PURE_OBJS) $(LOADER_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
-TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c))
+TESTPROGS := $(patsubst tests/testprogs/%.c,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.c)) \
+	     $(patsubst tests/testprogs/%.cc,$(OUTPUT)/testprogs/%,$(wildcard tests/testprogs/*.cc))
 
 .PHONY: all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest lint \
 	install uninstall man
@@ -143,9 +144,25 @@ $(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)
 TP_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 # built as Debian builds its packages: no frame pointers
 $(OUTPUT)/testprogs/nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/testprogs/static_nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer -static
 $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TP_FLAGS) $(WARN) -D_GNU_SOURCE $< -o $@
+
+# C++: names to demangle (frame pointers kept: perf -g is the oracle)
+$(OUTPUT)/testprogs/%: tests/testprogs/%.cc | $(OUTPUT)/testprogs
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) $(TP_FLAGS) $(WARN) $< -o $@
+
+# Rust: legacy and v0 symbol mangling
+RUSTC ?= rustc
+$(OUTPUT)/testprogs/rsnames_legacy: tests/testprogs/rsnames.rs | $(OUTPUT)/testprogs
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -O -g -C force-frame-pointers=yes $< -o $@
+$(OUTPUT)/testprogs/rsnames_v0: tests/testprogs/rsnames.rs | $(OUTPUT)/testprogs
+	$(call msg,RUSTC,$@)
+	$(Q)$(RUSTC) -O -g -C force-frame-pointers=yes -C symbol-mangling-version=v0 $< -o $@
+TESTPROGS += $(OUTPUT)/testprogs/rsnames_legacy $(OUTPUT)/testprogs/rsnames_v0
 
 testprogs: $(TESTPROGS)
 
@@ -230,11 +247,12 @@ man:
 
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
-	libtraceevent-dev \
+	libtraceevent-dev libiberty-dev \
 	      libmicrohttpd-dev
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
-	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev
+	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
+	     g++ rustc
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

@@ -575,6 +575,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("stack", 0, optional_argument, opt_stack),
 	OPT("unwind", 0, required_argument, opt_unwind),
 	FLAG("folded", 0, agg.folded),
+	FLAG("no-demangle", 0, no_demangle),
 	OPT("flamegraph", 0, required_argument, opt_flamegraph),
 	OPT("pprof", 0, required_argument, opt_pprof),
 	AGG("count", no_argument, PMT_FN_COUNT),

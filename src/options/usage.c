@@ -30,6 +30,7 @@ const char pmt_usage[] =
 	"      --str argN[,...]   print these USDT arguments' strings too\n"
 	"      --stack [kernel|user|both]  record call stacks (default both), for\n"
 	"                         -e events, function and USDT probes\n"
+	"      --no-demangle      C++ and Rust names as the files spell them\n"
 	"      --unwind fp|dwarf  how user stacks are walked (default dwarf: the\n"
 	"                         files' CFI, frame pointers where none covers)\n"
 	"  --filter EXPR          keep only events of the probe before it for which\n"

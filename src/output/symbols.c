@@ -63,6 +63,7 @@ struct pmt_syms {
 	struct ksym *ksyms;
 	size_t nksyms;
 	bool ksyms_read;
+	bool demangle;	     /* C++/Rust names as perf shows them */
 	char *knames;	     /* one block holding every kernel name */
 	struct proc **procs; /* sorted by pid */
 	size_t nprocs, cap;
@@ -138,13 +139,14 @@ static const struct ksym *ksym_find(struct pmt_syms *s, uint64_t addr)
 	return lo ? &s->ksyms[lo - 1] : NULL;
 }
 
-struct pmt_syms *pmt_syms__new(void)
+struct pmt_syms *pmt_syms__new(bool demangle)
 {
 	struct pmt_syms *s = calloc(1, sizeof(*s));
 	pthread_mutexattr_t a;
 
 	if (!s)
 		return NULL;
+	s->demangle = demangle;
 	s->dead = calloc(MAX_DEAD, sizeof(*s->dead));
 	if (!s->dead) {
 		free(s);
@@ -344,7 +346,7 @@ static const struct pmt_symfile *file_table(struct pmt_syms *s, struct file *f, 
 		fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	f->tab = pmt_symfile__read(fd);
+	f->tab = pmt_symfile__read(fd, s->demangle);
 	close(fd);
 	if (f->fd >= 0) {
 		f->fd = -1;

@@ -27,7 +27,8 @@
 
 struct pmt_syms;
 
-struct pmt_syms *pmt_syms__new(void);
+/* demangle: C++ and Rust names as perf shows them (pmt_symfile__read). */
+struct pmt_syms *pmt_syms__new(bool demangle);
 void pmt_syms__free(struct pmt_syms *s);
 void pmt_syms__lock(struct pmt_syms *s);
 void pmt_syms__unlock(struct pmt_syms *s);

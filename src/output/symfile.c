@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
+#include <libiberty/demangle.h>
 #include "events/elfsym.h"
 #include "output/symfile.h"
 #include "util/strutil.h"
@@ -73,15 +74,32 @@ static int cmp_off(const void *a, const void *b)
 	return better(x, y) ? -1 : better(y, x);
 }
 
+char *pmt_symfile__demangle(const char *name)
+{
+	/* C++ (Itanium ABI) and Rust (legacy _ZN...17h<hash>E, v0 _R...);
+	 * libiberty's automatic style tries Rust first, and without
+	 * DMGL_VERBOSE drops a legacy name's hash, as perf shows it. Without
+	 * DMGL_PARAMS the function's own parameter list is left out (the
+	 * types inside template arguments stay), as perf script prints. */
+	if ((name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) || strchr(name, '@'))
+		return NULL;
+	return cplus_demangle(name, DMGL_NO_OPTS);
+}
+
 /* The best symbol of each address into f: one name block, one table. */
-static int build(struct pmt_symfile *f, struct pmt_elf_syms *s)
+static int build(struct pmt_symfile *f, struct pmt_elf_syms *s, bool demangle)
 {
 	size_t i, n = 0, len = 0;
+	char *d;
 
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_off);
 	for (i = 0; i < s->n; i++)
 		if (!i || s->v[i].off != s->v[i - 1].off) {
+			if (demangle && (d = pmt_symfile__demangle(s->v[i].name))) {
+				free(s->v[i].name);
+				s->v[i].name = d;
+			}
 			s->v[n++] = s->v[i];
 			len += strlen(s->v[i].name) + 1;
 		} else {
@@ -144,7 +162,7 @@ static void read_build_id(struct pmt_symfile *f, Elf *elf)
 	}
 }
 
-static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file)
+static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file, bool demangle)
 {
 	struct pmt_elf_syms s = {0};
 	struct pmt_symfile *f;
@@ -163,7 +181,7 @@ static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file)
 		err = pmt_elf__collect(elf, NULL, SHT_DYNSYM, &s);
 	if (err >= 0)
 		err = pmt_elf__plt(elf, &s);
-	if (err < 0 || build(f, &s)) {
+	if (err < 0 || build(f, &s, demangle)) {
 		pmt_symfile__free(f);
 		f = NULL;
 	}
@@ -171,7 +189,7 @@ static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file)
 	return f;
 }
 
-struct pmt_symfile *pmt_symfile__read(int fd)
+struct pmt_symfile *pmt_symfile__read(int fd, bool demangle)
 {
 	struct pmt_symfile *f;
 	Elf *elf;
@@ -179,7 +197,7 @@ struct pmt_symfile *pmt_symfile__read(int fd)
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	f = from_elf(elf, true);
+	f = from_elf(elf, true, demangle);
 	if (elf)
 		elf_end(elf);
 	return f;
@@ -195,7 +213,7 @@ struct pmt_symfile *pmt_symfile__vdso(void)
 		return NULL;
 	/* the image ends with its section headers */
 	elf = elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
-	f = from_elf(elf, false);
+	f = from_elf(elf, false, false);
 	if (elf)
 		elf_end(elf);
 	return f;

@@ -12,14 +12,20 @@
 #ifndef PMT_SYMFILE_H
 #define PMT_SYMFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct pmt_symfile;
 
 /* The file open at fd (not closed here). NULL when it is no ELF file or
- * memory ran out. */
-struct pmt_symfile *pmt_symfile__read(int fd);
+ * memory ran out. demangle: C++ and Rust names as perf shows them
+ * (libiberty's cplus_demangle without parameter lists; Rust's hash
+ * suffix dropped), else as the file has them. */
+struct pmt_symfile *pmt_symfile__read(int fd, bool demangle);
+/* name demangled as above, malloc'd; NULL when it is no C++ or Rust name
+ * (or memory ran out). */
+char *pmt_symfile__demangle(const char *name);
 /* The vDSO, from this process's own image: the kernel maps the same one
  * into every process. NULL when there is none. */
 struct pmt_symfile *pmt_symfile__vdso(void);

@@ -444,7 +444,7 @@ uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
 struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 {
 	if (!s->syms)
-		s->syms = pmt_syms__new();
+		s->syms = pmt_syms__new(!s->opts->no_demangle);
 	return s->syms;
 }
 

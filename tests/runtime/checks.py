@@ -683,6 +683,54 @@ def usdt_args(argv):
     print(f"    {n} records, each argument its exact value", file=sys.stderr)
 
 
+def demangled_vs_perf(argv):
+    """argv: perf script -F ip,sym,dso output; our folded stacks, and the
+    same with --no-demangle; the program's path. perf's frequent names
+    in the program must be ours; none of ours mangled; --no-demangle
+    keeps the mangled names."""
+    perf, ours, raw, prog = argv[1:5]
+    seen = collections.Counter()
+    for line in open(perf, errors="replace"):
+        m = re.match(r"^\s*[0-9a-f]+ (.+?)(?:\+0x[0-9a-f]+)? \((.+)\)$", line)
+        if m and m.group(2) == prog and m.group(1) != "[unknown]":
+            seen[m.group(1)] += 1
+    total = sum(seen.values())
+    frequent = {n for n, c in seen.items() if c >= max(total * 0.02, 5)}
+    assert frequent, ("perf saw nothing of the program", total)
+
+    def frames(path):
+        out = collections.Counter()
+        for line in open(path):
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            for f in stack.split(";")[1:]:
+                out[f] += int(count)
+        return out
+    mine = frames(ours)
+    missing = sorted(frequent - set(mine))
+    assert not missing, ("named by perf, not by us", missing, sorted(mine)[:20])
+    mangled = sorted(f for f in mine if re.match(r"_[ZR][A-Za-z0-9_]", f))
+    assert not mangled, ("left mangled", mangled)
+    rawnames = frames(raw)
+    assert any(re.match(r"_[ZR]", f) for f in rawnames), ("--no-demangle demangled", sorted(rawnames)[:10])
+    print(f"    {len(frequent)} names perf prints often, all ours: " +
+          ", ".join(sorted(frequent, key=len)[:4]), file=sys.stderr)
+
+
+def folded_share(argv):
+    """argv: folded stacks; the stack expected; the least share of the
+    samples that must be exactly it."""
+    want, least = argv[2], float(argv[3])
+    counts = collections.Counter()
+    for line in open(argv[1]):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        counts[stack] += int(n)
+    total = sum(counts.values())
+    assert total >= 50, ("too few samples", total)
+    share = counts[want] / total
+    assert share >= least, (f"{share:.1%} of {total} samples are {want}", counts.most_common(3))
+    print(f"    {counts[want]} of {total} samples ({share:.1%}) {want}", file=sys.stderr)
+
+
 CHECKS = {name: fn for name, fn in list(globals().items()) if callable(fn) and name not in ("events",)}
 
 if __name__ == "__main__":

@@ -187,3 +187,34 @@ test_unwind_many_processes_bounded() {
 	grep -q "nofp_cmp" "$out" || { fail "no nofp stack printed"; return 1; }
 	no_leftovers
 }
+
+# C++ and Rust names as perf script prints them for the same program:
+# every function perf saw often in the program's own file has the same
+# name in pmtrace's stacks, and nothing is left mangled.
+demangled_vs_perf() { # PROGRAM ARGS...
+	requires perf || return
+	perf record -q -e cpu-clock -F 999 -g -o "$WORK/perf.data" -- "$@" >/dev/null 2>"$WORK/perf.err" ||
+		{ cat "$WORK/perf.err" >&2; fail "perf record"; return 1; }
+	perf script -i "$WORK/perf.data" -F ip,sym,dso >"$WORK/perf.txt" 2>/dev/null
+	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/ours.folded" -- "$@" >/dev/null || return 1
+	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded --no-demangle -o "$WORK/raw.folded" -- "$@" >/dev/null || return 1
+	check demangled_vs_perf "$WORK/perf.txt" "$WORK/ours.folded" "$WORK/raw.folded" "$(realpath "$1")"
+}
+
+test_demangle_cxx() {
+	demangled_vs_perf "$TP/sorter" 300000
+}
+
+test_demangle_rust() {
+	[ -x "$TP/rsnames_legacy" ] || { skip "needs rustc (make test-deps) to build the Rust test programs"; return; }
+	demangled_vs_perf "$TP/rsnames_legacy" 3000 || return 1
+	demangled_vs_perf "$TP/rsnames_v0" 3000
+}
+
+# A static executable without frame pointers: its CFI comes from
+# .eh_frame alone (no .eh_frame_hdr), and every sample reaches main.
+test_unwind_static() {
+	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/st.folded" -- "$TP/static_nofp" 300 ||
+		return 1
+	check folded_share "$WORK/st.folded" "static_nofp;_start;__libc_start_main_impl;__libc_start_call_main;main;top;mid;leaf" 0.95
+}

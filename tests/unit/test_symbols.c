@@ -74,7 +74,7 @@ TEST(symfile_names_as_perf)
 	ASSERT_EQ(exe_map_of(fn, &m), 0);
 	fd = open(m.path, O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	f = pmt_symfile__read(fd);
+	f = pmt_symfile__read(fd, true);
 	close(fd);
 	ASSERT_TRUE(f != NULL);
 	/* sized, global (not weak), fewest underscores */
@@ -90,7 +90,7 @@ TEST(symfile_names_as_perf)
 	pmt_symfile__free(f);
 	/* not ELF */
 	fd = open("/proc/self/status", O_RDONLY);
-	ASSERT_TRUE(pmt_symfile__read(fd) == NULL);
+	ASSERT_TRUE(pmt_symfile__read(fd, true) == NULL);
 	close(fd);
 	/* the vDSO from our own image */
 	v = pmt_symfile__vdso();
@@ -114,7 +114,7 @@ TEST(symfile_plt_as_objdump)
 
 	fd = open("/proc/self/exe", O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	f = pmt_symfile__read(fd);
+	f = pmt_symfile__read(fd, true);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	ASSERT_TRUE(f && elf);
@@ -150,7 +150,7 @@ static const char *name_of(struct pmt_syms *s, uint32_t pid, uint64_t addr, stru
 TEST(syms_follow_processes)
 {
 	uintptr_t fn = (uintptr_t)&pmt_symtest_fn;
-	struct pmt_syms *s = pmt_syms__new();
+	struct pmt_syms *s = pmt_syms__new(true);
 	struct pmt_syms_stats st;
 	struct pmt_buf b = {0};
 	struct pmt_module mod;
@@ -200,4 +200,31 @@ TEST(syms_follow_processes)
 	ASSERT_EQ(st.fds, 0); /* read, so closed */
 	pmt_buf__free(&b);
 	pmt_syms__free(s);
+}
+
+/* As perf script prints them (perf 6.1, the same programs). */
+TEST(symbols_demangled_as_perf)
+{
+	static const char *const cases[][2] = {
+		{"_Z10heavy_lessii", "heavy_less"},
+		{"_ZN6Sorter3runEd", "Sorter::run"},
+		{"_ZNSt17_Function_handlerIFbiiEZN6Sorter3runEdEUliiE_E9_M_invokeERKSt9_Any_dataOiS7_",
+		 "std::_Function_handler<bool (int, int), Sorter::run(double)::{lambda(int, "
+		 "int)#1}>::_M_invoke"},
+		{"_ZN7rsnames2rs6crunch17h9ff0eb0a8e9e7aafE", "rsnames::rs::crunch"},
+		{"_RNvNtCs1YDQuSXGT83_7rsnames2rs6crunch", "rsnames::rs::crunch"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = pmt_symfile__demangle(cases[i][0]);
+
+		ASSERT_TRUE(d != NULL);
+		ASSERT_STREQ(d, cases[i][1]);
+		free(d);
+	}
+	/* C names, PLT stubs and versioned names stay as they are */
+	ASSERT_TRUE(pmt_symfile__demangle("main") == NULL);
+	ASSERT_TRUE(pmt_symfile__demangle("_Znwm@plt") == NULL);
+	ASSERT_TRUE(pmt_symfile__demangle("_start") == NULL);
 }
