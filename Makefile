@@ -143,7 +143,7 @@ $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 $(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)
 TP_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 # built as Debian builds its packages: no frame pointers
-$(OUTPUT)/testprogs/nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/testprogs/nofp $(OUTPUT)/testprogs/twopaths: TP_FLAGS := -O2 -g -fomit-frame-pointer
 $(OUTPUT)/testprogs/static_nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer -static
 $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
@@ -252,7 +252,7 @@ BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
-	     g++ rustc
+	     g++ rustc libbpf-tools
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

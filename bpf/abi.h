@@ -25,6 +25,12 @@
 #define PMT_COMM_LEN 16
 /* Largest raw record copied out (perf's own limit is 8 KiB). */
 #define PMT_MAX_DATA 8192
+/* The scratch record's room: PMT_MAX_DATA of record, then (tracepoints)
+ * a struct pmt_stack_rec at PMT_TP_STACK (its aggregation keys) and room
+ * for a kernel and a user stack (2 * PMT_STACK_DEPTH frames) after the
+ * record, whatever its size. */
+#define PMT_TP_STACK PMT_MAX_DATA
+#define PMT_DATA_ROOM (PMT_MAX_DATA + 24 + 2 * 127 * 8)
 /* __data_loc/__rel_loc fields of one tracepoint the BPF side follows. */
 #define PMT_MAX_DYN 8
 /* Probes (attach points) one session may hold. */
@@ -59,6 +65,8 @@ enum pmt_stat {
 	PMT_STAT_RING_FULL,
 	PMT_STAT_STACK_FULL,   /* a stack not stored: its table full (or a collision) */
 	PMT_STAT_COUNTER_READ, /* --counter: a CPU's counter could not be read */
+	/* a user stack ended at a frame-pointer caller no text mapping holds */
+	PMT_STAT_UNWIND_ENDED,
 	PMT_STAT__MAX,
 };
 
@@ -67,8 +75,13 @@ struct pmt_event_hdr {
 	__u32 pid; /* tgid */
 	__u32 tid;
 	__u32 probe_id;
-	__u32 size; /* bytes of data[] that follow */
+	__u32 size; /* bytes of data[] that follow, frames not counted */
 	char comm[PMT_COMM_LEN];
+	/* tracepoints' --stack: the frames after the record (kernel first,
+	 * innermost first); records a program builds count theirs in their
+	 * struct pmt_stack_rec and size */
+	__u16 nkernel, nuser;
+	__u32 pad;
 };
 
 /* One a --counter, in their order, before a streamed record's header. */
@@ -82,7 +95,7 @@ struct pmt_event {
 	 * before the header (the last n of these, n a load-time constant) */
 	struct pmt_counter_rec counts[PMT_COUNTERS];
 	struct pmt_event_hdr hdr;
-	__u8 data[PMT_MAX_DATA];
+	__u8 data[PMT_DATA_ROOM];
 };
 
 /*
@@ -312,6 +325,8 @@ struct pmt_tcount {
  * name through a format built in src/probes/perf_event.c.
  */
 #define PMT_STACK_DEPTH 127 /* frames per stack (the kernel's default max) */
+_Static_assert(PMT_DATA_ROOM == PMT_MAX_DATA + 24 + 2 * PMT_STACK_DEPTH * 8,
+	       "room for the stack keys and two stacks");
 
 enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
 
@@ -327,6 +342,7 @@ struct pmt_stack_rec {
 	__u16 nkernel, nuser;
 	__u32 pad;
 };
+_Static_assert(sizeof(struct pmt_stack_rec) == 24, "PMT_DATA_ROOM's stack keys");
 
 struct pmt_sample {
 	__u64 ip;

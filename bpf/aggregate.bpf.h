@@ -186,35 +186,21 @@ static __always_inline void pmt_agg_writeback(struct pmt_agg_cslot *slot)
 	val->sum += slot->val.sum - slot->base_sum;
 }
 
-static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
-					   __u32 probe_id, __s64 v)
+/* Add v under key k (its data filled, in pmt_key_buf): the bucket set
+ * here, through the per-CPU cache. */
+static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, struct pmt_agg_key *k,
+					       __s64 v)
 {
 	struct pmt_agg_val zero = {}, *val;
 	struct pmt_agg_cache *cache;
 	struct pmt_agg_cslot *slot;
-	struct pmt_agg_key *k;
 	const __u64 *w;
 	__u64 sum = 0;
 	__u32 z = 0, i;
 
-	if (pmt_agg_keyless) {
-		/* -1 (below a histogram's range) is slot 0 */
-		z = (__u32)(pmt_agg_bucket(a, v) + 1);
-		val = bpf_map_lookup_elem(&pmt_agg_flat, &z);
-		if (!val) {
-			pmt_stat_inc(PMT_STAT_AGG_FULL);
-			return;
-		}
-		if (!val->count)
-			val->min = val->max = v;
-		pmt_agg_add(val, v);
-		return;
-	}
-	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 	cache = bpf_map_lookup_elem(&pmt_agg_cache, &z);
-	if (!k || !cache)
+	if (!cache)
 		return;
-	pmt_agg_fill_key(a, c, k, probe_id);
 	k->pad = 0;
 	k->bucket = pmt_agg_bucket(a, v);
 	w = (const __u64 *)k;
@@ -254,6 +240,33 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 	if (!slot->val.count)
 		slot->val.min = slot->val.max = v;
 	pmt_agg_add(&slot->val, v);
+}
+
+static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
+					   __u32 probe_id, __s64 v)
+{
+	struct pmt_agg_val *val;
+	struct pmt_agg_key *k;
+	__u32 z = 0;
+
+	if (pmt_agg_keyless) {
+		/* -1 (below a histogram's range) is slot 0 */
+		z = (__u32)(pmt_agg_bucket(a, v) + 1);
+		val = bpf_map_lookup_elem(&pmt_agg_flat, &z);
+		if (!val) {
+			pmt_stat_inc(PMT_STAT_AGG_FULL);
+			return;
+		}
+		if (!val->count)
+			val->min = val->max = v;
+		pmt_agg_add(val, v);
+		return;
+	}
+	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
+	if (!k)
+		return;
+	pmt_agg_fill_key(a, c, k, probe_id);
+	pmt_agg_update_key(a, k, v);
 }
 
 static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)

@@ -241,8 +241,10 @@ static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_coun
 }
 
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
-static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
-				     __u64 size)
+/* Send e: the record's size bytes, then frames bytes of stack frames
+ * (nkernel kernel ones first; tracepoints, see pmt_event_hdr). */
+static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
+					    __u64 size, __u64 frames, __u16 nkernel, __u16 nuser)
 {
 	__u64 pid_tgid = pmt_pid_tgid(c);
 	/* --counter's counts sent before the header (struct pmt_event) */
@@ -254,6 +256,8 @@ static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __
 
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
+	if (frames > PMT_DATA_ROOM - PMT_MAX_DATA)
+		frames = 0;
 	/* the counts go right before the header: constant offsets only */
 	if (pmt_stream_counter)
 		pmt_thread_count(c, &e->counts[PMT_COUNTERS - pre / sizeof(e->counts[0])]);
@@ -261,14 +265,22 @@ static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __
 	e->hdr.tid = (__u32)pid_tgid;
 	e->hdr.probe_id = probe_id;
 	e->hdr.size = size;
+	e->hdr.nkernel = nkernel;
+	e->hdr.nuser = nuser;
 	pmt_current_comm(e->hdr.comm);
 	e->hdr.ts = bpf_ktime_get_ns();
 	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&e->hdr - pre,
-				    pre + sizeof(e->hdr) + size);
+				    pre + sizeof(e->hdr) + size + frames);
 	/* -ENOSPC: the ring is full; anything else (no ring on this CPU)
 	 * would vanish without a counter */
 	if (err)
 		pmt_stat_inc(err == -28 ? PMT_STAT_RING_FULL : PMT_STAT_OUTPUT_ERR);
+}
+
+static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
+				     __u64 size)
+{
+	pmt_emit_frames(c, e, probe_id, size, 0, 0, 0);
 }
 
 #endif /* PMTRACE_COMMON_BPF_H */

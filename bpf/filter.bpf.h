@@ -131,7 +131,8 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 		if (e->flags & PMT_FFLAG_CTX)
 			return pmt_ctx_field(c->ctx, off, e->size, e->flags & PMT_FFLAG_SIGNED);
 #endif
-		if (!c->rec || off > PMT_MAX_DATA - 8)
+		/* up to the tracepoints' stack keys at PMT_TP_STACK */
+		if (!c->rec || off > PMT_TP_STACK + 8)
 			return 0;
 		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
 	case PMT_FSRC_PID: return pmt_pid_tgid(c) >> 32;

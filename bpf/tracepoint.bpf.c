@@ -5,7 +5,7 @@
  * pmt_probes[cookie] says how long the raw record is.
  */
 #define PMT_RAW_CTX /* the context is the raw record: see pmt_ctx_u32() */
-#include "aggregate.bpf.h"
+#include "record.bpf.h"
 
 /*
  * syscalls:sys_{enter,exit}_NAME served by one program on raw_syscalls:
@@ -54,6 +54,154 @@ static __always_inline __u64 pmt_tp_dyn_end(const struct pmt_probe_cfg *cfg,
 	return end > PMT_MAX_DATA ? PMT_MAX_DATA : end;
 }
 
+/* --stack, aggregating: the stack keys at PMT_TP_STACK of the record
+ * copy, where the format's hidden kstack and ustack fields are. */
+static __always_inline void pmt_tp_stack_keys(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
+					      struct pmt_event *e)
+{
+	struct pmt_stack_rec *st = (struct pmt_stack_rec *)(e->data + PMT_TP_STACK);
+
+	fc->rec = e->data;
+	st->kstack = cfg->stack & PMT_STACK_KERNEL ? pmt_stackid(fc->ctx, 0) : -1;
+	st->ustack = -1;
+	if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
+		st->ustack = pmt_unwind_key(fc, e, PMT_TP_STACK + sizeof(*st));
+	else if (cfg->stack & PMT_STACK_USER)
+		st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
+			     (__u32)pmt_stackid(fc->ctx, BPF_F_USER_STACK);
+}
+
+/* --stack, streaming: the frames right after the record's size bytes;
+ * their bytes, the counts in *nk and *nu. */
+static __always_inline __u64 pmt_tp_frames(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
+					   struct pmt_event *e, __u64 size, __u16 *nk, __u16 *nu)
+{
+	__u64 off = size, uoff, h;
+	long kb = 0, ub = 0;
+
+	/* bounds made afresh in registers, right before their use: 6.1's
+	 * verifier gives a spilled size an empty range (umin > umax), and
+	 * a pointer plus that is no pointer; a mask the compiler cannot
+	 * drop (after the asm) gives the bound again */
+	asm volatile("" : "+r"(off));
+	off &= 0x3fff;
+	if (off > PMT_MAX_DATA)
+		return 0;
+	if (cfg->stack & PMT_STACK_KERNEL) {
+		kb = bpf_get_stack(fc->ctx, e->data + off, PMT_STACK_BYTES, 0);
+		if (kb < 0 || kb > (long)PMT_STACK_BYTES)
+			kb = 0;
+	}
+	uoff = off + (__u64)kb;
+	asm volatile("" : "+r"(uoff));
+	uoff &= 0x3fff;
+	if ((cfg->stack & PMT_STACK_USER) && uoff <= PMT_MAX_DATA + PMT_STACK_BYTES) {
+		if (pmt_unwind_dwarf) {
+			ub = (long)pmt_unwind_user((__u32)uoff, PMT_STACK_DEPTH, &h) * 8;
+		} else {
+			ub = bpf_get_stack(fc->ctx, e->data + uoff, PMT_STACK_BYTES,
+					   BPF_F_USER_STACK);
+			if (ub < 0 || ub > (long)PMT_STACK_BYTES)
+				ub = 0;
+		}
+	}
+	*nk = (__u16)((__u64)kb / 8);
+	*nu = (__u16)((__u64)ub / 8);
+	return (__u64)kb + (__u64)ub;
+}
+
+/*
+ * --offcpu, on sched:sched_switch (this program, so a kernel stack starts
+ * at __schedule as perf's does). The thread leaving the CPU (the current
+ * one) is timed from now, with its key (stacks, comm, pid, ...) built now,
+ * where the stacks are its own; the thread arriving, if timed, adds the
+ * time it was off to that key. Settings: rodata below.
+ */
+const volatile bool pmt_offcpu __weak = false;
+const volatile __u32 pmt_offcpu_next_pid __weak = 0; /* offset of next_pid */
+const volatile __u8 pmt_offcpu_state __weak = 0;     /* 0 any, 1 blocked, 2 runnable */
+const volatile __u64 pmt_offcpu_min_ns __weak = 0;
+const volatile __u64 pmt_offcpu_max_ns __weak = ~0ULL;
+
+struct pmt_offcpu_start {
+	__u64 ts;
+	struct pmt_agg_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32); /* tid */
+	__type(value, struct pmt_offcpu_start);
+} pmt_offcpu_starts SEC(".maps");
+
+/* task_struct's state before 5.14 */
+struct task_struct___old {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* Does the leaving (current) thread's state pass --state? */
+static __always_inline bool pmt_offcpu_state_ok(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	unsigned int st;
+
+	if (!pmt_offcpu_state)
+		return true;
+	if (bpf_core_field_exists(t->__state))
+		st = BPF_CORE_READ(t, __state);
+	else
+		st = (unsigned int)BPF_CORE_READ((struct task_struct___old *)t, state);
+
+	if (pmt_offcpu_state == 1)
+		return st & 3; /* S or D (TASK_IDLE included) */
+	if (pmt_offcpu_state == 2)
+		return !st; /* preempted or yielding: runnable */
+	return true;
+}
+
+static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
+{
+	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
+	struct pmt_fctx fc = {.ctx = ctx};
+	struct pmt_offcpu_start *s, start = {};
+	struct pmt_agg_key *k;
+	struct pmt_event *e;
+	__u32 tid, zero = 0;
+	__u64 now, d;
+
+	if (!cfg || pmt_stop)
+		return 1;
+	now = bpf_ktime_get_ns();
+	tid = (__u32)pmt_ctx_field(ctx, pmt_offcpu_next_pid & 0x7c, 4, false);
+	s = bpf_map_lookup_elem(&pmt_offcpu_starts, &tid);
+	if (s) {
+		d = now - s->ts;
+		k = bpf_map_lookup_elem(&pmt_key_buf, &zero);
+		if (k && d >= pmt_offcpu_min_ns && d <= pmt_offcpu_max_ns) {
+			*k = s->key;
+			pmt_agg_update_key(&cfg->agg, k, (__s64)(d / 1000));
+		}
+		bpf_map_delete_elem(&pmt_offcpu_starts, &tid);
+	}
+	tid = (__u32)pmt_pid_tgid(&fc);
+	if (!tid || !pmt_target_ok(&fc) || !pmt_cpu_ok() || !pmt_offcpu_state_ok())
+		return 1;
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	k = bpf_map_lookup_elem(&pmt_key_buf, &zero);
+	if (!e || !k)
+		return 1;
+	if (cfg->agg.needs_record)
+		pmt_tp_copy(e, cfg->fixed_size, ctx);
+	pmt_tp_stack_keys(cfg, &fc, e);
+	pmt_agg_fill_key(&cfg->agg, &fc, k, id);
+	start.ts = now;
+	start.key = *k;
+	if (bpf_map_update_elem(&pmt_offcpu_starts, &tid, &start, BPF_ANY))
+		pmt_stat_inc(PMT_STAT_LAT_FULL);
+	return 1;
+}
+
 static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 {
 	const struct pmt_probe_cfg *cfg;
@@ -64,6 +212,8 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 	__u64 size, end;
 	struct pmt_fctx fc = {.ctx = ctx};
 
+	if (pmt_offcpu)
+		return pmt_tp_offcpu(ctx, id);
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/probes/tracepoint.c). */
 	if (pmt_stop || !pmt_target_ok(&fc) || !pmt_cpu_ok())
@@ -103,6 +253,8 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 			pmt_tp_copy(e, size, ctx);
 			fc.rec = e->data;
 		}
+		if (cfg->stack)
+			pmt_tp_stack_keys(cfg, &fc, e);
 		pmt_aggregate(cfg, &fc, id);
 		return 1;
 	}
@@ -121,6 +273,13 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 	 * (a routed syscall's own) and pid, so the record decodes as the
 	 * kernel's own (flags and preempt_count read 0). */
 	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
+	if (cfg->stack) {
+		__u16 nk = 0, nu = 0;
+		__u64 fb = pmt_tp_frames(cfg, &fc, e, size, &nk, &nu);
+
+		pmt_emit_frames(&fc, e, id, size, fb, nk, nu);
+		return 1;
+	}
 	pmt_emit(&fc, e, id, size);
 	return 1;
 }

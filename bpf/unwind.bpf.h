@@ -104,9 +104,11 @@ struct pmt_unwind {
 	__u64 vm_start, vm_end, vm_off;
 	struct pmt_cfi_file_key file;
 	__u32 first, count;
-	bool vm_file;  /* the VMA maps a file */
-	bool vm_asked; /* bpf_find_vma was called in this run */
-	bool vm_exec;  /* the VMA is executable */
+	bool vm_file;	 /* the VMA maps a file */
+	bool vm_asked;	 /* bpf_find_vma was called in this run */
+	bool vm_exec;	 /* the VMA is executable */
+	bool by_fp;	 /* pc was found by frame pointers, not CFI */
+	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked */
 };
 
 static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -203,12 +205,15 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 				u->vm_off = v->off;
 				u->file = v->file;
 				u->vm_file = v->file.ino != 0;
+				u->vm_exec = true; /* only text is kept */
 				return true;
 			}
 		}
 	}
-	if (u->vm_asked)
+	if (u->vm_asked) {
+		u->vm_unknown = true;
 		return false;
+	}
 	u->vm_asked = true;
 	if (bpf_find_vma(u->task, u->pc, pmt_unwind_vma, u, 0))
 		return false;
@@ -259,6 +264,7 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 		return;
 	u->vm_start = u->vm_end = 0;
 	u->vm_file = false;
+	u->vm_unknown = false;
 	u->count = 0;
 	if (!pmt_unwind_vma_of(u) || !u->vm_file)
 		return;
@@ -316,9 +322,21 @@ static long pmt_unwind_step(__u32 i, void *data)
 
 	if (!u->pc || u->off >= u->end)
 		return 1;
+	pmt_unwind_file(u);
+	/* A caller found by frame pointers (no CFI covers the callee, or
+	 * its file's rows are not read yet) is a frame only where user text
+	 * can be: not past the user half, not in a mapping the kernel says
+	 * is no text. Else the "frame pointer" was any register, and the
+	 * stack ends here, counted, instead of inventing callers. */
+	if (u->by_fp &&
+	    (u->pc < 0x1000 || u->pc >= 0x7ffffffff000ULL ||
+	     (!u->vm_unknown && (u->pc < u->vm_start || u->pc >= u->vm_end || !u->vm_exec)))) {
+		pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
+		return 1;
+	}
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	off = u->off;
-	if (!e || off > PMT_MAX_DATA - 8)
+	if (!e || off > PMT_DATA_ROOM - 8)
 		return 1;
 	slot = (__u64 *)(e->data + off);
 	/* a caller as perf's DWARF mode shows it: at its call instruction
@@ -329,7 +347,6 @@ static long pmt_unwind_step(__u32 i, void *data)
 	u->n++;
 	u->hash = (u->hash ^ *slot) * 0x100000001b3ULL;
 
-	pmt_unwind_file(u);
 	if (u->count) {
 		/* a caller's pc is past its call: look up the call itself */
 		__u64 at = u->pc - u->vm_start + u->vm_off - (i ? 1 : 0);
@@ -337,7 +354,8 @@ static long pmt_unwind_step(__u32 i, void *data)
 		if (at <= 0xffffffffULL)
 			r = pmt_unwind_row(u->first, u->count, (__u32)at);
 	}
-	if (!r || r->cfa == PMT_CFA_NONE)
+	u->by_fp = !r || r->cfa == PMT_CFA_NONE;
+	if (u->by_fp)
 		return pmt_unwind_fp(u);
 	switch (r->cfa) {
 	case PMT_CFA_END: return 1; /* the outermost frame */

@@ -93,7 +93,9 @@ static int add_sample(const struct pmt_agg *a, struct pmt_pprof *pp, const struc
 		}
 		nl++;
 	}
-	err = pmt_pprof__sample(pp, locs, n, e->val.count, labels, nl);
+	/* --offcpu: the time off, in microseconds, as nanoseconds */
+	err = pmt_pprof__sample(pp, locs, n, e->val.count,
+				a->opts->offcpu ? (uint64_t)e->val.sum * 1000 : 0, labels, nl);
 	for (i = 0; i < nl; i++)
 		pmt_buf__free(&text[i]);
 	return err;

@@ -7,6 +7,13 @@
 #include "output/flamegraph.h"
 #include "util/log.h"
 
+/* A stack's weight: its count, or with --offcpu its microseconds off
+ * the CPU (as offcputime -f). */
+static uint64_t weight(const struct pmt_agg_snap *s, const struct pmt_agg_group *g)
+{
+	return s->a->opts->offcpu ? (uint64_t)g->total.sum : g->total.count;
+}
+
 static int write_folded(struct pmt_agg_snap *s, struct pmt_output *out)
 {
 	size_t ng, i;
@@ -16,7 +23,7 @@ static int write_folded(struct pmt_agg_snap *s, struct pmt_output *out)
 	if (!g)
 		return -ENOMEM;
 	for (i = 0; i < ng; i++)
-		pmt_buf__printf(&b, "%s %llu\n", g[i].text, (unsigned long long)g[i].total.count);
+		pmt_buf__printf(&b, "%s %llu\n", g[i].text, (unsigned long long)weight(s, &g[i]));
 	pmt_output__line(out, b.p, b.len);
 	pmt_output__flush(out);
 	pmt_buf__free(&b);
@@ -36,9 +43,12 @@ static int write_flamegraph(struct pmt_agg_snap *s, struct pmt_output *out)
 		return -ENOMEM;
 	for (i = 0; i < ng; i++) {
 		st[i].folded = g[i].text;
-		st[i].count = g[i].total.count;
+		st[i].count = weight(s, &g[i]);
 	}
-	err = pmt_flame__write_file(path, st, ng, s->a->nprobes ? s->a->probe_names[0] : "pmtrace");
+	err = pmt_flame__write_file(path, st, ng,
+				    s->a->opts->offcpu ? "Off-CPU Time (us)"
+				    : s->a->nprobes    ? s->a->probe_names[0]
+						       : "pmtrace");
 	free(st);
 	if (err)
 		pmt_err("cannot write the flame graph to '%s': %s", path, strerror(-err));

@@ -208,7 +208,8 @@ static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
 				;
 			if (i < ncies && cies[i].enc >= 0 &&
 			    !read_enc(&p, e.fde.end, (uint8_t)cies[i].enc,
-				      sh.sh_addr + (uint64_t)(e.fde.start - (const uint8_t *)data->d_buf),
+				      sh.sh_addr + (uint64_t)(e.fde.start -
+							      (const uint8_t *)data->d_buf),
 				      0, &pc)) {
 				ns = realloc(*starts, (*n + 1) * sizeof(**starts));
 				if (!ns)

@@ -5,9 +5,8 @@
 #include "abi.h"
 #include "events/stackrec.h"
 
-int pmt_stackrec__add_fields(struct pmt_format *f)
+static int add_at(struct pmt_format *f, uint32_t st)
 {
-	uint32_t st = f->fixed_size - (uint32_t)sizeof(struct pmt_stack_rec);
 	struct pmt_field *k, *u;
 
 	k = pmt_format__add(f, "kstack", "s64", st + offsetof(struct pmt_stack_rec, kstack), 8,
@@ -22,6 +21,16 @@ int pmt_stackrec__add_fields(struct pmt_format *f)
 		return -ENOMEM;
 	u->is_common = true;
 	return 0;
+}
+
+int pmt_stackrec__add_fields(struct pmt_format *f)
+{
+	return add_at(f, f->fixed_size - (uint32_t)sizeof(struct pmt_stack_rec));
+}
+
+int pmt_stackrec__add_tp_fields(struct pmt_format *f)
+{
+	return add_at(f, PMT_TP_STACK);
 }
 
 bool pmt_stackrec__has(const struct pmt_format *f)

@@ -12,6 +12,9 @@
 /* The hidden kstack/ustack key fields of the pmt_stack_rec that ends a
  * record of f->fixed_size bytes; -ENOMEM. */
 int pmt_stackrec__add_fields(struct pmt_format *f);
+/* A tracepoint's: the keys at PMT_TP_STACK of the program's copy of the
+ * record (bpf/tracepoint.bpf.c), past any record. */
+int pmt_stackrec__add_tp_fields(struct pmt_format *f);
 /* Does this record format carry stacks (--stack, --by stack)? */
 bool pmt_stackrec__has(const struct pmt_format *f);
 

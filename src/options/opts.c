@@ -141,6 +141,39 @@ static int opt_fn_probe(struct optctx *c, char *arg)
 	return add_probe(c->o, k, arg);
 }
 
+/* --min-block/--max-block US: --offcpu's bounds, as offcputime -m/-M */
+static int opt_block(struct optctx *c, char *arg)
+{
+	bool max = c->def->name[1] == 'a';
+	uint64_t v;
+
+	if (pmt_parse_u64(arg, &v) || (max && !v))
+		return ERR(c, "--%s: '%s' is not a number of microseconds%s", c->def->name, arg,
+			   max ? " above 0" : "");
+	if (max)
+		c->o->agg.max_block = v;
+	else
+		c->o->agg.min_block = v;
+	return 0;
+}
+
+/* --state blocked|runnable|all: which off-CPU time --offcpu counts */
+static int opt_state(struct optctx *c, char *arg)
+{
+	static const char *const states[] = {"all", "blocked", "runnable"};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (!strcmp(arg, states[i])) {
+			c->o->agg.offcpu_state = i;
+			return 0;
+		}
+	return ERR(c,
+		   "--state: '%s': expected blocked (sleeping, waiting on I/O or a lock), "
+		   "runnable (preempted, waiting for a CPU) or all",
+		   arg);
+}
+
 /* --str arg1,arg3: USDT string arguments read for printing */
 static int opt_str(struct optctx *c, char *arg)
 {
@@ -576,6 +609,10 @@ static const struct opt_def opt_defs[] = {
 	OPT("unwind", 0, required_argument, opt_unwind),
 	FLAG("folded", 0, agg.folded),
 	FLAG("no-demangle", 0, no_demangle),
+	FLAG("offcpu", 0, agg.offcpu),
+	OPT("min-block", 0, required_argument, opt_block),
+	OPT("max-block", 0, required_argument, opt_block),
+	OPT("state", 0, required_argument, opt_state),
 	OPT("flamegraph", 0, required_argument, opt_flamegraph),
 	OPT("pprof", 0, required_argument, opt_pprof),
 	AGG("count", no_argument, PMT_FN_COUNT),
@@ -687,12 +724,48 @@ static int check_modes(struct optctx *c)
 	return 0;
 }
 
+/* --offcpu: a sum of microseconds off the CPU, by stack (both unless
+ * --stack says), over sched:sched_switch, which it takes itself. */
+static int check_offcpu(struct optctx *c)
+{
+	struct pmt_agg_opts *a = &c->o->agg;
+
+	if (!a->offcpu) {
+		if (a->min_block || a->max_block || a->offcpu_state)
+			return ERR(c, "--%s goes with --offcpu",
+				   a->offcpu_state ? "state"
+				   : a->min_block  ? "min-block"
+						   : "max-block");
+		return 0;
+	}
+	if (c->o->nr_probes || a->lat_start || c->o->nr_counters)
+		return ERR(c, "--offcpu takes sched:sched_switch itself: drop the %s",
+			   c->o->nr_probes ? "probes (--tp, -e, ...)"
+			   : a->lat_start  ? "--latency"
+					   : "--counter");
+	if (a->fn && a->fn != PMT_FN_SUM)
+		return ERR(c, "--offcpu sums the time off the CPU: it takes no --%s",
+			   agg_fn_names[a->fn]);
+	if (a->max_block && a->min_block > a->max_block)
+		return ERR(c, "--min-block %llu is above --max-block %llu",
+			   (unsigned long long)a->min_block, (unsigned long long)a->max_block);
+	a->fn = PMT_FN_SUM;
+	a->expr = NULL;
+	if (!c->o->stack)
+		c->o->stack = PMT_STACK_KERNEL | PMT_STACK_USER;
+	if (!a->by)
+		a->by = "comm,stack";
+	return 0;
+}
+
 static int check_aggregation(struct optctx *c)
 {
 	struct pmt_agg_opts *a = &c->o->agg;
 	const char *pic = a->folded ? "folded" : a->flamegraph ? "flamegraph" : "pprof";
 
 	a->json = c->o->json;
+	if (check_offcpu(c))
+		return -EINVAL;
 	if (a->lat_start) {
 		const char *what = a->ncounters > 1 ? "value" : a->counter ? a->counter : "latency";
 
@@ -717,7 +790,7 @@ static int check_aggregation(struct optctx *c)
 	if (a->folded || a->flamegraph || a->pprof) {
 		if (!c->o->stack)
 			return ERR(c, "--%s draws stacks: add --stack", pic);
-		if (a->fn && a->fn != PMT_FN_COUNT)
+		if (a->fn && a->fn != PMT_FN_COUNT && !a->offcpu)
 			return ERR(c, "--%s counts stacks: it takes no --%s", pic,
 				   agg_fn_names[a->fn]);
 		if (c->o->json && (a->folded || a->flamegraph))
@@ -729,8 +802,9 @@ static int check_aggregation(struct optctx *c)
 		if (a->interval > 0 && (a->flamegraph || a->pprof))
 			return ERR(c, "--%s writes one file at exit: drop --interval",
 				   a->flamegraph ? "flamegraph" : "pprof");
-		/* one count per (comm, stack) */
-		a->fn = PMT_FN_COUNT;
+		/* one count (--offcpu: time) per (comm, stack) */
+		if (!a->offcpu)
+			a->fn = PMT_FN_COUNT;
 		if (!a->by)
 			a->by = "comm,stack";
 	}
@@ -778,17 +852,12 @@ static int check_probes(struct optctx *c)
 			return ERR(c, "--%s applies to PMU events (-e); --%s %s has none",
 				   o->period ? "period" : "freq", k ? kind_names[k] : "tp",
 				   o->probes[i].spec);
-		if (k == PMT_PROBE_TRACEPOINT && o->stack)
-			return ERR(
-				c,
-				"--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp %s has none",
-				o->probes[i].spec);
 	}
 	if (o->period && o->freq)
 		return ERR(c, "--period and --freq cannot be combined: sample by count or by rate");
 	if (!o->period && !o->freq)
 		o->freq = PMT_DEFAULT_FREQ;
-	if (!o->nr_probes && !o->agg.lat_start)
+	if (!o->nr_probes && !o->agg.lat_start && !o->agg.offcpu)
 		return ERR(
 			c,
 			"no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");

@@ -84,10 +84,14 @@ struct pmt_agg_opts {
 	const char *counter; /* the first, or NULL */
 	const char *const *counters;
 	int ncounters;
-	bool folded;		/* --folded: stacks as folded lines */
-	const char *flamegraph; /* --flamegraph FILE.svg */
-	const char *pprof;	/* --pprof FILE.pb.gz */
-	bool json;		/* --json: maps printed as JSON */
+	/* --offcpu: time off the CPU (us) by stack, from sched_switch */
+	bool offcpu;
+	int offcpu_state;	       /* --state: 0 all, 1 blocked, 2 runnable */
+	uint64_t min_block, max_block; /* --min-block/--max-block, us (max 0: none) */
+	bool folded;		       /* --folded: stacks as folded lines */
+	const char *flamegraph;	       /* --flamegraph FILE.svg */
+	const char *pprof;	       /* --pprof FILE.pb.gz */
+	bool json;		       /* --json: maps printed as JSON */
 };
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */

@@ -70,6 +70,11 @@ struct pmt_record {
 	const void *counts;
 	struct pmt_syms *syms; /* for extra: names of addresses */
 	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
+	/* tracepoints' --stack: nframes frames after the record, the first
+	 * nkernel the kernel's (NULL: none, or in the record's own
+	 * struct pmt_stack_rec) */
+	const uint64_t *frames;
+	uint32_t nframes, nkernel;
 };
 
 /* path NULL or "-" writes to stdout. -errno with err set. */

@@ -317,7 +317,7 @@ uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, u
 }
 
 int pmt_pprof__sample(struct pmt_pprof *p, const uint64_t *locs, int n, uint64_t count,
-		      const struct pmt_pprof_label *labels, int nlabels)
+		      uint64_t value, const struct pmt_pprof_label *labels, int nlabels)
 {
 	struct pmt_buf m = {0}, packed = {0}, l = {0};
 	int i;
@@ -328,7 +328,7 @@ int pmt_pprof__sample(struct pmt_pprof *p, const uint64_t *locs, int n, uint64_t
 	packed.len = 0;
 	varint(&packed, count);
 	if (p->unit)
-		varint(&packed, count * (uint64_t)p->period);
+		varint(&packed, p->period ? count * (uint64_t)p->period : value);
 	bytes_field(&m, 2, packed.p, packed.len);
 	for (i = 0; i < nlabels; i++) {
 		l.len = 0;

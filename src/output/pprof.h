@@ -16,7 +16,8 @@
 struct pmt_pprof;
 
 /* A profile of samples/count, and (type, unit) when not NULL (e.g.
- * cpu/nanoseconds) whose value is count * period. */
+ * cpu/nanoseconds) whose value is count * period, or each sample's own
+ * value when period is 0 (off-cpu/nanoseconds). */
 struct pmt_pprof *pmt_pprof__new(const char *type, const char *unit, int64_t period);
 void pmt_pprof__free(struct pmt_pprof *p);
 void pmt_pprof__times(struct pmt_pprof *p, int64_t time_ns, int64_t duration_ns);
@@ -40,9 +41,10 @@ struct pmt_pprof_label {
 	int64_t num;
 };
 
-/* Frames locs[0..n) innermost first, seen count times. 0 or -ENOMEM. */
+/* Frames locs[0..n) innermost first, seen count times (value: the second
+ * type's, where its period is 0). 0 or -ENOMEM. */
 int pmt_pprof__sample(struct pmt_pprof *p, const uint64_t *locs, int n, uint64_t count,
-		      const struct pmt_pprof_label *labels, int nlabels);
+		      uint64_t value, const struct pmt_pprof_label *labels, int nlabels);
 /* Encode, gzip and write to path. 0 or -errno. */
 int pmt_pprof__write(struct pmt_pprof *p, const char *path);
 /* The encoded Profile (not gzip'd), for tests; caller frees. */

@@ -13,7 +13,12 @@ static uint32_t frames_of(const struct pmt_record *r, const uint64_t **frames, u
 	const struct pmt_stack_rec *st;
 	uint32_t n;
 
-	if (!r->stack || r->len < rec)
+	if (r->frames) {
+		*frames = r->frames;
+		*nkernel = r->nkernel;
+		return r->nframes;
+	}
+	if (!r->stack || r->len < rec || r->fmt->raw_ctx)
 		return 0;
 	st = (const void *)((const char *)r->data + rec - sizeof(*st));
 	*frames = (const void *)((const char *)r->data + rec);
@@ -44,7 +49,7 @@ void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
 	struct pmt_buf name = {0};
 	uint32_t i, nk = 0, n = frames_of(r, &frames, &nk);
 
-	if (!r->stack || r->len < r->fmt->fixed_size)
+	if (!r->stack || (!r->frames && r->len < r->fmt->fixed_size))
 		return;
 	pmt_json__key(j, "stack");
 	pmt_json__array(j);

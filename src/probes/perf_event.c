@@ -28,9 +28,6 @@
 #include "output/symbols.h"
 #include "pmtrace.skel.h"
 
-/* Distinct stacks an aggregation can key by (stack-trace map size). */
-#define PMT_STACK_IDS 16384
-
 static const char *const mode_names[] = {"kernel", "user", NULL};
 
 /* The sample's fields, and the hidden stack keys. A counter that follows
@@ -227,16 +224,7 @@ static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 
 static void pe_prepare(struct pmt_prov_ctx *c)
 {
-	uint32_t i;
-	bool agg = false;
-
 	bpf_program__set_autoload(c->skel->progs.pmt_pe, true);
-	for (i = 0; i < c->probes->n; i++)
-		if (c->probes->v[i].prov == &pmt_perf_provider &&
-		    c->probes->v[i].action != PMT_ACT_STREAM)
-			agg = true;
-	if (agg && c->stack)
-		bpf_map__set_max_entries(c->skel->maps.pmt_stacks, PMT_STACK_IDS);
 }
 
 static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)

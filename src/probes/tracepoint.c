@@ -17,8 +17,10 @@
 #include "util/log.h"
 #include "probes/provider.h"
 #include "util/suggest.h"
+#include "events/stackrec.h"
 #include "events/syscalls.h"
 #include "events/tracefs.h"
+#include "output/stacks.h"
 #include "pmtrace.skel.h"
 
 static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
@@ -53,6 +55,10 @@ static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, con
 	}
 	if (ret)
 		return pmt_error__runtime(c->err, ret, "%s:%s: %s", cat, name, err);
+	if (pmt_stackrec__add_tp_fields(fmt)) {
+		pmt_format__free(fmt);
+		return pmt_error__runtime(c->err, -ENOMEM, "%s:%s: out of memory", cat, name);
+	}
 	snprintf(full, sizeof(full), "%s:%s", cat, name);
 	return pmt_probes__add(c->probes, &pmt_tracepoint_provider, full, fmt, filter, c->err);
 }
@@ -299,5 +305,7 @@ const struct pmt_provider pmt_tracepoint_provider = {
 	.resolve = tp_resolve,
 	.prepare = tp_prepare,
 	.attach = tp_attach,
+	.extra_text = pmt_stacks__text,
+	.extra_json = pmt_stacks__json,
 	.renders = true,
 };

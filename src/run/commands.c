@@ -233,6 +233,12 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 	if (st[PMT_STAT_LAT_FULL])
 		pmt_warn("%llu latency starts could not be stored",
 			 (unsigned long long)st[PMT_STAT_LAT_FULL]);
+	if (st[PMT_STAT_UNWIND_ENDED])
+		pmt_info(
+			"%llu user stacks end early: a caller found by frame pointers (code "
+			"without CFI, or a file whose tables were still being read) lay in no text "
+			"mapping",
+			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
 	if (st[PMT_STAT_COUNTER_READ])
 		pmt_warn("%llu --counter reads failed (their calls count 0 there)",
 			 (unsigned long long)st[PMT_STAT_COUNTER_READ]);

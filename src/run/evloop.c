@@ -68,7 +68,9 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		size_t pre = counts_size(l);
 		const struct pmt_event_hdr *eh = (const void *)((const char *)rs->data + pre);
 
-		if (rs->size < pre + sizeof(*eh) || eh->size > rs->size - pre - sizeof(*eh)) {
+		if (rs->size < pre + sizeof(*eh) ||
+		    eh->size + (size_t)(eh->nkernel + eh->nuser) * 8 >
+			    rs->size - pre - sizeof(*eh)) {
 			l->malformed++;
 			return LIBBPF_PERF_EVENT_CONT;
 		}
@@ -77,7 +79,10 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		 * process's mappings now, while it still lives */
 		if (l->user_syms && !l->sb)
 			pmt_syms__note_pid(l->syms, eh->pid);
-		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data, pre + sizeof(*eh) + eh->size);
+		/* the record, and a tracepoint's frames after it */
+		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data,
+				  pre + sizeof(*eh) + eh->size +
+					  (size_t)(eh->nkernel + eh->nuser) * 8);
 	} else if (h->type == PERF_RECORD_LOST) {
 		l->lost[cpu] += ((const struct lost_record *)h)->lost;
 	}
@@ -92,7 +97,6 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	struct pmt_probe *p = pmt_session__probe(l->s, eh->probe_id);
 	struct pmt_record r;
 
-	(void)len;
 	if (!p) {
 		l->malformed++;
 		return;
@@ -117,6 +121,14 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.extra_json = p->prov->extra_json;
 	r.syms = l->syms;
 	r.stack = l->s->stack;
+	r.frames = NULL;
+	r.nframes = r.nkernel = 0;
+	if (eh->nkernel + eh->nuser &&
+	    len >= pre + sizeof(*eh) + eh->size + (size_t)(eh->nkernel + eh->nuser) * 8) {
+		r.frames = (const uint64_t *)((const char *)(eh + 1) + eh->size);
+		r.nframes = (uint32_t)(eh->nkernel + eh->nuser);
+		r.nkernel = eh->nkernel;
+	}
 	pmt_output__record(l->out, &r);
 }
 

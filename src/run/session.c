@@ -96,7 +96,9 @@ static int compile_aggregation(struct pmt_session *s)
 		s->probes.v[i].agg = ap[i].cfg;
 	}
 	free(ap);
-	if (!err && s->agg && s->opts->agg.pprof)
+	if (!err && s->agg && s->opts->agg.pprof && s->opts->agg.offcpu)
+		pmt_agg__profile_info(s->agg, "off-cpu", "nanoseconds", 0);
+	else if (!err && s->agg && s->opts->agg.pprof)
 		profile_info(s);
 	return err;
 }
@@ -170,6 +172,14 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
 		return ret;
+	if (opts->agg.offcpu) {
+		/* --offcpu: one probe, sched_switch (bpf/tracepoint.bpf.c) */
+		struct pmt_probe_arg sw = {.kind = PMT_PROBE_TRACEPOINT,
+					   .spec = "sched:sched_switch"};
+
+		if ((ret = pmt_tracepoint_provider.resolve(prov_ctx(s), &sw)))
+			return ret;
+	}
 	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)))
 		return ret;
 	return compile_aggregation(s);
@@ -214,6 +224,30 @@ static int add_targets(struct pmt_session *s)
 					  "cannot add the target process to the BPF map: %s",
 					  strerror(errno));
 	return 0;
+}
+
+/* Distinct stacks an aggregation can key by (stack-trace map size). */
+#define PMT_STACK_IDS 16384
+
+/* --offcpu's settings: where sched_switch has next_pid, the state and
+ * time bounds; its start map sized for the threads that can be off at
+ * once. */
+static void set_offcpu(struct pmt_session *s)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	const struct pmt_field *f;
+
+	if (!ao->offcpu || !s->probes.n ||
+	    !(f = pmt_format__field(s->probes.v[0].fmt, "next_pid"))) {
+		bpf_map__set_max_entries(s->skel->maps.pmt_offcpu_starts, 1);
+		return;
+	}
+	s->skel->rodata->pmt_offcpu = true;
+	s->skel->rodata->pmt_offcpu_next_pid = f->offset;
+	s->skel->rodata->pmt_offcpu_state = (__u8)ao->offcpu_state;
+	s->skel->rodata->pmt_offcpu_min_ns = ao->min_block * 1000;
+	s->skel->rodata->pmt_offcpu_max_ns = ao->max_block ? ao->max_block * 1000 : ~0ULL;
+	bpf_map__set_max_entries(s->skel->maps.pmt_offcpu_starts, 65536);
 }
 
 /* User stacks from CFI where the kernel can, else frame pointers. */
@@ -267,7 +301,10 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
-	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, 1); /* see perf_event.c */
+	/* stack ids as keys: sized when aggregating with stacks (a stack
+	 * streamed is copied out, never stored) */
+	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, s->agg && s->stack ? PMT_STACK_IDS : 1);
+	set_offcpu(s);
 	size_unwinder(s);
 	if (!targeted)
 		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);

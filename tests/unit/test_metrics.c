@@ -200,7 +200,7 @@ TEST(pprof_interning_and_encoding)
 	ASSERT_TRUE(l1 == 1 && l2 == 2 && l3 == 1);
 	locs[0] = l1;
 	locs[1] = l2;
-	ASSERT_TRUE(!pmt_pprof__sample(p, locs, 2, 3, &l, 1));
+	ASSERT_TRUE(!pmt_pprof__sample(p, locs, 2, 3, 0, &l, 1));
 	ASSERT_TRUE(!pmt_pprof__encode(p, &data, &len));
 	/* field 1 (sample_type), length-delimited */
 	ASSERT_TRUE(len > 20 && data[0] == 0x0a);

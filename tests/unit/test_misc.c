@@ -104,8 +104,12 @@ TEST(opts_errors)
 	expect_usage_error(failed, ARGV("-e", "cpu-clock", "--period", "10", "--freq", "99"),
 			   "--period and --freq cannot be combined: sample by count or by rate");
 	expect_usage_error(
-		failed, ARGV("--tp", "a:b", "--stack"),
-		"--stack applies to -e events and function probes (--kprobe, --uprobe, ...); --tp a:b has none");
+		failed, ARGV("--offcpu", "--tp", "a:b"),
+		"--offcpu takes sched:sched_switch itself: drop the probes (--tp, -e, ...)");
+	expect_usage_error(failed, ARGV("--tp", "a:b", "--min-block", "5"),
+			   "--min-block goes with --offcpu");
+	expect_usage_error(failed, ARGV("--offcpu", "--min-block", "9", "--max-block", "5"),
+			   "--min-block 9 is above --max-block 5");
 	expect_usage_error(failed, ARGV("--kprobe", "f", "--freq", "9"),
 			   "--freq applies to PMU events (-e); --kprobe f has none");
 	expect_usage_error(failed, ARGV("--uprobe", ""),

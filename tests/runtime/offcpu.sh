@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Runtime tests, area offcpu: --offcpu, time off the CPU by stack, against
+# a program's known sleeps and pipe waits and against libbpf-tools'
+# offcputime on the same run.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+OW=$TP/offwaiter
+
+# offwaiter 10 20: nap() sleeps 10 x 20 ms, wait_pipe() waits 10 x 20 ms
+# on a pipe; each within 5% of 200 ms, in its own stack.
+test_offcpu_known_times() {
+	"$PMT" -q --offcpu --folded -o "$WORK/o.folded" -- "$OW" 10 20 100 >/dev/null || return 1
+	check offcpu_share "$WORK/o.folded" ";nap;" 200000 0.05 || return 1
+	check offcpu_share "$WORK/o.folded" ";wait_pipe;" 200000 0.05 || return 1
+	# one comm, both stacks in microseconds, kernel frames innermost
+	grep -q '^offwaiter;_start;.*;main;nap;sleep_ms;.*;do_nanosleep;schedule;__schedule [0-9]*$' "$WORK/o.folded" ||
+		{ cat "$WORK/o.folded" >&2; fail "nap's stack"; return 1; }
+}
+
+# libbpf-tools' offcputime on the same process at the same time: the same
+# pipe and sleep totals (5%), the same kernel stacks below the tracing
+# frames (its own program's, and __traceiter_sched_switch that two
+# tracers on one tracepoint add).
+test_offcpu_vs_offcputime() {
+	command -v offcputime >/dev/null || { skip "needs offcputime (libbpf-tools: make test-deps)"; return; }
+	local warm=1500 pid
+	[ -n "${PMT_VM:-}" ] && warm=8000
+	"$OW" 10 20 $warm >"$WORK/ow.out" &
+	local prog=$!
+	wait_for "$WORK/ow.out" "^pid " || return 1
+	pid=$(awk '/^pid/{print $2}' "$WORK/ow.out")
+	offcputime -p "$pid" $((warm / 1000 + 20)) >"$WORK/oc.txt" 2>"$WORK/oc.err" &
+	local oc=$!
+	"$PMT" -q --offcpu --stack kernel --folded -p "$pid" -o "$WORK/pm.folded" || return 1
+	wait $prog
+	kill -INT $oc 2>/dev/null
+	wait $oc
+	check offcpu_vs_offcputime "$WORK/pm.folded" "$WORK/oc.txt" anon_pipe_read do_nanosleep
+}
+
+# --state and the block bounds select what offcputime's --state, -m, -M do.
+test_offcpu_filters() {
+	"$PMT" -q --offcpu --state runnable --folded -o "$WORK/r.folded" -- "$OW" 10 20 100 >/dev/null || return 1
+	# (a write that wakes the child may be preempted: runnable, rightly)
+	if grep -E 'do_nanosleep|anon_pipe_read|pipe_read' "$WORK/r.folded" >&2; then fail "sleeps counted as runnable"; return 1; fi
+	"$PMT" -q --offcpu --state blocked --folded -o "$WORK/b.folded" -- "$OW" 10 20 100 >/dev/null || return 1
+	check offcpu_share "$WORK/b.folded" ";nap;" 200000 0.05 || return 1
+	"$PMT" -q --offcpu --min-block 30000 --folded -o "$WORK/m.folded" -- "$OW" 10 20 100 >/dev/null || return 1
+	if grep -E ';(nap|wait_pipe);.*(do_nanosleep|pipe_read)' "$WORK/m.folded" >&2; then fail "20 ms blocks above --min-block 30000"; return 1; fi
+	"$PMT" -q --offcpu --max-block 10000 --folded -o "$WORK/x.folded" -- "$OW" 10 20 100 >/dev/null || return 1
+	if grep -E ';(nap|wait_pipe);.*(do_nanosleep|pipe_read)' "$WORK/x.folded" >&2; then fail "20 ms blocks below --max-block 10000"; return 1; fi
+	# by comm, as a bpftrace-style map of microseconds
+	"$PMT" -q --offcpu --by comm -- "$OW" 10 20 100 | grep '^@\[offwaiter\]: ' >"$WORK/c.txt" || return 1
+	awk '{ if ($2 < 400000 * 0.95) exit 1 }' "$WORK/c.txt" || { cat "$WORK/c.txt" >&2; fail "by comm: under 400 ms"; return 1; }
+	usage_error "--offcpu takes sched:sched_switch itself" --offcpu --tp sched:sched_switch -- "$OW" 1 1 1 || return 1
+	usage_error "--state goes with --offcpu" --state blocked --tp sched:sched_switch -- "$OW" 1 1 1 || return 1
+	usage_error "--state: 'sleeping': expected blocked" --offcpu --state sleeping -- "$OW" 1 1 1 || return 1
+	usage_error "--offcpu sums the time off the CPU: it takes no --count" --offcpu --count -- "$OW" 1 1 1 || return 1
+	no_leftovers
+}
+
+# The flame graph says what it weighs; pprof's second sample type is
+# off-cpu/nanoseconds: 5 x 20 ms in nap and in wait_pipe.
+test_offcpu_flamegraph_pprof() {
+	"$PMT" -q --offcpu --flamegraph "$WORK/o.svg" -- "$OW" 5 20 100 >/dev/null || return 1
+	grep -q "Off-CPU Time" "$WORK/o.svg" || { fail "flame graph title"; return 1; }
+	requires go || return
+	"$PMT" -q --offcpu --pprof "$WORK/o.pb.gz" -- "$OW" 5 20 100 >/dev/null || return 1
+	go tool pprof -raw "$WORK/o.pb.gz" >"$WORK/raw.txt" 2>"$WORK/pprof.err" ||
+		{ cat "$WORK/pprof.err" >&2; fail "go tool pprof -raw"; return 1; }
+	grep -q "samples/count off-cpu/nanoseconds" "$WORK/raw.txt" || { head "$WORK/raw.txt" >&2; fail "sample types"; return 1; }
+	check offcpu_pprof_total "$WORK/raw.txt" 100000000 0.05
+}
