@@ -753,8 +753,9 @@ def offcpu_share(argv):
     the microseconds expected; the relative tolerance."""
     total = sum(int(line.rsplit(" ", 1)[1]) for line in open(argv[1]) if argv[2] in line)
     want, tol = int(argv[3]), float(argv[4])
-    assert abs(total - want) <= want * tol, (f"{argv[2]}: {total} us, expected {want} +- {tol:.0%}",
-                                             open(argv[1]).read()[:2000])
+    # never less than the known time (a timer fires late, not early)
+    assert want * 0.99 <= total <= want * (1 + tol), (f"{argv[2]}: {total} us, expected {want} + {tol:.0%}",
+                                                     open(argv[1]).read()[:2000])
     print(f"    {argv[2].strip(';')}: {total} us off the CPU (known: {want})", file=sys.stderr)
 
 
@@ -787,11 +788,11 @@ def offcpu_vs_offcputime(argv):
     for fn in argv[3:]:
         mine = [(line.rsplit(" ", 1)) for line in open(ours) if fn in line]
         t_mine = sum(int(n) for _, n in mine)
-        t_theirs = sum(us for fr, _, _, us in blocks if fn in fr)
+        t_theirs = sum(us for fr, _, _, us in blocks if any(fn in f for f in fr))
         assert t_theirs > 0 and abs(t_mine - t_theirs) <= 0.05 * t_theirs, (fn, t_mine, t_theirs)
         # the kernel stack, innermost first, below the tracing frames
         stacks_mine = {tuple(below_tracing(s.split(";")[1:][::-1])) for s, _ in mine}
-        stacks_theirs = {tuple(below_tracing(fr)) for fr, _, _, _ in blocks if fn in fr}
+        stacks_theirs = {tuple(below_tracing(fr)) for fr, _, _, _ in blocks if any(fn in f for f in fr)}
         assert stacks_mine & stacks_theirs, (fn, stacks_mine, stacks_theirs)
         ok.append(f"{fn} {t_mine} us (offcputime {t_theirs})")
     print("    " + "; ".join(ok), file=sys.stderr)
@@ -813,7 +814,7 @@ def offcpu_pprof_total(argv):
             if fn in names:
                 got[fn] += int(m.group(2))
     for fn in ("nap", "wait_pipe"):
-        assert abs(got[fn] - want) <= want * tol, (fn, got, want, samples[:1500])
+        assert want * 0.99 <= got[fn] <= want * (1 + tol), (fn, got, want, samples[:1500])
     print(f"    pprof off-cpu/nanoseconds: nap {got['nap']}, wait_pipe {got['wait_pipe']}", file=sys.stderr)
 
 
