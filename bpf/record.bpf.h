@@ -58,6 +58,22 @@ static __always_inline __s32 pmt_stackid(void *ctx, __u64 flags)
 	return (__s32)id;
 }
 
+/* --stack's aggregation keys into st: the stack ids --stack asks for, or
+ * -1; DWARF user frames are built in the scratch buffer from byte
+ * frames_off (a constant of the caller's). */
+static __always_inline void pmt_stack_keys(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
+					   struct pmt_event *e, struct pmt_stack_rec *st,
+					   const __u64 frames_off)
+{
+	st->kstack = cfg->stack & PMT_STACK_KERNEL ? pmt_stackid(fc->ctx, 0) : -1;
+	st->ustack = -1;
+	if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
+		st->ustack = pmt_unwind_key(fc, e, frames_off);
+	else if (cfg->stack & PMT_STACK_USER)
+		st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
+			     (__u32)pmt_stackid(fc->ctx, BPF_F_USER_STACK);
+}
+
 /* Is this event traced (target, CPU, not stopping)? Then its probe's
  * settings in *cfg and the scratch buffer to build the record in. */
 static __always_inline struct pmt_event *pmt_record_begin(__u32 id, struct pmt_fctx *fc,
@@ -108,13 +124,7 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		return;
 	}
 	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
-		if (cfg->stack & PMT_STACK_KERNEL)
-			st->kstack = pmt_stackid(ctx, 0);
-		if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
-			st->ustack = pmt_unwind_key(fc, e, rec_size);
-		else if (cfg->stack & PMT_STACK_USER)
-			st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
-				     (__u32)pmt_stackid(ctx, BPF_F_USER_STACK);
+		pmt_stack_keys(cfg, fc, e, st, rec_size);
 		pmt_aggregate(cfg, fc, id);
 		return;
 	}

@@ -62,13 +62,7 @@ static __always_inline void pmt_tp_stack_keys(const struct pmt_probe_cfg *cfg, s
 	struct pmt_stack_rec *st = (struct pmt_stack_rec *)(e->data + PMT_TP_STACK);
 
 	fc->rec = e->data;
-	st->kstack = cfg->stack & PMT_STACK_KERNEL ? pmt_stackid(fc->ctx, 0) : -1;
-	st->ustack = -1;
-	if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
-		st->ustack = pmt_unwind_key(fc, e, PMT_TP_STACK + sizeof(*st));
-	else if (cfg->stack & PMT_STACK_USER)
-		st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
-			     (__u32)pmt_stackid(fc->ctx, BPF_F_USER_STACK);
+	pmt_stack_keys(cfg, fc, e, st, PMT_TP_STACK + sizeof(*st));
 }
 
 /* --stack, streaming: the frames right after the record's size bytes;
