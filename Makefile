@@ -155,7 +155,9 @@ $(OUTPUT)/testprogs/%: tests/testprogs/%.cc | $(OUTPUT)/testprogs
 	$(Q)$(CXX) $(TP_FLAGS) $(WARN) $< -o $@
 
 # Rust: legacy and v0 symbol mangling
-RUSTC ?= rustc
+# Debian's compiler, which test-deps installs: a newer one first on PATH
+# (rustup's) folded the workload until perf saw a handful of samples
+RUSTC ?= /usr/bin/rustc
 $(OUTPUT)/testprogs/rsnames_legacy: tests/testprogs/rsnames.rs | $(OUTPUT)/testprogs
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -O -g -C force-frame-pointers=yes $< -o $@

@@ -17,6 +17,7 @@
 #include "events/cfi.h"
 #include "events/elfsym.h"
 #include "events/procmaps.h"
+#include "events/tracefs.h"
 #include "run/unwind.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -64,7 +65,11 @@ void pmt_unwind__autoload(struct pmtrace_bpf *skel)
 static void attach_tracking(struct pmt_unwinder *u)
 {
 	struct pmtrace_bpf *skel = u->skel;
+	const char *root;
 
+	/* libbpf finds the mmap tracepoint's id in tracefs: mounted if it
+	 * is not (a run of -e events alone needs it nowhere else) */
+	pmt_tracefs__root(&root);
 	skel->links.pmt_unwind_exec = bpf_program__attach(skel->progs.pmt_unwind_exec);
 	skel->links.pmt_unwind_mmap = bpf_program__attach(skel->progs.pmt_unwind_mmap);
 	if (!skel->links.pmt_unwind_exec || !skel->links.pmt_unwind_mmap)

@@ -47,16 +47,16 @@ for area in "${areas[@]}"; do
 	while read -r name secs; do
 		[ -n "$only" ] && [[ $name != *$only* ]] && continue
 		[ -n "${PMT_VM:-}" ] && secs=$((secs * 4))
-		work=$(mktemp -d /tmp/pmtrace-test.XXXXXX)
+		work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
 		# timeout signals the test's whole process group
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		WORK=$work timeout -k 10 "$secs" bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
-		rc=$?
+		rc=$? t=$((SECONDS - t0))
 		case $rc in
-		0) echo "ok   runtime/$area/$name"; passed=$((passed + 1)) ;;
+		0) echo "ok   runtime/$area/$name ($t s)"; passed=$((passed + 1)) ;;
 		77) echo "skip runtime/$area/$name"; skipped=$((skipped + 1)) ;;
 		124 | 137) echo "FAIL runtime/$area/$name: timed out after $secs s"; failed=$((failed + 1)) ;;
-		*) echo "FAIL runtime/$area/$name"; failed=$((failed + 1)) ;;
+		*) echo "FAIL runtime/$area/$name ($t s)"; failed=$((failed + 1)) ;;
 		esac
 		if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
 	done <<<"$tests"
