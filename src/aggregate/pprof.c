@@ -30,6 +30,30 @@ void pmt_agg__profile_info(struct pmt_agg *a, const char *type, const char *unit
 	a->start_wall_ns = wall_ns();
 }
 
+/* The location of addr: its function, and the ones inlined there with
+ * their files and lines where the DWARF has them. */
+static uint64_t add_location(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint64_t key,
+			     uint32_t pid, uint64_t addr, uint64_t map, struct pmt_buf *name)
+{
+	struct pmt_pprof_line lines[PMT_SRC_INLINE + 1];
+	const struct pmt_srcframe *fr;
+	uint64_t loc;
+	int i, n;
+
+	pmt_syms__lock(io->syms);
+	name->len = 0;
+	pmt_syms__name(io->syms, pid, addr, false, false, name);
+	n = pmt_syms__srcframes(io->syms, pid, addr, &fr);
+	for (i = 0; i < n; i++)
+		lines[i] = (struct pmt_pprof_line){fr[i].name, fr[i].file, fr[i].line};
+	if (!n)
+		lines[n++] = (struct pmt_pprof_line){NULL, NULL, 0};
+	lines[n - 1].name = pmt_buf__cstr(name);
+	loc = pmt_pprof__location(pp, key, addr, map, lines, n);
+	pmt_syms__unlock(io->syms);
+	return loc;
+}
+
 /* Frames of one stack key part appended to locs; returns the new count.
  * A frame is symbolized only the first time its location is seen. */
 static int add_frames(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint8_t disp, uint64_t v,
@@ -49,9 +73,7 @@ static int add_frames(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint8_t
 			if (pmt_syms__module(io->syms, pid, ips[k], &m))
 				map = pmt_pprof__mapping(pp, key, m.start, m.end, m.pgoff, m.file,
 							 m.build_id);
-			name->len = 0;
-			pmt_syms__name(io->syms, pid, ips[k], false, false, name);
-			loc = pmt_pprof__location(pp, key, ips[k], map, pmt_buf__cstr(name));
+			loc = add_location(pp, io, key, pid, ips[k], map, name);
 		}
 		locs[n++] = loc;
 	}

@@ -252,7 +252,7 @@ void pmt_agg__folded_text(const struct pmt_agg *a, const struct pmt_agg_io *io, 
 				if (!first)
 					pmt_buf__putc(b, ';');
 				first = false;
-				pmt_syms__name(io->syms, pid, ips[f], false, false, b);
+				pmt_syms__folded(io->syms, pid, ips[f], b);
 			}
 		}
 	}

@@ -609,6 +609,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("unwind", 0, required_argument, opt_unwind),
 	FLAG("folded", 0, agg.folded),
 	FLAG("no-demangle", 0, no_demangle),
+	FLAG("no-inline", 0, no_inline),
 	FLAG("offcpu", 0, agg.offcpu),
 	OPT("min-block", 0, required_argument, opt_block),
 	OPT("max-block", 0, required_argument, opt_block),

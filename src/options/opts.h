@@ -129,6 +129,7 @@ struct pmt_opts {
 	uint8_t stack;	  /* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
 	bool unwind_fp;	  /* --unwind fp: user stacks by frame pointers */
 	bool no_demangle; /* --no-demangle: C++/Rust names as the files have them */
+	bool no_inline;	  /* --no-inline: no inlined frames nor source lines from DWARF */
 	enum pmt_kprobe_mode kprobe_mode;
 	/* counting */
 	bool stat;				/* --stat: -e events counted */

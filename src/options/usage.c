@@ -31,6 +31,8 @@ const char pmt_usage[] =
 	"      --stack [kernel|user|both]  record call stacks (default both), on\n"
 	"                         every probe: tracepoints, -e events, functions, USDT\n"
 	"      --no-demangle      C++ and Rust names as the files spell them\n"
+	"      --no-inline        no inlined frames nor source lines (read from the\n"
+	"                         files' DWARF where they have it)\n"
 	"      --unwind fp|dwarf  how user stacks are walked (default dwarf: the\n"
 	"                         files' CFI, frame pointers where none covers)\n"
 	"  --filter EXPR          keep only events of the probe before it for which\n"

@@ -106,12 +106,13 @@ static uint64_t str_hash(const char *s)
 /* The string table index of s ("" is 0). */
 static int64_t intern(struct pmt_pprof *p, const char *s)
 {
-	uint64_t h = str_hash(s), probe;
+	uint64_t h, probe;
 	struct slot *sl;
 	char *copy;
 
 	if (!s || !*s)
 		return 0;
+	h = str_hash(s);
 	/* equal hashes of different strings: probe on with b = 1, 2, ... */
 	for (probe = 0;; probe++) {
 		sl = lookup(&p->str_ids, h, probe);
@@ -270,18 +271,20 @@ uint64_t pmt_pprof__mapping(struct pmt_pprof *p, uint64_t key, uint64_t start, u
 	return p->nmap;
 }
 
-static uint64_t function(struct pmt_pprof *p, const char *name)
+static uint64_t function(struct pmt_pprof *p, const char *name, const char *file)
 {
-	int64_t str = intern(p, name);
+	int64_t str = intern(p, name), fstr = intern(p, file && *file ? file : NULL);
 	struct pmt_buf m = {0};
 	bool fresh;
-	uint64_t id = id_of(p, &p->fn_ids, (uint64_t)str, 0, &p->nfn, &fresh);
+	uint64_t id = id_of(p, &p->fn_ids, (uint64_t)str, (uint64_t)fstr, &p->nfn, &fresh);
 
 	if (!fresh)
 		return id;
 	field(&m, 1, p->nfn);
 	field(&m, 2, (uint64_t)str);
 	field(&m, 3, (uint64_t)str);
+	if (fstr)
+		field(&m, 4, (uint64_t)fstr);
 	message(&p->functions, PF_FUNCTION, &m);
 	pmt_buf__free(&m);
 	return p->nfn;
@@ -297,19 +300,25 @@ uint64_t pmt_pprof__location_id(struct pmt_pprof *p, uint64_t key, uint64_t addr
 }
 
 uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t mapping,
-			     const char *name)
+			     const struct pmt_pprof_line *lines, int nlines)
 {
 	struct pmt_buf m = {0}, line = {0};
 	bool fresh;
 	uint64_t id = id_of(p, &p->loc_ids, key, addr, &p->nloc, &fresh);
+	int i;
 
 	if (!fresh)
 		return id;
-	field(&line, 1, function(p, name));
 	field(&m, 1, p->nloc);
 	field(&m, 2, mapping);
 	field(&m, 3, addr);
-	message(&m, 4, &line);
+	for (i = 0; i < nlines; i++) {
+		line.len = 0;
+		field(&line, 1, function(p, lines[i].name, lines[i].file));
+		if (lines[i].line)
+			field(&line, 2, (uint64_t)lines[i].line);
+		message(&m, 4, &line);
+	}
 	message(&p->locations, PF_LOCATION, &m);
 	pmt_buf__free(&m);
 	pmt_buf__free(&line);

@@ -26,10 +26,17 @@ void pmt_pprof__times(struct pmt_pprof *p, int64_t time_ns, int64_t duration_ns)
  * and build_id (hex) may be NULL. */
 uint64_t pmt_pprof__mapping(struct pmt_pprof *p, uint64_t key, uint64_t start, uint64_t limit,
 			    uint64_t offset, const char *file, const char *build_id);
+/* A location's line: its function (interned by name and file; file
+ * NULL or "" when unknown), and line (0 when unknown). */
+struct pmt_pprof_line {
+	const char *name, *file;
+	int64_t line;
+};
 /* The id of the location of addr (interned by key and addr) in mapping
- * (0: none), in function name. */
+ * (0: none), at lines[0..n): the functions inlined there, innermost
+ * first, then the one holding it (pprof's order). */
 uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t mapping,
-			     const char *name);
+			     const struct pmt_pprof_line *lines, int n);
 
 /* The id of the location of addr (key as above) if it has one, else 0. */
 uint64_t pmt_pprof__location_id(struct pmt_pprof *p, uint64_t key, uint64_t addr);

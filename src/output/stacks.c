@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The frames streamed after a record, as perf script -g shows them. */
 #include <stddef.h>
+#include <string.h>
 #include "abi.h"
 #include "output/stacks.h"
 #include "output/symbols.h"
@@ -34,13 +35,40 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 	uint32_t i, nk = 0, n = frames_of(r, &frames, &nk);
 
 	for (i = 0; i < n; i++) {
+		const struct pmt_srcframe *fr;
+		int k, nf;
+
+		pmt_syms__lock(r->syms);
 		name.len = 0;
 		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
+		/* the functions inlined there first, as perf script shows them */
+		nf = i < nk ? 0 : pmt_syms__srcframes(r->syms, r->pid, frames[i], &fr);
+		for (k = 0; k < nf - 1; k++)
+			pmt_buf__printf(b, "\n\t%16llx %s (inlined)", (unsigned long long)frames[i],
+					fr[k].name);
+		pmt_syms__unlock(r->syms);
 		pmt_buf__printf(b, "\n\t%16llx ", (unsigned long long)frames[i]);
 		pmt_buf__add(b, name.p, name.len);
 		pmt_buf__puts(b, i < nk ? " ([kernel])" : "");
 	}
 	pmt_buf__free(&name);
+}
+
+/* One frame of the "stack" array: an inlined one when name is given. */
+static void json_frame(struct pmt_json *j, uint64_t addr, const char *name, size_t len,
+		       const struct pmt_srcframe *fr)
+{
+	pmt_json__object(j);
+	pmt_json__key(j, "addr");
+	pmt_json__hex(j, addr);
+	pmt_json__field_strn(j, "sym", name, len);
+	if (fr && fr->name)
+		pmt_json__field_bool(j, "inlined", true);
+	if (fr && fr->line) {
+		pmt_json__field_str(j, "file", fr->file);
+		pmt_json__field_u64(j, "line", fr->line);
+	}
+	pmt_json__end(j);
 }
 
 void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
@@ -54,13 +82,17 @@ void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
 	pmt_json__key(j, "stack");
 	pmt_json__array(j);
 	for (i = 0; i < n; i++) {
+		const struct pmt_srcframe *fr;
+		int k, nf;
+
+		pmt_syms__lock(r->syms);
 		name.len = 0;
 		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
-		pmt_json__object(j);
-		pmt_json__key(j, "addr");
-		pmt_json__hex(j, frames[i]);
-		pmt_json__field_strn(j, "sym", name.p, name.len);
-		pmt_json__end(j);
+		nf = i < nk ? 0 : pmt_syms__srcframes(r->syms, r->pid, frames[i], &fr);
+		for (k = 0; k < nf - 1; k++)
+			json_frame(j, frames[i], fr[k].name, strlen(fr[k].name), &fr[k]);
+		json_frame(j, frames[i], name.p, name.len, nf ? &fr[nf - 1] : NULL);
+		pmt_syms__unlock(r->syms);
 	}
 	pmt_json__end(j);
 	pmt_buf__free(&name);

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include "events/procmaps.h"
 #include "output/symbols.h"
+#include "output/srcline.h"
 #include "output/symfile.h"
 
 /* Exited processes kept for samples not yet printed; beyond this the
@@ -23,6 +24,10 @@
 /* Descriptors held for files not yet read (so replaced or deleted files
  * still resolve); beyond this, files are opened by path when read. */
 #define MAX_HELD_FDS 128
+/* Files whose DWARF is kept open for inlined frames and lines; the one
+ * used longest ago is closed beyond this (and opened again by path when
+ * needed). */
+#define MAX_SRC_FILES 8
 
 struct ksym {
 	uint64_t addr;
@@ -36,8 +41,11 @@ struct file {
 	int fd;			 /* held until read, else -1 */
 	struct pmt_symfile *tab; /* read on first use */
 	bool tried;		 /* read once, even if that failed */
-	uint32_t refs;		 /* mappings naming it */
-	uint64_t idle_since;	 /* refs 0: when (a sequence number) */
+	struct pmt_srcfile *src; /* its DWARF, when it has some and it is open */
+	bool src_tried;
+	uint64_t src_used;   /* when src last answered (a sequence number) */
+	uint32_t refs;	     /* mappings naming it */
+	uint64_t idle_since; /* refs 0: when (a sequence number) */
 };
 
 struct map {
@@ -64,6 +72,8 @@ struct pmt_syms {
 	size_t nksyms;
 	bool ksyms_read;
 	bool demangle;	     /* C++/Rust names as perf shows them */
+	bool inlines;	     /* inlined frames and source lines from DWARF */
+	size_t nsrc;	     /* files with src open */
 	char *knames;	     /* one block holding every kernel name */
 	struct proc **procs; /* sorted by pid */
 	size_t nprocs, cap;
@@ -139,7 +149,7 @@ static const struct ksym *ksym_find(struct pmt_syms *s, uint64_t addr)
 	return lo ? &s->ksyms[lo - 1] : NULL;
 }
 
-struct pmt_syms *pmt_syms__new(bool demangle)
+struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
 {
 	struct pmt_syms *s = calloc(1, sizeof(*s));
 	pthread_mutexattr_t a;
@@ -147,6 +157,7 @@ struct pmt_syms *pmt_syms__new(bool demangle)
 	if (!s)
 		return NULL;
 	s->demangle = demangle;
+	s->inlines = inlines;
 	s->dead = calloc(MAX_DEAD, sizeof(*s->dead));
 	if (!s->dead) {
 		free(s);
@@ -166,6 +177,9 @@ static void file_free(struct pmt_syms *s, struct file *f)
 		s->held--;
 	}
 	pmt_symfile__free(f->tab);
+	if (f->src)
+		s->nsrc--;
+	pmt_srcfile__free(f->src);
 	free(f->path);
 	free(f);
 }
@@ -325,8 +339,62 @@ static void file_unref(struct pmt_syms *s, struct file *f)
 	s->idle--;
 }
 
-/* Its symbols, read the first time they are needed through a mapping
- * of process pid. */
+/* The file, through a mapping of process pid: the descriptor held
+ * since it was mapped (handed over), else opened now; -1. */
+static int file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m)
+{
+	int fd = f->fd;
+
+	if (fd >= 0) {
+		f->fd = -1;
+		s->held--;
+		return fd;
+	}
+	fd = open_mapped(f, pid, m->start, m->end);
+	/* replaced and its process gone: the path is all there is (perf's
+	 * way) */
+	if (fd < 0 && f->path[0] == '/')
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+/* Close the DWARF used longest ago when too many are open. */
+static void src_evict(struct pmt_syms *s)
+{
+	struct file *old = NULL;
+	size_t i;
+
+	if (s->nsrc < MAX_SRC_FILES)
+		return;
+	for (i = 0; i < s->nfiles; i++)
+		if (s->files[i]->src && (!old || s->files[i]->src_used < old->src_used))
+			old = s->files[i];
+	if (!old)
+		return;
+	pmt_srcfile__free(old->src);
+	old->src = NULL;
+	old->src_tried = false; /* opened again when asked */
+	s->nsrc--;
+}
+
+/* Its DWARF, opened at fd when inlined frames are asked for. */
+static void file_src(struct pmt_syms *s, struct file *f, int fd)
+{
+	if (!s->inlines || f->src_tried)
+		return;
+	f->src_tried = true;
+	if (fd < 0)
+		return;
+	src_evict(s);
+	f->src = pmt_srcfile__open(fd, f->tab ? pmt_symfile__build_id(f->tab) : "", s->demangle);
+	if (f->src) {
+		s->nsrc++;
+		f->src_used = ++s->seq;
+	}
+}
+
+/* Its symbols (and DWARF), read the first time they are needed through
+ * a mapping of process pid. */
 static const struct pmt_symfile *file_table(struct pmt_syms *s, struct file *f, uint32_t pid,
 					    const struct map *m)
 {
@@ -337,21 +405,12 @@ static const struct pmt_symfile *file_table(struct pmt_syms *s, struct file *f, 
 	f->tried = true;
 	if (!f->dev && !f->ino)
 		return f->tab = pmt_symfile__vdso();
-	fd = f->fd;
-	if (fd < 0)
-		fd = open_mapped(f, pid, m->start, m->end);
-	/* replaced and its process gone: the path is all there is (perf's
-	 * way) */
-	if (fd < 0 && f->path[0] == '/')
-		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	fd = file_open(s, f, pid, m);
 	if (fd < 0)
 		return NULL;
 	f->tab = pmt_symfile__read(fd, s->demangle);
+	file_src(s, f, fd);
 	close(fd);
-	if (f->fd >= 0) {
-		f->fd = -1;
-		s->held--;
-	}
 	return f->tab;
 }
 
@@ -665,10 +724,13 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 	st->procs = s->nprocs;
 	st->exited = s->ndead;
 	st->files = s->nfiles;
-	st->fds = s->held;
-	for (i = 0; i < s->nfiles; i++)
+	st->fds = s->held + s->nsrc;
+	for (i = 0; i < s->nfiles; i++) {
 		if (s->files[i]->tab)
 			st->bytes += pmt_symfile__bytes(s->files[i]->tab);
+		if (s->files[i]->src)
+			st->bytes += pmt_srcfile__bytes(s->files[i]->src);
+	}
 	for (i = 0; i < s->nprocs; i++)
 		st->bytes += sizeof(struct proc) + s->procs[i]->cap * sizeof(struct map);
 	pthread_mutex_unlock(&s->lock);
@@ -727,6 +789,51 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 	}
 	pthread_mutex_unlock(&s->lock);
 	return name != NULL;
+}
+
+int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
+			const struct pmt_srcframe **frames)
+{
+	struct proc *p;
+	struct map *m;
+	struct file *f;
+	int n = 0, fd;
+
+	if (!s || !s->inlines || !pid || pmt_is_kernel_addr(addr))
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	p = proc_get(s, pid);
+	m = p ? map_find(p, addr) : NULL;
+	if (m && file_table(s, m->f, pid, m)) {
+		f = m->f;
+		if (!f->src_tried) {
+			fd = file_open(s, f, pid, m);
+			file_src(s, f, fd);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (f->src) {
+			f->src_used = ++s->seq;
+			n = pmt_srcfile__frames(f->src, addr - m->start + m->pgoff, frames);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+void pmt_syms__folded(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b)
+{
+	const struct pmt_srcframe *fr;
+	int n;
+
+	pmt_syms__lock(s);
+	pmt_syms__name(s, pid, addr, false, false, b);
+	for (n = pmt_syms__srcframes(s, pid, addr, &fr) - 1; n > 0; n--) {
+		pmt_buf__putc(b, ';');
+		pmt_buf__puts(b, fr[n - 1].name);
+		pmt_buf__puts(b, " (inlined)");
+	}
+	pmt_syms__unlock(s);
 }
 
 bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *mod)

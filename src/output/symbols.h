@@ -23,12 +23,15 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "output/srcline.h"
 #include "util/strutil.h"
 
 struct pmt_syms;
 
-/* demangle: C++ and Rust names as perf shows them (pmt_symfile__read). */
-struct pmt_syms *pmt_syms__new(bool demangle);
+/* demangle: C++ and Rust names as perf shows them (pmt_symfile__read).
+ * inlines: inlined frames and source lines from the files' DWARF
+ * (pmt_syms__srcframes; output/srcline.h). */
+struct pmt_syms *pmt_syms__new(bool demangle, bool inlines);
 void pmt_syms__free(struct pmt_syms *s);
 void pmt_syms__lock(struct pmt_syms *s);
 void pmt_syms__unlock(struct pmt_syms *s);
@@ -69,6 +72,18 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st);
  * a symbol was found. */
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b);
+/* What the DWARF says of a user address of process pid, innermost
+ * first: the functions inlined there ("(inlined)" frames as perf shows
+ * them), then the function holding it (name NULL: pmt_syms__name names
+ * it), each with its source file and line. 0 when nothing is known (no
+ * DWARF, a kernel address, inlines off). The frames stay valid while the
+ * caller holds the lock (pmt_syms__lock), until its next call. */
+int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
+			const struct pmt_srcframe **frames);
+/* Append addr's frames as folded stacks show them, outermost first: its
+ * function, then the functions inlined at addr, each marked
+ * " (inlined)" as perf marks them, separated by ';'. */
+void pmt_syms__folded(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b);
 /* The file addr of process pid lies in (kernel addresses: the kernel). */
 struct pmt_module {
 	const char *file;    /* valid until the next call; "[kernel.kallsyms]" */

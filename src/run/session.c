@@ -481,7 +481,7 @@ uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
 struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 {
 	if (!s->syms)
-		s->syms = pmt_syms__new(!s->opts->no_demangle);
+		s->syms = pmt_syms__new(!s->opts->no_demangle, !s->opts->no_inline);
 	return s->syms;
 }
 

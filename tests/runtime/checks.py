@@ -7,6 +7,7 @@ import collections
 import json
 import re
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -203,8 +204,11 @@ def pmu_spin_samples(argv):
     assert all(e["pid"] == pid for e in ev), "samples of other processes"
     # 1 s of CPU time at 999 Hz, counted per task
     assert 800 <= len(mine) <= 1100, f"{len(mine)} samples for 1 s at 999 Hz"
-    top = collections.Counter(e["sym"].split("+")[0] for e in mine).most_common(1)[0]
-    assert top[0] == "pmt_spin_inner" and top[1] > 0.8 * len(mine), top
+    # the rest lands in clock_gettime's system call and in interrupts, more
+    # of them on a loaded machine (CI saw 742 of ~950)
+    syms = collections.Counter(e["sym"].split("+")[0] for e in mine)
+    top = syms.most_common(1)[0]
+    assert top[0] == "pmt_spin_inner" and top[1] > 0.6 * len(mine), syms.most_common(5)
     inner = [e for e in mine if e["sym"].startswith("pmt_spin_inner")]
     frames = [f["sym"].split("+")[0] for f in inner[len(inner) // 2]["stack"]]
     assert frames[:3] == ["pmt_spin_inner", "pmt_spin_outer", "main"], frames
@@ -719,6 +723,76 @@ def demangled_vs_perf(argv):
     assert any(re.match(r"_[ZR]", f) for f in rawnames), ("--no-demangle demangled", sorted(rawnames)[:10])
     print(f"    {len(frequent)} names perf prints often, all ours: " +
           ", ".join(sorted(frequent, key=len)[:4]), file=sys.stderr)
+
+
+def inline_vs_addr2line(argv):
+    """argv: streamed JSON (--no-demangle); the program; its nm; folded
+    stacks with and without inlined frames; go tool pprof -raw of a
+    profile. Each site of the program in the streamed stacks (the frames
+    at one address: inlined ones, then the function) must be what
+    llvm-addr2line -f -i prints for it."""
+    js, prog, nm, folded, plain, raw = argv[1:7]
+    syms = {}
+    for line in open(nm):
+        f = line.split()
+        if len(f) == 3 and f[1] in "tTwW":
+            syms[f[2]] = int(f[0], 16)
+    sites = {}
+    for line in open(js):
+        stack = json.loads(line).get("stack", [])
+        i = 0
+        while i < len(stack):
+            j = i
+            while j < len(stack) and stack[j].get("inlined"):
+                j += 1
+            if j == len(stack):
+                break
+            fn, _, off = stack[j]["sym"].partition("+0x")
+            if fn in syms:
+                site = [(f["sym"], f.get("file", ""), f.get("line", 0)) for f in stack[i:j]]
+                site.append((fn, stack[j].get("file", ""), stack[j].get("line", 0)))
+                sites[syms[fn] + int(off or "0", 16)] = site
+            i = j + 1
+    assert len(sites) >= 10, f"{len(sites)} sites of the program in the stacks"
+    addrs = sorted(sites)
+    out = subprocess.run(["llvm-addr2line", "-a", "-f", "-i", "-e", prog] + [hex(a) for a in addrs],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    theirs, cur = {}, None
+    for k in range(len(out)):
+        if out[k].startswith("0x") and (k == 0 or ":" in out[k - 1]):
+            cur = int(out[k], 16)
+            theirs[cur] = []
+        elif ":" not in out[k]:
+            path, _, ln = out[k + 1].rpartition(":")
+            ln = ln.split()[0]
+            theirs[cur].append((out[k], "" if path == "??" else path, int(ln) if ln.isdigit() else 0))
+    deepest = 0
+    for a in addrs:
+        # the function itself is named by the symbol table, as perf names
+        # it (of aliases such as a destructor's D1/D2, perf's choice):
+        # its file and line are the DWARF's
+        if theirs[a]:
+            theirs[a][-1] = (sites[a][-1][0],) + theirs[a][-1][1:]
+        assert sites[a] == theirs[a], (hex(a), "ours", sites[a], "addr2line", theirs[a])
+        deepest = max(deepest, len(sites[a]) - 1)
+    assert deepest >= 3, f"at most {deepest} inlined frames at a site"
+
+    def samples(path, what):
+        n = 0
+        for line in open(path):
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            n += int(count) if what in stack else 0
+        return n
+    lam = "Sorter::run(double)::{lambda(int, int)#1}::operator() (inlined);heavy_less"
+    total = samples(folded, "Sorter::run")
+    assert total and samples(folded, lam) > 0.5 * total, (samples(folded, lam), total)
+    assert samples(folded, "std::sort<") == total, "std::sort not inlined in every stack of Sorter::run"
+    assert samples(plain, "(inlined)") == 0 and samples(plain, "Sorter::run") > 0, "--no-inline"
+    # pprof: the lambda's line under _M_invoke's location, with its file
+    text = open(raw).read()
+    assert re.search(r"Sorter::run::\{lambda#1\}::operator \S*/sorter\.cc:28 ", text), text[-2000:]
+    print(f"    {len(sites)} sites as addr2line -i shows them, up to {deepest} inlined; "
+          f"{samples(folded, lam)} of {total} samples through the inlined lambda", file=sys.stderr)
 
 
 def folded_share(argv):

@@ -213,6 +213,28 @@ test_demangle_rust() {
 	demangled_vs_perf "" "$TP/rsnames_v0" 3000
 }
 
+# Inlined frames and source lines from DWARF. perf 6.1 shows no inlined
+# frames without libbfd, and binutils' addr2line (what perf runs for its
+# srclines) names the wrong file for some DWARF 5 lines (sorter.cc:288
+# for std_function.h:288), so the oracle is LLVM's llvm-addr2line -f -i
+# at the same addresses: every site's inlined functions, function, files
+# and lines alike. Folded and pprof carry them; --no-inline drops them.
+test_inline_frames_vs_addr2line() {
+	local run=("$TP/sorter" 300000)
+	requires go || return
+	"$PMT" -q --no-demangle --json -e cpu-clock --freq 499 --stack user -o "$WORK/s.json" -- "${run[@]}" >/dev/null ||
+		return 1
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$WORK/s.folded" -- "${run[@]}" >/dev/null || return 1
+	"$PMT" -q --no-inline -e cpu-clock --freq 499 --stack user --folded -o "$WORK/n.folded" -- "${run[@]}" >/dev/null ||
+		return 1
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --pprof "$WORK/s.pb.gz" -- "${run[@]}" >/dev/null || return 1
+	nm --defined-only "$TP/sorter" >"$WORK/nm.txt" || return 1
+	go tool pprof -raw "$WORK/s.pb.gz" >"$WORK/raw.txt" 2>"$WORK/pprof.err" ||
+		{ cat "$WORK/pprof.err" >&2; fail "go tool pprof -raw"; return 1; }
+	check inline_vs_addr2line "$WORK/s.json" "$TP/sorter" "$WORK/nm.txt" "$WORK/s.folded" "$WORK/n.folded" \
+		"$WORK/raw.txt"
+}
+
 # A static executable without frame pointers: its CFI comes from
 # .eh_frame alone (no .eh_frame_hdr), and every sample reaches main.
 test_unwind_static() {

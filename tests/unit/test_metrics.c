@@ -187,6 +187,7 @@ TEST(pprof_interning_and_encoding)
 {
 	struct pmt_pprof *p = pmt_pprof__new("cpu", "nanoseconds", 1000);
 	struct pmt_pprof_label l = {"comm", "a", 0};
+	struct pmt_pprof_line f = {"f", NULL, 0};
 	uint64_t m, l1, l2, l3, locs[2];
 	uint8_t *data = NULL;
 	size_t len = 0;
@@ -194,9 +195,9 @@ TEST(pprof_interning_and_encoding)
 	ASSERT_TRUE(p != NULL);
 	m = pmt_pprof__mapping(p, 7, 0x1000, 0x2000, 0, "/bin/x", "abcd");
 	ASSERT_TRUE(m == 1 && pmt_pprof__mapping(p, 7, 0x1000, 0x2000, 0, "/bin/x", "abcd") == 1);
-	l1 = pmt_pprof__location(p, 7, 0x1010, m, "f");
-	l2 = pmt_pprof__location(p, 8, 0x1010, m, "f");
-	l3 = pmt_pprof__location(p, 7, 0x1010, m, "f");
+	l1 = pmt_pprof__location(p, 7, 0x1010, m, &f, 1);
+	l2 = pmt_pprof__location(p, 8, 0x1010, m, &f, 1);
+	l3 = pmt_pprof__location(p, 7, 0x1010, m, &f, 1);
 	ASSERT_TRUE(l1 == 1 && l2 == 2 && l3 == 1);
 	locs[0] = l1;
 	locs[1] = l2;

@@ -12,6 +12,7 @@
 #include "events/elfsym.h"
 #include "events/procmaps.h"
 #include "output/symbols.h"
+#include "output/srcline.h"
 #include "output/symfile.h"
 #include "test.h"
 
@@ -22,6 +23,19 @@ __attribute__((noinline, used)) int pmt_symtest_fn(int x)
 }
 extern int pmt_symtest_weak(int) __attribute__((weak, alias("pmt_symtest_fn")));
 extern int __pmt_symtest_global_u(int) __attribute__((alias("pmt_symtest_fn")));
+
+/* a function inlined into another, the lines of both known */
+static const int pmt_srctest_inl_line = __LINE__ + 3;
+static inline __attribute__((always_inline)) int pmt_srctest_inl(volatile int *x)
+{
+	return *x * 7 + 2;
+}
+
+static const int pmt_srctest_call_line = __LINE__ + 3;
+__attribute__((noinline, used)) int pmt_srctest_outer(volatile int *x)
+{
+	return pmt_srctest_inl(x) + 1;
+}
 
 #define FAKE_PID 0x7fff0000u /* above any pid_max */
 
@@ -140,6 +154,54 @@ TEST(symfile_plt_as_objdump)
 	pmt_symfile__free(f);
 }
 
+/* Inlined frames and lines from this binary's own DWARF (it is built
+ * with -g): somewhere in pmt_srctest_outer the inlined function is
+ * running, at its line, called from the outer one's line; the cache
+ * keeps its size however many addresses are asked. */
+TEST(srcfile_inlined_frames_and_lines)
+{
+	uintptr_t fn = (uintptr_t)&pmt_srctest_outer;
+	const struct pmt_srcframe *fr;
+	struct pmt_srcfile *f;
+	struct exe_map m;
+	size_t bytes;
+	int fd, n, found = 0;
+	uint64_t off;
+
+	ASSERT_EQ(exe_map_of(fn, &m), 0);
+	fd = open(m.path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	f = pmt_srcfile__open(fd, "", true);
+	close(fd);
+	ASSERT_TRUE(f != NULL);
+	bytes = pmt_srcfile__bytes(f);
+	off = fn - m.start + m.pgoff;
+	n = pmt_srcfile__frames(f, off, &fr);
+	ASSERT_TRUE(n >= 1);
+	ASSERT_TRUE(fr[n - 1].name == NULL && strstr(fr[n - 1].file, "tests/unit/test_symbols.c"));
+	ASSERT_EQ(fr[n - 1].file[0], '/');
+	for (; off < fn - m.start + m.pgoff + 64 && !found; off++) {
+		n = pmt_srcfile__frames(f, off, &fr);
+		if (n == 2 && fr[0].name && !strcmp(fr[0].name, "pmt_srctest_inl")) {
+			ASSERT_EQ(fr[0].line, (uint32_t)pmt_srctest_inl_line);
+			ASSERT_EQ(fr[1].line, (uint32_t)pmt_srctest_call_line);
+			ASSERT_TRUE(strstr(fr[1].file, "test_symbols.c") != NULL);
+			found = 1;
+		}
+	}
+	ASSERT_TRUE(found);
+	/* far more addresses than slots: the same bytes */
+	for (off = 0; off < 4 * PMT_SRC_CACHE; off++)
+		pmt_srcfile__frames(f, fn - m.start + m.pgoff + off, &fr);
+	ASSERT_EQ(pmt_srcfile__bytes(f), bytes);
+	ASSERT_EQ(pmt_srcfile__frames(f, 0, &fr), 0);
+	pmt_srcfile__free(f);
+	/* not ELF: nothing */
+	fd = open("/proc/self/status", O_RDONLY);
+	ASSERT_TRUE(pmt_srcfile__open(fd, "", true) == NULL);
+	close(fd);
+}
+
 static const char *name_of(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b)
 {
 	b->len = 0;
@@ -150,7 +212,7 @@ static const char *name_of(struct pmt_syms *s, uint32_t pid, uint64_t addr, stru
 TEST(syms_follow_processes)
 {
 	uintptr_t fn = (uintptr_t)&pmt_symtest_fn;
-	struct pmt_syms *s = pmt_syms__new(true);
+	struct pmt_syms *s = pmt_syms__new(true, true);
 	struct pmt_syms_stats st;
 	struct pmt_buf b = {0};
 	struct pmt_module mod;
@@ -197,7 +259,7 @@ TEST(syms_follow_processes)
 	pmt_syms__reap(s, UINT64_MAX);
 	pmt_syms__stats(s, &st);
 	ASSERT_EQ(st.exited, 0);
-	ASSERT_EQ(st.fds, 0); /* read, so closed */
+	ASSERT_EQ(st.fds, 1); /* read, so closed; its DWARF kept open */
 	pmt_buf__free(&b);
 	pmt_syms__free(s);
 }

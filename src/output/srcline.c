@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dwarf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include "output/srcline.h"
+#include "output/symfile.h"
+
+#define DEBUG_DIR "/usr/lib/debug/.build-id"
+#define MAX_LOADS 16
+
+struct slot {
+	uint64_t key; /* offset + 1; 0: empty */
+	int n;
+	struct pmt_srcframe fr[PMT_SRC_INLINE + 1];
+	char *owned[PMT_SRC_INLINE];	 /* demangled names */
+	char *paths[PMT_SRC_INLINE + 1]; /* files made absolute */
+};
+
+struct load {
+	uint64_t off, size, vaddr;
+};
+
+struct pmt_srcfile {
+	int fd, dfd; /* the file, and its separate debug file (or -1) */
+	Elf *elf, *delf;
+	Dwarf *dw;
+	bool demangle;
+	struct load loads[MAX_LOADS];
+	int nloads;
+	struct slot *cache; /* PMT_SRC_CACHE slots */
+};
+
+static bool read_loads(struct pmt_srcfile *f)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(f->elf, &n))
+		return false;
+	for (i = 0; i < n && f->nloads < MAX_LOADS; i++)
+		if (gelf_getphdr(f->elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			f->loads[f->nloads++] = (struct load){ph.p_offset, ph.p_filesz, ph.p_vaddr};
+	return f->nloads > 0;
+}
+
+/* The DWARF of the debug file named by build_id. */
+static Dwarf *debug_file(struct pmt_srcfile *f, const char *build_id)
+{
+	char path[sizeof(DEBUG_DIR) + 64];
+
+	if (strlen(build_id) < 4)
+		return NULL;
+	snprintf(path, sizeof(path), DEBUG_DIR "/%.2s/%s.debug", build_id, build_id + 2);
+	f->dfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->dfd < 0)
+		return NULL;
+	f->delf = elf_begin(f->dfd, ELF_C_READ_MMAP, NULL);
+	return f->delf ? dwarf_begin_elf(f->delf, DWARF_C_READ, NULL) : NULL;
+}
+
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *build_id, bool demangle)
+{
+	struct pmt_srcfile *f;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->dfd = -1;
+	f->demangle = demangle;
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (f->fd >= 0)
+		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (f->elf && elf_kind(f->elf) == ELF_K_ELF && read_loads(f)) {
+		f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
+		if (!f->dw)
+			f->dw = debug_file(f, build_id);
+	}
+	if (f->dw)
+		f->cache = calloc(PMT_SRC_CACHE, sizeof(*f->cache));
+	if (!f->cache) {
+		pmt_srcfile__free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void slot_clear(struct slot *s)
+{
+	int i;
+
+	for (i = 0; i < PMT_SRC_INLINE; i++) {
+		free(s->owned[i]);
+		s->owned[i] = NULL;
+	}
+	for (i = 0; i <= PMT_SRC_INLINE; i++) {
+		free(s->paths[i]);
+		s->paths[i] = NULL;
+	}
+	s->key = 0;
+	s->n = 0;
+}
+
+void pmt_srcfile__free(struct pmt_srcfile *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	if (f->cache)
+		for (i = 0; i < PMT_SRC_CACHE; i++)
+			slot_clear(&f->cache[i]);
+	free(f->cache);
+	if (f->dw)
+		dwarf_end(f->dw);
+	if (f->delf)
+		elf_end(f->delf);
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->dfd >= 0)
+		close(f->dfd);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f);
+}
+
+/* An inlined function's name: its linkage name (demangled as symbols
+ * are, or as it is with --no-demangle), else its DWARF name. */
+static const char *inline_name(const struct pmt_srcfile *f, Dwarf_Die *d, char **owned)
+{
+	Dwarf_Attribute a;
+	const char *ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+	const char *name;
+
+	if (!ln)
+		ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+	if (ln && !f->demangle)
+		return ln;
+	if (ln && (*owned = pmt_symfile__demangle(ln)))
+		return *owned;
+	name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	return name ? name : ln ? ln : "[unknown]";
+}
+
+/* A source file's path: relative ones under the unit's directory, as
+ * addr2line shows them. */
+static const char *path_of(Dwarf_Die *cu, const char *name, char **owned)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+
+	if (!name)
+		return "";
+	if (name[0] == '/' || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) ||
+	    asprintf(owned, "%s/%s", dir, name) < 0)
+		return name;
+	return *owned;
+}
+
+/* The source file of an inlined call's call site. */
+static const char *call_file(Dwarf_Die *cu, Dwarf_Die *d, char **owned)
+{
+	Dwarf_Attribute a;
+	Dwarf_Files *files;
+	Dwarf_Word idx;
+	size_t n;
+
+	if (dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &idx) ||
+	    dwarf_getsrcfiles(cu, &files, &n) || idx >= n)
+		return "";
+	return path_of(cu, dwarf_filesrc(files, idx, NULL, NULL), owned);
+}
+
+/* Fill s for address addr (in the DWARF's terms). */
+static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Line *line;
+	Dwarf_Attribute a;
+	Dwarf_Word ln;
+	const char *file = "";
+	uint32_t lineno = 0;
+	int n, i, k = 0;
+
+	if (!dwarf_addrdie(f->dw, addr, &cu))
+		return;
+	line = dwarf_getsrc_die(&cu, addr);
+	if (line) {
+		int l = 0;
+
+		file = path_of(&cu, dwarf_linesrc(line, NULL, NULL), &s->paths[0]);
+		dwarf_lineno(line, &l);
+		lineno = l > 0 ? (uint32_t)l : 0;
+	}
+	/* the innermost scope, then its parents as the tree nests them
+	 * (dwarf_getscopes would go on through an inlined function's
+	 * abstract definition instead, as eu-addr2line -i knows) */
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		/* the innermost are kept; the function's line below is still
+		 * the outermost call's */
+		if (k < PMT_SRC_INLINE) {
+			s->fr[k].name = inline_name(f, &scopes[i], &s->owned[k]);
+			s->fr[k].file = file;
+			s->fr[k].line = lineno;
+			k++;
+		}
+		/* the caller is at this call's site */
+		free(s->paths[k]);
+		s->paths[k] = NULL;
+		file = call_file(&cu, &scopes[i], &s->paths[k]);
+		lineno = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &ln)
+				 ? 0
+				 : (uint32_t)ln;
+	}
+	free(scopes);
+	s->fr[k].name = NULL;
+	s->fr[k].file = file;
+	s->fr[k].line = lineno;
+	s->n = k + 1;
+}
+
+int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_srcframe **frames)
+{
+	struct slot *s = &f->cache[(off * 0x9e3779b97f4a7c15ULL) >> 54 & (PMT_SRC_CACHE - 1)];
+	int i;
+
+	_Static_assert(!(PMT_SRC_CACHE & (PMT_SRC_CACHE - 1)), "slots are masked");
+	if (s->key != off + 1) {
+		slot_clear(s);
+		s->key = off + 1;
+		for (i = 0; i < f->nloads; i++)
+			if (off >= f->loads[i].off && off - f->loads[i].off < f->loads[i].size) {
+				lookup(f, off - f->loads[i].off + f->loads[i].vaddr, s);
+				break;
+			}
+	}
+	*frames = s->fr;
+	return s->n;
+}
+
+size_t pmt_srcfile__bytes(const struct pmt_srcfile *f)
+{
+	return sizeof(*f) + PMT_SRC_CACHE * sizeof(*f->cache);
+}

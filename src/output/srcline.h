@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Source lines and inlined functions of one ELF file, from its DWARF
+ * (its own .debug_info, else its separate debug file found by build-id
+ * under /usr/lib/debug) through elfutils' libdw: the scopes holding an
+ * address (dwarf_getscopes), each inlined call's call site
+ * (DW_AT_call_file/line) and the line table (dwarf_getsrc_die).
+ *
+ * The file stays open (mapped) while its owner keeps the object: a
+ * symbolizer keeps a few of them (output/symbols.c). Answers are cached
+ * per address in a fixed table of PMT_SRC_CACHE slots (a slot keeps the
+ * last address that fell in it), so memory is bounded however long the
+ * run.
+ */
+#ifndef PMT_SRCLINE_H
+#define PMT_SRCLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PMT_SRC_CACHE 1024
+/* inlined calls kept at one address, innermost first; deeper ones are
+ * left out (the outermost kept then stands for them) */
+#define PMT_SRC_INLINE 8
+
+struct pmt_srcfile;
+
+/* One frame at an address: an inlined function (name from its linkage
+ * name, demangled as symbols are, else its DWARF name), or the function
+ * holding the address (name NULL: the symbol table names it). file is
+ * the source file ("" when unknown), line 0 when unknown. */
+struct pmt_srcframe {
+	const char *name;
+	const char *file;
+	uint32_t line;
+};
+
+/* The DWARF of the file open at fd (not closed here; the object keeps
+ * its own descriptor). build_id: hex, to find a separate debug file
+ * ("" for none). NULL when neither has DWARF, or memory ran out. */
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *build_id, bool demangle);
+void pmt_srcfile__free(struct pmt_srcfile *f);
+/* The frames at file offset off, innermost first: the inlined calls,
+ * then the function itself (name NULL). Valid until the next call on f.
+ * Returns how many (0 when the DWARF does not cover off). */
+int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_srcframe **frames);
+/* Bytes held by the cache, for the owner's budget. */
+size_t pmt_srcfile__bytes(const struct pmt_srcfile *f);
+
+#endif
