@@ -38,9 +38,10 @@ summary() {
 
 # The runtime suite on Debian's stock kernels in QEMU (tools/vmtest): the
 # newest 6.1 and 6.12 packages, where kprobes and fentry exist. The two
-# guests (one TCG vCPU each) run in the background while the unit suites
-# and the fuzzer run; the host's runtime suite runs after them, on a quiet
-# machine.
+# guests (one TCG vCPU each) run in the background, at the lowest CPU
+# priority, while the unit suites, the fuzzer and the host's runtime suite
+# run: the host's tests get the CPUs when they want them (their timings
+# stay a quiet machine's), the guests take the rest.
 vm_pkg() { # PACKAGE-REGEX
 	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1
 }
@@ -51,7 +52,7 @@ vm_start() { # NAME PACKAGE-REGEX: sets VM_PIDS, logs to .output/vm-NAME.log
 		printf 'skip vm: no package matches %s (apt-get update?)\nvm: 0 passed, 0 failed, 1 skipped\n' "$2" >"$log"
 		return
 	fi
-	tools/vmtest "$pkg" tests/runtime/runner.sh >"$log" 2>&1 &
+	nice -n 19 tools/vmtest "$pkg" tests/runtime/runner.sh >"$log" 2>&1 &
 	VM_PIDS+=("$!")
 }
 vm_result() { # NAME: the guest's log (its suite ends "runtime: N passed, ...")
@@ -136,6 +137,6 @@ fi
 for s in unit asan fuzz lint; do
 	one_suite $s
 done
-vm_suites
 runtime_suite
+vm_suites
 summary
