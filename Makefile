@@ -125,6 +125,11 @@ $(OUTPUT)/unit/%.o: tests/unit/%.c | $(OUTPUT)/unit
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit -c $< -o $@
 
+# the CPython 3.11 headers (libpython3.11-dev) the Python frames' layout
+# is checked against
+PY311_CFLAGS := -isystem /usr/include/python3.11
+$(OUTPUT)/unit/py311_headers.o $(OUTPUT)/asan/tests/unit/py311_headers.o: ALL_CFLAGS += $(PY311_CFLAGS)
+
 $(OUTPUT)/test_unit: $(UNIT_OBJS) $(PURE_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(PURE_LIBS) -o $@
@@ -148,6 +153,9 @@ $(OUTPUT)/testprogs/static_nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer -static
 $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TP_FLAGS) $(WARN) -D_GNU_SOURCE $< -o $@
+
+# looks like another CPython to pmtrace: its symbols in .dynsym
+$(OUTPUT)/testprogs/fakepy: TP_FLAGS += -rdynamic
 
 # C++: names to demangle (frame pointers kept: perf -g is the oracle)
 $(OUTPUT)/testprogs/%: tests/testprogs/%.cc | $(OUTPUT)/testprogs
@@ -254,7 +262,7 @@ BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
-	     g++ rustc libbpf-tools
+	     g++ rustc libbpf-tools libpython3.11-dev
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

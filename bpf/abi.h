@@ -67,6 +67,12 @@ enum pmt_stat {
 	PMT_STAT_COUNTER_READ, /* --counter: a CPU's counter could not be read */
 	/* a user stack ended at a frame-pointer caller no text mapping holds */
 	PMT_STAT_UNWIND_ENDED,
+	/* a Python code object's first sight not told to user space (its
+	 * queue full): its frames may be named "[python]" */
+	PMT_STAT_PY_NEW_FULL,
+	/* --offcpu: a thread's switch-out not stored (the table of threads
+	 * off the CPU full) */
+	PMT_STAT_OFFCPU_FULL,
 	PMT_STAT__MAX,
 };
 
@@ -424,6 +430,66 @@ struct pmt_cfi_want {
 	__u32 pad;
 	__u64 vm_start;
 };
+
+/*
+ * CPython frames in user stacks (bpf/python.bpf.h): an interpreter file
+ * (key: as pmt_cfi_files') whose _PyEval_EvalFrameDefault frames are
+ * each expanded into the Python frames that call of it runs, read from
+ * the thread's PyThreadState. Offsets into the interpreter's structures
+ * come from its headers (src/events/python.c; CPython 3.11).
+ */
+struct pmt_py_file {
+	__u64 runtime;		    /* _PyRuntime: vm_start - vm_off + this */
+	__u32 eval_start, eval_end; /* _PyEval_EvalFrameDefault, file offsets */
+	__u16 rt_tstate;	    /* _PyRuntime.gilstate.tstate_current */
+	__u16 rt_interp;	    /* _PyRuntime.interpreters.head */
+	__u16 is_threads;	    /* PyInterpreterState.threads.head */
+	__u16 ts_next;		    /* PyThreadState.next */
+	__u16 ts_cframe;	    /* PyThreadState.cframe */
+	__u16 ts_tid;		    /* PyThreadState.native_thread_id */
+	__u16 cf_frame;		    /* _PyCFrame.current_frame */
+	__u16 fr_code;		    /* _PyInterpreterFrame.f_code */
+	__u16 fr_previous;	    /* _PyInterpreterFrame.previous */
+	__u16 fr_instr;		    /* _PyInterpreterFrame.prev_instr */
+	__u16 fr_entry;		    /* _PyInterpreterFrame.is_entry */
+	__u16 co_code;		    /* PyCodeObject.co_code_adaptive */
+	__u16 co_qualname;	    /* PyCodeObject.co_qualname */
+	__u16 pad[3];
+};
+/*
+ * Code objects are known by an id the kernel gives each one it meets
+ * (a code object's memory is reused once it is freed, as a module's body
+ * is after import: an address alone would name a later function after
+ * an earlier one). pmt_py_seen: (process, address) -> the qualname
+ * object the code had and its id; another qualname at that address is
+ * another code object, with a new id. pmt_py_new: ids met for the first
+ * time, for user space to read their names and lines while the process
+ * lives (it checks the qualname is still the one seen).
+ */
+struct pmt_py_code_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 code;
+};
+struct pmt_py_seen {
+	__u64 qualname;
+	__u32 id;
+	__u32 pad;
+};
+struct pmt_py_id {
+	__u32 tgid;
+	__u32 id;
+};
+struct pmt_py_new {
+	__u64 code, qualname;
+};
+/* A Python frame among a stack's user frames: bit 63, the instruction
+ * (code units into the bytecode, for the line) in bits 47-62, and the
+ * code object's id in the low 32 bits. Never a kernel address (those
+ * have bits 47-63 all set). */
+#define PMT_PY_FRAME (1ULL << 63)
+#define PMT_PY_ID(f) ((__u32)(f))
+#define PMT_PY_INSTR(f) ((__u32)((f) >> 47) & 0x7fff)
 
 /* pmt_probe_cfg.stack */
 #define PMT_STACK_KERNEL 0x01

@@ -192,7 +192,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 	start.ts = now;
 	start.key = *k;
 	if (bpf_map_update_elem(&pmt_offcpu_starts, &tid, &start, BPF_ANY))
-		pmt_stat_inc(PMT_STAT_LAT_FULL);
+		pmt_stat_inc(PMT_STAT_OFFCPU_FULL);
 	return 1;
 }
 

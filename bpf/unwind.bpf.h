@@ -93,11 +93,10 @@ struct {
 struct pmt_unwind {
 	__u64 pc, sp, fp;
 	__u64 hash;
-	__u32 off; /* scratch byte offset of the next frame */
-	__u32 n;   /* frames written */
-	__u32 end; /* scratch byte offset past the last frame allowed */
+	__u32 start; /* scratch byte offset of the first frame */
+	__u32 n;     /* frames written */
+	__u32 max;   /* frames allowed */
 	__u32 tgid;
-	struct task_struct *task;
 	__u64 mm; /* the process's address space, to tell an exec */
 	/* the VMA of the last pc: [start, end) at file offset pgoff, and
 	 * its file's rows (count 0: none) */
@@ -109,24 +108,72 @@ struct pmt_unwind {
 	bool vm_exec;	 /* the VMA is executable */
 	bool by_fp;	 /* pc was found by frame pointers, not CFI */
 	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked */
+	/* Python frames (python.bpf.h) */
+	/* a native frame was written: the next is a caller. A flag, not a
+	 * count: a verifier checking the callback as a loop marks what it
+	 * branches on precise, and a count would tell every iteration apart */
+	bool native;
+	__u64 py_frame;	 /* the next one to write (_PyInterpreterFrame *) */
+	bool py_started; /* the thread's frames looked up */
+	bool py_emit;	 /* writing those of the eval loop call at pc */
+	bool py_done;	 /* ... written: pc's own frame next */
 };
+
+#include "python.bpf.h"
+
+/* What bpf_find_vma says of a VMA: in a per-CPU map, not on the stack
+ * (6.1 allows 512 bytes of stack for a program and the callbacks it is
+ * in, and the unwinder's is one). Slot 0 is the unwinder's, slot 1 that
+ * of the programs that learn mappings (which a sample may interrupt). */
+struct pmt_vma_found {
+	__u64 start, end, off;
+	struct pmt_cfi_file_key file;
+	bool is_file, exec;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct pmt_vma_found);
+} pmt_vma_found SEC(".maps") __weak;
 
 static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
-	struct pmt_unwind *u = data;
+	struct pmt_vma_found *v = bpf_map_lookup_elem(&pmt_vma_found, data);
 	struct file *f = vma->vm_file;
 
 	(void)task;
-	u->vm_start = vma->vm_start;
-	u->vm_end = vma->vm_end;
-	u->vm_off = vma->vm_pgoff << 12;
-	u->vm_file = f != NULL;
-	u->vm_exec = vma->vm_flags & PMT_VM_EXEC;
-	if (f) {
-		u->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-		u->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
-	}
+	if (!v)
+		return 0;
+	v->start = vma->vm_start;
+	v->end = vma->vm_end;
+	v->off = vma->vm_pgoff << 12;
+	v->is_file = f != NULL;
+	v->exec = vma->vm_flags & PMT_VM_EXEC;
+	v->file.dev = f ? BPF_CORE_READ(f, f_inode, i_sb, s_dev) : 0;
+	v->file.ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 	return 0;
+}
+
+/* The VMA holding addr in the current task, into u->vm_*; slot: as
+ * above. */
+static __always_inline bool pmt_unwind_find_vma(struct pmt_unwind *u, struct task_struct *task,
+						__u64 addr, __u32 slot)
+{
+	struct pmt_vma_found *v;
+
+	if (bpf_find_vma(task, addr, pmt_unwind_vma, &slot, 0))
+		return false;
+	v = bpf_map_lookup_elem(&pmt_vma_found, &slot);
+	if (!v)
+		return false;
+	u->vm_start = v->start;
+	u->vm_end = v->end;
+	u->vm_off = v->off;
+	u->vm_file = v->is_file;
+	u->vm_exec = v->exec;
+	u->file = v->file;
+	return true;
 }
 
 /* The process's cache, emptied if the process exec'd since (another mm:
@@ -215,7 +262,7 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 		return false;
 	}
 	u->vm_asked = true;
-	if (bpf_find_vma(u->task, u->pc, pmt_unwind_vma, u, 0))
+	if (!pmt_unwind_find_vma(u, bpf_get_current_task_btf(), u->pc, 0))
 		return false;
 	pmt_vma_keep(u, c);
 	return true;
@@ -224,7 +271,6 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 /* The process u walks or learns about: task's. */
 static __always_inline void pmt_unwind_of(struct pmt_unwind *u, struct task_struct *task)
 {
-	u->task = task;
 	u->mm = (__u64)task->mm;
 	u->tgid = (__u32)task->tgid; /* no helper call */
 }
@@ -248,7 +294,7 @@ static __always_inline void pmt_unwind_learn(struct task_struct *task, __u64 add
 	struct pmt_unwind u = {};
 
 	pmt_unwind_of(&u, task);
-	if (!u.mm || bpf_find_vma(task, addr, pmt_unwind_vma, &u, 0) || !u.vm_exec)
+	if (!u.mm || !pmt_unwind_find_vma(&u, task, addr, 1) || !u.vm_exec)
 		return;
 	pmt_vma_keep(&u, pmt_vmas_of(&u));
 	if (u.vm_file && !bpf_map_lookup_elem(&pmt_cfi_files, &u.file))
@@ -312,16 +358,62 @@ static __always_inline int pmt_unwind_fp(struct pmt_unwind *u)
 	return 0;
 }
 
+/*
+ * Write frame value v as frame i (each iteration writes one frame or
+ * ends the walk). The slot comes from the loop's index, not from an
+ * offset carried from one iteration to the next: a verifier that checks
+ * a callback as a loop (6.8 on) then finds the iterations alike instead
+ * of walking every one of them.
+ */
+static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 v)
+{
+	struct pmt_event *e;
+	__u32 zero = 0;
+	__u64 *slot, at;
+
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	at = (__u64)u->start + (__u64)i * 8;
+	/* bounded in a register, where 6.1's verifier keeps the bound */
+	asm volatile("" : "+r"(at));
+	if (!e || at > PMT_DATA_ROOM - 8)
+		return false;
+	slot = (__u64 *)(e->data + at);
+	*slot = v;
+	u->n = i + 1;
+	u->hash = (u->hash ^ v) * 0x100000001b3ULL;
+	return true;
+}
+
+/*
+ * The walk's state lives in a per-CPU map, not on the stack: a verifier
+ * that checks a callback as a loop (6.8 on) then meets the same state at
+ * every iteration (what a map holds is not known to it) and checks the
+ * body once, not once per frame (600 ms and half the instruction limit
+ * for the perf_event program on 6.18 before).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_unwind);
+} pmt_unwind_state SEC(".maps") __weak;
+
 static long pmt_unwind_step(__u32 i, void *data)
 {
-	struct pmt_unwind *u = data;
 	struct pmt_cfi_row *r = NULL;
-	__u64 cfa, ra, fp, *slot;
-	struct pmt_event *e;
-	__u32 zero = 0, off;
+	struct pmt_unwind *u;
+	__u64 cfa, ra, fp, v;
+	__u32 zero = 0;
+	bool caller;
 
-	if (!u->pc || u->off >= u->end)
+	(void)data;
+	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
+	if (!u || !u->pc || i >= u->max)
 		return 1;
+	/* the Python frames of an eval loop frame, then (a frame that
+	 * cannot be read ends them) the native frame */
+	if (u->py_emit && (v = pmt_py_frame(u)))
+		return !pmt_unwind_put(u, i, v);
 	pmt_unwind_file(u);
 	/* A caller found by frame pointers (no CFI covers the callee, or
 	 * its file's rows are not read yet) is a frame only where user text
@@ -334,22 +426,21 @@ static long pmt_unwind_step(__u32 i, void *data)
 		pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
 		return 1;
 	}
-	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
-	off = u->off;
-	if (!e || off > PMT_DATA_ROOM - 8)
-		return 1;
-	slot = (__u64 *)(e->data + off);
+	/* the eval loop of an interpreter: its Python frames first */
+	if (pmt_py_at_eval(u) && u->py_emit && (v = pmt_py_frame(u)))
+		return !pmt_unwind_put(u, i, v);
+	u->py_done = false;
 	/* a caller as perf's DWARF mode shows it: at its call instruction
 	 * (the return address - 1), so a call that ends a function (to a
 	 * noreturn one) is named after its caller */
-	*slot = i ? u->pc - 1 : u->pc;
-	u->off += 8;
-	u->n++;
-	u->hash = (u->hash ^ *slot) * 0x100000001b3ULL;
+	caller = u->native;
+	u->native = true;
+	if (!pmt_unwind_put(u, i, caller ? u->pc - 1 : u->pc))
+		return 1;
 
 	if (u->count) {
 		/* a caller's pc is past its call: look up the call itself */
-		__u64 at = u->pc - u->vm_start + u->vm_off - (i ? 1 : 0);
+		__u64 at = u->pc - u->vm_start + u->vm_off - (caller ? 1 : 0);
 
 		if (at <= 0xffffffffULL)
 			r = pmt_unwind_row(u->first, u->count, (__u32)at);
@@ -387,25 +478,28 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
-	struct pmt_unwind u = {};
+	struct pmt_unwind *u;
+	__u32 zero = 0;
 
-	if (task->flags & PMT_PF_KTHREAD)
+	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
+	if (!u || task->flags & PMT_PF_KTHREAD)
 		return 0;
 	/* in user mode at the sample: its registers; else the task's saved
 	 * user registers */
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs)
 		return 0;
-	u.pc = BPF_CORE_READ(regs, ip);
-	u.sp = BPF_CORE_READ(regs, sp);
-	u.fp = BPF_CORE_READ(regs, bp);
-	pmt_unwind_of(&u, task);
-	u.off = off;
-	u.end = off + max * 8;
-	u.hash = 0xcbf29ce484222325ULL;
-	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, &u, 0);
-	*hash = u.hash;
-	return u.n;
+	__builtin_memset(u, 0, sizeof(*u));
+	u->pc = BPF_CORE_READ(regs, ip);
+	u->sp = BPF_CORE_READ(regs, sp);
+	u->fp = BPF_CORE_READ(regs, bp);
+	pmt_unwind_of(u, task);
+	u->start = off;
+	u->max = max;
+	u->hash = 0xcbf29ce484222325ULL;
+	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);
+	*hash = u->hash;
+	return u->n;
 }
 
 #endif /* PMTRACE_UNWIND_BPF_H */

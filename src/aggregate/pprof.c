@@ -48,8 +48,12 @@ static uint64_t add_location(struct pmt_pprof *pp, const struct pmt_agg_io *io, 
 		lines[i] = (struct pmt_pprof_line){fr[i].name, fr[i].file, fr[i].line};
 	if (!n)
 		lines[n++] = (struct pmt_pprof_line){NULL, NULL, 0};
-	lines[n - 1].name = pmt_buf__cstr(name);
-	loc = pmt_pprof__location(pp, key, addr, map, lines, n);
+	/* the symbol's name, unless the frame has its own (Python's) */
+	if (!lines[n - 1].name)
+		lines[n - 1].name = pmt_buf__cstr(name);
+	/* a Python frame shows its code object's address */
+	loc = pmt_pprof__location(pp, key, addr, pmt_syms__frame_addr(io->syms, addr), map, lines,
+				  n);
 	pmt_syms__unlock(io->syms);
 	return loc;
 }

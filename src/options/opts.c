@@ -610,6 +610,7 @@ static const struct opt_def opt_defs[] = {
 	FLAG("folded", 0, agg.folded),
 	FLAG("no-demangle", 0, no_demangle),
 	FLAG("no-inline", 0, no_inline),
+	FLAG("no-python", 0, no_python),
 	FLAG("offcpu", 0, agg.offcpu),
 	OPT("min-block", 0, required_argument, opt_block),
 	OPT("max-block", 0, required_argument, opt_block),

@@ -130,6 +130,7 @@ struct pmt_opts {
 	bool unwind_fp;	  /* --unwind fp: user stacks by frame pointers */
 	bool no_demangle; /* --no-demangle: C++/Rust names as the files have them */
 	bool no_inline;	  /* --no-inline: no inlined frames nor source lines from DWARF */
+	bool no_python;	  /* --no-python: no Python frames among user frames */
 	enum pmt_kprobe_mode kprobe_mode;
 	/* counting */
 	bool stat;				/* --stat: -e events counted */

@@ -33,6 +33,8 @@ const char pmt_usage[] =
 	"      --no-demangle      C++ and Rust names as the files spell them\n"
 	"      --no-inline        no inlined frames nor source lines (read from the\n"
 	"                         files' DWARF where they have it)\n"
+	"      --no-python        no Python functions among user frames (read from\n"
+	"                         CPython 3.11's frames with --unwind dwarf)\n"
 	"      --unwind fp|dwarf  how user stacks are walked (default dwarf: the\n"
 	"                         files' CFI, frame pointers where none covers)\n"
 	"  --filter EXPR          keep only events of the probe before it for which\n"

@@ -299,8 +299,8 @@ uint64_t pmt_pprof__location_id(struct pmt_pprof *p, uint64_t key, uint64_t addr
 	return s ? s->v : 0;
 }
 
-uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t mapping,
-			     const struct pmt_pprof_line *lines, int nlines)
+uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t shown,
+			     uint64_t mapping, const struct pmt_pprof_line *lines, int nlines)
 {
 	struct pmt_buf m = {0}, line = {0};
 	bool fresh;
@@ -311,7 +311,7 @@ uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, u
 		return id;
 	field(&m, 1, p->nloc);
 	field(&m, 2, mapping);
-	field(&m, 3, addr);
+	field(&m, 3, shown);
 	for (i = 0; i < nlines; i++) {
 		line.len = 0;
 		field(&line, 1, function(p, lines[i].name, lines[i].file));

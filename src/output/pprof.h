@@ -32,11 +32,12 @@ struct pmt_pprof_line {
 	const char *name, *file;
 	int64_t line;
 };
-/* The id of the location of addr (interned by key and addr) in mapping
- * (0: none), at lines[0..n): the functions inlined there, innermost
- * first, then the one holding it (pprof's order). */
-uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t mapping,
-			     const struct pmt_pprof_line *lines, int n);
+/* The id of the location of addr (interned by key and addr; shown as
+ * address shown) in mapping (0: none), at lines[0..n): the functions
+ * inlined there, innermost first, then the one holding it (pprof's
+ * order). */
+uint64_t pmt_pprof__location(struct pmt_pprof *p, uint64_t key, uint64_t addr, uint64_t shown,
+			     uint64_t mapping, const struct pmt_pprof_line *lines, int n);
 
 /* The id of the location of addr (key as above) if it has one, else 0. */
 uint64_t pmt_pprof__location_id(struct pmt_pprof *p, uint64_t key, uint64_t addr);

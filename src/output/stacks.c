@@ -47,7 +47,8 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 			pmt_buf__printf(b, "\n\t%16llx %s (inlined)", (unsigned long long)frames[i],
 					fr[k].name);
 		pmt_syms__unlock(r->syms);
-		pmt_buf__printf(b, "\n\t%16llx ", (unsigned long long)frames[i]);
+		pmt_buf__printf(b, "\n\t%16llx ",
+				(unsigned long long)pmt_syms__frame_addr(r->syms, frames[i]));
 		pmt_buf__add(b, name.p, name.len);
 		pmt_buf__puts(b, i < nk ? " ([kernel])" : "");
 	}
@@ -56,13 +57,13 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 
 /* One frame of the "stack" array: an inlined one when name is given. */
 static void json_frame(struct pmt_json *j, uint64_t addr, const char *name, size_t len,
-		       const struct pmt_srcframe *fr)
+		       const struct pmt_srcframe *fr, bool inlined)
 {
 	pmt_json__object(j);
 	pmt_json__key(j, "addr");
 	pmt_json__hex(j, addr);
 	pmt_json__field_strn(j, "sym", name, len);
-	if (fr && fr->name)
+	if (inlined)
 		pmt_json__field_bool(j, "inlined", true);
 	if (fr && fr->line) {
 		pmt_json__field_str(j, "file", fr->file);
@@ -90,8 +91,9 @@ void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
 		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
 		nf = i < nk ? 0 : pmt_syms__srcframes(r->syms, r->pid, frames[i], &fr);
 		for (k = 0; k < nf - 1; k++)
-			json_frame(j, frames[i], fr[k].name, strlen(fr[k].name), &fr[k]);
-		json_frame(j, frames[i], name.p, name.len, nf ? &fr[nf - 1] : NULL);
+			json_frame(j, frames[i], fr[k].name, strlen(fr[k].name), &fr[k], true);
+		json_frame(j, pmt_syms__frame_addr(r->syms, frames[i]), name.p, name.len,
+			   nf ? &fr[nf - 1] : NULL, false);
 		pmt_syms__unlock(r->syms);
 	}
 	pmt_json__end(j);

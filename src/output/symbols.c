@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "events/procmaps.h"
+#include "events/python.h"
 #include "output/symbols.h"
 #include "output/srcline.h"
 #include "output/symfile.h"
@@ -28,6 +29,10 @@
  * used longest ago is closed beyond this (and opened again by path when
  * needed). */
 #define MAX_SRC_FILES 8
+/* Python code objects kept (names, line tables), by process and address
+ * into a table of this many slots; one that falls on a taken slot
+ * replaces it. */
+#define PY_CODES 4096
 
 struct ksym {
 	uint64_t addr;
@@ -46,6 +51,12 @@ struct file {
 	uint64_t src_used;   /* when src last answered (a sequence number) */
 	uint32_t refs;	     /* mappings naming it */
 	uint64_t idle_since; /* refs 0: when (a sequence number) */
+};
+
+struct pycode {
+	uint32_t id; /* the kernel's (abi.h); 0: empty */
+	uint64_t addr;
+	struct pmt_py_code c;
 };
 
 struct map {
@@ -71,11 +82,13 @@ struct pmt_syms {
 	struct ksym *ksyms;
 	size_t nksyms;
 	bool ksyms_read;
-	bool demangle;	     /* C++/Rust names as perf shows them */
-	bool inlines;	     /* inlined frames and source lines from DWARF */
-	size_t nsrc;	     /* files with src open */
-	char *knames;	     /* one block holding every kernel name */
-	struct proc **procs; /* sorted by pid */
+	bool demangle;		     /* C++/Rust names as perf shows them */
+	bool inlines;		     /* inlined frames and source lines from DWARF */
+	size_t nsrc;		     /* files with src open */
+	struct pycode *py;	     /* PY_CODES slots, made at first use */
+	struct pmt_srcframe pyframe; /* the last Python frame's, for srcframes */
+	char *knames;		     /* one block holding every kernel name */
+	struct proc **procs;	     /* sorted by pid */
 	size_t nprocs, cap;
 	struct file **files; /* sorted by (dev, ino) */
 	size_t nfiles, fcap, idle, held;
@@ -196,6 +209,10 @@ void pmt_syms__free(struct pmt_syms *s)
 		proc_free(s, s->procs[i]);
 	for (i = 0; i < s->nfiles; i++)
 		file_free(s, s->files[i]);
+	if (s->py)
+		for (i = 0; i < PY_CODES; i++)
+			pmt_py__code_free(&s->py[i].c);
+	free(s->py);
 	free(s->procs);
 	free(s->files);
 	free(s->dead);
@@ -736,6 +753,81 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* ---- Python code objects ---- */
+
+static bool is_py_frame(uint64_t v)
+{
+	return (v & PMT_PY_FRAME) && !pmt_is_kernel_addr(v);
+}
+
+static struct pycode *py_slot(struct pmt_syms *s, uint32_t id)
+{
+	if (!s->py && !(s->py = calloc(PY_CODES, sizeof(*s->py))))
+		return NULL;
+	return &s->py[(id * 0x9e3779b1u) >> 20 & (PY_CODES - 1)];
+}
+
+/* The code object the kernel calls id, if it was read. */
+static struct pycode *py_code(struct pmt_syms *s, uint32_t id)
+{
+	struct pycode *slot = py_slot(s, id);
+
+	return slot && slot->id == id ? slot : NULL;
+}
+
+void pmt_syms__python_code(struct pmt_syms *s, uint32_t pid, uint32_t id, uint64_t addr,
+			   uint64_t qualname)
+{
+	struct pycode *slot;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	slot = py_slot(s, id);
+	if (slot) {
+		pmt_py__code_free(&slot->c);
+		slot->id = 0;
+		if (!pmt_py__read_code(pid, addr, qualname, &slot->c)) {
+			slot->id = id;
+			slot->addr = addr;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t pmt_syms__frame_addr(struct pmt_syms *s, uint64_t v)
+{
+	struct pycode *p;
+
+	if (!s || !is_py_frame(v))
+		return v;
+	pthread_mutex_lock(&s->lock);
+	p = py_code(s, PMT_PY_ID(v));
+	v = p ? p->addr : 0;
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+/* "qualname (file:line)" of a Python frame value (PMT_PY_FRAME). */
+static bool py_name(struct pmt_syms *s, uint32_t pid, uint64_t v, struct pmt_buf *b)
+{
+	struct pycode *p = py_code(s, PMT_PY_ID(v));
+	const struct pmt_py_code *c = p ? &p->c : NULL;
+	int line;
+
+	(void)pid;
+
+	if (!c) {
+		pmt_buf__puts(b, "[python]");
+		return false;
+	}
+	line = pmt_py__line(c->linetable, c->nlinetable, c->firstlineno, PMT_PY_INSTR(v));
+	pmt_buf__printf(b, line ? "%s (%s:%d)" : "%s (%s)", c->qualname, c->filename, line);
+	s->pyframe =
+		(struct pmt_srcframe){c->qualname, c->filename, (uint32_t)(line > 0 ? line : 0)};
+	return true;
+}
+
 static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
 {
 	pmt_buf__puts(b, "[unknown]");
@@ -768,6 +860,12 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 		return false;
 	}
 	pthread_mutex_lock(&s->lock);
+	if (is_py_frame(addr)) {
+		bool found = py_name(s, pid, addr, b);
+
+		pthread_mutex_unlock(&s->lock);
+		return found;
+	}
 	if (pmt_is_kernel_addr(addr)) {
 		const struct ksym *k = ksym_find(s, addr);
 
@@ -799,9 +897,22 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 	struct file *f;
 	int n = 0, fd;
 
-	if (!s || !s->inlines || !pid || pmt_is_kernel_addr(addr))
+	if (!s || !pid || pmt_is_kernel_addr(addr))
 		return 0;
 	pthread_mutex_lock(&s->lock);
+	if (is_py_frame(addr)) {
+		struct pmt_buf b = {0};
+
+		n = py_name(s, pid, addr, &b);
+		pmt_buf__free(&b);
+		*frames = &s->pyframe;
+		pthread_mutex_unlock(&s->lock);
+		return n;
+	}
+	if (!s->inlines) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
 	p = proc_get(s, pid);
 	m = p ? map_find(p, addr) : NULL;
 	if (m && file_table(s, m->f, pid, m)) {

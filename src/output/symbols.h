@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "abi.h"
 #include "output/srcline.h"
 #include "util/strutil.h"
 
@@ -76,10 +77,21 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
  * first: the functions inlined there ("(inlined)" frames as perf shows
  * them), then the function holding it (name NULL: pmt_syms__name names
  * it), each with its source file and line. 0 when nothing is known (no
- * DWARF, a kernel address, inlines off). The frames stay valid while the
+ * DWARF, a kernel address, inlines off). A Python frame (PMT_PY_FRAME)
+ * is one frame named by its function (qualname), file and line. The frames stay valid while the
  * caller holds the lock (pmt_syms__lock), until its next call. */
 int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 			const struct pmt_srcframe **frames);
+/* Python frames (PMT_PY_FRAME values among user frames) name the code
+ * object they run: the kernel's id for it, read from process pid's memory
+ * at addr when the kernel first meets it (this call: while the process
+ * lives; qualname: its qualname object then, checked), kept in a bounded
+ * table. */
+void pmt_syms__python_code(struct pmt_syms *s, uint32_t pid, uint32_t id, uint64_t addr,
+			   uint64_t qualname);
+/* A frame's address as shown: a Python frame's is its code object's (0
+ * when unknown). */
+uint64_t pmt_syms__frame_addr(struct pmt_syms *s, uint64_t v);
 /* Append addr's frames as folded stacks show them, outermost first: its
  * function, then the functions inlined at addr, each marked
  * " (inlined)" as perf marks them, separated by ';'. */

@@ -239,6 +239,14 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			"without CFI, or a file whose tables were still being read) lay in no text "
 			"mapping",
 			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
+	if (st[PMT_STAT_OFFCPU_FULL])
+		pmt_warn("%llu switches off the CPU not timed: the table of threads off the CPU "
+			 "was full",
+			 (unsigned long long)st[PMT_STAT_OFFCPU_FULL]);
+	if (st[PMT_STAT_PY_NEW_FULL])
+		pmt_warn("%llu Python code objects were not read while their process lived (the "
+			 "queue was full): their frames may show as [python]",
+			 (unsigned long long)st[PMT_STAT_PY_NEW_FULL]);
 	if (st[PMT_STAT_COUNTER_READ])
 		pmt_warn("%llu --counter reads failed (their calls count 0 there)",
 			 (unsigned long long)st[PMT_STAT_COUNTER_READ]);

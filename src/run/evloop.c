@@ -273,6 +273,8 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 
 	pmt_sideband__read(l->sb);
 	err = l->pb ? perf_buffer__consume(l->pb) : 0;
+	/* the code objects their Python frames name */
+	pmt_unwinder__poll_python(&l->s->unwind);
 	if (err < 0 && err != -EINTR) {
 		pmt_err("reading the perf buffers failed: %s", strerror(-err));
 		return err;

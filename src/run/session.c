@@ -260,8 +260,40 @@ static void size_unwinder(struct pmt_session *s)
 		pmt_warn("user stacks by frame pointers (as --unwind fp): %s", why);
 		on = false;
 	}
-	pmt_unwind__size(s->skel, on, s->agg != NULL);
+	pmt_unwind__size(s->skel, on, s->agg != NULL, !s->opts->no_python);
 	pmt_unwinder__init(&s->unwind, s->skel);
+}
+
+#define PMT_VSTATS_PROGS 32
+
+/* PMT_VERIFIER_STATS=1 in the environment: each program's verifier
+ * statistics (instructions processed, time) on stderr after load, for
+ * tools/bench. before: ask for them; else print and let go. */
+static void verifier_stats(struct pmt_session *s, bool before)
+{
+	static char buf[PMT_VSTATS_PROGS][1024];
+	struct bpf_program *prog;
+	const char *line;
+	int i = 0;
+
+	if (!getenv("PMT_VERIFIER_STATS"))
+		return;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (i >= PMT_VSTATS_PROGS || !bpf_program__autoload(prog))
+			continue;
+		if (before) {
+			buf[i][0] = 0;
+			bpf_program__set_log_buf(prog, buf[i], sizeof(buf[i]));
+			bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS */
+		} else if ((line = strstr(buf[i], "processed"))) {
+			fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
+				(int)strcspn(line, "\n"), line);
+			if ((line = strstr(buf[i], "verification time")))
+				fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
+					(int)strcspn(line, "\n"), line);
+		}
+		i++;
+	}
 }
 
 int pmt_session__load(struct pmt_session *s)
@@ -321,7 +353,9 @@ int pmt_session__load(struct pmt_session *s)
 		if (prov->prepare && prov_used(s, prov))
 			prov->prepare(prov_ctx(s));
 
+	verifier_stats(s, true);
 	err = pmtrace_bpf__load(s->skel);
+	verifier_stats(s, false);
 	if (err) {
 		pmt_error__runtime(&s->err, err, "failed to load BPF programs: %s", strerror(-err));
 		if (!pmt_verbose)
@@ -351,6 +385,7 @@ int pmt_session__attach(struct pmt_session *s)
 	if ((targeted && (err = add_targets(s))) ||
 	    (err = pmt_counter__start(&s->counter, s->skel, s->ncpus, &s->err)))
 		return err;
+	s->unwind.syms = pmt_session__syms(s);
 	if ((err = pmt_unwinder__start(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL, &s->err)))
 		return err;
 	for (i = 0; i < s->probes.n; i++) {

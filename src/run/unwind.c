@@ -17,7 +17,9 @@
 #include "events/cfi.h"
 #include "events/elfsym.h"
 #include "events/procmaps.h"
+#include "events/python.h"
 #include "events/tracefs.h"
+#include "output/symbols.h"
 #include "run/unwind.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -28,6 +30,9 @@
 #define CFI_WANTED 1024
 #define USTACKS 16384
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
+#define PY_FILES 64    /* CPython interpreter files */
+#define PY_SEEN 16384  /* code objects met, per process (LRU) */
+#define PY_NEW 4096    /* ... not yet read by user space */
 
 bool pmt_unwind__supported(const char **why)
 {
@@ -42,9 +47,14 @@ bool pmt_unwind__supported(const char **why)
 	return true;
 }
 
-void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating)
+void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating, bool python)
 {
+	python = python && on;
 	skel->rodata->pmt_unwind_dwarf = on;
+	skel->rodata->pmt_python = python;
+	bpf_map__set_max_entries(skel->maps.pmt_py_files, python ? PY_FILES : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_py_seen, python ? PY_SEEN : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_py_new, python ? PY_NEW : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? CFI_ROWS : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
@@ -102,6 +112,59 @@ static int write_rows(struct pmt_unwinder *u, uint32_t first, const struct pmt_c
 	return 0;
 }
 
+/* A CPython interpreter: its eval loop and _PyRuntime for the kernel,
+ * which then writes the Python frames of its processes' stacks. */
+static void load_python(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
+			const char *name)
+{
+	struct pmt_py_file py;
+	char version[32];
+
+	if (!u->skel->rodata->pmt_python)
+		return;
+	switch (pmt_py__probe(fd, &py, version, sizeof(version))) {
+	case PMT_PY_SUPPORTED:
+		bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_py_files), key, &py, BPF_ANY);
+		if (pmt_verbose > 1)
+			pmt_info("unwind: %s: CPython %s, Python frames read", name, version);
+		break;
+	case PMT_PY_UNSUPPORTED:
+		pmt_warn("%s is CPython %s: Python frames are read from 3.11 only, its stacks "
+			 "show the interpreter's native frames",
+			 name, version);
+		break;
+	default: break;
+	}
+}
+
+/* The code objects the kernel met first in a process: read while the
+ * process lives, for naming its Python frames later. */
+static void poll_python(struct pmt_unwinder *u)
+{
+	int fd = bpf_map__fd(u->skel->maps.pmt_py_new);
+	struct pmt_py_id key, next;
+	struct pmt_py_new code;
+	bool first = true;
+	int i;
+
+	if (!u->skel->rodata->pmt_python)
+		return;
+	/* a deleted key starts the walk again: the queue empties */
+	for (i = 0; i < PY_NEW && !bpf_map_get_next_key(fd, first ? NULL : &key, &next); i++) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, &code))
+			pmt_syms__python_code(u->syms, key.tgid, key.id, code.code, code.qualname);
+		bpf_map_delete_elem(fd, &key);
+	}
+}
+
+void pmt_unwinder__poll_python(struct pmt_unwinder *u)
+{
+	if (u->running)
+		poll_python(u);
+}
+
 /* Load the rows of the file open at fd under key (no rows: count 0, so
  * the kernel does not ask again). */
 static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
@@ -129,6 +192,7 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 			pmt_info("unwind: %s: %u rows", name, file.count);
 	}
 	pmt_cfi__free(&cfi);
+	load_python(u, key, fd, name);
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &file, BPF_ANY);
 }
 
@@ -229,6 +293,7 @@ static void *loader(void *arg)
 
 	while (!u->stop) {
 		poll_wanted(u);
+		poll_python(u);
 		nanosleep(&ts, NULL);
 	}
 	return NULL;

@@ -23,6 +23,7 @@ struct pmtrace_bpf;
 
 struct pmt_unwinder {
 	struct pmtrace_bpf *skel;
+	struct pmt_syms *syms; /* names Python frames: code objects read into it */
 	uint32_t rows_cap, rows_used;
 	bool warned_full;
 	/* the loader thread: tables arrive while the main loop prints */
@@ -33,8 +34,9 @@ struct pmt_unwinder {
 
 /* Can this kernel unwind in BPF (bpf_find_vma, bpf_loop)? If not, why. */
 bool pmt_unwind__supported(const char **why);
-/* Before load: size the maps and set the rodata for on (dwarf) or off. */
-void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating);
+/* Before load: size the maps and set the rodata for on (dwarf) or off;
+ * python: CPython frames among user frames (bpf/python.bpf.h). */
+void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating, bool python);
 /* Before load, after every program's autoload was cleared: the mapping
  * tracking programs (bpf/unwind.bpf.c) load with dwarf unwinding. */
 void pmt_unwind__autoload(struct pmtrace_bpf *skel);
@@ -44,6 +46,9 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
  * ms (the main loop may be busy printing for longer); libc, the loader
  * and cmd (-- CMD's program, or NULL) are read first. -errno. */
 int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_error *e);
+/* Read the code objects the kernel queued now, not at the thread's next
+ * round: before printing records whose Python frames name them. */
+void pmt_unwinder__poll_python(struct pmt_unwinder *u);
 /* Stop and join the thread (idempotent). */
 void pmt_unwinder__stop(struct pmt_unwinder *u);
 

@@ -195,9 +195,9 @@ TEST(pprof_interning_and_encoding)
 	ASSERT_TRUE(p != NULL);
 	m = pmt_pprof__mapping(p, 7, 0x1000, 0x2000, 0, "/bin/x", "abcd");
 	ASSERT_TRUE(m == 1 && pmt_pprof__mapping(p, 7, 0x1000, 0x2000, 0, "/bin/x", "abcd") == 1);
-	l1 = pmt_pprof__location(p, 7, 0x1010, m, &f, 1);
-	l2 = pmt_pprof__location(p, 8, 0x1010, m, &f, 1);
-	l3 = pmt_pprof__location(p, 7, 0x1010, m, &f, 1);
+	l1 = pmt_pprof__location(p, 7, 0x1010, 0x1010, m, &f, 1);
+	l2 = pmt_pprof__location(p, 8, 0x1010, 0x1010, m, &f, 1);
+	l3 = pmt_pprof__location(p, 7, 0x1010, 0x1010, m, &f, 1);
 	ASSERT_TRUE(l1 == 1 && l2 == 2 && l3 == 1);
 	locs[0] = l1;
 	locs[1] = l2;

@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# Runtime tests, area python: CPython 3.11's frames among the native
+# frames of Debian's /usr/bin/python3.11 (no debug symbols), read in the
+# kernel from the thread's interpreter state: the call structures of
+# tests/testprogs/pyframes.py (a loop through two functions, recursion 20
+# deep, a generator, a thread, a C function calling back into Python,
+# a sleep off the CPU), their lines, every output; an interpreter of
+# another version keeps its native frames, with a notice.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+PY=/usr/bin/python3.11
+PYF=tests/testprogs/pyframes.py
+# rounds of each mode: about a second here; TCG runs Python ~15x slower
+PYSCALE=1
+[ -n "${PMT_VM:-}" ] && PYSCALE=8
+
+# Samples in the eval loop that come before the interpreter's tables are
+# read have no Python frames: a short share here, more under TCG, where
+# reading python3.11's 6 MB of tables takes a good part of a second.
+NOPY=0.1
+[ -n "${PMT_VM:-}" ] && NOPY=0.3
+
+# pyframes MODE ROUNDS EXPECTED [SHARE]: folded stacks of a run, and the
+# share of the samples running the script's calls whose Python frames end
+# with EXPECTED (';'-separated names), lines as the script has them.
+pyframes() {
+	local mode=$1 rounds=$(($2 / PYSCALE))
+	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/$mode.folded" -- \
+		"$PY" "$PYF" "$mode" "$rounds" >/dev/null || return 1
+	check python_frames "$WORK/$mode.folded" "$3" "${4:-0.9}" $NOPY
+}
+
+test_python_loop() {
+	pyframes loop 300 "<module>:48;g:18;f:12-13"
+}
+
+test_python_recursion() {
+	pyframes rec 1000 "<module>:51;$(printf 'rec:24;%.0s' $(seq 20))rec:23;f:12-13"
+}
+
+test_python_generator() {
+	pyframes gen 200 "<module>:53;gen:29;f:12-13"
+}
+
+# sorted() (C) calls the key function: a second call of the eval loop
+test_python_c_callback() {
+	pyframes keyed 300 "keyed:33;keyed.<locals>.<lambda>:33;f:12-13" 0.8
+}
+
+# another thread: found in the interpreter's list of threads by its id
+test_python_thread() {
+	pyframes thread 200 "Thread._bootstrap_inner:1038;Thread.run:975;worker:38;f:12-13"
+}
+
+# off the CPU in time.sleep, which lets go of the GIL: the thread is
+# found in the interpreter's list; 10 naps of 50 ms
+test_python_offcpu() {
+	"$PMT" -q --offcpu --folded -o "$WORK/nap.folded" -- "$PY" "$PYF" nap 10 >/dev/null || return 1
+	# the script's file as the interpreter makes it: absolute
+	check offcpu_share "$WORK/nap.folded" ";<module> ($PWD/$PYF:64);nap ($PWD/$PYF:42);" 500000 0.1
+}
+
+# Streamed (JSON: the code object's address, the name, file and line)
+# and pprof (function, file, line) show the same frames; --no-python
+# none of them.
+test_python_outputs() {
+	requires host || return # user space's formats
+	local rounds=$((100 / PYSCALE))
+	"$PMT" -q --json -e cpu-clock --freq 499 --stack user -o "$WORK/s.json" -- "$PY" "$PYF" loop $rounds >/dev/null ||
+		return 1
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --pprof "$WORK/p.pb.gz" -- "$PY" "$PYF" loop $rounds >/dev/null ||
+		return 1
+	"$PMT" -q --no-python -e cpu-clock --freq 499 --stack user --folded -o "$WORK/n.folded" -- \
+		"$PY" "$PYF" loop $rounds >/dev/null || return 1
+	requires go || return
+	go tool pprof -raw "$WORK/p.pb.gz" >"$WORK/raw.txt" 2>"$WORK/pprof.err" ||
+		{ cat "$WORK/pprof.err" >&2; fail "go tool pprof -raw"; return 1; }
+	check python_outputs "$WORK/s.json" "$WORK/raw.txt" "$WORK/n.folded"
+}
+
+# An interpreter of another version (a program exporting 3.12's symbols):
+# a one-line notice, native frames, no failure.
+test_python_unsupported() {
+	"$PMT" -e cpu-clock --freq 999 --stack user --folded -o "$WORK/f.folded" -- "$TP/fakepy" 100000000 \
+		>/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; return 1; }
+	grep -q "fakepy is CPython 3.12: Python frames are read from 3.11 only" "$WORK/err" ||
+		{ cat "$WORK/err" >&2; fail "no notice"; return 1; }
+	grep -q ';main;_PyEval_EvalFrameDefault [0-9]*$' "$WORK/f.folded" ||
+		{ head "$WORK/f.folded" >&2; fail "native frames"; return 1; }
+	! grep -q '\[python\]' "$WORK/f.folded" || { fail "Python frames of a 3.12"; return 1; }
+}
