@@ -33,14 +33,15 @@ static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_even
 {
 	__u64 *frames = (__u64 *)(e->data + rec_size);
 	__u64 tgid = pmt_pid_tgid(fc) & ~0xffffffffULL, h, key;
-	__u32 n, i;
+	__u32 n;
 
+	/* zero-padded: all of it zeroed first (straight-line stores, checked
+	 * once; a loop zeroing from the n-th frame on was checked 127 ways,
+	 * two thirds of the perf_event program's verifier time) */
+	__builtin_memset(frames, 0, PMT_STACK_DEPTH * sizeof(*frames));
 	n = pmt_unwind_user((__u32)rec_size, PMT_STACK_DEPTH, &h);
 	if (!n)
 		return tgid | 0xffffffffULL;
-	for (i = 0; i < PMT_STACK_DEPTH; i++)
-		if (i >= n)
-			frames[i] = 0;
 	key = tgid | (__u32)((h ^ (h >> 32)) & 0x7fffffff);
 	if (bpf_map_update_elem(&pmt_ustacks, &key, frames, BPF_NOEXIST) == -7 /* E2BIG */)
 		pmt_stat_inc(PMT_STAT_STACK_FULL);
