@@ -40,8 +40,8 @@ summary() {
 # newest 6.1 and 6.12 packages, where kprobes and fentry exist. The two
 # guests (one TCG vCPU each) run in the background, at the lowest CPU
 # priority, while the unit suites, the fuzzer and the host's runtime suite
-# run: the host's tests get the CPUs when they want them (their timings
-# stay a quiet machine's), the guests take the rest.
+# run; the host's tests whose figures a busy machine changes (quiet_NAME
+# in their area file) run after the guests, on a quiet machine.
 vm_pkg() { # PACKAGE-REGEX
 	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1
 }
@@ -92,7 +92,7 @@ lint_suite() {
 
 runtime_suite() { # AREA...
 	if [ "$(id -u)" = 0 ]; then
-		run_suite runtime tests/runtime/runner.sh "$@"
+		run_suite "runtime${RUNTIME_PASS:+ ($RUNTIME_PASS)}" tests/runtime/runner.sh "$@"
 	else
 		echo "skip runtime: needs root (BPF programs are loaded into the kernel)"
 		total_s=$((total_s + 1))
@@ -137,6 +137,12 @@ fi
 for s in unit asan fuzz lint; do
 	one_suite $s
 done
-runtime_suite
-vm_suites
+if $vm_ok; then
+	RUNTIME_PASS=busy runtime_suite
+	vm_suites
+	RUNTIME_PASS=quiet runtime_suite
+else
+	runtime_suite
+	vm_suites
+fi
 summary

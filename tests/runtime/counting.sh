@@ -4,6 +4,20 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# counts compared with perf stat's, context switches among them: on a quiet machine (runner.sh)
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stat_vs_perf_stat=1
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stat_text_as_perf=1
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stat_counts_from_exec=1
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stat_interval_sums_to_total=1
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stat_system_wide_and_pid=1
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_counter_sleep_and_migrate=1
+
 # perf stat -x, and pmtrace --stat --json on the same two commands (one
 # that spins 200 ms of CPU and faults 3000 pages, one that sleeps 200
 # times): page faults and context switches within 1%, task-clock 5%.

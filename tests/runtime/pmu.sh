@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# a share of samples in one function: on a quiet machine (runner.sh)
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_pmu_spin_samples=1
+
 
 test_pmu_spin_samples() {
 	local out=$WORK/spin.json pid

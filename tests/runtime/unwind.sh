@@ -4,6 +4,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# shares of short processes' stacks: on a quiet machine (runner.sh)
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_unwind_exited_system_wide=1
+
 # Share of the streamed samples (text, --stack user) in FILE whose stack
 # reaches __libc_start_call_main, over the second half of the samples (the
 # first ones may come before the tables are read): "complete total".
@@ -226,7 +230,7 @@ test_demangle_rust() {
 # and lines alike. Folded and pprof carry them; --no-inline drops them.
 test_inline_frames_vs_addr2line() {
 	local run=("$TP/sorter" 300000)
-	requires host go || return
+	requires go || return
 	"$PMT" -q --no-demangle --json -e cpu-clock --freq 499 --stack user -o "$WORK/s.json" -- "${run[@]}" >/dev/null ||
 		return 1
 	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$WORK/s.folded" -- "${run[@]}" >/dev/null || return 1
