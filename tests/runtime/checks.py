@@ -204,7 +204,9 @@ def pmu_spin_samples(argv):
     mine = [e for e in ev if e["pid"] == pid]
     assert all(e["pid"] == pid for e in ev), "samples of other processes"
     # 1 s of CPU time at 999 Hz, counted per task
-    assert 800 <= len(mine) <= 1100, f"{len(mine)} samples for 1 s at 999 Hz"
+    # a TCG guest's clock, its CPU shared with the host's suite, is looser
+    high = 1200 if os.environ.get("PMT_VM") else 1100
+    assert 800 <= len(mine) <= high, f"{len(mine)} samples for 1 s at 999 Hz"
     # the rest lands in clock_gettime's system call and in interrupts, more
     # of them on a loaded machine (CI saw 742 of ~950)
     syms = collections.Counter(e["sym"].split("+")[0] for e in mine)
@@ -659,7 +661,12 @@ def counter_stats(argv):
                   r"total (-?\d+)$", text, re.M)
     assert m, (key, text)
     count, low, high, total = (int(x) for x in m.groups())
-    assert count == calls and low == each and each * calls <= total <= each * calls + extra, m.group(0)
+    # a TCG guest whose CPU the host takes away for a while may find a
+    # short sleep's timer expired before it switches out: a few calls
+    # then count one less
+    slack = 5 if os.environ.get("PMT_VM") and each else 0
+    assert count == calls and each - (slack > 0) <= low <= each, m.group(0)
+    assert each * calls - slack <= total <= each * calls + extra, m.group(0)
     print(f"    {m.group(0)}", file=sys.stderr)
 
 
