@@ -112,9 +112,11 @@ static __always_inline bool pmt_py_at_eval(struct pmt_unwind *u)
 	pf = bpf_map_lookup_elem(&pmt_py_files, &u->file);
 	if (!pf)
 		return false;
-	at = u->pc - u->vm_start + u->vm_off - (u->native ? 1 : 0);
+	at = pmt_unwind_at(u);
 	if (at < pf->eval_start || at >= pf->eval_end)
 		return false;
+	/* kept for this call's frames, not looked up for each */
+	u->py = *pf;
 	if (!u->py_started)
 		pmt_py_begin(u, pf);
 	u->py_emit = u->py_frame != 0;
@@ -149,18 +151,19 @@ static __always_inline __u32 pmt_py_id(struct pmt_unwind *u, __u64 code, __u64 n
 	return ik.id;
 }
 
-/* The next Python frame of the eval loop call at u->pc, as a frame value
- * (PMT_PY_FRAME); 0 when there is none after all. */
+/* The next Python frame of the eval loop call at u->pc (its interpreter
+ * in u->py), as a frame value (PMT_PY_FRAME); 0 when there is none after
+ * all. */
 static __always_inline __u64 pmt_py_frame(struct pmt_unwind *u)
 {
-	struct pmt_py_file *pf = bpf_map_lookup_elem(&pmt_py_files, &u->file);
+	const struct pmt_py_file *pf = &u->py;
 	__u64 fr = u->py_frame, code, instr, base, lasti = 0;
 	__u8 entry = 1;
 	__u32 id;
 
 	u->py_emit = false;
 	u->py_done = true;
-	if (!pf || !fr)
+	if (!fr)
 		return 0;
 	code = pmt_py_word(fr + pf->fr_code);
 	instr = pmt_py_word(fr + pf->fr_instr);

@@ -113,11 +113,20 @@ struct pmt_unwind {
 	 * count: a verifier checking the callback as a loop marks what it
 	 * branches on precise, and a count would tell every iteration apart */
 	bool native;
-	__u64 py_frame;	 /* the next one to write (_PyInterpreterFrame *) */
-	bool py_started; /* the thread's frames looked up */
-	bool py_emit;	 /* writing those of the eval loop call at pc */
-	bool py_done;	 /* ... written: pc's own frame next */
+	__u64 py_frame;	       /* the next one to write (_PyInterpreterFrame *) */
+	struct pmt_py_file py; /* the interpreter of the eval loop frame at pc */
+	bool py_started;       /* the thread's frames looked up */
+	bool py_emit;	       /* writing those of the eval loop call at pc */
+	bool py_done;	       /* ... written: pc's own frame next */
 };
+
+/* The file offset of pc's instruction: a caller's pc is past its call,
+ * the call itself is looked up (u->native: a frame before it was
+ * written). */
+static __always_inline __u64 pmt_unwind_at(const struct pmt_unwind *u)
+{
+	return u->pc - u->vm_start + u->vm_off - (u->native ? 1 : 0);
+}
 
 #include "python.bpf.h"
 
@@ -402,7 +411,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 {
 	struct pmt_cfi_row *r = NULL;
 	struct pmt_unwind *u;
-	__u64 cfa, ra, fp, v;
+	__u64 cfa, ra, fp, v, at;
 	__u32 zero = 0;
 	bool caller;
 
@@ -433,15 +442,13 @@ static long pmt_unwind_step(__u32 i, void *data)
 	/* a caller as perf's DWARF mode shows it: at its call instruction
 	 * (the return address - 1), so a call that ends a function (to a
 	 * noreturn one) is named after its caller */
+	at = pmt_unwind_at(u);
 	caller = u->native;
 	u->native = true;
 	if (!pmt_unwind_put(u, i, caller ? u->pc - 1 : u->pc))
 		return 1;
 
 	if (u->count) {
-		/* a caller's pc is past its call: look up the call itself */
-		__u64 at = u->pc - u->vm_start + u->vm_off - (caller ? 1 : 0);
-
 		if (at <= 0xffffffffULL)
 			r = pmt_unwind_row(u->first, u->count, (__u32)at);
 	}

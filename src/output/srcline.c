@@ -11,7 +11,6 @@
 #include "output/srcline.h"
 #include "output/symfile.h"
 
-#define DEBUG_DIR "/usr/lib/debug/.build-id"
 #define MAX_LOADS 16
 
 struct slot {
@@ -52,12 +51,7 @@ static bool read_loads(struct pmt_srcfile *f)
 /* The DWARF of the debug file named by build_id. */
 static Dwarf *debug_file(struct pmt_srcfile *f, const char *build_id)
 {
-	char path[sizeof(DEBUG_DIR) + 64];
-
-	if (strlen(build_id) < 4)
-		return NULL;
-	snprintf(path, sizeof(path), DEBUG_DIR "/%.2s/%s.debug", build_id, build_id + 2);
-	f->dfd = open(path, O_RDONLY | O_CLOEXEC);
+	f->dfd = pmt_symfile__open_debug(build_id);
 	if (f->dfd < 0)
 		return NULL;
 	f->delf = elf_begin(f->dfd, ELF_C_READ_MMAP, NULL);

@@ -808,23 +808,32 @@ uint64_t pmt_syms__frame_addr(struct pmt_syms *s, uint64_t v)
 	return v;
 }
 
-/* "qualname (file:line)" of a Python frame value (PMT_PY_FRAME). */
-static bool py_name(struct pmt_syms *s, uint32_t pid, uint64_t v, struct pmt_buf *b)
+/* A Python frame value (PMT_PY_FRAME) as a source frame, into
+ * s->pyframe: its function, file and line. false when its code object
+ * was not read. */
+static bool py_frame(struct pmt_syms *s, uint64_t v)
 {
 	struct pycode *p = py_code(s, PMT_PY_ID(v));
-	const struct pmt_py_code *c = p ? &p->c : NULL;
 	int line;
 
-	(void)pid;
+	if (!p)
+		return false;
+	line = pmt_py__line(p->c.linetable, p->c.nlinetable, p->c.firstlineno, PMT_PY_INSTR(v));
+	s->pyframe = (struct pmt_srcframe){p->c.qualname, p->c.filename,
+					   (uint32_t)(line > 0 ? line : 0)};
+	return true;
+}
 
-	if (!c) {
+/* "qualname (file:line)" of a Python frame value. */
+static bool py_name(struct pmt_syms *s, uint64_t v, struct pmt_buf *b)
+{
+	const struct pmt_srcframe *f = &s->pyframe;
+
+	if (!py_frame(s, v)) {
 		pmt_buf__puts(b, "[python]");
 		return false;
 	}
-	line = pmt_py__line(c->linetable, c->nlinetable, c->firstlineno, PMT_PY_INSTR(v));
-	pmt_buf__printf(b, line ? "%s (%s:%d)" : "%s (%s)", c->qualname, c->filename, line);
-	s->pyframe =
-		(struct pmt_srcframe){c->qualname, c->filename, (uint32_t)(line > 0 ? line : 0)};
+	pmt_buf__printf(b, f->line ? "%s (%s:%u)" : "%s (%s)", f->name, f->file, f->line);
 	return true;
 }
 
@@ -861,7 +870,7 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 	}
 	pthread_mutex_lock(&s->lock);
 	if (is_py_frame(addr)) {
-		bool found = py_name(s, pid, addr, b);
+		bool found = py_name(s, addr, b);
 
 		pthread_mutex_unlock(&s->lock);
 		return found;
@@ -901,10 +910,7 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 		return 0;
 	pthread_mutex_lock(&s->lock);
 	if (is_py_frame(addr)) {
-		struct pmt_buf b = {0};
-
-		n = py_name(s, pid, addr, &b);
-		pmt_buf__free(&b);
+		n = py_frame(s, addr);
 		*frames = &s->pyframe;
 		pthread_mutex_unlock(&s->lock);
 		return n;

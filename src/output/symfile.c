@@ -126,18 +126,23 @@ static int build(struct pmt_symfile *f, struct pmt_elf_syms *s, bool demangle)
 	return 0;
 }
 
+int pmt_symfile__open_debug(const char *build_id)
+{
+	char path[sizeof(DEBUG_DIR) + 64];
+
+	if (strlen(build_id) < 4)
+		return -1;
+	snprintf(path, sizeof(path), DEBUG_DIR "/%.2s/%s.debug", build_id, build_id + 2);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 /* A stripped file's .symtab lives in its debug file, named by build-id.
  * 1 when it was read, 0 when there is none, -ENOMEM. */
 static int add_debug_syms(struct pmt_symfile *f, Elf *elf, struct pmt_elf_syms *s)
 {
-	char path[sizeof(DEBUG_DIR) + 64];
-	int fd, ret = 0;
+	int fd = pmt_symfile__open_debug(f->build_id), ret = 0;
 	Elf *dbg;
 
-	if (strlen(f->build_id) < 4)
-		return 0;
-	snprintf(path, sizeof(path), DEBUG_DIR "/%.2s/%s.debug", f->build_id, f->build_id + 2);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);

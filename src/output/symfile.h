@@ -33,6 +33,10 @@ void pmt_symfile__free(struct pmt_symfile *f);
 /* The function holding file offset off, and off's distance from its
  * start; NULL when none does. */
 const char *pmt_symfile__name(const struct pmt_symfile *f, uint64_t off, uint64_t *delta);
+/* The separate debug file of the file with this build-id (hex), as
+ * Debian's -dbg/-dbgsym packages install it under
+ * /usr/lib/debug/.build-id; -1 when there is none. */
+int pmt_symfile__open_debug(const char *build_id);
 /* The GNU build-id as hex, "" when the file has none. */
 const char *pmt_symfile__build_id(const struct pmt_symfile *f);
 /* Bytes held, for the owner's budget. */
