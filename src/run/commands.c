@@ -196,7 +196,7 @@ int pmt_cmd__info(const struct pmt_opts *o)
  * dropped silently); returns the events lost to full rings. */
 static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
 {
-	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL), lost;
+	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL), lost, missed;
 	int cpu;
 
 	/* the programs' own count of full rings is exact; the rings' lost
@@ -214,6 +214,11 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 					    (unsigned long long)l->lost[cpu]);
 		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", s->opts->buffer_pages);
 	}
+	missed = pmt_session__missed(s);
+	if (missed)
+		pmt_warn("%llu events not seen: the kernel runs no BPF program while another "
+			 "runs on the same CPU (events in interrupts that came during one)",
+			 (unsigned long long)missed);
 	if (st[PMT_STAT_OUTPUT_ERR])
 		pmt_warn("%llu events could not be written to a perf buffer",
 			 (unsigned long long)st[PMT_STAT_OUTPUT_ERR]);

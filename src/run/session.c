@@ -513,6 +513,29 @@ uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
 	return s->skel ? percpu_sum(s->skel->maps.pmt_stats, which) : 0;
 }
 
+/* Events the kernel ran none of our programs for: it runs no tracing
+ * program inside another on the same CPU (an interrupt's event during one
+ * is skipped) and counts each skip in the program's recursion_misses. */
+uint64_t pmt_session__missed(struct pmt_session *s)
+{
+	struct bpf_program *prog;
+	struct bpf_prog_info info;
+	uint64_t sum = 0;
+	__u32 len;
+
+	if (!s->skel)
+		return 0;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (bpf_program__fd(prog) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
 struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 {
 	if (!s->syms)

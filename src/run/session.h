@@ -64,5 +64,8 @@ struct pmt_syms *pmt_session__syms(struct pmt_session *s);
 uint64_t *pmt_session__stat_cpus(struct pmt_session *s, enum pmt_stat which);
 /* Sum of a per-CPU kernel-side counter (enum pmt_stat). */
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which);
+/* Events the kernel skipped: one of our programs was already running on
+ * that CPU (an event in an interrupt that came during it). */
+uint64_t pmt_session__missed(struct pmt_session *s);
 
 #endif

@@ -153,5 +153,5 @@ test_payload_vs_perf_script() {
 	wait $pm || { perf_record_stop; return 1; }
 	perf_record_stop
 	perf script -i "$WORK/mix.data" -F comm,tid,cpu,time,event,trace 2>/dev/null >"$WORK/perf.txt" || return 1
-	check payload_vs_perf_script "$WORK/mix.txt" "$WORK/perf.txt" pmtmix
+	check payload_vs_perf_script "$WORK/mix.txt" "$WORK/perf.txt" pmtmix "$WORK/pmt.err"
 }
