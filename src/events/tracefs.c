@@ -49,12 +49,14 @@ int pmt_tracefs__root(const char **root)
 		*root = tracefs_root;
 		return 0;
 	}
-	if (!find_mount("tracefs", dir, sizeof(dir)) && has_events(dir))
-		goto found;
+	/* the standard place first, mounted if need be: libbpf looks for
+	 * tracepoint ids there (or in debugfs), not in /proc/mounts */
 	snprintf(dir, sizeof(dir), "/sys/kernel/tracing");
-	if (!mount("nodev", dir, "tracefs", 0, NULL) && has_events(dir))
+	if (has_events(dir) || (!mount("nodev", dir, "tracefs", 0, NULL) && has_events(dir)))
 		goto found;
 	err = -errno;
+	if (!find_mount("tracefs", dir, sizeof(dir)) && has_events(dir))
+		goto found;
 	/* old kernels: tracing lives inside debugfs */
 	if (find_mount("debugfs", dir, sizeof(dir))) {
 		snprintf(dir, sizeof(dir), "/sys/kernel/debug");
