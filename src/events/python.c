@@ -174,7 +174,10 @@ static char *read_str(uint32_t pid, uint64_t addr)
 	n = word(h, py311.str_length);
 	memcpy(&state, h + py311.str_state, 4);
 	kind = state >> 2 & 7;
-	if (!(state >> 5 & 1) || n > 1024 || (kind != 1 && kind != 2 && kind != 4))
+	/* compact, a kind, ASCII only of kind 1: else no str (the object
+	 * was freed and its memory reused since the kernel met it) */
+	if (!(state >> 5 & 1) || n > 1024 || (kind != 1 && kind != 2 && kind != 4) ||
+	    (state >> 6 & 1 && kind != 1))
 		return NULL;
 	raw = malloc(n * kind + 1);
 	s = malloc(n * 4 + 1);
@@ -190,6 +193,13 @@ static char *read_str(uint32_t pid, uint64_t addr)
 			     : kind == 2 ? ((uint16_t *)raw)[i]
 					 : ((uint32_t *)raw)[i];
 
+		/* no character a str holds: not one (as above) */
+		if (!c || c > 0x10ffff || (c >= 0xd800 && c < 0xe000) ||
+		    (c >= 0x80 && state >> 6 & 1)) {
+			free(raw);
+			free(s);
+			return NULL;
+		}
 		if (c < 0x80) {
 			*o++ = (char)c;
 		} else if (c < 0x800) {

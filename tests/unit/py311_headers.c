@@ -41,3 +41,40 @@ void pmt_py311_from_headers(struct pmt_py_layout *l)
 	l->bytes_size = offsetof(PyVarObject, ob_size);
 	l->bytes_data = offsetof(PyBytesObject, ob_sval);
 }
+
+/* A compact str as 3.11 lays it out: ASCII (kind 1, data after a
+ * PyASCIIObject) or UCS-4 (kind 4, after a PyCompactUnicodeObject). */
+static PyObject *fake_str(struct pmt_py311_fake *f, bool ascii, const uint32_t *chars, size_t n)
+{
+	PyASCIIObject *o = ascii ? (PyASCIIObject *)f->ascii.o : (PyASCIIObject *)f->ucs4.o;
+
+	_Static_assert(sizeof(f->ascii.o) == sizeof(PyASCIIObject), "ASCII data after the object");
+	_Static_assert(sizeof(f->ucs4.o) == sizeof(PyCompactUnicodeObject),
+		       "data after the object");
+
+	o->length = (Py_ssize_t)n;
+	o->state.compact = 1;
+	o->state.ascii = ascii;
+	o->state.kind = ascii ? PyUnicode_1BYTE_KIND : PyUnicode_4BYTE_KIND;
+	o->state.ready = 1;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		if (ascii)
+			f->ascii.data[i] = (char)chars[i];
+		else
+			f->ucs4.data[i] = chars[i];
+	}
+	return (PyObject *)o;
+}
+
+uint64_t pmt_py311_fake_code(struct pmt_py311_fake *f, const uint32_t *name, size_t n)
+{
+	static const uint32_t file[] = {'a', '.', 'p', 'y'};
+	PyCodeObject *co = (PyCodeObject *)f->code;
+
+	_Static_assert(sizeof(f->code) >= sizeof(PyCodeObject), "room for a code object");
+	memset(f, 0, sizeof(*f));
+	co->co_firstlineno = 7;
+	co->co_filename = fake_str(f, true, file, 4);
+	co->co_qualname = fake_str(f, false, name, n);
+	return (uint64_t)(uintptr_t)co;
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* CPython frames: the 3.11 layout against the interpreter's headers, the
  * line table as CPython reads it, and interpreter files told apart. */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,32 @@ TEST(python_layout_is_the_headers)
 
 /* co_linetable of a 7-line function (firstlineno 1) compiled by CPython
  * 3.11, and its co_lines() by code unit (None: 0). */
+/* Names read from a live process (here our own memory): a str as 3.11
+ * lays it out comes back as UTF-8; memory that is no str (a freed code
+ * object's reused names) gives no name, never invalid UTF-8. */
+TEST(python_names_read_or_refused)
+{
+	static const uint32_t good[] = {'f', 0xe9, 0x4e2d, 0x1f600}, beyond[] = {'f', 0x3f6e6c},
+			      surrogate[] = {'g', 0xd800};
+	struct pmt_py311_fake fake;
+	struct pmt_py_code c;
+	uint64_t code, name;
+
+	code = pmt_py311_fake_code(&fake, good, 4);
+	memcpy(&name, fake.code + pmt_py__layout311()->k.co_qualname, 8);
+	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), 0);
+	ASSERT_STREQ(c.qualname, "f\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80");
+	ASSERT_STREQ(c.filename, "a.py");
+	ASSERT_EQ(c.firstlineno, 7);
+	pmt_py__code_free(&c);
+	code = pmt_py311_fake_code(&fake, beyond, 2);
+	memcpy(&name, fake.code + pmt_py__layout311()->k.co_qualname, 8);
+	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -EINVAL);
+	code = pmt_py311_fake_code(&fake, surrogate, 2);
+	memcpy(&name, fake.code + pmt_py__layout311()->k.co_qualname, 8);
+	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -EINVAL);
+}
+
 TEST(python_line_table_as_cpython)
 {
 	static const char hex[] =
