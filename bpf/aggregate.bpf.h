@@ -9,12 +9,17 @@
 #include "filter.bpf.h"
 
 /* key_size is set at load to what --by uses: no BTF key type, which the
- * kernel would find smaller than struct pmt_agg_key */
+ * kernel would find smaller than struct pmt_agg_key, and so no BTF value
+ * type either (the kernel refuses one without the other, and libbpf
+ * would create the map twice) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	/* a key is made once; made up front, --max-keys of them per CPU
+	 * cost each start-up ~6 ms */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 10240); /* --max-keys */
 	__uint(key_size, sizeof(struct pmt_agg_key));
-	__type(value, struct pmt_agg_val);
+	__uint(value_size, sizeof(struct pmt_agg_val));
 } pmt_agg SEC(".maps") __weak;
 
 /* --latency starts: bounded by LRU, so unmatched starts cannot pile up */

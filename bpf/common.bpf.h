@@ -21,6 +21,12 @@ const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
  * loads in a few ms instead of ~120 ms with filter and aggregation code. */
 const volatile bool pmt_use_filter __weak = true;
 const volatile bool pmt_use_agg __weak = true;
+/* ... and does any probe stream? If none, an aggregating session's
+ * programs are checked without their streaming half (a second copy of the
+ * user stack unwinder in the perf_event program). */
+const volatile bool pmt_use_stream __weak = true;
+/* Does this probe aggregate (else it streams)? */
+#define pmt_aggregates(cfg) (pmt_use_agg && (!pmt_use_stream || (cfg)->action != PMT_ACT_STREAM))
 /* The probe id when the session has one probe, else -1: a constant the
  * verifier folds, so one-probe sessions skip the cookie helper. */
 const volatile __s32 pmt_only_probe __weak = -1;

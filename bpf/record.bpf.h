@@ -94,7 +94,7 @@ static __always_inline struct pmt_event *pmt_record_begin(__u32 id, struct pmt_f
  * or value on them)? If not, a program need not fill them in. */
 static __always_inline bool pmt_record_needed(const struct pmt_probe_cfg *cfg)
 {
-	return !pmt_use_agg || cfg->action == PMT_ACT_STREAM || cfg->agg.needs_record ||
+	return !pmt_aggregates(cfg) || cfg->agg.needs_record ||
 	       (pmt_use_filter && cfg->filter.n && cfg->filter.needs_record);
 }
 
@@ -124,7 +124,7 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 			(*n)++;
 		return;
 	}
-	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
+	if (pmt_aggregates(cfg)) {
 		pmt_stack_keys(cfg, fc, e, st, rec_size);
 		pmt_aggregate(cfg, fc, id);
 		return;

@@ -242,7 +242,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id)
 		if (!e)
 			return 1;
 	}
-	if (pmt_use_agg && cfg->action != PMT_ACT_STREAM) {
+	if (pmt_aggregates(cfg)) {
 		if (!fc.rec && cfg->agg.needs_record) {
 			pmt_tp_copy(e, size, ctx);
 			fc.rec = e->data;

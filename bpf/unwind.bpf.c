@@ -19,6 +19,14 @@ static __always_inline bool pmt_unwind_wanted(void *ctx)
 	return !pmt_stop && pmt_target_ok(&fc);
 }
 
+/* The current task's text mapping at addr. Global: checked once, not
+ * once per call (exec calls it twice). */
+__noinline int pmt_unwind_learn_here(__u64 addr)
+{
+	pmt_unwind_learn(bpf_get_current_task_btf(), addr);
+	return 0;
+}
+
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int pmt_unwind_mmap(struct trace_event_raw_sys_exit *ctx)
 {
@@ -27,7 +35,7 @@ int pmt_unwind_mmap(struct trace_event_raw_sys_exit *ctx)
 	/* an address, not -errno */
 	if ((unsigned long)ret >= (unsigned long)-4095L || !pmt_unwind_wanted(ctx))
 		return 0;
-	pmt_unwind_learn(bpf_get_current_task_btf(), (__u64)ret);
+	pmt_unwind_learn_here((__u64)ret);
 	return 0;
 }
 
@@ -46,8 +54,8 @@ int pmt_unwind_exec(void *ctx)
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	entry = regs ? BPF_CORE_READ(regs, ip) : 0;
 	if (text)
-		pmt_unwind_learn(task, text);
+		pmt_unwind_learn_here(text);
 	if (entry && (entry < text || entry >= BPF_CORE_READ(task, mm, end_code)))
-		pmt_unwind_learn(task, entry);
+		pmt_unwind_learn_here(entry);
 	return 0;
 }

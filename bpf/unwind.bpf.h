@@ -82,9 +82,12 @@ struct {
 	__type(value, struct pmt_vmas);
 } pmt_vma_blank SEC(".maps") __weak;
 
-/* Aggregation: tgid << 32 | hash of the frames -> the frames, zero-padded */
+/* Aggregation: tgid << 32 | hash of the frames -> the frames, zero-padded.
+ * Not preallocated: an entry is made once per distinct stack, and 16 MiB
+ * made up front cost every start-up ~2 ms. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, __u64[PMT_STACK_DEPTH]);
@@ -336,22 +339,23 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 count, __u32 pc)
 {
 	struct pmt_cfi_row *r;
-	__u32 lo = 0, hi = count, i, mid;
+	__u32 base = first, n = count, half, i, mid;
 
-	for (i = 0; i < 24 && lo < hi; i++) {
-		mid = first + lo + (hi - lo) / 2;
+	/* the row at base is the answer once n is 1: halve n, keeping the
+	 * half whose first row is at or below pc (22 rounds: count is at
+	 * most the 2^21 rows of pmt_cfi_rows) */
+	for (i = 0; i < 22; i++) {
+		if (n <= 1)
+			break;
+		half = n / 2;
+		mid = base + half;
 		r = bpf_map_lookup_elem(&pmt_cfi_rows, &mid);
-		if (!r)
-			return NULL;
-		if (r->pc <= pc)
-			lo = mid - first + 1;
-		else
-			hi = mid - first;
+		if (r && r->pc <= pc)
+			base = mid;
+		n -= half;
 	}
-	if (!lo)
-		return NULL;
-	mid = first + lo - 1;
-	return bpf_map_lookup_elem(&pmt_cfi_rows, &mid);
+	r = count ? bpf_map_lookup_elem(&pmt_cfi_rows, &base) : NULL;
+	return r && r->pc <= pc ? r : NULL;
 }
 
 /* The caller by frame pointers: [fp] is its fp, [fp + 8] its pc. */
@@ -419,24 +423,28 @@ static long pmt_unwind_step(__u32 i, void *data)
 	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
 	if (!u || !u->pc || i >= u->max)
 		return 1;
-	/* the Python frames of an eval loop frame, then (a frame that
-	 * cannot be read ends them) the native frame */
-	if (u->py_emit && (v = pmt_py_frame(u)))
-		return !pmt_unwind_put(u, i, v);
-	pmt_unwind_file(u);
-	/* A caller found by frame pointers (no CFI covers the callee, or
-	 * its file's rows are not read yet) is a frame only where user text
-	 * can be: not past the user half, not in a mapping the kernel says
-	 * is no text. Else the "frame pointer" was any register, and the
-	 * stack ends here, counted, instead of inventing callers. */
-	if (u->by_fp &&
-	    (u->pc < 0x1000 || u->pc >= 0x7ffffffff000ULL ||
-	     (!u->vm_unknown && (u->pc < u->vm_start || u->pc >= u->vm_end || !u->vm_exec)))) {
-		pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
-		return 1;
+	/* a new pc (not one whose Python frames are being written) */
+	if (!u->py_emit) {
+		pmt_unwind_file(u);
+		/* A caller found by frame pointers (no CFI covers the
+		 * callee, or its file's rows are not read yet) is a frame
+		 * only where user text can be: not past the user half, not
+		 * in a mapping the kernel says is no text. Else the "frame
+		 * pointer" was any register, and the stack ends here,
+		 * counted, instead of inventing callers. */
+		if (u->by_fp && (u->pc < 0x1000 || u->pc >= 0x7ffffffff000ULL ||
+				 (!u->vm_unknown &&
+				  (u->pc < u->vm_start || u->pc >= u->vm_end || !u->vm_exec)))) {
+			pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
+			return 1;
+		}
+		/* the eval loop of an interpreter: u->py_emit */
+		pmt_py_at_eval(u);
 	}
-	/* the eval loop of an interpreter: its Python frames first */
-	if (pmt_py_at_eval(u) && u->py_emit && (v = pmt_py_frame(u)))
+	/* an eval loop's Python frames first, one per step, then (a frame
+	 * that cannot be read ends them) its native frame; one call site,
+	 * so the verifier checks the Python code once */
+	if (u->py_emit && (v = pmt_py_frame(u)))
 		return !pmt_unwind_put(u, i, v);
 	u->py_done = false;
 	/* a caller as perf's DWARF mode shows it: at its call instruction

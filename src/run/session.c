@@ -262,6 +262,7 @@ static void size_unwinder(struct pmt_session *s)
 	}
 	pmt_unwind__size(s->skel, on, s->agg != NULL, !s->opts->no_python);
 	pmt_unwinder__init(&s->unwind, s->skel);
+	pmt_unwinder__prefetch(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL);
 }
 
 #define PMT_VSTATS_PROGS 32
@@ -316,6 +317,7 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_only_probe = s->probes.n == 1 ? 0 : -1;
 	s->skel->rodata->pmt_use_filter = false;
 	s->skel->rodata->pmt_use_agg = false;
+	s->skel->rodata->pmt_use_stream = false;
 	s->skel->rodata->pmt_ctx_words = PMT_CTX_DIRECT / 4;
 	for (i = 0; i < s->probes.n; i++) {
 		const struct pmt_format *fmt = s->probes.v[i].fmt;
@@ -327,6 +329,8 @@ int pmt_session__load(struct pmt_session *s)
 			s->skel->rodata->pmt_use_filter = true;
 		if (s->probes.v[i].action != PMT_ACT_STREAM)
 			s->skel->rodata->pmt_use_agg = true;
+		else
+			s->skel->rodata->pmt_use_stream = true;
 	}
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
@@ -386,7 +390,7 @@ int pmt_session__attach(struct pmt_session *s)
 	    (err = pmt_counter__start(&s->counter, s->skel, s->ncpus, &s->err)))
 		return err;
 	s->unwind.syms = pmt_session__syms(s);
-	if ((err = pmt_unwinder__start(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL, &s->err)))
+	if ((err = pmt_unwinder__start(&s->unwind, &s->err)))
 		return err;
 	for (i = 0; i < s->probes.n; i++) {
 		struct pmt_probe *p = &s->probes.v[i];

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -93,6 +96,7 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 	memset(u, 0, sizeof(*u));
 	u->skel = skel;
 	u->rows_cap = CFI_ROWS;
+	u->wake_fd = -1;
 }
 
 /* Write rows at index first of the kernel's array through a mapping of
@@ -112,26 +116,46 @@ static int write_rows(struct pmt_unwinder *u, uint32_t first, const struct pmt_c
 	return 0;
 }
 
+/* What is read of a file before any map is touched (so it can be read
+ * while the programs load): its rows and whether it is a CPython. */
+struct pmt_file_read {
+	struct pmt_cfi_file_key key;
+	struct pmt_cfi cfi;
+	int cfi_err;
+	char err[128];
+	enum pmt_py_probe py;
+	struct pmt_py_file py_file;
+	char py_version[32];
+	char name[PATH_MAX];
+};
+
+static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *key, int fd,
+		      const char *name, bool python)
+{
+	memset(&r->cfi, 0, sizeof(r->cfi));
+	r->key = *key;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->cfi_err = pmt_cfi__read(fd, &r->cfi, r->err, sizeof(r->err));
+	r->py = python ? pmt_py__probe(fd, &r->py_file, r->py_version, sizeof(r->py_version))
+		       : PMT_PY_NONE;
+}
+
 /* A CPython interpreter: its eval loop and _PyRuntime for the kernel,
  * which then writes the Python frames of its processes' stacks. */
-static void load_python(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
-			const char *name)
+static void commit_python(struct pmt_unwinder *u, const struct pmt_file_read *r)
 {
-	struct pmt_py_file py;
-	char version[32];
-
-	if (!u->skel->rodata->pmt_python)
-		return;
-	switch (pmt_py__probe(fd, &py, version, sizeof(version))) {
+	switch (r->py) {
 	case PMT_PY_SUPPORTED:
-		bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_py_files), key, &py, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_py_files), &r->key, &r->py_file,
+				    BPF_ANY);
 		if (pmt_verbose > 1)
-			pmt_info("unwind: %s: CPython %s, Python frames read", name, version);
+			pmt_info("unwind: %s: CPython %s, Python frames read", r->name,
+				 r->py_version);
 		break;
 	case PMT_PY_UNSUPPORTED:
 		pmt_warn("%s is CPython %s: Python frames are read from 3.11 only, its stacks "
 			 "show the interpreter's native frames",
-			 name, version);
+			 r->name, r->py_version);
 		break;
 	default: break;
 	}
@@ -165,35 +189,45 @@ void pmt_unwinder__poll_python(struct pmt_unwinder *u)
 		poll_python(u);
 }
 
-/* Load the rows of the file open at fd under key (no rows: count 0, so
- * the kernel does not ask again). */
-static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
-		      const char *name)
+/* Give the kernel a file's rows (no rows: count 0, so the kernel does
+ * not ask again) and frees them. */
+static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 {
 	struct pmt_cfi_file file = {0};
-	struct pmt_cfi cfi;
-	char err[128];
 
-	if (pmt_cfi__read(fd, &cfi, err, sizeof(err))) {
+	if (r->cfi_err) {
 		if (pmt_verbose > 1)
-			pmt_info("unwind: %s: %s", name, err);
-	} else if (cfi.n > u->rows_cap - u->rows_used) {
+			pmt_info("unwind: %s: %s", r->name, r->err);
+	} else if (r->cfi.n > u->rows_cap - u->rows_used) {
 		if (!u->warned_full)
 			pmt_warn("unwind tables full (%u rows): further files are walked by "
 				 "frame pointers",
 				 u->rows_cap);
 		u->warned_full = true;
-	} else if (!write_rows(u, u->rows_used, &cfi)) {
+	} else if (!write_rows(u, u->rows_used, &r->cfi)) {
 		/* in place before the file entry below makes them reachable */
 		file.first = u->rows_used;
-		file.count = (uint32_t)cfi.n;
-		u->rows_used += (uint32_t)cfi.n;
+		file.count = (uint32_t)r->cfi.n;
+		u->rows_used += (uint32_t)r->cfi.n;
 		if (pmt_verbose > 1)
-			pmt_info("unwind: %s: %u rows", name, file.count);
+			pmt_info("unwind: %s: %u rows", r->name, file.count);
 	}
-	pmt_cfi__free(&cfi);
-	load_python(u, key, fd, name);
-	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), key, &file, BPF_ANY);
+	pmt_cfi__free(&r->cfi);
+	commit_python(u, r);
+	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), &r->key, &file, BPF_ANY);
+}
+
+/* Load the rows of the file open at fd under key. */
+static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
+		      const char *name)
+{
+	struct pmt_file_read *r = malloc(sizeof(*r));
+
+	if (!r)
+		return;
+	read_file(r, key, fd, name, u->skel->rodata->pmt_python);
+	commit_file(u, r);
+	free(r);
 }
 
 /* Does the path end in one of the names? */
@@ -231,7 +265,6 @@ static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *
 struct reading {
 	struct pmt_unwinder *u;
 	uint32_t tgid;
-	const char *const *only;
 };
 
 static void load_mapped(void *ctx, const struct pmt_procmap *m)
@@ -241,7 +274,7 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
 	char path[96];
 	int fd;
 
-	if (!m->ino || (r->only && !wanted_name(m->path, r->only)) || read_already(r->u, &key))
+	if (!m->ino || read_already(r->u, &key))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, r->tgid, m->start,
 		 m->end);
@@ -256,9 +289,9 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
  * kernel asks for one file at a time (it stops at the first it cannot
  * unwind), a process's next ones are read with it. A process gone is
  * asked again by its next sample. */
-static void load_process(struct pmt_unwinder *u, uint32_t tgid, const char *const *only)
+static void load_process(struct pmt_unwinder *u, uint32_t tgid)
 {
-	struct reading r = {u, tgid, only};
+	struct reading r = {u, tgid};
 
 	pmt_procmaps__each(tgid, load_mapped, &r);
 }
@@ -275,7 +308,7 @@ static void poll_wanted(struct pmt_unwinder *u)
 		if (!bpf_map_lookup_elem(fd, &key, &w)) {
 			uint64_t t0 = pmt_now_ns();
 
-			load_process(u, w.tgid, NULL);
+			load_process(u, w.tgid);
 			if (pmt_verbose > 1)
 				pmt_info("unwind: process %u read in %.1f ms", w.tgid,
 					 (double)(pmt_now_ns() - t0) / 1e6);
@@ -284,57 +317,139 @@ static void poll_wanted(struct pmt_unwinder *u)
 	}
 }
 
-#define POLL_NS (5 * 1000 * 1000L)
+#define POLL_MS 5
 
 static void *loader(void *arg)
 {
 	struct pmt_unwinder *u = arg;
-	const struct timespec ts = {0, POLL_NS};
+	struct pollfd pfd = {.fd = u->wake_fd, .events = POLLIN};
 
 	while (!u->stop) {
 		poll_wanted(u);
 		poll_python(u);
-		nanosleep(&ts, NULL);
+		/* woken at once to stop: no exit waits for a round */
+		poll(&pfd, 1, POLL_MS);
 	}
 	return NULL;
 }
 
-/* What nearly every process maps: the dynamic loader and libc, read now
- * (they are ours too) so a short-lived process's first samples unwind. */
-static void preload(struct pmt_unwinder *u)
-{
-	static const char *const common[] = {"libc.so.6", "ld-linux-x86-64.so.2", NULL};
-	uint64_t t0 = pmt_now_ns();
+/*
+ * What nearly every process maps (the dynamic loader and libc, ours too)
+ * and the command pmtrace starts are read before it runs, so a
+ * short-lived process's first samples unwind. Reading them needs no map:
+ * a thread reads them while the programs load (a few ms of CFI parsing
+ * beside the verifier's tens), and start() gives the rows to the kernel.
+ */
+#define PREFETCH_MAX 8
 
-	load_process(u, (uint32_t)getpid(), common);
-	if (pmt_verbose > 1)
-		pmt_info("unwind: libc and the loader read in %.1f ms",
-			 (double)(pmt_now_ns() - t0) / 1e6);
+struct prefetch {
+	struct pmt_file_read files[PREFETCH_MAX];
+	size_t n;
+	bool python;
+	char cmd[PATH_MAX];
+};
+
+static bool prefetched(const struct prefetch *p, const struct pmt_cfi_file_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->files[i].key.dev == key->dev && p->files[i].key.ino == key->ino)
+			return true;
+	return false;
 }
 
-/* The command pmtrace starts: read before it runs, so its first samples
- * unwind too (a script's interpreter is met as usual). */
-static void preload_command(struct pmt_unwinder *u, const char *cmd)
+static void prefetch_fd(struct prefetch *p, const struct pmt_cfi_file_key *key, int fd,
+			const char *name)
 {
-	struct pmt_cfi_file_key key;
-	char path[4096];
-	struct stat st;
+	if (p->n < PREFETCH_MAX && !prefetched(p, key))
+		read_file(&p->files[p->n++], key, fd, name, p->python);
+}
+
+static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
+{
+	static const char *const common[] = {"libc.so.6", "ld-linux-x86-64.so.2", NULL};
+	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
+	char path[96];
 	int fd;
 
-	if (!strchr(cmd, '/') && !pmt_elf__locate(cmd, path, sizeof(path)))
-		cmd = path;
-	fd = open(cmd, O_RDONLY | O_CLOEXEC);
+	if (!m->ino || !wanted_name(m->path, common))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%" PRIx64 "-%" PRIx64, m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st)) {
-		key = file_key(major(st.st_dev), minor(st.st_dev), st.st_ino);
-		if (!read_already(u, &key))
-			load_file(u, &key, fd, cmd);
-	}
+	prefetch_fd(ctx, &key, fd, m->path);
 	close(fd);
 }
 
-int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_error *e)
+static void *prefetch_main(void *arg)
+{
+	struct prefetch *p = arg;
+	uint64_t t0 = pmt_now_ns();
+	struct stat st;
+	int fd;
+
+	pmt_procmaps__each((uint32_t)getpid(), prefetch_mapped, p);
+	fd = p->cmd[0] ? open(p->cmd, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && !fstat(fd, &st)) {
+		struct pmt_cfi_file_key key =
+			file_key(major(st.st_dev), minor(st.st_dev), st.st_ino);
+
+		prefetch_fd(p, &key, fd, p->cmd);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (pmt_verbose > 1)
+		pmt_info("unwind: libc, the loader and the command read in %.1f ms",
+			 (double)(pmt_now_ns() - t0) / 1e6);
+	return NULL;
+}
+
+void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd)
+{
+	struct prefetch *p;
+
+	if (!u->skel->rodata->pmt_unwind_dwarf || u->pre)
+		return;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return;
+	p->python = u->skel->rodata->pmt_python;
+	if (cmd && !strchr(cmd, '/') && pmt_elf__locate(cmd, p->cmd, sizeof(p->cmd)))
+		cmd = NULL; /* not found: the command's own start says so */
+	else if (cmd)
+		snprintf(p->cmd, sizeof(p->cmd), "%s", cmd);
+	u->pre = p;
+	if (pthread_create(&u->pre_thread, NULL, prefetch_main, p)) {
+		prefetch_main(p);
+		return;
+	}
+	u->prefetching = true;
+}
+
+/* Wait for the prefetch; commit: give its rows to the kernel. */
+static void prefetch_end(struct pmt_unwinder *u, bool commit)
+{
+	struct prefetch *p = u->pre;
+	size_t i;
+
+	if (!p)
+		return;
+	if (u->prefetching)
+		pthread_join(u->pre_thread, NULL);
+	u->prefetching = false;
+	for (i = 0; i < p->n; i++) {
+		if (commit && !read_already(u, &p->files[i].key))
+			commit_file(u, &p->files[i]);
+		else
+			pmt_cfi__free(&p->files[i].cfi);
+	}
+	free(p);
+	u->pre = NULL;
+}
+
+int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e)
 {
 	sigset_t all, old;
 	int err;
@@ -342,15 +457,19 @@ int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_erro
 	if (!u->skel || !u->skel->rodata->pmt_unwind_dwarf || u->running)
 		return 0;
 	attach_tracking(u);
-	preload(u);
-	if (cmd)
-		preload_command(u, cmd);
+	prefetch_end(u, true);
+	u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (u->wake_fd < 0)
+		return pmt_error__runtime(e, -errno, "cannot start the unwind table loader: %s",
+					  strerror(errno));
 	/* signals stay with the main thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&u->thread, NULL, loader, u);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
+		close(u->wake_fd);
+		u->wake_fd = -1;
 		return pmt_error__runtime(e, -err, "cannot start the unwind table loader: %s",
 					  strerror(err));
 	}
@@ -360,9 +479,16 @@ int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_erro
 
 void pmt_unwinder__stop(struct pmt_unwinder *u)
 {
+	uint64_t one = 1;
+
+	prefetch_end(u, false);
 	if (!u->running)
 		return;
 	u->stop = true;
+	if (write(u->wake_fd, &one, sizeof(one)) < 0)
+		pmt_warn("unwind: cannot wake the loader: %s", strerror(errno));
 	pthread_join(u->thread, NULL);
+	close(u->wake_fd);
+	u->wake_fd = -1;
 	u->running = false;
 }

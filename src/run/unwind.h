@@ -28,8 +28,13 @@ struct pmt_unwinder {
 	bool warned_full;
 	/* the loader thread: tables arrive while the main loop prints */
 	pthread_t thread;
+	int wake_fd; /* written to stop it at once */
 	bool running;
 	volatile bool stop;
+	/* libc, the loader and the command, read while the programs load */
+	struct prefetch *pre;
+	pthread_t pre_thread;
+	bool prefetching;
 };
 
 /* Can this kernel unwind in BPF (bpf_find_vma, bpf_loop)? If not, why. */
@@ -41,15 +46,18 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating, bool 
  * tracking programs (bpf/unwind.bpf.c) load with dwarf unwinding. */
 void pmt_unwind__autoload(struct pmtrace_bpf *skel);
 void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
+/* Before load: read the tables of libc, the loader and cmd (-- CMD's
+ * program, or NULL) in a thread while the programs load. */
+void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd);
 /* At attach, before the probes: the mapping tracking programs are
- * attached, then a thread loads the files the kernel asks for, every few
- * ms (the main loop may be busy printing for longer); libc, the loader
- * and cmd (-- CMD's program, or NULL) are read first. -errno. */
-int pmt_unwinder__start(struct pmt_unwinder *u, const char *cmd, struct pmt_error *e);
+ * attached, the prefetched tables given to the kernel, then a thread loads
+ * the files the kernel asks for, every few ms (the main loop may be busy
+ * printing for longer). -errno. */
+int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e);
 /* Read the code objects the kernel queued now, not at the thread's next
  * round: before printing records whose Python frames name them. */
 void pmt_unwinder__poll_python(struct pmt_unwinder *u);
-/* Stop and join the thread (idempotent). */
+/* Stop and join the threads (idempotent). */
 void pmt_unwinder__stop(struct pmt_unwinder *u);
 
 #endif
