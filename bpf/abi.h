@@ -63,7 +63,7 @@ enum pmt_stat {
 	/* perf buffer full. The ring counts these too, but reports them only
 	 * with its next record, which may never come: this count is exact. */
 	PMT_STAT_RING_FULL,
-	PMT_STAT_STACK_FULL,   /* a stack not stored: its table full (or a collision) */
+	PMT_STAT_STACK_FULL,   /* a stack not stored: its table full */
 	PMT_STAT_COUNTER_READ, /* --counter: a CPU's counter could not be read */
 	/* a user stack ended at a frame-pointer caller no text mapping holds */
 	PMT_STAT_UNWIND_ENDED,
@@ -73,6 +73,8 @@ enum pmt_stat {
 	/* --offcpu: a thread's switch-out not stored (the table of threads
 	 * off the CPU full) */
 	PMT_STAT_OFFCPU_FULL,
+	PMT_STAT_STACK_COLLISION, /* a stack not stored: another has its 64-bit hash */
+	PMT_STAT_STACK_ERR,	  /* a stack not stored: the kernel had no memory */
 	PMT_STAT__MAX,
 };
 
@@ -331,6 +333,11 @@ struct pmt_tcount {
  * name through a format built in src/probes/perf_event.c.
  */
 #define PMT_STACK_DEPTH 127 /* frames per stack (the kernel's default max) */
+/* A stored stack (aggregation keys) keeps one frame less: its last slot
+ * holds the check half of its hash (bpf/record.bpf.h pmt_stack_store). */
+#define PMT_STACK_KEPT (PMT_STACK_DEPTH - 1)
+/* The owner half of a kernel stack's key (no tgid is this large) */
+#define PMT_KSTACK_OWNER 0x7fffffffU
 _Static_assert(PMT_DATA_ROOM == PMT_MAX_DATA + 24 + 2 * PMT_STACK_DEPTH * 8,
 	       "room for the stack keys and two stacks");
 
@@ -343,8 +350,8 @@ enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
  * first).
  */
 struct pmt_stack_rec {
-	__s64 kstack; /* aggregation: stack id, or < 0 */
-	__u64 ustack; /* aggregation: tgid << 32 | (__u32)stack id */
+	__s64 kstack; /* aggregation: PMT_KSTACK_OWNER << 32 | hash, or < 0 */
+	__u64 ustack; /* aggregation: tgid << 32 | hash (0xffffffff: none) */
 	__u16 nkernel, nuser;
 	__u32 pad;
 };

@@ -14,9 +14,6 @@
  * would create the map twice) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	/* a key is made once; made up front, --max-keys of them per CPU
-	 * cost each start-up ~6 ms */
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 10240); /* --max-keys */
 	__uint(key_size, sizeof(struct pmt_agg_key));
 	__uint(value_size, sizeof(struct pmt_agg_val));

@@ -108,6 +108,15 @@ static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
 	return c->pid_tgid;
 }
 
+/* A stack's hash, one frame at a time: every bit of a frame reaches the
+ * low half (a stack's key; FNV's multiply alone leaves the low 32 bits
+ * blind to the high ones, where a Python frame keeps its line). */
+static __always_inline __u64 pmt_hash_word(__u64 h, __u64 v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 32;
+}
+
 static __always_inline void pmt_stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&pmt_stats, &which);

@@ -11,68 +11,128 @@
 #include "aggregate.bpf.h"
 #include "unwind.bpf.h"
 
-/* --stack with an aggregation: stacks are keys, stored once each (sized
- * by the loader: one entry unless a session keys by stacks) */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, PMT_STACK_DEPTH * sizeof(__u64));
-} pmt_stacks SEC(".maps") __weak;
-
 #define PMT_STACK_BYTES (PMT_STACK_DEPTH * sizeof(__u64))
 
+/* The hash of a stack's frames, read from the scratch buffer by a
+ * bpf_loop callback (checked once, whatever the caller). */
+struct pmt_stack_hash {
+	__u64 h;
+	__u32 off, n; /* byte offset of the frames in e->data, their count */
+};
+
+static long pmt_stack_hash_step(__u32 i, void *data)
+{
+	struct pmt_stack_hash *c = data;
+	struct pmt_event *e;
+	__u32 zero = 0;
+	__u64 at;
+
+	if (i >= c->n)
+		return 1;
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	at = (__u64)c->off + (__u64)i * 8;
+	if (!e || at > sizeof(e->data) - 8)
+		return 1;
+	c->h = pmt_hash_word(c->h, *(__u64 *)(e->data + at));
+	return 0;
+}
+
 /*
- * The aggregation key of the current user stack, unwound from CFI: tgid <<
- * 32 | a hash of its frames, which pmt_ustacks maps to the frames (the
- * low half 0xffffffff: no frames). The frames are built in the scratch
- * buffer after the record, zero-padded.
+ * Store the n frames at byte off of the scratch buffer (zero-padded to
+ * PMT_STACK_KEPT by the caller) under owner (a tgid, or PMT_KSTACK_OWNER)
+ * with their hash h: owner << 32 | the low half of h is the key, the high
+ * half is kept in the last slot and checked whenever the key is met again,
+ * so two stacks never merge (a 64-bit collision is counted instead). The
+ * key, or owner << 32 | 0xffffffff when the stack could not be stored.
+ */
+static __always_inline __u64 pmt_stack_store(struct pmt_event *e, __u32 off, __u32 owner, __u64 h)
+{
+	__u64 none = (__u64)owner << 32 | 0xffffffffULL, key, check, *old;
+	__u64 *frames = (__u64 *)(e->data + off);
+	int err;
+
+	if ((__u32)h == 0xffffffff)
+		h ^= 1;
+	key = (__u64)owner << 32 | (__u32)h;
+	check = h >> 32 | 1ULL << 32;
+	frames[PMT_STACK_KEPT] = check;
+	/* an int: before 6.4 a hash map's update is called directly and
+	 * returns in 32 bits, not sign-extended (-EEXIST is 0xffffffef) */
+	err = (int)bpf_map_update_elem(&pmt_stacks, &key, frames, BPF_NOEXIST);
+	if (err == -17 /* EEXIST */) {
+		old = bpf_map_lookup_elem(&pmt_stacks, &key);
+		if (old && old[PMT_STACK_KEPT] == check)
+			return key;
+		/* deleted since (user space forgets unused stacks): again */
+		if (!old && !bpf_map_update_elem(&pmt_stacks, &key, frames, BPF_NOEXIST))
+			return key;
+		pmt_stat_inc(old ? PMT_STAT_STACK_COLLISION : PMT_STAT_STACK_ERR);
+		return none;
+	}
+	if (err)
+		pmt_stat_inc(err == -7 /* E2BIG */ ? PMT_STAT_STACK_FULL : PMT_STAT_STACK_ERR);
+	return err ? none : key;
+}
+
+/* The key of the stack the kernel gives (flags: 0 for the kernel's, or
+ * BPF_F_USER_STACK for frame pointers'), taken into the scratch buffer at
+ * byte off. */
+static __always_inline __u64 pmt_stack_take(void *ctx, struct pmt_event *e, const __u64 off,
+					    __u32 owner, __u64 flags)
+{
+	struct pmt_stack_hash c = {.h = 0xcbf29ce484222325ULL, .off = (__u32)off};
+	__u64 *frames = (__u64 *)(e->data + off);
+	long n;
+
+	__builtin_memset(frames, 0, PMT_STACK_BYTES);
+	n = bpf_get_stack(ctx, frames, PMT_STACK_KEPT * sizeof(__u64), flags);
+	if (n <= 0)
+		return (__u64)owner << 32 | 0xffffffffULL;
+	c.n = (__u32)((__u64)n / 8);
+	bpf_loop(PMT_STACK_KEPT, pmt_stack_hash_step, &c, 0);
+	return pmt_stack_store(e, (__u32)off, owner, c.h);
+}
+
+/*
+ * The aggregation key of the current user stack, unwound from CFI into
+ * the scratch buffer after the record, zero-padded (see pmt_stack_store).
  */
 static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_event *e,
 					    const __u64 rec_size)
 {
-	__u64 *frames = (__u64 *)(e->data + rec_size);
-	__u64 tgid = pmt_pid_tgid(fc) & ~0xffffffffULL, h, key;
-	__u32 n;
+	__u64 *frames = (__u64 *)(e->data + rec_size), h;
+	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32);
 
 	/* zero-padded: all of it zeroed first (straight-line stores, checked
 	 * once; a loop zeroing from the n-th frame on was checked 127 ways,
 	 * two thirds of the perf_event program's verifier time) */
-	__builtin_memset(frames, 0, PMT_STACK_DEPTH * sizeof(*frames));
-	n = pmt_unwind_user((__u32)rec_size, PMT_STACK_DEPTH, &h);
-	if (!n)
-		return tgid | 0xffffffffULL;
-	key = tgid | (__u32)((h ^ (h >> 32)) & 0x7fffffff);
-	if (bpf_map_update_elem(&pmt_ustacks, &key, frames, BPF_NOEXIST) == -7 /* E2BIG */)
-		pmt_stat_inc(PMT_STAT_STACK_FULL);
-	return key;
+	__builtin_memset(frames, 0, PMT_STACK_BYTES);
+	if (!pmt_unwind_user((__u32)rec_size, PMT_STACK_KEPT, &h))
+		return (__u64)tgid << 32 | 0xffffffffULL;
+	return pmt_stack_store(e, (__u32)rec_size, tgid, h);
 }
 
-/* A stack id, counted when the table could not take the stack (-ENOMEM:
- * full; -EEXIST: its bucket holds another). */
-static __always_inline __s32 pmt_stackid(void *ctx, __u64 flags)
-{
-	long id = bpf_get_stackid(ctx, &pmt_stacks, flags);
-
-	if (id == -12 || id == -17)
-		pmt_stat_inc(PMT_STAT_STACK_FULL);
-	return (__s32)id;
-}
-
-/* --stack's aggregation keys into st: the stack ids --stack asks for, or
- * -1; DWARF user frames are built in the scratch buffer from byte
- * frames_off (a constant of the caller's). */
+/* --stack's aggregation keys into st: the stacks --stack asks for, stored
+ * in pmt_stacks by content, or -1 (kernel) / a key of no frames (user);
+ * frames are built in the scratch buffer from byte frames_off (a constant
+ * of the caller's). */
 static __always_inline void pmt_stack_keys(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
 					   struct pmt_event *e, struct pmt_stack_rec *st,
 					   const __u64 frames_off)
 {
-	st->kstack = cfg->stack & PMT_STACK_KERNEL ? pmt_stackid(fc->ctx, 0) : -1;
+	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32);
+	__u64 k;
+
+	st->kstack = -1;
+	if (cfg->stack & PMT_STACK_KERNEL) {
+		k = pmt_stack_take(fc->ctx, e, frames_off, PMT_KSTACK_OWNER, 0);
+		st->kstack = (__u32)k == 0xffffffff ? -1 : (__s64)k;
+	}
 	st->ustack = -1;
 	if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
 		st->ustack = pmt_unwind_key(fc, e, frames_off);
 	else if (cfg->stack & PMT_STACK_USER)
-		st->ustack = (pmt_pid_tgid(fc) & ~0xffffffffULL) |
-			     (__u32)pmt_stackid(fc->ctx, BPF_F_USER_STACK);
+		st->ustack = pmt_stack_take(fc->ctx, e, frames_off, tgid, BPF_F_USER_STACK);
 }
 
 /* Is this event traced (target, CPU, not stopping)? Then its probe's

@@ -82,16 +82,17 @@ struct {
 	__type(value, struct pmt_vmas);
 } pmt_vma_blank SEC(".maps") __weak;
 
-/* Aggregation: tgid << 32 | hash of the frames -> the frames, zero-padded.
- * Not preallocated: an entry is made once per distinct stack, and 16 MiB
- * made up front cost every start-up ~2 ms. */
+/* --stack with an aggregation: the stacks keys refer to, by content
+ * (bpf/record.bpf.h pmt_stack_store): owner << 32 | hash -> the frames,
+ * zero-padded, the hash's check half last. Sized by the loader from
+ * --max-keys (two stacks a key at most); one entry unless stacks are
+ * keys. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, __u64[PMT_STACK_DEPTH]);
-} pmt_ustacks SEC(".maps") __weak;
+} pmt_stacks SEC(".maps") __weak;
 
 struct pmt_unwind {
 	__u64 pc, sp, fp;
@@ -393,7 +394,7 @@ static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 
 	slot = (__u64 *)(e->data + at);
 	*slot = v;
 	u->n = i + 1;
-	u->hash = (u->hash ^ v) * 0x100000001b3ULL;
+	u->hash = pmt_hash_word(u->hash, v);
 	return true;
 }
 

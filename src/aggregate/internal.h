@@ -11,8 +11,8 @@ enum pmt_key_disp {
 	PMT_DISP_PLAIN,
 	PMT_DISP_HIDDEN,  /* pid behind a sym key */
 	PMT_DISP_SYM,	  /* address -> symbol (pid: the part before) */
-	PMT_DISP_KSTACK,  /* stack id -> kernel frames */
-	PMT_DISP_USTACK,  /* tgid << 32 | stack id -> user frames */
+	PMT_DISP_KSTACK,  /* stack key -> kernel frames */
+	PMT_DISP_USTACK,  /* tgid << 32 | hash -> user frames */
 	PMT_DISP_COUNTER, /* index -> the --counter's event name */
 };
 

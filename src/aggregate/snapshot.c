@@ -72,10 +72,12 @@ int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v,
 			  uint32_t *pid)
 {
 	bool user = disp == PMT_DISP_USTACK;
-	int32_t id = user ? (int32_t)(uint32_t)v : (int32_t)(int64_t)v;
+	/* no stack: a kernel key below 0, a user key's low half all ones
+	 * (bpf/record.bpf.h pmt_stack_store) */
+	bool none = user ? (uint32_t)v == 0xffffffffu : (int64_t)v < 0;
 
 	*pid = user ? (uint32_t)(v >> 32) : 0;
-	if (id < 0 || !io->stack)
+	if (none || !io->stack)
 		return 0;
 	return io->stack(io->stack_ctx, user, v, ips);
 }

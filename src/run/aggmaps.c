@@ -27,17 +27,14 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
 static int stack_lookup(void *ctx, bool user, uint64_t key, uint64_t *ips)
 {
 	struct pmtrace_bpf *skel = ctx;
-	int32_t id = (int32_t)key;
 	int n;
 
-	/* user stacks unwound from CFI are keyed by tgid and hash */
-	if (user && skel->rodata->pmt_unwind_dwarf) {
-		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_ustacks), &key, ips))
-			return 0;
-	} else if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_stacks), &id, ips)) {
+	/* kernel and user stacks alike, by content (bpf/record.bpf.h); the
+	 * last slot is the hash's check half */
+	(void)user;
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_stacks), &key, ips))
 		return 0;
-	}
-	for (n = 0; n < PMT_STACK_DEPTH && ips[n]; n++)
+	for (n = 0; n < PMT_STACK_KEPT && ips[n]; n++)
 		;
 	return n;
 }
@@ -190,10 +187,8 @@ struct gc {
 	bool exited;			   /* the key being offered has an exited process's stack */
 	const struct pmt_agg_cache *cache; /* as read with the snapshot */
 	int ncpu;
-	uint8_t *kref;	/* kernel stack ids still used: a bitmap */
-	uint32_t kids;	/* its bits */
-	uint64_t *uref; /* user stack keys still used */
-	size_t nu, capu;
+	uint64_t *refs; /* stack keys still used */
+	size_t nrefs, cap;
 	int err;
 };
 
@@ -232,25 +227,21 @@ static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 static void note_stack(void *ctx, bool user, uint64_t v)
 {
 	struct gc *g = ctx;
-	int32_t id = (int32_t)v;
 
-	if (!user) {
-		if (id >= 0 && (uint32_t)id < g->kids)
-			g->kref[id / 8] |= (uint8_t)(1u << (id % 8));
-		return;
-	}
-	if (g->nu == g->capu) {
-		size_t nc = g->capu ? g->capu * 2 : 1024;
-		uint64_t *p = realloc(g->uref, nc * sizeof(*p));
+	if (!user && (int64_t)v < 0)
+		return; /* no kernel stack */
+	if (g->nrefs == g->cap) {
+		size_t nc = g->cap ? g->cap * 2 : 1024;
+		uint64_t *p = realloc(g->refs, nc * sizeof(*p));
 
 		if (!p) {
 			g->err = -ENOMEM;
 			return;
 		}
-		g->uref = p;
-		g->capu = nc;
+		g->refs = p;
+		g->cap = nc;
 	}
-	g->uref[g->nu++] = v;
+	g->refs[g->nrefs++] = v;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -260,57 +251,33 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool kstack_used(const struct gc *g, uint64_t id)
+static bool stack_used(const struct gc *g, uint64_t key)
 {
-	return id < g->kids && (g->kref[id / 8] >> (id % 8) & 1);
+	return g->nrefs && bsearch(&key, g->refs, g->nrefs, sizeof(key), cmp_u64);
 }
 
-static bool ustack_used(const struct gc *g, uint64_t key)
-{
-	return g->nu && bsearch(&key, g->uref, g->nu, sizeof(key), cmp_u64);
-}
-
-struct sweep {
-	const struct gc *g;
-	bool (*used)(const struct gc *, uint64_t);
-	uint64_t *dead;
+/* The keys of a stack map, collected: deleting while walking a hash
+ * would restart the walk. */
+struct collected {
+	uint64_t *keys;
 	size_t n, cap;
 };
 
-static int note_dead(void *ctx, const void *key)
+static int collect_key(void *ctx, const void *key)
 {
-	struct sweep *w = ctx;
-	uint64_t k = *(const uint64_t *)key;
+	struct collected *c = ctx;
 
-	if (w->used(w->g, k))
-		return 0;
-	if (w->n == w->cap) {
-		size_t nc = w->cap ? w->cap * 2 : 256;
-		uint64_t *p = realloc(w->dead, nc * sizeof(*p));
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 256;
+		uint64_t *p = realloc(c->keys, nc * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM; /* the rest waits for the next print */
-		w->dead = p;
-		w->cap = nc;
+		c->keys = p;
+		c->cap = nc;
 	}
-	w->dead[w->n++] = k;
+	c->keys[c->n++] = *(const uint64_t *)key;
 	return 0;
-}
-
-/* Delete the entries of a stack map that used() says no key refers to:
- * collected first, as deleting while walking a hash would restart the
- * walk. */
-static void sweep_stacks(const struct gc *g, struct bpf_map *map,
-			 bool (*used)(const struct gc *, uint64_t))
-{
-	struct sweep w = {g, used, NULL, 0, 0};
-	int fd = bpf_map__fd(map);
-	size_t i;
-
-	walk_keys(fd, note_dead, &w);
-	for (i = 0; i < w.n; i++)
-		bpf_map_delete_elem(fd, &w.dead[i]);
-	free(w.dead);
 }
 
 static int note_stacks(void *ctx, const void *key)
@@ -324,7 +291,7 @@ static int note_stacks(void *ctx, const void *key)
 /*
  * After an interval's print: delete the keys that saw nothing in it (or
  * hold the stack of an exited process), then the stacks no remaining key
- * refers to (the kernel's stack tables fill otherwise, and a stack that
+ * refers to (the kernel's stack table fills otherwise, and a stack that
  * comes back is simply stored again). The keys are walked after the
  * deletions, so one made since the snapshot keeps its stack.
  */
@@ -336,26 +303,26 @@ static void forget_keys(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pm
 		       .syms = syms,
 		       .cache = cache,
 		       .ncpu = libbpf_num_possible_cpus()};
-	/* stack tables sized for stack keys (one entry otherwise) */
-	bool kstacks = bpf_map__max_entries(skel->maps.pmt_stacks) > 1;
-	bool ustacks = bpf_map__max_entries(skel->maps.pmt_ustacks) > 1;
+	/* the stack table sized for stack keys (one entry otherwise) */
+	bool stacks = bpf_map__max_entries(skel->maps.pmt_stacks) > 1;
+	int fd = bpf_map__fd(skel->maps.pmt_stacks);
+	struct collected old = {0};
+	size_t i;
 
-	if (!cache || g.ncpu <= 0 || !pmt_agg__forget(agg, drop_key, &g) || (!kstacks && !ustacks))
+	if (!cache || g.ncpu <= 0 || !pmt_agg__forget(agg, drop_key, &g) || !stacks)
 		return;
-	g.kids = bpf_map__max_entries(skel->maps.pmt_stacks);
-	g.kref = calloc((g.kids + 7) / 8, 1);
-	if (!g.kref)
-		return;
-	if (!walk_keys(bpf_map__fd(skel->maps.pmt_agg), note_stacks, &g)) {
-		if (g.nu)
-			qsort(g.uref, g.nu, sizeof(*g.uref), cmp_u64);
-		if (kstacks)
-			sweep_stacks(&g, skel->maps.pmt_stacks, kstack_used);
-		if (ustacks)
-			sweep_stacks(&g, skel->maps.pmt_ustacks, ustack_used);
+	/* the stacks stored before the keys are walked: one stored since
+	 * may belong to a key made since */
+	walk_keys(fd, collect_key, &old);
+	if (!walk_keys(bpf_map__fd(skel->maps.pmt_agg), note_stacks, &g) && !g.err) {
+		if (g.nrefs)
+			qsort(g.refs, g.nrefs, sizeof(*g.refs), cmp_u64);
+		for (i = 0; i < old.n; i++)
+			if (!stack_used(&g, old.keys[i]))
+				bpf_map_delete_elem(fd, &old.keys[i]);
 	}
-	free(g.kref);
-	free(g.uref);
+	free(old.keys);
+	free(g.refs);
 }
 
 int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,

@@ -192,6 +192,39 @@ int pmt_cmd__info(const struct pmt_opts *o)
 	return PMT_EXIT_OK;
 }
 
+/* The kernel side's counts of what it could not do, each with its cause:
+ * "N <what>". */
+static void warn_stats(const uint64_t *st)
+{
+	static const struct {
+		enum pmt_stat stat;
+		const char *what;
+	} causes[] = {
+		{PMT_STAT_OUTPUT_ERR, "events could not be written to a perf buffer"},
+		{PMT_STAT_TARGET_FULL, "child processes of the command were not traced: target "
+				       "map full"},
+		{PMT_STAT_FILTER_ABORT,
+		 "events rejected because a filter walk did not end (a bug)"},
+		{PMT_STAT_STACK_FULL, "samples lost their stack: the stack table (two per "
+				      "--max-keys) is full of stacks whose keys were not stored"},
+		{PMT_STAT_STACK_COLLISION, "samples lost their stack: another stack had the same "
+					   "64-bit hash"},
+		{PMT_STAT_STACK_ERR, "samples lost their stack: the kernel could not store it"},
+		{PMT_STAT_LAT_FULL, "latency starts could not be stored"},
+		{PMT_STAT_OFFCPU_FULL, "switches off the CPU not timed: the table of threads off "
+				       "the CPU was full"},
+		{PMT_STAT_PY_NEW_FULL, "Python code objects were not read while their process "
+				       "lived (the queue was full): their frames may show as "
+				       "[python]"},
+		{PMT_STAT_COUNTER_READ, "--counter reads failed (their calls count 0 there)"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (st[causes[i].stat])
+			pmt_warn("%llu %s", (unsigned long long)st[causes[i].stat], causes[i].what);
+}
+
 /* What the kernel side could not do, said as warnings (nothing is ever
  * dropped silently); returns the events lost to full rings. */
 static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
@@ -219,42 +252,16 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 		pmt_warn("%llu events not seen: the kernel runs no BPF program while another "
 			 "runs on the same CPU (events in interrupts that came during one)",
 			 (unsigned long long)missed);
-	if (st[PMT_STAT_OUTPUT_ERR])
-		pmt_warn("%llu events could not be written to a perf buffer",
-			 (unsigned long long)st[PMT_STAT_OUTPUT_ERR]);
-	if (st[PMT_STAT_TARGET_FULL])
-		pmt_warn("%llu child processes of the command were not traced: target map full",
-			 (unsigned long long)st[PMT_STAT_TARGET_FULL]);
-	if (st[PMT_STAT_FILTER_ABORT])
-		pmt_warn("%llu events rejected because a filter walk did not end (a bug)",
-			 (unsigned long long)st[PMT_STAT_FILTER_ABORT]);
+	warn_stats(st);
 	if (st[PMT_STAT_AGG_FULL])
 		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
 			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
-	if (st[PMT_STAT_STACK_FULL])
-		pmt_warn("%llu samples lost their stack: the stack table is full (--interval "
-			 "prints and empties it sooner)",
-			 (unsigned long long)st[PMT_STAT_STACK_FULL]);
-	if (st[PMT_STAT_LAT_FULL])
-		pmt_warn("%llu latency starts could not be stored",
-			 (unsigned long long)st[PMT_STAT_LAT_FULL]);
 	if (st[PMT_STAT_UNWIND_ENDED])
 		pmt_info(
 			"%llu user stacks end early: a caller found by frame pointers (code "
 			"without CFI, or a file whose tables were still being read) lay in no text "
 			"mapping",
 			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
-	if (st[PMT_STAT_OFFCPU_FULL])
-		pmt_warn("%llu switches off the CPU not timed: the table of threads off the CPU "
-			 "was full",
-			 (unsigned long long)st[PMT_STAT_OFFCPU_FULL]);
-	if (st[PMT_STAT_PY_NEW_FULL])
-		pmt_warn("%llu Python code objects were not read while their process lived (the "
-			 "queue was full): their frames may show as [python]",
-			 (unsigned long long)st[PMT_STAT_PY_NEW_FULL]);
-	if (st[PMT_STAT_COUNTER_READ])
-		pmt_warn("%llu --counter reads failed (their calls count 0 there)",
-			 (unsigned long long)st[PMT_STAT_COUNTER_READ]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;

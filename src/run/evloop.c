@@ -334,13 +334,15 @@ static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout)
 static void report_interval_drops(struct pmt_evloop *l)
 {
 	uint64_t keys = pmt_session__stat(l->s, PMT_STAT_AGG_FULL);
-	uint64_t stacks = pmt_session__stat(l->s, PMT_STAT_STACK_FULL);
+	uint64_t stacks = pmt_session__stat(l->s, PMT_STAT_STACK_FULL) +
+			  pmt_session__stat(l->s, PMT_STAT_STACK_COLLISION) +
+			  pmt_session__stat(l->s, PMT_STAT_STACK_ERR);
 
 	if (keys > l->keys_dropped)
 		pmt_warn("this interval dropped %llu updates: --max-keys %d is full",
 			 (unsigned long long)(keys - l->keys_dropped), l->s->opts->agg.max_keys);
 	if (stacks > l->stacks_dropped)
-		pmt_warn("this interval lost %llu samples' stacks: the stack table is full",
+		pmt_warn("this interval lost %llu samples' stacks (the causes at exit)",
 			 (unsigned long long)(stacks - l->stacks_dropped));
 	l->keys_dropped = keys;
 	l->stacks_dropped = stacks;

@@ -104,6 +104,10 @@ static int check_map_cost(struct pmt_session *s)
 	int cpus = libbpf_num_possible_cpus();
 	uint64_t bytes = s->agg ? pmt_agg__kernel_bytes(s->agg, cpus) : 0, avail;
 
+	/* keyed by stack: two stored stacks a key (src/run/session.c) */
+	if (s->agg && s->stack)
+		bytes += 2ULL * (uint64_t)s->opts->agg.max_keys * (PMT_STACK_DEPTH * 8 + 8 + 64);
+
 	if (bytes < MAP_COST_WARN)
 		return 0;
 	avail = mem_available();

@@ -226,9 +226,6 @@ static int add_targets(struct pmt_session *s)
 	return 0;
 }
 
-/* Distinct stacks an aggregation can key by (stack-trace map size). */
-#define PMT_STACK_IDS 16384
-
 /* --offcpu's settings: where sched_switch has next_pid, the state and
  * time bounds; its start map sized for the threads that can be off at
  * once. */
@@ -260,7 +257,7 @@ static void size_unwinder(struct pmt_session *s)
 		pmt_warn("user stacks by frame pointers (as --unwind fp): %s", why);
 		on = false;
 	}
-	pmt_unwind__size(s->skel, on, s->agg != NULL, !s->opts->no_python);
+	pmt_unwind__size(s->skel, on, !s->opts->no_python);
 	pmt_unwinder__init(&s->unwind, s->skel);
 	pmt_unwinder__prefetch(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL);
 }
@@ -337,9 +334,12 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
-	/* stack ids as keys: sized when aggregating with stacks (a stack
-	 * streamed is copied out, never stored) */
-	bpf_map__set_max_entries(s->skel->maps.pmt_stacks, s->agg && s->stack ? PMT_STACK_IDS : 1);
+	/* stacks as keys, stored by content when aggregating with stacks (a
+	 * stack streamed is copied out, never stored): a key refers to two
+	 * at most, so the table cannot fill before --max-keys does (and 64
+	 * for stacks whose key was not stored) */
+	bpf_map__set_max_entries(s->skel->maps.pmt_stacks,
+				 s->agg && s->stack ? 2 * (uint32_t)s->opts->agg.max_keys + 64 : 1);
 	set_offcpu(s);
 	size_unwinder(s);
 	if (!targeted)

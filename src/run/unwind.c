@@ -31,7 +31,6 @@
 #define CFI_ROWS (1u << 21) /* 32 MiB of kernel memory */
 #define CFI_FILES 4096
 #define CFI_WANTED 1024
-#define USTACKS 16384
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
 #define PY_FILES 64    /* CPython interpreter files */
 #define PY_SEEN 16384  /* code objects met, per process (LRU) */
@@ -50,7 +49,7 @@ bool pmt_unwind__supported(const char **why)
 	return true;
 }
 
-void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating, bool python)
+void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
 {
 	python = python && on;
 	skel->rodata->pmt_unwind_dwarf = on;
@@ -61,7 +60,6 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating, bool 
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? CFI_ROWS : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
-	bpf_map__set_max_entries(skel->maps.pmt_ustacks, on && aggregating ? USTACKS : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_vma_cache, on ? VMA_PROCS : 1);
 }
 

@@ -41,7 +41,7 @@ struct pmt_unwinder {
 bool pmt_unwind__supported(const char **why);
 /* Before load: size the maps and set the rodata for on (dwarf) or off;
  * python: CPython frames among user frames (bpf/python.bpf.h). */
-void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool aggregating, bool python);
+void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python);
 /* Before load, after every program's autoload was cleared: the mapping
  * tracking programs (bpf/unwind.bpf.c) load with dwarf unwinding. */
 void pmt_unwind__autoload(struct pmtrace_bpf *skel);
