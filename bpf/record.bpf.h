@@ -13,27 +13,26 @@
 
 #define PMT_STACK_BYTES (PMT_STACK_DEPTH * sizeof(__u64))
 
-/* The hash of a stack's frames, read from the scratch buffer by a
- * bpf_loop callback (checked once, whatever the caller). */
+/* The hash of a stack's frames, by a bpf_loop callback (checked once,
+ * whatever the caller) reading them where the caller took them. */
 struct pmt_stack_hash {
+	const __u64 *frames;
 	__u64 h;
-	__u32 off, n; /* byte offset of the frames in e->data, their count */
+	__u32 n;
 };
 
 static long pmt_stack_hash_step(__u32 i, void *data)
 {
 	struct pmt_stack_hash *c = data;
-	struct pmt_event *e;
-	__u32 zero = 0;
-	__u64 at;
+	__u64 k = i;
 
-	if (i >= c->n)
+	/* bounded in the register the access uses */
+	asm volatile("" : "+r"(k));
+	if (k >= PMT_STACK_KEPT)
 		return 1;
-	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
-	at = (__u64)c->off + (__u64)i * 8;
-	if (!e || at > sizeof(e->data) - 8)
+	if (k >= c->n)
 		return 1;
-	c->h = pmt_hash_word(c->h, *(__u64 *)(e->data + at));
+	c->h = pmt_hash_word(c->h, c->frames[k]);
 	return 0;
 }
 
@@ -55,16 +54,21 @@ static __always_inline __u64 pmt_stack_store(struct pmt_event *e, __u32 off, __u
 		h ^= 1;
 	key = (__u64)owner << 32 | (__u32)h;
 	check = h >> 32 | 1ULL << 32;
+	/* stored already (the common case: one lookup) */
+	old = bpf_map_lookup_elem(&pmt_stacks, &key);
+	if (old && old[PMT_STACK_KEPT] == check)
+		return key;
+	if (old) {
+		pmt_stat_inc(PMT_STAT_STACK_COLLISION);
+		return none;
+	}
 	frames[PMT_STACK_KEPT] = check;
 	/* an int: before 6.4 a hash map's update is called directly and
 	 * returns in 32 bits, not sign-extended (-EEXIST is 0xffffffef) */
 	err = (int)bpf_map_update_elem(&pmt_stacks, &key, frames, BPF_NOEXIST);
-	if (err == -17 /* EEXIST */) {
+	if (err == -17 /* EEXIST: another CPU stored it meanwhile */) {
 		old = bpf_map_lookup_elem(&pmt_stacks, &key);
 		if (old && old[PMT_STACK_KEPT] == check)
-			return key;
-		/* deleted since (user space forgets unused stacks): again */
-		if (!old && !bpf_map_update_elem(&pmt_stacks, &key, frames, BPF_NOEXIST))
 			return key;
 		pmt_stat_inc(old ? PMT_STAT_STACK_COLLISION : PMT_STAT_STACK_ERR);
 		return none;
@@ -80,11 +84,11 @@ static __always_inline __u64 pmt_stack_store(struct pmt_event *e, __u32 off, __u
 static __always_inline __u64 pmt_stack_take(void *ctx, struct pmt_event *e, const __u64 off,
 					    __u32 owner, __u64 flags)
 {
-	struct pmt_stack_hash c = {.h = 0xcbf29ce484222325ULL, .off = (__u32)off};
 	__u64 *frames = (__u64 *)(e->data + off);
+	struct pmt_stack_hash c = {.frames = frames, .h = 0xcbf29ce484222325ULL};
 	long n;
 
-	__builtin_memset(frames, 0, PMT_STACK_BYTES);
+	/* zero-padded by the helper itself, up to the check slot */
 	n = bpf_get_stack(ctx, frames, PMT_STACK_KEPT * sizeof(__u64), flags);
 	if (n <= 0)
 		return (__u64)owner << 32 | 0xffffffffULL;
