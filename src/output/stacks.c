@@ -55,9 +55,11 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 	pmt_buf__free(&name);
 }
 
-/* One frame of the "stack" array: an inlined one when name is given. */
+/* One frame of the "stack" array: an inlined one when inlined, and the
+ * file its code lies in ("dso" as perf script -F dso names it) when
+ * known. */
 static void json_frame(struct pmt_json *j, uint64_t addr, const char *name, size_t len,
-		       const struct pmt_srcframe *fr, bool inlined)
+		       const struct pmt_srcframe *fr, bool inlined, const char *dso)
 {
 	pmt_json__object(j);
 	pmt_json__key(j, "addr");
@@ -65,6 +67,8 @@ static void json_frame(struct pmt_json *j, uint64_t addr, const char *name, size
 	pmt_json__field_strn(j, "sym", name, len);
 	if (inlined)
 		pmt_json__field_bool(j, "inlined", true);
+	if (dso)
+		pmt_json__field_str(j, "dso", dso);
 	if (fr && fr->line) {
 		pmt_json__field_str(j, "file", fr->file);
 		pmt_json__field_u64(j, "line", fr->line);
@@ -84,16 +88,21 @@ void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
 	pmt_json__array(j);
 	for (i = 0; i < n; i++) {
 		const struct pmt_srcframe *fr;
+		struct pmt_module m;
+		const char *dso;
 		int k, nf;
 
 		pmt_syms__lock(r->syms);
+		/* the path stays valid while the lock is held */
+		dso = pmt_syms__module(r->syms, r->pid, frames[i], &m) ? m.file : NULL;
 		name.len = 0;
 		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
 		nf = i < nk ? 0 : pmt_syms__srcframes(r->syms, r->pid, frames[i], &fr);
 		for (k = 0; k < nf - 1; k++)
-			json_frame(j, frames[i], fr[k].name, strlen(fr[k].name), &fr[k], true);
+			json_frame(j, frames[i], fr[k].name, strlen(fr[k].name), &fr[k], true,
+				   NULL);
 		json_frame(j, pmt_syms__frame_addr(r->syms, frames[i]), name.p, name.len,
-			   nf ? &fr[nf - 1] : NULL, false);
+			   nf ? &fr[nf - 1] : NULL, false, dso);
 		pmt_syms__unlock(r->syms);
 	}
 	pmt_json__end(j);

@@ -754,6 +754,7 @@ def inline_vs_addr2line(argv):
     at one address: inlined ones, then the function) must be what
     llvm-addr2line -f -i prints for it."""
     js, prog, nm, folded, plain, raw = argv[1:7]
+    prog = os.path.realpath(prog)
     syms = {}
     for line in open(nm):
         f = line.split()
@@ -770,7 +771,8 @@ def inline_vs_addr2line(argv):
             if j == len(stack):
                 break
             fn, _, off = stack[j]["sym"].partition("+0x")
-            if fn in syms:
+            # the program's own code (a library's _init is no site of it)
+            if fn in syms and stack[j].get("dso") == prog:
                 site = [(f["sym"], f.get("file", ""), f.get("line", 0)) for f in stack[i:j]]
                 site.append((fn, stack[j].get("file", ""), stack[j].get("line", 0)))
                 sites[syms[fn] + int(off or "0", 16)] = site
