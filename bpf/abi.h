@@ -75,6 +75,9 @@ enum pmt_stat {
 	PMT_STAT_OFFCPU_FULL,
 	PMT_STAT_STACK_COLLISION, /* a stack not stored: another has its 64-bit hash */
 	PMT_STAT_STACK_ERR,	  /* a stack not stored: the kernel had no memory */
+	/* keys stored in pmt_agg (not a loss: the loader drains the hash
+	 * when it has taken many since the last drain) */
+	PMT_STAT_AGG_NEW,
 	PMT_STAT__MAX,
 };
 
@@ -256,7 +259,7 @@ struct pmt_agg_cfg {
  * is computed over the whole key, so a short key is a cheap update. */
 struct pmt_agg_key {
 	__s32 bucket; /* HIST/LHIST; -1 below range */
-	__u32 pad;
+	__u32 pad;    /* in the kernel's hash: the half it is in (pmt_agg_gen) */
 	__u8 data[PMT_KEY_MAX];
 };
 
@@ -274,9 +277,11 @@ struct pmt_agg_val {
  * hash entry. base is the count and sum it was loaded with: while the
  * hash still holds base for this CPU the slot is the newer value (a reader
  * takes the slot's); otherwise it was written back meanwhile (the hash's
- * is right) or the loader deleted the key as idle (--interval) and it came
- * back: then only what the slot gained since loading is added to the new
- * entry, so nothing counts twice (src/aggregate/entries.c, src/run/aggmaps.c).
+ * is right). Each half of the hash (pmt_agg_gen) has its own caches: a
+ * drain reads the old half's slots with its keys, and clears them before
+ * that half's next turn (src/aggregate/entries.c, src/run/aggmaps.c). A
+ * slot whose entry is gone all the same adds only what it gained since
+ * loading to a new one, so nothing counts twice.
  */
 #define PMT_AGG_CACHE 16 /* slots per CPU: direct-mapped */
 #define PMT_AGG_KEY_WORDS (sizeof(struct pmt_agg_key) / 8)

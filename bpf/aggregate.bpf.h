@@ -37,12 +37,23 @@ struct {
 /* sizeof the hash's keys in 8-byte words, rounded up (set at load) */
 const volatile __u32 pmt_agg_key_words __weak = PMT_AGG_KEY_WORDS;
 
+/* one cache a half (pmt_agg_gen) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct pmt_agg_cache);
 } pmt_agg_cache SEC(".maps") __weak;
+
+/*
+ * The half of the hash the programs write (bit 0): a key carries it in
+ * pad, and each half has its own cache. The loader drains the hash into
+ * its own totals by flipping it, waiting until no program can still be
+ * writing the other half, then reading and deleting that half's keys and
+ * clearing its cache (src/run/aggmaps.c): the hash then bounds what
+ * comes between two drains, not what a run sees.
+ */
+volatile __u32 pmt_agg_gen __weak = 0;
 
 /* No --by keys: no hash at all. Slot bucket + 1 of a per-CPU array (sized
  * by the loader: 2, or every bucket of the histogram). */
@@ -168,7 +179,8 @@ static __always_inline void pmt_agg_writeback(struct pmt_agg_cslot *slot)
 
 	if (!val) {
 		/* deleted as idle after the slot took it in */
-		bpf_map_update_elem(&pmt_agg, &slot->key, &zero, BPF_NOEXIST);
+		if (!(int)bpf_map_update_elem(&pmt_agg, &slot->key, &zero, BPF_NOEXIST))
+			pmt_stat_inc(PMT_STAT_AGG_NEW);
 		val = bpf_map_lookup_elem(&pmt_agg, &slot->key);
 	}
 	if (!val) {
@@ -196,14 +208,14 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
 	struct pmt_agg_val zero = {}, *val;
 	struct pmt_agg_cache *cache;
 	struct pmt_agg_cslot *slot;
+	__u32 gen = pmt_agg_gen & 1, i;
 	const __u64 *w;
 	__u64 sum = 0;
-	__u32 z = 0, i;
 
-	cache = bpf_map_lookup_elem(&pmt_agg_cache, &z);
+	cache = bpf_map_lookup_elem(&pmt_agg_cache, &gen);
 	if (!cache)
 		return;
-	k->pad = 0;
+	k->pad = gen;
 	k->bucket = pmt_agg_bucket(a, v);
 	w = (const __u64 *)k;
 	for (i = 0; i < PMT_AGG_KEY_WORDS; i++)
@@ -228,7 +240,8 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
 	if (!val) {
 		/* EEXIST (another CPU just added it) is fine; E2BIG (full)
 		 * shows up as the lookup failing */
-		bpf_map_update_elem(&pmt_agg, k, &zero, BPF_NOEXIST);
+		if (!(int)bpf_map_update_elem(&pmt_agg, k, &zero, BPF_NOEXIST))
+			pmt_stat_inc(PMT_STAT_AGG_NEW);
 		val = bpf_map_lookup_elem(&pmt_agg, k);
 		if (!val) {
 			pmt_stat_inc(PMT_STAT_AGG_FULL);

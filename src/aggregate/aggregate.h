@@ -85,6 +85,49 @@ struct pmt_agg_entries {
 	size_t n, cap;
 };
 
+/*
+ * Totals drained from the kernel's hash (src/aggregate/totals.c): one
+ * entry a key, values merged as drains bring them.
+ */
+struct pmt_agg_totals {
+	struct pmt_agg_entries e;
+	uint32_t *index; /* open addressing: at + 1 in e.v, 0 empty */
+	size_t cap;	 /* of index: a power of two */
+};
+/* Merge x into the entry of its key (made if new). 0 or -ENOMEM. */
+int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x);
+/* A copy of the entries, in any order, for a print. 0 or -ENOMEM. */
+int pmt_agg_totals__copy(const struct pmt_agg_totals *t, struct pmt_agg_entries *out);
+/* Drop the entries gone(ctx, key) says to; returns how many. */
+size_t pmt_agg_totals__drop(struct pmt_agg_totals *t,
+			    bool (*gone)(void *ctx, const struct pmt_agg_key *key), void *ctx);
+void pmt_agg_totals__free(struct pmt_agg_totals *t);
+
+/* Copies of the kernel's stored stacks (key: as aggregation keys hold it;
+ * check: the hash's half kept with the frames), found by key. */
+struct pmt_stack_copy {
+	uint64_t key, check;
+	uint64_t *ips;
+	uint32_t n;
+	bool used; /* marked by pmt_stack_copies__use before a sweep */
+};
+struct pmt_stack_copies {
+	struct pmt_stack_copy *v;
+	size_t n, vcap;
+	uint32_t *index;
+	size_t cap;
+};
+const struct pmt_stack_copy *pmt_stack_copies__find(const struct pmt_stack_copies *s, uint64_t key);
+/* 0 (copied, or held already with the same check), -EEXIST (another
+ * stack held under key: the two cannot be told apart by key), -ENOMEM. */
+int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t check,
+			  const uint64_t *ips, uint32_t n);
+/* Mark key's copy as used; the sweep frees the copies not marked since
+ * the last sweep and returns how many. */
+void pmt_stack_copies__use(struct pmt_stack_copies *s, uint64_t key);
+size_t pmt_stack_copies__sweep(struct pmt_stack_copies *s);
+void pmt_stack_copies__free(struct pmt_stack_copies *s);
+
 /* Add key with its CPUs' values pc[0..ncpu) merged. cache (per CPU, read
  * before the hash; NULL for none) replaces a CPU's value where its slot
  * holds key further on. Entries with no events are not added. -ENOMEM. */
@@ -107,9 +150,9 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 /*
  * --interval (deltas): after a print, each key it printed is offered to
  * drop(ctx, key, idle) (idle: no event in the interval printed); those it
- * deleted from the kernel's hash (it returns true) are forgotten here
- * too, so a long run holds what is live, not all it ever saw. A key that
- * comes back counts from zero. Returns how many.
+ * takes (it returns true, and drops them from its totals) are forgotten
+ * here too, so a long run holds what is live, not all it ever saw. A key
+ * that comes back counts from zero. Returns how many.
  */
 size_t pmt_agg__forget(struct pmt_agg *a,
 		       bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle),
@@ -118,6 +161,16 @@ size_t pmt_agg__forget(struct pmt_agg *a,
  * pmt_stack_lookup_fn takes. */
 void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
 			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx);
+/* fn(ctx, user, v) for each stack part of the keys the last print
+ * printed (kept for the next one's deltas). */
+void pmt_agg__prev_stacks(const struct pmt_agg *a, void (*fn)(void *ctx, bool user, uint64_t v),
+			  void *ctx);
+/* Each stack part of key replaced by what fn(ctx, user, v) returns. */
+void pmt_agg__key_stacks_set(const struct pmt_agg *a, struct pmt_agg_key *key,
+			     uint64_t (*fn)(void *ctx, bool user, uint64_t v), void *ctx);
+/* A stack part that names no stack (the kernel stored none). */
+bool pmt_agg__stack_none(bool user, uint64_t v);
+uint64_t pmt_agg__stack_none_of(bool user, uint64_t v);
 
 /* --pprof: the second sample type (e.g. "cpu", "nanoseconds") whose value
  * is count * period; type NULL: samples only. Also notes the start time. */

@@ -53,8 +53,8 @@ size_t pmt_agg__forget(struct pmt_agg *a,
 	return n - kept;
 }
 
-void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
-			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx)
+void pmt_agg__key_stacks_set(const struct pmt_agg *a, struct pmt_agg_key *key,
+			     uint64_t (*fn)(void *ctx, bool user, uint64_t v), void *ctx)
 {
 	const struct pmt_keylayout *kl = &a->keys;
 	uint64_t v;
@@ -64,17 +64,59 @@ void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
 		if (!pmt_agg__is_stack(kl->disp[i]))
 			continue;
 		memcpy(&v, key->data + kl->at[i], 8);
-		fn(ctx, kl->disp[i] == PMT_DISP_USTACK, v);
+		v = fn(ctx, kl->disp[i] == PMT_DISP_USTACK, v);
+		memcpy(key->data + kl->at[i], &v, 8);
 	}
+}
+
+struct each_stack {
+	void (*fn)(void *ctx, bool user, uint64_t v);
+	void *ctx;
+};
+
+static uint64_t call_each(void *ctx, bool user, uint64_t v)
+{
+	const struct each_stack *e = ctx;
+
+	e->fn(e->ctx, user, v);
+	return v;
+}
+
+void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
+			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx)
+{
+	struct each_stack e = {fn, ctx};
+	struct pmt_agg_key k = *key;
+
+	pmt_agg__key_stacks_set(a, &k, call_each, &e);
+}
+
+void pmt_agg__prev_stacks(const struct pmt_agg *a, void (*fn)(void *ctx, bool user, uint64_t v),
+			  void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < a->prev.n; i++)
+		pmt_agg__key_stacks(a, &a->prev.v[i].key, fn, ctx);
+}
+
+/* no stack: a kernel key below 0, a user key's low half all ones
+ * (bpf/record.bpf.h pmt_stack_store) */
+bool pmt_agg__stack_none(bool user, uint64_t v)
+{
+	return user ? (uint32_t)v == 0xffffffffu : (int64_t)v < 0;
+}
+
+uint64_t pmt_agg__stack_none_of(bool user, uint64_t v)
+{
+	return user ? v | 0xffffffffu : UINT64_MAX;
 }
 
 int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
 			  uint32_t *pid)
 {
 	bool user = disp == PMT_DISP_USTACK;
-	/* no stack: a kernel key below 0, a user key's low half all ones
-	 * (bpf/record.bpf.h pmt_stack_store) */
-	bool none = user ? (uint32_t)v == 0xffffffffu : (int64_t)v < 0;
+	bool none = pmt_agg__stack_none(user, v);
 
 	*pid = user ? (uint32_t)(v >> 32) : 0;
 	if (none || !io->stack)

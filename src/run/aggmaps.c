@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -24,24 +26,149 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
 	skel->rodata->pmt_agg_keyless = m.flat_slots > 0;
 }
 
-static int stack_lookup(void *ctx, bool user, uint64_t key, uint64_t *ips)
+/*
+ * The kernel's hash is drained into totals kept here: the programs write
+ * one half of it (pmt_agg_gen, bpf/aggregate.bpf.h); a drain flips the
+ * half, waits until no program can still write the old one, then reads
+ * its keys (with their CPUs' cached values), adds them to the totals,
+ * deletes them and clears the old half's caches. The stacks the keys
+ * refer to are copied out first, and the kernel's stack table keeps only
+ * what live keys need. So the kernel's maps bound what comes between two
+ * drains (a drain comes at each print and scrape, and whenever half the
+ * hash was filled since the last), not what a run sees.
+ */
+struct pmt_aggmaps {
+	struct pmtrace_bpf *skel;
+	struct pmt_agg *agg;
+	pthread_mutex_t lock; /* the printing loop and --listen's thread */
+	int ncpu;
+	int sync_outer, sync_inner; /* a map-in-map: see sync_programs */
+	bool hash;		    /* keys: the hash is used */
+	bool stacks;		    /* keys hold stacks */
+	struct pmt_agg_totals totals;
+	struct pmt_stack_copies copies;
+	uint64_t new_at_drain; /* PMT_STAT_AGG_NEW when last drained */
+	uint64_t lost_stacks;  /* samples whose stack's key another stack had */
+	/* scratch of a drain */
+	struct pmt_agg_cache *cache;
+	struct pmt_agg_val *pc;
+	struct pmt_agg_entries got;
+	struct pmt_agg_key *dead;
+	size_t ndead, deadcap;
+	uint32_t old;
+	bool conflict;
+	int err;
+};
+
+static uint64_t stat_sum(struct pmt_aggmaps *m, enum pmt_stat which)
 {
-	struct pmtrace_bpf *skel = ctx;
+	uint64_t *v = calloc((size_t)m->ncpu, sizeof(*v)), sum = 0;
+	uint32_t key = which;
+	int c;
+
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_stats), &key, v))
+		for (c = 0; c < m->ncpu; c++)
+			sum += v[c];
+	free(v);
+	return sum;
+}
+
+struct pmt_aggmaps *pmt_aggmaps__new(struct pmtrace_bpf *skel, struct pmt_agg *agg, bool stacks)
+{
+	struct pmt_aggmaps *m = calloc(1, sizeof(*m));
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+	struct pmt_agg_maps mm;
+
+	if (!m)
+		return NULL;
+	pthread_mutex_init(&m->lock, NULL);
+	m->skel = skel;
+	m->agg = agg;
+	m->ncpu = libbpf_num_possible_cpus();
+	m->sync_outer = m->sync_inner = -1;
+	pmt_agg__maps(agg, &mm);
+	m->hash = !mm.flat_slots;
+	m->stacks = stacks;
+	if (m->ncpu <= 0 || !(m->pc = calloc((size_t)m->ncpu, sizeof(*m->pc))) ||
+	    !(m->cache = calloc((size_t)m->ncpu, sizeof(*m->cache))))
+		goto fail;
+	if (m->hash) {
+		m->sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pmt_sync_in", 4, 4, 1, NULL);
+		o.inner_map_fd = m->sync_inner;
+		if (m->sync_inner >= 0)
+			m->sync_outer =
+				bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "pmt_sync", 4, 4, 1, &o);
+		if (m->sync_outer < 0)
+			goto fail;
+	}
+	return m;
+fail:
+	pmt_aggmaps__free(m);
+	return NULL;
+}
+
+void pmt_aggmaps__free(struct pmt_aggmaps *m)
+{
+	if (!m)
+		return;
+	if (m->sync_outer >= 0)
+		close(m->sync_outer);
+	if (m->sync_inner >= 0)
+		close(m->sync_inner);
+	pmt_agg_totals__free(&m->totals);
+	pmt_stack_copies__free(&m->copies);
+	pmt_agg_entries__free(&m->got);
+	free(m->dead);
+	free(m->cache);
+	free(m->pc);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
+
+/* Return once no program can still run with what it read before: an
+ * update of a map-in-map waits for every program running (the kernel's
+ * synchronize_rcu, so userspace knows the programs see the new value). */
+static int sync_programs(struct pmt_aggmaps *m)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(m->sync_outer, &zero, &m->sync_inner, BPF_ANY) ? -errno : 0;
+}
+
+/* A stored stack's frames (innermost first) into ips and its check word;
+ * how many frames, -1 when the kernel holds no stack under key. */
+static int kernel_stack(struct pmt_aggmaps *m, uint64_t key, uint64_t *ips, uint64_t *check)
+{
+	uint64_t v[PMT_STACK_DEPTH];
 	int n;
 
-	/* kernel and user stacks alike, by content (bpf/record.bpf.h); the
-	 * last slot is the hash's check half */
-	(void)user;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_stacks), &key, ips))
-		return 0;
-	for (n = 0; n < PMT_STACK_KEPT && ips[n]; n++)
-		;
+	if (bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_stacks), &key, v))
+		return -1;
+	for (n = 0; n < PMT_STACK_KEPT && v[n]; n++)
+		ips[n] = v[n];
+	*check = v[PMT_STACK_KEPT];
 	return n;
 }
 
+static int stack_lookup(void *ctx, bool user, uint64_t key, uint64_t *ips)
+{
+	struct pmt_aggmaps *m = ctx;
+	const struct pmt_stack_copy *c = pmt_stack_copies__find(&m->copies, key);
+	uint64_t check;
+	int n;
+
+	/* kernel and user stacks alike, by content (bpf/record.bpf.h) */
+	(void)user;
+	if (c) {
+		memcpy(ips, c->ips, c->n * sizeof(*ips));
+		return (int)c->n;
+	}
+	n = kernel_stack(m, key, ips, &check);
+	return n < 0 ? 0 : n;
+}
+
 /* No keys: the array's slots that saw events. */
-static int read_flat(struct pmtrace_bpf *skel, uint32_t slots, struct pmt_agg_val *pc, int ncpu,
-		     struct pmt_agg_entries *e)
+static int read_flat(struct pmt_aggmaps *m, uint32_t slots, struct pmt_agg_entries *e)
 {
 	struct pmt_agg_key key;
 	uint32_t slot;
@@ -50,25 +177,29 @@ static int read_flat(struct pmtrace_bpf *skel, uint32_t slots, struct pmt_agg_va
 	for (slot = 0; slot < slots; slot++) {
 		memset(&key, 0, sizeof(key));
 		key.bucket = (int32_t)slot - 1;
-		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_flat), &slot, pc))
+		if (bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_agg_flat), &slot, m->pc))
 			continue;
-		if ((err = pmt_agg_entries__add(e, &key, pc, ncpu, NULL)))
+		if ((err = pmt_agg_entries__add(e, &key, m->pc, m->ncpu, NULL)))
 			return err;
 	}
 	return 0;
 }
 
+typedef int (*each_entry_fn)(struct pmt_aggmaps *m, const struct pmt_agg_key *key);
+
 #define BATCH 1024
 
 /*
- * The whole hash in batches of BATCH entries: two system calls per key
- * become one per batch (a 10,000-key scrape: ~20,000 -> ~10). -EINVAL or
- * -ENOTSUP when the kernel cannot (the caller walks key by key).
+ * The whole hash in batches of BATCH entries, each key with its CPUs'
+ * values in m->pc: two system calls per key become one per batch (a
+ * 10,000-key scrape: ~20,000 -> ~10). -EINVAL or -ENOTSUP when the
+ * kernel cannot (the caller walks key by key).
  */
-static int read_batches(int fd, uint32_t key_size, struct pmt_agg_val *pc, int ncpu,
-			const struct pmt_agg_cache *cache, struct pmt_agg_entries *e)
+static int read_batches(struct pmt_aggmaps *m, each_entry_fn fn)
 {
-	size_t vsize = sizeof(*pc) * (size_t)ncpu;
+	int fd = bpf_map__fd(m->skel->maps.pmt_agg);
+	uint32_t key_size = bpf_map__key_size(m->skel->maps.pmt_agg);
+	size_t vsize = sizeof(*m->pc) * (size_t)m->ncpu;
 	uint8_t *keys = calloc(BATCH, key_size), *vals = calloc(BATCH, vsize);
 	uint64_t token = 0;
 	bool first = true, done = false;
@@ -89,8 +220,8 @@ static int read_batches(int fd, uint32_t key_size, struct pmt_agg_val *pc, int n
 		for (i = 0; i < n && !err; i++) {
 			memset(&key, 0, sizeof(key));
 			memcpy(&key, keys + (size_t)i * key_size, key_size);
-			memcpy(pc, vals + (size_t)i * vsize, vsize);
-			err = pmt_agg_entries__add(e, &key, pc, ncpu, cache);
+			memcpy(m->pc, vals + (size_t)i * vsize, vsize);
+			err = fn(m, &key);
 		}
 	}
 	free(keys);
@@ -122,74 +253,273 @@ static int walk_keys(int fd, int (*fn)(void *ctx, const void *key), void *ctx)
 	return err;
 }
 
-struct hash_read {
-	int fd, ncpu;
-	struct pmt_agg_val *pc;
-	const struct pmt_agg_cache *cache;
-	struct pmt_agg_entries *e;
+struct key_read {
+	struct pmt_aggmaps *m;
+	each_entry_fn fn;
 };
 
 static int read_key(void *ctx, const void *key)
 {
-	struct hash_read *r = ctx;
+	struct key_read *r = ctx;
 
-	if (bpf_map_lookup_elem(r->fd, key, r->pc))
+	if (bpf_map_lookup_elem(bpf_map__fd(r->m->skel->maps.pmt_agg), key, r->m->pc))
 		return 0; /* deleted meanwhile */
-	return pmt_agg_entries__add(r->e, key, r->pc, r->ncpu, r->cache);
+	return r->fn(r->m, key);
 }
 
-/* Keys: the per-CPU caches first (into cache[ncpu]), then the hash (see
- * pmt_agg_entries__add). */
-static int read_hash(struct pmtrace_bpf *skel, struct pmt_agg_val *pc, int ncpu,
-		     struct pmt_agg_cache *cache, struct pmt_agg_entries *e)
+/* fn for each key of the hash, its CPUs' values in m->pc. */
+static int read_hash(struct pmt_aggmaps *m, each_entry_fn fn)
 {
-	struct hash_read r = {bpf_map__fd(skel->maps.pmt_agg), ncpu, pc, cache, e};
-	uint32_t zero = 0;
-	int err;
+	struct key_read r = {m, fn};
+	int err = read_batches(m, fn);
 
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_agg_cache), &zero, cache))
-		return -errno;
-	err = read_batches(r.fd, bpf_map__key_size(skel->maps.pmt_agg), pc, ncpu, cache, e);
 	if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP)
 		return err;
-	pmt_agg_entries__free(e); /* a batch may have failed half-way */
-	return walk_keys(r.fd, read_key, &r);
+	return walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), read_key, &r);
 }
 
-/* A snapshot into cur; *cache (NULL for keyless maps): the CPUs' key
- * caches as read with it, to free. */
-static int read_entries(struct pmtrace_bpf *skel, const struct pmt_agg *agg,
-			struct pmt_agg_entries *cur, struct pmt_agg_cache **cache)
+/* --- the drain ------------------------------------------------------------ */
+
+/* A drained key's stack: copied (the kernel's frames, checked against
+ * a copy held already), or none when another stack had its key. */
+static uint64_t copy_stack(void *ctx, bool user, uint64_t v)
 {
-	int ncpu = libbpf_num_possible_cpus(), err = -ENOMEM;
-	struct pmt_agg_val *pc;
-	struct pmt_agg_maps m;
+	struct pmt_aggmaps *m = ctx;
+	uint64_t ips[PMT_STACK_DEPTH], check;
+	int n, err;
 
-	*cache = NULL;
-	pmt_agg__maps(agg, &m);
-	pc = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*pc)) : NULL;
-	if (!pc)
-		return -ENOMEM;
-	if (m.flat_slots)
-		err = read_flat(skel, m.flat_slots, pc, ncpu, cur);
-	else if ((*cache = calloc((size_t)ncpu, sizeof(**cache))))
-		err = read_hash(skel, pc, ncpu, *cache, cur);
-	free(pc);
-	return err;
+	if (pmt_agg__stack_none(user, v))
+		return v;
+	n = kernel_stack(m, v, ips, &check);
+	if (n < 0) /* deleted by a collection racing its key's making */
+		return pmt_stack_copies__find(&m->copies, v) ? v : pmt_agg__stack_none_of(user, v);
+	err = pmt_stack_copies__put(&m->copies, v, check, ips, (uint32_t)n);
+	if (err == -ENOMEM && !m->err)
+		m->err = err;
+	m->conflict |= err == -EEXIST;
+	return err ? pmt_agg__stack_none_of(user, v) : v;
 }
 
-/* --- forgetting idle keys (--interval) ------------------------------------ */
+static int add_dead(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
+{
+	if (m->ndead == m->deadcap) {
+		size_t nc = m->deadcap ? m->deadcap * 2 : 1024;
+		struct pmt_agg_key *d = realloc(m->dead, nc * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		m->dead = d;
+		m->deadcap = nc;
+	}
+	m->dead[m->ndead++] = *key;
+	return 0;
+}
+
+/* One key of the hash during a drain: the old half's are taken. */
+static int take_key(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
+{
+	if (key->pad != m->old)
+		return 0;
+	return add_dead(m, key) ?: pmt_agg_entries__add(&m->got, key, m->pc, m->ncpu, m->cache);
+}
+
+/* Delete the drained keys: in batches where the kernel can. */
+static void delete_keys(struct pmt_aggmaps *m)
+{
+	int fd = bpf_map__fd(m->skel->maps.pmt_agg);
+	uint32_t key_size = bpf_map__key_size(m->skel->maps.pmt_agg);
+	uint8_t *keys = calloc(m->ndead ? m->ndead : 1, key_size);
+	size_t i;
+	__u32 n = (__u32)m->ndead;
+
+	for (i = 0; keys && i < m->ndead; i++)
+		memcpy(keys + i * key_size, &m->dead[i], key_size);
+	if (!keys || bpf_map_delete_batch(fd, keys, &n, NULL))
+		for (i = 0; i < m->ndead; i++)
+			bpf_map_delete_elem(fd, &m->dead[i]);
+	free(keys);
+	m->ndead = 0;
+}
+
+/* Stack keys still used: refs (sorted after collection). */
+struct refs {
+	struct pmt_aggmaps *m;
+	uint64_t *v;
+	size_t n, cap;
+	int err;
+};
+
+static void add_ref(struct refs *r, uint64_t v)
+{
+	if (r->n == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 1024;
+		uint64_t *p = realloc(r->v, nc * sizeof(*p));
+
+		if (!p) {
+			r->err = -ENOMEM;
+			return;
+		}
+		r->v = p;
+		r->cap = nc;
+	}
+	r->v[r->n++] = v;
+}
+
+static void note_ref(void *ctx, bool user, uint64_t v)
+{
+	if (!pmt_agg__stack_none(user, v))
+		add_ref(ctx, v);
+}
+
+static int note_live(void *ctx, const void *key)
+{
+	struct refs *r = ctx;
+
+	pmt_agg__key_stacks(r->m->agg, key, note_ref, r);
+	return r->err;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The keys of a stack map, collected: deleting while walking a hash
+ * would restart the walk. */
+static int collect_key(void *ctx, const void *key)
+{
+	struct refs *c = ctx;
+
+	add_ref(c, *(const uint64_t *)key);
+	return c->err;
+}
+
+/*
+ * After a drain, the kernel's stacks no live key refers to are copied
+ * (unless held already) and deleted, so its table holds what the keys
+ * made since the drain need. Its keys are listed before the live keys
+ * are walked: a stack stored since may belong to a key made since.
+ */
+static void collect_stacks(struct pmt_aggmaps *m)
+{
+	int fd = bpf_map__fd(m->skel->maps.pmt_stacks);
+	struct refs old = {.m = m}, live = {.m = m};
+	uint64_t ips[PMT_STACK_DEPTH], check;
+	size_t i;
+	int n;
+
+	if (walk_keys(fd, collect_key, &old) || old.err ||
+	    walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), note_live, &live) || live.err)
+		goto out;
+	if (live.n)
+		qsort(live.v, live.n, sizeof(*live.v), cmp_u64);
+	for (i = 0; i < old.n; i++) {
+		if (live.n && bsearch(&old.v[i], live.v, live.n, sizeof(*live.v), cmp_u64))
+			continue;
+		/* a key made after the walk may still name it: keep a copy */
+		if (!pmt_stack_copies__find(&m->copies, old.v[i]) &&
+		    (n = kernel_stack(m, old.v[i], ips, &check)) >= 0)
+			pmt_stack_copies__put(&m->copies, old.v[i], check, ips, (uint32_t)n);
+		bpf_map_delete_elem(fd, &old.v[i]);
+	}
+out:
+	free(old.v);
+	free(live.v);
+}
+
+static void use_stack(void *ctx, bool user, uint64_t v)
+{
+	if (!pmt_agg__stack_none(user, v))
+		pmt_stack_copies__use(ctx, v);
+}
+
+/* Free the copies of stacks no total (nor the last print's entries)
+ * refers to. */
+static void sweep_copies(struct pmt_aggmaps *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->totals.e.n; i++)
+		pmt_agg__key_stacks(m->agg, &m->totals.e.v[i].key, use_stack, &m->copies);
+	pmt_agg__prev_stacks(m->agg, use_stack, &m->copies);
+	pmt_stack_copies__sweep(&m->copies);
+}
+
+/* Under m->lock. 0 or -errno. */
+static int drain(struct pmt_aggmaps *m)
+{
+	uint32_t z;
+	size_t i;
+	int err;
+
+	if (!m->hash)
+		return 0;
+	m->old = m->skel->bss->pmt_agg_gen & 1;
+	/* keys made from here on count toward the next drain */
+	m->new_at_drain = stat_sum(m, PMT_STAT_AGG_NEW);
+	m->skel->bss->pmt_agg_gen = m->old ^ 1;
+	if ((err = sync_programs(m)))
+		return err;
+	z = m->old;
+	if (bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_agg_cache), &z, m->cache))
+		return -errno;
+	m->err = 0;
+	err = read_hash(m, take_key);
+	for (i = 0; !err && i < m->got.n; i++) {
+		struct pmt_agg_entry *e = &m->got.v[i];
+
+		m->conflict = false;
+		if (m->stacks)
+			pmt_agg__key_stacks_set(m->agg, &e->key, copy_stack, m);
+		if (m->conflict)
+			m->lost_stacks += e->val.count;
+		e->key.pad = 0;
+		err = pmt_agg_totals__add(&m->totals, e);
+	}
+	if (!err)
+		err = m->err;
+	pmt_agg_entries__free(&m->got);
+	if (err)
+		return err;
+	delete_keys(m);
+	/* the old half's caches, emptied for its next turn */
+	memset(m->cache, 0, (size_t)m->ncpu * sizeof(*m->cache));
+	if (bpf_map_update_elem(bpf_map__fd(m->skel->maps.pmt_agg_cache), &z, m->cache, BPF_ANY))
+		return -errno;
+	if (m->stacks) {
+		collect_stacks(m);
+		if (m->copies.n > 2 * m->totals.e.n + 1024)
+			sweep_copies(m);
+	}
+	return 0;
+}
+
+/* --- prints ---------------------------------------------------------------- */
+
+/* Drain, then a snapshot of the totals (or of the keyless array) into
+ * cur. Under m->lock. */
+static int read_entries(struct pmt_aggmaps *m, struct pmt_agg_entries *cur)
+{
+	struct pmt_agg_maps mm;
+	int err;
+
+	memset(cur, 0, sizeof(*cur));
+	pmt_agg__maps(m->agg, &mm);
+	if (mm.flat_slots)
+		return read_flat(m, mm.flat_slots, cur);
+	if ((err = drain(m)))
+		return err;
+	return pmt_agg_totals__copy(&m->totals, cur);
+}
 
 struct gc {
-	struct pmtrace_bpf *skel;
-	struct pmt_agg *agg;
+	struct pmt_aggmaps *m;
 	struct pmt_syms *syms;
-	bool exited;			   /* the key being offered has an exited process's stack */
-	const struct pmt_agg_cache *cache; /* as read with the snapshot */
-	int ncpu;
-	uint64_t *refs; /* stack keys still used */
-	size_t nrefs, cap;
-	int err;
+	bool exited; /* the key being offered has an exited process's stack */
+	struct pmt_agg_key *gone;
+	size_t n, cap;
 };
 
 static void note_exited(void *ctx, bool user, uint64_t v)
@@ -201,147 +531,78 @@ static void note_exited(void *ctx, bool user, uint64_t v)
 }
 
 /*
- * Delete a key that saw nothing in the interval, or holds the user stack
- * of a process that exited (its samples are all in: short processes would
- * otherwise fill the hash with keys for one more interval), unless a CPU's
- * cache holds it: a slot's gains since its last write-back may be counted
- * already (bpf/abi.h).
+ * --interval: a key that saw nothing in the interval is forgotten, and one
+ * holding the user stack of a process that exited (its samples are all
+ * in: short processes would otherwise pile up keys for one more
+ * interval). Collected here, dropped from the totals after.
  */
 static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 {
 	struct gc *g = ctx;
-	int c;
 
 	if (!idle) {
 		g->exited = false;
-		pmt_agg__key_stacks(g->agg, k, note_exited, g);
+		pmt_agg__key_stacks(g->m->agg, k, note_exited, g);
 		if (!g->exited)
 			return false;
 	}
-	for (c = 0; c < g->ncpu; c++)
-		if (pmt_agg_cache__holding(&g->cache[c], k))
-			return false;
-	return !bpf_map_delete_elem(bpf_map__fd(g->skel->maps.pmt_agg), k) || errno == ENOENT;
-}
-
-static void note_stack(void *ctx, bool user, uint64_t v)
-{
-	struct gc *g = ctx;
-
-	if (!user && (int64_t)v < 0)
-		return; /* no kernel stack */
-	if (g->nrefs == g->cap) {
-		size_t nc = g->cap ? g->cap * 2 : 1024;
-		uint64_t *p = realloc(g->refs, nc * sizeof(*p));
-
-		if (!p) {
-			g->err = -ENOMEM;
-			return;
-		}
-		g->refs = p;
-		g->cap = nc;
-	}
-	g->refs[g->nrefs++] = v;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool stack_used(const struct gc *g, uint64_t key)
-{
-	return g->nrefs && bsearch(&key, g->refs, g->nrefs, sizeof(key), cmp_u64);
-}
-
-/* The keys of a stack map, collected: deleting while walking a hash
- * would restart the walk. */
-struct collected {
-	uint64_t *keys;
-	size_t n, cap;
-};
-
-static int collect_key(void *ctx, const void *key)
-{
-	struct collected *c = ctx;
-
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 256;
-		uint64_t *p = realloc(c->keys, nc * sizeof(*p));
+	if (g->n == g->cap) {
+		size_t nc = g->cap ? g->cap * 2 : 256;
+		struct pmt_agg_key *p = realloc(g->gone, nc * sizeof(*p));
 
 		if (!p)
-			return -ENOMEM; /* the rest waits for the next print */
-		c->keys = p;
-		c->cap = nc;
+			return false; /* kept until the next print */
+		g->gone = p;
+		g->cap = nc;
 	}
-	c->keys[c->n++] = *(const uint64_t *)key;
-	return 0;
+	g->gone[g->n++] = *k;
+	return true;
 }
 
-static int note_stacks(void *ctx, const void *key)
+static int cmp_key(const void *a, const void *b)
 {
-	struct gc *g = ctx;
-
-	pmt_agg__key_stacks(g->agg, key, note_stack, g);
-	return g->err;
+	return memcmp(a, b, sizeof(struct pmt_agg_key));
 }
 
-/*
- * After an interval's print: delete the keys that saw nothing in it (or
- * hold the stack of an exited process), then the stacks no remaining key
- * refers to (the kernel's stack table fills otherwise, and a stack that
- * comes back is simply stored again). The keys are walked after the
- * deletions, so one made since the snapshot keeps its stack.
- */
-static void forget_keys(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
-			const struct pmt_agg_cache *cache)
+static bool is_gone(void *ctx, const struct pmt_agg_key *key)
 {
-	struct gc g = {.skel = skel,
-		       .agg = agg,
-		       .syms = syms,
-		       .cache = cache,
-		       .ncpu = libbpf_num_possible_cpus()};
-	/* the stack table sized for stack keys (one entry otherwise) */
-	bool stacks = bpf_map__max_entries(skel->maps.pmt_stacks) > 1;
-	int fd = bpf_map__fd(skel->maps.pmt_stacks);
-	struct collected old = {0};
-	size_t i;
+	const struct gc *g = ctx;
 
-	if (!cache || g.ncpu <= 0 || !pmt_agg__forget(agg, drop_key, &g) || !stacks)
-		return;
-	/* the stacks stored before the keys are walked: one stored since
-	 * may belong to a key made since */
-	walk_keys(fd, collect_key, &old);
-	if (!walk_keys(bpf_map__fd(skel->maps.pmt_agg), note_stacks, &g) && !g.err) {
-		if (g.nrefs)
-			qsort(g.refs, g.nrefs, sizeof(*g.refs), cmp_u64);
-		for (i = 0; i < old.n; i++)
-			if (!stack_used(&g, old.keys[i]))
-				bpf_map_delete_elem(fd, &old.keys[i]);
-	}
-	free(old.keys);
-	free(g.refs);
+	return bsearch(key, g->gone, g->n, sizeof(*key), cmp_key) != NULL;
 }
 
-int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
-		       struct pmt_output *out, uint64_t now_ns)
+static void forget_keys(struct pmt_aggmaps *m, struct pmt_syms *syms)
 {
-	const struct pmt_agg_io io = {syms, stack_lookup, skel};
-	struct pmt_agg_entries cur = {0};
-	struct pmt_agg_cache *cache;
-	int err = read_entries(skel, agg, &cur, &cache);
+	struct gc g = {.m = m, .syms = syms};
+
+	if (!m->hash || !pmt_agg__forget(m->agg, drop_key, &g))
+		goto out;
+	qsort(g.gone, g.n, sizeof(*g.gone), cmp_key);
+	pmt_agg_totals__drop(&m->totals, is_gone, &g);
+	if (m->stacks)
+		sweep_copies(m);
+out:
+	free(g.gone);
+}
+
+int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
+		       uint64_t now_ns)
+{
+	const struct pmt_agg_io io = {syms, stack_lookup, m};
+	struct pmt_agg_entries cur;
 	uint64_t forgotten;
+	int err;
 
+	pthread_mutex_lock(&m->lock);
+	err = read_entries(m, &cur);
 	if (!err) {
 		pmt_syms__lock(syms);
-		err = pmt_agg__print(agg, &cur, &io, out, now_ns);
+		err = pmt_agg__print(m->agg, &cur, &io, out, now_ns);
 		pmt_syms__unlock(syms);
 	}
 	if (!err)
-		forget_keys(skel, agg, syms, cache);
-	free(cache);
+		forget_keys(m, syms);
+	pthread_mutex_unlock(&m->lock);
 	forgotten = pmt_syms__forgotten(syms);
 	if (forgotten)
 		pmt_warn("%llu exited processes were forgotten before this print (too many "
@@ -351,20 +612,39 @@ int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt
 	return err;
 }
 
-int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, struct pmt_syms *syms,
-			 const char *name, bool om, struct pmt_buf *b)
+int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const char *name, bool om,
+			 struct pmt_buf *b)
 {
-	const struct pmt_agg_io io = {syms, stack_lookup, skel};
-	struct pmt_agg_entries cur = {0};
-	struct pmt_agg_cache *cache;
-	int err = read_entries(skel, agg, &cur, &cache);
+	const struct pmt_agg_io io = {syms, stack_lookup, m};
+	struct pmt_agg_entries cur;
+	int err;
 
-	free(cache);
+	pthread_mutex_lock(&m->lock);
+	err = read_entries(m, &cur);
 	if (!err) {
 		pmt_syms__lock(syms);
-		err = pmt_agg__metrics(agg, &cur, &io, name, om, b);
+		err = pmt_agg__metrics(m->agg, &cur, &io, name, om, b);
 		pmt_syms__unlock(syms);
 	}
+	pthread_mutex_unlock(&m->lock);
 	pmt_agg_entries__free(&cur);
 	return err;
+}
+
+int pmt_aggmaps__poll(struct pmt_aggmaps *m)
+{
+	uint64_t keys = bpf_map__max_entries(m->skel->maps.pmt_agg);
+	int err = 0;
+
+	if (!m->hash || stat_sum(m, PMT_STAT_AGG_NEW) - m->new_at_drain < keys / 2)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	err = drain(m);
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m)
+{
+	return m ? m->lost_stacks : 0;
 }

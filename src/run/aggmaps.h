@@ -15,12 +15,26 @@ struct pmt_syms;
 /* Before load: size pmt_agg, pmt_agg_flat, pmt_lat and the rodata that
  * goes with them (agg NULL: not aggregating, everything minimal). */
 void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg);
-/* Read the maps and print one snapshot; 0 or -errno. */
-int pmt_aggmaps__print(struct pmtrace_bpf *skel, struct pmt_agg *agg, struct pmt_syms *syms,
-		       struct pmt_output *out, uint64_t now_ns);
-/* Read the maps and append their metrics to b (see pmt_agg__metrics);
- * safe to call from another thread than the one printing. */
-int pmt_aggmaps__metrics(struct pmtrace_bpf *skel, const struct pmt_agg *agg, struct pmt_syms *syms,
-			 const char *name, bool om, struct pmt_buf *b);
+struct pmt_aggmaps;
+
+/* After load: what drains the kernel's maps into totals (see aggmaps.c);
+ * stacks: keys hold stacks. NULL when out of memory. */
+struct pmt_aggmaps *pmt_aggmaps__new(struct pmtrace_bpf *skel, struct pmt_agg *agg, bool stacks);
+void pmt_aggmaps__free(struct pmt_aggmaps *m);
+/* Drain the maps and print one snapshot of the totals; 0 or -errno. */
+int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
+		       uint64_t now_ns);
+/* Drain the maps and append the totals' metrics to b (see
+ * pmt_agg__metrics); safe to call from another thread than the one
+ * printing. */
+int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const char *name, bool om,
+			 struct pmt_buf *b);
+/* While tracing: drain when the kernel's hash took half its room in new
+ * keys since the last drain. 0 or -errno. */
+int pmt_aggmaps__poll(struct pmt_aggmaps *m);
+/* Samples whose stack was dropped while draining: its key named another
+ * stack already copied (two stacks of one owner with the same 32 bits of
+ * hash, one of them gone from the kernel's table). */
+uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m);
 
 #endif

@@ -11,6 +11,7 @@
 #include "events/pmu.h"
 #include "events/tracefs.h"
 #include "events/usdt.h"
+#include "run/aggmaps.h"
 #include "run/commands.h"
 #include "run/session.h"
 #include "util/log.h"
@@ -253,6 +254,11 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			 "runs on the same CPU (events in interrupts that came during one)",
 			 (unsigned long long)missed);
 	warn_stats(st);
+	if (pmt_aggmaps__lost_stacks(s->aggmaps))
+		pmt_warn("%llu samples lost their stack: another stack of their process had its "
+			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "
+			 "table",
+			 (unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
 	if (st[PMT_STAT_AGG_FULL])
 		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
 			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);

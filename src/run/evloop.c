@@ -34,6 +34,9 @@
 #define POLL_MS 50
 /* mappings are followed: read their records this often at least */
 #define SIDEBAND_MS 100
+/* aggregating: how often the new keys in the kernel's hash are looked at
+ * (src/run/aggmaps.c drains it when half of it was taken since) */
+#define DRAIN_MS 200
 #define SLACK_NS (5 * 1000 * 1000ULL)
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
 /* Held events beyond this are written out even if a CPU lags behind. */
@@ -362,7 +365,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		tick = start + period;
 	}
 	while (!l->stop) {
-		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : 1000;
+		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : l->s->aggmaps ? DRAIN_MS : 1000;
 		now = pmt_now_ns();
 		if (deadline) {
 			if (now >= deadline) {
@@ -376,7 +379,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			if (now >= tick) {
 				/* the mappings of every process sampled so far */
 				pmt_sideband__read(l->sb);
-				pmt_aggmaps__print(l->s->skel, l->s->agg, l->syms, l->out, now);
+				pmt_aggmaps__print(l->s->aggmaps, l->syms, l->out, now);
 				l->agg_read_ns = now;
 				report_interval_drops(l);
 				tick += period;
@@ -388,6 +391,11 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		}
 		err = wait_events(l, epfd, watch, timeout);
 		if (err) {
+			l->stop = PMT_STOP_ERROR;
+			return err;
+		}
+		if (l->s->aggmaps && (err = pmt_aggmaps__poll(l->s->aggmaps))) {
+			pmt_err("draining the aggregation's maps failed: %s", strerror(-err));
 			l->stop = PMT_STOP_ERROR;
 			return err;
 		}

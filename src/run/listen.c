@@ -211,8 +211,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(url, "/metrics"))
 		return text_reply(c, MHD_HTTP_NOT_FOUND, "not found: metrics are at /metrics\n");
 	om = wants_openmetrics(c);
-	if (pmt_aggmaps__metrics(l->s->skel, l->s->agg, l->syms, l->s->opts->listen.metric, om,
-				 &b)) {
+	if (pmt_aggmaps__metrics(l->s->aggmaps, l->syms, l->s->opts->listen.metric, om, &b)) {
 		pmt_buf__free(&b);
 		return text_reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "reading the aggregation failed\n");

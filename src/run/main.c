@@ -201,7 +201,7 @@ static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_read
 	if (loop_ready) {
 		pmt_evloop__drain(loop);
 		if (s->agg &&
-		    pmt_aggmaps__print(s->skel, s->agg, pmt_session__syms(s), out, pmt_now_ns()))
+		    pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns()))
 			ret = PMT_EXIT_FAIL;
 		pmt_summary__print(loop, s);
 	}

@@ -366,6 +366,10 @@ int pmt_session__load(struct pmt_session *s)
 			pmt_error__hint(&s->err, "-v shows libbpf's and the verifier's messages");
 		return err;
 	}
+	if (s->agg && !(s->aggmaps = pmt_aggmaps__new(s->skel, s->agg, s->stack)))
+		return pmt_error__runtime(&s->err, -ENOMEM,
+					  "cannot set up the aggregation's maps: %s",
+					  strerror(errno));
 	return 0;
 }
 
@@ -565,6 +569,8 @@ void pmt_session__free(struct pmt_session *s)
 	pmtrace_bpf__destroy(s->skel);
 	s->skel = NULL;
 	pmt_probes__free(&s->probes);
+	pmt_aggmaps__free(s->aggmaps);
+	s->aggmaps = NULL;
 	pmt_agg__free(s->agg);
 	s->agg = NULL;
 	pmt_syms__free(s->syms);

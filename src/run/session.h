@@ -16,6 +16,7 @@
 struct pmtrace_bpf;
 struct pmt_syms;
 struct pmt_agg;
+struct pmt_aggmaps;
 
 struct pmt_session {
 	const struct pmt_opts *opts;
@@ -26,14 +27,15 @@ struct pmt_session {
 	int ncpus;		  /* possible CPUs */
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
-	struct pmt_child child;	    /* -- CMD */
-	struct pmt_agg *agg;	    /* --count, --hist, ...: NULL when streaming */
-	struct pmt_syms *syms;	    /* symbolizer, made when needed */
-	uint8_t stack;		    /* --stack: PMT_STACK_* */
-	struct pmt_unwinder unwind; /* --unwind dwarf */
-	struct pmt_counter counter; /* --counter */
-	pid_t closer;		    /* closes the links after we exit */
-	int closer_fd;		    /* its pipe: EOF lets it go */
+	struct pmt_child child;	     /* -- CMD */
+	struct pmt_agg *agg;	     /* --count, --hist, ...: NULL when streaming */
+	struct pmt_aggmaps *aggmaps; /* its maps, drained: made at load */
+	struct pmt_syms *syms;	     /* symbolizer, made when needed */
+	uint8_t stack;		     /* --stack: PMT_STACK_* */
+	struct pmt_unwinder unwind;  /* --unwind dwarf */
+	struct pmt_counter counter;  /* --counter */
+	pid_t closer;		     /* closes the links after we exit */
+	int closer_fd;		     /* its pipe: EOF lets it go */
 };
 
 /* Each returns 0, or -errno with s->err set (see pmt_session__fail). */

@@ -2,6 +2,7 @@
 /* Printing aggregation snapshots: entries made here, as the kernel's maps
  * would hold them, printed into a file and compared with bpftrace's
  * layout. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,4 +236,95 @@ TEST(agg_forget_idle)
 	free(text);
 	pmt_agg__free(agg);
 	unlink(path);
+}
+
+static struct pmt_agg_entry entry(uint64_t pid, uint64_t count, int64_t min, int64_t max)
+{
+	struct pmt_agg_entry e;
+
+	memset(&e, 0, sizeof(e));
+	memcpy(e.key.data, &pid, sizeof(pid));
+	e.val = (struct pmt_agg_val){.count = count, .sum = (int64_t)count, .min = min, .max = max};
+	return e;
+}
+
+static bool pid_odd(void *ctx, const struct pmt_agg_key *key)
+{
+	uint64_t pid;
+
+	(void)ctx;
+	memcpy(&pid, key->data, sizeof(pid));
+	return pid & 1;
+}
+
+/* Drains add up: each key's values merged across drains (count, sum,
+ * min, max), found among 10,000 keys; dropped keys leave the rest whole. */
+TEST(agg_totals_merge_across_drains)
+{
+	struct pmt_agg_totals t = {0};
+	struct pmt_agg_entries snap;
+	struct pmt_agg_entry e;
+	uint64_t pid, sum = 0;
+	size_t i;
+
+	for (pid = 0; pid < 10000; pid++) {
+		e = entry(pid, 1, 5, 5);
+		ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	}
+	for (pid = 0; pid < 10000; pid += 2) {
+		e = entry(pid, 2, -3, 9);
+		ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	}
+	e = entry(7, 0, 0, 0); /* nothing to add: no entry made */
+	ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	ASSERT_EQ(t.e.n, 10000);
+	for (i = 0; i < t.e.n; i++) {
+		memcpy(&pid, t.e.v[i].key.data, sizeof(pid));
+		ASSERT_EQ(t.e.v[i].val.count, pid % 2 ? 1 : 3);
+		ASSERT_EQ(t.e.v[i].val.min, pid % 2 ? 5 : -3);
+		ASSERT_EQ(t.e.v[i].val.max, pid % 2 ? 5 : 9);
+		sum += t.e.v[i].val.count;
+	}
+	ASSERT_EQ(sum, 20000);
+	ASSERT_EQ(pmt_agg_totals__drop(&t, pid_odd, NULL), 5000);
+	e = entry(4, 1, 0, 0);
+	ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	e = entry(5, 1, 0, 0); /* dropped: back from zero */
+	ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	ASSERT_EQ(pmt_agg_totals__copy(&t, &snap), 0);
+	ASSERT_EQ(snap.n, 5001);
+	for (i = 0; i < snap.n; i++) {
+		memcpy(&pid, snap.v[i].key.data, sizeof(pid));
+		ASSERT_EQ(snap.v[i].val.count, pid == 4 ? 4 : pid == 5 ? 1 : 3);
+	}
+	pmt_agg_entries__free(&snap);
+	pmt_agg_totals__free(&t);
+}
+
+/* Stack copies: one per key; the same key with another check is refused
+ * (the two stacks cannot be told apart by key); a sweep frees the copies
+ * not used since the last. */
+TEST(agg_stack_copies)
+{
+	struct pmt_stack_copies s = {0};
+	const struct pmt_stack_copy *c;
+	uint64_t ips[3] = {0x401000, 0x401100, 0x401200}, key;
+
+	for (key = 1; key <= 3000; key++)
+		ASSERT_EQ(pmt_stack_copies__put(&s, key << 32 | key, key, ips, 1 + key % 3), 0);
+	ASSERT_EQ(pmt_stack_copies__put(&s, 7ULL << 32 | 7, 7, ips, 2), 0);
+	ASSERT_EQ(pmt_stack_copies__put(&s, 7ULL << 32 | 7, 8, ips, 2), -EEXIST);
+	c = pmt_stack_copies__find(&s, 5ULL << 32 | 5);
+	ASSERT_TRUE(c && c->n == 3 && c->ips[2] == 0x401200 && c->check == 5);
+	ASSERT_TRUE(!pmt_stack_copies__find(&s, 5ULL << 32 | 6));
+	for (key = 2; key <= 3000; key += 2)
+		pmt_stack_copies__use(&s, key << 32 | key);
+	ASSERT_EQ(pmt_stack_copies__sweep(&s), 1500);
+	ASSERT_TRUE(!pmt_stack_copies__find(&s, 3ULL << 32 | 3));
+	c = pmt_stack_copies__find(&s, 4ULL << 32 | 4);
+	ASSERT_TRUE(c && c->n == 2 && c->ips[1] == 0x401100);
+	/* unused since: all go */
+	ASSERT_EQ(pmt_stack_copies__sweep(&s), 1500);
+	ASSERT_EQ(s.n, 0);
+	pmt_stack_copies__free(&s);
 }

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What the loader drained from the kernel's hash (src/run/aggmaps.c):
+ * one entry a key, its values merged across drains, found through an
+ * open-addressing index; and a copy of each stack the keys refer to, so
+ * the kernel's stack table only holds what its live keys need.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "aggregate/internal.h"
+
+static uint64_t mix(uint64_t h)
+{
+	h *= 0x9E3779B97F4A7C15ULL;
+	return h ^ h >> 29;
+}
+
+static uint64_t key_hash(const struct pmt_agg_key *k)
+{
+	uint64_t w[sizeof(*k) / 8], h = 0;
+	size_t i;
+
+	memcpy(w, k, sizeof(w));
+	for (i = 0; i < sizeof(w) / 8; i++)
+		h = mix(h ^ w[i]);
+	return h;
+}
+
+/* Index slots of 0..n-1 items (at + 1; 0 empty), a power of two at least
+ * twice n, filled from scratch by hash(ctx, i). */
+static int reindex(uint32_t **index, size_t *cap, size_t n,
+		   uint64_t (*hash)(const void *ctx, size_t i), const void *ctx)
+{
+	size_t c = 64, i, j;
+	uint32_t *x;
+
+	while (c < 2 * n)
+		c <<= 1;
+	x = calloc(c, sizeof(*x));
+	if (!x) {
+		/* no index, and none needed until the next add makes one */
+		free(*index);
+		*index = NULL;
+		*cap = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = hash(ctx, i) & (c - 1); x[j]; j = (j + 1) & (c - 1))
+			;
+		x[j] = (uint32_t)i + 1;
+	}
+	free(*index);
+	*index = x;
+	*cap = c;
+	return 0;
+}
+
+/* --- totals ------------------------------------------------------------------ */
+
+static uint64_t entry_hash(const void *ctx, size_t i)
+{
+	return key_hash(&((const struct pmt_agg_entries *)ctx)->v[i].key);
+}
+
+int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
+{
+	struct pmt_agg_entries *e = &t->e;
+	size_t j;
+	int err;
+
+	if (!x->val.count)
+		return 0;
+	if (t->cap < 2 * (e->n + 1) && (err = reindex(&t->index, &t->cap, e->n, entry_hash, e)))
+		return err;
+	for (j = key_hash(&x->key) & (t->cap - 1); t->index[j]; j = (j + 1) & (t->cap - 1)) {
+		struct pmt_agg_entry *have = &e->v[t->index[j] - 1];
+
+		if (!memcmp(&have->key, &x->key, sizeof(x->key))) {
+			pmt_agg_val__merge(&have->val, &x->val);
+			return 0;
+		}
+	}
+	if (e->n == e->cap) {
+		size_t nc = e->cap ? e->cap * 2 : 256;
+		struct pmt_agg_entry *v = realloc(e->v, nc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		e->v = v;
+		e->cap = nc;
+	}
+	e->v[e->n] = *x;
+	e->v[e->n].idle = false;
+	t->index[j] = (uint32_t)++e->n;
+	return 0;
+}
+
+int pmt_agg_totals__copy(const struct pmt_agg_totals *t, struct pmt_agg_entries *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t->e.n)
+		return 0;
+	out->v = malloc(t->e.n * sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	memcpy(out->v, t->e.v, t->e.n * sizeof(*out->v));
+	out->n = out->cap = t->e.n;
+	return 0;
+}
+
+size_t pmt_agg_totals__drop(struct pmt_agg_totals *t,
+			    bool (*gone)(void *ctx, const struct pmt_agg_key *key), void *ctx)
+{
+	struct pmt_agg_entries *e = &t->e;
+	size_t i, kept = 0, n = e->n;
+
+	for (i = 0; i < n; i++)
+		if (!gone(ctx, &e->v[i].key))
+			e->v[kept++] = e->v[i];
+	e->n = kept;
+	if (kept < n)
+		reindex(&t->index, &t->cap, kept, entry_hash, e);
+	return n - kept;
+}
+
+void pmt_agg_totals__free(struct pmt_agg_totals *t)
+{
+	pmt_agg_entries__free(&t->e);
+	free(t->index);
+	memset(t, 0, sizeof(*t));
+}
+
+/* --- stacks -------------------------------------------------------------- */
+
+static uint64_t copy_hash(const void *ctx, size_t i)
+{
+	return mix(((const struct pmt_stack_copies *)ctx)->v[i].key);
+}
+
+const struct pmt_stack_copy *pmt_stack_copies__find(const struct pmt_stack_copies *s, uint64_t key)
+{
+	size_t j;
+
+	if (!s->cap)
+		return NULL;
+	for (j = mix(key) & (s->cap - 1); s->index[j]; j = (j + 1) & (s->cap - 1))
+		if (s->v[s->index[j] - 1].key == key)
+			return &s->v[s->index[j] - 1];
+	return NULL;
+}
+
+int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t check,
+			  const uint64_t *ips, uint32_t n)
+{
+	const struct pmt_stack_copy *have = pmt_stack_copies__find(s, key);
+	struct pmt_stack_copy *c;
+	size_t j;
+	int err;
+
+	if (have)
+		return have->check == check ? 0 : -EEXIST;
+	if (s->cap < 2 * (s->n + 1) && (err = reindex(&s->index, &s->cap, s->n, copy_hash, s)))
+		return err;
+	if (s->n == s->vcap) {
+		size_t nc = s->vcap ? s->vcap * 2 : 256;
+
+		c = realloc(s->v, nc * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		s->v = c;
+		s->vcap = nc;
+	}
+	c = &s->v[s->n];
+	c->ips = malloc((n ? n : 1) * sizeof(*ips));
+	if (!c->ips)
+		return -ENOMEM;
+	memcpy(c->ips, ips, n * sizeof(*ips));
+	c->key = key;
+	c->check = check;
+	c->n = n;
+	c->used = false;
+	for (j = mix(key) & (s->cap - 1); s->index[j]; j = (j + 1) & (s->cap - 1))
+		;
+	s->index[j] = (uint32_t)++s->n;
+	return 0;
+}
+
+void pmt_stack_copies__use(struct pmt_stack_copies *s, uint64_t key)
+{
+	const struct pmt_stack_copy *c = pmt_stack_copies__find(s, key);
+
+	if (c)
+		s->v[c - s->v].used = true;
+}
+
+size_t pmt_stack_copies__sweep(struct pmt_stack_copies *s)
+{
+	size_t i, kept = 0, n = s->n;
+
+	for (i = 0; i < n; i++) {
+		if (s->v[i].used) {
+			s->v[i].used = false;
+			s->v[kept++] = s->v[i];
+		} else {
+			free(s->v[i].ips);
+		}
+	}
+	s->n = kept;
+	if (kept < n)
+		reindex(&s->index, &s->cap, kept, copy_hash, s);
+	return n - kept;
+}
+
+void pmt_stack_copies__free(struct pmt_stack_copies *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].ips);
+	free(s->v);
+	free(s->index);
+	memset(s, 0, sizeof(*s));
+}
