@@ -93,8 +93,10 @@ struct pmt_agg_totals {
 	struct pmt_agg_entries e;
 	uint32_t *index; /* open addressing: at + 1 in e.v, 0 empty */
 	size_t cap;	 /* of index: a power of two */
+	size_t limit;	 /* keys at most (0: none) */
 };
-/* Merge x into the entry of its key (made if new). 0 or -ENOMEM. */
+/* Merge x into the entry of its key (made if new). 0, -ENOSPC (a new key
+ * past the limit) or -ENOMEM. */
 int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x);
 /* A copy of the entries, in any order, for a print. 0 or -ENOMEM. */
 int pmt_agg_totals__copy(const struct pmt_agg_totals *t, struct pmt_agg_entries *out);

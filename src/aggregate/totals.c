@@ -81,6 +81,8 @@ int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
 			return 0;
 		}
 	}
+	if (t->limit && e->n >= t->limit)
+		return -ENOSPC;
 	if (e->n == e->cap) {
 		size_t nc = e->cap ? e->cap * 2 : 256;
 		struct pmt_agg_entry *v = realloc(e->v, nc * sizeof(*v));

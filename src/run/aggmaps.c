@@ -49,6 +49,7 @@ struct pmt_aggmaps {
 	struct pmt_stack_copies copies;
 	uint64_t new_at_drain; /* PMT_STAT_AGG_NEW when last drained */
 	uint64_t lost_stacks;  /* samples whose stack's key another stack had */
+	uint64_t lost_keys;    /* samples of new keys past the totals' bound */
 	/* scratch of a drain */
 	struct pmt_agg_cache *cache;
 	struct pmt_agg_val *pc;
@@ -89,6 +90,8 @@ struct pmt_aggmaps *pmt_aggmaps__new(struct pmtrace_bpf *skel, struct pmt_agg *a
 	pmt_agg__maps(agg, &mm);
 	m->hash = !mm.flat_slots;
 	m->stacks = stacks;
+	/* the totals' bound: a long run's keys, not all it could ever see */
+	m->totals.limit = (size_t)mm.hash_entries * PMT_TOTALS_PER_KEY;
 	if (m->ncpu <= 0 || !(m->pc = calloc((size_t)m->ncpu, sizeof(*m->pc))) ||
 	    !(m->cache = calloc((size_t)m->ncpu, sizeof(*m->cache))))
 		goto fail;
@@ -477,6 +480,10 @@ static int drain(struct pmt_aggmaps *m)
 			m->lost_stacks += e->val.count;
 		e->key.pad = 0;
 		err = pmt_agg_totals__add(&m->totals, e);
+		if (err == -ENOSPC) {
+			m->lost_keys += e->val.count;
+			err = 0;
+		}
 	}
 	if (!err)
 		err = m->err;
@@ -647,4 +654,9 @@ int pmt_aggmaps__poll(struct pmt_aggmaps *m)
 uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m)
 {
 	return m ? m->lost_stacks : 0;
+}
+
+uint64_t pmt_aggmaps__lost_keys(struct pmt_aggmaps *m)
+{
+	return m ? m->lost_keys : 0;
 }

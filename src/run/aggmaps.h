@@ -36,5 +36,9 @@ int pmt_aggmaps__poll(struct pmt_aggmaps *m);
  * stack already copied (two stacks of one owner with the same 32 bits of
  * hash, one of them gone from the kernel's table). */
 uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m);
+/* The totals hold PMT_TOTALS_PER_KEY keys per --max-keys at most: the
+ * samples of new keys past that, dropped. */
+#define PMT_TOTALS_PER_KEY 64
+uint64_t pmt_aggmaps__lost_keys(struct pmt_aggmaps *m);
 
 #endif

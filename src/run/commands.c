@@ -259,6 +259,12 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "
 			 "table",
 			 (unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
+	if (pmt_aggmaps__lost_keys(s->aggmaps))
+		pmt_warn("%llu aggregation updates dropped: the totals hold %llu keys at most "
+			 "(%d per --max-keys)",
+			 (unsigned long long)pmt_aggmaps__lost_keys(s->aggmaps),
+			 (unsigned long long)s->opts->agg.max_keys * PMT_TOTALS_PER_KEY,
+			 PMT_TOTALS_PER_KEY);
 	if (st[PMT_STAT_AGG_FULL])
 		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
 			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);

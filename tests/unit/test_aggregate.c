@@ -298,6 +298,13 @@ TEST(agg_totals_merge_across_drains)
 		ASSERT_EQ(snap.v[i].val.count, pid == 4 ? 4 : pid == 5 ? 1 : 3);
 	}
 	pmt_agg_entries__free(&snap);
+	/* a bound: known keys still merge, new ones are refused */
+	t.limit = 5001;
+	e = entry(6, 1, 0, 0);
+	ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	e = entry(9, 1, 0, 0);
+	ASSERT_EQ(pmt_agg_totals__add(&t, &e), -ENOSPC);
+	ASSERT_EQ(t.e.n, 5001);
 	pmt_agg_totals__free(&t);
 }
 
