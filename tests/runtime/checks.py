@@ -455,13 +455,30 @@ def hist_vs_bpftrace(argv):
     print(f"    {total} buckets equal to bpftrace's", file=sys.stderr)
 
 
-def payload_lines(path, comm):
-    """(event, payload) of the text lines whose comm is comm, sorted."""
+PAYLOAD = re.compile(r"^ *(\S+) +(?:\d+/)?(\d+) +\[\d+\] +[\d.]+: +([\w:]+): ?(.*)$")
+
+
+def comm_tids(paths, comm):
+    """The threads shown as comm in any of the text outputs."""
+    tids = set()
+    for path in paths:
+        for line in open(path, errors="replace"):
+            m = PAYLOAD.match(line.rstrip("\n"))
+            if m and m.group(1) == comm:
+                tids.add(m.group(2))
+    return tids
+
+
+def payload_lines(path, tids):
+    """(event, payload) of the text lines of threads tids, sorted. By
+    thread, not by comm: an event at an exec (an interrupt's, between the
+    comm's change and perf's record of it) can show the old comm in perf
+    and the new one in pmtrace."""
     out = []
     for line in open(path, errors="replace"):
-        m = re.match(r"^ *(\S+) +[0-9/]+ +\[\d+\] +[\d.]+: +([\w:]+): ?(.*)$", line.rstrip("\n"))
-        if m and m.group(1) == comm:
-            out.append((m.group(2), m.group(3).rstrip()))
+        m = PAYLOAD.match(line.rstrip("\n"))
+        if m and m.group(2) in tids:
+            out.append((m.group(3), m.group(4).rstrip()))
     return sorted(out)
 
 
@@ -472,7 +489,8 @@ def rows_diff(ours, theirs):
 
 
 def payload_vs_perf_script(argv):
-    ours, theirs = payload_lines(argv[1], argv[3]), payload_lines(argv[2], argv[3])
+    tids = comm_tids(argv[1:3], argv[3])
+    ours, theirs = payload_lines(argv[1], tids), payload_lines(argv[2], tids)
     events = sorted({e for e, _ in ours})
     # perf names no module symbol where it cannot read the modules (the
     # guests): there it prints the address; accept our name for exactly
