@@ -36,7 +36,7 @@ test_agg_count_by_comm() {
 
 # bpftrace as the oracle, both attached to the same run of the mixer
 test_agg_vs_bpftrace() {
-	requires bpftrace || return
+	requires bpftrace userspace || return
 	local ours=$WORK/ours.txt theirs=$WORK/bt.txt err=$WORK/agg.err
 	# BEGIN runs once every probe is attached ("Attaching" comes before);
 	# line-buffered, as -o FILE is written only at exit
@@ -171,7 +171,7 @@ test_agg_hist_negative() {
 # negative values, below and above an --lhist range, 400 linear buckets,
 # and histograms keyed by pid.
 test_hist_vs_bpftrace() {
-	requires bpftrace || return
+	requires bpftrace userspace || return
 	local bt=$WORK/bt.txt n=2000 i p pids=() ready
 	stdbuf -oL bpftrace -e "BEGIN { printf(\"ready\\n\"); }
 		uprobe:$CALLS:pmt_ut_neg { @neg = hist((int64)arg0); }

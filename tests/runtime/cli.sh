@@ -144,6 +144,7 @@ TABLE
 
 test_bad_inputs() {
 	local re args n=0
+	requires userspace || return
 	while IFS='|' read -r re args; do
 		re=${re% }
 		eval "set -- $args"

@@ -40,11 +40,13 @@ test_python_recursion() {
 }
 
 test_python_generator() {
+	requires userspace || return
 	pyframes gen 200 "<module>:53;gen:29;f:12-13"
 }
 
 # sorted() (C) calls the key function: a second call of the eval loop
 test_python_c_callback() {
+	requires userspace || return
 	pyframes keyed 300 "keyed:33;keyed.<locals>.<lambda>:33;f:12-13" 0.8
 }
 

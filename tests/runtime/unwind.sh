@@ -230,7 +230,7 @@ test_demangle_rust() {
 # and lines alike. Folded and pprof carry them; --no-inline drops them.
 test_inline_frames_vs_addr2line() {
 	local run=("$TP/sorter" 300000)
-	requires go || return
+	requires go userspace || return
 	"$PMT" -q --no-demangle --json -e cpu-clock --freq 499 --stack user -o "$WORK/s.json" -- "${run[@]}" >/dev/null ||
 		return 1
 	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$WORK/s.folded" -- "${run[@]}" >/dev/null || return 1

@@ -44,7 +44,7 @@ test_usdt_aggregations() {
 # the program's own value; its empty string key is @[], ours @[""] (a key
 # is quoted when it is empty or holds a space, '"' or '=').
 test_usdt_vs_bpftrace() {
-	requires bpftrace || return
+	requires bpftrace userspace || return
 	bpftrace -e "usdt:$UP:pmt:args { @s = sum(arg0); @u = sum(arg1); @w[str(arg2)] = count(); }" \
 		-c "$UP 40" >"$WORK/bt.txt" 2>&1 || { cat "$WORK/bt.txt" >&2; return 1; }
 	grep -q '^@s: 18446744073709550796$' "$WORK/bt.txt" || { cat "$WORK/bt.txt" >&2; fail "bpftrace's sum"; return 1; }
