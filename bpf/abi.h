@@ -295,6 +295,12 @@ struct pmt_agg_cslot {
 	__s64 base_sum;
 };
 
+/* pmt_agg_busy: programs inside an update of the hash, one CPU's */
+struct pmt_agg_busy {
+	__u32 n;
+	__u32 pad[15]; /* a cache line a CPU */
+};
+
 struct pmt_agg_cache {
 	struct pmt_agg_cslot slot[PMT_AGG_CACHE];
 };

@@ -55,6 +55,15 @@ struct {
  */
 volatile __u32 pmt_agg_gen __weak = 0;
 
+/*
+ * Programs inside an update of the hash, per CPU (a cache line each):
+ * raised before pmt_agg_gen is read, lowered after the last write. The
+ * loader flips pmt_agg_gen, then waits until each CPU's count is 0: both
+ * sides write, fence, then read the other's (the raise is an atomic add,
+ * a full fence), so a program either is counted or reads the new half.
+ */
+struct pmt_agg_busy pmt_agg_busy[PMT_MAX_CPUS] __weak SEC(".bss");
+
 /* No --by keys: no hash at all. Slot bucket + 1 of a per-CPU array (sized
  * by the loader: 2, or every bucket of the histogram). */
 const volatile bool pmt_agg_keyless __weak = false;
@@ -200,17 +209,16 @@ static __always_inline void pmt_agg_writeback(struct pmt_agg_cslot *slot)
 	val->sum += slot->val.sum - slot->base_sum;
 }
 
-/* Add v under key k (its data filled, in pmt_key_buf): the bucket set
- * here, through the per-CPU cache. */
-static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, struct pmt_agg_key *k,
-					       __s64 v)
+/* Add v under key k in the hash's half gen, through its cache. */
+static __always_inline void pmt_agg_update_gen(const struct pmt_agg_cfg *a, struct pmt_agg_key *k,
+					       __s64 v, __u32 gen)
 {
 	struct pmt_agg_val zero = {}, *val;
 	struct pmt_agg_cache *cache;
 	struct pmt_agg_cslot *slot;
-	__u32 gen = pmt_agg_gen & 1, i;
 	const __u64 *w;
 	__u64 sum = 0;
+	__u32 i;
 
 	cache = bpf_map_lookup_elem(&pmt_agg_cache, &gen);
 	if (!cache)
@@ -255,6 +263,20 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
 	if (!slot->val.count)
 		slot->val.min = slot->val.max = v;
 	pmt_agg_add(&slot->val, v);
+}
+
+/* Add v under key k (its data filled, in pmt_key_buf): the bucket set
+ * here, in the half the loader does not drain (pmt_agg_busy). */
+static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, struct pmt_agg_key *k,
+					       __s64 v)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu >= PMT_MAX_CPUS)
+		return;
+	__sync_fetch_and_add(&pmt_agg_busy[cpu].n, 1);
+	pmt_agg_update_gen(a, k, v, pmt_agg_gen & 1);
+	__sync_fetch_and_add(&pmt_agg_busy[cpu].n, -1);
 }
 
 static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,

@@ -138,6 +138,31 @@ static int sync_programs(struct pmt_aggmaps *m)
 	return bpf_map_update_elem(m->sync_outer, &zero, &m->sync_inner, BPF_ANY) ? -errno : 0;
 }
 
+/*
+ * After pmt_agg_gen was flipped: return once no program can still write
+ * the old half. Each CPU's count of programs inside an update
+ * (bpf/aggregate.bpf.h pmt_agg_busy) is read after a fence that follows
+ * the flip; a program is either counted there or reads the new half. Its
+ * updates take microseconds; one preempted inside (a uprobe's, an
+ * fentry's) is waited for, up to a second, then the kernel's grace
+ * period is (which can take seconds on a loaded machine: keys would pile
+ * up meanwhile).
+ */
+static int wait_programs(struct pmt_aggmaps *m)
+{
+	volatile struct pmt_agg_busy *busy = m->skel->bss->pmt_agg_busy;
+	int cpu, spins;
+
+	__sync_synchronize();
+	for (cpu = 0; cpu < m->ncpu && cpu < PMT_MAX_CPUS; cpu++)
+		for (spins = 0; busy[cpu].n; spins++) {
+			if (spins >= 10000)
+				return sync_programs(m);
+			usleep(100);
+		}
+	return 0;
+}
+
 /* A stored stack's frames (innermost first) into ips and its check word;
  * how many frames, -1 when the kernel holds no stack under key. */
 static int kernel_stack(struct pmt_aggmaps *m, uint64_t key, uint64_t *ips, uint64_t *check)
@@ -463,7 +488,7 @@ static int drain(struct pmt_aggmaps *m)
 	/* keys made from here on count toward the next drain */
 	m->new_at_drain = stat_sum(m, PMT_STAT_AGG_NEW);
 	m->skel->bss->pmt_agg_gen = m->old ^ 1;
-	if ((err = sync_programs(m)))
+	if ((err = wait_programs(m)))
 		return err;
 	z = m->old;
 	if (bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_agg_cache), &z, m->cache))
