@@ -39,6 +39,20 @@ test_usdt_aggregations() {
 	expect_eq "lhist of arg3: 10 in each of 4 buckets" "$out" 4
 }
 
+# --stack on a USDT probe: every one of the 40 firings in a stack through
+# main to fire_one (the probe's site), streamed and folded alike.
+test_usdt_stack() {
+	local n
+	"$PMT" -q --usdt "$UP:pmt:args" --stack user --folded -o "$WORK/u.folded" -- "$UP" 40 >/dev/null ||
+		return 1
+	n=$(awk '/;main;.*fire_one( \(inlined\))? [0-9]+$/ { n += $NF } END { print n + 0 }' "$WORK/u.folded")
+	expect_eq "firings in stacks through main to fire_one" "$n" 40 || { cat "$WORK/u.folded" >&2; return 1; }
+	"$PMT" -q --usdt "$UP:pmt:args" --stack user -o "$WORK/u.txt" -- "$UP" 40 >/dev/null || return 1
+	expect_eq "streamed records with fire_one then main below" \
+		"$(awk '/pmt:args:/ { if (st == 2) n++; st = 0; next } / fire_one(\+|$)/ && !st { st = 1 } / main\+/ && st == 1 { st = 2 }
+			END { if (st == 2) n++; print n + 0 }' "$WORK/u.txt")" 40
+}
+
 # bpftrace 0.17 on the same probe: the same counts and strings; its sum of a
 # signed argument prints as unsigned 64-bit (2^64 - 820), ours as -820,
 # the program's own value; its empty string key is @[], ours @[""] (a key
