@@ -49,10 +49,16 @@ test_stat_text_as_perf() {
 # (its copied pages) is counted, so a command that faults little shows
 # what perf stat shows.
 test_stat_counts_from_exec() {
-	local p q
-	p=$("$PMT" --stat --json -e page-faults -- true | sed -n 's/.*"counter-value":"\([0-9]*\).*/\1/p')
-	q=$(perf stat -x, -e page-faults -- true 2>&1 >/dev/null | cut -d, -f1)
-	note "true: $p page faults (perf stat: $q)"
+	local p q i v
+	# the least of three runs each: a run of true now and then takes a
+	# few faults more than its usual (seen: 52 against a usual 48-50)
+	for i in 1 2 3; do
+		v=$("$PMT" --stat --json -e page-faults -- true | sed -n 's/.*"counter-value":"\([0-9]*\).*/\1/p')
+		[ -n "$v" ] && { [ -z "$p" ] || [ "$v" -lt "$p" ]; } && p=$v
+		v=$(perf stat -x, -e page-faults -- true 2>&1 >/dev/null | cut -d, -f1)
+		[ -n "$v" ] && { [ -z "$q" ] || [ "$v" -lt "$q" ]; } && q=$v
+	done
+	note "true: $p page faults (perf stat: $q), the least of 3 runs each"
 	# what a forked pmtrace touches before exec would add to ours
 	# more; a guest's runs of true differ by a few either way (seen: 57
 	# against 62, 63 against 59)
