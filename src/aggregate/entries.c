@@ -56,15 +56,9 @@ int pmt_agg_entries__add(struct pmt_agg_entries *v, const struct pmt_agg_key *ke
 	int c;
 
 	apply_cache(cache, key, pc, ncpu);
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-
-		e = realloc(v->v, nc * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		v->v = e;
-		v->cap = nc;
-	}
+	if (!(e = pmt_grow(v->v, &v->cap, v->n, sizeof(*e), 256)))
+		return -ENOMEM;
+	v->v = e;
 	e = &v->v[v->n];
 	memset(e, 0, sizeof(*e));
 	e->key = *key;

@@ -66,6 +66,7 @@ static uint64_t entry_hash(const void *ctx, size_t i)
 int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
 {
 	struct pmt_agg_entries *e = &t->e;
+	struct pmt_agg_entry *v;
 	size_t j;
 	int err;
 
@@ -83,15 +84,9 @@ int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
 	}
 	if (t->limit && e->n >= t->limit)
 		return -ENOSPC;
-	if (e->n == e->cap) {
-		size_t nc = e->cap ? e->cap * 2 : 256;
-		struct pmt_agg_entry *v = realloc(e->v, nc * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		e->v = v;
-		e->cap = nc;
-	}
+	if (!(v = pmt_grow(e->v, &e->cap, e->n, sizeof(*v), 256)))
+		return -ENOMEM;
+	e->v = v;
 	e->v[e->n] = *x;
 	e->v[e->n].idle = false;
 	t->index[j] = (uint32_t)++e->n;
@@ -164,15 +159,9 @@ int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t che
 		return have->check == check ? 0 : -EEXIST;
 	if (s->cap < 2 * (s->n + 1) && (err = reindex(&s->index, &s->cap, s->n, copy_hash, s)))
 		return err;
-	if (s->n == s->vcap) {
-		size_t nc = s->vcap ? s->vcap * 2 : 256;
-
-		c = realloc(s->v, nc * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		s->v = c;
-		s->vcap = nc;
-	}
+	if (!(c = pmt_grow(s->v, &s->vcap, s->n, sizeof(*c), 256)))
+		return -ENOMEM;
+	s->v = c;
 	c = &s->v[s->n];
 	c->ips = malloc((n ? n : 1) * sizeof(*ips));
 	if (!c->ips)

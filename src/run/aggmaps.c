@@ -295,7 +295,8 @@ static int read_key(void *ctx, const void *key)
 	return r->fn(r->m, key);
 }
 
-/* fn for each key of the hash, its CPUs' values in m->pc. */
+/* fn for each key of the hash, its CPUs' values in m->pc (the drain's
+ * take_key: what a failed batch took is dropped before the walk). */
 static int read_hash(struct pmt_aggmaps *m, each_entry_fn fn)
 {
 	struct key_read r = {m, fn};
@@ -303,6 +304,9 @@ static int read_hash(struct pmt_aggmaps *m, each_entry_fn fn)
 
 	if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP)
 		return err;
+	/* a batch may have failed half-way: what it took is taken again */
+	pmt_agg_entries__free(&m->got);
+	m->ndead = 0;
 	return walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), read_key, &r);
 }
 
@@ -330,15 +334,11 @@ static uint64_t copy_stack(void *ctx, bool user, uint64_t v)
 
 static int add_dead(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
 {
-	if (m->ndead == m->deadcap) {
-		size_t nc = m->deadcap ? m->deadcap * 2 : 1024;
-		struct pmt_agg_key *d = realloc(m->dead, nc * sizeof(*d));
+	struct pmt_agg_key *d = pmt_grow(m->dead, &m->deadcap, m->ndead, sizeof(*d), 1024);
 
-		if (!d)
-			return -ENOMEM;
-		m->dead = d;
-		m->deadcap = nc;
-	}
+	if (!d)
+		return -ENOMEM;
+	m->dead = d;
 	m->dead[m->ndead++] = *key;
 	return 0;
 }
@@ -379,17 +379,13 @@ struct refs {
 
 static void add_ref(struct refs *r, uint64_t v)
 {
-	if (r->n == r->cap) {
-		size_t nc = r->cap ? r->cap * 2 : 1024;
-		uint64_t *p = realloc(r->v, nc * sizeof(*p));
+	uint64_t *p = pmt_grow(r->v, &r->cap, r->n, sizeof(*p), 1024);
 
-		if (!p) {
-			r->err = -ENOMEM;
-			return;
-		}
-		r->v = p;
-		r->cap = nc;
+	if (!p) {
+		r->err = -ENOMEM;
+		return;
 	}
+	r->v = p;
 	r->v[r->n++] = v;
 }
 
@@ -571,6 +567,7 @@ static void note_exited(void *ctx, bool user, uint64_t v)
 static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 {
 	struct gc *g = ctx;
+	struct pmt_agg_key *p;
 
 	if (!idle) {
 		g->exited = false;
@@ -578,15 +575,10 @@ static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 		if (!g->exited)
 			return false;
 	}
-	if (g->n == g->cap) {
-		size_t nc = g->cap ? g->cap * 2 : 256;
-		struct pmt_agg_key *p = realloc(g->gone, nc * sizeof(*p));
-
-		if (!p)
-			return false; /* kept until the next print */
-		g->gone = p;
-		g->cap = nc;
-	}
+	p = pmt_grow(g->gone, &g->cap, g->n, sizeof(*p), 256);
+	if (!p)
+		return false; /* kept until the next print */
+	g->gone = p;
 	g->gone[g->n++] = *k;
 	return true;
 }
