@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include "output/symbols.h"
 #include "run/aggmaps.h"
+#include "run/percpu.h"
 #include "util/log.h"
 #include "pmtrace.skel.h"
 
@@ -60,19 +61,6 @@ struct pmt_aggmaps {
 	bool conflict;
 	int err;
 };
-
-static uint64_t stat_sum(struct pmt_aggmaps *m, enum pmt_stat which)
-{
-	uint64_t *v = calloc((size_t)m->ncpu, sizeof(*v)), sum = 0;
-	uint32_t key = which;
-	int c;
-
-	if (v && !bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_stats), &key, v))
-		for (c = 0; c < m->ncpu; c++)
-			sum += v[c];
-	free(v);
-	return sum;
-}
 
 struct pmt_aggmaps *pmt_aggmaps__new(struct pmtrace_bpf *skel, struct pmt_agg *agg, bool stacks)
 {
@@ -482,7 +470,7 @@ static int drain(struct pmt_aggmaps *m)
 		return 0;
 	m->old = m->skel->bss->pmt_agg_gen & 1;
 	/* keys made from here on count toward the next drain */
-	m->new_at_drain = stat_sum(m, PMT_STAT_AGG_NEW);
+	m->new_at_drain = pmt_percpu__sum(m->skel->maps.pmt_stats, PMT_STAT_AGG_NEW);
 	m->skel->bss->pmt_agg_gen = m->old ^ 1;
 	if ((err = wait_programs(m)))
 		return err;
@@ -660,7 +648,8 @@ int pmt_aggmaps__poll(struct pmt_aggmaps *m)
 	uint64_t keys = bpf_map__max_entries(m->skel->maps.pmt_agg);
 	int err = 0;
 
-	if (!m->hash || stat_sum(m, PMT_STAT_AGG_NEW) - m->new_at_drain < keys / 2)
+	if (!m->hash ||
+	    pmt_percpu__sum(m->skel->maps.pmt_stats, PMT_STAT_AGG_NEW) - m->new_at_drain < keys / 2)
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	err = drain(m);

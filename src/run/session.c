@@ -19,6 +19,7 @@
 #include "util/log.h"
 #include "filter/filter.h"
 #include "run/aggmaps.h"
+#include "run/percpu.h"
 #include "run/session.h"
 #include "util/strutil.h"
 #include "output/symbols.h"
@@ -487,38 +488,14 @@ void pmt_session__detach(struct pmt_session *s)
 	pmtrace_bpf__detach(s->skel);
 }
 
-/* Each possible CPU's value of a per-CPU u64 counter (malloc'd), or NULL. */
-static uint64_t *percpu_vals(struct bpf_map *map, __u32 key)
-{
-	int n = libbpf_num_possible_cpus();
-	uint64_t *vals = n > 0 ? calloc((size_t)n, sizeof(*vals)) : NULL;
-
-	if (vals && bpf_map_lookup_elem(bpf_map__fd(map), &key, vals)) {
-		free(vals);
-		return NULL;
-	}
-	return vals;
-}
-
-static uint64_t percpu_sum(struct bpf_map *map, __u32 key)
-{
-	uint64_t *vals = percpu_vals(map, key), sum = 0;
-	int i, n = libbpf_num_possible_cpus();
-
-	for (i = 0; vals && i < n; i++)
-		sum += vals[i];
-	free(vals);
-	return sum;
-}
-
 uint64_t *pmt_session__stat_cpus(struct pmt_session *s, enum pmt_stat which)
 {
-	return s->skel ? percpu_vals(s->skel->maps.pmt_stats, which) : NULL;
+	return s->skel ? pmt_percpu__vals(s->skel->maps.pmt_stats, which) : NULL;
 }
 
 uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
 {
-	return s->skel ? percpu_sum(s->skel->maps.pmt_stats, which) : 0;
+	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_stats, which) : 0;
 }
 
 /* Events the kernel ran none of our programs for: it runs no tracing
@@ -555,12 +532,13 @@ uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id)
 {
 	if (!s->agg)
 		return s->probes.v[id].events;
-	return s->skel ? percpu_sum(s->skel->maps.pmt_hits, id) : 0;
+	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_hits, id) : 0;
 }
 
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)
 {
-	return s->skel && s->probes.v[id].filter ? percpu_sum(s->skel->maps.pmt_filtered, id) : 0;
+	return s->skel && s->probes.v[id].filter ? pmt_percpu__sum(s->skel->maps.pmt_filtered, id)
+						 : 0;
 }
 
 void pmt_session__free(struct pmt_session *s)
