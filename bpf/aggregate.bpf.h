@@ -122,11 +122,11 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 		const struct pmt_key_part *kp = &a->keys[i];
 		__u32 at = kp->at;
 
-		if (i >= a->nkeys)
+		if (i >= a->nkeys || i >= pmt_agg_nparts)
 			break;
-		if (kp->kind == PMT_KEY_STR_) {
+		if (pmt_uses_key(PMT_KEY_STR_) && kp->kind == PMT_KEY_STR_) {
 			/* the task's comm comes NUL-padded: straight in */
-			if (kp->o.src == PMT_FSRC_COMM) {
+			if (pmt_uses_src(PMT_FSRC_COMM) && kp->o.src == PMT_FSRC_COMM) {
 				struct task_struct *t = bpf_get_current_task_btf();
 
 				PMT_KEY_WORD(k, at) = *(__u64 *)&t->comm[0];
@@ -147,17 +147,20 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 			}
 			continue;
 		}
-		PMT_KEY_WORD(k, at) = kp->kind == PMT_KEY_PROBE	    ? probe_id
-				      : kp->kind == PMT_KEY_COUNTER ? c->counter
-								    : pmt_fetch_num(&kp->o, c);
+		if (pmt_uses_key(PMT_KEY_PROBE) && kp->kind == PMT_KEY_PROBE)
+			PMT_KEY_WORD(k, at) = probe_id;
+		else if (pmt_uses_key(PMT_KEY_COUNTER) && kp->kind == PMT_KEY_COUNTER)
+			PMT_KEY_WORD(k, at) = c->counter;
+		else
+			PMT_KEY_WORD(k, at) = pmt_fetch_num(&kp->o, c);
 	}
 }
 
 static __always_inline __s32 pmt_agg_bucket(const struct pmt_agg_cfg *a, __s64 v)
 {
-	if (a->kind == PMT_AGG_HIST)
+	if (pmt_uses_agg(PMT_AGG_HIST) && a->kind == PMT_AGG_HIST)
 		return pmt_log2_bucket(v);
-	if (a->kind != PMT_AGG_LHIST)
+	if (!pmt_uses_agg(PMT_AGG_LHIST) || a->kind != PMT_AGG_LHIST)
 		return 0;
 	if (v < a->lmin)
 		return -1;
@@ -331,7 +334,10 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 		(*hits)++;
 	switch (cfg->action) {
 	case PMT_ACT_AGG:
-		pmt_agg_update(a, c, probe_id, a->kind == PMT_AGG_COUNT ? 0 : pmt_agg_value(a, c));
+		pmt_agg_update(a, c, probe_id,
+			       pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT
+				       ? 0
+				       : pmt_agg_value(a, c));
 		return;
 	case PMT_ACT_LAT_START:
 		lk.match = pmt_fetch_num(&a->match, c);

@@ -27,6 +27,22 @@ const volatile bool pmt_use_agg __weak = true;
 const volatile bool pmt_use_stream __weak = true;
 /* Does this probe aggregate (else it streams)? */
 #define pmt_aggregates(cfg) (pmt_use_agg && (!pmt_use_stream || (cfg)->action != PMT_ACT_STREAM))
+/* The operand sources (bit PMT_FSRC_*), key kinds (bit PMT_KEY_*),
+ * filter comparisons (bit PMT_FOP_*) and aggregations (bit PMT_AGG_*)
+ * the session's probes use, and the
+ * most --by parts a probe has: the code serving any other is dropped
+ * before it is verified (an aggregation by comm checks 1 key part of one
+ * kind, not 4 of every kind, the combinations of which were ~80% of the
+ * verifier's time). */
+const volatile __u32 pmt_srcs_used __weak = ~0u;
+const volatile __u32 pmt_key_kinds __weak = ~0u;
+const volatile __u32 pmt_fops_used __weak = ~0u;
+const volatile __u32 pmt_agg_kinds __weak = ~0u; /* bit PMT_AGG_* */
+const volatile __u32 pmt_agg_nparts __weak = PMT_AGG_KEYS;
+#define pmt_uses_src(src) (pmt_srcs_used & (1u << (src)))
+#define pmt_uses_key(kind) (pmt_key_kinds & (1u << (kind)))
+#define pmt_uses_fop(op) (pmt_fops_used & (1u << (op)))
+#define pmt_uses_agg(kind) (pmt_agg_kinds & (1u << (kind)))
 /* The probe id when the session has one probe, else -1: a constant the
  * verifier folds, so one-probe sessions skip the cookie helper. */
 const volatile __s32 pmt_only_probe __weak = -1;

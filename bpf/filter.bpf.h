@@ -38,6 +38,9 @@ static __always_inline __u64 pmt_load_sized(const __u8 *p, __u8 size, bool sign)
  * context further than the tracepoint's record, and the verifier sees
  * only the loads below this bound. */
 const volatile __u32 pmt_ctx_words __weak = 0;
+/* ... and the words the session's operands load (bit w, set at load):
+ * the verifier then follows one load a field, not one a word */
+const volatile __u32 pmt_ctx_used __weak = ~0u;
 
 /* asm: clang would otherwise merge the loads into one through a computed
  * pointer, which the verifier refuses for a context */
@@ -50,53 +53,53 @@ const volatile __u32 pmt_ctx_words __weak = 0;
 
 #define PMT_CTX_NONE (~0ULL) /* not loadable: no u32 reads as this */
 
-/* Each load guarded by its own constant offset against the rodata bound:
- * a verifier then drops it without having to remember bounds on w. */
-#define PMT_CTX_CASE(w, off) \
-	case w: return w < pmt_ctx_words ? PMT_CTX_LOAD(ctx, off) : PMT_CTX_NONE
+/* Each load guarded by the rodata first, then by its constant word: the
+ * verifier drops the words the session does not load without a branch on
+ * w (a switch would have it follow every word to the fallback below). */
+#define PMT_CTX_CASE(w, off)                                            \
+	if ((pmt_ctx_used & (1u << w)) && w < pmt_ctx_words && wv == w) \
+	return PMT_CTX_LOAD(ctx, off)
 
 /*
- * 4-byte word w of a tracepoint's raw record, straight from the context:
+ * 4-byte word wv of a tracepoint's raw record, straight from the context:
  * a load at a constant offset (the verifier takes no other kind of
  * context access), where a copy would cost a bpf_probe_read_kernel call.
  * Only the tracepoint program defines PMT_RAW_CTX: other programs'
  * contexts are registers or function arguments. Words 0 and 1 are the
  * kernel's (common fields, not readable).
  */
-static __always_inline __u64 pmt_ctx_u32(void *ctx, __u32 w)
+static __always_inline __u64 pmt_ctx_u32(void *ctx, __u32 wv)
 {
-	switch (w) {
-		PMT_CTX_CASE(2, 8);
-		PMT_CTX_CASE(3, 12);
-		PMT_CTX_CASE(4, 16);
-		PMT_CTX_CASE(5, 20);
-		PMT_CTX_CASE(6, 24);
-		PMT_CTX_CASE(7, 28);
-		PMT_CTX_CASE(8, 32);
-		PMT_CTX_CASE(9, 36);
-		PMT_CTX_CASE(10, 40);
-		PMT_CTX_CASE(11, 44);
-		PMT_CTX_CASE(12, 48);
-		PMT_CTX_CASE(13, 52);
-		PMT_CTX_CASE(14, 56);
-		PMT_CTX_CASE(15, 60);
-		PMT_CTX_CASE(16, 64);
-		PMT_CTX_CASE(17, 68);
-		PMT_CTX_CASE(18, 72);
-		PMT_CTX_CASE(19, 76);
-		PMT_CTX_CASE(20, 80);
-		PMT_CTX_CASE(21, 84);
-		PMT_CTX_CASE(22, 88);
-		PMT_CTX_CASE(23, 92);
-		PMT_CTX_CASE(24, 96);
-		PMT_CTX_CASE(25, 100);
-		PMT_CTX_CASE(26, 104);
-		PMT_CTX_CASE(27, 108);
-		PMT_CTX_CASE(28, 112);
-		PMT_CTX_CASE(29, 116);
-		PMT_CTX_CASE(30, 120);
-		PMT_CTX_CASE(31, 124);
-	}
+	PMT_CTX_CASE(2, 8);
+	PMT_CTX_CASE(3, 12);
+	PMT_CTX_CASE(4, 16);
+	PMT_CTX_CASE(5, 20);
+	PMT_CTX_CASE(6, 24);
+	PMT_CTX_CASE(7, 28);
+	PMT_CTX_CASE(8, 32);
+	PMT_CTX_CASE(9, 36);
+	PMT_CTX_CASE(10, 40);
+	PMT_CTX_CASE(11, 44);
+	PMT_CTX_CASE(12, 48);
+	PMT_CTX_CASE(13, 52);
+	PMT_CTX_CASE(14, 56);
+	PMT_CTX_CASE(15, 60);
+	PMT_CTX_CASE(16, 64);
+	PMT_CTX_CASE(17, 68);
+	PMT_CTX_CASE(18, 72);
+	PMT_CTX_CASE(19, 76);
+	PMT_CTX_CASE(20, 80);
+	PMT_CTX_CASE(21, 84);
+	PMT_CTX_CASE(22, 88);
+	PMT_CTX_CASE(23, 92);
+	PMT_CTX_CASE(24, 96);
+	PMT_CTX_CASE(25, 100);
+	PMT_CTX_CASE(26, 104);
+	PMT_CTX_CASE(27, 108);
+	PMT_CTX_CASE(28, 112);
+	PMT_CTX_CASE(29, 116);
+	PMT_CTX_CASE(30, 120);
+	PMT_CTX_CASE(31, 124);
 	return PMT_CTX_NONE;
 }
 _Static_assert(PMT_CTX_DIRECT == 32 * 4, "pmt_ctx_u32 covers PMT_CTX_DIRECT bytes");
@@ -126,7 +129,10 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 	__u64 off;
 
 	switch (e->src) {
-	case PMT_FSRC_FIELD: off = e->off;
+	case PMT_FSRC_FIELD:
+		if (!pmt_uses_src(PMT_FSRC_FIELD))
+			break;
+		off = e->off;
 #ifdef PMT_RAW_CTX
 		if (e->flags & PMT_FFLAG_CTX)
 			return pmt_ctx_field(c->ctx, off, e->size, e->flags & PMT_FFLAG_SIGNED);
@@ -135,12 +141,13 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 		if (!c->rec || off > PMT_TP_STACK + 8)
 			return 0;
 		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
-	case PMT_FSRC_PID: return pmt_pid_tgid(c) >> 32;
-	case PMT_FSRC_TID: return (__u32)pmt_pid_tgid(c);
-	case PMT_FSRC_CPU: return bpf_get_smp_processor_id();
-	case PMT_FSRC_UID: return (__u32)bpf_get_current_uid_gid();
-	case PMT_FSRC_GID: return bpf_get_current_uid_gid() >> 32;
-	case PMT_FSRC_CGROUP: return bpf_get_current_cgroup_id();
+	case PMT_FSRC_PID: return pmt_uses_src(PMT_FSRC_PID) ? pmt_pid_tgid(c) >> 32 : 0;
+	case PMT_FSRC_TID: return pmt_uses_src(PMT_FSRC_TID) ? (__u32)pmt_pid_tgid(c) : 0;
+	case PMT_FSRC_CPU: return pmt_uses_src(PMT_FSRC_CPU) ? bpf_get_smp_processor_id() : 0;
+	case PMT_FSRC_UID: return pmt_uses_src(PMT_FSRC_UID) ? (__u32)bpf_get_current_uid_gid() : 0;
+	case PMT_FSRC_GID: return pmt_uses_src(PMT_FSRC_GID) ? bpf_get_current_uid_gid() >> 32 : 0;
+	case PMT_FSRC_CGROUP:
+		return pmt_uses_src(PMT_FSRC_CGROUP) ? bpf_get_current_cgroup_id() : 0;
 	}
 	return 0;
 }
@@ -156,17 +163,20 @@ static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e, struct p
 
 	switch (e->src) {
 	case PMT_FSRC_COMM:
+		if (!pmt_uses_src(PMT_FSRC_COMM))
+			return 0;
 		pmt_current_comm(buf);
 		len = PMT_COMM_LEN;
 		break;
 	case PMT_FSRC_FIELD_STR:
-		if (!c->rec || off > PMT_MAX_DATA - PMT_STR_MAX)
+		if (!pmt_uses_src(PMT_FSRC_FIELD_STR) || !c->rec ||
+		    off > PMT_MAX_DATA - PMT_STR_MAX)
 			return 0;
 		len = e->size < PMT_STR_MAX ? e->size : PMT_STR_MAX;
 		bpf_probe_read_kernel(buf, PMT_STR_MAX, c->rec + off);
 		break;
 	case PMT_FSRC_FIELD_DSTR:
-		if (!c->rec || off > PMT_MAX_DATA - 4)
+		if (!pmt_uses_src(PMT_FSRC_FIELD_DSTR) || !c->rec || off > PMT_MAX_DATA - 4)
 			return 0;
 		w = *(__u32 *)(c->rec + off);
 		start = w & 0xffff;
@@ -207,10 +217,16 @@ static __always_inline bool pmt_eval_num(const struct pmt_filter_entry *e, struc
 	__u64 v = pmt_fetch_num(&e->o, c);
 
 	switch (e->op) {
-	case PMT_FOP_EQ: return v == e->val;
-	case PMT_FOP_LT: return sign ? (__s64)v < (__s64)e->val : v < e->val;
-	case PMT_FOP_LE: return sign ? (__s64)v <= (__s64)e->val : v <= e->val;
-	case PMT_FOP_BAND: return v & e->val;
+	case PMT_FOP_EQ: return pmt_uses_fop(PMT_FOP_EQ) && v == e->val;
+	case PMT_FOP_LT:
+		if (!pmt_uses_fop(PMT_FOP_LT))
+			break;
+		return sign ? (__s64)v < (__s64)e->val : v < e->val;
+	case PMT_FOP_LE:
+		if (!pmt_uses_fop(PMT_FOP_LE))
+			break;
+		return sign ? (__s64)v <= (__s64)e->val : v <= e->val;
+	case PMT_FOP_BAND: return pmt_uses_fop(PMT_FOP_BAND) && (v & e->val);
 	}
 	return false;
 }
@@ -221,7 +237,7 @@ static __always_inline bool pmt_eval(const struct pmt_filter *f, const struct pm
 	struct pmt_fstr *str;
 	__u32 zero = 0, len;
 
-	if (e->op == PMT_FOP_MATCH) {
+	if (pmt_uses_fop(PMT_FOP_MATCH) && e->op == PMT_FOP_MATCH) {
 		str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
 		if (!str)
 			return false;
@@ -261,7 +277,7 @@ static __always_inline bool pmt_filter_run(const struct pmt_filter *f, struct pm
 	 * filter (pid == 1) then pays for no call at all (a call and its
 	 * return cost as much as the comparison's helper here). Patterns
 	 * stay in the callback, verified once. */
-	if (e->op != PMT_FOP_MATCH)
+	if (!pmt_uses_fop(PMT_FOP_MATCH) || e->op != PMT_FOP_MATCH)
 		w.idx = pmt_eval_num(e, c) ? e->t : e->f;
 	else
 		pmt_walk_step(0, &w);

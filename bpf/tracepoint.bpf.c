@@ -31,6 +31,10 @@ static __always_inline void pmt_tp_copy(struct pmt_event *e, __u64 size, void *c
 	bpf_probe_read_kernel(e->data, size, ctx);
 }
 
+/* The most __data_loc and __rel_loc fields a probe's record has (set at
+ * load): the loop below is checked that many times, not PMT_MAX_DYN. */
+const volatile __u32 pmt_tp_max_dyn __weak = PMT_MAX_DYN;
+
 /* Dynamic data follows the fixed fields: where the last __data_loc or
  * __rel_loc area of the copied record e ends (at most PMT_MAX_DATA). */
 static __always_inline __u64 pmt_tp_dyn_end(const struct pmt_probe_cfg *cfg,
@@ -39,7 +43,7 @@ static __always_inline __u64 pmt_tp_dyn_end(const struct pmt_probe_cfg *cfg,
 	__u64 end = size;
 	__u32 i;
 
-	for (i = 0; i < PMT_MAX_DYN && i < cfg->n_dyn; i++) {
+	for (i = 0; i < PMT_MAX_DYN && i < pmt_tp_max_dyn && i < cfg->n_dyn; i++) {
 		__u64 off = PMT_DYN_OFF(cfg->dyn[i]), w, start;
 
 		if (off > PMT_MAX_DATA - 4)

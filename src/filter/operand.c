@@ -110,3 +110,43 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 	for (i = 0; i < NCOMMONS; i++)
 		pmt_buf__printf(b, " %s", commons[i].name);
 }
+
+static void operand_uses(struct pmt_uses *u, const struct pmt_operand *o)
+{
+	uint32_t w = o->off / 4;
+
+	u->srcs |= 1u << o->src;
+	if (o->src != PMT_FSRC_FIELD || !(o->flags & PMT_FFLAG_CTX) || w >= 32)
+		return;
+	u->ctx_words |= 1u << w;
+	if (o->size == 8 && w + 1 < 32)
+		u->ctx_words |= 1u << (w + 1);
+}
+
+void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t action,
+		   const struct pmt_agg_cfg *a, const struct pmt_format *fmt)
+{
+	uint32_t i, ndyn = 0;
+
+	for (i = 0; fmt && i < (uint32_t)fmt->nr_fields; i++)
+		ndyn += fmt->fields[i].kind == PMT_F_DSTR || fmt->fields[i].kind == PMT_F_DARRAY;
+	if (ndyn > u->ndyn)
+		u->ndyn = ndyn < PMT_MAX_DYN ? ndyn : PMT_MAX_DYN;
+	for (i = 0; f && i < f->n && i < PMT_FILTER_MAX; i++) {
+		operand_uses(u, &f->e[i].o);
+		u->fops |= 1u << f->e[i].op;
+	}
+	if (action == PMT_ACT_STREAM)
+		return;
+	u->agg_kinds |= 1u << a->kind;
+	if (action == PMT_ACT_AGG && a->kind != PMT_AGG_COUNT)
+		operand_uses(u, &a->value);
+	if (action == PMT_ACT_LAT_START || action == PMT_ACT_LAT_END)
+		operand_uses(u, &a->match);
+	for (i = 0; i < a->nkeys && i < PMT_AGG_KEYS; i++) {
+		operand_uses(u, &a->keys[i].o);
+		u->key_kinds |= 1u << a->keys[i].kind;
+	}
+	if (a->nkeys > u->nparts)
+		u->nparts = a->nkeys;
+}

@@ -131,3 +131,12 @@ void pmt_probes__free(struct pmt_probes *l)
 	l->v = NULL;
 	l->n = 0;
 }
+
+void pmt_probes__uses(const struct pmt_probes *l, struct pmt_uses *u)
+{
+	uint32_t i;
+
+	*u = (struct pmt_uses){0};
+	for (i = 0; i < l->n; i++)
+		pmt_uses__add(u, l->v[i].filter, l->v[i].action, &l->v[i].agg, l->v[i].fmt);
+}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "abi.h"
 #include "events/format.h"
+#include "filter/operand.h"
 #include "util/error.h"
 
 struct bpf_link;
@@ -52,5 +53,8 @@ void pmt_probes__unlink(struct pmt_probes *l);
  * waits for the kernel, see spawn_closer() in src/run/session.c)? */
 bool pmt_probes__linked(const struct pmt_probes *l);
 void pmt_probes__free(struct pmt_probes *l);
+
+/* What the probes' filters and aggregations use (filter/operand.h). */
+void pmt_probes__uses(const struct pmt_probes *l, struct pmt_uses *u);
 
 #endif

@@ -295,6 +295,20 @@ static void verifier_stats(struct pmt_session *s, bool before)
 	}
 }
 
+static void set_uses(struct pmt_session *s)
+{
+	struct pmt_uses u;
+
+	pmt_probes__uses(&s->probes, &u);
+	s->skel->rodata->pmt_srcs_used = u.srcs;
+	s->skel->rodata->pmt_key_kinds = u.key_kinds;
+	s->skel->rodata->pmt_fops_used = u.fops;
+	s->skel->rodata->pmt_agg_kinds = u.agg_kinds;
+	s->skel->rodata->pmt_agg_nparts = u.nparts;
+	s->skel->rodata->pmt_ctx_used = u.ctx_words;
+	s->skel->rodata->pmt_tp_max_dyn = u.ndyn;
+}
+
 int pmt_session__load(struct pmt_session *s)
 {
 	const struct pmt_provider *prov;
@@ -331,6 +345,7 @@ int pmt_session__load(struct pmt_session *s)
 			s->skel->rodata->pmt_use_stream = true;
 	}
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
+	set_uses(s);
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);

@@ -949,11 +949,16 @@ def stacks_streamed_vs_keyed(argv):
             keyed_u[tuple(e["key"]["ustack"])] += e["count"]
     serr, aerr = open(argv[3]).read(), open(argv[4]).read()
     assert re.search(r"pmtrace: \d+ events, 0 lost", serr), serr
-    assert "lost their stack" not in aerr and "warning" not in aerr, aerr
+    # events the kernel ran neither run's program for, as each says (an
+    # interrupt's event while a program ran on that CPU): a run may miss
+    # an event the other saw, so the two may differ by that many
+    unseen = r"pmtrace: warning: (\d+) events not seen: [^\n]*\n"
+    missed = sum(int(m) for m in re.findall(unseen, serr + aerr))
+    assert "lost their stack" not in aerr and "warning" not in re.sub(unseen, "", aerr), aerr
     n = sum(streamed_k.values())
-    assert n >= int(argv[5]) and sum(keyed_k.values()) == n, ("events", n, sum(keyed_k.values()))
-    assert not keyed_k[()] and keyed_k == streamed_k, (keyed_k[()], list((keyed_k - streamed_k).items())[:2],
-                                                     list((streamed_k - keyed_k).items())[:2])
+    assert n >= int(argv[5]) and abs(sum(keyed_k.values()) - n) <= missed, ("events", n, sum(keyed_k.values()))
+    diff = (keyed_k - streamed_k) + (streamed_k - keyed_k)
+    assert not keyed_k[()] and sum(diff.values()) <= missed, (keyed_k[()], missed, list(diff.items())[:2])
     # user stacks: the two runs' unwinders read their tables at their own
     # pace (a process's first stacks may end early in one), so only their
     # completeness is held to a bar here (exact counts by user stack:
@@ -961,7 +966,8 @@ def stacks_streamed_vs_keyed(argv):
     done = {name: sum(c for u, c in runs.items() if u and u[-1] == "_start") / n
             for name, runs in (("streamed", streamed_u), ("keyed", keyed_u))}
     assert min(done.values()) >= float(argv[6]), done
-    print(f"    {n} events of nginx: kernel stacks as streamed ({len(keyed_k)} distinct); user stacks "
+    print(f"    {n} events of nginx: kernel stacks as streamed ({len(keyed_k)} distinct, "
+          f"{sum(diff.values())} apart, {missed} not seen by the kernel); user stacks "
           f"complete to _start: {done['keyed']:.1%} (streamed {done['streamed']:.1%})", file=sys.stderr)
 
 

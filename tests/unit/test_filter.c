@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
 #include "filter/filter.h"
+#include "filter/operand.h"
 #include "test.h"
 
 /* The compiled program as text, or the formatted error. */
@@ -326,4 +327,55 @@ TEST(filter_data_loc_string)
 	/* the record's own "pid" field shadows the common one */
 	ASSERT_EQ(check("pid == 0", fmt, &env), 1);
 	pmt_format__free(fmt);
+}
+
+/* What a session uses, told to the BPF programs before they load: only
+ * the sources, comparisons, key kinds and context words its filters and
+ * aggregations name. */
+TEST(uses_of_filters_and_keys)
+{
+	struct pmt_format *sw = pmt_test__format("sched_switch.format");
+	struct pmt_format *fork = pmt_test__format("sched_process_fork.format");
+	struct pmt_agg_cfg a = {0};
+	struct pmt_filter f;
+	struct pmt_error err = {0};
+	struct pmt_uses u = {0};
+
+	ASSERT_TRUE(sw && fork);
+	/* a stream filtered on prev_pid (offset 24, 4 bytes: word 6) */
+	ASSERT_EQ(pmt_filter__compile("prev_pid == 1", sw, "sched:sched_switch", &f, &err), 0);
+	pmt_uses__add(&u, &f, PMT_ACT_STREAM, &a, sw);
+	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD);
+	ASSERT_EQ(u.fops, 1u << PMT_FOP_EQ);
+	ASSERT_EQ(u.ctx_words, 1u << 6);
+	ASSERT_EQ(u.agg_kinds | u.key_kinds | u.nparts | u.ndyn, 0);
+	/* a count by comm and pid of a record with two __data_loc strings,
+	 * filtered on prev_state (8 bytes at 32: words 8 and 9) and a glob */
+	ASSERT_EQ(pmt_filter__compile("prev_state & 1 && comm ~ \"k*\"", sw, "sched:sched_switch",
+				      &f, &err),
+		  0);
+	a.kind = PMT_AGG_COUNT;
+	a.value.src = PMT_FSRC_CGROUP; /* not read by a count */
+	a.nkeys = 2;
+	a.keys[0] = (struct pmt_key_part){.o.src = PMT_FSRC_COMM, .kind = PMT_KEY_STR_};
+	a.keys[1] = (struct pmt_key_part){.o.src = PMT_FSRC_PID, .kind = PMT_KEY_NUM};
+	pmt_uses__add(&u, &f, PMT_ACT_AGG, &a, fork);
+	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD | 1u << PMT_FSRC_COMM | 1u << PMT_FSRC_PID);
+	ASSERT_EQ(u.fops, 1u << PMT_FOP_EQ | 1u << PMT_FOP_BAND | 1u << PMT_FOP_MATCH);
+	ASSERT_EQ(u.ctx_words, 1u << 6 | 1u << 8 | 1u << 9);
+	ASSERT_EQ(u.agg_kinds, 1u << PMT_AGG_COUNT);
+	ASSERT_EQ(u.key_kinds, 1u << PMT_KEY_STR_ | 1u << PMT_KEY_NUM);
+	ASSERT_EQ(u.nparts, 2);
+	ASSERT_EQ(u.ndyn, 2);
+	/* a latency's end reads its match key; a sum its value */
+	a = (struct pmt_agg_cfg){.kind = PMT_AGG_HIST, .match.src = PMT_FSRC_TID};
+	pmt_uses__add(&u, NULL, PMT_ACT_LAT_END, &a, NULL);
+	a = (struct pmt_agg_cfg){.kind = PMT_AGG_VALUE, .value.src = PMT_FSRC_CPU};
+	pmt_uses__add(&u, NULL, PMT_ACT_AGG, &a, NULL);
+	ASSERT_TRUE(u.srcs & 1u << PMT_FSRC_TID && u.srcs & 1u << PMT_FSRC_CPU);
+	ASSERT_TRUE(!(u.srcs & 1u << PMT_FSRC_CGROUP));
+	ASSERT_EQ(u.agg_kinds, 1u << PMT_AGG_COUNT | 1u << PMT_AGG_HIST | 1u << PMT_AGG_VALUE);
+	ASSERT_EQ(u.nparts, 2);
+	pmt_format__free(sw);
+	pmt_format__free(fork);
 }
