@@ -46,6 +46,8 @@ enum pmt_mode {
 };
 
 #define PMT_DEFAULT_PAGES 256 /* per CPU: 1 MiB with 4 KiB pages */
+/* ... streaming stacks, records 5-20 times a bare one's: 4 MiB */
+#define PMT_STACK_PAGES 1024
 #define PMT_DEFAULT_MAX_KEYS 10240
 #define PMT_LHIST_MAX_BUCKETS 10000
 #define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */

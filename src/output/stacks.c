@@ -43,12 +43,17 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 		pmt_syms__name(r->syms, r->pid, frames[i], true, false, &name);
 		/* the functions inlined there first, as perf script shows them */
 		nf = i < nk ? 0 : pmt_syms__srcframes(r->syms, r->pid, frames[i], &fr);
-		for (k = 0; k < nf - 1; k++)
-			pmt_buf__printf(b, "\n\t%16llx %s (inlined)", (unsigned long long)frames[i],
-					fr[k].name);
+		for (k = 0; k < nf - 1; k++) {
+			pmt_buf__add(b, "\n\t", 2);
+			pmt_buf__hexw(b, frames[i], 16);
+			pmt_buf__putc(b, ' ');
+			pmt_buf__puts(b, fr[k].name);
+			pmt_buf__puts(b, " (inlined)");
+		}
 		pmt_syms__unlock(r->syms);
-		pmt_buf__printf(b, "\n\t%16llx ",
-				(unsigned long long)pmt_syms__frame_addr(r->syms, frames[i]));
+		pmt_buf__add(b, "\n\t", 2);
+		pmt_buf__hexw(b, pmt_syms__frame_addr(r->syms, frames[i]), 16);
+		pmt_buf__putc(b, ' ');
 		pmt_buf__add(b, name.p, name.len);
 		pmt_buf__puts(b, i < nk ? " ([kernel])" : "");
 	}

@@ -100,18 +100,38 @@ void pmt_buf__s64(struct pmt_buf *b, int64_t v)
 	}
 }
 
-void pmt_buf__hex(struct pmt_buf *b, uint64_t v)
+/* v's hex digits at the end of tmp[18]; returns where they start */
+static int hex_digits(char *tmp, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[18];
-	int i = sizeof(tmp);
+	int i = 18;
 
 	do {
 		tmp[--i] = digits[v & 15];
 		v >>= 4;
 	} while (v);
+	return i;
+}
+
+void pmt_buf__hex(struct pmt_buf *b, uint64_t v)
+{
+	char tmp[18];
+	int i = hex_digits(tmp, v);
+
 	tmp[--i] = 'x';
 	tmp[--i] = '0';
+	pmt_buf__add(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void pmt_buf__hexw(struct pmt_buf *b, uint64_t v, int width)
+{
+	char tmp[18];
+	int i = hex_digits(tmp, v);
+
+	if (width > 18)
+		width = 18;
+	while (18 - i < width)
+		tmp[--i] = ' ';
 	pmt_buf__add(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 

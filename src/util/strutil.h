@@ -21,6 +21,8 @@ void pmt_buf__printf(struct pmt_buf *b, const char *fmt, ...) __attribute__((for
 void pmt_buf__u64(struct pmt_buf *b, uint64_t v);
 void pmt_buf__s64(struct pmt_buf *b, int64_t v);
 void pmt_buf__hex(struct pmt_buf *b, uint64_t v); /* 0x... */
+/* lowercase hex, no prefix, right-aligned in width columns (printf's %*llx) */
+void pmt_buf__hexw(struct pmt_buf *b, uint64_t v, int width);
 /* zero-padded decimal of exactly width digits */
 void pmt_buf__u64w(struct pmt_buf *b, uint64_t v, int width);
 /* NUL-terminate without counting the NUL in len */

@@ -60,12 +60,25 @@ TEST(opts_trace)
 TEST(opts_defaults_and_modes)
 {
 	char **a1 = ARGV("--tp", "a:b"), **a2 = ARGV("--list", "sched:*"),
-	     **a3 = ARGV("-p", "12", "--tp", "a:b");
+	     **a3 = ARGV("-p", "12", "--tp", "a:b"),
+	     **a4 = ARGV("--tp", "a:b", "--stack", "kernel"),
+	     **a5 = ARGV("--tp", "a:b", "--stack", "kernel", "--buffer-pages", "64"),
+	     **a6 = ARGV("--tp", "a:b", "--stack", "kernel", "--count");
 	struct pmt_opts o;
 	char err[256];
 
 	ASSERT_EQ(parse(3, a1, &o, err), 0);
 	ASSERT_TRUE(o.system_wide);
+	ASSERT_EQ(o.buffer_pages, PMT_DEFAULT_PAGES);
+	pmt_opts__free(&o);
+	/* streamed stacks get larger rings, unless told otherwise */
+	ASSERT_EQ(parse(5, a4, &o, err), 0);
+	ASSERT_EQ(o.buffer_pages, PMT_STACK_PAGES);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(7, a5, &o, err), 0);
+	ASSERT_EQ(o.buffer_pages, 64);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(6, a6, &o, err), 0);
 	ASSERT_EQ(o.buffer_pages, PMT_DEFAULT_PAGES);
 	ASSERT_TRUE(!o.cmd);
 	pmt_opts__free(&o);

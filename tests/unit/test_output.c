@@ -66,8 +66,16 @@ TEST(buf_numbers)
 	pmt_buf__hex(&b, 0xdeadbeefULL);
 	pmt_buf__putc(&b, ' ');
 	pmt_buf__u64w(&b, 42, 6);
+	pmt_buf__putc(&b, '|');
+	pmt_buf__hexw(&b, 0xffffffff81000000ULL, 16);
+	pmt_buf__putc(&b, '|');
+	pmt_buf__hexw(&b, 0x7f12ab, 16);
+	pmt_buf__putc(&b, '|');
+	pmt_buf__hexw(&b, 0, 4);
+	pmt_buf__putc(&b, '|');
 	ASSERT_STREQ(pmt_buf__cstr(&b),
-		     "0 18446744073709551615 -9223372036854775808 0x0 0xdeadbeef 000042");
+		     "0 18446744073709551615 -9223372036854775808 0x0 0xdeadbeef "
+		     "000042|ffffffff81000000|          7f12ab|   0|");
 	pmt_buf__free(&b);
 }
 
