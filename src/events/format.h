@@ -36,6 +36,13 @@ struct pmt_field {
 	const char *const *symbols;
 };
 
+/* Does the field's data lie after the fixed fields (__data_loc or
+ * __rel_loc)? The BPF side copies up to the end of the last such area. */
+static inline bool pmt_field__dynamic(const struct pmt_field *f)
+{
+	return f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY;
+}
+
 struct pmt_format {
 	char *name; /* "sched_switch" */
 	int id;

@@ -129,7 +129,7 @@ void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t actio
 	uint32_t i, ndyn = 0;
 
 	for (i = 0; fmt && i < (uint32_t)fmt->nr_fields; i++)
-		ndyn += fmt->fields[i].kind == PMT_F_DSTR || fmt->fields[i].kind == PMT_F_DARRAY;
+		ndyn += pmt_field__dynamic(&fmt->fields[i]);
 	if (ndyn > u->ndyn)
 		u->ndyn = ndyn < PMT_MAX_DYN ? ndyn : PMT_MAX_DYN;
 	for (i = 0; f && i < f->n && i < PMT_FILTER_MAX; i++) {

@@ -28,6 +28,15 @@ static uint32_t frames_of(const struct pmt_record *r, const uint64_t **frames, u
 	return n > (r->len - rec) / 8 ? (uint32_t)((r->len - rec) / 8) : n;
 }
 
+/* A frame's line up to its name: "\n\t%16llx ", without printf (it was
+ * 40% of a streamed stack's cost) */
+static void frame_start(struct pmt_buf *b, uint64_t addr)
+{
+	pmt_buf__add(b, "\n\t", 2);
+	pmt_buf__hexw(b, addr, 16);
+	pmt_buf__putc(b, ' ');
+}
+
 void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 {
 	const uint64_t *frames = NULL;
@@ -44,16 +53,12 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 		/* the functions inlined there first, as perf script shows them */
 		nf = i < nk ? 0 : pmt_syms__srcframes(r->syms, r->pid, frames[i], &fr);
 		for (k = 0; k < nf - 1; k++) {
-			pmt_buf__add(b, "\n\t", 2);
-			pmt_buf__hexw(b, frames[i], 16);
-			pmt_buf__putc(b, ' ');
+			frame_start(b, frames[i]);
 			pmt_buf__puts(b, fr[k].name);
 			pmt_buf__puts(b, " (inlined)");
 		}
 		pmt_syms__unlock(r->syms);
-		pmt_buf__add(b, "\n\t", 2);
-		pmt_buf__hexw(b, pmt_syms__frame_addr(r->syms, frames[i]), 16);
-		pmt_buf__putc(b, ' ');
+		frame_start(b, pmt_syms__frame_addr(r->syms, frames[i]));
 		pmt_buf__add(b, name.p, name.len);
 		pmt_buf__puts(b, i < nk ? " ([kernel])" : "");
 	}

@@ -284,7 +284,7 @@ static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
 		const struct pmt_field *f = &p->fmt->fields[i];
 
-		if (f->kind == PMT_F_DSTR || f->kind == PMT_F_DARRAY)
+		if (pmt_field__dynamic(f))
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
 	cfg.common_type = (__u16)p->fmt->id;
