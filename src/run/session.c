@@ -252,6 +252,7 @@ static void set_offcpu(struct pmt_session *s)
 static void size_unwinder(struct pmt_session *s)
 {
 	bool on = (s->stack & PMT_STACK_USER) && !s->opts->unwind_fp;
+	char exe[PATH_MAX] = "";
 	const char *why;
 
 	if (on && !pmt_unwind__supported(&why)) {
@@ -260,7 +261,18 @@ static void size_unwinder(struct pmt_session *s)
 	}
 	pmt_unwind__size(s->skel, on, !s->opts->no_python);
 	pmt_unwinder__init(&s->unwind, s->skel);
-	pmt_unwinder__prefetch(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : NULL);
+	/* -- CMD's program, or -p's: its tables reach the kernel before the
+	 * probes are attached, so its stacks are complete from the first
+	 * sample (python3's interpreter loop is in the program) */
+	if (!s->opts->cmd && s->opts->pid) {
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->opts->pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	pmt_unwinder__prefetch(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : exe[0] ? exe : NULL);
 }
 
 #define PMT_VSTATS_PROGS 32
