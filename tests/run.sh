@@ -11,6 +11,7 @@
 # shellcheck disable=SC2317 # suites are called through run_suite and one_suite
 cd "$(dirname "$0")/.." || exit 1
 total_p=0 total_f=0 total_s=0
+failed=() # each failure, with its details, repeated above the summary
 
 run_suite() { # NAME COMMAND...
 	local name=$1 out rc p f s
@@ -19,18 +20,26 @@ run_suite() { # NAME COMMAND...
 	out=$("$@" 2>&1)
 	rc=$?
 	echo "$out"
+	# each FAIL line with the (at most 3) detail lines printed before it
+	mapfile -t -O ${#failed[@]} failed < <(echo "$out" | awk -v n="$name" '
+		/^FAIL / { for (i = 0; i < k; i++) print d[i]; print n ": " $0; k = 0; next }
+		/^    / { if (k == 3) { d[0] = d[1]; d[1] = d[2]; k = 2 } d[k++] = substr($0, 1, 300); next }
+		{ k = 0 }')
 	read -r p f s < <(echo "$out" | sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p' | tail -1)
 	if [ -z "$p" ]; then
 		echo "FAIL $name: no summary line (exit $rc)"
+		failed+=("FAIL $name: no summary line (exit $rc)")
 		p=0 f=1 s=0
 	elif [ $rc != 0 ] && [ "$f" = 0 ]; then
 		echo "FAIL $name: exit $rc"
+		failed+=("FAIL $name: exit $rc")
 		f=1
 	fi
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + ${s:-0}))
 }
 
 summary() {
+	[ ${#failed[@]} = 0 ] || printf '%s\n' "== failures" "${failed[@]}"
 	echo "$total_p passed, $total_f failed, $total_s skipped"
 	[ $total_f = 0 ]
 	exit

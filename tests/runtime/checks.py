@@ -651,15 +651,22 @@ def counter_lhist(argv):
 def counter_intervals(argv):
     snaps = agg_snapshots(argv[1])
     assert len(snaps) >= 3, len(snaps)
-    calls = 0
+    calls = none = 0
+    # a TCG guest whose CPU the host takes away for a while may find a
+    # 1 ms sleep's timer expired before it switches out (as counter_stats)
+    slack = 5 if os.environ.get("PMT_VM") else 0
     for s in snaps:
         for e in s["entries"]:
             assert e["key"] == {"comm": argv[2]}, e
             # at least its own sleep; pmtrace's interval prints may preempt it
-            assert e["min"] >= 1 and e["sum"] >= e["count"], e
+            zero = sum(b["count"] for b in e["buckets"] if b["range"] == "[0]")
+            assert e["sum"] >= e["count"] - zero and (e["min"] >= 1 or zero), e
             calls += e["count"]
+            none += zero
     assert calls == int(argv[3]), calls
-    print(f"    {calls} calls over {len(snaps)} intervals", file=sys.stderr)
+    assert none <= slack, f"{none} calls without a switch"
+    print(f"    {calls} calls over {len(snaps)} intervals" + (f", {none} without a switch" if none else ""),
+          file=sys.stderr)
 
 
 def counter_streamed(argv):

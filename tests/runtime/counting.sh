@@ -17,6 +17,8 @@ quiet_stat_interval_sums_to_total=1
 quiet_stat_system_wide_and_pid=1
 # shellcheck disable=SC2034 # read by runner.sh
 quiet_counter_sleep_and_migrate=1
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_counter_by_comm_interval=1
 
 # perf stat -x, and pmtrace --stat --json on the same two commands (one
 # that spins 200 ms of CPU and faults 3000 pages, one that sleeps 200
