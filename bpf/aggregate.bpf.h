@@ -133,6 +133,10 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 				PMT_KEY_WORD(k, at + 8) = *(__u64 *)&t->comm[8];
 				continue;
 			}
+			/* the rest read a record's strings: none in the session,
+			 * none to verify */
+			if (!pmt_uses_src(PMT_FSRC_FIELD_STR) && !pmt_uses_src(PMT_FSRC_FIELD_DSTR))
+				continue;
 			/* up to the NUL, zeros after: equal strings, equal keys */
 			str = bpf_map_lookup_elem(&pmt_fstr_buf, &zero);
 			if (!str)

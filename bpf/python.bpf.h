@@ -59,12 +59,13 @@ struct {
 	__type(value, __u32);
 } pmt_py_ids SEC(".maps") __weak;
 
+/* The word at addr, 0 if it cannot be read (the helper zeroes it then:
+ * no branch for the verifier to follow). */
 static __always_inline __u64 pmt_py_word(__u64 addr)
 {
-	__u64 v = 0;
+	__u64 v;
 
-	if (bpf_probe_read_user(&v, sizeof(v), (void *)addr))
-		return 0;
+	bpf_probe_read_user(&v, sizeof(v), (void *)addr);
 	return v;
 }
 
@@ -82,17 +83,15 @@ static __always_inline void pmt_py_begin(struct pmt_unwind *u, const struct pmt_
 	ts = pmt_py_word(rt + pf->rt_tstate);
 	found = ts && pmt_py_word(ts + pf->ts_tid) == want;
 	if (!found) {
-		/* not the GIL's holder: the interpreter's list of threads */
-		ts = pmt_py_word(rt + pf->rt_interp);
-		if (ts)
-			ts = pmt_py_word(ts + pf->is_threads);
-		for (i = 0; i < PMT_PY_THREADS && ts && !found; i++) {
-			if (pmt_py_word(ts + pf->ts_tid) == want)
-				found = true;
-			else
-				ts = pmt_py_word(ts + pf->ts_next);
+		/* not the GIL's holder: the interpreter's list of threads (a
+		 * word at a small address reads as 0, as a null one) */
+		ts = pmt_py_word(pmt_py_word(rt + pf->rt_interp) + pf->is_threads);
+		for (i = 0; i < PMT_PY_THREADS; i++) {
+			if (!ts || pmt_py_word(ts + pf->ts_tid) == want)
+				break;
+			ts = pmt_py_word(ts + pf->ts_next);
 		}
-		if (!found)
+		if (!ts || i >= PMT_PY_THREADS)
 			return;
 	}
 	ts = pmt_py_word(ts + pf->ts_cframe);

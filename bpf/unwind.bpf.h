@@ -203,9 +203,42 @@ static __always_inline struct pmt_vmas *pmt_vmas_of(struct pmt_unwind *u)
 	return c;
 }
 
+/* The first VMA kept for process tgid that [start, end) overlaps, into
+ * at (left as it is when none does): a bpf_loop callback, checked once,
+ * where a loop was checked once a slot (three quarters of the learning
+ * programs' instructions to verify). */
+struct pmt_vma_scan {
+	__u64 start, end;
+	__u32 tgid, at;
+};
+
+static long pmt_vma_scan_step(__u32 i, void *data)
+{
+	struct pmt_vma_scan *s = data;
+	struct pmt_vmas *c = bpf_map_lookup_elem(&pmt_vma_cache, &s->tgid);
+	struct pmt_vma *v;
+	__u64 k = i;
+
+	/* bounded in the register the access uses */
+	asm volatile("" : "+r"(k));
+	if (!c || k >= c->n || k >= PMT_VMA_SLOTS)
+		return 1;
+	v = &c->v[k];
+	if (v->start < s->end && s->start < v->end) {
+		s->at = i;
+		return 1;
+	}
+	return 0;
+}
+
 /* Keep the VMA bpf_find_vma gave (u->vm_*) in the process's cache c (NULL:
- * none yet). */
-static __always_inline void pmt_vma_keep(struct pmt_unwind *u, struct pmt_vmas *c)
+ * none yet). scan: a kept VMA it overlaps is replaced (a constant of the
+ * caller's). The programs that learn mappings as they are made scan;
+ * the unwinder need not: it keeps only a VMA no kept one holds pc of,
+ * and a mapping made over a kept one since pmtrace started was learned,
+ * and replaced it, when it was made (a scan there was 2,400 of the
+ * perf_event program's instructions to verify). */
+static __always_inline void pmt_vma_keep(struct pmt_unwind *u, struct pmt_vmas *c, const bool scan)
 {
 	__u32 slot, i;
 
@@ -229,9 +262,14 @@ static __always_inline void pmt_vma_keep(struct pmt_unwind *u, struct pmt_vmas *
 	}
 	/* a mapping over one kept (the address reused) takes its slot;
 	 * else the next free one, or the oldest */
-	for (i = 0; i < PMT_VMA_SLOTS && i < c->n; i++)
-		if (c->v[i].start < u->vm_end && u->vm_start < c->v[i].end)
-			break;
+	i = c->n;
+	if (scan) {
+		struct pmt_vma_scan sc = {
+			.start = u->vm_start, .end = u->vm_end, .tgid = u->tgid, .at = c->n};
+
+		bpf_loop(PMT_VMA_SLOTS, pmt_vma_scan_step, &sc, 0);
+		i = sc.at;
+	}
 	slot = i < c->n ? i : c->n < PMT_VMA_SLOTS ? c->n : c->next;
 	/* below PMT_VMA_SLOTS (a power of two) already: the mask is for
 	 * verifiers that lose the bound across the choice (6.1) */
@@ -277,7 +315,7 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 	u->vm_asked = true;
 	if (!pmt_unwind_find_vma(u, bpf_get_current_task_btf(), u->pc, 0))
 		return false;
-	pmt_vma_keep(u, c);
+	pmt_vma_keep(u, c, false);
 	return true;
 }
 
@@ -309,7 +347,7 @@ static __always_inline void pmt_unwind_learn(struct task_struct *task, __u64 add
 	pmt_unwind_of(&u, task);
 	if (!u.mm || !pmt_unwind_find_vma(&u, task, addr, 1) || !u.vm_exec)
 		return;
-	pmt_vma_keep(&u, pmt_vmas_of(&u));
+	pmt_vma_keep(&u, pmt_vmas_of(&u), true);
 	if (u.vm_file && !bpf_map_lookup_elem(&pmt_cfi_files, &u.file))
 		pmt_want_rows(&u);
 }
@@ -351,8 +389,12 @@ static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 cou
 		half = n / 2;
 		mid = base + half;
 		r = bpf_map_lookup_elem(&pmt_cfi_rows, &mid);
-		if (r && r->pc <= pc)
-			base = mid;
+		if (!r)
+			break;
+		/* base moves to mid when mid's row is at or below pc: by
+		 * arithmetic, not a branch (one path less for the verifier
+		 * each round) */
+		base += half * (__u32)(((__u64)r->pc - pc - 1) >> 63);
 		n -= half;
 	}
 	r = count ? bpf_map_lookup_elem(&pmt_cfi_rows, &base) : NULL;

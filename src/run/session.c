@@ -302,6 +302,9 @@ static void verifier_stats(struct pmt_session *s, bool before)
 			if ((line = strstr(buf[i], "verification time")))
 				fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
 					(int)strcspn(line, "\n"), line);
+			if ((line = strstr(buf[i], "stack depth")))
+				fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
+					(int)strcspn(line, "\n"), line);
 		}
 		i++;
 	}
