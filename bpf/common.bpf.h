@@ -283,12 +283,20 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 				  ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS) *
 					    sizeof(struct pmt_counter_rec)
 				  : 0;
+	__u64 len;
 	long err;
 
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
 	if (frames > PMT_DATA_ROOM - PMT_MAX_DATA)
 		frames = 0;
+	/* bounded again in the register the helper is given: a bound 6.1's
+	 * verifier checked on one copy of size is lost when the compiler
+	 * reloads another, spilled before the check */
+	len = pre + sizeof(e->hdr) + size + frames;
+	asm volatile("" : "+r"(len));
+	if (len > pre + sizeof(e->hdr) + PMT_DATA_ROOM)
+		return;
 	/* the counts go right before the header: constant offsets only */
 	if (pmt_stream_counter)
 		pmt_thread_count(c, &e->counts[PMT_COUNTERS - pre / sizeof(e->counts[0])]);
@@ -301,7 +309,7 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 	pmt_current_comm(e->hdr.comm);
 	e->hdr.ts = bpf_ktime_get_ns();
 	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&e->hdr - pre,
-				    pre + sizeof(e->hdr) + size + frames);
+				    len);
 	/* -ENOSPC: the ring is full; anything else (no ring on this CPU)
 	 * would vanish without a counter */
 	if (err)
