@@ -4,6 +4,7 @@
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
 test_errors_exit_2() {
+	requires userspace || return
 	usage_error "unknown tracepoint 'sched:sched_swich'" --tp sched:sched_swich || return 1
 	grep -q "did you mean sched:sched_switch" "$WORK/usage.err" || { fail "no suggestion"; return 1; }
 	usage_error "unknown tracepoint 'schde:sched_switch'" --tp schde:sched_switch || return 1

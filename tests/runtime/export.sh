@@ -24,7 +24,7 @@ OM_ACCEPT='application/openmetrics-text; version=1.0.0'
 # the 0.0.4 text is well formed; OpenMetrics ends in # EOF and names
 # counter families without _total.
 test_metrics_counter_exact() {
-	requires curl promtool || return
+	requires userspace curl promtool || return
 	cp "$TP"/getppid_loop "$WORK/ppid_a" && cp "$TP"/getppid_loop "$WORK/ppid_b"
 	serve -a --tp syscalls:sys_enter_getppid --filter 'comm ~ "ppid_*"' --count --by comm || return 1
 	"$WORK/ppid_a" 1234 >/dev/null && "$WORK/ppid_b" 321 >/dev/null
@@ -122,7 +122,7 @@ test_metrics_port_in_use() {
 # equal --folded's of the same run; CPU time is samples * period; the
 # spinner's mapping carries its build-id, the kernel's its name.
 test_pprof_matches_folded() {
-	requires go || return
+	requires userspace go || return
 	"$PMT" -q -e cpu-clock --freq 999 --stack --pprof "$WORK/p.pb.gz" --folded -o "$WORK/f.txt" \
 		-- "$TP"/spinner 300 >/dev/null || return 1
 	export HOME=$WORK

@@ -71,6 +71,7 @@ test_offcpu_filters() {
 # The flame graph says what it weighs; pprof's second sample type is
 # off-cpu/nanoseconds: 5 x 20 ms in nap and in wait_pipe.
 test_offcpu_flamegraph_pprof() {
+	requires userspace || return
 	"$PMT" -q --offcpu --flamegraph "$WORK/o.svg" -- "$OW" 5 20 100 >/dev/null || return 1
 	grep -q "Off-CPU Time" "$WORK/o.svg" || { fail "flame graph title"; return 1; }
 	requires go || return

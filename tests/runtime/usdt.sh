@@ -135,6 +135,7 @@ usdt:$(realpath "$UP"):pmt:guarded  arg0:s32  (semaphore)" || return 1
 }
 
 test_usdt_bad_inputs() {
+	requires userspace || return
 	usage_error "--usdt '$UP:pmt:argz': .* has no USDT probe named pmt:argz" --usdt "$UP:pmt:argz" -- "$UP" 1 || return 1
 	grep -q "did you mean .*:pmt:args?" "$WORK/usage.err" || { cat "$WORK/usage.err" >&2; fail "no suggestion"; return 1; }
 	usage_error "no executable or library named nosuchprog" --usdt nosuchprog:x:y -- "$UP" 1 || return 1
