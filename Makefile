@@ -154,6 +154,17 @@ $(OUTPUT)/testprogs/%: tests/testprogs/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TP_FLAGS) $(WARN) -D_GNU_SOURCE $< -o $@
 
+# two files mapped at one address in turn by remap.c, each its
+# function's code at its entry point
+$(OUTPUT)/testprogs/remap_a: tests/testprogs/remap_lib.c | $(OUTPUT)/testprogs
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIE -nostdlib -static-pie -Wl,-e,remap_spin_a $(WARN) $< -o $@
+$(OUTPUT)/testprogs/remap_b: tests/testprogs/remap_lib.c | $(OUTPUT)/testprogs
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIE -nostdlib -static-pie -Wl,-e,remap_spin_b -DREMAP_B $(WARN) $< -o $@
+$(OUTPUT)/testprogs/remap: $(OUTPUT)/testprogs/remap_a $(OUTPUT)/testprogs/remap_b
+TESTPROGS := $(filter-out $(OUTPUT)/testprogs/remap_lib,$(TESTPROGS))
+
 # looks like another CPython to pmtrace: its symbols in .dynsym
 $(OUTPUT)/testprogs/fakepy: TP_FLAGS += -rdynamic
 

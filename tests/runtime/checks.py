@@ -918,6 +918,26 @@ def python_outputs(argv):
           file=sys.stderr)
 
 
+def remap_stacks(argv):
+    """argv: streamed samples with user stacks of tests/testprogs/remap;
+    the least share of each file's samples named by it and complete to
+    main through run (b's code unwound with a's tables would not be)."""
+    least = float(argv[2])
+    recs, cur = [], None
+    for line in open(argv[1]):
+        if line.startswith("\t"):
+            if cur is not None:
+                cur.append(line.split()[-1])
+        elif line.strip():
+            cur = []
+            recs.append(cur)
+    for fn in ("remap_spin_a", "remap_spin_b"):
+        mine = [r for r in recs if r and r[0].startswith(fn + "+")]
+        done = [r for r in mine if any(f.startswith("run+") for f in r) and any(f.startswith("main+") for f in r)]
+        assert len(mine) >= 50 and len(done) >= least * len(mine), (fn, len(done), len(mine))
+        print(f"    {fn}: {len(done)} of {len(mine)} samples complete to main", file=sys.stderr)
+
+
 def folded_share(argv):
     """argv: folded stacks; the stack expected; the least share of the
     samples that must be exactly it."""

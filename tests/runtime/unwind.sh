@@ -256,6 +256,18 @@ test_unwind_static() {
 	check folded_share "$WORK/st.folded" "static_nofp;_start;__libc_start_main_impl;__libc_start_call_main;main;top;mid;leaf" 0.95
 }
 
+# Two files mapped at one address in turn (tests/testprogs/remap.c):
+# each one's samples are named by it and unwind by its own tables to
+# main. The unwinder keeps the VMAs it learns without checking them for
+# overlaps; the programs that learn mappings as they are made replace a
+# kept one that a new mapping overlaps (bpf/unwind.bpf.h).
+test_unwind_address_reused() {
+	local n=300000000
+	[ -n "${PMT_VM:-}" ] && n=30000000
+	"$PMT" -q -e cpu-clock --freq 999 --stack user -o "$WORK/r.txt" -- "$TP/remap" $n || return 1
+	check remap_stacks "$WORK/r.txt" 0.9
+}
+
 # Stacks on a tracepoint: N system calls through one path and N/10
 # through another, in a program without frame pointers: exactly N and
 # N/10, complete to main, aggregated (DWARF) and streamed.
