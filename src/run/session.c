@@ -282,9 +282,12 @@ static void size_unwinder(struct pmt_session *s)
  * tools/bench. before: ask for them; else print and let go. */
 static void verifier_stats(struct pmt_session *s, bool before)
 {
+	/* the lines of the log printed, in order, when it has the first */
+	static const char *const keys[] = {"processed", "verification time", "stack depth"};
 	static char buf[PMT_VSTATS_PROGS][1024];
 	struct bpf_program *prog;
 	const char *line;
+	size_t k;
 	int i = 0;
 
 	if (!getenv("PMT_VERIFIER_STATS"))
@@ -296,15 +299,12 @@ static void verifier_stats(struct pmt_session *s, bool before)
 			buf[i][0] = 0;
 			bpf_program__set_log_buf(prog, buf[i], sizeof(buf[i]));
 			bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS */
-		} else if ((line = strstr(buf[i], "processed"))) {
-			fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
-				(int)strcspn(line, "\n"), line);
-			if ((line = strstr(buf[i], "verification time")))
-				fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
-					(int)strcspn(line, "\n"), line);
-			if ((line = strstr(buf[i], "stack depth")))
-				fprintf(stderr, "verifier: %s: %.*s\n", bpf_program__name(prog),
-					(int)strcspn(line, "\n"), line);
+		} else if (strstr(buf[i], keys[0])) {
+			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+				if ((line = strstr(buf[i], keys[k])))
+					fprintf(stderr, "verifier: %s: %.*s\n",
+						bpf_program__name(prog), (int)strcspn(line, "\n"),
+						line);
 		}
 		i++;
 	}
