@@ -53,7 +53,7 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 # neither libbpf nor the skeleton: they compile without the skeleton's
 # include path and the unit tests link exactly them, without -lbpf, so a
 # wrong dependency fails the build. The loader folders own the skeleton.
-PURE_DIRS := util events filter aggregate output options
+PURE_DIRS := util tracefs elf unwind symbols filter aggregate output options
 LOADER_DIRS := probes run
 PURE_SRCS := $(foreach d,$(PURE_DIRS),$(wildcard src/$(d)/*.c))
 LOADER_SRCS := $(foreach d,$(LOADER_DIRS),$(wildcard src/$(d)/*.c))
@@ -91,7 +91,7 @@ $(OUTPUT)/gen/syscall_nrs.h:
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/PMT_SYSCALL(\1, \2)/p' | \
 		sort -t, -k2 -n >$@.tmp
 	$(Q)test -s $@.tmp && mv $@.tmp $@
-$(OUTPUT)/src/events/syscalls.o $(OUTPUT)/asan/src/events/syscalls.o: $(OUTPUT)/gen/syscall_nrs.h
+$(OUTPUT)/src/tracefs/syscalls.o $(OUTPUT)/asan/src/tracefs/syscalls.o: $(OUTPUT)/gen/syscall_nrs.h
 
 # Loader files include the skeleton: generate it first (order-only; -MMD
 # records the real dependency once a file has been compiled).

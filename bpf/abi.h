@@ -406,7 +406,7 @@ struct pmt_usdt {
 };
 
 /*
- * DWARF CFI of an executable file, flattened (src/events/cfi.c) into rows
+ * DWARF CFI of an executable file, flattened (src/unwind/cfi.c) into rows
  * sorted by pc: from pc to the next row's, how to find the caller. x86-64:
  * the return address is at CFA - 8; the caller's frame pointer where fp
  * says.
@@ -454,7 +454,7 @@ struct pmt_cfi_want {
  * (key: as pmt_cfi_files') whose _PyEval_EvalFrameDefault frames are
  * each expanded into the Python frames that call of it runs, read from
  * the thread's PyThreadState. Offsets into the interpreter's structures
- * come from its headers (src/events/python.c; CPython 3.11).
+ * come from its headers (src/unwind/cpython.c; CPython 3.11).
  */
 struct pmt_py_file {
 	__u64 runtime;		    /* _PyRuntime: vm_start - vm_off + this */

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "abi.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "options/opts.h"
 #include "output/output.h"
 #include "util/error.h"

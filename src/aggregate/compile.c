@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate/internal.h"
-#include "events/stackrec.h"
+#include "tracefs/stackrec.h"
 #include "filter/operand.h"
 #include "util/log.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "aggregate/internal.h"
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 
 /* bpftrace's map name: @usecs for a latency, @page_faults for a
  * --counter's (a map name has no '-' or ':'), @ otherwise (several

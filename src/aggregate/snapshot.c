@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate/internal.h"
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 
 /* Turn cur into deltas against prev (min/max stay since the start). */
 static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,

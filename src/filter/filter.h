@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 #include "abi.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "util/error.h"
 #include "util/strutil.h"
 

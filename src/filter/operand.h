@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include "abi.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "util/strutil.h"
 
 struct pmt_opinfo {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include "util/log.h"
-#include "events/render.h"
+#include "tracefs/render.h"
 #include "output/output.h"
 
 /* Write out when this much is buffered: few, large write()s. */

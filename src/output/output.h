@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "util/error.h"
 #include "util/json.h"
 #include "util/strutil.h"

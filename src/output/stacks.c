@@ -4,7 +4,7 @@
 #include <string.h>
 #include "abi.h"
 #include "output/stacks.h"
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 
 /* The frames after r's record: how many, their addresses, and how many
  * of them are the kernel's (innermost first). */

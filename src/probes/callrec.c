@@ -5,7 +5,7 @@
 #include <bpf/btf.h>
 #include "abi.h"
 #include "probes/callrec.h"
-#include "events/stackrec.h"
+#include "tracefs/stackrec.h"
 #include "util/strutil.h"
 
 #define SLOT(i) ((uint32_t)((i) * sizeof(__u64)))

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "events/format.h"
+#include "tracefs/format.h"
 
 struct btf;
 

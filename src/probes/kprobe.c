@@ -20,15 +20,15 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "events/kfunc.h"
+#include "tracefs/kfunc.h"
 #include "probes/callrec.h"
 #include "util/log.h"
 #include "probes/provider.h"
-#include "events/stackrec.h"
+#include "tracefs/stackrec.h"
 #include "output/stacks.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
-#include "events/tracefs.h"
+#include "tracefs/tracefs.h"
 #include "pmtrace.skel.h"
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe/type"
 
@@ -285,7 +285,7 @@ static int add_fn_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 	return 0;
 }
 
-/* The request as the mechanism choice sees it (events/kfunc.h). */
+/* The request as the mechanism choice sees it (tracefs/kfunc.h). */
 static void describe(struct pmt_prov_ctx *c, struct pmt_kfn_request *r,
 		     const struct pmt_names *hits, bool ret)
 {

@@ -21,11 +21,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "util/log.h"
-#include "events/pmu.h"
+#include "tracefs/pmu.h"
 #include "probes/provider.h"
-#include "events/stackrec.h"
+#include "tracefs/stackrec.h"
 #include "output/stacks.h"
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 #include "pmtrace.skel.h"
 
 static const char *const mode_names[] = {"kernel", "user", NULL};

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "filter/operand.h"
 #include "util/error.h"
 

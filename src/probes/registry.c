@@ -8,7 +8,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "events/elfsym.h"
+#include "elf/elfsym.h"
 #include "probes/provider.h"
 #include "util/strutil.h"
 #include "pmtrace.skel.h"

@@ -17,9 +17,9 @@
 #include "util/log.h"
 #include "probes/provider.h"
 #include "util/suggest.h"
-#include "events/stackrec.h"
-#include "events/syscalls.h"
-#include "events/tracefs.h"
+#include "tracefs/stackrec.h"
+#include "tracefs/syscalls.h"
+#include "tracefs/tracefs.h"
 #include "output/stacks.h"
 #include "pmtrace.skel.h"
 

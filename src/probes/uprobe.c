@@ -2,7 +2,7 @@
 /*
  * User function probes: --uprobe PATH:SYMBOL[+OFF], --uretprobe PATH:SYMBOL,
  * globs in SYMBOL. The symbol is resolved here, in the ELF file's .symtab
- * and .dynsym (src/events/elfsym.c), before anything is loaded; the perf-event
+ * and .dynsym (src/elf/elfsym.c), before anything is loaded; the perf-event
  * uprobe carries pmt_kp (bpf/kprobe.bpf.c), which reads the registers.
  * -p PID limits the uprobe to that process in the kernel itself.
  */
@@ -15,10 +15,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probes/callrec.h"
-#include "events/elfsym.h"
+#include "elf/elfsym.h"
 #include "util/log.h"
 #include "probes/provider.h"
-#include "events/stackrec.h"
+#include "tracefs/stackrec.h"
 #include "output/stacks.h"
 #include "util/strutil.h"
 #include "util/suggest.h"

@@ -2,7 +2,7 @@
 /*
  * USDT probes: --usdt PATH:[PROVIDER:]NAME, globs in PROVIDER and NAME.
  * The names and argument types come from the file's notes
- * (src/events/usdt.c); libbpf attaches (bpf_program__attach_usdt: every
+ * (src/elf/stapsdt.c); libbpf attaches (bpf_program__attach_usdt: every
  * site of the probe, the argument places in usdt.bpf.h's maps, the
  * semaphore through the kernel's uprobe reference counter), and the
  * program is pmt_usdt (bpf/usdt.bpf.c). Fields: arg0..argN-1, typed as the
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "events/stackrec.h"
-#include "events/usdt.h"
+#include "tracefs/stackrec.h"
+#include "elf/stapsdt.h"
 #include "output/stacks.h"
 #include "probes/provider.h"
 #include "util/strutil.h"

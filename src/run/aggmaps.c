@@ -6,7 +6,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 #include "run/aggmaps.h"
 #include "run/percpu.h"
 #include "util/log.h"

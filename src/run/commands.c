@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "events/elfsym.h"
-#include "events/pmu.h"
-#include "events/tracefs.h"
-#include "events/usdt.h"
+#include "elf/elfsym.h"
+#include "tracefs/pmu.h"
+#include "tracefs/tracefs.h"
+#include "elf/stapsdt.h"
 #include "run/aggmaps.h"
 #include "run/commands.h"
 #include "run/session.h"

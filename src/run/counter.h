@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi.h"
-#include "events/pmu.h"
+#include "tracefs/pmu.h"
 #include "options/opts.h"
 #include "util/error.h"
 

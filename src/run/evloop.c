@@ -20,10 +20,10 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 #include <bpf/libbpf.h>
 #include "abi.h"
-#include "events/render.h"
+#include "tracefs/render.h"
 #include "run/aggmaps.h"
 #include "run/evloop.h"
 #include "run/sideband.h"

@@ -21,12 +21,12 @@
 #include "run/listen.h"
 #include "util/log.h"
 #include "options/opts.h"
-#include "events/pmu.h"
+#include "tracefs/pmu.h"
 #include "run/session.h"
 #include "run/signals.h"
 #include "run/stat.h"
 #include "util/strutil.h"
-#include "events/tracefs.h"
+#include "tracefs/tracefs.h"
 
 #ifndef PMT_VERSION
 #define PMT_VERSION "unknown" /* the Makefile sets it */

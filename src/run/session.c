@@ -22,7 +22,7 @@
 #include "run/percpu.h"
 #include "run/session.h"
 #include "util/strutil.h"
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 #include "pmtrace.skel.h"
 
 /* What the providers see of the session, as it is at this step. */

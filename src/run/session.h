@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "options/opts.h"
 #include "probes/provider.h"
 #include "run/counter.h"

@@ -13,7 +13,7 @@
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 #include "run/sideband.h"
 #include "util/log.h"
 

@@ -25,7 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include "events/pmu.h"
+#include "tracefs/pmu.h"
 #include "output/output.h"
 #include "output/statfmt.h"
 #include "probes/provider.h"

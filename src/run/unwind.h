@@ -4,7 +4,7 @@
  * unwinder notes each file it meets without rows in pmt_cfi_wanted; here
  * that file is opened through a process mapping it (/proc/PID/map_files,
  * so a deleted or replaced file still reads), its CFI flattened
- * (events/cfi.h) into pmt_cfi_rows and the file entered in pmt_cfi_files.
+ * (unwind/cfi.h) into pmt_cfi_rows and the file entered in pmt_cfi_files.
  * Rows are shared by every process mapping the file; a file is asked for
  * as soon as a process maps it (bpf/unwind.bpf.c). The row array has a
  * fixed size: once full, further files are walked by frame pointers and

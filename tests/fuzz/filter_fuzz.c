@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "filter/filter.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 
 static struct pmt_format *fmts[2];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "util/strutil.h"
 #include "test.h"
 

@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "events/cfi.h"
-#include "events/elfsym.h"
+#include "unwind/cfi.h"
+#include "elf/elfsym.h"
 #include "test.h"
 
 TEST(cfi_rows_of_self)

@@ -5,7 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "events/elfsym.h"
+#include "elf/elfsym.h"
 #include "test.h"
 
 __attribute__((noinline, used)) int pmt_elfsym_probe_target(int x)

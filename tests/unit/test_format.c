@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
-#include "events/format.h"
-#include "events/render.h"
+#include "tracefs/format.h"
+#include "tracefs/render.h"
 #include "test.h"
 
 TEST(format_sched_switch)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate/aggregate.h"
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "output/exposition.h"
 #include "output/pprof.h"
 #include "util/strutil.h"

@@ -7,7 +7,7 @@
 #include "output/reorder.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
-#include "events/tracefs.h"
+#include "tracefs/tracefs.h"
 #include "test.h"
 
 #define ARGV(...) ((char *[]){"pmtrace", __VA_ARGS__, NULL})

@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <libelf.h>
-#include "events/elfsym.h"
-#include "events/procmaps.h"
-#include "output/symbols.h"
-#include "output/srcline.h"
-#include "output/symfile.h"
+#include "elf/elfsym.h"
+#include "symbols/procmaps.h"
+#include "symbols/symbols.h"
+#include "symbols/srcline.h"
+#include "symbols/symfile.h"
 #include "test.h"
 
 /* one function under three names: perf (and we) show the global one */

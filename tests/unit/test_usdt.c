@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/sdt.h>
-#include "events/usdt.h"
+#include "elf/stapsdt.h"
 #include "test.h"
 
 __attribute__((noinline, used)) int pmt_usdt_unit_target(int x, unsigned short y, const char *p)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "events/elfsym.h"
+#include "elf/elfsym.h"
 #include "util/strutil.h"
 
 static int cmp_sym(const void *a, const void *b)

@@ -3,7 +3,7 @@
  * Addresses to names. Kernel addresses from /proc/kallsyms. User
  * addresses through each process's executable mappings to the file
  * mapped there, whose symbols are read once and shared by every process
- * that maps it (output/symfile.c); the vDSO from pmtrace's own.
+ * that maps it (symbols/symfile.c); the vDSO from pmtrace's own.
  *
  * A process's mappings come from what the kernel reports as it runs
  * (fork, exec, mmap, exit: run/sideband.c), or from /proc for a process
@@ -24,14 +24,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi.h"
-#include "output/srcline.h"
+#include "symbols/srcline.h"
 #include "util/strutil.h"
 
 struct pmt_syms;
 
 /* demangle: C++ and Rust names as perf shows them (pmt_symfile__read).
  * inlines: inlined frames and source lines from the files' DWARF
- * (pmt_syms__srcframes; output/srcline.h). */
+ * (pmt_syms__srcframes; symbols/srcline.h). */
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines);
 void pmt_syms__free(struct pmt_syms *s);
 void pmt_syms__lock(struct pmt_syms *s);

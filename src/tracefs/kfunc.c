@@ -2,7 +2,7 @@
 /* The mechanism of kernel function probes (kfunc.h). */
 #include <errno.h>
 #include "abi.h"
-#include "events/kfunc.h"
+#include "tracefs/kfunc.h"
 
 const char *pmt_kfn__name(enum pmt_kfn_mech m)
 {

@@ -11,7 +11,7 @@
 #include <time.h>
 #include "aggregate/internal.h"
 #include "output/pprof.h"
-#include "output/symbols.h"
+#include "symbols/symbols.h"
 #include "util/log.h"
 
 static int64_t wall_ns(void)

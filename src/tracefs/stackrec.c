@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include "abi.h"
-#include "events/stackrec.h"
+#include "tracefs/stackrec.h"
 
 static int add_at(struct pmt_format *f, uint32_t st)
 {

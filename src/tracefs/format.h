@@ -54,7 +54,7 @@ struct pmt_format {
 	 * message that refuses it; NULL: none. */
 	const char *absent, *absent_why;
 	/* A tracepoint's: its event in libtraceevent's handle, and whether
-	 * its text lines print as its print fmt says (events/render.h). */
+	 * its text lines print as its print fmt says (tracefs/render.h). */
 	struct tep_event *tep_ev;
 	bool render;
 };

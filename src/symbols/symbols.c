@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "events/procmaps.h"
-#include "events/python.h"
-#include "output/symbols.h"
-#include "output/srcline.h"
-#include "output/symfile.h"
+#include "symbols/procmaps.h"
+#include "unwind/cpython.h"
+#include "symbols/symbols.h"
+#include "symbols/srcline.h"
+#include "symbols/symfile.h"
 
 /* Exited processes kept for samples not yet printed; beyond this the
  * oldest are forgotten (and counted). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
-#include "events/pmu.h"
+#include "tracefs/pmu.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 

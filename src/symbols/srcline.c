@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
-#include "output/srcline.h"
-#include "output/symfile.h"
+#include "symbols/srcline.h"
+#include "symbols/symfile.h"
 
 #define MAX_LOADS 16
 

@@ -7,7 +7,7 @@
  * (DW_AT_call_file/line) and the line table (dwarf_getsrc_die).
  *
  * The file stays open (mapped) while its owner keeps the object: a
- * symbolizer keeps a few of them (output/symbols.c). Answers are cached
+ * symbolizer keeps a few of them (symbols/symbols.c). Answers are cached
  * per address in a fixed table of PMT_SRC_CACHE slots (a slot keeps the
  * last address that fell in it), so memory is bounded however long the
  * run.

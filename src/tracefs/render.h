@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A tracepoint record as the kernel prints it: its format's print fmt
- * evaluated by libtraceevent (events/tep.h), so a line reads as perf
+ * evaluated by libtraceevent (tracefs/tep.h), so a line reads as perf
  * script's does: prev_state=S ==> next_comm=..., function=hrtimer_wakeup
  * for %ps, flags as GFP_KERNEL|__GFP_ZERO. kallsyms is read only when a
  * format prints symbols, and the kernel's printk formats once, for string
@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "events/format.h"
+#include "tracefs/format.h"
 #include "util/strutil.h"
 
 /* Let fmt's records render through its print fmt (fmt->render);

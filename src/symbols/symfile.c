@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <elfutils/libdwelf.h>
 #include <libiberty/demangle.h>
-#include "events/elfsym.h"
-#include "output/symfile.h"
+#include "elf/elfsym.h"
+#include "symbols/symfile.h"
 #include "util/strutil.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id"

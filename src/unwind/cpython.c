@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include "events/elfsym.h"
-#include "events/python.h"
+#include "elf/elfsym.h"
+#include "unwind/cpython.h"
 
 /* CPython 3.11 on x86-64 (Include/cpython/pystate.h, code.h,
  * unicodeobject.h, bytesobject.h; Include/internal/pycore_frame.h,

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <elfutils/libdw.h>
-#include "events/cfi.h"
-#include "events/elfsym.h"
+#include "unwind/cfi.h"
+#include "elf/elfsym.h"
 #include "util/strutil.h"
 
 /* DWARF register numbers, x86-64 */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "events/tracefs.h"
+#include "tracefs/tracefs.h"
 
 #define PMT_PMU_SYSFS "/sys/bus/event_source/devices"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The process's libtraceevent handle (the library perf and trace-cmd
- * use), the one reader of tracepoint format files: events/format.c takes
- * each event's field table from it, events/render.c its print fmt.
+ * use), the one reader of tracepoint format files: tracefs/format.c takes
+ * each event's field table from it, tracefs/render.c its print fmt.
  *
  * Every event parsed holds the handle; it is freed with the last of them
  * (formats are parsed at start-up, so the events it keeps are bounded by

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
-#include "events/format.h"
-#include "events/tep.h"
+#include "tracefs/format.h"
+#include "tracefs/tep.h"
 
 void pmt_format__free(struct pmt_format *fmt)
 {

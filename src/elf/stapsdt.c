@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "events/usdt.h"
+#include "elf/stapsdt.h"
 
 #define NT_STAPSDT 3
 

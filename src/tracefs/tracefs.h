@@ -4,7 +4,7 @@
 #define PMT_TRACEFS_H
 
 #include <stddef.h>
-#include "events/format.h"
+#include "tracefs/format.h"
 
 /*
  * The tracefs root: an existing mount, else tracefs mounted at

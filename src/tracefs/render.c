@@ -4,9 +4,9 @@
 #include <string.h>
 #include <event-parse.h>
 #include <trace-seq.h>
-#include "events/render.h"
-#include "events/tep.h"
-#include "events/tracefs.h"
+#include "tracefs/render.h"
+#include "tracefs/tep.h"
+#include "tracefs/tracefs.h"
 
 /* Does the print fmt name kernel symbols (%ps, %pS, %pF, %pf, %pB)? */
 static bool prints_symbols(const char *p)

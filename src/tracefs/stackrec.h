@@ -7,7 +7,7 @@
 #define PMT_STACKREC_H
 
 #include <stdbool.h>
-#include "events/format.h"
+#include "tracefs/format.h"
 
 /* The hidden kstack/ustack key fields of the pmt_stack_rec that ends a
  * record of f->fixed_size bytes; -ENOMEM. */

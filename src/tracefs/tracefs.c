@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "util/log.h"
 #include "util/strutil.h"
-#include "events/tracefs.h"
+#include "tracefs/tracefs.h"
 
 static char tracefs_root[256];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <string.h>
-#include "events/syscalls.h"
+#include "tracefs/syscalls.h"
 
 static const struct {
 	const char *name;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <event-parse.h>
 #include <trace-seq.h>
-#include "events/tep.h"
+#include "tracefs/tep.h"
 #include "util/strutil.h"
 
 /* The process's libtraceevent handle; each parsed event holds it once. */
