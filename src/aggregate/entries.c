@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/grow.h"
 #include "aggregate/internal.h"
 
 /* Where the kernel caches key (bpf/abi.h): the same slot it computes from

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/grow.h"
 #include "aggregate/internal.h"
 
 static uint64_t mix(uint64_t h)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/grow.h"
 #include "symbols/symbols.h"
 #include "run/aggmaps.h"
 #include "run/percpu.h"

@@ -17,19 +17,6 @@ void pmt_buf__free(struct pmt_buf *b)
 	b->len = b->cap = 0;
 }
 
-void *pmt_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
-{
-	size_t nc;
-
-	if (n < *cap)
-		return v;
-	nc = *cap ? *cap * 2 : first;
-	v = realloc(v, nc * size);
-	if (v)
-		*cap = nc;
-	return v;
-}
-
 void pmt_buf__reserve(struct pmt_buf *b, size_t n)
 {
 	size_t cap;

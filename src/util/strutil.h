@@ -28,11 +28,6 @@ void pmt_buf__u64w(struct pmt_buf *b, uint64_t v, int width);
 /* NUL-terminate without counting the NUL in len */
 const char *pmt_buf__cstr(struct pmt_buf *b);
 
-/* An array v of n items of size bytes, with room for *cap: v itself when
- * it has room for one more, else v moved to twice the room (first at
- * first), *cap updated; NULL when out of memory (v left as it was). */
-void *pmt_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
-
 static inline void pmt_buf__putc(struct pmt_buf *b, char c)
 {
 	if (b->len + 1 > b->cap)

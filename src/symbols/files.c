@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The executable files processes map, each read once for its symbols
+ * and (with inlined frames) its DWARF, shared by every process mapping
+ * it; idle ones kept for the next process, within bounds. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "symbols/internal.h"
+#include "util/grow.h"
+
+static size_t file_at(const struct pmt_syms *s, uint64_t dev, uint64_t ino)
+{
+	size_t lo = 0, hi = s->nfiles;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct file *f = s->files[mid];
+
+		if (f->dev < dev || (f->dev == dev && f->ino < ino))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The file at path if it is still the one mapped, else the process's
+ * own reference to its mapping; -1. */
+static int open_mapped(const struct file *f, uint32_t pid, uint64_t start, uint64_t end)
+{
+	char mf[64];
+	struct stat st;
+	int fd = -1;
+
+	if (f->path[0] == '/') {
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!pid)
+		return -1;
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	return open(mf, O_RDONLY | O_CLOEXEC);
+}
+
+/* The file (dev, ino), registered at first sight. hold: open it now,
+ * while the mapping process surely lives. */
+struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const char *path,
+			   bool hold, uint32_t pid, uint64_t start, uint64_t end)
+{
+	size_t at = file_at(s, dev, ino), len;
+	struct file *f;
+
+	if (at < s->nfiles && s->files[at]->dev == dev && s->files[at]->ino == ino)
+		return s->files[at];
+	f = calloc(1, sizeof(*f));
+	len = strlen(path);
+	/* maps and records name a removed file "... (deleted)" */
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+		len -= 10;
+	if (!f || !(f->path = strndup(path, len)) ||
+	    !pmt_grow_insert((void **)&s->files, &s->nfiles, &s->fcap, sizeof(*s->files), at, 64)) {
+		if (f)
+			free(f->path);
+		free(f);
+		return NULL;
+	}
+	f->dev = dev;
+	f->ino = ino;
+	f->fd = -1;
+	if (hold && (dev || ino) && s->held < MAX_HELD_FDS &&
+	    (f->fd = open_mapped(f, pid, start, end)) >= 0)
+		s->held++;
+	s->files[at] = f;
+	s->idle++; /* until a mapping refers to it */
+	f->idle_since = ++s->seq;
+	return f;
+}
+
+void syms_file_ref(struct pmt_syms *s, struct file *f)
+{
+	if (!f->refs++)
+		s->idle--;
+}
+
+/* The file no mapping names any more waits among the idle ones; the
+ * longest idle goes when there are too many. */
+void syms_file_unref(struct pmt_syms *s, struct file *f)
+{
+	size_t i, oldest = SIZE_MAX;
+
+	if (--f->refs)
+		return;
+	f->idle_since = ++s->seq;
+	if (++s->idle <= MAX_IDLE_FILES)
+		return;
+	for (i = 0; i < s->nfiles; i++)
+		if (!s->files[i]->refs &&
+		    (oldest == SIZE_MAX || s->files[i]->idle_since < s->files[oldest]->idle_since))
+			oldest = i;
+	syms_file_free(s, s->files[oldest]);
+	pmt_grow_remove(s->files, &s->nfiles, sizeof(*s->files), oldest);
+	s->idle--;
+}
+
+/* The file, through a mapping of process pid: the descriptor held
+ * since it was mapped (handed over), else opened now; -1. */
+int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m)
+{
+	int fd = f->fd;
+
+	if (fd >= 0) {
+		f->fd = -1;
+		s->held--;
+		return fd;
+	}
+	fd = open_mapped(f, pid, m->start, m->end);
+	/* replaced and its process gone: the path is all there is (perf's
+	 * way) */
+	if (fd < 0 && f->path[0] == '/')
+		fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+/* Close the DWARF used longest ago when too many are open. */
+static void src_evict(struct pmt_syms *s)
+{
+	struct file *old = NULL;
+	size_t i;
+
+	if (s->nsrc < MAX_SRC_FILES)
+		return;
+	for (i = 0; i < s->nfiles; i++)
+		if (s->files[i]->src && (!old || s->files[i]->src_used < old->src_used))
+			old = s->files[i];
+	if (!old)
+		return;
+	pmt_srcfile__free(old->src);
+	old->src = NULL;
+	old->src_tried = false; /* opened again when asked */
+	s->nsrc--;
+}
+
+/* Its DWARF, opened at fd when inlined frames are asked for. */
+void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
+{
+	if (!s->inlines || f->src_tried)
+		return;
+	f->src_tried = true;
+	if (fd < 0)
+		return;
+	src_evict(s);
+	f->src = pmt_srcfile__open(fd, f->tab ? pmt_symfile__build_id(f->tab) : "", s->demangle);
+	if (f->src) {
+		s->nsrc++;
+		f->src_used = ++s->seq;
+	}
+}
+
+/* Its symbols (and DWARF), read the first time they are needed through
+ * a mapping of process pid. */
+const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, uint32_t pid,
+					  const struct map *m)
+{
+	int fd;
+
+	if (f->tried)
+		return f->tab;
+	f->tried = true;
+	if (!f->dev && !f->ino)
+		return f->tab = pmt_symfile__vdso();
+	fd = syms_file_open(s, f, pid, m);
+	if (fd < 0)
+		return NULL;
+	f->tab = pmt_symfile__read(fd, s->demangle);
+	syms_file_src(s, f, fd);
+	close(fd);
+	return f->tab;
+}
+
+void syms_file_free(struct pmt_syms *s, struct file *f)
+{
+	if (f->fd >= 0) {
+		close(f->fd);
+		s->held--;
+	}
+	pmt_symfile__free(f->tab);
+	if (f->src)
+		s->nsrc--;
+	pmt_srcfile__free(f->src);
+	free(f->path);
+	free(f);
+}

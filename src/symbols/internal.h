@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Private to src/symbols/: the state behind struct pmt_syms and what its
+ * files call of each other. */
+#ifndef PMT_SYMBOLS_INTERNAL_H
+#define PMT_SYMBOLS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "symbols/symbols.h"
+#include "symbols/srcline.h"
+#include "symbols/symfile.h"
+#include "unwind/cpython.h"
+
+/* Exited processes kept for samples not yet printed; beyond this the
+ * oldest are forgotten (and counted). */
+#define MAX_DEAD 8192
+/* Files no process maps any more, kept for the next one that does. */
+#define MAX_IDLE_FILES 64
+/* Descriptors held for files not yet read (so replaced or deleted files
+ * still resolve); beyond this, files are opened by path when read. */
+#define MAX_HELD_FDS 128
+/* Files whose DWARF is kept open for inlined frames and lines; the one
+ * used longest ago is closed beyond this (and opened again by path when
+ * needed). */
+#define MAX_SRC_FILES 8
+/* Python code objects kept (names, line tables), by process and address
+ * into a table of this many slots; one that falls on a taken slot
+ * replaces it. */
+#define PY_CODES 4096
+
+struct ksym {
+	uint64_t addr;
+	size_t name; /* offset in pmt_syms.knames */
+};
+
+/* One executable file, shared by every process mapping it. */
+struct file {
+	uint64_t dev, ino; /* the key; 0, 0: the vDSO */
+	char *path;
+	int fd;			 /* held until read, else -1 */
+	struct pmt_symfile *tab; /* read on first use */
+	bool tried;		 /* read once, even if that failed */
+	struct pmt_srcfile *src; /* its DWARF, when it has some and it is open */
+	bool src_tried;
+	uint64_t src_used;   /* when src last answered (a sequence number) */
+	uint32_t refs;	     /* mappings naming it */
+	uint64_t idle_since; /* refs 0: when (a sequence number) */
+};
+
+struct pycode {
+	uint32_t id; /* the kernel's (abi.h); 0: empty */
+	uint64_t addr;
+	struct pmt_py_code c;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct file *f;
+};
+
+struct proc {
+	uint32_t pid;
+	bool dead;
+	uint64_t exit_ts;
+	struct map *maps; /* sorted by start, disjoint */
+	size_t n, cap;
+};
+
+struct dead {
+	uint32_t pid;
+	uint64_t ts;
+};
+
+/* Kernel stacks repeat: the last lookups, direct-mapped by address
+ * (binary searches of ~150,000 symbols were a tenth of a streamed
+ * stack's cost). The table is read once, so entries never go stale. */
+#define KCACHE 1024
+
+struct kcached {
+	uint64_t addr; /* 0: empty (no kernel address is 0) */
+	const struct ksym *k;
+};
+
+struct pmt_syms {
+	pthread_mutex_t lock; /* recursive: spans hold it around calls */
+	struct ksym *ksyms;
+	size_t nksyms;
+	struct kcached kcache[KCACHE];
+	bool ksyms_read;
+	bool demangle;		     /* C++/Rust names as perf shows them */
+	bool inlines;		     /* inlined frames and source lines from DWARF */
+	size_t nsrc;		     /* files with src open */
+	struct pycode *py;	     /* PY_CODES slots, made at first use */
+	struct pmt_srcframe pyframe; /* the last Python frame's, for srcframes */
+	char *knames;		     /* one block holding every kernel name */
+	struct proc **procs;	     /* sorted by pid */
+	size_t nprocs, cap;
+	struct file **files; /* sorted by (dev, ino) */
+	size_t nfiles, fcap, idle, held;
+	uint64_t seq;
+	struct dead *dead; /* exits in order: a ring of MAX_DEAD */
+	size_t dead_head, ndead;
+	uint64_t forgotten;
+};
+
+/* ksyms.c: the kernel symbol at or below addr; NULL */
+const struct ksym *syms_ksym(struct pmt_syms *s, uint64_t addr);
+
+/* files.c */
+struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const char *path,
+			   bool hold, uint32_t pid, uint64_t start, uint64_t end);
+void syms_file_ref(struct pmt_syms *s, struct file *f);
+void syms_file_unref(struct pmt_syms *s, struct file *f);
+int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m);
+void syms_file_src(struct pmt_syms *s, struct file *f, int fd);
+const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, uint32_t pid,
+					  const struct map *m);
+void syms_file_free(struct pmt_syms *s, struct file *f);
+
+/* procs.c */
+struct proc *syms_proc_find(const struct pmt_syms *s, uint32_t pid, size_t *at);
+struct proc *syms_proc_get(struct pmt_syms *s, uint32_t pid);
+void syms_proc_free(struct pmt_syms *s, struct proc *p);
+struct map *syms_map_find(struct proc *p, uint64_t addr);
+
+/* pyframes.c */
+static inline bool syms_is_py_frame(uint64_t v)
+{
+	return (v & PMT_PY_FRAME) && !pmt_is_kernel_addr(v);
+}
+bool syms_py_frame(struct pmt_syms *s, uint64_t v);
+bool syms_py_name(struct pmt_syms *s, uint64_t v, struct pmt_buf *b);
+void syms_py_free(struct pmt_syms *s);
+
+#endif

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Process tracking: each process's executable mappings, from /proc at
+ * first sight, then kept current by the kernel's fork, exec, mmap and
+ * exit records (run/sideband.c); exited processes kept, within a bound,
+ * for the samples not yet printed. */
+#include <dirent.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include "symbols/internal.h"
+#include "symbols/procmaps.h"
+#include "util/grow.h"
+
+struct proc *syms_proc_find(const struct pmt_syms *s, uint32_t pid, size_t *at)
+{
+	size_t lo = 0, hi = s->nprocs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->procs[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < s->nprocs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
+}
+
+static void proc_clear(struct pmt_syms *s, struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		syms_file_unref(s, p->maps[i].f);
+	p->n = 0;
+}
+
+void syms_proc_free(struct pmt_syms *s, struct proc *p)
+{
+	proc_clear(s, p);
+	free(p->maps);
+	free(p);
+}
+
+static void proc_remove(struct pmt_syms *s, uint32_t pid)
+{
+	size_t at;
+	struct proc *p = syms_proc_find(s, pid, &at);
+
+	if (p) {
+		pmt_grow_remove(s->procs, &s->nprocs, sizeof(*s->procs), at);
+		syms_proc_free(s, p);
+	}
+}
+
+/* A process without mappings; an exited one of that pid goes. */
+static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p;
+	size_t at;
+
+	proc_remove(s, pid);
+	syms_proc_find(s, pid, &at);
+	p = calloc(1, sizeof(*p));
+	if (!p ||
+	    !pmt_grow_insert((void **)&s->procs, &s->nprocs, &s->cap, sizeof(*s->procs), at, 64)) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	s->procs[at] = p;
+	return p;
+}
+
+/* A new mapping replaces whatever it overlaps. */
+static void add_map(struct pmt_syms *s, struct proc *p, uint64_t start, uint64_t end,
+		    uint64_t pgoff, struct file *f)
+{
+	size_t i, j, at;
+
+	for (i = j = 0; i < p->n; i++) {
+		if (p->maps[i].start < end && p->maps[i].end > start)
+			syms_file_unref(s, p->maps[i].f);
+		else
+			p->maps[j++] = p->maps[i];
+	}
+	p->n = j;
+	for (at = 0; at < p->n && p->maps[at].start < start; at++)
+		;
+	if (!pmt_grow_insert((void **)&p->maps, &p->n, &p->cap, sizeof(*p->maps), at, 16))
+		return;
+	p->maps[at] = (struct map){start, end, pgoff, f};
+	syms_file_ref(s, f);
+}
+
+struct map *syms_map_find(struct proc *p, uint64_t addr)
+{
+	size_t lo =
+		pmt_count_le(p->maps, p->n, sizeof(*p->maps), offsetof(struct map, start), 8, addr);
+
+	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
+}
+
+/* Executable mappings of a file, or the vDSO: the ones named. */
+static void map_file(struct pmt_syms *s, struct proc *p, uint64_t start, uint64_t end,
+		     uint64_t pgoff, uint64_t dev, uint64_t ino, const char *path, bool hold)
+{
+	struct file *f;
+
+	if (!ino && strcmp(path, "[vdso]"))
+		return; /* anonymous (JIT) or [vsyscall]: nothing to name it */
+	if (!ino)
+		dev = 0;
+	f = syms_file_get(s, dev, ino, path, hold, p->pid, start, end);
+	if (f)
+		add_map(s, p, start, end, pgoff, f);
+}
+
+struct reading {
+	struct pmt_syms *s;
+	struct proc *p;
+};
+
+static void map_listed(void *ctx, const struct pmt_procmap *m)
+{
+	struct reading *r = ctx;
+
+	map_file(r->s, r->p, m->start, m->end, m->pgoff, makedev(m->maj, m->min), m->ino, m->path,
+		 false);
+}
+
+/* A live process's executable mappings, from /proc (none when it is
+ * gone). */
+static struct proc *read_proc(struct pmt_syms *s, uint32_t pid)
+{
+	struct reading r = {s, proc_new(s, pid)};
+
+	if (r.p)
+		pmt_procmaps__each(pid, map_listed, &r);
+	return r.p;
+}
+
+struct proc *syms_proc_get(struct pmt_syms *s, uint32_t pid)
+{
+	size_t at;
+	struct proc *p = syms_proc_find(s, pid, &at);
+
+	return p ? p : read_proc(s, pid);
+}
+
+void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid)
+{
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	syms_proc_get(s, pid);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__note_all(struct pmt_syms *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char *end;
+
+	if (!s || !d) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((e = readdir(d))) {
+		unsigned long pid = strtoul(e->d_name, &end, 10);
+
+		if (pid && !*end && pid <= UINT32_MAX)
+			pmt_syms__note_pid(s, (uint32_t)pid);
+	}
+	closedir(d);
+}
+
+void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+	size_t at;
+	size_t i;
+
+	if (!s || !pid || pid == ppid)
+		return; /* a thread: the process's mappings already */
+	pthread_mutex_lock(&s->lock);
+	child = syms_proc_find(s, pid, &at);
+	/* a child read from /proc before its fork record came is complete */
+	if ((!child || child->dead) && (parent = syms_proc_get(s, ppid)) &&
+	    (child = proc_new(s, pid)))
+		for (i = 0; i < parent->n; i++)
+			add_map(s, child, parent->maps[i].start, parent->maps[i].end,
+				parent->maps[i].pgoff, parent->maps[i].f);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__exec(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p;
+	size_t at;
+
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_find(s, pid, &at);
+	if (p && !p->dead)
+		proc_clear(s, p);
+	else
+		proc_new(s, pid);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__mmap(struct pmt_syms *s, const struct pmt_mmap *m)
+{
+	struct proc *p;
+
+	if (!s || !m->pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_get(s, m->pid);
+	if (p && !p->dead)
+		map_file(s, p, m->start, m->start + m->len, m->pgoff, m->dev, m->ino, m->path,
+			 true);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Forget the oldest exited process. */
+static void pop_dead(struct pmt_syms *s)
+{
+	struct dead d = s->dead[s->dead_head];
+	size_t at;
+	struct proc *p = syms_proc_find(s, d.pid, &at);
+
+	s->dead_head = (s->dead_head + 1) % MAX_DEAD;
+	s->ndead--;
+	if (p && p->dead && p->exit_ts == d.ts) {
+		pmt_grow_remove(s->procs, &s->nprocs, sizeof(*s->procs), at);
+		syms_proc_free(s, p);
+	}
+}
+
+void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
+{
+	struct proc *p;
+	size_t at;
+
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_find(s, pid, &at);
+	if (p && !p->dead) {
+		if (s->ndead == MAX_DEAD) {
+			pop_dead(s);
+			s->forgotten++;
+		}
+		p->dead = true;
+		p->exit_ts = ts;
+		s->dead[(s->dead_head + s->ndead++) % MAX_DEAD] = (struct dead){pid, ts};
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__reap(struct pmt_syms *s, uint64_t ts)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	while (s->ndead && s->dead[s->dead_head].ts < ts)
+		pop_dead(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p;
+	size_t at;
+	bool dead;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_find(s, pid, &at);
+	dead = p && p->dead;
+	pthread_mutex_unlock(&s->lock);
+	return dead;
+}
+
+uint64_t pmt_syms__forgotten(struct pmt_syms *s)
+{
+	uint64_t n;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	n = s->forgotten;
+	s->forgotten = 0;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
+{
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	st->procs = s->nprocs;
+	st->exited = s->ndead;
+	st->files = s->nfiles;
+	st->fds = s->held + s->nsrc;
+	for (i = 0; i < s->nfiles; i++) {
+		if (s->files[i]->tab)
+			st->bytes += pmt_symfile__bytes(s->files[i]->tab);
+		if (s->files[i]->src)
+			st->bytes += pmt_srcfile__bytes(s->files[i]->src);
+	}
+	for (i = 0; i < s->nprocs; i++)
+		st->bytes += sizeof(struct proc) + s->procs[i]->cap * sizeof(struct map);
+	pthread_mutex_unlock(&s->lock);
+}
