@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/error.h"
+#include "util/grow.h"
 #include "elf/elfsym.h"
 #include "util/strutil.h"
 
@@ -42,17 +44,13 @@ static int push(struct pmt_elf_syms *out, char *name, uint64_t off, uint64_t siz
 {
 	if (!name)
 		return -ENOMEM;
-	if (out->n == out->cap) {
-		size_t nc = out->cap ? out->cap * 2 : 256;
-		struct pmt_elf_sym *v = realloc(out->v, nc * sizeof(*v));
+	struct pmt_elf_sym *v = pmt_grow(out->v, &out->cap, out->n, sizeof(*v), 256);
 
-		if (!v) {
-			free(name);
-			return -ENOMEM;
-		}
-		out->v = v;
-		out->cap = nc;
+	if (!v) {
+		free(name);
+		return -ENOMEM;
 	}
+	out->v = v;
 	out->v[out->n++] = (struct pmt_elf_sym){name, off, size, bind};
 	return 0;
 }
@@ -188,7 +186,7 @@ int pmt_elf__has_table(Elf *elf, unsigned int sht)
 	return 0;
 }
 
-int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t errlen)
+int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, struct pmt_error *err)
 {
 	size_t i, j;
 	int fd, ret = 0;
@@ -196,23 +194,23 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t
 
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return pmt_errf(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return pmt_error__runtime(err, -EINVAL, "libelf: %s", elf_errmsg(-1));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		pmt_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		pmt_error__usage(err, "cannot open %s: %s", path, strerror(errno));
 		return ret;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		pmt_errf(err, errlen, "%s is not an ELF file (an executable or shared library)",
-			 path);
+		pmt_error__usage(err, "%s is not an ELF file (an executable or shared library)",
+				 path);
 		ret = -EINVAL;
 		goto out;
 	}
 	ret = pmt_elf__collect(elf, NULL, 0, out);
 	if (ret) {
-		pmt_errf(err, errlen, "out of memory reading %s", path);
+		pmt_error__usage(err, "out of memory reading %s", path);
 		goto out;
 	}
 	qsort(out->v, out->n, sizeof(*out->v), cmp_sym);

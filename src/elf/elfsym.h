@@ -4,6 +4,7 @@
 #ifndef PMT_ELFSYM_H
 #define PMT_ELFSYM_H
 
+#include "util/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +21,7 @@ struct pmt_elf_syms {
 };
 
 /* Defined functions of .symtab and .dynsym. -errno with a message in err. */
-int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, char *err, size_t errlen);
+int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, struct pmt_error *err);
 const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name);
 void pmt_elf__free(struct pmt_elf_syms *s);
 

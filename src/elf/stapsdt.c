@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/grow.h"
 #include "elf/stapsdt.h"
 
 #define NT_STAPSDT 3
@@ -154,15 +155,11 @@ static int read_section(Elf_Scn *scn, int cls, struct pmt_usdt_note **v, size_t 
 
 		if (nh.n_type != NT_STAPSDT || nh.n_namesz != 8 || memcmp(owner, "stapsdt", 8))
 			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 16;
-			struct pmt_usdt_note *nv = realloc(*v, nc * sizeof(**v));
+		struct pmt_usdt_note *nv = pmt_grow(*v, cap, *n, sizeof(**v), 16);
 
-			if (!nv)
-				return -ENOMEM;
-			*v = nv;
-			*cap = nc;
-		}
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
 		memset(&(*v)[*n], 0, sizeof(**v));
 		r = parse_note((const uint8_t *)data->d_buf + desc_off, nh.n_descsz, cls,
 			       &(*v)[*n]);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/error.h"
+#include "util/grow.h"
 #include "options/opts.h"
 #include "abi.h"
 #include "util/strutil.h"
@@ -64,8 +66,7 @@ struct optctx {
 	const struct opt_def *def; /* the option being handled */
 	int argc;
 	char **argv;
-	char *err;
-	size_t errlen;
+	struct pmt_error *err;
 	bool pid_set, all_set, pages_set;
 	int bare_stack_at; /* argv index after a --stack with no word */
 };
@@ -82,11 +83,12 @@ struct opt_def {
 		      * opt_agg: enum pmt_agg_fn */
 };
 
-#define ERR(c, ...) pmt_errf((c)->err, (c)->errlen, __VA_ARGS__)
+#define ERR(c, ...) pmt_error__usage((c)->err, __VA_ARGS__)
 
 static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *spec)
 {
-	struct pmt_probe_arg *p = realloc(o->probes, (size_t)(o->nr_probes + 1) * sizeof(*p));
+	struct pmt_probe_arg *p =
+		pmt_grow(o->probes, &o->probes_cap, (size_t)o->nr_probes, sizeof(*p), 8);
 
 	if (!p)
 		return -ENOMEM;
@@ -937,9 +939,9 @@ static int check_targets(struct optctx *c)
 	return 0;
 }
 
-int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t errlen)
+int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error *err)
 {
-	struct optctx c = {.o = o, .argc = argc, .argv = argv, .err = err, .errlen = errlen};
+	struct optctx c = {.o = o, .argc = argc, .argv = argv, .err = err};
 	struct option lo[NR_OPTS + 1];
 	char shorts[2 * NR_OPTS + 2];
 	int ch, ret;
@@ -989,7 +991,7 @@ void pmt_opts__free(struct pmt_opts *o)
 	o->nr_probes = 0;
 }
 
-int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_t errlen)
+int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, struct pmt_error *err)
 {
 	const char *p = s;
 	char *end;
@@ -997,7 +999,7 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_
 
 	memset(mask, 0, (size_t)(nbits + 63) / 64 * sizeof(*mask));
 	if (!*s)
-		return pmt_errf(err, errlen, "-C/--cpu: empty CPU list; expected e.g. 0-3,6");
+		return pmt_error__usage(err, "-C/--cpu: empty CPU list; expected e.g. 0-3,6");
 	while (*p) {
 		if (*p < '0' || *p > '9')
 			goto bad;
@@ -1012,9 +1014,9 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_
 			p = end;
 		}
 		if (a > b || b >= nbits)
-			return pmt_errf(err, errlen,
-					"-C/--cpu: '%s': CPU range must be ascending and below %d",
-					s, nbits);
+			return pmt_error__usage(
+				err, "-C/--cpu: '%s': CPU range must be ascending and below %d", s,
+				nbits);
 		for (; a <= b; a++)
 			mask[a / 64] |= 1ULL << (a % 64);
 		if (*p == ',' && p[1])
@@ -1024,5 +1026,5 @@ int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_
 	}
 	return 0;
 bad:
-	return pmt_errf(err, errlen, "-C/--cpu: '%s' is not a CPU list; expected e.g. 0-3,6", s);
+	return pmt_error__usage(err, "-C/--cpu: '%s' is not a CPU list; expected e.g. 0-3,6", s);
 }

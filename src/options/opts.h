@@ -3,6 +3,7 @@
 #ifndef PMT_OPTS_H
 #define PMT_OPTS_H
 
+#include "util/error.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,6 +112,7 @@ struct pmt_opts {
 	enum pmt_mode mode;
 	struct pmt_probe_arg *probes;
 	int nr_probes;
+	size_t probes_cap;
 	pid_t pid;	    /* -p; 0 = none */
 	bool system_wide;   /* -a, or the default without -p/CMD */
 	const char *cpus;   /* -C list as given, NULL = all */
@@ -144,7 +146,7 @@ struct pmt_opts {
 };
 
 /* Parse argv; on a usage error returns -EINVAL with a message in err. */
-int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, char *err, size_t errlen);
+int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error *err);
 void pmt_opts__free(struct pmt_opts *o);
 extern const char pmt_usage[];
 /* The i-th long option name, NULL past the last (completion, tests). */
@@ -154,6 +156,6 @@ const char *pmt_opts__name(size_t i);
  * Parse a CPU list ("0-3,6") into a bitmap of nbits bits.
  * -EINVAL with a message in err.
  */
-int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, char *err, size_t errlen);
+int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, struct pmt_error *err);
 
 #endif

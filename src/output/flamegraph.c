@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/grow.h"
 #include "output/flamegraph.h"
 
 #define WIDTH 1200.0
@@ -33,12 +34,9 @@ static struct fnode *child(struct fnode *n, const char *name, size_t len)
 	for (i = 0; i < n->nkids; i++)
 		if (strlen(n->kids[i].name) == len && !memcmp(n->kids[i].name, name, len))
 			return &n->kids[i];
-	if (n->nkids == n->cap) {
-		k = realloc(n->kids, (n->cap = n->cap ? n->cap * 2 : 4) * sizeof(*k));
-		if (!k)
-			return NULL;
-		n->kids = k;
-	}
+	if (!(k = pmt_grow(n->kids, &n->cap, n->nkids, sizeof(*k), 4)))
+		return NULL;
+	n->kids = k;
 	k = &n->kids[n->nkids];
 	memset(k, 0, sizeof(*k));
 	k->name = strndup(name, len);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include "util/grow.h"
 #include "util/log.h"
 #include "tracefs/render.h"
 #include "output/output.h"
@@ -282,15 +283,10 @@ void pmt_output__record(struct pmt_output *o, const struct pmt_record *r)
 		pmt_format_json(&o->buf, r);
 	else
 		pmt_format_text(&o->buf, r);
-	if (o->nends == o->cap_ends) {
-		size_t cap = o->cap_ends ? o->cap_ends * 2 : 1024;
-		size_t *ends = realloc(o->ends, cap * sizeof(*ends));
+	size_t *ends = pmt_grow(o->ends, &o->cap_ends, o->nends, sizeof(*ends), 1024);
 
-		if (ends) {
-			o->ends = ends;
-			o->cap_ends = cap;
-		}
-	}
+	if (ends)
+		o->ends = ends;
 	if (o->nends < o->cap_ends)
 		o->ends[o->nends++] = o->buf.len;
 	else

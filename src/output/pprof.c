@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "util/grow.h"
 #include "output/pprof.h"
 #include "util/strutil.h"
 
@@ -108,7 +109,7 @@ static int64_t intern(struct pmt_pprof *p, const char *s)
 {
 	uint64_t h, probe;
 	struct slot *sl;
-	char *copy;
+	char *copy, **v;
 
 	if (!s || !*s)
 		return 0;
@@ -123,14 +124,10 @@ static int64_t intern(struct pmt_pprof *p, const char *s)
 		if (!strcmp(p->strs[sl->v - 1], s))
 			return (int64_t)sl->v - 1;
 	}
-	if (p->nstrs == p->capstrs) {
-		char **v = realloc(p->strs, (p->capstrs * 2) * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		p->strs = v;
-		p->capstrs *= 2;
-	}
+	v = pmt_grow(p->strs, &p->capstrs, p->nstrs, sizeof(*v), 64);
+	if (!v)
+		goto oom;
+	p->strs = v;
 	copy = strdup(s);
 	if (!copy)
 		goto oom;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "util/error.h"
 #include "abi.h"
 #include "probes/callrec.h"
 #include "tracefs/stackrec.h"
@@ -151,7 +152,7 @@ static struct pmt_field *add_typed(struct pmt_format *f, const struct btf *btf, 
 }
 
 struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
-					   bool ret, char *err, size_t errlen)
+					   bool ret, struct pmt_error *err)
 {
 	const struct btf_type *fn = btf__type_by_id(btf, (__u32)func_id), *proto;
 	const struct btf_param *prm;
@@ -160,7 +161,7 @@ struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *b
 
 	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto)) {
-		pmt_errf(err, errlen, "%s: no function prototype in BTF", name);
+		pmt_error__usage(err, "%s: no function prototype in BTF", name);
 		return NULL;
 	}
 	f = pmt_format__new(name, sizeof(struct pmt_call));

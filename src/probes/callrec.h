@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "util/error.h"
 #include "tracefs/format.h"
 
 struct btf;
@@ -19,6 +20,6 @@ struct pmt_format *pmt_callrec__regs_format(const char *name, bool ret);
  * (and arg0..argN, hidden, so filters read the same in either mode), and
  * retval at a return. NULL with a message in err. */
 struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
-					   bool ret, char *err, size_t errlen);
+					   bool ret, struct pmt_error *err);
 
 #endif

@@ -251,7 +251,7 @@ static int add_fn_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 	const char *kind = ret ? "kretprobe" : "kprobe";
 	struct pmt_format *fmt;
 	struct kp_priv *kp;
-	char name[300], err[256];
+	char name[300];
 	uint32_t n = c->probes->n;
 	int r, slot = (int)fentry_used(c, ret);
 
@@ -262,12 +262,12 @@ static int add_fn_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 	if (mech == PMT_KFN_FENTRY)
 		fmt = pmt_callrec__btf_format(name, kf.btf,
 					      btf__find_by_name_kind(kf.btf, func, BTF_KIND_FUNC),
-					      ret, err, sizeof(err));
+					      ret, c->err);
 	else
 		fmt = pmt_callrec__regs_format(name, ret);
 	if (!fmt)
-		return mech == PMT_KFN_FENTRY
-			       ? pmt_error__usage(c->err, "%s", err)
+		return pmt_error__set(c->err)
+			       ? -EINVAL
 			       : pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
 	r = pmt_probes__add(c->probes, &pmt_kprobe_provider, name, fmt, arg->filter, c->err);
 	if (r || c->probes->n == n)
@@ -407,10 +407,8 @@ static int attach_multi(struct pmt_prov_ctx *c, struct pmt_probe *p, const struc
 	o.cnt = n;
 	p->link = bpf_program__attach_kprobe_multi_opts(c->skel->progs.pmt_kpm, NULL, &o);
 	if (!p->link)
-		err = pmt_error__runtime(
-			c->err, -errno,
-			"%s: cannot attach %u functions with one kprobe.multi link: %s", p->name, n,
-			strerror(errno));
+		err = pmt_error__attach(c->err, -errno, p->name, "a kprobe.multi link",
+					strerror(errno));
 out:
 	free(syms);
 	free(cookies);
@@ -435,8 +433,8 @@ static int kp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 		break;
 	}
 	if (!p->link)
-		return pmt_error__runtime(c->err, -errno, "%s: cannot attach (%s): %s", p->name,
-					  pmt_kfn__name(kp->mech), errname(-errno));
+		return pmt_error__attach(c->err, -errno, p->name, pmt_kfn__name(kp->mech),
+					 errname(-errno));
 	return 0;
 }
 

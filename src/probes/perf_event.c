@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/grow.h"
 #include "util/log.h"
 #include "tracefs/pmu.h"
 #include "probes/provider.h"
@@ -194,15 +195,14 @@ static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
 	struct pmt_pmu_event *ev = calloc(1, sizeof(*ev));
 	struct pmt_format *fmt;
-	char err[1024];
 	uint32_t n;
 	int ret;
 
 	if (!ev)
 		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
-	if (pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, ev, err, sizeof(err))) {
+	if ((ret = pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, ev, c->err))) {
 		free(ev);
-		return pmt_error__usage(c->err, "%s", err);
+		return ret;
 	}
 	if ((ret = check_event(c, ev))) {
 		free(ev);
@@ -230,7 +230,8 @@ static void pe_prepare(struct pmt_prov_ctx *c)
 static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
-	struct bpf_link **links = realloc(p->links, (size_t)(p->nlinks + 1) * sizeof(*links));
+	struct bpf_link **links =
+		pmt_grow(p->links, &p->links_cap, (size_t)p->nlinks, sizeof(*links), 8);
 	struct bpf_link *l;
 	int err;
 
@@ -241,9 +242,7 @@ static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)
 	p->links = links;
 	l = bpf_program__attach_perf_event_opts(c->skel->progs.pmt_pe, pfd, &opts);
 	if (!l) {
-		err = pmt_error__runtime(c->err, -errno,
-					 "%s: cannot attach the BPF program to the perf event: %s",
-					 p->name, strerror(errno));
+		err = pmt_error__attach(c->err, -errno, p->name, "the perf event", strerror(errno));
 		close(pfd);
 		return err;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "util/grow.h"
 #include "filter/filter.h"
 #include "probes/probe.h"
 #include "util/log.h"
@@ -66,7 +67,7 @@ int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const
 		goto out;
 	}
 	snprintf(label, sizeof(label), dup > 1 ? "%s#%d" : "%s", name, dup);
-	p = realloc(l->v, (l->n + 1) * sizeof(*p));
+	p = pmt_grow(l->v, &l->cap, l->n, sizeof(*p), 16);
 	if (!p) {
 		ret = pmt_error__runtime(err, -ENOMEM, "%s: out of memory", name);
 		goto out;

@@ -32,6 +32,7 @@ struct pmt_probe {
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;
+	size_t links_cap;
 	void *priv;	 /* the provider's, freed with free() */
 	uint64_t events; /* received */
 };
@@ -39,6 +40,7 @@ struct pmt_probe {
 struct pmt_probes {
 	struct pmt_probe *v;
 	uint32_t n;
+	size_t cap;
 };
 
 /* Add a probe to the list; takes fmt and compiles the filter expr (may

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/grow.h"
 #include "elf/elfsym.h"
 #include "probes/provider.h"
 #include "util/strutil.h"
@@ -64,14 +65,15 @@ int pmt_prov__binary(struct pmt_prov_ctx *c, const char *opt, const char *spec, 
 
 int pmt_online_cpus(uint64_t *mask)
 {
-	char *text, err[128];
+	struct pmt_error err = {0};
+	char *text;
 	int ret;
 
 	ret = pmt_read_file("/sys/devices/system/cpu/online", &text, NULL);
 	if (ret)
 		return ret;
 	text[strcspn(text, "\n")] = '\0';
-	ret = pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, err, sizeof(err));
+	ret = pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, &err);
 	free(text);
 	return ret;
 }
@@ -94,7 +96,7 @@ int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n)
 	char path[64];
 	struct dirent *d;
 	pid_t *v = NULL, *nv;
-	size_t cnt = 0;
+	size_t cnt = 0, cap = 0;
 	DIR *dir;
 	int err = 0;
 
@@ -105,7 +107,7 @@ int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n)
 	while (!err && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
-		nv = realloc(v, (cnt + 1) * sizeof(*v));
+		nv = pmt_grow(v, &cap, cnt, sizeof(*v), 16);
 		if (!nv) {
 			err = -ENOMEM;
 			break;

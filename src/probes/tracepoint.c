@@ -43,10 +43,11 @@ static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
 static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, const char *filter)
 {
 	struct pmt_format *fmt;
-	char err[512], full[512];
+	struct pmt_error err = {0};
+	char full[512];
 	int ret;
 
-	ret = pmt_tracefs__format(cat, name, &fmt, err, sizeof(err));
+	ret = pmt_tracefs__format(cat, name, &fmt, &err);
 	if (ret == -ENOENT) {
 		snprintf(full, sizeof(full), "%s:%s", cat, name);
 		pmt_error__usage(c->err, "unknown tracepoint '%s'", full);
@@ -54,7 +55,7 @@ static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, con
 		return -EINVAL;
 	}
 	if (ret)
-		return pmt_error__runtime(c->err, ret, "%s:%s: %s", cat, name, err);
+		return pmt_error__runtime(c->err, ret, "%s:%s: %s", cat, name, err.msg);
 	if (pmt_stackrec__add_tp_fields(fmt)) {
 		pmt_format__free(fmt);
 		return pmt_error__runtime(c->err, -ENOMEM, "%s:%s: out of memory", cat, name);
@@ -256,7 +257,7 @@ static int attach_routed(struct pmt_prov_ctx *c, struct pmt_probe *p, const stru
 {
 	__u32 key = (__u32)(r->dir * PMT_SYS_NRS + r->nr), val = p->id + 1;
 	struct pmt_format *fmt;
-	char err[256];
+	struct pmt_error err = {0};
 	int e;
 
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.pmt_sysnr), &key, &val, BPF_ANY))
@@ -265,14 +266,13 @@ static int attach_routed(struct pmt_prov_ctx *c, struct pmt_probe *p, const stru
 	if (!r->carrier)
 		return 0;
 	e = pmt_tracefs__format("raw_syscalls", r->dir == PMT_SYS_ENTER ? "sys_enter" : "sys_exit",
-				&fmt, err, sizeof(err));
+				&fmt, &err);
 	if (e)
-		return pmt_error__runtime(c->err, e, "raw_syscalls: %s", err);
+		return pmt_error__runtime(c->err, e, "raw_syscalls: %s", err.msg);
 	p->link = attach_carrier(c->skel->progs.pmt_sys, fmt->id, (__u64)r->dir);
 	pmt_format__free(fmt);
 	if (!p->link)
-		return pmt_error__runtime(c->err, -errno, "%s: unable to attach raw_syscalls: %s",
-					  p->name, strerror(errno));
+		return pmt_error__attach(c->err, -errno, p->name, "raw_syscalls", strerror(errno));
 	return 0;
 }
 
@@ -294,8 +294,8 @@ static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 		return attach_routed(c, p, p->priv);
 	p->link = attach_carrier(tp_prog(c, p->instance), p->fmt->id, p->id);
 	if (!p->link)
-		return pmt_error__runtime(c->err, -errno, "%s: unable to attach: %s", p->name,
-					  strerror(errno));
+		return pmt_error__attach(c->err, -errno, p->name, "the tracepoint",
+					 strerror(errno));
 	return 0;
 }
 

@@ -95,7 +95,7 @@ static int up_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 	const char *opt = ret ? "uretprobe" : "uprobe";
 	struct pmt_elf_syms syms;
 	const struct pmt_elf_sym *hit;
-	char path[PATH_MAX], sym[256], err[PATH_MAX + 100];
+	char path[PATH_MAX], sym[256];
 	const char *close[4];
 	uint64_t add;
 	size_t i, found = 0;
@@ -107,8 +107,9 @@ static int up_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 		return pmt_error__usage(c->err, "--uretprobe '%s': a return probe takes no offset",
 					arg->spec);
 	}
-	if (pmt_elf__funcs(path, &syms, err, sizeof(err))) {
-		return pmt_error__usage(c->err, "--%s '%s': %s", opt, arg->spec, err);
+	if (pmt_elf__funcs(path, &syms, c->err)) {
+		pmt_error__prefix(c->err, "--%s '%s': ", opt, arg->spec);
+		return -EINVAL;
 	}
 	if (!strpbrk(sym, "*?[")) {
 		hit = pmt_elf__find(&syms, sym);
@@ -177,8 +178,7 @@ static int up_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 						  c->opts->pid ? c->opts->pid : -1, up->path,
 						  (size_t)up->off, &o);
 	if (!p->link)
-		return pmt_error__runtime(c->err, -errno, "%s: cannot attach the uprobe: %s",
-					  p->name, strerror(errno));
+		return pmt_error__attach(c->err, -errno, p->name, "the uprobe", strerror(errno));
 	return 0;
 }
 

@@ -311,8 +311,8 @@ static int usdt_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 		bpf_program__attach_usdt(c->skel->progs.pmt_usdt, c->opts->pid ? c->opts->pid : -1,
 					 up->path, up->provider, up->name, &o);
 	if (!p->link)
-		return pmt_error__runtime(c->err, -errno, "%s: cannot attach the USDT probe: %s",
-					  p->name, strerror(errno));
+		return pmt_error__attach(c->err, -errno, p->name, "the USDT probe",
+					 strerror(errno));
 	return 0;
 }
 

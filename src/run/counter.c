@@ -28,11 +28,12 @@ static int count_open(const struct pmt_pmu_event *ev, int cpu)
 
 static int resolve_one(struct pmt_pmu_event *ev, const char *spec, struct pmt_error *err)
 {
-	char msg[1024];
 	int fd;
 
-	if (pmt_pmu__parse(spec, PMT_PMU_SYSFS, ev, msg, sizeof(msg)))
-		return pmt_error__usage(err, "--counter: %s", msg);
+	if (pmt_pmu__parse(spec, PMT_PMU_SYSFS, ev, err)) {
+		pmt_error__prefix(err, "--counter: ");
+		return -EINVAL;
+	}
 	fd = count_open(ev, pmt_first_online_cpu());
 	if (fd < 0) {
 		pmt_error__usage(err, "--counter %s: this machine cannot count it (%s)", ev->name,
@@ -118,8 +119,7 @@ int pmt_counter__start(const struct pmt_counter *c, struct pmtrace_bpf *skel, in
 				return e;
 	skel->links.pmt_count_switch = bpf_program__attach(skel->progs.pmt_count_switch);
 	if (!skel->links.pmt_count_switch)
-		return pmt_error__runtime(err, -errno,
-					  "--counter: cannot attach to sched_switch: %s",
-					  strerror(errno));
+		return pmt_error__attach(err, -errno, "--counter", "sched:sched_switch",
+					 strerror(errno));
 	return 0;
 }

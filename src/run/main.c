@@ -257,11 +257,11 @@ static int do_trace(const struct pmt_opts *o)
 int main(int argc, char **argv)
 {
 	struct pmt_opts o;
-	char err[512];
+	struct pmt_error err = {0};
 	int ret;
 
-	if (pmt_opts__parse(argc, argv, &o, err, sizeof(err))) {
-		pmt_err("%s", err);
+	if (pmt_opts__parse(argc, argv, &o, &err)) {
+		pmt_error__print(&err);
 		fputs("Try 'pmtrace --help' for more information.\n", stderr);
 		pmt_opts__free(&o);
 		return PMT_EXIT_USAGE;

@@ -145,7 +145,6 @@ static int resolve_latency(struct pmt_session *s)
 
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
-	char err[256];
 	int i, ret;
 
 	s->opts = opts;
@@ -157,8 +156,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	if (s->ncpus > PMT_MAX_CPUS)
 		s->ncpus = PMT_MAX_CPUS;
 	if (opts->cpus) {
-		if (pmt_parse_cpulist(opts->cpus, s->cpu_mask, s->ncpus, err, sizeof(err))) {
-			pmt_error__usage(&s->err, "%s", err);
+		if (pmt_parse_cpulist(opts->cpus, s->cpu_mask, s->ncpus, &s->err)) {
 			pmt_error__hint(&s->err, "this machine has CPUs 0-%d", s->ncpus - 1);
 			return -EINVAL;
 		}
@@ -416,10 +414,10 @@ int pmt_session__attach(struct pmt_session *s)
 		if (!(s->skel->links.pmt_fork = bpf_program__attach(s->skel->progs.pmt_fork)) ||
 		    !(s->skel->links.pmt_exec = bpf_program__attach(s->skel->progs.pmt_exec)) ||
 		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit)))
-			return pmt_error__runtime(
-				&s->err, -errno,
-				"cannot attach the process-tracking tracepoints: %s",
-				strerror(errno));
+			return pmt_error__attach(&s->err, -errno,
+						 "sched:sched_process_{fork,exec,exit}",
+						 "the tracepoints following the command's children",
+						 strerror(errno));
 	}
 	if ((targeted && (err = add_targets(s))) ||
 	    (err = pmt_counter__start(&s->counter, s->skel, s->ncpus, &s->err)))

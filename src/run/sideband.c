@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/grow.h"
 #include "symbols/symbols.h"
 #include "run/sideband.h"
 #include "util/log.h"
@@ -72,6 +73,8 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 {
 	struct pmt_sideband *sb = ctx;
 	const struct sample_id *id;
+	struct held *v;
+	char *b;
 
 	(void)cpu;
 	if (h->type == PERF_RECORD_LOST) {
@@ -80,24 +83,12 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	}
 	if (h->size < sizeof(*h) + sizeof(*id))
 		return LIBBPF_PERF_EVENT_CONT;
-	if (sb->len + h->size > sb->cap) {
-		size_t nc = (sb->cap + h->size) * 2;
-		char *b = realloc(sb->buf, nc);
-
-		if (!b)
-			goto dropped;
-		sb->buf = b;
-		sb->cap = nc;
-	}
-	if (sb->n == sb->hcap) {
-		size_t nc = sb->hcap ? sb->hcap * 2 : 256;
-		struct held *v = realloc(sb->held, nc * sizeof(*v));
-
-		if (!v)
-			goto dropped;
-		sb->held = v;
-		sb->hcap = nc;
-	}
+	if (!(b = pmt_grow_to(sb->buf, &sb->cap, sb->len + h->size, 1, 65536)))
+		goto dropped;
+	sb->buf = b;
+	if (!(v = pmt_grow(sb->held, &sb->hcap, sb->n, sizeof(*v), 256)))
+		goto dropped;
+	sb->held = v;
 	id = (const void *)((const char *)h + h->size - sizeof(*id));
 	sb->held[sb->n++] = (struct held){id->time, sb->len};
 	memcpy(sb->buf + sb->len, h, h->size);

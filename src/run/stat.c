@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include "util/grow.h"
 #include "tracefs/pmu.h"
 #include "output/output.h"
 #include "output/statfmt.h"
@@ -45,6 +46,7 @@ static const char *const default_events[] = {
 struct counter {
 	struct pmt_pmu_event ev;
 	int *fds, nfds;
+	size_t fds_cap;
 	struct pmt_stat_count total, prev; /* prev: at the last interval */
 };
 
@@ -52,7 +54,7 @@ struct stat_run {
 	const struct pmt_opts *o;
 	struct pmt_error err;
 	struct counter *c;
-	size_t n;
+	size_t n, cap;
 	struct pmt_child child;
 	struct pmt_output out;
 	uint64_t start_ns, last_ns; /* the start, the last interval printed */
@@ -60,16 +62,15 @@ struct stat_run {
 
 static int add_event(struct stat_run *r, const char *spec)
 {
-	struct counter *c = realloc(r->c, (r->n + 1) * sizeof(*c));
-	char err[1024];
+	struct counter *c = pmt_grow(r->c, &r->cap, r->n, sizeof(*c), 8);
 
 	if (!c)
 		return pmt_error__runtime(&r->err, -ENOMEM, "out of memory");
 	r->c = c;
 	c = &r->c[r->n];
 	memset(c, 0, sizeof(*c));
-	if (pmt_pmu__parse(spec, PMT_PMU_SYSFS, &c->ev, err, sizeof(err)))
-		return pmt_error__usage(&r->err, "%s", err);
+	if (pmt_pmu__parse(spec, PMT_PMU_SYSFS, &c->ev, &r->err))
+		return -EINVAL;
 	c->total.name = c->ev.name;
 	c->total.type = c->ev.type;
 	c->total.config = c->ev.config;
@@ -119,7 +120,7 @@ static int add_fd(struct stat_run *r, struct counter *c, struct perf_event_attr 
 		return pmt_error__runtime(&r->err, -errno, "%s: perf_event_open: %s", c->ev.name,
 					  strerror(errno));
 	}
-	fds = realloc(c->fds, (size_t)(c->nfds + 1) * sizeof(*fds));
+	fds = pmt_grow(c->fds, &c->fds_cap, (size_t)c->nfds, sizeof(*fds), 8);
 	if (!fds) {
 		close(fd);
 		return pmt_error__runtime(&r->err, -ENOMEM, "out of memory");
@@ -356,13 +357,12 @@ static void wait_loop(struct stat_run *r)
 static int open_all(struct stat_run *r)
 {
 	uint64_t cpus[PMT_MAX_CPUS / 64];
-	char err[256];
 	size_t i;
 	int k;
 
 	memset(cpus, 0xff, sizeof(cpus));
-	if (r->o->cpus && pmt_parse_cpulist(r->o->cpus, cpus, PMT_MAX_CPUS, err, sizeof(err)))
-		return pmt_error__usage(&r->err, "%s", err);
+	if (r->o->cpus && pmt_parse_cpulist(r->o->cpus, cpus, PMT_MAX_CPUS, &r->err))
+		return -EINVAL;
 	for (i = 0; i < r->n; i++)
 		if (open_counter(r, &r->c[i], cpus) < 0)
 			return -1;

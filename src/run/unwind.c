@@ -130,10 +130,13 @@ struct pmt_file_read {
 static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *key, int fd,
 		      const char *name, bool python)
 {
+	struct pmt_error e = {0};
+
 	memset(&r->cfi, 0, sizeof(r->cfi));
 	r->key = *key;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->cfi_err = pmt_cfi__read(fd, &r->cfi, r->err, sizeof(r->err));
+	r->cfi_err = pmt_cfi__read(fd, &r->cfi, &e);
+	snprintf(r->err, sizeof(r->err), "%.*s", (int)sizeof(r->err) - 1, e.msg);
 	r->py = python ? pmt_py__probe(fd, &r->py_file, r->py_version, sizeof(r->py_version))
 		       : PMT_PY_NONE;
 }

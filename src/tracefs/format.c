@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
+#include "util/error.h"
+#include "util/grow.h"
 #include "tracefs/format.h"
 #include "tracefs/tep.h"
 
@@ -49,7 +51,8 @@ struct pmt_format *pmt_format__new(const char *name, uint32_t fixed_size)
 struct pmt_field *pmt_format__add(struct pmt_format *f, const char *name, const char *type,
 				  uint32_t offset, uint32_t size, enum pmt_field_kind kind)
 {
-	struct pmt_field *fields = realloc(f->fields, (size_t)(f->nr_fields + 1) * sizeof(*fields));
+	struct pmt_field *fields =
+		pmt_grow(f->fields, &f->fields_cap, (size_t)f->nr_fields, sizeof(*fields), 16);
 	struct pmt_field *fl;
 
 	if (!fields)
@@ -104,14 +107,14 @@ static uint32_t c_type_size(const char *t)
 
 /* Field f as libtraceevent read it from the format file (tf). */
 static int take_field(const struct tep_format_field *tf, bool common, struct pmt_field *f,
-		      char *err, size_t errlen)
+		      struct pmt_error *err)
 {
 	unsigned long fl = tf->flags;
 	uint32_t elem;
 
 	if (tf->offset < 0 || tf->size <= 0 || tf->offset > 65535 || tf->size > 65535) {
-		snprintf(err, errlen, "field %s: offset %d, size %d", tf->name, tf->offset,
-			 tf->size);
+		pmt_error__runtime(err, -EINVAL, "field %s: offset %d, size %d", tf->name,
+				   tf->offset, tf->size);
 		return -EINVAL;
 	}
 	f->name = strdup(tf->name);
@@ -125,8 +128,8 @@ static int take_field(const struct tep_format_field *tf, bool common, struct pmt
 	elem = tf->elementsize ? tf->elementsize : c_type_size(tf->type);
 	if (fl & TEP_FIELD_IS_DYNAMIC) {
 		if (f->size != 4) {
-			snprintf(err, errlen, "%s: dynamic field of size %u, expected 4", f->name,
-				 f->size);
+			pmt_error__runtime(err, -EINVAL, "%s: dynamic field of size %u, expected 4",
+					   f->name, f->size);
 			return -EINVAL;
 		}
 		f->kind = char_type(f->type) ? PMT_F_DSTR : PMT_F_DARRAY;
@@ -146,15 +149,15 @@ static int take_field(const struct tep_format_field *tf, bool common, struct pmt
 	return 0;
 }
 
-int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out, char *err,
-		      size_t errlen)
+int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out,
+		      struct pmt_error *err)
 {
 	const struct tep_format_field *tf;
 	struct pmt_format *fmt;
 	struct tep_event *ev;
 	int ret, n, k;
 
-	ret = pmt_tep__parse(text, sys, &ev, err, errlen);
+	ret = pmt_tep__parse(text, sys, &ev, err);
 	if (ret)
 		return ret;
 	n = ev->format.nr_common + ev->format.nr_fields;
@@ -164,6 +167,7 @@ int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out
 		pmt_tep__put(ev);
 		return -ENOMEM;
 	}
+	fmt->fields_cap = (size_t)n;
 	fmt->tep_ev = ev;
 	fmt->id = ev->id;
 	fmt->raw_ctx = true; /* format files are tracepoints' */
@@ -171,14 +175,14 @@ int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out
 	for (k = 0; k < 2 && !ret; k++)
 		for (tf = k ? ev->format.fields : ev->format.common_fields;
 		     tf && !ret && fmt->nr_fields < n; tf = tf->next)
-			ret = take_field(tf, !k, &fmt->fields[fmt->nr_fields++], err, errlen);
+			ret = take_field(tf, !k, &fmt->fields[fmt->nr_fields++], err);
 	if (ret)
 		goto fail;
 	for (n = 0; n < fmt->nr_fields; n++)
 		if (fmt->fields[n].offset + fmt->fields[n].size > fmt->fixed_size)
 			fmt->fixed_size = fmt->fields[n].offset + fmt->fields[n].size;
 	if (!fmt->nr_fields) {
-		snprintf(err, errlen, "%s: no fields", fmt->name);
+		pmt_error__runtime(err, -EINVAL, "%s: no fields", fmt->name);
 		ret = -EINVAL;
 		goto fail;
 	}

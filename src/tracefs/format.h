@@ -7,6 +7,7 @@
 #ifndef PMT_FORMAT_H
 #define PMT_FORMAT_H
 
+#include "util/error.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +50,7 @@ struct pmt_format {
 	uint32_t fixed_size; /* end of the last fixed field */
 	bool raw_ctx;	     /* a tracepoint's: the BPF context is the record */
 	int nr_fields;
+	size_t fields_cap;
 	struct pmt_field *fields;
 	/* A field this record lacks here, and why (static strings), for the
 	 * message that refuses it; NULL: none. */
@@ -64,8 +66,8 @@ struct pmt_format {
  * only the kinds the BPF side and the filters need are added here). On
  * error returns -errno and writes a message into err.
  */
-int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out, char *err,
-		      size_t errlen);
+int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out,
+		      struct pmt_error *err);
 void pmt_format__free(struct pmt_format *fmt);
 const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name);
 

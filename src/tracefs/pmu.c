@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include "util/error.h"
 #include "tracefs/pmu.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
@@ -119,8 +120,8 @@ static bool lookup_cache(const char *name, uint64_t *config)
 }
 
 /* "u", "k", "uk": what to count; anything else is an error. */
-static int parse_modifiers(const char *m, struct pmt_pmu_event *ev, const char *spec, char *err,
-			   size_t errlen)
+static int parse_modifiers(const char *m, struct pmt_pmu_event *ev, const char *spec,
+			   struct pmt_error *err)
 {
 	bool u = false, k = false;
 
@@ -130,8 +131,8 @@ static int parse_modifiers(const char *m, struct pmt_pmu_event *ev, const char *
 		else if (*m == 'k')
 			k = true;
 		else
-			return pmt_errf(
-				err, errlen,
+			return pmt_error__usage(
+				err,
 				"event '%s': unknown modifier '%c': expected :u (user), :k (kernel) or :uk",
 				spec, *m);
 	}
@@ -225,10 +226,10 @@ static int apply_format(const char *fmt, uint64_t val, struct pmt_pmu_event *ev)
 }
 
 static int parse_terms(const char *sysfs, const char *pmu, char *terms, struct pmt_pmu_event *ev,
-		       const char *spec, int depth, char *err, size_t errlen);
+		       const char *spec, int depth, struct pmt_error *err);
 
 static int apply_term(const char *sysfs, const char *pmu, char *term, struct pmt_pmu_event *ev,
-		      const char *spec, int depth, char *err, size_t errlen)
+		      const char *spec, int depth, struct pmt_error *err)
 {
 	char *eq = strchr(term, '='), path[300], fmt[256];
 	struct pmt_buf b = {0};
@@ -238,9 +239,9 @@ static int apply_term(const char *sysfs, const char *pmu, char *term, struct pmt
 	if (eq) {
 		*eq = '\0';
 		if (pmt_parse_u64(eq + 1, &val))
-			return pmt_errf(err, errlen,
-					"event '%s': term %s=%s: the value must be a number", spec,
-					term, eq + 1);
+			return pmt_error__usage(
+				err, "event '%s': term %s=%s: the value must be a number", spec,
+				term, eq + 1);
 	}
 	if (!strcmp(term, "config") || !strcmp(term, "config1") || !strcmp(term, "config2")) {
 		*(term[6] == '1'   ? &ev->config1
@@ -252,28 +253,28 @@ static int apply_term(const char *sysfs, const char *pmu, char *term, struct pmt
 	if (!read_sysfs(sysfs, pmu, path, fmt, sizeof(fmt))) {
 		ret = apply_format(fmt, val, ev);
 		if (ret)
-			return pmt_errf(err, errlen,
-					"event '%s': %s=%#llx does not fit %s's format '%s'", spec,
-					term, (unsigned long long)val, pmu, fmt);
+			return pmt_error__usage(
+				err, "event '%s': %s=%#llx does not fit %s's format '%s'", spec,
+				term, (unsigned long long)val, pmu, fmt);
 		return 0;
 	}
 	/* an event alias (events/NAME holds terms), without a value */
 	snprintf(path, sizeof(path), "events/%s", term);
 	if (!eq && depth == 0 && !read_sysfs(sysfs, pmu, path, fmt, sizeof(fmt)))
-		return parse_terms(sysfs, pmu, fmt, ev, spec, depth + 1, err, errlen);
+		return parse_terms(sysfs, pmu, fmt, ev, spec, depth + 1, err);
 	pmt_buf__printf(&b,
 			"event '%s': %s has no term or event '%s'; terms: config config1 config2",
 			spec, pmu, term);
 	list_dir(&b, sysfs, pmu, "format", "");
 	pmt_buf__puts(&b, "; events:");
 	list_dir(&b, sysfs, pmu, "events", " none");
-	ret = pmt_errf(err, errlen, "%s", pmt_buf__cstr(&b));
+	ret = pmt_error__usage(err, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 	return ret;
 }
 
 static int parse_terms(const char *sysfs, const char *pmu, char *terms, struct pmt_pmu_event *ev,
-		       const char *spec, int depth, char *err, size_t errlen)
+		       const char *spec, int depth, struct pmt_error *err)
 {
 	char *save = NULL, *t;
 	int ret;
@@ -283,7 +284,7 @@ static int parse_terms(const char *sysfs, const char *pmu, char *terms, struct p
 			t++;
 		if (!*t)
 			continue;
-		ret = apply_term(sysfs, pmu, t, ev, spec, depth, err, errlen);
+		ret = apply_term(sysfs, pmu, t, ev, spec, depth, err);
 		if (ret)
 			return ret;
 	}
@@ -291,8 +292,8 @@ static int parse_terms(const char *sysfs, const char *pmu, char *terms, struct p
 }
 
 /* pmu/terms/[mods] */
-static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *ev, char *err,
-		     size_t errlen)
+static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
+		     struct pmt_error *err)
 {
 	const char *s1 = strchr(spec, '/'), *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
 	char pmu[128], terms[512], type[32];
@@ -302,8 +303,8 @@ static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *
 
 	if (!s2 || s1 == spec || (size_t)(s1 - spec) >= sizeof(pmu) ||
 	    (size_t)(s2 - s1) > sizeof(terms))
-		return pmt_errf(
-			err, errlen,
+		return pmt_error__usage(
+			err,
 			"event '%s': expected PMU/TERM=VALUE,.../, e.g. cpu/event=0x3c,umask=0/",
 			spec);
 	snprintf(pmu, sizeof(pmu), "%.*s", (int)(s1 - spec), spec);
@@ -312,16 +313,16 @@ static int parse_pmu(const char *spec, const char *sysfs, struct pmt_pmu_event *
 	    pmt_parse_u64(type, &t) || t > UINT32_MAX) {
 		pmt_buf__printf(&b, "event '%s': no PMU '%s' on this machine; it has:", spec, pmu);
 		list_dir(&b, sysfs, "", "", "");
-		ret = pmt_errf(err, errlen, "%s", pmt_buf__cstr(&b));
+		ret = pmt_error__usage(err, "%s", pmt_buf__cstr(&b));
 		pmt_buf__free(&b);
 		return ret;
 	}
 	ev->type = (uint32_t)t;
 	ev->hardware = false;
-	ret = parse_terms(sysfs, pmu, terms, ev, spec, 0, err, errlen);
+	ret = parse_terms(sysfs, pmu, terms, ev, spec, 0, err);
 	if (ret)
 		return ret;
-	return parse_modifiers(s2[1] == ':' ? s2 + 2 : s2 + 1, ev, spec, err, errlen);
+	return parse_modifiers(s2[1] == ':' ? s2 + 2 : s2 + 1, ev, spec, err);
 }
 
 static bool is_raw(const char *s, uint64_t *config)
@@ -335,8 +336,8 @@ static bool is_raw(const char *s, uint64_t *config)
 	return !errno && !*end;
 }
 
-int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev, char *err,
-		   size_t errlen)
+int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
+		   struct pmt_error *err)
 {
 	char base[128];
 	const char *colon, *close[3];
@@ -347,15 +348,15 @@ int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
 	if (!*spec)
-		return pmt_errf(err, errlen,
-				"-e needs an event name, e.g. -e cpu-clock (see --list)");
+		return pmt_error__usage(err,
+					"-e needs an event name, e.g. -e cpu-clock (see --list)");
 	if (strchr(spec, '/'))
-		return parse_pmu(spec, sysfs, ev, err, errlen);
+		return parse_pmu(spec, sysfs, ev, err);
 	colon = strchr(spec, ':');
 	if ((colon ? (size_t)(colon - spec) : strlen(spec)) >= sizeof(base))
-		return pmt_errf(err, errlen, "event '%.40s...': name too long", spec);
+		return pmt_error__usage(err, "event '%.40s...': name too long", spec);
 	snprintf(base, sizeof(base), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
-	if (colon && (ret = parse_modifiers(colon + 1, ev, spec, err, errlen)))
+	if (colon && (ret = parse_modifiers(colon + 1, ev, spec, err)))
 		return ret;
 	if (lookup(sw_events, N(sw_events), base, &ev->config)) {
 		ev->type = PERF_TYPE_SOFTWARE;
@@ -384,7 +385,7 @@ int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev
 	pmt_buf__puts(&b,
 		      " (pmtrace --list shows this machine's events; raw: rNNNN, PMU/TERM=VAL/)");
 	pmt_names__free(&all);
-	ret = pmt_errf(err, errlen, "%s", pmt_buf__cstr(&b));
+	ret = pmt_error__usage(err, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/error.h"
 #include "tracefs/tracefs.h"
 
 #define PMT_PMU_SYSFS "/sys/bus/event_source/devices"
@@ -25,8 +26,8 @@ struct pmt_pmu_event {
 };
 
 /* 0, or -EINVAL with a message (and close names) in err. */
-int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev, char *err,
-		   size_t errlen);
+int pmt_pmu__parse(const char *spec, const char *sysfs, struct pmt_pmu_event *ev,
+		   struct pmt_error *err);
 /* Every name the parser knows without sysfs: software, hardware, cache. */
 void pmt_pmu__known(struct pmt_names *out, bool hardware);
 /* pmu/event/ names from sysfs events/ directories (not software ones). */

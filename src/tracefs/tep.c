@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <event-parse.h>
 #include <trace-seq.h>
+#include "util/error.h"
 #include "tracefs/tep.h"
 #include "util/strutil.h"
 
@@ -56,8 +57,7 @@ void pmt_tep__put(struct tep_event *ev)
 		release();
 }
 
-int pmt_tep__parse(const char *text, const char *sys, struct tep_event **ev, char *err,
-		   size_t errlen)
+int pmt_tep__parse(const char *text, const char *sys, struct tep_event **ev, struct pmt_error *err)
 {
 	struct tep_handle *tep = hold();
 	enum tep_errno ret;
@@ -69,11 +69,11 @@ int pmt_tep__parse(const char *text, const char *sys, struct tep_event **ev, cha
 	ret = tep_parse_format(tep, ev, text, strlen(text), sys);
 	if (*ev && ((*ev)->flags & TEP_EVENT_FL_FAILED) && !(*ev)->print_fmt.format) {
 		/* it failed before the print fmt: in the field table */
-		snprintf(err, errlen, "%s: malformed field table", (*ev)->name);
+		pmt_error__runtime(err, -EINVAL, "%s: malformed field table", (*ev)->name);
 		ret = TEP_ERRNO__READ_FORMAT_FAILED;
 	} else if (!*ev) {
 		tep_strerror(tep, ret ? ret : TEP_ERRNO__READ_ID_FAILED, msg, sizeof(msg));
-		snprintf(err, errlen, "%s", msg);
+		pmt_error__runtime(err, -EINVAL, "%s", msg);
 	}
 	if (!*ev || ret) {
 		/* a failed event stays in the handle, freed with it */

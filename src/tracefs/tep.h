@@ -12,6 +12,7 @@
 #ifndef PMT_TEP_H
 #define PMT_TEP_H
 
+#include "util/error.h"
 #include <stddef.h>
 
 struct tep_event;
@@ -21,8 +22,7 @@ struct tep_handle;
 /* Parse the text of a format file of category sys; *ev then holds the
  * handle. An event whose print fmt cannot be evaluated still has its
  * fields (TEP_EVENT_FL_FAILED). -errno with a message in err. */
-int pmt_tep__parse(const char *text, const char *sys, struct tep_event **ev, char *err,
-		   size_t errlen);
+int pmt_tep__parse(const char *text, const char *sys, struct tep_event **ev, struct pmt_error *err);
 /* Drop the hold of an event from pmt_tep__parse (NULL: nothing). */
 void pmt_tep__put(struct tep_event *ev);
 /* Load a file into the handle with one of libtraceevent's parsers

@@ -8,6 +8,8 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "util/error.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "tracefs/tracefs.h"
@@ -77,7 +79,7 @@ found:
 
 int pmt_names__add(struct pmt_names *names, const char *name)
 {
-	char **v = realloc(names->v, (names->n + 1) * sizeof(*v));
+	char **v = pmt_grow(names->v, &names->cap, names->n, sizeof(*v), 64);
 
 	if (!v)
 		return -ENOMEM;
@@ -166,8 +168,8 @@ size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct
 	return found;
 }
 
-int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **out, char *err,
-			size_t errlen)
+int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **out,
+			struct pmt_error *err)
 {
 	const char *root;
 	char path[512], *text;
@@ -175,16 +177,16 @@ int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **o
 
 	ret = pmt_tracefs__root(&root);
 	if (ret) {
-		snprintf(err, errlen, "tracefs is not available");
+		pmt_error__runtime(err, ret, "tracefs is not available");
 		return ret;
 	}
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, cat, name);
 	ret = pmt_read_file(path, &text, NULL);
 	if (ret) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		pmt_error__runtime(err, ret, "cannot read %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = pmt_format__parse(text, cat, out, err, errlen);
+	ret = pmt_format__parse(text, cat, out, err);
 	free(text);
 	return ret;
 }

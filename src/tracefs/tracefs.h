@@ -4,6 +4,7 @@
 #define PMT_TRACEFS_H
 
 #include <stddef.h>
+#include "util/error.h"
 #include "tracefs/format.h"
 
 /*
@@ -15,7 +16,7 @@ int pmt_tracefs__root(const char **root);
 
 struct pmt_names {
 	char **v; /* sorted "category:name" */
-	size_t n;
+	size_t n, cap;
 };
 
 /* All tracepoints, from <root>/available_events. */
@@ -28,8 +29,8 @@ void pmt_names__free(struct pmt_names *names);
 size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct pmt_names *out);
 int pmt_names__add(struct pmt_names *names, const char *name);
 /* Parse <root>/events/<cat>/<name>/format. err gets a message. */
-int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **out, char *err,
-			size_t errlen);
+int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **out,
+			struct pmt_error *err);
 
 /* Split "cat:name" (or "cat/name") into parts; -EINVAL if not of that form. */
 int pmt_tp_split(const char *spec, char *cat, size_t catlen, char *name, size_t namelen);

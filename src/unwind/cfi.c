@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <elfutils/libdw.h>
+#include "util/error.h"
+#include "util/grow.h"
 #include "unwind/cfi.h"
 #include "elf/elfsym.h"
 #include "util/strutil.h"
@@ -164,7 +166,7 @@ static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
 		Dwarf_Off off;
 		int enc;
 	} *cies = NULL, *nc;
-	size_t shstrndx, ncies = 0, cap = 0;
+	size_t shstrndx, ncies = 0, cap = 0, starts_cap = *n;
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	Dwarf_Off off = 0, next;
 	Elf_Scn *scn = NULL;
@@ -188,15 +190,11 @@ static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
 		return -ENOENT;
 	while (!ret && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0) {
 		if (dwarf_cfi_cie_p(&e)) {
-			if (ncies == cap) {
-				cap = cap ? 2 * cap : 16;
-				nc = realloc(cies, cap * sizeof(*cies));
-				if (!nc) {
-					ret = -ENOMEM;
-					break;
-				}
-				cies = nc;
+			if (!(nc = pmt_grow(cies, &cap, ncies, sizeof(*cies), 16))) {
+				ret = -ENOMEM;
+				break;
 			}
+			cies = nc;
 			cies[ncies].off = off;
 			cies[ncies++].enc = cie_fde_enc(&e.cie);
 		} else {
@@ -211,7 +209,7 @@ static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
 				      sh.sh_addr + (uint64_t)(e.fde.start -
 							      (const uint8_t *)data->d_buf),
 				      0, &pc)) {
-				ns = realloc(*starts, (*n + 1) * sizeof(**starts));
+				ns = pmt_grow(*starts, &starts_cap, *n, sizeof(**starts), 256);
 				if (!ns)
 					ret = -ENOMEM;
 				else
@@ -323,6 +321,7 @@ static bool same_rules(const struct pmt_cfi_row *a, const struct pmt_cfi_row *b)
 static int add_row(struct pmt_cfi *c, size_t *cap, Elf *elf, uint64_t vaddr,
 		   const struct pmt_cfi_row *r)
 {
+	struct pmt_cfi_row *nr;
 	uint64_t off;
 
 	if (pmt_elf__vaddr_to_off(elf, vaddr, &off) || off > UINT32_MAX)
@@ -331,21 +330,16 @@ static int add_row(struct pmt_cfi *c, size_t *cap, Elf *elf, uint64_t vaddr,
 		return 0;
 	if (c->n && c->rows[c->n - 1].pc >= off)
 		return 0; /* overlapping FDEs: the first one wins */
-	if (c->n == *cap) {
-		struct pmt_cfi_row *nr =
-			realloc(c->rows, (*cap = *cap ? *cap * 2 : 4096) * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		c->rows = nr;
-	}
+	if (!(nr = pmt_grow(c->rows, cap, c->n, sizeof(*nr), 4096)))
+		return -ENOMEM;
+	c->rows = nr;
 	c->rows[c->n] = *r;
 	c->rows[c->n].pc = (uint32_t)off;
 	c->n++;
 	return 0;
 }
 
-int pmt_cfi__read(int fd, struct pmt_cfi *out, char *err, size_t errlen)
+int pmt_cfi__read(int fd, struct pmt_cfi *out, struct pmt_error *err)
 {
 	static const struct pmt_cfi_row none = {.cfa = PMT_CFA_NONE};
 	Elf *elf;
@@ -358,20 +352,21 @@ int pmt_cfi__read(int fd, struct pmt_cfi *out, char *err, size_t errlen)
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
-		snprintf(err, errlen, "not an ELF file: %s", elf_errmsg(-1));
+		pmt_error__runtime(err, -EINVAL, "not an ELF file: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
 	ret = fde_starts(elf, &starts, &n);
 	if (ret == -ENOENT)
 		ret = fde_starts_section(elf, &starts, &n);
 	if (ret) {
-		snprintf(err, errlen, "%s",
-			 ret == -ENOENT ? "no .eh_frame_hdr, no .eh_frame" : "bad .eh_frame(_hdr)");
+		pmt_error__runtime(err, -EINVAL, "%s",
+				   ret == -ENOENT ? "no .eh_frame_hdr, no .eh_frame"
+						  : "bad .eh_frame(_hdr)");
 		goto out;
 	}
 	cfi = dwarf_getcfi_elf(elf);
 	if (!cfi) {
-		snprintf(err, errlen, "no CFI: %s", dwarf_errmsg(-1));
+		pmt_error__runtime(err, -EINVAL, "no CFI: %s", dwarf_errmsg(-1));
 		ret = -ENOENT;
 		goto out;
 	}
@@ -402,7 +397,7 @@ int pmt_cfi__read(int fd, struct pmt_cfi *out, char *err, size_t errlen)
 			ret = add_row(out, &cap, elf, addr, &none);
 	}
 	if (ret)
-		snprintf(err, errlen, "out of memory");
+		pmt_error__runtime(err, -EINVAL, "out of memory");
 out:
 	free(starts);
 	if (cfi)

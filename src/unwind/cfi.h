@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/error.h"
 #include "abi.h"
 
 struct pmt_cfi {
@@ -22,7 +23,7 @@ struct pmt_cfi {
 
 /* The rows of the ELF file open at fd. -errno with a message in err
  * (-ENOENT: the file has no .eh_frame_hdr). */
-int pmt_cfi__read(int fd, struct pmt_cfi *out, char *err, size_t errlen);
+int pmt_cfi__read(int fd, struct pmt_cfi *out, struct pmt_error *err);
 void pmt_cfi__free(struct pmt_cfi *c);
 /* The row covering file offset pc, or NULL (before the first). */
 const struct pmt_cfi_row *pmt_cfi__find(const struct pmt_cfi *c, uint32_t pc);

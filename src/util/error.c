@@ -20,6 +20,30 @@ static void vset(struct pmt_error *e, enum pmt_err_class cls, int code, const ch
 	e->pos = e->len = 0;
 }
 
+int pmt_error__attach(struct pmt_error *e, int code, const char *spec, const char *kind,
+		      const char *reason)
+{
+	return pmt_error__runtime(e, code, "%s: cannot attach %s: %s", spec, kind, reason);
+}
+
+void pmt_error__prefix(struct pmt_error *e, const char *fmt, ...)
+{
+	char msg[sizeof(e->msg)];
+	size_t n;
+	va_list ap;
+
+	if (e->cls == PMT_ERR_NONE || e->muted)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	n = strlen(msg);
+	/* the message's end is cut if both do not fit */
+	memcpy(msg + n, e->msg, sizeof(msg) - n - 1);
+	msg[sizeof(msg) - 1] = '\0';
+	memcpy(e->msg, msg, sizeof(msg));
+}
+
 int pmt_error__usage(struct pmt_error *e, const char *fmt, ...)
 {
 	va_list ap;

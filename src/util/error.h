@@ -47,6 +47,14 @@ int pmt_error__runtime(struct pmt_error *e, int code, const char *fmt, ...)
  * error was set before: the first error keeps its own hints). */
 void pmt_error__hint(struct pmt_error *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A runtime error (code, -errno) of an attachment, worded one way for
+ * every probe kind: "SPEC: cannot attach KIND: REASON". */
+int pmt_error__attach(struct pmt_error *e, int code, const char *spec, const char *kind,
+		      const char *reason);
+/* Put "PREFIX" (printf's) before the message of the error set: the
+ * context a caller knows and the function that set it did not. */
+void pmt_error__prefix(struct pmt_error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Quote src under the message with a caret under [pos, pos+len). */
 void pmt_error__caret(struct pmt_error *e, const char *src, int pos, int len);
 static inline bool pmt_error__set(const struct pmt_error *e)

@@ -340,16 +340,6 @@ int pmt_read_file(const char *path, char **out, size_t *lenp)
 	return 0;
 }
 
-int pmt_errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 size_t pmt_count_le(const void *base, size_t n, size_t size, size_t key_off, size_t key_size,
 		    uint64_t k)
 {

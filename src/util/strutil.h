@@ -56,9 +56,6 @@ int pmt_parse_u64(const char *s, uint64_t *out);
 int pmt_parse_s64(const char *s, int64_t *out);
 int pmt_parse_int(const char *s, int min, int max, int *out);
 
-/* Format a usage error into err; returns -EINVAL. */
-int pmt_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* CLOCK_MONOTONIC in ns: the clock of BPF's timestamps. */
 uint64_t pmt_now_ns(void);
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/error.h"
 #include "filter/filter.h"
 #include "tracefs/format.h"
 
@@ -15,11 +16,12 @@ static struct pmt_format *fmts[2];
 static struct pmt_format *load(const char *path)
 {
 	struct pmt_format *fmt = NULL;
-	char *text, err[128];
+	struct pmt_error err = {0};
+	char *text;
 
 	if (pmt_read_file(path, &text, NULL))
 		abort();
-	if (pmt_format__parse(text, "test", &fmt, err, sizeof(err)))
+	if (pmt_format__parse(text, "test", &fmt, &err))
 		abort();
 	free(text);
 	return fmt;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
+#include "util/error.h"
 #include "tracefs/format.h"
 #include "util/strutil.h"
 #include "test.h"
@@ -24,11 +25,12 @@ char *pmt_test__data(const char *name)
 
 struct pmt_format *pmt_test__format(const char *name)
 {
-	char *text = pmt_test__data(name), err[256] = "";
+	char *text = pmt_test__data(name);
 	struct pmt_format *fmt = NULL;
+	struct pmt_error err = {0};
 
-	if (text && pmt_format__parse(text, "test", &fmt, err, sizeof(err)))
-		fprintf(stderr, "  %s: %s\n", name, err);
+	if (text && pmt_format__parse(text, "test", &fmt, &err))
+		fprintf(stderr, "  %s: %s\n", name, err.msg);
 	free(text);
 	return fmt;
 }

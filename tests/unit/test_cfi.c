@@ -4,9 +4,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "util/error.h"
 #include "unwind/cfi.h"
 #include "elf/elfsym.h"
 #include "test.h"
+
+/* a fresh error value for each call (the first error set wins) */
+#define TERR(e) (pmt_error__clear(&(e)), &(e))
 
 TEST(cfi_rows_of_self)
 {
@@ -14,7 +18,8 @@ TEST(cfi_rows_of_self)
 	const struct pmt_elf_sym *s;
 	const struct pmt_cfi_row *r;
 	struct pmt_cfi cfi;
-	char err[256], path[256];
+	struct pmt_error terr = {0};
+	char path[256];
 	size_t i, sp = 0;
 	ssize_t n;
 	int fd;
@@ -24,7 +29,7 @@ TEST(cfi_rows_of_self)
 	path[n] = '\0';
 	fd = open(path, O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	ASSERT_EQ(pmt_cfi__read(fd, &cfi, err, sizeof(err)), 0);
+	ASSERT_EQ(pmt_cfi__read(fd, &cfi, TERR(terr)), 0);
 	close(fd);
 	ASSERT_TRUE(cfi.n > 100);
 	for (i = 1; i < cfi.n; i++) {
@@ -33,7 +38,7 @@ TEST(cfi_rows_of_self)
 	}
 	ASSERT_TRUE(sp > cfi.n / 2);
 	/* a function's entry: return address on top of the stack */
-	ASSERT_EQ(pmt_elf__funcs(path, &syms, err, sizeof(err)), 0);
+	ASSERT_EQ(pmt_elf__funcs(path, &syms, TERR(terr)), 0);
 	s = pmt_elf__find(&syms, "pmt_cfi__find");
 	ASSERT_TRUE(s != NULL);
 	r = pmt_cfi__find(&cfi, (uint32_t)s->off);
@@ -53,6 +58,6 @@ TEST(cfi_rows_of_self)
 	pmt_cfi__free(&cfi);
 	/* not an ELF file */
 	fd = open("/proc/self/status", O_RDONLY);
-	ASSERT_TRUE(pmt_cfi__read(fd, &cfi, err, sizeof(err)) < 0);
+	ASSERT_TRUE(pmt_cfi__read(fd, &cfi, TERR(terr)) < 0);
 	close(fd);
 }

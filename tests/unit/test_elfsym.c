@@ -5,8 +5,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "util/error.h"
 #include "elf/elfsym.h"
 #include "test.h"
+
+/* a fresh error value for each call (the first error set wins) */
+#define TERR(e) (pmt_error__clear(&(e)), &(e))
 
 __attribute__((noinline, used)) int pmt_elfsym_probe_target(int x)
 {
@@ -19,7 +23,8 @@ TEST(elfsym_offsets)
 	struct pmt_elf_syms syms;
 	const struct pmt_elf_sym *s;
 	unsigned char file[16];
-	char err[256], path[256];
+	struct pmt_error terr = {0};
+	char path[256];
 	ssize_t n;
 	int fd;
 	size_t i;
@@ -27,7 +32,7 @@ TEST(elfsym_offsets)
 	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 	ASSERT_TRUE(n > 0);
 	path[n] = '\0';
-	ASSERT_EQ(pmt_elf__funcs(path, &syms, err, sizeof(err)), 0);
+	ASSERT_EQ(pmt_elf__funcs(path, &syms, TERR(terr)), 0);
 	s = pmt_elf__find(&syms, "pmt_elfsym_probe_target");
 	ASSERT_TRUE(s != NULL);
 	fd = open(path, O_RDONLY);
@@ -46,11 +51,13 @@ TEST(elfsym_offsets)
 TEST(elfsym_errors)
 {
 	struct pmt_elf_syms syms;
-	char err[256], path[256];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
+	char path[256];
 
-	ASSERT_EQ(pmt_elf__funcs("/nonexistent/x", &syms, err, sizeof(err)), -ENOENT);
+	ASSERT_EQ(pmt_elf__funcs("/nonexistent/x", &syms, TERR(terr)), -ENOENT);
 	ASSERT_STREQ(err, "cannot open /nonexistent/x: No such file or directory");
-	ASSERT_EQ(pmt_elf__funcs("/proc/self/status", &syms, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(pmt_elf__funcs("/proc/self/status", &syms, TERR(terr)), -EINVAL);
 	ASSERT_STREQ(err, "/proc/self/status is not an ELF file (an executable or shared library)");
 	ASSERT_EQ(pmt_elf__locate("sh", path, sizeof(path)), 0);
 	ASSERT_TRUE(strstr(path, "/sh") != NULL);

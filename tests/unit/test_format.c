@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
+#include "util/error.h"
 #include "tracefs/format.h"
 #include "tracefs/render.h"
 #include "test.h"
+
+/* a fresh error value for each call (the first error set wins) */
+#define TERR(e) (pmt_error__clear(&(e)), &(e))
 
 TEST(format_sched_switch)
 {
@@ -85,12 +89,12 @@ TEST(format_kinds_and_values)
 	struct pmt_format *fmt = NULL;
 	unsigned char rec[80] = {0};
 	struct pmt_value v;
-	char err[128];
+	struct pmt_error terr = {0};
 	uint32_t loc;
 	uint64_t a[2] = {0x1122334455667788ULL, 7};
 	int32_t vals[2] = {-5, 6};
 
-	ASSERT_EQ(pmt_format__parse(synthetic, "test", &fmt, err, sizeof(err)), 0);
+	ASSERT_EQ(pmt_format__parse(synthetic, "test", &fmt, TERR(terr)), 0);
 	ASSERT_EQ(fmt->nr_fields, 8);
 	rec[8] = 0xfe;			/* small = -2 */
 	rec[10] = 0x34, rec[11] = 0x12; /* half = 0x1234 */
@@ -139,25 +143,26 @@ TEST(format_kinds_and_values)
 TEST(format_errors)
 {
 	struct pmt_format *fmt = NULL;
-	char err[128] = "";
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
 
 	ASSERT_TRUE(
 		pmt_format__parse(
 			"name: x\nID: 1\nformat:\n\tfield:int a;\toffset:zz;\tsize:4;\tsigned:1;\n"
 			"\nprint fmt: \"\"\n",
-			"test", &fmt, err, sizeof(err)) < 0);
+			"test", &fmt, TERR(terr)) < 0);
 	ASSERT_STREQ(err, "x: malformed field table");
-	ASSERT_TRUE(pmt_format__parse("nothing here\n", "test", &fmt, err, sizeof(err)) < 0);
+	ASSERT_TRUE(pmt_format__parse("nothing here\n", "test", &fmt, TERR(terr)) < 0);
 	ASSERT_TRUE(err[0] != '\0');
 	ASSERT_TRUE(pmt_format__parse("name: x\nID: 2\nformat:\n" COMMON
 				      "\tfield:__data_loc char[] s;"
 				      "\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n",
-				      "test", &fmt, err, sizeof(err)) < 0);
+				      "test", &fmt, TERR(terr)) < 0);
 	ASSERT_STREQ(err, "s: dynamic field of size 8, expected 4");
 	/* a print fmt libtraceevent cannot evaluate: fields, no rendering */
 	ASSERT_EQ(pmt_format__parse("name: y\nID: 3\nformat:\n" COMMON "\tfield:int a;\toffset:8;"
 				    "\tsize:4;\tsigned:1;\n\nprint fmt: \"%d\", (((\n",
-				    "test", &fmt, err, sizeof(err)),
+				    "test", &fmt, TERR(terr)),
 		  0);
 	ASSERT_EQ(fmt->nr_fields, 2);
 	ASSERT_TRUE(pmt_render__enable(fmt) < 0);

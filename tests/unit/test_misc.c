@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include "util/error.h"
 #include "options/opts.h"
 #include "abi.h"
 #include "output/reorder.h"
@@ -10,12 +11,19 @@
 #include "tracefs/tracefs.h"
 #include "test.h"
 
+/* a fresh error value for each call (the first error set wins) */
+#define TERR(e) (pmt_error__clear(&(e)), &(e))
+
 #define ARGV(...) ((char *[]){"pmtrace", __VA_ARGS__, NULL})
 #define ARGC(v) ((int)(sizeof(v) / sizeof(char *)) - 1)
 
 static int parse(int argc, char **argv, struct pmt_opts *o, char *err)
 {
-	return pmt_opts__parse(argc, argv, o, err, 256);
+	struct pmt_error e = {0};
+	int ret = pmt_opts__parse(argc, argv, o, &e);
+
+	snprintf(err, 256, "%.255s", e.msg);
+	return ret;
 }
 
 TEST(opts_trace)
@@ -39,7 +47,8 @@ TEST(opts_trace)
 			"-l",
 			NULL};
 	struct pmt_opts o;
-	char err[256];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
 
 	ASSERT_EQ(parse(ARGC(argv), argv, &o, err), 0);
 	ASSERT_EQ(o.mode, PMT_MODE_TRACE);
@@ -65,7 +74,8 @@ TEST(opts_defaults_and_modes)
 	     **a5 = ARGV("--tp", "a:b", "--stack", "kernel", "--buffer-pages", "64"),
 	     **a6 = ARGV("--tp", "a:b", "--stack", "kernel", "--count");
 	struct pmt_opts o;
-	char err[256];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
 
 	ASSERT_EQ(parse(3, a1, &o, err), 0);
 	ASSERT_TRUE(o.system_wide);
@@ -95,7 +105,8 @@ TEST(opts_defaults_and_modes)
 static void expect_usage_error(int *failed, char **argv, const char *msg)
 {
 	struct pmt_opts o;
-	char err[256] = "";
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
 	int argc = 0;
 
 	while (argv[argc])
@@ -185,7 +196,9 @@ TEST(opts_lhist_buckets)
 		{"len:0:1501:100", 16},
 	};
 	struct pmt_opts o;
-	char err[256], spec[128];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
+	char spec[128];
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -206,7 +219,8 @@ TEST(opts_function_probes)
 		      "user",	      "--kprobe-mode", "kprobe",	 NULL};
 	char *a2[] = {"pmtrace", "--latency", "kprobe:vfs_read", NULL};
 	struct pmt_opts o;
-	char err[256];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
 	const char *rest;
 
 	ASSERT_EQ(parse(15, a1, &o, err), 0);
@@ -242,16 +256,17 @@ TEST(opts_function_probes)
 TEST(cpulist)
 {
 	uint64_t mask[2];
-	char err[256];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
 
-	ASSERT_EQ(pmt_parse_cpulist("0-2,5,64", mask, 128, err, sizeof(err)), 0);
+	ASSERT_EQ(pmt_parse_cpulist("0-2,5,64", mask, 128, TERR(terr)), 0);
 	ASSERT_EQ(mask[0], 0x27);
 	ASSERT_EQ(mask[1], 1);
-	ASSERT_EQ(pmt_parse_cpulist("1,", mask, 128, err, sizeof(err)), -EINVAL);
-	ASSERT_EQ(pmt_parse_cpulist("3-1", mask, 128, err, sizeof(err)), -EINVAL);
-	ASSERT_EQ(pmt_parse_cpulist("2", mask, 2, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(pmt_parse_cpulist("1,", mask, 128, TERR(terr)), -EINVAL);
+	ASSERT_EQ(pmt_parse_cpulist("3-1", mask, 128, TERR(terr)), -EINVAL);
+	ASSERT_EQ(pmt_parse_cpulist("2", mask, 2, TERR(terr)), -EINVAL);
 	ASSERT_STREQ(err, "-C/--cpu: '2': CPU range must be ascending and below 2");
-	ASSERT_EQ(pmt_parse_cpulist("a", mask, 2, err, sizeof(err)), -EINVAL);
+	ASSERT_EQ(pmt_parse_cpulist("a", mask, 2, TERR(terr)), -EINVAL);
 	ASSERT_STREQ(err, "-C/--cpu: 'a' is not a CPU list; expected e.g. 0-3,6");
 }
 
@@ -445,7 +460,9 @@ TEST(opts_agg_names)
 	static const char *const args[] = {NULL, "x", "x", "x", "x", "x", "x", "x:0:10:1"};
 	struct pmt_opts o;
 	enum pmt_agg_fn fn;
-	char err[256], opt[32];
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
+	char opt[32];
 
 	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++) {
 		char *argv[] = {"pmtrace", "--tp", "a:b", opt, (char *)args[fn - 1], NULL};

@@ -12,7 +12,11 @@
 
 static int parse(const char *spec, struct pmt_pmu_event *ev, char *err)
 {
-	return pmt_pmu__parse(spec, SYSFS, ev, err, 512);
+	struct pmt_error e = {0};
+	int ret = pmt_pmu__parse(spec, SYSFS, ev, &e);
+
+	snprintf(err, 512, "%.511s", e.msg);
+	return ret;
 }
 
 TEST(pmu_named_events)
