@@ -5,9 +5,11 @@
 #                             ASan+UBSan, the fuzzer, lint, the runtime
 #                             suite in QEMU guests and on this kernel
 #   tests/run.sh vm           the runtime suite in the guests only
-#   tests/run.sh AREA...      runtime areas on this kernel (stream, filter, counting,
-#                             aggregate, pmu, uprobe, kprobe, exit, cli;
-#                             see tests/runtime/), or unit, asan, fuzz, lint
+#   tests/run.sh AREA...      runtime areas on this kernel, a file each in
+#                             tests/runtime/: stream, filter, aggregate,
+#                             export, counting, pmu, uprobe, usdt, kprobe,
+#                             unwind, python, offcpu, exit, cli; or the
+#                             suites unit, asan, fuzz, lint, vm
 # shellcheck disable=SC2317 # suites are called through run_suite and one_suite
 cd "$(dirname "$0")/.." || exit 1
 total_p=0 total_f=0 total_s=0

@@ -277,7 +277,7 @@ static void size_unwinder(struct pmt_session *s)
 
 /* PMT_VERIFIER_STATS=1 in the environment: each program's verifier
  * statistics (instructions processed, time) on stderr after load, for
- * tools/bench. before: ask for them; else print and let go. */
+ * tools/bench/run. before: ask for them; else print and let go. */
 static void verifier_stats(struct pmt_session *s, bool before)
 {
 	/* the lines of the log printed, in order, when it has the first */

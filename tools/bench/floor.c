@@ -4,7 +4,7 @@
  * program to a tracepoint until SIGINT/SIGTERM; prints "ready" on stderr once
  * attached and, with --count, the count at exit.
  * floor --pe HZ: an empty perf_event program on cpu-clock sampled at HZ on
- * every CPU. For tools/bench only.
+ * every CPU. For tools/bench/run only.
  */
 #include <signal.h>
 #include <stdio.h>
