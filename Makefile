@@ -55,6 +55,8 @@ CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	      -I$(dir $(VMLINUX_H)) -Ibpf $(CLANG_SYS_INCLUDES) -MMD -MP
 
+.DEFAULT_GOAL := all
+
 # Objects are rebuilt when WERROR changes (make test after a plain make).
 FLAGS_FILE := $(OUTPUT)/werror
 $(FLAGS_FILE): FORCE
@@ -167,7 +169,7 @@ include tests/testprogs/rules.mk
 
 # libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
 FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS)
-$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h) $(OUTPUT)/gen/syscall_nrs.h
+$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h bpf/abi/*.h) $(OUTPUT)/gen/syscall_nrs.h
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) \
@@ -201,7 +203,7 @@ vmtest: pmtrace testprogs tools
 
 # clang-format (check mode, .clang-format) over the C sources and
 # shellcheck over the scripts; make test runs it too.
-LINT_C := $(wildcard bpf/*.c bpf/*.h src/*/*.c src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c \
+LINT_C := $(wildcard bpf/*.c bpf/*.h bpf/abi/*.h src/*/*.c src/*/*.h tests/unit/*.[ch] tests/fuzz/*.c \
 	    tests/testprogs/*.c tools/bench/*.c)
 LINT_SH := tests/run.sh $(wildcard tests/runtime/*.sh) tools/vmtest tools/lint \
 	   tools/install-packages .ci/run tools/completion/pmtrace

@@ -6,7 +6,7 @@
 #ifndef PMTRACE_AGGREGATE_BPF_H
 #define PMTRACE_AGGREGATE_BPF_H
 
-#include "filter.bpf.h"
+#include "operand.bpf.h"
 
 /* key_size is set at load to what --by uses: no BTF key type, which the
  * kernel would find smaller than struct pmt_agg_key, and so no BTF value
@@ -124,7 +124,7 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 
 		if (i >= a->nkeys || i >= pmt_agg_nparts)
 			break;
-		if (pmt_uses_key(PMT_KEY_STR_) && kp->kind == PMT_KEY_STR_) {
+		if (pmt_uses_key(PMT_KEY_STRING) && kp->kind == PMT_KEY_STRING) {
 			/* the task's comm comes NUL-padded: straight in */
 			if (pmt_uses_src(PMT_FSRC_COMM) && kp->o.src == PMT_FSRC_COMM) {
 				struct task_struct *t = bpf_get_current_task_btf();

@@ -9,6 +9,7 @@
 #define PMTRACE_RECORD_BPF_H
 
 #include "aggregate.bpf.h"
+#include "filter.bpf.h"
 #include "unwind.bpf.h"
 
 #define PMT_STACK_BYTES (PMT_STACK_DEPTH * sizeof(__u64))

@@ -130,7 +130,7 @@ static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct ke
 		return PMT_KEY_COUNTER;
 	r = pmt_operand__resolve(p->fmt, spec->field, info);
 	if (!r)
-		return info->is_str ? PMT_KEY_STR_ : PMT_KEY_NUM;
+		return info->is_str ? PMT_KEY_STRING : PMT_KEY_NUM;
 	pmt_error__usage(ag->err, "--by: %s '%s' for %s",
 			 r == PMT_OPERAND_ARRAY ? "cannot key by the array" : "unknown key",
 			 spec->field, p->name);
@@ -185,7 +185,7 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	if (pmt_operand__needs_record(&info.o))
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
-	a->keys[i].len = kind != PMT_KEY_STR_ ? 8
+	a->keys[i].len = kind != PMT_KEY_STRING ? 8
 			 : info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR
 				 ? PMT_KEY_STR
 				 : (uint8_t)((info.o.size + 7) & ~7);

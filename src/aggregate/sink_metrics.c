@@ -160,7 +160,7 @@ static void key_labels(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		if (!strcmp(kl->names[i], "le") && is_hist(a))
 			pmt_buf__puts(b, "_key");
 		pmt_buf__puts(b, "=\"");
-		if (kl->kind[i] == PMT_KEY_STR_) {
+		if (kl->kind[i] == PMT_KEY_STRING) {
 			pmt_expo__label_value(b, d, pmt_strnlen(d, kl->len[i]));
 		} else {
 			v.len = 0;

@@ -159,7 +159,7 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	if (kl->disp[i] == PMT_DISP_SYM) {
 		v = sym_part(kl, k, i, &pid);
 		pmt_syms__name(io->syms, pid, v, false, true, b);
-	} else if (kl->kind[i] == PMT_KEY_STR_) {
+	} else if (kl->kind[i] == PMT_KEY_STRING) {
 		pmt_buf__text_str(b, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
 	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
 		pmt_buf__puts(b, name_part(a, kl->kind[i], v));
@@ -185,7 +185,7 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_syms__name(io->syms, pid, v, false, true, &name);
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
-	} else if (kl->kind[i] == PMT_KEY_STR_) {
+	} else if (kl->kind[i] == PMT_KEY_STRING) {
 		pmt_json__strn(j, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
 	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
 		pmt_json__str(j, name_part(a, kl->kind[i], v));

@@ -357,14 +357,14 @@ TEST(uses_of_filters_and_keys)
 	a.kind = PMT_AGG_COUNT;
 	a.value.src = PMT_FSRC_CGROUP; /* not read by a count */
 	a.nkeys = 2;
-	a.keys[0] = (struct pmt_key_part){.o.src = PMT_FSRC_COMM, .kind = PMT_KEY_STR_};
+	a.keys[0] = (struct pmt_key_part){.o.src = PMT_FSRC_COMM, .kind = PMT_KEY_STRING};
 	a.keys[1] = (struct pmt_key_part){.o.src = PMT_FSRC_PID, .kind = PMT_KEY_NUM};
 	pmt_uses__add(&u, &f, PMT_ACT_AGG, &a, fork);
 	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD | 1u << PMT_FSRC_COMM | 1u << PMT_FSRC_PID);
 	ASSERT_EQ(u.fops, 1u << PMT_FOP_EQ | 1u << PMT_FOP_BAND | 1u << PMT_FOP_MATCH);
 	ASSERT_EQ(u.ctx_words, 1u << 6 | 1u << 8 | 1u << 9);
 	ASSERT_EQ(u.agg_kinds, 1u << PMT_AGG_COUNT);
-	ASSERT_EQ(u.key_kinds, 1u << PMT_KEY_STR_ | 1u << PMT_KEY_NUM);
+	ASSERT_EQ(u.key_kinds, 1u << PMT_KEY_STRING | 1u << PMT_KEY_NUM);
 	ASSERT_EQ(u.nparts, 2);
 	ASSERT_EQ(u.ndyn, 2);
 	/* a latency's end reads its match key; a sum its value */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What reaches user space through the perf rings (pmt_events): a header,
+ * then the tracepoint's raw record or a record a program builds (a PMU
+ * sample, a call, a USDT probe's arguments), then its stack's frames.
+ */
+#ifndef PMT_ABI_RECORD_H
+#define PMT_ABI_RECORD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+#include "abi/counter.h"
+
+#define PMT_COMM_LEN 16
+/* Largest raw record copied out (perf's own limit is 8 KiB). */
+#define PMT_MAX_DATA 8192
+/* __data_loc/__rel_loc fields of one tracepoint the BPF side follows. */
+#define PMT_MAX_DYN 8
+
+#define PMT_STACK_DEPTH 127 /* frames per stack (the kernel's default max) */
+/* A stored stack (aggregation keys) keeps one frame less: its last slot
+ * holds the check half of its hash (bpf/record.bpf.h pmt_stack_store). */
+#define PMT_STACK_KEPT (PMT_STACK_DEPTH - 1)
+/* The owner half of a kernel stack's key (no tgid is this large) */
+#define PMT_KSTACK_OWNER 0x7fffffffU
+
+enum pmt_mode_val { PMT_MODE_KERNEL, PMT_MODE_USER };
+
+/*
+ * The tail of every record a program builds itself (PMU samples, calls):
+ * stack ids when aggregating, or frame counts when streaming, and then
+ * nkernel + nuser frames right after the record (kernel first, innermost
+ * first).
+ */
+struct pmt_stack_rec {
+	__s64 kstack; /* aggregation: PMT_KSTACK_OWNER << 32 | hash, or < 0 */
+	__u64 ustack; /* aggregation: tgid << 32 | hash (0xffffffff: none) */
+	__u16 nkernel, nuser;
+	__u32 pad;
+};
+
+struct pmt_sample {
+	__u64 ip;
+	__u64 addr;   /* data address, where the event has one */
+	__u64 period; /* events this sample stands for */
+	__u64 value;  /* the counter (bpf_perf_prog_read_value) */
+	__u8 mode;    /* enum pmt_mode_val */
+	__u8 pad[7];
+	struct pmt_stack_rec st;
+};
+
+/*
+ * A function call or return (kprobe, kretprobe, fentry, fexit, uprobe,
+ * uretprobe): the argument slots and the return value, as the program's
+ * context has them. Fields are named by src/probes/callrec.c: arg0..arg5, retval,
+ * and with fentry the parameters' names from BTF.
+ */
+#define PMT_CALL_SLOTS 12 /* argument registers/slots kept */
+#define PMT_FN_SLOTS 8	  /* fentry (and as many fexit) programs, a power of 2 */
+
+struct pmt_call {
+	__u64 arg[PMT_CALL_SLOTS];
+	__u64 ret;
+	struct pmt_stack_rec st;
+};
+
+/* A USDT probe's record (bpf/usdt.bpf.c): its arguments as libbpf's
+ * bpf_usdt_arg() reads them (sign- or zero-extended to 64 bits, as the
+ * note's spec says), and the strings str(argN) names: the user memory at
+ * argument str_arg[i] - 1 of the probe's settings, NUL-terminated. */
+#define PMT_USDT_STRS 2	     /* str(argN) a probe reads */
+#define PMT_USDT_STR_LEN 128 /* bytes of each, NUL included */
+struct pmt_usdt {
+	__u64 arg[PMT_CALL_SLOTS];
+	char str[PMT_USDT_STRS][PMT_USDT_STR_LEN];
+	struct pmt_stack_rec st;
+};
+
+/* The scratch record's room: PMT_MAX_DATA of record, then (tracepoints)
+ * a struct pmt_stack_rec at PMT_TP_STACK (its aggregation keys) and room
+ * for a kernel and a user stack (2 * PMT_STACK_DEPTH frames) after the
+ * record, whatever its size. */
+#define PMT_TP_STACK PMT_MAX_DATA
+#define PMT_DATA_ROOM (PMT_MAX_DATA + sizeof(struct pmt_stack_rec) + 2 * PMT_STACK_DEPTH * 8)
+
+struct pmt_event_hdr {
+	__u64 ts;  /* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
+	__u32 pid; /* tgid */
+	__u32 tid;
+	__u32 probe_id;
+	__u32 size; /* bytes of data[] that follow, frames not counted */
+	char comm[PMT_COMM_LEN];
+	/* tracepoints' --stack: the frames after the record (kernel first,
+	 * innermost first); records a program builds count theirs in their
+	 * struct pmt_stack_rec and size */
+	__u16 nkernel, nuser;
+	__u32 pad;
+};
+
+struct pmt_event {
+	/* --counter on streamed probes: the thread's counts, sent right
+	 * before the header (the last n of these, n a load-time constant) */
+	struct pmt_counter_rec counts[PMT_COUNTERS];
+	struct pmt_event_hdr hdr;
+	__u8 data[PMT_DATA_ROOM];
+};
+
+_Static_assert(sizeof(struct pmt_event_hdr) == 48, "the header the reader parses");
+_Static_assert(sizeof(struct pmt_stack_rec) == 24, "a built record's tail");
+_Static_assert(sizeof(struct pmt_sample) == 40 + sizeof(struct pmt_stack_rec), "pmt_sample");
+_Static_assert(sizeof(struct pmt_call) == (PMT_CALL_SLOTS + 1) * 8 + sizeof(struct pmt_stack_rec),
+	       "pmt_call");
+_Static_assert(sizeof(struct pmt_usdt) == PMT_CALL_SLOTS * 8 + PMT_USDT_STRS * PMT_USDT_STR_LEN +
+						  sizeof(struct pmt_stack_rec),
+	       "pmt_usdt");
+
+#endif

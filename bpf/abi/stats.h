@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel's own account (pmt_stats, per CPU, read at every print and at
+ * exit): each loss and each refusal counted, none silent.
+ */
+#ifndef PMT_ABI_STATS_H
+#define PMT_ABI_STATS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Indexes of the per-CPU pmt_stats counters. */
+enum pmt_stat {
+	PMT_STAT_OUTPUT_ERR,   /* bpf_perf_event_output failed other than full */
+	PMT_STAT_TARGET_FULL,  /* a traced command's child did not fit */
+	PMT_STAT_FILTER_ABORT, /* filter walk did not end: event rejected */
+	PMT_STAT_AGG_FULL,     /* aggregation map full: update dropped */
+	PMT_STAT_LAT_FULL,     /* latency start dropped (map update failed) */
+	PMT_STAT_LAT_NOSTART,  /* latency end without a start */
+	/* perf buffer full. The ring counts these too, but reports them only
+	 * with its next record, which may never come: this count is exact. */
+	PMT_STAT_RING_FULL,
+	PMT_STAT_STACK_FULL,   /* a stack not stored: its table full */
+	PMT_STAT_COUNTER_READ, /* --counter: a CPU's counter could not be read */
+	/* a user stack ended at a frame-pointer caller no text mapping holds */
+	PMT_STAT_UNWIND_ENDED,
+	/* a Python code object's first sight not told to user space (its
+	 * queue full): its frames may be named "[python]" */
+	PMT_STAT_PY_NEW_FULL,
+	/* --offcpu: a thread's switch-out not stored (the table of threads
+	 * off the CPU full) */
+	PMT_STAT_OFFCPU_FULL,
+	PMT_STAT_STACK_COLLISION, /* a stack not stored: another has its 64-bit hash */
+	PMT_STAT_STACK_ERR,	  /* a stack not stored: the kernel had no memory */
+	/* keys stored in pmt_agg (not a loss: the loader drains the hash
+	 * when it has taken many since the last drain) */
+	PMT_STAT_AGG_NEW,
+	PMT_STAT__MAX,
+};
+
+#endif

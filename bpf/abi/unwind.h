@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The in-kernel user-stack unwinder's tables (bpf/unwind.bpf.h,
+ * bpf/python.bpf.h), written by user space (src/run/unwind.c) from each
+ * file's DWARF CFI (src/unwind/cfi.c) and CPython's layout
+ * (src/unwind/cpython.c).
+ */
+#ifndef PMT_ABI_UNWIND_H
+#define PMT_ABI_UNWIND_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/*
+ * DWARF CFI of an executable file, flattened (src/unwind/cfi.c) into rows
+ * sorted by pc: from pc to the next row's, how to find the caller. x86-64:
+ * the return address is at CFA - 8; the caller's frame pointer where fp
+ * says.
+ */
+enum pmt_cfa_rule {
+	PMT_CFA_NONE, /* no CFI covers pc: walk frame pointers */
+	PMT_CFA_SP,   /* CFA = rsp + cfa_off */
+	PMT_CFA_FP,   /* CFA = rbp + cfa_off */
+	PMT_CFA_PLT,  /* PLT stubs: rsp + 8, or + 16 from byte cfa_off of 16 */
+	PMT_CFA_END,  /* the return address is undefined: the outermost frame */
+};
+enum pmt_fp_rule {
+	PMT_FP_SAME,  /* rbp is unchanged */
+	PMT_FP_SAVED, /* the caller's rbp is at CFA + fp_off */
+};
+
+struct pmt_cfi_row {
+	__u32 pc; /* file offset the row starts at */
+	__s32 cfa_off;
+	__s16 fp_off;
+	__u8 cfa;  /* enum pmt_cfa_rule */
+	__u8 fp;   /* enum pmt_fp_rule */
+	__u32 pad; /* 16 bytes: the array's stride, user space writes it mmapped */
+};
+
+/* A file with CFI rows (key: the inode's device and number, as the
+ * kernel's vm_file sees them). */
+struct pmt_cfi_file_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+struct pmt_cfi_file {
+	__u32 first, count; /* rows in pmt_cfi_rows; count 0: no CFI */
+};
+/* A file met without rows: a process mapping it, and where. */
+struct pmt_cfi_want {
+	__u32 tgid;
+	__u32 pad;
+	__u64 vm_start;
+};
+
+/*
+ * CPython frames in user stacks (bpf/python.bpf.h): an interpreter file
+ * (key: as pmt_cfi_files') whose _PyEval_EvalFrameDefault frames are
+ * each expanded into the Python frames that call of it runs, read from
+ * the thread's PyThreadState. Offsets into the interpreter's structures
+ * come from its headers (src/unwind/cpython.c; CPython 3.11).
+ */
+struct pmt_py_file {
+	__u64 runtime;		    /* _PyRuntime: vm_start - vm_off + this */
+	__u32 eval_start, eval_end; /* _PyEval_EvalFrameDefault, file offsets */
+	__u16 rt_tstate;	    /* _PyRuntime.gilstate.tstate_current */
+	__u16 rt_interp;	    /* _PyRuntime.interpreters.head */
+	__u16 is_threads;	    /* PyInterpreterState.threads.head */
+	__u16 ts_next;		    /* PyThreadState.next */
+	__u16 ts_cframe;	    /* PyThreadState.cframe */
+	__u16 ts_tid;		    /* PyThreadState.native_thread_id */
+	__u16 cf_frame;		    /* _PyCFrame.current_frame */
+	__u16 fr_code;		    /* _PyInterpreterFrame.f_code */
+	__u16 fr_previous;	    /* _PyInterpreterFrame.previous */
+	__u16 fr_instr;		    /* _PyInterpreterFrame.prev_instr */
+	__u16 fr_entry;		    /* _PyInterpreterFrame.is_entry */
+	__u16 co_code;		    /* PyCodeObject.co_code_adaptive */
+	__u16 co_qualname;	    /* PyCodeObject.co_qualname */
+	__u16 pad[3];
+};
+/*
+ * Code objects are known by an id the kernel gives each one it meets
+ * (a code object's memory is reused once it is freed, as a module's body
+ * is after import: an address alone would name a later function after
+ * an earlier one). pmt_py_seen: (process, address) -> the qualname
+ * object the code had and its id; another qualname at that address is
+ * another code object, with a new id. pmt_py_new: ids met for the first
+ * time, for user space to read their names and lines while the process
+ * lives (it checks the qualname is still the one seen).
+ */
+struct pmt_py_code_key {
+	__u32 tgid;
+	__u32 pad;
+	__u64 code;
+};
+struct pmt_py_seen {
+	__u64 qualname;
+	__u32 id;
+	__u32 pad;
+};
+struct pmt_py_id {
+	__u32 tgid;
+	__u32 id;
+};
+struct pmt_py_new {
+	__u64 code, qualname;
+};
+/* A Python frame among a stack's user frames: bit 63, the instruction
+ * (code units into the bytecode, for the line) in bits 47-62, and the
+ * code object's id in the low 32 bits. Never a kernel address (those
+ * have bits 47-63 all set). */
+#define PMT_PY_FRAME (1ULL << 63)
+#define PMT_PY_ID(f) ((__u32)(f))
+#define PMT_PY_INSTR(f) ((__u32)((f) >> 47) & 0x7fff)
+
+_Static_assert(sizeof(struct pmt_cfi_row) == 16,
+	       "pmt_cfi_rows' stride: user space writes it mmapped");
+_Static_assert(sizeof(struct pmt_cfi_file_key) == 16, "pmt_cfi_file_key");
+_Static_assert(sizeof(struct pmt_cfi_file) == 8, "pmt_cfi_file");
+_Static_assert(sizeof(struct pmt_cfi_want) == 16, "pmt_cfi_want: read from a queue");
+_Static_assert(sizeof(struct pmt_py_file) == 48, "pmt_py_file");
+_Static_assert(sizeof(struct pmt_py_code_key) == 16, "pmt_py_code_key");
+_Static_assert(sizeof(struct pmt_py_new) == 16, "pmt_py_new: read from a queue");
+
+#endif
