@@ -128,8 +128,8 @@ struct pmt_offcpu_start {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u32); /* tid */
+	__uint(max_entries, 1); /* --offcpu: sized by src/probes/tracepoint.c */
+	__type(key, __u32);	/* tid */
 	__type(value, struct pmt_offcpu_start);
 } pmt_offcpu_starts SEC(".maps");
 

@@ -124,14 +124,10 @@ static void operand_uses(struct pmt_uses *u, const struct pmt_operand *o)
 }
 
 void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t action,
-		   const struct pmt_agg_cfg *a, const struct pmt_format *fmt)
+		   const struct pmt_agg_cfg *a)
 {
-	uint32_t i, ndyn = 0;
+	uint32_t i;
 
-	for (i = 0; fmt && i < (uint32_t)fmt->nr_fields; i++)
-		ndyn += pmt_field__dynamic(&fmt->fields[i]);
-	if (ndyn > u->ndyn)
-		u->ndyn = ndyn < PMT_MAX_DYN ? ndyn : PMT_MAX_DYN;
 	for (i = 0; f && i < f->n && i < PMT_FILTER_MAX; i++) {
 		operand_uses(u, &f->e[i].o);
 		u->fops |= 1u << f->e[i].op;

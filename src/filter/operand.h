@@ -33,18 +33,16 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 /* What a session's filters and aggregations use: operand sources (bit
  * PMT_FSRC_*), key kinds (bit PMT_KEY_*), comparisons (bit PMT_FOP_*),
  * aggregations (bit PMT_AGG_*), the most key parts of one probe, the
- * 4-byte words of a tracepoint's context loaded, the most __data_loc
- * fields of a record. The BPF programs are told before they load
+ * 4-byte words of a tracepoint's context loaded. The BPF programs are told before they load
  * (bpf/common.bpf.h), and the code serving anything else is dropped
  * before the verifier sees it. */
 struct pmt_uses {
 	uint32_t srcs, key_kinds, fops, agg_kinds, nparts;
-	uint32_t ctx_words, ndyn;
+	uint32_t ctx_words;
 };
 /* Add one probe's: its compiled filter (or NULL), action (enum
- * pmt_action), aggregation (read unless the action streams) and record
- * format (or NULL). */
+ * pmt_action) and aggregation (read unless the action streams). */
 void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t action,
-		   const struct pmt_agg_cfg *a, const struct pmt_format *fmt);
+		   const struct pmt_agg_cfg *a);
 
 #endif

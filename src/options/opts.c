@@ -30,28 +30,42 @@ const char *pmt_agg_fn__name(enum pmt_agg_fn fn)
 	return fn < sizeof(agg_fn_names) / sizeof(agg_fn_names[0]) ? agg_fn_names[fn] : "?";
 }
 
-static const char *const kind_names[] = {
-	[PMT_PROBE_TRACEPOINT] = "tracepoint",
-	[PMT_PROBE_PERF] = "event",
-	[PMT_PROBE_KPROBE] = "kprobe",
-	[PMT_PROBE_KRETPROBE] = "kretprobe",
-	[PMT_PROBE_UPROBE] = "uprobe",
-	[PMT_PROBE_URETPROBE] = "uretprobe",
-	[PMT_PROBE_USDT] = "usdt",
+/* The table of kinds (kinds.h), as the options read it. */
+static const struct kind_def {
+	const char *prefix, *option, *arg, *needs;
+	char short_name;
+	enum pmt_probe_kind ret;
+} kinds[] = {
+#define KIND_DEF(id, prefix, option, s, arg, needs, help, ret, prov) \
+	[PMT_PROBE_##id] = {prefix, option, arg, needs, s, PMT_PROBE_##ret},
+	PMT_PROBE_KINDS(KIND_DEF)
+#undef KIND_DEF
 };
 
 const char *pmt_probe_kind_name(enum pmt_probe_kind kind)
 {
-	return kind_names[kind];
+	return kinds[kind].prefix ? kinds[kind].prefix : kinds[kind].option;
+}
+
+const char *pmt_probe_kind_option(enum pmt_probe_kind kind)
+{
+	return kinds[kind].option;
+}
+
+enum pmt_probe_kind pmt_probe_kind_return(enum pmt_probe_kind kind)
+{
+	return kinds[kind].ret;
 }
 
 enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest)
 {
 	size_t i, n;
 
-	for (i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
-		n = strlen(kind_names[i]);
-		if (i != PMT_PROBE_PERF && !strncmp(spec, kind_names[i], n) && spec[n] == ':') {
+	for (i = 0; i < PMT_PROBE__COUNT; i++) {
+		if (!kinds[i].prefix)
+			continue;
+		n = strlen(kinds[i].prefix);
+		if (!strncmp(spec, kinds[i].prefix, n) && spec[n] == ':') {
 			*rest = spec + n + 1;
 			return (enum pmt_probe_kind)i;
 		}
@@ -79,7 +93,7 @@ struct opt_def {
 	int has_arg;	  /* no_argument, required_argument, optional_argument */
 	opt_fn fn;
 	size_t flag; /* opt_flag: offset of the bool in struct pmt_opts */
-	int value;   /* opt_mode: enum pmt_mode; opt_fn_probe: enum pmt_probe_kind;
+	int value;   /* opt_mode: enum pmt_mode; opt_probe: enum pmt_probe_kind;
 		      * opt_agg: enum pmt_agg_fn */
 };
 
@@ -118,28 +132,13 @@ static int opt_mode(struct optctx *c, char *arg)
 
 /* --- probes --------------------------------------------------------------- */
 
-static int opt_tp(struct optctx *c, char *arg)
-{
-	if (!*arg)
-		return ERR(c, "--tp needs CATEGORY:NAME, e.g. --tp sched:sched_switch");
-	return add_probe(c->o, PMT_PROBE_TRACEPOINT, arg);
-}
-
-static int opt_event(struct optctx *c, char *arg)
-{
-	return add_probe(c->o, PMT_PROBE_PERF, arg);
-}
-
-/* --kprobe, --kretprobe, --uprobe, --uretprobe: the table gives the kind */
-static int opt_fn_probe(struct optctx *c, char *arg)
+/* --tp, -e, --kprobe, ...: the option table gives the kind */
+static int opt_probe(struct optctx *c, char *arg)
 {
 	enum pmt_probe_kind k = (enum pmt_probe_kind)c->def->value;
 
-	if (!*arg)
-		return ERR(c, "--%s needs %s", kind_names[k],
-			   k == PMT_PROBE_USDT	  ? "PATH:[PROVIDER:]NAME, e.g. python3:gc__start"
-			   : k < PMT_PROBE_UPROBE ? "a kernel function, e.g. vfs_read"
-						  : "PATH:SYMBOL, e.g. /usr/bin/bash:readline");
+	if (!*arg && kinds[k].needs)
+		return ERR(c, "--%s needs %s", kinds[k].option, kinds[k].needs);
 	return add_probe(c->o, k, arg);
 }
 
@@ -469,7 +468,7 @@ static int opt_latency(struct optctx *c, char *arg)
 	const char *rest;
 	enum pmt_probe_kind k = pmt_probe_kind_of(arg, &rest);
 
-	if (!comma && (k == PMT_PROBE_KPROBE || k == PMT_PROBE_UPROBE) && *rest) {
+	if (!comma && pmt_probe_kind_return(k) != PMT_PROBE_NONE && *rest) {
 		c->o->agg.lat_start = arg; /* to its return */
 		return 0;
 	}
@@ -586,24 +585,20 @@ static int opt_info(struct optctx *c, char *arg)
 		.name = n, .short_name = s, .has_arg = no_argument, .fn = opt_mode, .value = m \
 	}
 
-#define PROBE(n, kind)                                                                     \
-	{                                                                                  \
-		.name = n, .has_arg = required_argument, .fn = opt_fn_probe, .value = kind \
-	}
+#define PROBE(id, prefix, option, s, arg, needs, help, ret, prov) \
+	{.name = option,                                          \
+	 .short_name = s,                                         \
+	 .has_arg = required_argument,                            \
+	 .fn = opt_probe,                                         \
+	 .value = PMT_PROBE_##id},
 #define AGG(n, a, f)                                               \
 	{                                                          \
 		.name = n, .has_arg = a, .fn = opt_agg, .value = f \
 	}
 
 static const struct opt_def opt_defs[] = {
-	OPT("tp", 0, required_argument, opt_tp),
+	PMT_PROBE_KINDS(PROBE) /* --tp, -e, --kprobe, ... */
 	OPT("filter", 0, required_argument, opt_filter),
-	OPT("event", 'e', required_argument, opt_event),
-	PROBE("kprobe", PMT_PROBE_KPROBE),
-	PROBE("kretprobe", PMT_PROBE_KRETPROBE),
-	PROBE("uprobe", PMT_PROBE_UPROBE),
-	PROBE("uretprobe", PMT_PROBE_URETPROBE),
-	PROBE("usdt", PMT_PROBE_USDT),
 	OPT("str", 0, required_argument, opt_str),
 	OPT("kprobe-mode", 0, required_argument, opt_kprobe_mode),
 	OPT("period", 0, required_argument, opt_period),
@@ -855,7 +850,7 @@ static int check_probes(struct optctx *c)
 
 		if (k != PMT_PROBE_PERF && (o->period || o->freq))
 			return ERR(c, "--%s applies to PMU events (-e); --%s %s has none",
-				   o->period ? "period" : "freq", k ? kind_names[k] : "tp",
+				   o->period ? "period" : "freq", kinds[k].option,
 				   o->probes[i].spec);
 	}
 	if (o->period && o->freq)
@@ -892,8 +887,7 @@ static int check_stat(struct optctx *c)
 	for (i = 0; i < o->nr_probes; i++) {
 		if (o->probes[i].kind != PMT_PROBE_PERF)
 			return ERR(c, "--stat counts PMU events (-e EVENT); --%s %s is not one",
-				   o->probes[i].kind ? kind_names[o->probes[i].kind] : "tp",
-				   o->probes[i].spec);
+				   kinds[o->probes[i].kind].option, o->probes[i].spec);
 		if (o->probes[i].filter)
 			return ERR(c,
 				   "--stat counts every event of %s: --filter applies to events "
@@ -989,42 +983,4 @@ void pmt_opts__free(struct pmt_opts *o)
 	free(o->probes);
 	o->probes = NULL;
 	o->nr_probes = 0;
-}
-
-int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, struct pmt_error *err)
-{
-	const char *p = s;
-	char *end;
-	long a, b;
-
-	memset(mask, 0, (size_t)(nbits + 63) / 64 * sizeof(*mask));
-	if (!*s)
-		return pmt_error__usage(err, "-C/--cpu: empty CPU list; expected e.g. 0-3,6");
-	while (*p) {
-		if (*p < '0' || *p > '9')
-			goto bad;
-		a = strtol(p, &end, 10);
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				goto bad;
-			b = strtol(p, &end, 10);
-			p = end;
-		}
-		if (a > b || b >= nbits)
-			return pmt_error__usage(
-				err, "-C/--cpu: '%s': CPU range must be ascending and below %d", s,
-				nbits);
-		for (; a <= b; a++)
-			mask[a / 64] |= 1ULL << (a % 64);
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	return 0;
-bad:
-	return pmt_error__usage(err, "-C/--cpu: '%s' is not a CPU list; expected e.g. 0-3,6", s);
 }

@@ -3,20 +3,20 @@
 #ifndef PMT_OPTS_H
 #define PMT_OPTS_H
 
+#include "options/kinds.h"
 #include "util/error.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+/* PMT_PROBE_TRACEPOINT, PMT_PROBE_PERF, ...: the table of kinds.h */
 enum pmt_probe_kind {
-	PMT_PROBE_TRACEPOINT,
-	PMT_PROBE_PERF,	     /* -e EVENT: PMU overflow samples */
-	PMT_PROBE_KPROBE,    /* --kprobe FUNC[+OFF] */
-	PMT_PROBE_KRETPROBE, /* --kretprobe FUNC */
-	PMT_PROBE_UPROBE,    /* --uprobe PATH:SYM[+OFF] */
-	PMT_PROBE_URETPROBE, /* --uretprobe PATH:SYM */
-	PMT_PROBE_USDT,	     /* --usdt PATH:[PROVIDER:]NAME */
+#define KIND_ENUM(id, prefix, option, s, arg, needs, help, ret, prov) PMT_PROBE_##id,
+	PMT_PROBE_KINDS(KIND_ENUM)
+#undef KIND_ENUM
+		PMT_PROBE__COUNT,
+	PMT_PROBE_NONE = -1,
 };
 
 /* --kprobe-mode: how kernel function probes attach */
@@ -29,8 +29,13 @@ enum pmt_kprobe_mode {
 /* "kprobe:vfs_read" -> PMT_PROBE_KPROBE and "vfs_read"; a spec with no
  * known prefix is a tracepoint ("tracepoint:" and "tp:" are taken too). */
 enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest);
-/* "kprobe", "kretprobe", ...: the prefix of a kind */
+/* "kprobe", "kretprobe", ...: the prefix of a kind ("event" for -e's) */
 const char *pmt_probe_kind_name(enum pmt_probe_kind kind);
+/* "tp", "event", "kprobe", ...: the option that adds a probe of a kind */
+const char *pmt_probe_kind_option(enum pmt_probe_kind kind);
+/* The kind probing the return of a kind's function (--latency FUNC), or
+ * PMT_PROBE_NONE */
+enum pmt_probe_kind pmt_probe_kind_return(enum pmt_probe_kind kind);
 
 struct pmt_probe_arg {
 	enum pmt_probe_kind kind;
@@ -148,14 +153,9 @@ struct pmt_opts {
 /* Parse argv; on a usage error returns -EINVAL with a message in err. */
 int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error *err);
 void pmt_opts__free(struct pmt_opts *o);
-extern const char pmt_usage[];
+/* --help (usage.c) */
+const char *pmt_usage(void);
 /* The i-th long option name, NULL past the last (completion, tests). */
 const char *pmt_opts__name(size_t i);
-
-/*
- * Parse a CPU list ("0-3,6") into a bitmap of nbits bits.
- * -EINVAL with a message in err.
- */
-int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, struct pmt_error *err);
 
 #endif

@@ -1,33 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* pmtrace --help. Keep in step with tools/man/pmtrace.8.scd. */
+/* pmtrace --help, its probes from the table of kinds (kinds.h). Keep in
+ * step with tools/man/pmtrace.8.scd (a unit test checks every option is in
+ * both). */
+#include "options/kinds.h"
 #include "options/opts.h"
+#include "util/strutil.h"
 
-const char pmt_usage[] =
+static const char usage_head[] =
 	"usage: pmtrace [OPTIONS] --tp CATEGORY:NAME [--tp ...] [-- COMMAND [ARGS...]]\n"
 	"       pmtrace --stat [-e EVENT[,EVENT...]] [-a|-p PID|-- COMMAND [ARGS...]]\n"
 	"       pmtrace --list [GLOB]\n"
 	"       pmtrace --info CATEGORY:NAME\n"
 	"\n"
-	"Probes:\n"
-	"  --tp CATEGORY:NAME     stream a tracepoint; globs allowed (sched:sched_*)\n"
-	"  -e, --event EVENT      sample a PMU event: cycles, instructions, cpu-clock,\n"
-	"                         page-faults, L1-dcache-load-misses, rNNNN,\n"
-	"                         PMU/TERM=VAL,.../; modifiers :u :k\n"
-	"      --period N         sample every N events, or\n"
-	"      --freq HZ          N samples a second per CPU (default 4000)\n"
-	"                         sample fields: ip addr period value mode(user|kernel)\n"
-	"  --kprobe FUNC[+OFF]    kernel function entry; globs allowed ('vfs_*')\n"
-	"  --kretprobe FUNC       kernel function return\n"
-	"                         fields: arg0..arg5, retval; with fentry/fexit also\n"
-	"                         the parameters by name (count, file, ...)\n"
-	"      --kprobe-mode auto|fentry|kprobe  how to attach (default auto:\n"
-	"                         fentry/fexit where the kernel can)\n"
-	"  --uprobe PATH:SYM[+OFF]  user function entry (executable or library)\n"
-	"  --uretprobe PATH:SYM   user function return; fields arg0..arg5, retval\n"
-	"  --usdt PATH:[PROVIDER:]NAME  a USDT probe (sys/sdt.h); globs allowed;\n"
-	"                         fields arg0..argN as the probe types them, and\n"
-	"                         str(argN), the string argument N points at\n"
-	"      --str argN[,...]   print these USDT arguments' strings too\n"
+	"Probes:\n";
+
+static const char usage_tail[] =
 	"      --stack [kernel|user|both]  record call stacks (default both), on\n"
 	"                         every probe: tracepoints, -e events, functions, USDT\n"
 	"      --no-demangle      C++ and Rust names as the files spell them\n"
@@ -99,3 +86,36 @@ const char pmt_usage[] =
 	"      --info CAT:NAME    show a tracepoint's fields\n"
 	"  -h, --help             this text\n"
 	"  -V, --version          version\n";
+
+/* One kind's lines: "  -S, --OPTION ARG" then its help from column 26
+ * (two spaces at least), as the rest of --help is laid out. */
+static void kind_help(struct pmt_buf *b, char s, const char *option, const char *arg,
+		      const char *help)
+{
+	size_t at = b->len, gap = 0;
+
+	if (s)
+		pmt_buf__printf(b, "  -%c, --%s %s", s, option, arg);
+	else
+		pmt_buf__printf(b, "  --%s %s", option, arg);
+	do {
+		pmt_buf__putc(b, ' ');
+		gap++;
+	} while (b->len - at < 25 || gap < 2);
+	pmt_buf__puts(b, help);
+}
+
+const char *pmt_usage(void)
+{
+	static struct pmt_buf b; /* made once, kept to the end */
+
+	if (b.len)
+		return b.p;
+	pmt_buf__puts(&b, usage_head);
+#define HELP(id, prefix, option, s, arg, needs, help, ret, prov) \
+	kind_help(&b, s, option, arg, help);
+	PMT_PROBE_KINDS(HELP)
+#undef HELP
+	pmt_buf__puts(&b, usage_tail);
+	return pmt_buf__cstr(&b);
+}

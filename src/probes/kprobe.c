@@ -30,6 +30,9 @@
 #include "util/suggest.h"
 #include "tracefs/tracefs.h"
 #include "pmtrace.skel.h"
+
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_kprobe_provider;
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe/type"
 
 struct kp_priv {
@@ -438,18 +441,11 @@ static int kp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 	return 0;
 }
 
-static int kp_return_kind(enum pmt_probe_kind kind)
-{
-	return kind == PMT_PROBE_KPROBE ? PMT_PROBE_KRETPROBE : -1;
-}
-
 const struct pmt_provider pmt_kprobe_provider = {
 	.name = "kprobe",
-	.kinds = 1u << PMT_PROBE_KPROBE | 1u << PMT_PROBE_KRETPROBE,
 	.resolve = kp_resolve,
 	.prepare = kp_prepare,
 	.attach = kp_attach,
 	.extra_text = pmt_stacks__text,
 	.extra_json = pmt_stacks__json,
-	.return_kind = kp_return_kind,
 };

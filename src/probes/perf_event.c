@@ -29,6 +29,9 @@
 #include "symbols/symbols.h"
 #include "pmtrace.skel.h"
 
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_perf_provider;
+
 static const char *const mode_names[] = {"kernel", "user", NULL};
 
 /* The sample's fields, and the hidden stack keys. A counter that follows
@@ -91,11 +94,6 @@ static void fill_attr(const struct pmt_prov_ctx *c, const struct pmt_pmu_event *
 	}
 }
 
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static bool is_cycles(const struct pmt_pmu_event *ev)
 {
 	return ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES;
@@ -120,7 +118,7 @@ static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
 
 	fill_attr(c, ev, &attr);
 	attr.inherit = 0;
-	fd = perf_open(&attr, -1, pmt_first_online_cpu());
+	fd = pmt_pmu__open(&attr, -1, pmt_first_online_cpu());
 	if (fd >= 0) {
 		close(fd);
 		return 0;
@@ -222,6 +220,29 @@ static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 	return ret;
 }
 
+/* A CPU clock's sample stands for its period of CPU time (1/freq s when
+ * sampled by rate); another event's for its period's count of events
+ * when sampled by --period, and for nothing known when by rate. */
+static bool pe_sample_value(const struct pmt_prov_ctx *c, const struct pmt_probe *p,
+			    struct pmt_sample_value *v)
+{
+	const struct pmt_pmu_event *ev = p->priv;
+	const struct pmt_opts *o = c->opts;
+
+	if (ev->type == PERF_TYPE_SOFTWARE &&
+	    (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK)) {
+		*v = (struct pmt_sample_value){
+			"cpu", "nanoseconds",
+			o->period ? (int64_t)o->period
+				  : (int64_t)(1000000000ULL / (o->freq ? o->freq : 1))};
+		return true;
+	}
+	if (!o->period)
+		return false;
+	*v = (struct pmt_sample_value){ev->name, "count", (int64_t)o->period};
+	return true;
+}
+
 static void pe_prepare(struct pmt_prov_ctx *c)
 {
 	bpf_program__set_autoload(c->skel->progs.pmt_pe, true);
@@ -262,7 +283,7 @@ static int attach_threads(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pe
 					  "%s: cannot list the threads of process %d: %s", p->name,
 					  (int)c->opts->pid, strerror(-err));
 	for (i = 0; i < n && !err; i++) {
-		fd = perf_open(attr, tids[i], -1);
+		fd = pmt_pmu__open(attr, tids[i], -1);
 		if (fd < 0) {
 			if (errno == ESRCH)
 				continue; /* the thread just ended */
@@ -315,7 +336,7 @@ static int pe_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 		return attach_threads(c, p, &attr);
 	if (c->child) {
 		/* the held command; inherit follows its children */
-		fd = perf_open(&attr, c->child, -1);
+		fd = pmt_pmu__open(&attr, c->child, -1);
 		if (fd < 0)
 			return pmt_error__runtime(c->err, -errno,
 						  "%s: perf_event_open for the command: %s",
@@ -331,7 +352,7 @@ static int pe_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 			continue; /* offline: no event can be opened */
 		if (c->cpu_mask && !(c->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))))
 			continue;
-		fd = perf_open(&attr, -1, cpu);
+		fd = pmt_pmu__open(&attr, -1, cpu);
 		if (fd < 0)
 			return pmt_error__runtime(c->err, -errno,
 						  "%s: perf_event_open on CPU %d: %s", p->name, cpu,
@@ -379,9 +400,9 @@ static void pe_extra_json(const struct pmt_record *r, struct pmt_json *j)
 
 const struct pmt_provider pmt_perf_provider = {
 	.name = "perf_event",
-	.kinds = 1u << PMT_PROBE_PERF,
 	.resolve = pe_resolve,
 	.prepare = pe_prepare,
+	.sample_value = pe_sample_value,
 	.attach = pe_attach,
 	.extra_text = pe_extra_text,
 	.extra_json = pe_extra_json,

@@ -139,5 +139,5 @@ void pmt_probes__uses(const struct pmt_probes *l, struct pmt_uses *u)
 
 	*u = (struct pmt_uses){0};
 	for (i = 0; i < l->n; i++)
-		pmt_uses__add(u, l->v[i].filter, l->v[i].action, &l->v[i].agg, l->v[i].fmt);
+		pmt_uses__add(u, l->v[i].filter, l->v[i].action, &l->v[i].agg);
 }

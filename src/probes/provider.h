@@ -7,7 +7,7 @@
  * where the events come from, and the error to fill. Its own data stays
  * in pmt_probe.priv.
  *
- *   resolve (per --option, before load; required)
+ *   resolve (per --option, before load; required) -> imply (once)
  *   -> prepare (once, before load, if it has probes: autoload, map sizes)
  *   -> attach (per probe, after load; required) -> links let go by the
  *   session
@@ -23,6 +23,7 @@
 #include "output/output.h"
 #include "probes/probe.h"
 #include "util/error.h"
+#include "util/machine.h"
 
 struct pmtrace_bpf;
 
@@ -37,32 +38,38 @@ struct pmt_prov_ctx {
 	uint8_t stack;		   /* PMT_STACK_*: stacks with each event */
 };
 
+/* What one sample of a probe stands for in a profile (--pprof's second
+ * sample type): e.g. {"cpu", "nanoseconds", ns a sample}. */
+struct pmt_sample_value {
+	const char *type, *unit;
+	int64_t period;
+};
+
+/* Which provider serves which kind: the table of kinds
+ * (src/options/kinds.h), read by registry.c. */
 struct pmt_provider {
 	const char *name;
-	unsigned kinds; /* 1 << enum pmt_probe_kind, for each it serves */
 	/* Expand one user spec into probes (pmt_probes__add). */
 	int (*resolve)(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg);
-	/* Choose the BPF programs its probes need (autoload). */
+	/* Probes the options call for beyond those listed (--offcpu's
+	 * sched_switch): once, after every listed probe is resolved. */
+	int (*imply)(struct pmt_prov_ctx *c);
+	/* Choose the BPF programs its probes need (autoload) and set their
+	 * read-only settings and map sizes. */
 	void (*prepare)(struct pmt_prov_ctx *c);
 	/* Write the probe's settings into the maps and attach it. */
 	int (*attach)(struct pmt_prov_ctx *c, struct pmt_probe *p);
 	/* What a streamed record shows after its fields (see pmt_record). */
 	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
 	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
-	/* The kind that probes a function's return (--latency FUNC), or -1:
-	 * events of this kind have no return. */
-	int (*return_kind)(enum pmt_probe_kind kind);
+	/* What a sample of p stands for beside being one (false: only that). */
+	bool (*sample_value)(const struct pmt_prov_ctx *c, const struct pmt_probe *p,
+			     struct pmt_sample_value *v);
 	/* Its streamed tracepoint records print by their print format. */
 	bool renders;
 	/* Its records carry user addresses named through the processes. */
 	bool user_addrs;
 };
-
-extern const struct pmt_provider pmt_tracepoint_provider;
-extern const struct pmt_provider pmt_perf_provider;
-extern const struct pmt_provider pmt_kprobe_provider;
-extern const struct pmt_provider pmt_uprobe_provider;
-extern const struct pmt_provider pmt_usdt_provider;
 
 /* The provider that serves kind; the i-th provider, NULL past the last. */
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind);
@@ -76,11 +83,5 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
  * a usage error naming option opt and its spec. */
 int pmt_prov__binary(struct pmt_prov_ctx *c, const char *opt, const char *spec, const char *file,
 		     char *path, size_t len);
-/* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
-int pmt_online_cpus(uint64_t *mask);
-/* Lowest online CPU (0 if that cannot be read). */
-int pmt_first_online_cpu(void);
-/* The threads process pid has now (-p), *tids malloc'd; -errno. */
-int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n);
 
 #endif

@@ -14,24 +14,34 @@
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
-static const struct pmt_provider *const providers[] = {
-	&pmt_tracepoint_provider, &pmt_perf_provider, &pmt_kprobe_provider,
-	&pmt_uprobe_provider,	  &pmt_usdt_provider,
-};
+/* Each provider of the table of kinds (src/options/kinds.h), by kind. */
+#define PROV_DECL(id, prefix, option, s, arg, needs, help, ret, prov) \
+	extern const struct pmt_provider prov;
+PMT_PROBE_KINDS(PROV_DECL)
+#undef PROV_DECL
 
-const struct pmt_provider *pmt_provider__nth(size_t i)
-{
-	return i < sizeof(providers) / sizeof(providers[0]) ? providers[i] : NULL;
-}
+static const struct pmt_provider *const by_kind[PMT_PROBE__COUNT] = {
+#define PROV_OF(id, prefix, option, s, arg, needs, help, ret, prov) [PMT_PROBE_##id] = &prov,
+	PMT_PROBE_KINDS(PROV_OF)
+#undef PROV_OF
+};
 
 const struct pmt_provider *pmt_provider__get(enum pmt_probe_kind kind)
 {
-	const struct pmt_provider *p;
-	size_t i;
+	return by_kind[kind];
+}
 
-	for (i = 0; (p = pmt_provider__nth(i)); i++)
-		if (p->kinds & (1u << kind))
-			return p;
+/* The i-th provider, each once (one may serve several kinds). */
+const struct pmt_provider *pmt_provider__nth(size_t i)
+{
+	size_t k, j;
+
+	for (k = 0; k < PMT_PROBE__COUNT; k++) {
+		for (j = 0; j < k && by_kind[j] != by_kind[k]; j++)
+			;
+		if (j == k && !i--)
+			return by_kind[k];
+	}
 	return NULL;
 }
 
@@ -60,67 +70,5 @@ int pmt_prov__binary(struct pmt_prov_ctx *c, const char *opt, const char *spec, 
 			opt, spec, file);
 	if (r)
 		return pmt_error__usage(c->err, "--%s '%s': %s: %s", opt, spec, file, strerror(-r));
-	return 0;
-}
-
-int pmt_online_cpus(uint64_t *mask)
-{
-	struct pmt_error err = {0};
-	char *text;
-	int ret;
-
-	ret = pmt_read_file("/sys/devices/system/cpu/online", &text, NULL);
-	if (ret)
-		return ret;
-	text[strcspn(text, "\n")] = '\0';
-	ret = pmt_parse_cpulist(text, mask, PMT_MAX_CPUS, &err);
-	free(text);
-	return ret;
-}
-
-int pmt_first_online_cpu(void)
-{
-	uint64_t mask[PMT_MAX_CPUS / 64];
-	int i;
-
-	if (pmt_online_cpus(mask))
-		return 0;
-	for (i = 0; i < PMT_MAX_CPUS; i++)
-		if (mask[i / 64] & (1ULL << (i % 64)))
-			return i;
-	return 0;
-}
-
-int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n)
-{
-	char path[64];
-	struct dirent *d;
-	pid_t *v = NULL, *nv;
-	size_t cnt = 0, cap = 0;
-	DIR *dir;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
-	while (!err && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		nv = pmt_grow(v, &cap, cnt, sizeof(*v), 16);
-		if (!nv) {
-			err = -ENOMEM;
-			break;
-		}
-		v = nv;
-		v[cnt++] = (pid_t)atoi(d->d_name);
-	}
-	closedir(dir);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*tids = v;
-	*n = cnt;
 	return 0;
 }

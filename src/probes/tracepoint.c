@@ -19,9 +19,13 @@
 #include "util/suggest.h"
 #include "tracefs/stackrec.h"
 #include "tracefs/syscalls.h"
+#include "tracefs/pmu.h"
 #include "tracefs/tracefs.h"
 #include "output/stacks.h"
 #include "pmtrace.skel.h"
+
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_tracepoint_provider;
 
 static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
 {
@@ -191,19 +195,59 @@ static void plan_sys_routes(struct pmt_prov_ctx *c)
 	}
 }
 
+/* --offcpu: one probe, sched_switch, whose program measures (and
+ * aggregates) each thread's time off the CPU (bpf/tracepoint.bpf.c). */
+static int tp_imply(struct pmt_prov_ctx *c)
+{
+	struct pmt_probe_arg sw = {.kind = PMT_PROBE_TRACEPOINT, .spec = "sched:sched_switch"};
+
+	return c->opts->agg.offcpu ? tp_resolve(c, &sw) : 0;
+}
+
+/* --offcpu's settings: where sched_switch has next_pid, the state and
+ * time bounds; its start map sized for the threads that can be off at
+ * once. */
+static void set_offcpu(struct pmt_prov_ctx *c, const struct pmt_probe *p)
+{
+	const struct pmt_agg_opts *ao = &c->opts->agg;
+	const struct pmt_field *f = pmt_format__field(p->fmt, "next_pid");
+
+	if (!f)
+		return;
+	c->skel->rodata->pmt_offcpu = true;
+	c->skel->rodata->pmt_offcpu_next_pid = f->offset;
+	c->skel->rodata->pmt_offcpu_state = (__u8)ao->offcpu_state;
+	c->skel->rodata->pmt_offcpu_min_ns = ao->min_block * 1000;
+	c->skel->rodata->pmt_offcpu_max_ns = ao->max_block ? ao->max_block * 1000 : ~0ULL;
+	bpf_map__set_max_entries(c->skel->maps.pmt_offcpu_starts, 65536);
+}
+
+/* The programs the probes need, and their bounds: the dynamic fields
+ * they follow, and the record words loaded straight from the context
+ * (PMT_FFLAG_CTX): no further than the shortest record. */
 static void tp_prepare(struct pmt_prov_ctx *c)
 {
-	uint32_t i;
+	uint32_t i, ndyn = 0, words = PMT_CTX_DIRECT / 4;
 
 	plan_sys_routes(c);
 	for (i = 0; i < c->probes->n; i++) {
-		if (c->probes->v[i].prov != &pmt_tracepoint_provider)
+		const struct pmt_probe *p = &c->probes->v[i];
+
+		if (p->prov != &pmt_tracepoint_provider)
 			continue;
-		if (c->probes->v[i].priv)
+		if (p->priv)
 			bpf_program__set_autoload(c->skel->progs.pmt_sys, true);
 		else
-			bpf_program__set_autoload(tp_prog(c, c->probes->v[i].instance), true);
+			bpf_program__set_autoload(tp_prog(c, p->instance), true);
+		if (pmt_format__ndyn(p->fmt) > ndyn)
+			ndyn = pmt_format__ndyn(p->fmt);
+		if (p->fmt->raw_ctx && p->fmt->fixed_size / 4 < words)
+			words = p->fmt->fixed_size / 4;
 	}
+	c->skel->rodata->pmt_tp_max_dyn = ndyn;
+	c->skel->rodata->pmt_ctx_words = words;
+	if (c->opts->agg.offcpu && c->probes->n)
+		set_offcpu(c, &c->probes->v[0]);
 }
 
 /*
@@ -226,8 +270,7 @@ static int open_carrier(int tp_id)
 		.disabled = 1,
 	};
 
-	return (int)syscall(__NR_perf_event_open, &attr, -1, pmt_first_online_cpu(), -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	return pmt_pmu__open(&attr, -1, pmt_first_online_cpu());
 }
 
 /* Attach prog to tracepoint tp_id with cookie: the link, or NULL (errno). */
@@ -301,8 +344,8 @@ static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 
 const struct pmt_provider pmt_tracepoint_provider = {
 	.name = "tracepoint",
-	.kinds = 1u << PMT_PROBE_TRACEPOINT,
 	.resolve = tp_resolve,
+	.imply = tp_imply,
 	.prepare = tp_prepare,
 	.attach = tp_attach,
 	.extra_text = pmt_stacks__text,

@@ -24,6 +24,9 @@
 #include "util/suggest.h"
 #include "pmtrace.skel.h"
 
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_uprobe_provider;
+
 struct up_priv {
 	bool ret;
 	uint64_t off; /* file offset */
@@ -182,18 +185,11 @@ static int up_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 	return 0;
 }
 
-static int up_return_kind(enum pmt_probe_kind kind)
-{
-	return kind == PMT_PROBE_UPROBE ? PMT_PROBE_URETPROBE : -1;
-}
-
 const struct pmt_provider pmt_uprobe_provider = {
 	.name = "uprobe",
-	.kinds = 1u << PMT_PROBE_UPROBE | 1u << PMT_PROBE_URETPROBE,
 	.resolve = up_resolve,
 	.prepare = up_prepare,
 	.attach = up_attach,
 	.extra_text = pmt_stacks__text,
 	.extra_json = pmt_stacks__json,
-	.return_kind = up_return_kind,
 };

@@ -25,6 +25,9 @@
 #include "util/suggest.h"
 #include "pmtrace.skel.h"
 
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_usdt_provider;
+
 /* one allocation (freed with free()): the strings in data[] */
 struct usdt_priv {
 	const char *path, *provider, *name;
@@ -318,7 +321,6 @@ static int usdt_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 
 const struct pmt_provider pmt_usdt_provider = {
 	.name = "usdt",
-	.kinds = 1u << PMT_PROBE_USDT,
 	.resolve = usdt_resolve,
 	.prepare = usdt_prepare,
 	.attach = usdt_attach,

@@ -23,7 +23,7 @@ static int count_open(const struct pmt_pmu_event *ev, int cpu)
 	struct perf_event_attr attr;
 
 	pmt_pmu__count_attr(ev, false, false, &attr);
-	return (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return pmt_pmu__open(&attr, -1, cpu);
 }
 
 static int resolve_one(struct pmt_pmu_event *ev, const char *spec, struct pmt_error *err)

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include "run/aggmaps.h"
 #include "run/commands.h"
+#include "run/summary.h"
 #include "run/evloop.h"
 #include "run/listen.h"
 #include "util/log.h"
@@ -270,7 +271,7 @@ int main(int argc, char **argv)
 	pmt_quiet = o.quiet;
 	switch (o.mode) {
 	case PMT_MODE_HELP:
-		fputs(pmt_usage, stdout);
+		fputs(pmt_usage(), stdout);
 		ret = PMT_EXIT_OK;
 		break;
 	case PMT_MODE_VERSION:

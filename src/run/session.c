@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/machine.h"
 #include "util/log.h"
 #include "filter/filter.h"
 #include "run/aggmaps.h"
@@ -54,25 +55,27 @@ struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
 	return id < s->probes.n ? &s->probes.v[id] : NULL;
 }
 
-/* --pprof's value beside the sample count: CPU time for the CPU clocks
- * (each sample stands for one period, 1/freq s when sampling by rate),
- * events for others sampled by --period; nothing else is known. */
+/* --pprof's value beside the sample count, when every probe's samples
+ * stand for the same (their providers say what: CPU time for the CPU
+ * clocks, say); else samples only. */
 static void profile_info(struct pmt_session *s)
 {
-	const struct pmt_opts *o = s->opts;
-	const char *ev = o->nr_probes ? o->probes[0].spec : "";
-	int i;
+	struct pmt_sample_value v = {0}, w;
+	uint32_t i;
 
-	for (i = 0; i < o->nr_probes; i++)
-		if (o->probes[i].kind != PMT_PROBE_PERF || strcmp(o->probes[i].spec, ev))
-			return;
-	if (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"))
-		pmt_agg__profile_info(s->agg, "cpu", "nanoseconds",
-				      o->period
-					      ? (int64_t)o->period
-					      : (int64_t)(1000000000ULL / (o->freq ? o->freq : 1)));
-	else if (o->period)
-		pmt_agg__profile_info(s->agg, ev, "count", (int64_t)o->period);
+	for (i = 0; i < s->probes.n; i++) {
+		const struct pmt_probe *p = &s->probes.v[i];
+
+		if (!p->prov->sample_value || !p->prov->sample_value(prov_ctx(s), p, &w) ||
+		    (i &&
+		     (strcmp(w.type, v.type) || strcmp(w.unit, v.unit) || w.period != v.period))) {
+			v.type = NULL;
+			break;
+		}
+		v = w;
+	}
+	if (v.type)
+		pmt_agg__profile_info(s->agg, v.type, v.unit, v.period);
 	else
 		pmt_agg__profile_info(s->agg, NULL, NULL, 0);
 }
@@ -118,8 +121,8 @@ static int resolve_latency(struct pmt_session *s)
 	prov = pmt_provider__get(ends[0].kind);
 	if (ao->lat_end) {
 		ends[1].kind = pmt_probe_kind_of(ao->lat_end, &ends[1].spec);
-	} else if (prov->return_kind && prov->return_kind(ends[0].kind) >= 0) {
-		ends[1].kind = (enum pmt_probe_kind)prov->return_kind(ends[0].kind);
+	} else if (pmt_probe_kind_return(ends[0].kind) != PMT_PROBE_NONE) {
+		ends[1].kind = pmt_probe_kind_return(ends[0].kind);
 		ends[1].spec = ends[0].spec;
 	} else {
 		return pmt_error__usage(
@@ -145,6 +148,7 @@ static int resolve_latency(struct pmt_session *s)
 
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
+	const struct pmt_provider *prov;
 	int i, ret;
 
 	s->opts = opts;
@@ -171,14 +175,9 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
 		return ret;
-	if (opts->agg.offcpu) {
-		/* --offcpu: one probe, sched_switch (bpf/tracepoint.bpf.c) */
-		struct pmt_probe_arg sw = {.kind = PMT_PROBE_TRACEPOINT,
-					   .spec = "sched:sched_switch"};
-
-		if ((ret = pmt_tracepoint_provider.resolve(prov_ctx(s), &sw)))
+	for (i = 0; (prov = pmt_provider__nth(i)); i++)
+		if (prov->imply && (ret = prov->imply(prov_ctx(s))))
 			return ret;
-	}
 	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)))
 		return ret;
 	return compile_aggregation(s);
@@ -223,27 +222,6 @@ static int add_targets(struct pmt_session *s)
 					  "cannot add the target process to the BPF map: %s",
 					  strerror(errno));
 	return 0;
-}
-
-/* --offcpu's settings: where sched_switch has next_pid, the state and
- * time bounds; its start map sized for the threads that can be off at
- * once. */
-static void set_offcpu(struct pmt_session *s)
-{
-	const struct pmt_agg_opts *ao = &s->opts->agg;
-	const struct pmt_field *f;
-
-	if (!ao->offcpu || !s->probes.n ||
-	    !(f = pmt_format__field(s->probes.v[0].fmt, "next_pid"))) {
-		bpf_map__set_max_entries(s->skel->maps.pmt_offcpu_starts, 1);
-		return;
-	}
-	s->skel->rodata->pmt_offcpu = true;
-	s->skel->rodata->pmt_offcpu_next_pid = f->offset;
-	s->skel->rodata->pmt_offcpu_state = (__u8)ao->offcpu_state;
-	s->skel->rodata->pmt_offcpu_min_ns = ao->min_block * 1000;
-	s->skel->rodata->pmt_offcpu_max_ns = ao->max_block ? ao->max_block * 1000 : ~0ULL;
-	bpf_map__set_max_entries(s->skel->maps.pmt_offcpu_starts, 65536);
 }
 
 /* User stacks from CFI where the kernel can, else frame pointers. */
@@ -319,7 +297,6 @@ static void set_uses(struct pmt_session *s)
 	s->skel->rodata->pmt_agg_kinds = u.agg_kinds;
 	s->skel->rodata->pmt_agg_nparts = u.nparts;
 	s->skel->rodata->pmt_ctx_used = u.ctx_words;
-	s->skel->rodata->pmt_tp_max_dyn = u.ndyn;
 }
 
 int pmt_session__load(struct pmt_session *s)
@@ -343,13 +320,7 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_use_filter = false;
 	s->skel->rodata->pmt_use_agg = false;
 	s->skel->rodata->pmt_use_stream = false;
-	s->skel->rodata->pmt_ctx_words = PMT_CTX_DIRECT / 4;
 	for (i = 0; i < s->probes.n; i++) {
-		const struct pmt_format *fmt = s->probes.v[i].fmt;
-
-		/* PMT_FFLAG_CTX loads: no further than the shortest record */
-		if (fmt && fmt->raw_ctx && fmt->fixed_size / 4 < s->skel->rodata->pmt_ctx_words)
-			s->skel->rodata->pmt_ctx_words = fmt->fixed_size / 4;
 		if (s->probes.v[i].filter)
 			s->skel->rodata->pmt_use_filter = true;
 		if (s->probes.v[i].action != PMT_ACT_STREAM)
@@ -369,7 +340,6 @@ int pmt_session__load(struct pmt_session *s)
 	 * for stacks whose key was not stored) */
 	bpf_map__set_max_entries(s->skel->maps.pmt_stacks,
 				 s->agg && s->stack ? 2 * (uint32_t)s->opts->agg.max_keys + 64 : 1);
-	set_offcpu(s);
 	size_unwinder(s);
 	if (!targeted)
 		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);

@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include "util/machine.h"
 #include "util/grow.h"
 #include "tracefs/pmu.h"
 #include "output/output.h"
@@ -97,11 +98,6 @@ static int resolve(struct stat_run *r)
 	return 0;
 }
 
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static bool unsupported(int err)
 {
 	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL;
@@ -112,7 +108,7 @@ static bool unsupported(int err)
 static int add_fd(struct stat_run *r, struct counter *c, struct perf_event_attr *attr, pid_t pid,
 		  int cpu)
 {
-	int fd = perf_open(attr, pid, cpu), *fds;
+	int fd = pmt_pmu__open(attr, pid, cpu), *fds;
 
 	if (fd < 0) {
 		if (unsupported(errno) || (errno == ESRCH && pid > 0 && !r->o->cmd))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
+#include "abi/record.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "tracefs/format.h"
@@ -282,4 +283,14 @@ void pmt_field__value(const struct pmt_field *f, const void *rec, size_t reclen,
 		}
 		return;
 	}
+}
+
+uint32_t pmt_format__ndyn(const struct pmt_format *fmt)
+{
+	uint32_t n = 0;
+	int i;
+
+	for (i = 0; fmt && i < fmt->nr_fields; i++)
+		n += pmt_field__dynamic(&fmt->fields[i]);
+	return n < PMT_MAX_DYN ? n : PMT_MAX_DYN;
 }

@@ -69,6 +69,9 @@ struct pmt_format {
 int pmt_format__parse(const char *text, const char *sys, struct pmt_format **out,
 		      struct pmt_error *err);
 void pmt_format__free(struct pmt_format *fmt);
+/* The __data_loc/__rel_loc fields of a record, at most PMT_MAX_DYN (the
+ * tracepoint program follows no more). */
+uint32_t pmt_format__ndyn(const struct pmt_format *fmt);
 const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name);
 
 /* A format built by a provider for a record its program makes (PMU

@@ -2,6 +2,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -459,4 +461,9 @@ const char *pmt_pmu__next_name(const char *list, char *out, size_t len)
 	if (len)
 		out[n] = '\0';
 	return *p ? p + 1 : NULL;
+}
+
+int pmt_pmu__open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "util/error.h"
 #include "tracefs/tracefs.h"
 
@@ -33,6 +34,11 @@ void pmt_pmu__known(struct pmt_names *out, bool hardware);
 /* pmu/event/ names from sysfs events/ directories (not software ones). */
 void pmt_pmu__sysfs_events(const char *sysfs, struct pmt_names *out);
 struct perf_event_attr;
+
+/* The one perf_event_open(2) of pmtrace: attr on process pid (-1: every
+ * process) and cpu (-1: every CPU), no group, close-on-exec; the event's
+ * descriptor, or -1 with errno set. */
+int pmt_pmu__open(struct perf_event_attr *attr, pid_t pid, int cpu);
 
 /* The attributes that count ev (--stat, --counter): no sampling; reads
  * give the value with its enabled and running times (multiplexing).

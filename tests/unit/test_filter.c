@@ -344,11 +344,11 @@ TEST(uses_of_filters_and_keys)
 	ASSERT_TRUE(sw && fork);
 	/* a stream filtered on prev_pid (offset 24, 4 bytes: word 6) */
 	ASSERT_EQ(pmt_filter__compile("prev_pid == 1", sw, "sched:sched_switch", &f, &err), 0);
-	pmt_uses__add(&u, &f, PMT_ACT_STREAM, &a, sw);
+	pmt_uses__add(&u, &f, PMT_ACT_STREAM, &a);
 	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD);
 	ASSERT_EQ(u.fops, 1u << PMT_FOP_EQ);
 	ASSERT_EQ(u.ctx_words, 1u << 6);
-	ASSERT_EQ(u.agg_kinds | u.key_kinds | u.nparts | u.ndyn, 0);
+	ASSERT_EQ(u.agg_kinds | u.key_kinds | u.nparts, 0);
 	/* a count by comm and pid of a record with two __data_loc strings,
 	 * filtered on prev_state (8 bytes at 32: words 8 and 9) and a glob */
 	ASSERT_EQ(pmt_filter__compile("prev_state & 1 && comm ~ \"k*\"", sw, "sched:sched_switch",
@@ -359,19 +359,20 @@ TEST(uses_of_filters_and_keys)
 	a.nkeys = 2;
 	a.keys[0] = (struct pmt_key_part){.o.src = PMT_FSRC_COMM, .kind = PMT_KEY_STRING};
 	a.keys[1] = (struct pmt_key_part){.o.src = PMT_FSRC_PID, .kind = PMT_KEY_NUM};
-	pmt_uses__add(&u, &f, PMT_ACT_AGG, &a, fork);
+	pmt_uses__add(&u, &f, PMT_ACT_AGG, &a);
 	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD | 1u << PMT_FSRC_COMM | 1u << PMT_FSRC_PID);
 	ASSERT_EQ(u.fops, 1u << PMT_FOP_EQ | 1u << PMT_FOP_BAND | 1u << PMT_FOP_MATCH);
 	ASSERT_EQ(u.ctx_words, 1u << 6 | 1u << 8 | 1u << 9);
 	ASSERT_EQ(u.agg_kinds, 1u << PMT_AGG_COUNT);
 	ASSERT_EQ(u.key_kinds, 1u << PMT_KEY_STRING | 1u << PMT_KEY_NUM);
 	ASSERT_EQ(u.nparts, 2);
-	ASSERT_EQ(u.ndyn, 2);
+	ASSERT_EQ(pmt_format__ndyn(fork), 2);
+	ASSERT_EQ(pmt_format__ndyn(sw), 0);
 	/* a latency's end reads its match key; a sum its value */
 	a = (struct pmt_agg_cfg){.kind = PMT_AGG_HIST, .match.src = PMT_FSRC_TID};
-	pmt_uses__add(&u, NULL, PMT_ACT_LAT_END, &a, NULL);
+	pmt_uses__add(&u, NULL, PMT_ACT_LAT_END, &a);
 	a = (struct pmt_agg_cfg){.kind = PMT_AGG_VALUE, .value.src = PMT_FSRC_CPU};
-	pmt_uses__add(&u, NULL, PMT_ACT_AGG, &a, NULL);
+	pmt_uses__add(&u, NULL, PMT_ACT_AGG, &a);
 	ASSERT_TRUE(u.srcs & 1u << PMT_FSRC_TID && u.srcs & 1u << PMT_FSRC_CPU);
 	ASSERT_TRUE(!(u.srcs & 1u << PMT_FSRC_CGROUP));
 	ASSERT_EQ(u.agg_kinds, 1u << PMT_AGG_COUNT | 1u << PMT_AGG_HIST | 1u << PMT_AGG_VALUE);

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include "util/machine.h"
 #include "util/error.h"
 #include "options/opts.h"
 #include "abi.h"
@@ -440,7 +441,7 @@ TEST(opts_documented)
 			FAIL_AT("cannot read %s", docs[d]);
 	for (i = 0; text[0] && text[1] && (name = pmt_opts__name(i)); i++) {
 		snprintf(word, sizeof(word), "--%s", name);
-		if (!has_option(pmt_usage, word))
+		if (!has_option(pmt_usage(), word))
 			FAIL_AT("%s is not in --help", word);
 		if (!has_option(text[1], word))
 			FAIL_AT("%s is not in %s", word, docs[1]);

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The summary on stderr at the end of a run: events per probe, and every
+ * loss and refusal with its cause (summary.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run/aggmaps.h"
+#include "run/session.h"
+#include "run/summary.h"
+#include "util/log.h"
+#include "util/strutil.h"
+
+/* The kernel side's counts of what it could not do, each with its cause:
+ * "N <what>". */
+static void warn_stats(const uint64_t *st)
+{
+	static const struct {
+		enum pmt_stat stat;
+		const char *what;
+	} causes[] = {
+		{PMT_STAT_OUTPUT_ERR, "events could not be written to a perf buffer"},
+		{PMT_STAT_TARGET_FULL, "child processes of the command were not traced: target "
+				       "map full"},
+		{PMT_STAT_FILTER_ABORT,
+		 "events rejected because a filter walk did not end (a bug)"},
+		{PMT_STAT_STACK_FULL, "samples lost their stack: the stack table (two per "
+				      "--max-keys) is full of stacks whose keys were not stored"},
+		{PMT_STAT_STACK_COLLISION, "samples lost their stack: another stack had the same "
+					   "64-bit hash"},
+		{PMT_STAT_STACK_ERR, "samples lost their stack: the kernel could not store it"},
+		{PMT_STAT_LAT_FULL, "latency starts could not be stored"},
+		{PMT_STAT_OFFCPU_FULL, "switches off the CPU not timed: the table of threads off "
+				       "the CPU was full"},
+		{PMT_STAT_PY_NEW_FULL, "Python code objects were not read while their process "
+				       "lived (the queue was full): their frames may show as "
+				       "[python]"},
+		{PMT_STAT_COUNTER_READ, "--counter reads failed (their calls count 0 there)"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (st[causes[i].stat])
+			pmt_warn("%llu %s", (unsigned long long)st[causes[i].stat], causes[i].what);
+}
+
+/* What the kernel side could not do, said as warnings (nothing is ever
+ * dropped silently); returns the events lost to full rings. */
+static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
+{
+	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL), lost, missed;
+	int cpu;
+
+	/* the programs' own count of full rings is exact; the rings' lost
+	 * records may still hold some back */
+	for (cpu = 0; full && cpu < s->ncpus; cpu++)
+		if (full[cpu] > l->lost[cpu])
+			l->lost[cpu] = full[cpu];
+	free(full);
+	lost = pmt_evloop__lost(l);
+	if (lost) {
+		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
+		for (cpu = 0; cpu < s->ncpus; cpu++)
+			if (l->lost[cpu])
+				pmt_eprintf("    CPU %d: %llu lost\n", cpu,
+					    (unsigned long long)l->lost[cpu]);
+		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", s->opts->buffer_pages);
+	}
+	missed = pmt_session__missed(s);
+	if (missed)
+		pmt_warn("%llu events not seen: the kernel runs no BPF program while another "
+			 "runs on the same CPU (events in interrupts that came during one)",
+			 (unsigned long long)missed);
+	warn_stats(st);
+	if (pmt_aggmaps__lost_stacks(s->aggmaps))
+		pmt_warn("%llu samples lost their stack: another stack of their process had its "
+			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "
+			 "table",
+			 (unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
+	if (pmt_aggmaps__lost_keys(s->aggmaps))
+		pmt_warn("%llu aggregation updates dropped: the totals hold %llu keys at most "
+			 "(%d per --max-keys)",
+			 (unsigned long long)pmt_aggmaps__lost_keys(s->aggmaps),
+			 (unsigned long long)s->opts->agg.max_keys * PMT_TOTALS_PER_KEY,
+			 PMT_TOTALS_PER_KEY);
+	if (st[PMT_STAT_AGG_FULL])
+		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
+			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
+	if (st[PMT_STAT_UNWIND_ENDED])
+		pmt_info(
+			"%llu user stacks end early: a caller found by frame pointers (code "
+			"without CFI, or a file whose tables were still being read) lay in no text "
+			"mapping",
+			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
+	if (l->malformed)
+		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
+	return lost;
+}
+
+void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
+{
+	uint64_t lost, st[PMT_STAT__MAX];
+	uint64_t filtered = 0, *pf;
+	uint32_t i, silent = 0;
+
+	/* each is a per-CPU map lookup: read them once */
+	for (i = 0; i < PMT_STAT__MAX; i++)
+		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
+	lost = warn_drops(l, s, st);
+	if (pmt_quiet)
+		return;
+	if (s->opts->agg.fn) {
+		for (i = 0; i < s->probes.n; i++)
+			filtered += pmt_session__filtered(s, i);
+		if (filtered)
+			pmt_eprintf("pmtrace: %llu events filtered out in the kernel\n",
+				    (unsigned long long)filtered);
+		if (s->opts->agg.lat_start && st[PMT_STAT_LAT_NOSTART])
+			pmt_eprintf(
+				"pmtrace: %llu end events had no start (begun before tracing, or not matched)\n",
+				(unsigned long long)st[PMT_STAT_LAT_NOSTART]);
+		return;
+	}
+	pf = calloc(s->probes.n ? s->probes.n : 1, sizeof(*pf));
+	for (i = 0; pf && i < s->probes.n; i++)
+		filtered += pf[i] = pmt_session__filtered(s, i);
+	pmt_eprintf("pmtrace: %llu events, %llu lost", (unsigned long long)l->events,
+		    (unsigned long long)lost);
+	if (filtered)
+		pmt_eprintf(", %llu filtered out in the kernel", (unsigned long long)filtered);
+	pmt_eprintf("\n");
+	for (i = 0; i < s->probes.n; i++) {
+		if (!s->probes.v[i].events && s->probes.n > 20) {
+			silent++;
+			continue;
+		}
+		pmt_eprintf("%12llu  %s", (unsigned long long)s->probes.v[i].events,
+			    s->probes.v[i].name);
+		if (pf && s->probes.v[i].filter)
+			pmt_eprintf("  (%llu filtered)", (unsigned long long)pf[i]);
+		pmt_eprintf("\n");
+	}
+	free(pf);
+	if (silent)
+		pmt_eprintf("%12s  (%u more probes had no events)\n", "", silent);
+}

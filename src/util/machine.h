@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What this machine has: CPU lists (-C, /sys's online CPUs) and a
+ * process's threads. */
+#ifndef PMT_MACHINE_H
+#define PMT_MACHINE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "util/error.h"
+
+/*
+ * Parse a CPU list ("0-3,6") into a bitmap of nbits bits.
+ * -EINVAL with a message in err.
+ */
+int pmt_parse_cpulist(const char *s, uint64_t *mask, int nbits, struct pmt_error *err);
+/* The online CPUs as a PMT_MAX_CPUS-bit mask; -errno. */
+int pmt_online_cpus(uint64_t *mask);
+/* Lowest online CPU (0 if that cannot be read). */
+int pmt_first_online_cpu(void);
+/* The threads process pid has now (-p), *tids malloc'd; -errno. */
+int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n);
+
+#endif
