@@ -9,7 +9,7 @@
  *   entries.c  the CPUs' values of one key merged into one entry (the
  *              per-CPU key cache taken into account), sorted, and deltas
  *   snapshot.c one print's snapshot (sorted deltas, groups of entries by
- *              key) handed to the sinks the options chose (internal.h)
+ *              key) handed to the sinks the options chose (aggregate_internal.h)
  *   sink_text.c, sink_stacks.c, pprof.c: the sinks: bpftrace's text,
  *              JSON, folded stacks, a flame graph, a pprof profile
  *   metrics.c  the maps' totals as Prometheus/OpenMetrics (--listen)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 #include "tracefs/stackrec.h"
 #include "filter/operand.h"
 #include "util/log.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/grow.h"
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 
 /* Where the kernel caches key (bpf/abi.h): the same slot it computes from
  * the key's words, which are zero past the map's key size on both sides. */

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 #include "output/exposition.h"
 
 /* One series' value (non-histograms) or one bucket of it. */

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 #include "output/pprof.h"
 #include "symbols/symbols.h"
 #include "util/log.h"

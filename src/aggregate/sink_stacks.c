@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 #include "output/flamegraph.h"
 #include "util/log.h"
 

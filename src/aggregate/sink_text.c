@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 #include "symbols/symbols.h"
 
 /* bpftrace's map name: @usecs for a latency, @page_faults for a

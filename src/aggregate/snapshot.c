@@ -3,14 +3,14 @@
  * One snapshot of an aggregation, made once a print: the entries turned
  * into deltas against the previous snapshot (so nothing is lost between
  * reading and clearing), sorted; then handed to each sink the options
- * chose (internal.h). The pieces every sink reads are here: groups of
+ * chose (aggregate_internal.h). The pieces every sink reads are here: groups of
  * entries by key, keys as text, stacks as frames.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 #include "symbols/symbols.h"
 
 /* Turn cur into deltas against prev (min/max stay since the start). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/grow.h"
-#include "aggregate/internal.h"
+#include "aggregate/aggregate_internal.h"
 
 static uint64_t mix(uint64_t h)
 {

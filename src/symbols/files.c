@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "symbols/internal.h"
+#include "symbols/symbols_internal.h"
 #include "util/grow.h"
 
 static size_t file_at(const struct pmt_syms *s, uint64_t dev, uint64_t ino)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "symbols/internal.h"
+#include "symbols/symbols_internal.h"
 #include "util/grow.h"
 
 static int cmp_ksym(const void *a, const void *b)

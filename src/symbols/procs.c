@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include "symbols/internal.h"
+#include "symbols/symbols_internal.h"
 #include "symbols/procmaps.h"
 #include "util/grow.h"
 

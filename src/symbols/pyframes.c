@@ -3,7 +3,7 @@
  * (bpf/python.bpf.h), read from the process (unwind/cpython.c) and named
  * "qualname (file:line)". */
 #include <stdlib.h>
-#include "symbols/internal.h"
+#include "symbols/symbols_internal.h"
 #include "unwind/cpython.h"
 
 static struct pycode *py_slot(struct pmt_syms *s, uint32_t id)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "symbols/internal.h"
+#include "symbols/symbols_internal.h"
 #include "unwind/cpython.h"
 
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)

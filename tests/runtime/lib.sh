@@ -17,10 +17,19 @@ expect_eq() { # what actual expected
 	[ "$2" = "$3" ] || { fail "$1: got '$2', expected '$3'"; return 1; }
 }
 
-# python3 tests/runtime/checks.py NAME ARGS...: the test's check of what
-# it wrote (JSON events, histograms, ...).
+# expect_output NAME FILE: FILE holds exactly the expected output kept in
+# tests/runtime/outputs/AREA/NAME; else the difference, and a failure.
+expect_output() {
+	local want=tests/runtime/outputs/${PMT_AREA:?the runner names the area}/$1
+	[ -f "$want" ] || { fail "no expected output $want"; return 1; }
+	diff -u "$want" "$2" >&2 || { fail "$2 is not $want"; return 1; }
+}
+
+# check NAME ARGS...: the test's check of what it wrote (JSON events,
+# histograms, ...), the function NAME of its area's checks file,
+# tests/runtime/checks/AREA.py (the runner names the area).
 check() {
-	python3 tests/runtime/checks.py "$@"
+	python3 "tests/runtime/checks/${PMT_AREA:?the runner names the area}.py" "$@"
 }
 
 has_cpu_pmu() { ls /sys/bus/event_source/devices/cpu* >/dev/null 2>&1; }

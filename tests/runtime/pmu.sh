@@ -115,7 +115,7 @@ test_pmu_errors() {
 	usage_error "no PMU 'gpu' on this machine" -e gpu/event=1/ || return 1
 	usage_error "unknown modifier 'x'" -e cpu-clock:x || return 1
 	usage_error "'usr' is not a value of mode: expected one of kernel, user" -e cpu-clock --filter 'mode == usr' || return 1
-	grep -q '\^~~' "$WORK/usage.err" || { fail "no caret under 'usr'"; return 1; }
+	expect_output mode_value.err "$WORK/usage.err" || return 1
 	usage_error "unknown field 'size' for cpu-clock" -e cpu-clock --filter 'size > 1' || return 1
 	if [ -d /sys/bus/event_source/devices/msr ]; then
 		usage_error "msr/tsc/: the kernel refused this event for sampling" -e msr/tsc/ || return 1

@@ -71,7 +71,7 @@ while read -r area name secs; do
 	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
 	# timeout signals the test's whole process group
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	WORK=$work timeout -k 10 "$secs" bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
+	WORK=$work PMT_AREA=$area timeout -k 10 "$secs" bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
 	rc=$? t=$((SECONDS - t0))
 	case $rc in
 	0) echo "ok   runtime/$area/$name ($t s)"; passed=$((passed + 1)) ;;

@@ -42,7 +42,11 @@ test_unwind_nofp_chain() {
 	# guests an exited process may stay [unknown]): the chain in order
 	read -r c t < <(complete_share "$out")
 	note "$c of $t samples named up to __libc_start_call_main"
-	[ "$c" -gt 0 ] || { [ -n "${PMT_VM:-}" ] && return 0; fail "no sample named to the end"; return 1; }
+	if [ "$c" = 0 ] && [ -n "${PMT_VM:-}" ]; then
+		skip "no sample named to the end in this guest (the process exited before the symbolizer read it): the chain's order is unchecked"
+		return
+	fi
+	[ "$c" -gt 0 ] || { fail "no sample named to the end"; return 1; }
 	# (a comparator sample: every frame of the chain, in order)
 	awk '/cpu-clock:/ { if (s != "") print s; s = ""; next } { s = s " " $2 }
 	     END { print s }' "$out" |
@@ -343,9 +347,9 @@ test_stacks_server_exact() {
 	wait $NGINX_PID
 	cat "$WORK/wrk.txt" "$WORK/a.err" "$WORK/s.err" >&2
 	# under TCG: fewer events, and the unwinders' tables come too late in
-	# the run for a share of complete user stacks to mean much
+	# the run for a share of complete user stacks to mean much: not judged
 	local min=1000 bar=0.9
-	[ -z "${PMT_VM:-}" ] || min=300 bar=0
+	[ -z "${PMT_VM:-}" ] || min=300 bar=none
 	check stacks_streamed_vs_keyed "$WORK/s.json" "$WORK/a.json" "$WORK/s.err" "$WORK/a.err" $min $bar
 }
 

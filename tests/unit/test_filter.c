@@ -171,75 +171,71 @@ TEST(filter_programs)
 	pmt_format__free(fmt);
 }
 
+/* Each bad expression's whole diagnostic: message, the expression quoted
+ * with a caret under the bad token, and hints. */
+static const struct {
+	const char *expr, *want;
+} diagnostics[] = {
+	{"prev_pid = 0", "--filter: '=' is not an operator: did you mean '=='?\n"
+			 "  prev_pid = 0\n"
+			 "           ^\n"},
+	{"next_comm == 5",
+	 "--filter: 'next_comm' is a string, compared with a number; use a \"string\"\n"
+	 "  next_comm == 5\n"
+	 "               ^\n"},
+	{"prev_pid == \"x\" && 1",
+	 "--filter: 'prev_pid' is a number, compared with a string\n"
+	 "  prev_pid == \"x\" && 1\n"
+	 "              ^~~\n"
+	 "hint: sched:sched_switch has: prev_comm prev_pid prev_prio prev_state next_comm "
+	 "next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n"},
+	{"(pid == 1 && nxt_pid > 3",
+	 "--filter: unknown field 'nxt_pid' for sched:sched_switch\n"
+	 "  (pid == 1 && nxt_pid > 3\n"
+	 "               ^~~~~~~\n"
+	 "hint: did you mean next_pid? sched:sched_switch has: prev_comm prev_pid prev_prio "
+	 "prev_state next_comm next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n"},
+	{"(pid == 1", "--filter: unbalanced '(': a ')' is missing\n  (pid == 1\n  ^\n"},
+	{"pid == 1)", "--filter: unbalanced ')'\n  pid == 1)\n          ^\n"},
+	{"pid == 1 pid",
+	 "--filter: expected && or || or the end of the expression\n  pid == 1 pid\n           ^~~\n"},
+	{"pid ==", "--filter: expected a number or a \"string\"\n  pid ==\n        ^\n"},
+	{"prev_pid == 3000000000",
+	 "--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
+	 "  prev_pid == 3000000000\n"
+	 "              ^~~~~~~~~~\n"},
+	{"pid == -1",
+	 "--filter: pid is an unsigned 32-bit field: -1 is out of range 0..4294967295\n"
+	 "  pid == -1\n"
+	 "         ^~\n"},
+	{"comm < \"a\"",
+	 "--filter: 'comm' is a string: only ==, != and ~ apply to strings\n  comm < \"a\"\n  ^~~~\n"},
+	{"pid ~ \"1*\"",
+	 "--filter: 'pid' is a number: ~ (glob match) applies to strings\n  pid ~ \"1*\"\n  ^~~\n"},
+	{"comm == \"ab",
+	 "--filter: unterminated string: a closing \" is missing\n  comm == \"ab\n          ^~~\n"},
+	{"comm == 'x'",
+	 "--filter: strings take double quotes: \"...\"\n  comm == 'x'\n          ^\n"},
+	{"pid == 12q",
+	 "--filter: bad number: expected digits, 0x hex, or a k/M/G suffix\n  pid == 12q\n         ^~~\n"},
+	{"", "--filter: empty filter: expected an expression such as pid == 1234\n  \n  ^\n"},
+	{"comm",
+	 "--filter: 'comm' is a string: compare it with == \"...\" or ~ \"glob*\"\n  comm\n  ^~~~\n"},
+	{"comm ~ \"[z-a]\"",
+	 "--filter: bad range 'z-a' in [...]: it must ascend\n  comm ~ \"[z-a]\"\n  ^~~~~~~~~~~~~~\n"},
+};
+
 TEST(filter_diagnostics)
 {
 	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
 	struct pmt_buf b = {0};
+	size_t i;
 
 	ASSERT_TRUE(fmt);
-	ASSERT_STREQ(compile(&b, "prev_pid = 0", fmt),
-		     "--filter: '=' is not an operator: did you mean '=='?\n"
-		     "  prev_pid = 0\n"
-		     "           ^\n");
-	ASSERT_STREQ(compile(&b, "next_comm == 5", fmt),
-		     "--filter: 'next_comm' is a string, compared with a number; use a \"string\"\n"
-		     "  next_comm == 5\n"
-		     "               ^\n");
-	ASSERT_STREQ(
-		compile(&b, "prev_pid == \"x\" && 1", fmt),
-		"--filter: 'prev_pid' is a number, compared with a string\n"
-		"  prev_pid == \"x\" && 1\n"
-		"              ^~~\n"
-		"hint: sched:sched_switch has: prev_comm prev_pid prev_prio prev_state next_comm "
-		"next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
-	ASSERT_STREQ(
-		compile(&b, "(pid == 1 && nxt_pid > 3", fmt),
-		"--filter: unknown field 'nxt_pid' for sched:sched_switch\n"
-		"  (pid == 1 && nxt_pid > 3\n"
-		"               ^~~~~~~\n"
-		"hint: did you mean next_pid? sched:sched_switch has: prev_comm prev_pid prev_prio "
-		"prev_state next_comm next_pid next_prio; every probe has: pid tid comm cpu uid gid cgroup\n");
-	ASSERT_STREQ(compile(&b, "(pid == 1", fmt),
-		     "--filter: unbalanced '(': a ')' is missing\n  (pid == 1\n  ^\n");
-	ASSERT_STREQ(compile(&b, "pid == 1)", fmt),
-		     "--filter: unbalanced ')'\n  pid == 1)\n          ^\n");
-	ASSERT_STREQ(
-		compile(&b, "pid == 1 pid", fmt),
-		"--filter: expected && or || or the end of the expression\n  pid == 1 pid\n           ^~~\n");
-	ASSERT_STREQ(compile(&b, "pid ==", fmt),
-		     "--filter: expected a number or a \"string\"\n  pid ==\n        ^\n");
-	ASSERT_STREQ(
-		compile(&b, "prev_pid == 3000000000", fmt),
-		"--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
-		"  prev_pid == 3000000000\n"
-		"              ^~~~~~~~~~\n");
-	ASSERT_STREQ(compile(&b, "pid == -1", fmt),
-		     "--filter: pid is an unsigned 32-bit field: -1 is out of range 0..4294967295\n"
-		     "  pid == -1\n"
-		     "         ^~\n");
-	ASSERT_STREQ(
-		compile(&b, "comm < \"a\"", fmt),
-		"--filter: 'comm' is a string: only ==, != and ~ apply to strings\n  comm < \"a\"\n  ^~~~\n");
-	ASSERT_STREQ(
-		compile(&b, "pid ~ \"1*\"", fmt),
-		"--filter: 'pid' is a number: ~ (glob match) applies to strings\n  pid ~ \"1*\"\n  ^~~\n");
-	ASSERT_STREQ(
-		compile(&b, "comm == \"ab", fmt),
-		"--filter: unterminated string: a closing \" is missing\n  comm == \"ab\n          ^~~\n");
-	ASSERT_STREQ(compile(&b, "comm == 'x'", fmt),
-		     "--filter: strings take double quotes: \"...\"\n  comm == 'x'\n          ^\n");
-	ASSERT_STREQ(
-		compile(&b, "pid == 12q", fmt),
-		"--filter: bad number: expected digits, 0x hex, or a k/M/G suffix\n  pid == 12q\n         ^~~\n");
-	ASSERT_STREQ(
-		compile(&b, "", fmt),
-		"--filter: empty filter: expected an expression such as pid == 1234\n  \n  ^\n");
-	ASSERT_STREQ(
-		compile(&b, "comm", fmt),
-		"--filter: 'comm' is a string: compare it with == \"...\" or ~ \"glob*\"\n  comm\n  ^~~~\n");
-	ASSERT_STREQ(
-		compile(&b, "comm ~ \"[z-a]\"", fmt),
-		"--filter: bad range 'z-a' in [...]: it must ascend\n  comm ~ \"[z-a]\"\n  ^~~~~~~~~~~~~~\n");
+	for (i = 0; i < sizeof(diagnostics) / sizeof(diagnostics[0]); i++)
+		if (strcmp(compile(&b, diagnostics[i].expr, fmt), diagnostics[i].want))
+			FAIL_AT("'%s':\n    got:      %s\n    expected: %s", diagnostics[i].expr,
+				b.p, diagnostics[i].want);
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }
@@ -265,6 +261,38 @@ TEST(filter_too_large)
 	pmt_buf__free(&e);
 }
 
+/* Verdicts on a sched_switch record of bash (pid 42) switching to
+ * kworker/1:2 (pid -1), walked as the kernel walks the program. */
+static const struct {
+	const char *expr;
+	int pass;
+} verdicts[] = {
+	{"prev_pid == 42 && next_pid == -1", 1},
+	{"next_pid < 0 && next_pid >= -1 && next_pid > -2 && next_pid <= -1", 1},
+	{"prev_state & 0x40 && !(prev_state & 2)", 1},
+	{"prev_state & 2", 0},
+	{"uid == 1000 && gid == 100 && cpu == 1 && tid == 43 && cgroup == 7", 1},
+	{"pid != 42 || uid == 0", 0},
+	{"pid != 42 || (uid == 0 || comm == \"bash\")", 1},
+	/* strings: exact, not prefix */
+	{"comm == \"bash\"", 1},
+	{"comm == \"bas\"", 0},
+	{"comm == \"bashx\"", 0},
+	{"next_comm == \"kworker/1:2\"", 1},
+	/* globs */
+	{"next_comm ~ \"kworker/*\"", 1},
+	{"next_comm ~ \"*:2\"", 1},
+	{"next_comm ~ \"*work*\"", 1},
+	{"next_comm ~ \"kworker/?:[0-9]\"", 1},
+	{"next_comm ~ \"kworker/[!1]*\"", 0},
+	{"next_comm ~ \"*w*r*k*\"", 1},
+	{"next_comm ~ \"*x*\"", 0},
+	{"next_comm ~ \"k\"", 0},
+	{"next_comm ~ \"*\"", 1},
+	{"comm ~ \"b\\\\*\"", 0}, /* escaped star is literal */
+	{"comm ~ \"[abc]ash\" && comm ~ \"ba[]s]h\"", 1},
+};
+
 TEST(filter_semantics)
 {
 	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
@@ -277,37 +305,14 @@ TEST(filter_semantics)
 			  .gid = 100,
 			  .cgroup = 7,
 			  .comm = "bash\0\0\0\0\0\0\0\0\0\0\0"};
+	size_t i;
 
 	ASSERT_TRUE(fmt);
 	switch_rec(rec, "bash", 42, 0x41, "kworker/1:2", -1);
-	ASSERT_EQ(check("prev_pid == 42 && next_pid == -1", fmt, &env), 1);
-	ASSERT_EQ(check("next_pid < 0 && next_pid >= -1 && next_pid > -2 && next_pid <= -1", fmt,
-			&env),
-		  1);
-	ASSERT_EQ(check("prev_state & 0x40 && !(prev_state & 2)", fmt, &env), 1);
-	ASSERT_EQ(check("prev_state & 2", fmt, &env), 0);
-	ASSERT_EQ(check("uid == 1000 && gid == 100 && cpu == 1 && tid == 43 && cgroup == 7", fmt,
-			&env),
-		  1);
-	ASSERT_EQ(check("pid != 42 || uid == 0", fmt, &env), 0);
-	ASSERT_EQ(check("pid != 42 || (uid == 0 || comm == \"bash\")", fmt, &env), 1);
-	/* strings: exact, not prefix */
-	ASSERT_EQ(check("comm == \"bash\"", fmt, &env), 1);
-	ASSERT_EQ(check("comm == \"bas\"", fmt, &env), 0);
-	ASSERT_EQ(check("comm == \"bashx\"", fmt, &env), 0);
-	ASSERT_EQ(check("next_comm == \"kworker/1:2\"", fmt, &env), 1);
-	/* globs */
-	ASSERT_EQ(check("next_comm ~ \"kworker/*\"", fmt, &env), 1);
-	ASSERT_EQ(check("next_comm ~ \"*:2\"", fmt, &env), 1);
-	ASSERT_EQ(check("next_comm ~ \"*work*\"", fmt, &env), 1);
-	ASSERT_EQ(check("next_comm ~ \"kworker/?:[0-9]\"", fmt, &env), 1);
-	ASSERT_EQ(check("next_comm ~ \"kworker/[!1]*\"", fmt, &env), 0);
-	ASSERT_EQ(check("next_comm ~ \"*w*r*k*\"", fmt, &env), 1);
-	ASSERT_EQ(check("next_comm ~ \"*x*\"", fmt, &env), 0);
-	ASSERT_EQ(check("next_comm ~ \"k\"", fmt, &env), 0);
-	ASSERT_EQ(check("next_comm ~ \"*\"", fmt, &env), 1);
-	ASSERT_EQ(check("comm ~ \"b\\\\*\"", fmt, &env), 0); /* escaped star is literal */
-	ASSERT_EQ(check("comm ~ \"[abc]ash\" && comm ~ \"ba[]s]h\"", fmt, &env), 1);
+	for (i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+		if (check(verdicts[i].expr, fmt, &env) != verdicts[i].pass)
+			FAIL_AT("'%s': expected %s", verdicts[i].expr,
+				verdicts[i].pass ? "to pass" : "to fail");
 	pmt_format__free(fmt);
 }
 

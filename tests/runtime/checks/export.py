@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The checks of tests/runtime/export.sh: python3 tests/runtime/checks/export.py NAME ARGS...
+(lib.sh's check). One function a check, named after its test."""
+from common import *  # noqa: F401,F403
+
+
+def exposition(path):
+    """Samples of a Prometheus/OpenMetrics text: {(name, labels): value}."""
+    rx = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+    lrx = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+    out = {}
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        m = rx.match(line.rstrip("\n"))
+        assert m, f"not a sample line: {line!r}"
+        labels = tuple(sorted(lrx.findall(m.group(2) or "")))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def metrics_counter(argv):
+    name = "pmtrace_syscalls_sys_enter_getppid_events_total"
+    for path in argv[1:3]:
+        m = exposition(path)
+        got = {dict(l)["comm"]: v for (n, l), v in m.items() if n == name}
+        assert got == {"ppid_a": 1234, "ppid_b": 321}, (path, got)
+        hits = m[("pmtrace_events_total", (("probe", "syscalls:sys_enter_getppid"),))]
+        filtered = m[("pmtrace_filtered_events_total", (("probe", "syscalls:sys_enter_getppid"),))]
+        assert hits == 1555, f"pmtrace_events_total {hits}, expected 1555"
+        assert filtered >= 0 and m[("pmtrace_lost_events_total", ())] == 0
+        assert [v for (n, _), v in m.items() if n == "pmtrace_build_info"] == [1], path
+    text = open(argv[1]).read()
+    assert f"# TYPE {name} counter" in text, text[:300]
+    om = open(argv[2]).read()
+    assert om.endswith("# EOF\n"), om[-100:]
+    assert f"# TYPE {name[:-6]} counter" in om and f"# TYPE {name} " not in om, om[:300]
+
+
+def prometheus_histogram(argv):
+    import time
+    import urllib.parse
+    import urllib.request
+    port = argv[1]
+
+    def query(q):
+        url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return json.load(r)["data"]["result"]
+        except OSError:
+            return None
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        r = query('read_size_bytes_count')
+        if r and len(r) == 2:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"Prometheus has no read_size_bytes_count for both comms: {r}, up: {query('up')}")
+    up = query('up{job="pmtrace"}')
+    assert up and up[0]["value"][1] == "1", up
+    counts = {x["metric"]["comm"]: x["value"][1] for x in r}
+    assert counts == {"reader": "39", "rd_small": "13"}, counts
+    sums = {x["metric"]["comm"]: x["value"][1] for x in query('read_size_bytes_sum')}
+    assert sums == {"reader": str(3 * 8191), "rd_small": "8191"}, sums
+    buckets = collections.defaultdict(dict)
+    for x in query('read_size_bytes_bucket'):
+        buckets[x["metric"]["comm"]][x["metric"]["le"]] = int(x["value"][1])
+    # sizes 1, 2, 4 ... 4096: size 2^j is in [2^j, 2^(j+1)), le 2^(j+1) - 1
+    for comm, times in (("reader", 3), ("rd_small", 1)):
+        want = {str(2 ** (j + 1) - 1): times * (j + 1) for j in range(13)}
+        want["+Inf"] = times * 13
+        assert buckets[comm] == want, (comm, buckets[comm], want)
+    print(f"    Prometheus: {sum(len(b) for b in buckets.values())} bucket series exact", file=sys.stderr)
+
+
+def pprof_vs_folded(argv):
+    folded, top, raw, exe, build_id = argv[1:6]
+    total, flat = 0, collections.Counter()
+    for line in open(folded):
+        stack, n = line.rsplit(" ", 1)
+        frames = stack.split(";")
+        total += int(n)
+        if len(frames) > 1:  # comm alone: a sample without frames
+            # an inlined leaf: "f (inlined)" folded, "f (inline)" in pprof
+            flat[frames[-1].removesuffix(" (inlined)")] += int(n)
+    text = open(top).read()
+    m = re.search(r"Total samples = (\d+)", text)
+    assert m and int(m.group(1)) == total, (m and m.group(0), total)
+    theirs = collections.Counter()
+    for line in text.splitlines():
+        f = line.split(None, 5)
+        if len(f) == 6 and f[0].isdigit() and f[1].endswith("%"):
+            if int(f[0]):
+                theirs[f[5].removesuffix(" (inline)")] += int(f[0])
+    assert theirs == flat, f"flat counts differ: pprof {theirs.most_common(5)} folded {flat.most_common(5)}"
+    assert flat.most_common(1)[0][0] == "pmt_spin_inner", flat.most_common(3)
+    r = open(raw).read()
+    assert "PeriodType: cpu nanoseconds" in r and "Period: 1001001" in r, r[:200]
+    vals = re.findall(r"^\s+(\d+)\s+(\d+): [\d ]+$", r, re.M)
+    assert vals and all(int(b) == int(a) * 1001001 for a, b in vals), vals[:5]
+    assert sum(int(a) for a, _ in vals) == total, (sum(int(a) for a, _ in vals), total)
+    assert re.search(rf"^\d+: 0x\w+/0x\w+/0x[0-9a-f]+ {re.escape(exe)} {build_id} \[FN\]$", r, re.M), r[r.find("Mappings"):][:500]
+    # the kernel's mapping, when a sample has kernel frames (a short spin
+    # in a slow guest may have none)
+    if re.search(r"^\s*\d+: 0xffff[0-9a-f]{12} ", r, re.M):
+        assert re.search(r"^\d+: 0xffff800000000000/0xffffffffffffffff/0x0 \[kernel.kallsyms\]", r, re.M), \
+            r[r.find("Mappings"):][:500]
+    print(f"    {total} samples, {len(flat)} functions as --folded's", file=sys.stderr)
+
+
+def metrics_counter_hist(argv):
+    text = open(argv[1]).read()
+    got = {}
+    for m in re.finditer(r'^pmtrace_uprobe_\w*pmt_faults_page_faults_(bucket\{le="([^"]+)"\}|count|sum) (\S+)$',
+                         text, re.M):
+        got[m.group(2) or m.group(1)] = float(m.group(3))
+    assert got.get("1") == 11 and got.get("3") == 31 and got.get("7") == 71, (got, text)
+    assert got.get("+Inf") == 71 and got.get("count") == 71 and 280 <= got.get("sum", 0) <= 281, got
+    print(f"    buckets le=1,3,7: {got['1']:g}, {got['3']:g}, {got['7']:g}; sum {got['sum']:g}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(globals())

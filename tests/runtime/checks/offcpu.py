@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The checks of tests/runtime/offcpu.sh: python3 tests/runtime/checks/offcpu.py NAME ARGS...
+(lib.sh's check). One function a check, named after its test."""
+from common import *  # noqa: F401,F403
+
+
+def offcpu_share(argv):
+    """argv: --offcpu folded stacks; a substring of the stacks to add up;
+    the microseconds expected; the relative tolerance."""
+    total = sum(int(line.rsplit(" ", 1)[1]) for line in open(argv[1]) if argv[2] in line)
+    want, tol = int(argv[3]), float(argv[4])
+    # never less than the known time (a timer fires late, not early)
+    assert want * 0.99 <= total <= want * (1 + tol), (f"{argv[2]}: {total} us, expected {want} + {tol:.0%}",
+                                                     open(argv[1]).read()[:2000])
+    print(f"    {argv[2].strip(';')}: {total} us off the CPU (known: {want})", file=sys.stderr)
+
+
+def offcputime_blocks(path):
+    """libbpf-tools offcputime's text: (kernel frames, comm, pid, us)."""
+    out, frames = [], []
+    for line in open(path, errors="replace"):
+        line = line.rstrip("\n")
+        m = re.match(r"^\s+-\s+(\S+) \((\d+)\)$", line)
+        if m:
+            comm, pid = m.groups()
+            continue
+        if re.match(r"^\s+\d+$", line) and frames:
+            out.append((frames, comm, int(pid), int(line)))
+            frames = []
+        elif line.strip() and not line.startswith("failed") and not line.startswith("Tracing"):
+            frames.append(line.strip())
+    return out
+
+
+def below_tracing(frames):
+    """Kernel frames innermost first, from __schedule on."""
+    return frames[frames.index("__schedule"):] if "__schedule" in frames else frames
+
+
+def offcpu_vs_offcputime(argv):
+    ours, theirs = argv[1], argv[2]
+    ok = []
+    blocks = offcputime_blocks(theirs)
+    for fn in argv[3:]:
+        mine = [(line.rsplit(" ", 1)) for line in open(ours) if fn in line]
+        t_mine = sum(int(n) for _, n in mine)
+        t_theirs = sum(us for fr, _, _, us in blocks if any(fn in f for f in fr))
+        assert t_theirs > 0 and abs(t_mine - t_theirs) <= 0.05 * t_theirs, (fn, t_mine, t_theirs)
+        # the kernel stack, innermost first, below the tracing frames
+        stacks_mine = {tuple(below_tracing(s.split(";")[1:][::-1])) for s, _ in mine}
+        stacks_theirs = {tuple(below_tracing(fr)) for fr, _, _, _ in blocks if any(fn in f for f in fr)}
+        assert stacks_mine & stacks_theirs, (fn, stacks_mine, stacks_theirs)
+        ok.append(f"{fn} {t_mine} us (offcputime {t_theirs})")
+    print("    " + "; ".join(ok), file=sys.stderr)
+
+
+def offcpu_pprof_total(argv):
+    """argv: go tool pprof -raw output; the nanoseconds expected in the
+    samples through nap (5 x 20 ms) and wait_pipe; tolerance."""
+    text = open(argv[1]).read()
+    samples = text.split("Samples:", 1)[1].split("Locations", 1)[0]
+    locs = {}
+    for m in re.finditer(r"^\s+(\d+): 0x[0-9a-f]+ M=\d+ (\S+)", text, re.M):
+        locs[m.group(1)] = m.group(2)
+    want, tol = int(argv[2]), float(argv[3])
+    got = collections.Counter()
+    for m in re.finditer(r"^\s+(\d+)\s+(\d+): ([\d ]+)$", samples, re.M):
+        names = {locs.get(x) for x in m.group(3).split()}
+        for fn in ("nap", "wait_pipe"):
+            if fn in names:
+                got[fn] += int(m.group(2))
+    for fn in ("nap", "wait_pipe"):
+        assert want * 0.99 <= got[fn] <= want * (1 + tol), (fn, got, want, samples[:1500])
+    print(f"    pprof off-cpu/nanoseconds: nap {got['nap']}, wait_pipe {got['wait_pipe']}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(globals())

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""The checks of tests/runtime/unwind.sh: python3 tests/runtime/checks/unwind.py NAME ARGS...
+(lib.sh's check). One function a check, named after its test."""
+from common import *  # noqa: F401,F403
+
+
+def ustacks_of(argv):
+    """How many entries of a bpftool -j dump of pmt_stacks (stdin) are
+    stacks of the processes listed in argv[1]."""
+    pids = {int(p) for p in open(argv[1])}
+    keys = [int.from_bytes(bytes(int(b, 16) for b in e["key"]), "little") for e in json.load(sys.stdin)]
+    print(sum(1 for k in keys if k >> 32 in pids))
+
+
+def demangled_vs_perf(argv):
+    """argv: perf script -F ip,sym,dso output; our folded stacks, and the
+    same with --no-demangle; the program's path. perf's frequent names
+    in the program must be ours; none of ours mangled; --no-demangle
+    keeps the mangled names."""
+    perf, ours, raw, prog = argv[1:5]
+    seen = collections.Counter()
+    for line in open(perf, errors="replace"):
+        m = re.match(r"^\s*[0-9a-f]+ (.+?)(?:\+0x[0-9a-f]+)? \((.+)\)$", line)
+        if m and m.group(2) == prog and m.group(1) != "[unknown]":
+            seen[m.group(1)] += 1
+    total = sum(seen.values())
+    # the names demangling makes (scoped: "::"), and those named; a plain
+    # C name perf's frame pointers find is no demangler's business
+    named = set(argv[5].split(",")) if len(argv) > 5 else set()
+    frequent = {n for n, c in seen.items() if c >= max(total * 0.02, 5) and ("::" in n or n in named)}
+    assert frequent, ("perf saw nothing of the program", total, seen.most_common(5))
+
+    def frames(path):
+        out = collections.Counter()
+        for line in open(path):
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            for f in stack.split(";")[1:]:
+                out[f] += int(count)
+        return out
+    mine = frames(ours)
+    missing = sorted(frequent - set(mine))
+    assert not missing, ("named by perf, not by us", missing, sorted(mine)[:20])
+    # PLT stubs keep the name perf gives them (_ZdlPvm@plt: perf names
+    # stubs from the raw symbol)
+    mangled = sorted(f for f in mine if re.match(r"_[ZR][A-Za-z0-9_]", f) and not f.endswith("@plt"))
+    assert not mangled, ("left mangled", mangled)
+    rawnames = frames(raw)
+    assert any(re.match(r"_[ZR]", f) for f in rawnames), ("--no-demangle demangled", sorted(rawnames)[:10])
+    print(f"    {len(frequent)} names perf prints often, all ours: " +
+          ", ".join(sorted(frequent, key=len)[:4]), file=sys.stderr)
+
+
+def inline_vs_addr2line(argv):
+    """argv: streamed JSON (--no-demangle); the program; its nm; folded
+    stacks with and without inlined frames; go tool pprof -raw of a
+    profile. Each site of the program in the streamed stacks (the frames
+    at one address: inlined ones, then the function) must be what
+    llvm-addr2line -f -i prints for it."""
+    js, prog, nm, folded, plain, raw = argv[1:7]
+    prog = os.path.realpath(prog)
+    syms = {}
+    for line in open(nm):
+        f = line.split()
+        if len(f) == 3 and f[1] in "tTwW":
+            syms[f[2]] = int(f[0], 16)
+    sites = {}
+    for line in open(js):
+        stack = json.loads(line).get("stack", [])
+        i = 0
+        while i < len(stack):
+            j = i
+            while j < len(stack) and stack[j].get("inlined"):
+                j += 1
+            if j == len(stack):
+                break
+            fn, _, off = stack[j]["sym"].partition("+0x")
+            # the program's own code (a library's _init is no site of it)
+            if fn in syms and stack[j].get("dso") == prog:
+                site = [(f["sym"], f.get("file", ""), f.get("line", 0)) for f in stack[i:j]]
+                site.append((fn, stack[j].get("file", ""), stack[j].get("line", 0)))
+                sites[syms[fn] + int(off or "0", 16)] = site
+            i = j + 1
+    assert len(sites) >= 10, f"{len(sites)} sites of the program in the stacks"
+    addrs = sorted(sites)
+    out = subprocess.run(["llvm-addr2line", "-a", "-f", "-i", "-e", prog] + [hex(a) for a in addrs],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    theirs, cur = {}, None
+    for k in range(len(out)):
+        if out[k].startswith("0x") and (k == 0 or ":" in out[k - 1]):
+            cur = int(out[k], 16)
+            theirs[cur] = []
+        elif ":" not in out[k]:
+            path, _, ln = out[k + 1].rpartition(":")
+            ln = ln.split()[0]
+            theirs[cur].append((out[k], "" if path == "??" else path, int(ln) if ln.isdigit() else 0))
+    deepest = 0
+    for a in addrs:
+        # the function itself is named by the symbol table, as perf names
+        # it (of aliases such as a destructor's D1/D2, perf's choice):
+        # its file and line are the DWARF's
+        if theirs[a]:
+            theirs[a][-1] = (sites[a][-1][0],) + theirs[a][-1][1:]
+        # no line: llvm-addr2line names the unit's file anyway, we none
+        theirs[a] = [(n, f if ln else "", ln) for n, f, ln in theirs[a]]
+        assert sites[a] == theirs[a], (hex(a), "ours", sites[a], "addr2line", theirs[a])
+        deepest = max(deepest, len(sites[a]) - 1)
+    assert deepest >= 3, f"at most {deepest} inlined frames at a site"
+
+    def samples(path, what):
+        n = 0
+        for line in open(path):
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            n += int(count) if what in stack else 0
+        return n
+    lam = "Sorter::run(double)::{lambda(int, int)#1}::operator() (inlined);heavy_less"
+    # stacks through the function itself (a stack cut short above it can
+    # still hold the lambda, whose name starts "Sorter::run(double)")
+    total = samples(folded, ";Sorter::run;")
+    assert total and samples(folded, lam) > 0.5 * total, (samples(folded, lam), total)
+    assert samples(folded, ";Sorter::run;std::sort<") == total, "std::sort not inlined in every stack of Sorter::run"
+    assert samples(plain, "(inlined)") == 0 and samples(plain, "Sorter::run") > 0, "--no-inline"
+    # pprof: the lambda's line under _M_invoke's location, with its file
+    text = open(raw).read()
+    assert re.search(r"Sorter::run::\{lambda#1\}::operator \S*/sorter\.cc:28 ", text), text[-2000:]
+    print(f"    {len(sites)} sites as addr2line -i shows them, up to {deepest} inlined; "
+          f"{samples(folded, lam)} of {total} samples through the inlined lambda", file=sys.stderr)
+
+
+
+
+def remap_stacks(argv):
+    """argv: streamed samples with user stacks of tests/testprogs/remap;
+    the least share of the samples in its two files (mapped in turn at
+    0x7e0000000000) that must be complete to main through run (b's code
+    unwound with a's tables would not be: half of them). By address, not
+    name: a reader behind its rings (seen in a TCG guest) names a sample
+    by a mapping made after it."""
+    least = float(argv[2])
+    recs, cur = [], None
+    for line in open(argv[1]):
+        if line.startswith("\t"):
+            if cur is not None:
+                cur.append(line.split())
+        elif line.strip():
+            cur = []
+            recs.append(cur)
+    mine = [r for r in recs if r and 0x7e0000000000 <= int(r[0][0], 16) < 0x7e0000100000]
+    done = [r for r in mine if any(f[-1].startswith("run+") for f in r) and any(f[-1].startswith("main+") for f in r)]
+    assert len(mine) >= 100 and len(done) >= least * len(mine), (len(done), len(mine))
+    print(f"    {len(done)} of {len(mine)} samples in the two files complete to main", file=sys.stderr)
+
+
+def folded_share(argv):
+    """argv: folded stacks; the stack expected; the least share of the
+    samples that must be exactly it."""
+    want, least = argv[2], float(argv[3])
+    counts = collections.Counter()
+    for line in open(argv[1]):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        counts[stack] += int(n)
+    total = sum(counts.values())
+    assert total >= 50, ("too few samples", total)
+    share = counts[want] / total
+    assert share >= least, (f"{share:.1%} of {total} samples are {want}", counts.most_common(3))
+    print(f"    {counts[want]} of {total} samples ({share:.1%}) {want}", file=sys.stderr)
+
+
+def stacks_streamed_vs_keyed(argv):
+    """A streamed run's stacks (JSON, one record a line) against an
+    aggregation by kstack,ustack of the same events: the kernel stacks
+    equal, event for event (none lost, none merged, none made up); most
+    user stacks complete in both; neither run lost anything."""
+    streamed_k, keyed_k, streamed_u, keyed_u = (collections.Counter() for _ in range(4))
+    for line in open(argv[1]):
+        if not line.startswith("{"):
+            continue
+        k, u = [], []
+        for f in json.loads(line).get("stack", []):
+            name = re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
+            name = f"{name} {f['addr']}" if name == "[unknown]" else name
+            name += " (inlined)" if f.get("inlined") else ""
+            (k if int(f["addr"], 16) >= 0xffff800000000000 else u).append(name)
+        streamed_k[tuple(k)] += 1
+        streamed_u[tuple(u)] += 1
+    for snap in events(argv[2]):
+        for e in snap["entries"]:
+            keyed_k[tuple(e["key"]["kstack"])] += e["count"]
+            keyed_u[tuple(e["key"]["ustack"])] += e["count"]
+    serr, aerr = open(argv[3]).read(), open(argv[4]).read()
+    assert re.search(r"pmtrace: \d+ events, 0 lost", serr), serr
+    # events the kernel ran neither run's program for, as each says (an
+    # interrupt's event while a program ran on that CPU): a run may miss
+    # an event the other saw, so the two may differ by that many
+    unseen = r"pmtrace: warning: (\d+) events not seen: [^\n]*\n"
+    missed = sum(int(m) for m in re.findall(unseen, serr + aerr))
+    assert "lost their stack" not in aerr and "warning" not in re.sub(unseen, "", aerr), aerr
+    n = sum(streamed_k.values())
+    assert n >= int(argv[5]) and abs(sum(keyed_k.values()) - n) <= missed, ("events", n, sum(keyed_k.values()))
+    diff = (keyed_k - streamed_k) + (streamed_k - keyed_k)
+    assert not keyed_k[()] and sum(diff.values()) <= missed, (keyed_k[()], missed, list(diff.items())[:2])
+    # user stacks: the two runs' unwinders read their tables at their own
+    # pace (a process's first stacks may end early in one), so only their
+    # completeness is held to a bar here (exact counts by user stack:
+    # tp_stack_paths_exact, unwind_python)
+    done = {name: sum(c for u, c in runs.items() if u and u[-1] == "_start") / n
+            for name, runs in (("streamed", streamed_u), ("keyed", keyed_u))}
+    print(f"    {n} events of nginx: kernel stacks as streamed ({len(keyed_k)} distinct, "
+          f"{sum(diff.values())} apart, {missed} not seen by the kernel)", file=sys.stderr)
+    if argv[6] == "none":
+        print("    user stacks' completeness not judged: under TCG the unwinder's tables "
+              "arrive after most of the run", file=sys.stderr)
+        return
+    assert min(done.values()) >= float(argv[6]), done
+    print(f"    user stacks complete to _start: {done['keyed']:.1%} "
+          f"(streamed {done['streamed']:.1%})", file=sys.stderr)
+
+
+def kstacks_hold(argv):
+    """argv: a --json --by kstack map; the function every stack holds."""
+    fn = argv[2]
+    entries = [e for line in open(argv[1]) if line.startswith("{") for e in json.loads(line)["entries"]]
+    assert entries, "no stacks"
+    total = sum(e["count"] for e in entries)
+    without = [e["key"]["kstack"] for e in entries if fn not in e["key"]["kstack"]]
+    assert not without, ("stacks without " + fn, without[:3])
+    assert total >= 20, ("fewer switches than the sleeper's 20 sleeps", total)
+    print(f"    {total} switches in {len(entries)} stacks, each through {fn}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(globals())
