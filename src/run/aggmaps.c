@@ -36,8 +36,10 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
  * deletes them and clears the old half's caches. The stacks the keys
  * refer to are copied out first, and the kernel's stack table keeps only
  * what live keys need. So the kernel's maps bound what comes between two
- * drains (a drain comes at each print and scrape, and whenever half the
- * hash was filled since the last), not what a run sees.
+ * drains (a drain comes at each print and scrape, and whenever a quarter
+ * of the hash was filled since the last: three quarters are left for
+ * the keys that come while a drain is due and under way, which a slow
+ * CPU makes many), not what a run sees.
  */
 struct pmt_aggmaps {
 	struct pmtrace_bpf *skel;
@@ -647,10 +649,11 @@ int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const cha
 int pmt_aggmaps__poll(struct pmt_aggmaps *m)
 {
 	uint64_t keys = bpf_map__max_entries(m->skel->maps.pmt_agg);
+	uint64_t due = keys / 4 ? keys / 4 : 1;
 	int err = 0;
 
 	if (!m->hash ||
-	    pmt_percpu__sum(m->skel->maps.pmt_stats, PMT_STAT_AGG_NEW) - m->new_at_drain < keys / 2)
+	    pmt_percpu__sum(m->skel->maps.pmt_stats, PMT_STAT_AGG_NEW) - m->new_at_drain < due)
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	err = drain(m);

@@ -35,8 +35,9 @@
 /* mappings are followed: read their records this often at least */
 #define SIDEBAND_MS 100
 /* aggregating: how often the new keys in the kernel's hash are looked at
- * (src/run/aggmaps.c drains it when half of it was taken since) */
-#define DRAIN_MS 200
+ * (src/run/aggmaps.c drains it when a quarter of it was taken since; one
+ * read of a per-CPU counter) */
+#define DRAIN_MS 50
 #define SLACK_NS (5 * 1000 * 1000ULL)
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
 /* Held events beyond this are written out even if a CPU lags behind. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/grow.h"
 #include "util/strutil.h"
 
 void pmt_buf__free(struct pmt_buf *b)
@@ -19,21 +20,16 @@ void pmt_buf__free(struct pmt_buf *b)
 
 void pmt_buf__reserve(struct pmt_buf *b, size_t n)
 {
-	size_t cap;
 	char *p;
 
 	if (b->len + n <= b->cap)
 		return;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->len + n)
-		cap *= 2;
-	p = realloc(b->p, cap);
+	p = pmt_grow_to(b->p, &b->cap, b->len + n, 1, 256);
 	if (!p) {
 		fputs("pmtrace: out of memory\n", stderr);
 		abort();
 	}
 	b->p = p;
-	b->cap = cap;
 }
 
 void pmt_buf__add(struct pmt_buf *b, const void *s, size_t n)

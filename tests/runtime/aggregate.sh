@@ -130,7 +130,7 @@ test_agg_max_keys_drops() {
 }
 
 # More keys than the kernel's hash holds, made over ~1.5 s: each drain
-# (when half the hash was taken) moves them into pmtrace's totals, so all
+# (when a quarter of the hash was taken) moves them into pmtrace's totals, so all
 # 30,000 keys come out, each with its exact count, none dropped.
 test_agg_keys_past_the_bound() {
 	local err=$WORK/kb.err out=$WORK/kb.txt
