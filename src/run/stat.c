@@ -72,7 +72,6 @@ static int add_event(struct stat_run *r, const char *spec)
 	memset(c, 0, sizeof(*c));
 	if (pmt_pmu__parse(spec, PMT_PMU_SYSFS, &c->ev, &r->err))
 		return -EINVAL;
-	c->total.name = c->ev.name;
 	c->total.type = c->ev.type;
 	c->total.config = c->ev.config;
 	r->n++;
@@ -95,6 +94,11 @@ static int resolve(struct stat_run *r)
 	for (i = 0; !r->o->nr_probes && i < sizeof(default_events) / sizeof(*default_events); i++)
 		if ((err = add_event(r, default_events[i])))
 			return err;
+	/* names point into the array, which adding an event may move: once
+	 * it holds them all (they were printed "" for events added before a
+	 * move: perf stat's default set) */
+	for (i = 0; i < r->n; i++)
+		r->c[i].total.name = r->c[i].ev.name;
 	return 0;
 }
 

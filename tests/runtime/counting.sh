@@ -37,6 +37,19 @@ test_stat_vs_perf_stat() {
 	done
 }
 
+# Every event named as perf stat -j names it: perf stat's default set,
+# a list longer than the first room the counters are given (their names
+# must survive it growing), and each event alone.
+test_stat_json_names_every_event() {
+	requires perf userspace || return
+	local e list=task-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults,cpu-clock,alignment-faults,emulation-faults,cycles
+	for e in "" "$list" ${list//,/ }; do
+		perf stat -j ${e:+-e "$e"} -o "$WORK/perf.json" -- true || return 1
+		"$PMT" --stat --json ${e:+-e "$e"} -o "$WORK/pmt.json" -- true || return 1
+		check stat_json_names "$WORK/pmt.json" "$WORK/perf.json" "${e:-the default set}" || return 1
+	done
+}
+
 # The text, line by line, in perf stat's columns: the same header, the
 # value, unit, event and ratio fields where perf puts them, the footer.
 test_stat_text_as_perf() {

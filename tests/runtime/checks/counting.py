@@ -197,5 +197,15 @@ def counter_stats(argv):
     print(f"    {m.group(0)}", file=sys.stderr)
 
 
+
+def stat_json_names(argv):
+    """argv: pmtrace --stat --json lines, perf stat -j's, what was asked:
+    the same events in the same order, each named."""
+    def names(path):
+        return [json.loads(line)["event"] for line in open(path) if line.startswith("{")]
+    ours, theirs = names(argv[1]), names(argv[2])
+    assert ours == theirs and all(ours), (argv[3], ours, theirs)
+
+
 if __name__ == "__main__":
     main(globals())
