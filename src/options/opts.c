@@ -32,12 +32,11 @@ const char *pmt_agg_fn__name(enum pmt_agg_fn fn)
 
 /* The table of kinds (kinds.h), as the options read it. */
 static const struct kind_def {
-	const char *prefix, *option, *arg, *needs;
-	char short_name;
+	const char *prefix, *option, *needs;
 	enum pmt_probe_kind ret;
 } kinds[] = {
 #define KIND_DEF(id, prefix, option, s, arg, needs, help, ret, prov) \
-	[PMT_PROBE_##id] = {prefix, option, arg, needs, s, PMT_PROBE_##ret},
+	[PMT_PROBE_##id] = {prefix, option, needs, PMT_PROBE_##ret},
 	PMT_PROBE_KINDS(KIND_DEF)
 #undef KIND_DEF
 };
@@ -45,11 +44,6 @@ static const struct kind_def {
 const char *pmt_probe_kind_name(enum pmt_probe_kind kind)
 {
 	return kinds[kind].prefix ? kinds[kind].prefix : kinds[kind].option;
-}
-
-const char *pmt_probe_kind_option(enum pmt_probe_kind kind)
-{
-	return kinds[kind].option;
 }
 
 enum pmt_probe_kind pmt_probe_kind_return(enum pmt_probe_kind kind)

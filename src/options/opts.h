@@ -31,8 +31,6 @@ enum pmt_kprobe_mode {
 enum pmt_probe_kind pmt_probe_kind_of(const char *spec, const char **rest);
 /* "kprobe", "kretprobe", ...: the prefix of a kind ("event" for -e's) */
 const char *pmt_probe_kind_name(enum pmt_probe_kind kind);
-/* "tp", "event", "kprobe", ...: the option that adds a probe of a kind */
-const char *pmt_probe_kind_option(enum pmt_probe_kind kind);
 /* The kind probing the return of a kind's function (--latency FUNC), or
  * PMT_PROBE_NONE */
 enum pmt_probe_kind pmt_probe_kind_return(enum pmt_probe_kind kind);

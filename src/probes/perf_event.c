@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "util/grow.h"

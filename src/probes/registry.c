@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Every provider, one per probe kind, and what they share (provider.h). */
-#include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "util/grow.h"
 #include "elf/elfsym.h"
 #include "probes/provider.h"
-#include "util/strutil.h"
 #include "pmtrace.skel.h"
 
 /* Each provider of the table of kinds (src/options/kinds.h), by kind. */

@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "util/log.h"
@@ -227,7 +226,7 @@ static void set_offcpu(struct pmt_prov_ctx *c, const struct pmt_probe *p)
  * (PMT_FFLAG_CTX): no further than the shortest record. */
 static void tp_prepare(struct pmt_prov_ctx *c)
 {
-	uint32_t i, ndyn = 0, words = PMT_CTX_DIRECT / 4;
+	uint32_t i, n, ndyn = 0, words = PMT_CTX_DIRECT / 4;
 
 	plan_sys_routes(c);
 	for (i = 0; i < c->probes->n; i++) {
@@ -239,8 +238,8 @@ static void tp_prepare(struct pmt_prov_ctx *c)
 			bpf_program__set_autoload(c->skel->progs.pmt_sys, true);
 		else
 			bpf_program__set_autoload(tp_prog(c, p->instance), true);
-		if (pmt_format__ndyn(p->fmt) > ndyn)
-			ndyn = pmt_format__ndyn(p->fmt);
+		if ((n = pmt_format__ndyn(p->fmt)) > ndyn)
+			ndyn = n;
 		if (p->fmt->raw_ctx && p->fmt->fixed_size / 4 < words)
 			words = p->fmt->fixed_size / 4;
 	}

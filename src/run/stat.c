@@ -24,7 +24,6 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include "util/machine.h"
 #include "util/grow.h"
 #include "tracefs/pmu.h"

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "symbols/symbols_internal.h"
-#include "unwind/cpython.h"
 
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
 {
