@@ -37,13 +37,17 @@ CFLAGS ?= -O2 -g
 INCLUDES = -Isrc -Ibpf -I$(OUTPUT)/gen $(TEP_CFLAGS)
 DEPFLAGS := -MMD -MP
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) $(DEPFLAGS) \
-	     -DPMT_VERSION='"$(VERSION)"'
+	     -DPMT_VERSION='"$(VERSION)"' $(if $(MHD_SONAME),-DPMT_MHD_SONAME='"$(MHD_SONAME)"')
 LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 TEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS := $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 PURE_LIBS := $(TEP_LIBS) -ldw -lelf -liberty -lz -lm
-HTTP_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+# libmicrohttpd is loaded by --listen alone (src/run/listen.c), by the
+# soname of the library its header comes with
+MHD_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libmicrohttpd 2>/dev/null || \
+		echo /usr/lib/x86_64-linux-gnu)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
+HTTP_LIBS := -ldl -lpthread
 LIBS := $(LIBBPF_LIBS) $(PURE_LIBS) $(HTTP_LIBS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all

@@ -7,6 +7,7 @@
  * gone costs that thread a socket until the connection timeout, never an
  * event; a scrape reads the maps while the kernel keeps updating them.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -25,6 +26,51 @@
 #ifndef PMT_VERSION
 #define PMT_VERSION "unknown"
 #endif
+
+#ifndef PMT_MHD_SONAME
+#define PMT_MHD_SONAME "libmicrohttpd.so.12"
+#endif
+
+/*
+ * libmicrohttpd is loaded by --listen alone: linked in, it and the TLS
+ * stack it brings (gnutls, p11-kit, nettle, gmp, ...) would cost every
+ * run 2.4 MB of memory and their constructors' time at start-up. The
+ * calls go through this table, typed by the library's own header.
+ */
+#define MHD_CALLS(X)                       \
+	X(MHD_start_daemon)                \
+	X(MHD_stop_daemon)                 \
+	X(MHD_create_response_from_buffer) \
+	X(MHD_add_response_header)         \
+	X(MHD_queue_response)              \
+	X(MHD_destroy_response)            \
+	X(MHD_lookup_connection_value)
+#define MHD_FIELD(name) __typeof__(name) *name;
+static struct {
+	MHD_CALLS(MHD_FIELD)
+} mhd;
+#undef MHD_FIELD
+
+static int load_mhd(struct pmt_error *err)
+{
+	static bool loaded;
+	void *lib;
+
+	if (loaded)
+		return 0;
+	lib = dlopen(PMT_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return pmt_error__runtime(
+			err, -ENOENT, "--listen needs libmicrohttpd (Debian: libmicrohttpd12): %s",
+			dlerror());
+#define MHD_LOAD(name)                                  \
+	if (!(*(void **)&mhd.name = dlsym(lib, #name))) \
+		return pmt_error__runtime(err, -ENOENT, "%s: no %s", PMT_MHD_SONAME, #name);
+	MHD_CALLS(MHD_LOAD)
+#undef MHD_LOAD
+	loaded = true; /* and kept loaded: its thread runs until the end */
+	return 0;
+}
 
 #define MAX_CLIENTS 128
 #define CLIENT_TIMEOUT_S 10
@@ -51,6 +97,8 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
 	int fd = -1, one = 1, r;
 
 	*out = NULL;
+	if ((r = load_mhd(err)))
+		return r;
 	snprintf(port, sizeof(port), "%d", lo->port);
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r) {
@@ -155,18 +203,19 @@ static void self_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *body, size_t len,
 			     const char *type)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r =
+		mhd.MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
 
 	if (!r) {
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = mhd.MHD_queue_response(c, status, r);
+	mhd.MHD_destroy_response(r);
 	return ret;
 }
 
@@ -180,7 +229,7 @@ static enum MHD_Result text_reply(struct MHD_Connection *c, unsigned status, con
 /* Does the scraper ask for OpenMetrics (Prometheus does, first)? */
 static bool wants_openmetrics(struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *accept = mhd.MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 
 	return accept && strstr(accept, "application/openmetrics-text");
 }
@@ -228,7 +277,7 @@ int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_er
 	l->s = s;
 	l->syms = pmt_session__syms(s); /* made now: not lazily, by two threads */
 	l->start_time = (double)time(NULL);
-	l->mhd = MHD_start_daemon(
+	l->mhd = mhd.MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, l,
 		MHD_OPTION_LISTEN_SOCKET, l->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CLIENTS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CLIENT_TIMEOUT_S, MHD_OPTION_END);
@@ -244,7 +293,7 @@ void pmt_listen__free(struct pmt_listen *l)
 	if (!l)
 		return;
 	if (l->mhd)
-		MHD_stop_daemon(l->mhd); /* joins its thread; closes the socket */
+		mhd.MHD_stop_daemon(l->mhd); /* joins its thread; closes the socket */
 	else
 		close(l->fd);
 	free(l);
