@@ -92,7 +92,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 
-.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest lint \
+.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest test-load lint \
 	install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -196,9 +196,15 @@ asan: $(OUTPUT)/test_unit_asan
 # ends with one line "N passed, N failed[, N skipped]".
 # warnings are errors in the tests (and so in CI), here and in the
 # sub-makes tests/run.sh starts
-test vmtest: export WERROR = 1
+test test-load vmtest: export WERROR = 1
 test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz testprogs tools
 	$(Q)tests/run.sh
+
+# The runtime suite under load, before a hand-in (CI runs make test): on
+# this kernel beside two CPU hogs, then in the guests with this kernel's
+# suite beside them (tests/run.sh load)
+test-load: pmtrace testprogs tools
+	$(Q)tests/run.sh load
 
 # The whole runtime suite inside Debian's newest 6.1 and 6.12 kernels, in
 # QEMU, both at once (one kernel: tools/vmtest PACKAGE tests/runtime/runner.sh)
