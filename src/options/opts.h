@@ -52,6 +52,8 @@ enum pmt_mode {
 #define PMT_DEFAULT_PAGES 256 /* per CPU: 1 MiB with 4 KiB pages */
 /* ... streaming stacks, records 5-20 times a bare one's: 4 MiB */
 #define PMT_STACK_PAGES 1024
+/* ... at most this much over all CPUs when chosen by the probes' number */
+#define PMT_RING_BUDGET (256ul << 20)
 #define PMT_DEFAULT_MAX_KEYS 10240
 #define PMT_LHIST_MAX_BUCKETS 10000
 #define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */
@@ -124,10 +126,11 @@ struct pmt_opts {
 	bool raw; /* text: every field as name=value, not the print fmt */
 	bool quiet;
 	int verbose;
-	double duration;      /* -d seconds; 0 = until stopped */
-	int buffer_pages;     /* per CPU, power of two */
-	char **cmd;	      /* -- CMD ARGS..., NULL-terminated; NULL = none */
-	bool cmd_after_stack; /* COMMAND right after a bare --stack: maybe a typo */
+	double duration;       /* -d seconds; 0 = until stopped */
+	int buffer_pages;      /* per CPU, power of two (the base, unless set) */
+	bool buffer_pages_set; /* --buffer-pages given: used as it is */
+	char **cmd;	       /* -- CMD ARGS..., NULL-terminated; NULL = none */
+	bool cmd_after_stack;  /* COMMAND right after a bare --stack: maybe a typo */
 	struct pmt_agg_opts agg;
 	struct pmt_listen_opts listen;
 	/* PMU sampling (-e) */
@@ -150,6 +153,10 @@ struct pmt_opts {
 
 /* Parse argv; on a usage error returns -EINVAL with a message in err. */
 int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error *err);
+/* Perf ring pages per CPU for nprobes probes streamed on ncpus CPUs of
+ * page_size bytes: --buffer-pages as given, else the base times the
+ * probes' sixteens (up to 16 times), within PMT_RING_BUDGET in all. */
+int pmt_opts__ring_pages(const struct pmt_opts *o, uint32_t nprobes, int ncpus, long page_size);
 void pmt_opts__free(struct pmt_opts *o);
 /* --help (usage.c) */
 const char *pmt_usage(void);

@@ -71,6 +71,7 @@ void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff, pmt_reorder_cb c
 {
 	const struct item *it, *best;
 	int i, best_cpu;
+	uint32_t len;
 
 	for (;;) {
 		best = NULL;
@@ -84,9 +85,12 @@ void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff, pmt_reorder_cb c
 		}
 		if (!best)
 			break;
-		cb(ctx, best_cpu, best + 1, best->len);
-		r->q[best_cpu].head += item_size(best->len);
-		r->bytes -= item_size(best->len);
+		/* cb may push (the reader drains its rings while it writes):
+		 * the queues may move, so nothing of best is read after it */
+		len = best->len;
+		cb(ctx, best_cpu, best + 1, len);
+		r->q[best_cpu].head += item_size(len);
+		r->bytes -= item_size(len);
 	}
 	/* reclaim consumed space at the front of each queue */
 	for (i = 0; i < r->ncpu; i++) {

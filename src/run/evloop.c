@@ -39,6 +39,8 @@
  * read of a per-CPU counter) */
 #define DRAIN_MS 50
 #define SLACK_NS (5 * 1000 * 1000ULL)
+/* while writing out: drain the rings after this many records */
+#define REFILL_EVERY 1024
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
 /* Held events beyond this are written out even if a CPU lags behind. */
 #define REORDER_MAX_BYTES (256u << 20)
@@ -134,6 +136,11 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 		r.nkernel = eh->nkernel;
 	}
 	pmt_output__record(l->out, &r);
+	/* Writing a batch takes long enough for the rings to fill behind
+	 * it: take in what arrived every so often (it is queued behind the
+	 * cutoff, data above is not touched again). */
+	if (!(l->events % REFILL_EVERY) && l->pb)
+		perf_buffer__consume(l->pb);
 }
 
 uint64_t pmt_evloop__lost(const struct pmt_evloop *l)
@@ -182,7 +189,7 @@ static void follow_processes(struct pmt_evloop *l)
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
 {
 	const struct pmt_opts *o = s->opts;
-	size_t ring = (size_t)o->buffer_pages * (size_t)sysconf(_SC_PAGESIZE);
+	long page = sysconf(_SC_PAGESIZE);
 	uint32_t pi;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -191,7 +198,6 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		.sample_type = PERF_SAMPLE_RAW,
 		.sample_period = 1,
 		.watermark = 1,
-		.wakeup_watermark = (__u32)(ring / 8 ? ring / 8 : 1),
 	};
 	LIBBPF_OPTS(perf_buffer_raw_opts, popts);
 	int *cpus = NULL, n = 0, i, err;
@@ -227,12 +233,22 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		popts.cpus = cpus;
 		popts.map_keys = cpus;
 	}
-	l->pb = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.pmt_events), (size_t)o->buffer_pages,
-				     &attr, on_record, l, &popts);
+	l->pages = pmt_opts__ring_pages(o, s->probes.n, s->ncpus, page);
+	for (;;) {
+		attr.wakeup_watermark = (__u32)((size_t)l->pages * (size_t)page / 8 ?: 1);
+		l->pb = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.pmt_events),
+					     (size_t)l->pages, &attr, on_record, l, &popts);
+		/* rings chosen by the probes' number, not the user: smaller
+		 * ones where the locked-memory limit refuses them */
+		if (l->pb || o->buffer_pages_set || l->pages <= o->buffer_pages ||
+		    (errno != ENOMEM && errno != EPERM))
+			break;
+		l->pages /= 2;
+	}
 	free(cpus);
 	if (!l->pb) {
 		err = -errno;
-		pmt_err("cannot open the perf buffers (%d pages per CPU): %s", o->buffer_pages,
+		pmt_err("cannot open the perf buffers (%d pages per CPU): %s", l->pages,
 			strerror(errno));
 		if (err == -ENOMEM || err == -EPERM)
 			pmt_hint(

@@ -26,6 +26,7 @@ struct pmt_evloop {
 	struct pmt_output *out;
 	struct perf_buffer *pb;
 	struct pmt_reorder ro;
+	int pages;	/* of each CPU's ring (pmt_opts__ring_pages) */
 	uint64_t *lost; /* per CPU, from PERF_RECORD_LOST */
 	uint64_t lost_reported;
 	uint64_t last_report_ns;

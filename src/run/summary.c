@@ -64,7 +64,7 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			if (l->lost[cpu])
 				pmt_eprintf("    CPU %d: %llu lost\n", cpu,
 					    (unsigned long long)l->lost[cpu]);
-		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", s->opts->buffer_pages);
+		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", l->pages);
 	}
 	missed = pmt_session__missed(s);
 	if (missed)

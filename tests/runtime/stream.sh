@@ -155,3 +155,47 @@ test_payload_vs_perf_script() {
 	perf script -i "$WORK/mix.data" -F comm,tid,cpu,time,event,trace 2>/dev/null >"$WORK/perf.txt" || return 1
 	check payload_vs_perf_script "$WORK/mix.txt" "$WORK/perf.txt" pmtmix "$WORK/pmt.err"
 }
+
+# The flood: 260 tracepoints of the commonest categories streamed
+# system-wide to a file while bursts of perf bench sched messaging run
+# (some 600,000 events a second in a burst here). The rings are sized by
+# the probes' number (16 MiB a CPU, seen in pmtrace's mappings), the reader
+# drains them while it writes, and nothing is lost: the pauses between
+# bursts are the reader's to catch up in (as they are perf record's).
+test_flood_no_loss() {
+	requires perf host || return
+	local err=$WORK/flood.err pm args=() tp n pages events lost range tfs=/sys/kernel/tracing
+	while read -r tp; do args+=(--tp "$tp"); done < <(
+		for c in sched timer irq irq_vectors kmem raw_syscalls signal task workqueue writeback \
+			block filemap ext4 rcu sock skb net napi tlb mmap_lock migrate compaction; do
+			[ -d "$tfs/events/$c" ] || continue
+			for f in "$tfs/events/$c"/*/format; do
+				n=${f%/format} n=${n##*/}
+				case $n in irq_work*) continue ;; esac # no BPF there
+				echo "$c:$n"
+			done
+		done | head -260)
+	"$PMT" -a "${args[@]}" -o "$WORK/flood.out" 2>"$err" &
+	pm=$!
+	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	# each CPU's ring: its pages and the header page, mapped once
+	pages=$(while read -r range _ _ _ _ n; do
+		[ "$n" = "anon_inode:[perf_event]" ] || continue
+		echo $(((16#${range#*-} - 16#${range%-*}) / 4096 - 1))
+	done <"/proc/$pm/maps" | sort -u | tr '\n' ' ')
+	for _ in 1 2 3 4 5; do
+		perf bench sched messaging -g 1 -l 20 >/dev/null
+		sleep 0.25
+	done
+	kill -INT $pm
+	wait $pm || { cat "$err" >&2; return 1; }
+	events=$(sed -n 's/^pmtrace: \([0-9]*\) events, \([0-9]*\) lost$/\1/p' "$err")
+	lost=$(sed -n 's/^pmtrace: \([0-9]*\) events, \([0-9]*\) lost$/\2/p' "$err")
+	note "$((${#args[@]} / 2)) tracepoints, rings of $pages pages a CPU, $events events, ${lost:-?} lost"
+	[ $((${#args[@]} / 2)) -ge 200 ] || { fail "only $((${#args[@]} / 2)) tracepoints here"; return 1; }
+	expect_eq "ring pages per CPU" "$pages" "4096 " || return 1
+	[ "${events:-0}" -ge 500000 ] || { fail "only ${events:-0} events: no flood"; return 1; }
+	expect_eq "events lost" "$lost" 0
+}
+# shellcheck disable=SC2034 # read by runner.sh
+timeout_flood_no_loss=240

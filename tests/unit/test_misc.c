@@ -341,6 +341,37 @@ TEST(reorder_merge)
 	pmt_reorder__free(&r);
 }
 
+/* Rings grow with the probes streamed, within a budget over the CPUs,
+ * and --buffer-pages is taken as it is. */
+TEST(opts_ring_pages)
+{
+	char **a1 = ARGV("--tp", "a:b"), **a2 = ARGV("--tp", "a:b", "--buffer-pages", "64"),
+	     **a3 = ARGV("--tp", "a:b", "--stack", "kernel");
+	struct pmt_opts o;
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
+
+	ASSERT_EQ(parse(3, a1, &o, err), 0);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 1, 2, 4096), PMT_DEFAULT_PAGES);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 16, 2, 4096), PMT_DEFAULT_PAGES);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 17, 2, 4096), 2 * PMT_DEFAULT_PAGES);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 100, 2, 4096), 8 * PMT_DEFAULT_PAGES);
+	/* 258 tracepoints: 16 MiB a CPU, and no more for more */
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 258, 2, 4096), 16 * PMT_DEFAULT_PAGES);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 5000, 2, 4096), 16 * PMT_DEFAULT_PAGES);
+	/* 128 CPUs: 2 MiB each keeps 256 MiB; 1,024: the base */
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 258, 128, 4096), 2 * PMT_DEFAULT_PAGES);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 258, 1024, 4096), PMT_DEFAULT_PAGES);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(5, a2, &o, err), 0);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 258, 2, 4096), 64);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(5, a3, &o, err), 0);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 1, 2, 4096), PMT_STACK_PAGES);
+	ASSERT_EQ(pmt_opts__ring_pages(&o, 40, 2, 4096), 4 * PMT_STACK_PAGES);
+	pmt_opts__free(&o);
+}
+
 TEST(suggest_names)
 {
 	char *names[] = {"sched:sched_switch", "sched:sched_wakeup", "irq:softirq_entry",
