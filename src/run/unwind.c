@@ -266,7 +266,10 @@ static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *
 struct reading {
 	struct pmt_unwinder *u;
 	uint32_t tgid;
+	const struct pmt_cfi_file_key *only; /* this file alone, or every one */
 };
+
+static bool serve_wanted(struct pmt_unwinder *u);
 
 static void load_mapped(void *ctx, const struct pmt_procmap *m)
 {
@@ -275,7 +278,13 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
 	char path[96];
 	int fd;
 
-	if (!m->ino || read_already(r->u, &key))
+	if (!m->ino || (r->only && (key.dev != r->only->dev || key.ino != r->only->ino)))
+		return;
+	/* a process's other files wait for the files samples are asking
+	 * for now, of any process */
+	if (!r->only)
+		serve_wanted(r->u);
+	if (read_already(r->u, &key))
 		return;
 	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, r->tgid, m->start,
 		 m->end);
@@ -286,35 +295,61 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
 	close(fd);
 }
 
-/* Every executable file process tgid maps that has no rows yet: the
- * kernel asks for one file at a time (it stops at the first it cannot
- * unwind), a process's next ones are read with it. A process gone is
- * asked again by its next sample. */
-static void load_process(struct pmt_unwinder *u, uint32_t tgid)
+/* Remember tgid's other files for later (a full list forgets: the
+ * process's next sample in one of them asks again). */
+static void rest_later(struct pmt_unwinder *u, uint32_t tgid)
 {
-	struct reading r = {u, tgid};
+	uint32_t i;
 
-	pmt_procmaps__each(tgid, load_mapped, &r);
+	for (i = 0; i < u->nrest; i++)
+		if (u->rest[i] == tgid)
+			return;
+	if (u->nrest < PMT_UNWIND_REST)
+		u->rest[u->nrest++] = tgid;
 }
 
-static void poll_wanted(struct pmt_unwinder *u)
+/*
+ * The files the kernel asked for (it stops a stack at the first file it
+ * has no rows of), each read alone first, of whatever process: on a busy
+ * machine, a short-lived process's program must not wait behind every
+ * library of a large process met before it (a QEMU's 30 took 0.3 s).
+ * The other executable files of their processes are read after, newest
+ * process first, and give way again to files asked for meanwhile. A
+ * process gone is asked again by its next sample. True if any was asked.
+ */
+static bool serve_wanted(struct pmt_unwinder *u)
 {
 	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_wanted);
 	struct pmt_cfi_file_key key, next;
 	struct pmt_cfi_want w;
+	bool any = false;
 
 	/* take one key at a time: the kernel may add more meanwhile */
 	while (!bpf_map_get_next_key(fd, NULL, &next)) {
 		key = next;
+		any = true;
 		if (!bpf_map_lookup_elem(fd, &key, &w)) {
+			struct reading r = {u, w.tgid, &key};
 			uint64_t t0 = pmt_now_ns();
 
-			load_process(u, w.tgid);
+			pmt_procmaps__each(w.tgid, load_mapped, &r);
+			rest_later(u, w.tgid);
 			if (pmt_verbose > 1)
-				pmt_info("unwind: process %u read in %.1f ms", w.tgid,
+				pmt_info("unwind: a file of process %u read in %.1f ms", w.tgid,
 					 (double)(pmt_now_ns() - t0) / 1e6);
 		}
 		bpf_map_delete_elem(fd, &key);
+	}
+	return any;
+}
+
+static void poll_wanted(struct pmt_unwinder *u)
+{
+	serve_wanted(u);
+	while (u->nrest && !u->stop) {
+		struct reading r = {u, u->rest[--u->nrest], NULL};
+
+		pmt_procmaps__each(r.tgid, load_mapped, &r);
 	}
 }
 

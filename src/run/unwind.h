@@ -21,11 +21,15 @@
 
 struct pmtrace_bpf;
 
+#define PMT_UNWIND_REST 64
+
 struct pmt_unwinder {
 	struct pmtrace_bpf *skel;
 	struct pmt_syms *syms; /* names Python frames: code objects read into it */
 	uint32_t rows_cap, rows_used;
 	bool warned_full;
+	/* processes whose other files are read after the wanted ones */
+	uint32_t rest[PMT_UNWIND_REST], nrest;
 	/* the loader thread: tables arrive while the main loop prints */
 	pthread_t thread;
 	int wake_fd; /* written to stop it at once */

@@ -98,8 +98,16 @@ test_unwind_short_command() {
 
 # Short processes started after pmtrace, system-wide, all gone before
 # anything is printed: folded (printed at exit) and streamed (after the
-# reorder window) name them like live ones.
-run_short_nofps() {
+# reorder window) name them like live ones. The program's tables are read
+# when a first process of it is sampled: nofpwarm (the same file, another
+# name) runs until pmtrace says it has them (-vv), so the processes judged
+# are those the tables were there for. On a busy machine that can take a
+# while: a large file asked for first is read whole before (QEMU beside
+# the suite: 0.1 s).
+run_short_nofps() { # N ERRFILE
+	ln -f "$TP"/nofp "$WORK/nofpwarm"
+	"$WORK/nofpwarm" 40
+	until grep -q "nofpwarm: [0-9]* rows" "$2"; do "$WORK/nofpwarm" 10; done
 	for _ in $(seq "$1"); do "$TP"/nofp 40; done
 }
 
@@ -107,34 +115,31 @@ run_short_nofps() {
 # symbolizer's part), C are complete: rooted at the process's entry,
 # _start (main's chain, or the loader's start-up; the unwinder's part: the
 # text mappings are learned at exec and mmap, the tables of a file the
-# first time a process maps it, so only a sample taken before those are
-# read, or after the process's memory is gone in exit, stops short).
-# Here 95-99% are (the first process runs a few ms before its program's
-# tables are in, and samples in exit come after its memory is gone);
-# under TCG a 40 ms run is mostly over before a new file's tables are in.
+# first time a process maps it). Here 97-99% are (samples in exit come
+# after the process's memory is gone); under TCG the share is not judged.
 judge_exited() {
 	note "$1: of $4 samples of exited processes $2 named, $3 complete"
 	[ "$4" -ge 100 ] || { fail "only $4 samples"; return 1; }
 	[ $(($2 * 100)) -ge $(($4 * 95)) ] || { fail "$2 of $4 named, want 95%"; return 1; }
-	[ -n "${PMT_VM:-}" ] || [ $(($3 * 100)) -ge $(($4 * 90)) ] ||
-		{ fail "$3 of $4 complete, want 90%"; return 1; }
+	[ -n "${PMT_VM:-}" ] || [ $(($3 * 100)) -ge $(($4 * 95)) ] ||
+		{ fail "$3 of $4 complete, want 95%"; return 1; }
 }
 
 test_unwind_exited_system_wide() {
 	local f=$WORK/f.txt s=$WORK/s.txt err=$WORK/pmt.err pm k c t n=20
-	"$PMT" -a -e cpu-clock --freq 999 --stack user --folded -o "$f" 2>"$err" &
+	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user --folded -o "$f" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
-	run_short_nofps $n
+	run_short_nofps $n "$err"
 	kill -INT $pm
 	wait $pm || return 1
 	read -r k c t < <(awk '/^nofp;/ { t += $NF; if ($(NF - 1) !~ /\[unknown\]$/) k += $NF
 		if (/^nofp;_start;/) c += $NF } END { print k + 0, c + 0, t + 0 }' "$f")
 	judge_exited folded "$k" "$c" "$t" || return 1
-	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
+	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
-	run_short_nofps $n
+	run_short_nofps $n "$err"
 	kill -INT $pm
 	wait $pm || return 1
 	read -r k c t < <(awk 'function end() { t++; k += leaf; c += full }
