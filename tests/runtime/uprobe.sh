@@ -37,12 +37,22 @@ test_uprobe_latency() {
 	echo "$out" | grep -Eq '^\[16, 32\) +1 \|' || { fail "20 ms call not in [16, 32) ms: $out"; return 1; }
 }
 
+# -p: the process traced and another running the same calls; both wait
+# (stopped) until pmtrace has attached, however long that takes on a busy
+# machine (it was a 1.5 s head start, which a loaded guest overran).
 test_uprobe_pid() {
 	local out=$WORK/uppid.txt err=$WORK/uppid.err pid other
-	"$CALLS" 30 0 1500 & pid=$!
-	"$CALLS" 20 0 1500 & other=$!
+	# shellcheck disable=SC2016 # $$: the shell that becomes calls
+	sh -c 'kill -STOP $$; exec "$0" 30 0' "$CALLS" & pid=$!
+	# shellcheck disable=SC2016
+	sh -c 'kill -STOP $$; exec "$0" 20 0' "$CALLS" & other=$!
+	# stopped before pmtrace starts, or a late stop would follow the CONT
+	until [ "$(cut -d' ' -f3 "/proc/$pid/stat")" = T ] &&
+		[ "$(cut -d' ' -f3 "/proc/$other/stat")" = T ]; do sleep 0.01; done
 	timeout 60 "$PMT" --uprobe "$UFN" -p "$pid" -o "$out" 2>"$err" &
 	local tracer=$!
+	wait_for "$err" "tracing" 1200 || { kill -9 $pid $other $tracer; return 1; }
+	kill -CONT $pid $other
 	wait $other
 	wait $tracer
 	expect_eq "exit status" $? 0 || return 1
