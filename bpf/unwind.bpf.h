@@ -112,6 +112,8 @@ struct pmt_unwind {
 	bool vm_exec;	 /* the VMA is executable */
 	bool by_fp;	 /* pc was found by frame pointers, not CFI */
 	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked */
+	bool pending;	 /* a frame lay in a file whose rows are not read yet */
+	bool ended;	 /* the walk reached the outermost frame */
 	/* Python frames (python.bpf.h) */
 	/* a native frame was written: the next is a caller. A flag, not a
 	 * count: a verifier checking the callback as a loop marks what it
@@ -371,6 +373,7 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 		u->count = cf->count;
 	} else {
 		pmt_want_rows(u);
+		u->pending = true;
 	}
 }
 
@@ -507,7 +510,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 	if (u->by_fp)
 		return pmt_unwind_fp(u);
 	switch (r->cfa) {
-	case PMT_CFA_END: return 1; /* the outermost frame */
+	case PMT_CFA_END: u->ended = true; return 1; /* the outermost frame */
 	case PMT_CFA_SP: cfa = u->sp + (__s64)r->cfa_off; break;
 	case PMT_CFA_FP: cfa = u->fp + (__s64)r->cfa_off; break;
 	case PMT_CFA_PLT: cfa = u->sp + ((u->pc & 15) >= (__u64)r->cfa_off ? 16 : 8); break;
@@ -556,6 +559,10 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
 	u->max = max;
 	u->hash = 0xcbf29ce484222325ULL;
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);
+	/* short of the outermost frame where a file had no rows yet: the
+	 * cost of reading tables late (a busy machine), said at exit */
+	if (u->pending && !u->ended)
+		pmt_stat_inc(PMT_STAT_UNWIND_PENDING);
 	*hash = u->hash;
 	return u->n;
 }

@@ -92,6 +92,11 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			"without CFI, or a file whose tables were still being read) lay in no text "
 			"mapping",
 			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
+	if (st[PMT_STAT_UNWIND_PENDING])
+		pmt_info("%llu user stacks end early: a file in them had its unwind tables still "
+			 "being read (later on a busy machine: the first samples of a program or "
+			 "library)",
+			 (unsigned long long)st[PMT_STAT_UNWIND_PENDING]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;
