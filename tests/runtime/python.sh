@@ -15,20 +15,22 @@ PYF=tests/testprogs/pyframes.py
 PYSCALE=1
 [ -n "${PMT_VM:-}" ] && PYSCALE=8
 
-# Samples in the eval loop that come before the interpreter's tables are
-# read have no Python frames: a short share here, more under TCG, where
-# reading python3.11's 6 MB of tables takes a good part of a second.
+# Samples in the eval loop without a Python frame (frozen modules' frames,
+# the interpreter's start-up imports, count as Python frames): those whose
+# stack ended early for tables still being read, which pmtrace counts in
+# its summary (a busy machine reads them later), and beyond them at most
+# this share.
 NOPY=0.1
-[ -n "${PMT_VM:-}" ] && NOPY=0.3
 
 # pyframes MODE ROUNDS EXPECTED [SHARE]: folded stacks of a run, and the
 # share of the samples running the script's calls whose Python frames end
 # with EXPECTED (';'-separated names), lines as the script has them.
 pyframes() {
-	local mode=$1 rounds=$(($2 / PYSCALE))
-	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/$mode.folded" -- \
-		"$PY" "$PYF" "$mode" "$rounds" >/dev/null || return 1
-	check python_frames "$WORK/$mode.folded" "$3" "${4:-0.9}" $NOPY
+	local mode=$1 rounds=$(($2 / PYSCALE)) err=$WORK/$1.err pending
+	"$PMT" -e cpu-clock --freq 999 --stack user --folded -o "$WORK/$mode.folded" -- \
+		"$PY" "$PYF" "$mode" "$rounds" >/dev/null 2>"$err" || { cat "$err" >&2; return 1; }
+	pending=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks end early: a file in them had its unwind tables still being read.*/\1/p' "$err")
+	check python_frames "$WORK/$mode.folded" "$3" "${4:-0.9}" $NOPY "${pending:-0}"
 }
 
 test_python_loop() {
@@ -56,11 +58,17 @@ test_python_thread() {
 }
 
 # off the CPU in time.sleep, which lets go of the GIL: the thread is
-# found in the interpreter's list; 10 naps of 50 ms
+# found in the interpreter's list; 10 naps of 50 ms, as long as the script
+# measured them (on a busy machine a wakeup waits for a CPU: longer), less
+# the calls' own time on the CPU (2%, under TCG 5%)
 test_python_offcpu() {
-	"$PMT" -q --offcpu --folded -o "$WORK/nap.folded" -- "$PY" "$PYF" nap 10 >/dev/null || return 1
+	local napped tol=0.02
+	[ -n "${PMT_VM:-}" ] && tol=0.05
+	napped=$("$PMT" -q --offcpu --folded -o "$WORK/nap.folded" -- "$PY" "$PYF" nap 10 |
+		sed -n 's/^napped \([0-9]*\) us$/\1/p') || return 1
+	[ -n "$napped" ] || { fail "the script said nothing of its naps"; return 1; }
 	# the script's file as the interpreter makes it: absolute
-	check offcpu_share "$WORK/nap.folded" ";<module> ($PWD/$PYF:64);nap ($PWD/$PYF:42);" 500000 0.1
+	check offcpu_measured "$WORK/nap.folded" ";<module> ($PWD/$PYF:64);nap ($PWD/$PYF:42);" "$napped" $tol
 }
 
 # Streamed (JSON: the code object's address, the name, file and line)

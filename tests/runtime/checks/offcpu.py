@@ -15,6 +15,19 @@ def offcpu_share(argv):
     print(f"    {argv[2].strip(';')}: {total} us off the CPU (known: {want})", file=sys.stderr)
 
 
+def offcpu_measured(argv):
+    """argv: --offcpu folded stacks; a substring of the stacks to add up;
+    the microseconds the program measured its waits took (an upper bound:
+    they include the calls' own time on the CPU); the share below it
+    allowed for that."""
+    total = sum(int(line.rsplit(" ", 1)[1]) for line in open(argv[1]) if argv[2] in line)
+    measured, tol = int(argv[3]), float(argv[4])
+    assert measured * (1 - tol) <= total <= measured, (
+        f"{argv[2]}: {total} us off the CPU, the program measured {measured}", open(argv[1]).read()[:2000])
+    print(f"    {argv[2].strip(';')}: {total} us off the CPU (the program measured {measured})",
+          file=sys.stderr)
+
+
 def offcputime_blocks(path):
     """libbpf-tools offcputime's text: (kernel frames, comm, pid, us)."""
     out, frames = [], []
