@@ -113,7 +113,7 @@ struct pmt_unwind {
 	bool by_fp;	 /* pc was found by frame pointers, not CFI */
 	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked */
 	bool pending;	 /* a frame lay in a file whose rows are not read yet */
-	bool ended;	 /* the walk reached the outermost frame */
+	bool ended;	 /* the walk reached the outermost frame (CFI or fp says) */
 	/* Python frames (python.bpf.h) */
 	/* a native frame was written: the next is a caller. A flag, not a
 	 * count: a verifier checking the callback as a loop marks what it
@@ -409,7 +409,11 @@ static __always_inline int pmt_unwind_fp(struct pmt_unwind *u)
 {
 	__u64 w[2];
 
-	if (!u->fp || bpf_probe_read_user(w, sizeof(w), (void *)u->fp))
+	if (!u->fp) { /* the outermost frame: _start clears the frame pointer */
+		u->ended = true;
+		return 1;
+	}
+	if (bpf_probe_read_user(w, sizeof(w), (void *)u->fp))
 		return 1;
 	u->sp = u->fp + 16;
 	u->fp = w[0];
@@ -467,7 +471,13 @@ static long pmt_unwind_step(__u32 i, void *data)
 
 	(void)data;
 	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
-	if (!u || !u->pc || i >= u->max)
+	if (!u)
+		return 1;
+	if (!u->pc) { /* the caller of the outermost frame */
+		u->ended = true;
+		return 1;
+	}
+	if (i >= u->max)
 		return 1;
 	/* a new pc (not one whose Python frames are being written) */
 	if (!u->py_emit) {

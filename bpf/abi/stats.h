@@ -36,8 +36,8 @@ enum pmt_stat {
 	/* keys stored in pmt_agg (not a loss: the loader drains the hash
 	 * when it has taken many since the last drain) */
 	PMT_STAT_AGG_NEW,
-	/* a user stack short of its outermost frame, with a frame in a file
-	 * whose unwind rows user space had not read yet */
+	/* a user stack not known to reach its outermost frame, with a frame
+	 * in a file whose unwind rows user space had not read yet */
 	PMT_STAT_UNWIND_PENDING,
 	PMT_STAT__MAX,
 };

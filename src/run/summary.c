@@ -93,9 +93,8 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			"mapping",
 			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
 	if (st[PMT_STAT_UNWIND_PENDING])
-		pmt_info("%llu user stacks end early: a file in them had its unwind tables still "
-			 "being read (later on a busy machine: the first samples of a program or "
-			 "library)",
+		pmt_info("%llu user stacks met a file whose unwind tables were still being read, "
+			 "and may end early there (a busy machine reads them later)",
 			 (unsigned long long)st[PMT_STAT_UNWIND_PENDING]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);

@@ -29,7 +29,7 @@ pyframes() {
 	local mode=$1 rounds=$(($2 / PYSCALE)) err=$WORK/$1.err pending
 	"$PMT" -e cpu-clock --freq 999 --stack user --folded -o "$WORK/$mode.folded" -- \
 		"$PY" "$PYF" "$mode" "$rounds" >/dev/null 2>"$err" || { cat "$err" >&2; return 1; }
-	pending=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks end early: a file in them had its unwind tables still being read.*/\1/p' "$err")
+	pending=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks met a file whose unwind tables were still being read.*/\1/p' "$err")
 	check python_frames "$WORK/$mode.folded" "$3" "${4:-0.9}" $NOPY "${pending:-0}"
 }
 
@@ -59,8 +59,8 @@ test_python_thread() {
 
 # off the CPU in time.sleep, which lets go of the GIL: the thread is
 # found in the interpreter's list; 10 naps of 50 ms, as long as the script
-# measured them (on a busy machine a wakeup waits for a CPU: longer), less
-# the calls' own time on the CPU (2%, under TCG 5%)
+# measured its calls of time.sleep (on a busy machine a wakeup waits for a
+# CPU: longer), less their own time on the CPU (2%, under TCG 5%)
 test_python_offcpu() {
 	local napped tol=0.02
 	[ -n "${PMT_VM:-}" ] && tol=0.05
