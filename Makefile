@@ -266,7 +266,7 @@ BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
-	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk
+	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

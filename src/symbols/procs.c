@@ -35,6 +35,9 @@ static void proc_clear(struct pmt_syms *s, struct proc *p)
 	for (i = 0; i < p->n; i++)
 		syms_file_unref(s, p->maps[i].f);
 	p->n = 0;
+	pmt_jitmap__free(p->jit); /* an exec's new program writes its own */
+	p->jit = NULL;
+	p->jit_looked_ns = 0;
 }
 
 void syms_proc_free(struct pmt_syms *s, struct proc *p)

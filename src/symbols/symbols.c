@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "symbols/symbols_internal.h"
 
@@ -71,6 +72,26 @@ static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* An address in no file: JIT code, named by the process's perf map. */
+static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *off)
+{
+	uint64_t now = now_ns();
+
+	if (!p->jit && (!p->jit_looked_ns || now - p->jit_looked_ns >= JIT_RETRY_NS)) {
+		p->jit_looked_ns = now;
+		p->jit = pmt_jitmap__open(p->pid);
+	}
+	return p->jit ? pmt_jitmap__name(p->jit, addr, off, now) : NULL;
+}
+
 /* The function holding a user address of process pid. */
 static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t *off)
 {
@@ -78,7 +99,9 @@ static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, ui
 	struct proc *p = pid ? syms_proc_get(s, pid) : NULL;
 	struct map *m = p ? syms_map_find(p, addr) : NULL;
 
-	if (!m || !(tab = syms_file_table(s, m->f, pid, m)))
+	if (!m)
+		return p ? jit_name(p, addr, off) : NULL;
+	if (!(tab = syms_file_table(s, m->f, pid, m)))
 		return NULL;
 	return pmt_symfile__name(tab, addr - m->start + m->pgoff, off);
 }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "symbols/jitmap.h"
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
@@ -65,7 +66,17 @@ struct proc {
 	uint64_t exit_ts;
 	struct map *maps; /* sorted by start, disjoint */
 	size_t n, cap;
+	/* its perf map (JIT code), opened when an address in no file is
+	 * first named; looked for again at most every JIT_RETRY_NS */
+	struct pmt_jitmap *jit;
+	uint64_t jit_looked_ns;
 };
+
+/* A process without a perf map when first asked may write one later (a
+ * runtime starting up, or after an exec): looked for again this often
+ * (a failed open, a microsecond, each time an address in no file of such
+ * a process is named). */
+#define JIT_RETRY_NS (100 * 1000 * 1000ULL)
 
 struct dead {
 	uint32_t pid;

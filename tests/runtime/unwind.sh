@@ -405,3 +405,44 @@ while time.time() < t: pass'
 	fi
 	[ "$n" -le "$stacks" ] || fail "$n counted, but the output has $stacks stacks"
 }
+
+# JIT code named from the process's perf map (node --perf-basic-prof
+# writes /tmp/perf-PID.map as it compiles): most samples of a second of
+# hot.js's loop have a hot.js function among their frames, walked through
+# the JIT code by frame pointers (V8 keeps them), and every JS name shown
+# is one the map has. Folded (named at exit, from the map left in /tmp);
+# then streamed, in its own PID and mount namespaces, where the map is
+# perf-1.map under the process's root (named while it lives: after, that
+# root is gone).
+jit_run() { # OUT CMD...
+	local out=$1 total js map
+	shift
+	rm -f /tmp/perf-1.map
+	touch "$WORK/before"
+	case $out in
+	*.folded) "$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$@" >/dev/null || return 1
+		read -r total js < <(awk '{ t += $NF } /hot\.js:/ { j += $NF } END { print t + 0, j + 0 }' "$out") ;;
+	*) "$PMT" -q -e cpu-clock --freq 499 --stack user -o "$out" -- "$@" >/dev/null || return 1
+		read -r total js < <(awk '/cpu-clock:/ { t++; seen = 0; next } /hot\.js:/ && !seen { j++; seen = 1 }
+			END { print t + 0, j + 0 }' "$out") ;;
+	esac
+	map=$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$WORK/before" | head -1)
+	[ -n "$map" ] || { fail "$1 wrote no perf map"; return 1; }
+	mv "$map" "$WORK/map" # one map a run: the next one's is new
+	note "$*: $js of $total samples through a hot.js function"
+	[ "$total" -ge 200 ] || { fail "only $total samples"; return 1; }
+	[ $((js * 100)) -ge $((total * 60)) ] || { fail "$js of $total samples name a hot.js function, want 60%"; return 1; }
+	check jit_names_in_map "$out" "$WORK/map"
+}
+test_jit_perf_map() {
+	requires node || return
+	# node writes V8's logs where it runs: in the work directory; its
+	# start-up takes seconds under TCG, so the loop runs longer there
+	local secs=1
+	[ -z "${PMT_VM:-}" ] || secs=5
+	# shellcheck disable=SC2016 # $0, $1, $2: the inner shell's
+	local node=(sh -c 'cd "$0" && exec node --perf-basic-prof "$1" "$2"' "$WORK" "$PWD/tests/testprogs/hot.js" $secs)
+	jit_run "$WORK/jit.folded" "${node[@]}" || return 1
+	requires host || return # new namespaces: what is checked is user space's
+	jit_run "$WORK/jitns.txt" unshare --pid --mount --fork "${node[@]}"
+}

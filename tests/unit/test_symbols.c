@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <libelf.h>
 #include "elf/elfsym.h"
+#include "symbols/jitmap.h"
 #include "symbols/procmaps.h"
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
@@ -289,4 +290,43 @@ TEST(symbols_demangled_as_perf)
 	ASSERT_TRUE(pmt_symfile__demangle("main") == NULL);
 	ASSERT_TRUE(pmt_symfile__demangle("_Znwm@plt") == NULL);
 	ASSERT_TRUE(pmt_symfile__demangle("_start") == NULL);
+}
+
+/* A perf map (JIT code) as runtimes write it: both address spellings,
+ * names with spaces, malformed lines skipped, lines appended later read
+ * at a miss once PMT_JITMAP_RECHECK_NS has passed, a later line for the
+ * same address winning. */
+TEST(jitmap_read_as_it_grows)
+{
+	char path[] = "/tmp/pmt-jitmap-XXXXXX";
+	int fd = mkstemp(path), rfd;
+	uint64_t off = 0, t = 1000000000ULL;
+	struct pmt_jitmap *j;
+	const char *first = "0x1000 10 JS:*hot /t/a.js:2:1\n"
+			    "2000 20 LazyCompile:~warm /t/a.js:9\n"
+			    "zz 10 bad\n"
+			    "3000 0 empty\n"
+			    "4000 8 par";
+	const char *more = "tial\n1000 10 JS:*hot2\n";
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(write(fd, first, strlen(first)), (ssize_t)strlen(first));
+	rfd = open(path, O_RDONLY);
+	j = pmt_jitmap__from_fd(rfd);
+	ASSERT_TRUE(j);
+	ASSERT_STREQ(pmt_jitmap__name(j, 0x1004, &off, t), "JS:*hot /t/a.js:2:1");
+	ASSERT_EQ(off, 4);
+	ASSERT_STREQ(pmt_jitmap__name(j, 0x201f, &off, t), "LazyCompile:~warm /t/a.js:9");
+	ASSERT_TRUE(!pmt_jitmap__name(j, 0x2020, &off, t)); /* past its end */
+	ASSERT_TRUE(!pmt_jitmap__name(j, 0x3000, &off, t)); /* size 0 */
+	ASSERT_EQ(pmt_jitmap__count(j), 2);
+	ASSERT_EQ(pmt_jitmap__skipped(j), 2);
+	/* the line being written is read when whole, after the recheck time */
+	ASSERT_EQ(write(fd, more, strlen(more)), (ssize_t)strlen(more));
+	ASSERT_TRUE(!pmt_jitmap__name(j, 0x4001, &off, t + 1));
+	ASSERT_STREQ(pmt_jitmap__name(j, 0x4001, &off, t + PMT_JITMAP_RECHECK_NS), "partial");
+	ASSERT_STREQ(pmt_jitmap__name(j, 0x1004, &off, t + PMT_JITMAP_RECHECK_NS), "JS:*hot2");
+	pmt_jitmap__free(j);
+	close(fd);
+	unlink(path);
 }

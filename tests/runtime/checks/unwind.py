@@ -235,5 +235,29 @@ def kstacks_hold(argv):
 
 
 
+def jit_names_in_map(argv):
+    """argv: folded or streamed stacks, a perf map: every frame naming JS
+    code (V8's "JS:" names) is the name of a line of the map."""
+    names = set()
+    for line in open(argv[2], errors="replace"):
+        parts = line.rstrip("\n").split(" ", 2)
+        if len(parts) == 3:
+            names.add(parts[2])
+    seen = collections.Counter()
+    for line in open(argv[1], errors="replace"):
+        if line.startswith("\t"):  # streamed: "\t    ADDR NAME+0xOFF"
+            fr = re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(" ", 1)[-1])
+            if fr.startswith("JS:"):
+                seen[fr] += 1
+            continue
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        for fr in stack.split(";"):
+            if fr.startswith("JS:"):
+                seen[fr] += int(count)
+    assert seen, "no JS frames"
+    unknown = [f for f in seen if f not in names]
+    assert not unknown, f"JS frames not in the map: {unknown[:5]}"
+    print(f"    {len(seen)} JS functions named, each a line of the map", file=sys.stderr)
+
 if __name__ == "__main__":
     main(globals())
