@@ -441,7 +441,7 @@ test_jit_perf_map() {
 	local secs=1
 	[ -z "${PMT_VM:-}" ] || secs=5
 	# shellcheck disable=SC2016 # $0, $1, $2: the inner shell's
-	local node=(sh -c 'cd "$0" && exec node --perf-basic-prof "$1" "$2"' "$WORK" "$PWD/tests/testprogs/hot.js" $secs)
+	local node=(sh -c 'cd "$0" && exec node --perf-basic-prof "$1" "$2"' "$WORK" "$PWD/tests/testprogs/hot.js" "$secs")
 	jit_run "$WORK/jit.folded" "${node[@]}" || return 1
 	requires host || return # new namespaces: what is checked is user space's
 	jit_run "$WORK/jitns.txt" unshare --pid --mount --fork "${node[@]}"
