@@ -6,7 +6,9 @@
  *   nap()        N nanosleeps of MS ms (blocked: S)
  *   wait_pipe()  N reads of a pipe a child writes to MS ms after each
  *                request (blocked: S, in pipe_read)
- * Both spend N * MS ms off the CPU, and little on it.
+ * Both spend N * MS ms off the CPU, and little on it; how long their
+ * waits took (a busy machine makes them longer) is printed at the end:
+ * "nap US" and "wait_pipe US".
  */
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +16,16 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static long long nap_us, wait_us;
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
 
 static void sleep_ms(long ms)
 {
@@ -32,8 +44,12 @@ __attribute__((noinline)) void nap(int n, long ms)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		long long t = now_us();
+
 		sleep_ms(ms);
+		nap_us += now_us() - t;
+	}
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -44,8 +60,14 @@ __attribute__((noinline)) void wait_pipe(int n, int ask, int answer)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (write(ask, &c, 1) != 1 || read(answer, &c, 1) != 1)
+		long long t;
+
+		if (write(ask, &c, 1) != 1)
 			exit(1);
+		t = now_us();
+		if (read(answer, &c, 1) != 1)
+			exit(1);
+		wait_us += now_us() - t;
 	}
 	__asm__ volatile("" ::: "memory");
 }
@@ -79,5 +101,6 @@ int main(int argc, char **argv)
 	wait_pipe(n, to[1], from[0]);
 	close(to[1]);
 	waitpid(child, NULL, 0);
+	printf("nap %lld\nwait_pipe %lld\n", nap_us, wait_us);
 	return 0;
 }
