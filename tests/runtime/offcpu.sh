@@ -9,7 +9,8 @@ OW=$TP/offwaiter
 # offwaiter measures how long its waits took (a busy machine makes them
 # longer: a timer fires late, a woken thread waits for a CPU), and
 # prints "nap US" and "wait_pipe US": the time off the CPU in each stack
-# is that, less the calls' own time on the CPU (more under TCG).
+# is that, within the calls' own time on the CPU and preemptions just
+# outside them (more under TCG).
 TOL=0.05
 [ -n "${PMT_VM:-}" ] && TOL=0.15
 # measured WHAT OUT: what offwaiter said it measured

@@ -6,12 +6,13 @@ from common import *  # noqa: F401,F403
 
 def offcpu_measured(argv):
     """argv: --offcpu folded stacks; a substring of the stacks to add up;
-    the microseconds the program measured its waits took (an upper bound:
-    they include the calls' own time on the CPU); the share below it
-    allowed for that."""
+    the microseconds the program measured its waits took; the share they
+    may differ by: the calls' own time on the CPU is measured and not off
+    it, and a preemption just outside the measured calls, in the same
+    stack, is off it and not measured (longer under load and TCG)."""
     total = sum(int(line.rsplit(" ", 1)[1]) for line in open(argv[1]) if argv[2] in line)
     measured, tol = int(argv[3]), float(argv[4])
-    assert measured * (1 - tol) <= total <= measured, (
+    assert measured * (1 - tol) <= total <= measured * (1 + tol), (
         f"{argv[2]}: {total} us off the CPU, the program measured {measured}", open(argv[1]).read()[:2000])
     print(f"    {argv[2].strip(';')}: {total} us off the CPU (the program measured {measured})",
           file=sys.stderr)
@@ -58,8 +59,8 @@ def offcpu_vs_offcputime(argv):
 
 def offcpu_pprof_total(argv):
     """argv: go tool pprof -raw output; the microseconds offwaiter measured
-    its waits in nap and in wait_pipe took; the share below them allowed
-    (the calls' own time on the CPU)."""
+    its waits in nap and in wait_pipe took; the share they may differ by
+    (as offcpu_measured)."""
     text = open(argv[1]).read()
     samples = text.split("Samples:", 1)[1].split("Locations", 1)[0]
     locs = {}
@@ -74,7 +75,7 @@ def offcpu_pprof_total(argv):
             if fn in names:
                 got[fn] += int(m.group(2))
     for fn in ("nap", "wait_pipe"):
-        assert want[fn] * (1 - tol) <= got[fn] <= want[fn], (fn, got, want, samples[:1500])
+        assert want[fn] * (1 - tol) <= got[fn] <= want[fn] * (1 + tol), (fn, got, want, samples[:1500])
     print(f"    pprof off-cpu/nanoseconds: nap {got['nap']}, wait_pipe {got['wait_pipe']}", file=sys.stderr)
 
 
