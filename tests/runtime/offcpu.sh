@@ -6,11 +6,11 @@
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
 OW=$TP/offwaiter
-# offwaiter measures how long its waits took (a busy machine makes them
-# longer: a timer fires late, a woken thread waits for a CPU), and
-# prints "nap US" and "wait_pipe US": the time off the CPU in each stack
-# is that, within the calls' own time on the CPU and preemptions just
-# outside them (more under TCG).
+# offwaiter measures how long its waits kept it off the CPU (wall time
+# less its CPU time: a busy machine makes them longer, a timer firing
+# late, a woken thread waiting for a CPU) and prints "nap US" and
+# "wait_pipe US": the time off the CPU in each stack is that, within
+# preemptions just outside the measured calls (more under TCG).
 TOL=0.05
 [ -n "${PMT_VM:-}" ] && TOL=0.15
 # measured WHAT OUT: what offwaiter said it measured

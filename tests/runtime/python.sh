@@ -59,9 +59,9 @@ test_python_thread() {
 
 # off the CPU in time.sleep, which lets go of the GIL: the thread is
 # found in the interpreter's list; 10 naps of 50 ms, as long as the script
-# measured its calls of time.sleep (on a busy machine a wakeup waits for a
-# CPU: longer), within their own time on the CPU and preemptions just
-# outside them (2%, under TCG 5%)
+# measured its calls of time.sleep kept it off the CPU (wall time less its
+# CPU time: on a busy machine a wakeup waits for a CPU), within
+# preemptions just outside them (2%, under TCG 5%)
 test_python_offcpu() {
 	local napped tol=0.02
 	[ -n "${PMT_VM:-}" ] && tol=0.05
