@@ -54,8 +54,13 @@ test_offcpu_filters() {
 	"$PMT" -q --offcpu --state runnable --folded -o "$WORK/r.folded" -- "$OW" 10 20 100 >/dev/null || return 1
 	# the sleeps are no runnable time: only a wait whose wake-up came
 	# between its setting its state and its switch (or a write that wakes
-	# the child, preempted) is runnable, rightly, a little of the 400 ms
-	awk '/do_nanosleep|pipe_read/ { s += $NF } END { exit s >= 20000 }' "$WORK/r.folded" ||
+	# the child, preempted) is runnable, rightly, a little of the 400 ms;
+	# in a guest whose vCPU a busy host takes away right there, its timer
+	# fires first more often (seen beside the host suite: past 20 ms;
+	# allowed: a quarter of the 400 ms)
+	local most=20000
+	[ -z "${PMT_VM:-}" ] || most=100000
+	awk -v most=$most '/do_nanosleep|pipe_read/ { s += $NF } END { exit s >= most }' "$WORK/r.folded" ||
 		{ cat "$WORK/r.folded" >&2; fail "sleeps counted as runnable"; return 1; }
 	"$PMT" -q --offcpu --state blocked --folded -o "$WORK/b.folded" -- "$OW" 10 20 100 >"$WORK/b.out" || return 1
 	check offcpu_measured "$WORK/b.folded" ";nap;" "$(measured nap "$WORK/b.out")" $TOL || return 1

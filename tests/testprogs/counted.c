@@ -16,6 +16,7 @@
  */
 #include <sched.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -81,6 +82,7 @@ __attribute__((noinline)) void pmt_migrate(int k, int from, int to)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 70, i, cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct rusage ru;
 
 	page = sysconf(_SC_PAGESIZE);
 	/* warm-up: every library call and page the counted calls use */
@@ -101,6 +103,8 @@ int main(int argc, char **argv)
 		run_on(from);
 		pmt_migrate(3, from, to);
 	}
-	printf("pid=%d cpus=%d\n", (int)getpid(), cpus);
+	/* the preemptions the calls may count beside their own switches */
+	getrusage(RUSAGE_SELF, &ru);
+	printf("pid=%d cpus=%d preempted=%ld\n", (int)getpid(), cpus, ru.ru_nivcsw);
 	return 0;
 }
