@@ -99,15 +99,20 @@ test_unwind_short_command() {
 # Short processes started after pmtrace, system-wide, all gone before
 # anything is printed: folded (printed at exit) and streamed (after the
 # reorder window) name them like live ones. The program's tables are read
-# when a first process of it is sampled: nofpwarm (the same file, another
-# name) runs until pmtrace says it has them (-vv), so the processes judged
-# are those the tables were there for. On a busy machine that can take a
-# while: a large file asked for first is read whole before (QEMU beside
-# the suite: 0.1 s).
+# when a first process of it is sampled: nofpwarm (a symbolic link, so the
+# same file under another command name) runs until pmtrace says it has
+# them (-vv), so the processes judged are those the tables were there for.
+# On a busy machine that can take a while: a large file asked for first is
+# read whole before (QEMU beside the suite: 0.1 s).
 run_short_nofps() { # N ERRFILE
-	ln -f "$TP"/nofp "$WORK/nofpwarm"
+	local tries=300
+	ln -sf "$(realpath "$TP/nofp")" "$WORK/nofpwarm"
 	"$WORK/nofpwarm" 40
-	until grep -q "nofpwarm: [0-9]* rows" "$2"; do "$WORK/nofpwarm" 10; done
+	until grep -q "testprogs/nofp: [0-9]* rows" "$2"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || { fail "pmtrace never read nofp's tables"; return 1; }
+		"$WORK/nofpwarm" 10
+	done
 	for _ in $(seq "$1"); do "$TP"/nofp 40; done
 }
 
@@ -130,7 +135,7 @@ test_unwind_exited_system_wide() {
 	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user --folded -o "$f" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
-	run_short_nofps $n "$err"
+	run_short_nofps $n "$err" || { kill -INT $pm; return 1; }
 	kill -INT $pm
 	wait $pm || return 1
 	read -r k c t < <(awk '/^nofp;/ { t += $NF; if ($(NF - 1) !~ /\[unknown\]$/) k += $NF
@@ -139,7 +144,7 @@ test_unwind_exited_system_wide() {
 	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
-	run_short_nofps $n "$err"
+	run_short_nofps $n "$err" || { kill -INT $pm; return 1; }
 	kill -INT $pm
 	wait $pm || return 1
 	read -r k c t < <(awk 'function end() { t++; k += leaf; c += full }
