@@ -125,8 +125,19 @@ test_agg_latency() {
 test_agg_max_keys_drops() {
 	local err=$WORK/mk.err out=$WORK/mk.txt
 	"$PMT" --tp syscalls:sys_enter_getppid --count --by tid --max-keys 2 -o "$out" -- "$TP"/getppid_loop 10 0 4 >/dev/null 2>"$err" || return 1
-	grep -Eq 'warning: [0-9]+ aggregation updates dropped: --max-keys 2 is full' "$err" || { cat "$err" >&2; fail "drops not reported"; return 1; }
-	expect_eq "keys kept" "$(grep -c '^@\[' "$out")" 2
+	local dropped kept counted
+	dropped=$(sed -n 's/.*warning: \([0-9]*\) aggregation updates dropped: --max-keys 2 is full.*/\1/p' "$err")
+	[ -n "$dropped" ] || { cat "$err" >&2; fail "drops not reported"; return 1; }
+	# the hash holds 2; a drain between the threads' calls (a slow
+	# machine's) makes room for more: every call is counted or dropped
+	kept=$(grep -c '^@\[' "$out")
+	counted=$(awk -F': ' '/^@\[/ { s += $2 } END { print s + 0 }' "$out")
+	note "$kept keys kept, $counted calls counted, $dropped dropped"
+	if [ "$kept" -lt 2 ] || [ "$kept" -gt 4 ]; then
+		fail "$kept keys kept"
+		return 1
+	fi
+	expect_eq "calls counted and dropped" $((counted + dropped)) 40
 }
 
 # More keys than the kernel's hash holds, made over ~1.5 s: each drain
