@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "symbols/symbols_internal.h"
+#include "util/strutil.h"
 
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
 {
@@ -72,18 +72,10 @@ static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* An address in no file: JIT code, named by the process's perf map. */
 static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *off)
 {
-	uint64_t now = now_ns();
+	uint64_t now = pmt_now_ns();
 
 	if (!p->jit && (!p->jit_looked_ns || now - p->jit_looked_ns >= JIT_RETRY_NS)) {
 		p->jit_looked_ns = now;
