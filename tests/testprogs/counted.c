@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 70, i, cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct rusage ru;
+	long sleeps;
 
 	page = sysconf(_SC_PAGESIZE);
 	/* warm-up: every library call and page the counted calls use */
@@ -95,16 +96,23 @@ int main(int argc, char **argv)
 	pmt_migrate(0, 0, 0);
 	for (i = 0; i < n; i++)
 		pmt_faults(1 + i % 7);
+	getrusage(RUSAGE_SELF, &ru);
+	sleeps = ru.ru_nvcsw + ru.ru_nivcsw;
 	for (i = 0; i < n; i++)
 		pmt_sleep_once();
+	getrusage(RUSAGE_SELF, &ru);
+	sleeps = ru.ru_nvcsw + ru.ru_nivcsw - sleeps;
 	for (i = 0; i < n; i++) {
 		int from = i % 2 && cpus > 1, to = cpus > 1 ? !from : 0;
 
 		run_on(from);
 		pmt_migrate(3, from, to);
 	}
-	/* the preemptions the calls may count beside their own switches */
+	/* the preemptions the calls may count beside their own switches,
+	 * and all the switches of the sleeps' loop (a busy machine adds
+	 * waits of its own: a lock, a fault) */
 	getrusage(RUSAGE_SELF, &ru);
-	printf("pid=%d cpus=%d preempted=%ld\n", (int)getpid(), cpus, ru.ru_nivcsw);
+	printf("pid=%d cpus=%d sleep_switches=%ld preempted=%ld\n", (int)getpid(), cpus, sleeps,
+	       ru.ru_nivcsw);
 	return 0;
 }
