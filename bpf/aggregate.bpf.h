@@ -27,11 +27,20 @@ struct {
 	__type(value, struct pmt_lat_val);
 } pmt_lat SEC(".maps") __weak;
 
+/* The key being built, and room after it: a str() part is read straight
+ * into the key at a variable place for a variable length, each below
+ * PMT_KEY_MAX, whose sum the verifier cannot bound by the key alone (the
+ * compiler keeps the real one within it: src/aggregate/compile.c). */
+struct pmt_agg_key_room {
+	struct pmt_agg_key k;
+	__u8 slack[PMT_KEY_MAX];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct pmt_agg_key);
+	__type(value, struct pmt_agg_key_room);
 } pmt_key_buf SEC(".maps") __weak;
 
 /* sizeof the hash's keys in 8-byte words, rounded up (set at load) */
@@ -131,6 +140,20 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 
 				PMT_KEY_WORD(k, at) = *(__u64 *)&t->comm[0];
 				PMT_KEY_WORD(k, at + 8) = *(__u64 *)&t->comm[8];
+				continue;
+			}
+			/* str(F): read straight into the key (zeros after the
+			 * NUL: the key was cleared); a fault marked in byte 1 */
+			if (pmt_uses_src(PMT_FSRC_PTR_STR) && kp->o.src == PMT_FSRC_PTR_STR) {
+				char *dst;
+
+				/* --str-len, within the part (its words) */
+				len = kp->len < pmt_str_len ? kp->len : pmt_str_len;
+				if (!len || len > PMT_KEY_MAX)
+					continue;
+				dst = (char *)k->data + (at & (PMT_KEY_MAX - 1));
+				if (pmt_read_ptr_str(&kp->o, c, dst, len) < 0)
+					dst[1] = PMT_KEY_FAULT;
 				continue;
 			}
 			/* the rest read a record's strings: none in the session,

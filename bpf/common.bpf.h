@@ -39,6 +39,8 @@ const volatile __u32 pmt_key_kinds __weak = ~0u;
 const volatile __u32 pmt_fops_used __weak = ~0u;
 const volatile __u32 pmt_agg_kinds __weak = ~0u; /* bit PMT_AGG_* */
 const volatile __u32 pmt_agg_nparts __weak = PMT_AGG_KEYS;
+/* --str-len: bytes str() reads, NUL included (1..PMT_STR_MAX) */
+const volatile __u32 pmt_str_len __weak = 64;
 #define pmt_uses_src(src) (pmt_srcs_used & (1u << (src)))
 #define pmt_uses_key(kind) (pmt_key_kinds & (1u << (kind)))
 #define pmt_uses_fop(op) (pmt_fops_used & (1u << (op)))

@@ -153,6 +153,31 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 	return 0;
 }
 
+/* x86-64: user addresses have the top bit clear, the kernel's set */
+#define PMT_IS_USER_ADDR(a) ((__s64)(a) >= 0)
+
+/* str(F): the string at the address in field F (a FIELD operand but for
+ * src), into dst (n bytes, NUL included); user or kernel memory as the
+ * address says. Returns the helper's result: < 0 when it faulted (and
+ * counted), dst then empty. */
+static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct pmt_fctx *c,
+					     char *dst, __u32 n)
+{
+	struct pmt_operand f = *e;
+	__u64 p;
+	long r;
+
+	f.src = PMT_FSRC_FIELD;
+	p = pmt_fetch_num(&f, c);
+	r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user_str(dst, n, (const void *)p)
+				: bpf_probe_read_kernel_str(dst, n, (const void *)p);
+	if (r < 0) {
+		dst[0] = 0;
+		pmt_stat_inc(PMT_STAT_STR_FAULT);
+	}
+	return r;
+}
+
 /* Fill buf with the string operand; returns how many bytes to look at (the
  * matcher also stops at a NUL). No scan here: a loop returning its index
  * hands the verifier one constant per exit to explore the matcher with. */
@@ -187,6 +212,12 @@ static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e, struct p
 		if (len > PMT_STR_MAX)
 			len = PMT_STR_MAX;
 		bpf_probe_read_kernel(buf, len, (char *)c->ctx + start);
+		break;
+	case PMT_FSRC_PTR_STR:
+		if (!pmt_uses_src(PMT_FSRC_PTR_STR))
+			return 0;
+		pmt_read_ptr_str(e, c, buf, pmt_str_len < PMT_STR_MAX ? pmt_str_len : PMT_STR_MAX);
+		len = PMT_STR_MAX;
 		break;
 	default: return 0;
 	}

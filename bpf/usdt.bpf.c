@@ -9,8 +9,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 
-/* The strings str(argN) asks for: slot i holds the user string argument
- * cfg->str_arg[i] - 1 points at (empty when it cannot be read). */
+/* The strings --str prints: slot i holds the user string argument
+ * cfg->str_arg[i] - 1 points at (empty when it cannot be read: counted) */
 static __always_inline void pmt_usdt_strs(const struct pmt_probe_cfg *cfg, struct pmt_usdt *u)
 {
 	__u32 i;
@@ -25,8 +25,10 @@ static __always_inline void pmt_usdt_strs(const struct pmt_probe_cfg *cfg, struc
 		if (k >= PMT_CALL_SLOTS)
 			continue;
 		if (bpf_probe_read_user_str(u->str[i], PMT_USDT_STR_LEN, (const void *)u->arg[k]) <
-		    0)
+		    0) {
 			u->str[i][0] = '\0';
+			pmt_stat_inc(PMT_STAT_STR_FAULT);
+		}
 	}
 }
 

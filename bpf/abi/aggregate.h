@@ -12,9 +12,12 @@
  * Aggregation (--count/--sum/--hist/... --by KEYS, --latency): updated in
  * the kernel, read by the loader. One per-CPU hash entry per (keys, bucket).
  */
-#define PMT_AGG_KEYS 4 /* --by parts */
-#define PMT_KEY_MAX 64 /* bytes of key data */
-#define PMT_KEY_STR 32 /* bytes a string key keeps */
+#define PMT_AGG_KEYS 4	/* --by parts */
+#define PMT_KEY_MAX 128 /* bytes of key data */
+#define PMT_KEY_STR 32	/* bytes a record's string key keeps */
+/* A str() key part whose read failed: byte 0 is NUL (an empty string's
+ * too), byte 1 is this */
+#define PMT_KEY_FAULT 0x01
 
 enum pmt_action {
 	PMT_ACT_STREAM,	   /* copy the record to the perf ring */

@@ -41,6 +41,10 @@ enum pmt_filter_src {
 	PMT_FSRC_GID,
 	PMT_FSRC_CGROUP, /* cgroup v2 id */
 	PMT_FSRC_COMM,	 /* string */
+	/* str(F): the NUL-terminated string at the address integer F holds
+	 * (off, size, flags: F's, as a FIELD): user memory below the
+	 * canonical split, kernel memory above it */
+	PMT_FSRC_PTR_STR,
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and

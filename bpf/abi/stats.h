@@ -39,6 +39,9 @@ enum pmt_stat {
 	/* a user stack not known to reach its outermost frame, with a frame
 	 * in a file whose unwind rows user space had not read yet */
 	PMT_STAT_UNWIND_PENDING,
+	/* str(): a string the kernel could not read (a page not resident, a
+	 * bad address): keys show it as <fault>, filters as "" */
+	PMT_STAT_STR_FAULT,
 	PMT_STAT__MAX,
 };
 

@@ -114,6 +114,11 @@ void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v);
  * frames (0 for kernel ones). Returns how many. */
 int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
 			  uint32_t *pid);
+/* String key part i: its bytes (n in *len), or PMT_KEY_FAULT_TEXT for a
+ * str() read that failed (PMT_KEY_FAULT). */
+#define PMT_KEY_FAULT_TEXT "<fault>"
+const char *pmt_agg__key_string(const struct pmt_agg *a, const struct pmt_agg_key *k, int i,
+				size_t *len);
 /* Key part i (not a stack) as text. */
 void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
 		       const struct pmt_agg_key *k, int i);

@@ -15,6 +15,14 @@
 
 /* --- compiling ----------------------------------------------------------- */
 
+/* A str(F) key part's bytes: --str-len in whole words */
+static uint8_t pmt_key_pstr_len(const struct pmt_agg_opts *o)
+{
+	int n = o->str_len > 0 ? o->str_len : PMT_DEFAULT_STR_LEN;
+
+	return (uint8_t)((n + 7) & ~7);
+}
+
 static int resolve_num(struct pmt_error *err, struct pmt_agg_probe *p, const char *name,
 		       const char *what, struct pmt_operand *o, bool *is_signed)
 {
@@ -34,7 +42,12 @@ static int resolve_num(struct pmt_error *err, struct pmt_agg_probe *p, const cha
 	else if (r == PMT_OPERAND_ARRAY)
 		pmt_error__usage(err, "%s: '%s' is an array: %s needs a number", p->name, name,
 				 what);
-	else
+	else if (r == PMT_OPERAND_NOT_PTR) {
+		pmt_operand__not_ptr(&b, name, &info);
+		pmt_error__usage(err, "%s: %s", p->name, pmt_buf__cstr(&b));
+		pmt_buf__free(&b);
+		return -EINVAL;
+	} else
 		pmt_error__usage(err, "%s: unknown field '%s' in %s", p->name, name, what);
 	pmt_operand__hint(&b, p->fmt, p->name, r == PMT_OPERAND_UNKNOWN ? name : NULL);
 	pmt_error__hint(err, "%s", pmt_buf__cstr(&b));
@@ -131,6 +144,12 @@ static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct ke
 	r = pmt_operand__resolve(p->fmt, spec->field, info);
 	if (!r)
 		return info->is_str ? PMT_KEY_STRING : PMT_KEY_NUM;
+	if (r == PMT_OPERAND_NOT_PTR) {
+		pmt_operand__not_ptr(&b, spec->field, info);
+		pmt_error__usage(ag->err, "--by: %s", pmt_buf__cstr(&b));
+		pmt_buf__free(&b);
+		return -EINVAL;
+	}
 	pmt_error__usage(ag->err, "--by: %s '%s' for %s",
 			 r == PMT_OPERAND_ARRAY ? "cannot key by the array" : "unknown key",
 			 spec->field, p->name);
@@ -185,7 +204,8 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	if (pmt_operand__needs_record(&info.o))
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
-	a->keys[i].len = kind != PMT_KEY_STRING ? 8
+	a->keys[i].len = kind != PMT_KEY_STRING		  ? 8
+			 : info.o.src == PMT_FSRC_PTR_STR ? pmt_key_pstr_len(ag->opts)
 			 : info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR
 				 ? PMT_KEY_STR
 				 : (uint8_t)((info.o.size + 7) & ~7);

@@ -150,8 +150,6 @@ static void key_labels(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	int i;
 
 	for (i = 0; i < kl->n; i++) {
-		const char *d = (const char *)k->data + kl->at[i];
-
 		if (kl->disp[i] == PMT_DISP_HIDDEN)
 			continue;
 		if (b->len)
@@ -161,7 +159,10 @@ static void key_labels(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 			pmt_buf__puts(b, "_key");
 		pmt_buf__puts(b, "=\"");
 		if (kl->kind[i] == PMT_KEY_STRING) {
-			pmt_expo__label_value(b, d, pmt_strnlen(d, kl->len[i]));
+			size_t n;
+			const char *str = pmt_agg__key_string(a, k, i, &n);
+
+			pmt_expo__label_value(b, str, n);
 		} else {
 			v.len = 0;
 			pmt_agg__key_part(a, io, &v, k, i);

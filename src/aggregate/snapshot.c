@@ -147,6 +147,19 @@ static const char *name_part(const struct pmt_agg *a, uint8_t kind, uint64_t v)
 	return v < a->nprobes ? a->probe_names[v] : "?";
 }
 
+const char *pmt_agg__key_string(const struct pmt_agg *a, const struct pmt_agg_key *k, int i,
+				size_t *len)
+{
+	const char *d = (const char *)k->data + a->keys.at[i];
+
+	if (!d[0] && a->keys.len[i] > 1 && d[1] == PMT_KEY_FAULT) {
+		*len = strlen(PMT_KEY_FAULT_TEXT);
+		return PMT_KEY_FAULT_TEXT;
+	}
+	*len = pmt_strnlen(d, a->keys.len[i]);
+	return d;
+}
+
 void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
 		       const struct pmt_agg_key *k, int i)
 {
@@ -160,7 +173,10 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		v = sym_part(kl, k, i, &pid);
 		pmt_syms__name(io->syms, pid, v, false, true, b);
 	} else if (kl->kind[i] == PMT_KEY_STRING) {
-		pmt_buf__text_str(b, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
+		size_t n;
+		const char *s = pmt_agg__key_string(a, k, i, &n);
+
+		pmt_buf__text_str(b, s, n);
 	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
 		pmt_buf__puts(b, name_part(a, kl->kind[i], v));
 	} else if (kl->is_signed[i]) {
@@ -186,7 +202,10 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
 	} else if (kl->kind[i] == PMT_KEY_STRING) {
-		pmt_json__strn(j, (const char *)d, pmt_strnlen((const char *)d, kl->len[i]));
+		size_t n;
+		const char *s = pmt_agg__key_string(a, k, i, &n);
+
+		pmt_json__strn(j, s, n);
 	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
 		pmt_json__str(j, name_part(a, kl->kind[i], v));
 	} else if (kl->is_signed[i]) {

@@ -324,6 +324,14 @@ static int resolve(struct parser *p, const char *name, int pos, int len, struct 
 	if (r == PMT_OPERAND_ARRAY)
 		return perr(p, pos, len, "field '%s' is an array (%s): arrays cannot be compared",
 			    name, o->field->type);
+	if (r == PMT_OPERAND_NOT_PTR) {
+		struct pmt_buf b = {0};
+
+		pmt_operand__not_ptr(&b, name, o);
+		perr(p, pos, len, "%s", pmt_buf__cstr(&b));
+		pmt_buf__free(&b);
+		return -EINVAL;
+	}
 	if (r) {
 		perr(p, pos, len, "unknown field '%s' for %s", name, p->probe);
 		field_list_hint(p, name);
@@ -914,9 +922,10 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 {
 	static const char *const ops[] = {"==", "<", "<=", "&", "~"};
 	static const char *const srcs[] = {
-		"field", "field_str", "field_dstr", "pid",    "tid",
-		"cpu",	 "uid",	      "gid",	    "cgroup", "comm",
+		"field", "field_str", "field_dstr", "pid",  "tid", "cpu",
+		"uid",	 "gid",	      "cgroup",	    "comm", "str",
 	};
+	_Static_assert(sizeof(srcs) / sizeof(srcs[0]) == PMT_FSRC__MAX, "a name a source");
 	int i;
 
 	pmt_buf__printf(b, "start %d%s\n", f->start, f->needs_record ? " record" : "");
@@ -924,7 +933,7 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 		const struct pmt_filter_entry *e = &f->e[i];
 
 		pmt_buf__printf(b, "%d: %s", i, e->o.src < PMT_FSRC__MAX ? srcs[e->o.src] : "?");
-		if (e->o.src <= PMT_FSRC_FIELD_DSTR)
+		if (e->o.src <= PMT_FSRC_FIELD_DSTR || e->o.src == PMT_FSRC_PTR_STR)
 			pmt_buf__printf(b, "@%u:%u%s%s", e->o.off, e->o.size,
 					e->o.flags & PMT_FFLAG_SIGNED ? "s" : "",
 					e->o.flags & PMT_FFLAG_CTX ? " ctx" : "");

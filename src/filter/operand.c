@@ -35,8 +35,33 @@ static bool in_ctx(const struct pmt_format *fmt, const struct pmt_field *f)
 
 bool pmt_operand__needs_record(const struct pmt_operand *o)
 {
-	return (o->src == PMT_FSRC_FIELD && !(o->flags & PMT_FFLAG_CTX)) ||
+	return ((o->src == PMT_FSRC_FIELD || o->src == PMT_FSRC_PTR_STR) &&
+		!(o->flags & PMT_FFLAG_CTX)) ||
 	       o->src == PMT_FSRC_FIELD_STR || o->src == PMT_FSRC_FIELD_DSTR;
+}
+
+/* str(NAME): the string at the address field NAME holds, where the
+ * probe has no field of that name itself (USDT's str(argN) are fields) */
+static int resolve_ptr_str(const struct pmt_format *fmt, const char *name, struct pmt_opinfo *out)
+{
+	size_t n = strlen(name);
+	char inner[128];
+	int r;
+
+	if (n < 6 || strncmp(name, "str(", 4) || name[n - 1] != ')' || n - 5 >= sizeof(inner))
+		return PMT_OPERAND_UNKNOWN;
+	memcpy(inner, name + 4, n - 5);
+	inner[n - 5] = '\0';
+	r = pmt_operand__resolve(fmt, inner, out);
+	if (r)
+		return r;
+	if (out->is_str || !out->field || out->field->size != 8)
+		return PMT_OPERAND_NOT_PTR;
+	out->o.src = PMT_FSRC_PTR_STR;
+	out->o.flags &= (uint8_t)~PMT_FFLAG_SIGNED;
+	out->is_str = true;
+	out->is_signed = false;
+	return 0;
 }
 
 int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct pmt_opinfo *out)
@@ -44,6 +69,8 @@ int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct 
 	const struct pmt_field *f = fmt ? pmt_format__field(fmt, name) : NULL;
 	size_t i;
 
+	if (!f && !strncmp(name, "str(", 4))
+		return resolve_ptr_str(fmt, name, out);
 	memset(out, 0, sizeof(*out));
 	if (f) {
 		out->field = f;
@@ -83,6 +110,23 @@ int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct 
 	return PMT_OPERAND_UNKNOWN;
 }
 
+void pmt_operand__not_ptr(struct pmt_buf *b, const char *name, const struct pmt_opinfo *info)
+{
+	if (info->is_str)
+		pmt_buf__printf(b, "%s: the field is a string already: name it without str()",
+				name);
+	else if (info->field)
+		pmt_buf__printf(b,
+				"%s: the field is %s (%u bytes), not an address: str() reads "
+				"the string an 8-byte pointer field points at",
+				name, info->field->type, info->field->size);
+	else
+		pmt_buf__printf(b,
+				"%s: str() reads the string a pointer field points at, not a "
+				"value every probe has",
+				name);
+}
+
 void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const char *probe,
 		       const char *name)
 {
@@ -99,7 +143,17 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 			cands[n++] = fmt->fields[i].name;
 	for (i = 0; i < NCOMMONS; i++)
 		cands[n++] = (char *)commons[i].name;
-	if (name && pmt_suggest(name, cands, n, close, 1))
+	size_t len = name ? strlen(name) : 0;
+	char inner[128];
+
+	/* str(F): F's close names, said as str(...) */
+	if (len > 5 && len - 5 < sizeof(inner) && !strncmp(name, "str(", 4) &&
+	    name[len - 1] == ')') {
+		memcpy(inner, name + 4, len - 5);
+		inner[len - 5] = '\0';
+		if (pmt_suggest(inner, cands, n, close, 1))
+			pmt_buf__printf(b, "did you mean str(%s)? ", close[0]);
+	} else if (name && pmt_suggest(name, cands, n, close, 1))
 		pmt_buf__printf(b, "did you mean %s? ", close[0]);
 	pmt_buf__printf(b, "%s has:", probe);
 	for (i = 0; fmt && i < (size_t)fmt->nr_fields; i++)
@@ -116,7 +170,10 @@ static void operand_uses(struct pmt_uses *u, const struct pmt_operand *o)
 	uint32_t w = o->off / 4;
 
 	u->srcs |= 1u << o->src;
-	if (o->src != PMT_FSRC_FIELD || !(o->flags & PMT_FFLAG_CTX) || w >= 32)
+	if (o->src == PMT_FSRC_PTR_STR) /* the address: a FIELD's load */
+		u->srcs |= 1u << PMT_FSRC_FIELD;
+	if ((o->src != PMT_FSRC_FIELD && o->src != PMT_FSRC_PTR_STR) ||
+	    !(o->flags & PMT_FFLAG_CTX) || w >= 32)
 		return;
 	u->ctx_words |= 1u << w;
 	if (o->size == 8 && w + 1 < 32)

@@ -19,13 +19,18 @@ struct pmt_opinfo {
 enum {
 	PMT_OPERAND_UNKNOWN = -1, /* no such name */
 	PMT_OPERAND_ARRAY = -2,	  /* a field that is an array */
+	PMT_OPERAND_NOT_PTR = -3, /* str(F) of an F that holds no address */
 };
 
-/* 0, or PMT_OPERAND_UNKNOWN / PMT_OPERAND_ARRAY. fmt may be NULL. */
+/* 0, or PMT_OPERAND_UNKNOWN / _ARRAY / _NOT_PTR. fmt may be NULL.
+ * str(F), for an 8-byte field F, is the string at the address F holds
+ * (PMT_FSRC_PTR_STR). */
 int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct pmt_opinfo *out);
 /* Does the BPF program need its copy of the record for this operand? Not
  * for common values, nor for tracepoint fields it loads from its context. */
 bool pmt_operand__needs_record(const struct pmt_operand *o);
+/* Why str(F) was refused (PMT_OPERAND_NOT_PTR): info as resolve left it */
+void pmt_operand__not_ptr(struct pmt_buf *b, const char *name, const struct pmt_opinfo *info);
 /* "did you mean X? PROBE has: f1 f2; every probe has: pid tid ..." */
 void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const char *probe,
 		       const char *name);

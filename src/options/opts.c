@@ -456,6 +456,14 @@ static int opt_max_keys(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_str_len(struct optctx *c, char *arg)
+{
+	if (pmt_parse_int(arg, 2, PMT_STR_MAX, &c->o->agg.str_len))
+		return ERR(c, "--str-len: '%s' is not a number of bytes between 2 and %d", arg,
+			   PMT_STR_MAX);
+	return 0;
+}
+
 static int opt_latency(struct optctx *c, char *arg)
 {
 	char *comma = strchr(arg, ',');
@@ -595,6 +603,7 @@ static const struct opt_def opt_defs[] = {
 	PMT_PROBE_KINDS(PROBE) /* --tp, -e, --kprobe, ... */
 	OPT("filter", 0, required_argument, opt_filter),
 	OPT("str", 0, required_argument, opt_str),
+	OPT("str-len", 0, required_argument, opt_str_len),
 	OPT("kprobe-mode", 0, required_argument, opt_kprobe_mode),
 	OPT("period", 0, required_argument, opt_period),
 	OPT("freq", 0, required_argument, opt_freq),
@@ -938,6 +947,7 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error 
 	memset(o, 0, sizeof(*o));
 	o->buffer_pages = PMT_DEFAULT_PAGES;
 	o->agg.max_keys = PMT_DEFAULT_MAX_KEYS;
+	o->agg.str_len = PMT_DEFAULT_STR_LEN;
 	getopt_tables(lo, shorts);
 	optind = 0; /* full re-initialisation: parse may run more than once */
 	opterr = 0;

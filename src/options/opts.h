@@ -56,8 +56,9 @@ enum pmt_mode {
 #define PMT_RING_BUDGET (256ul << 20)
 #define PMT_DEFAULT_MAX_KEYS 10240
 #define PMT_LHIST_MAX_BUCKETS 10000
-#define PMT_DEFAULT_FREQ 4000 /* samples/s per CPU, as perf record */
-#define PMT_MAX_COUNTERS 4    /* --counter events a run (PMT_COUNTERS) */
+#define PMT_DEFAULT_FREQ 4000  /* samples/s per CPU, as perf record */
+#define PMT_DEFAULT_STR_LEN 64 /* --str-len: bpftrace's default */
+#define PMT_MAX_COUNTERS 4     /* --counter events a run (PMT_COUNTERS) */
 
 enum pmt_agg_fn {
 	PMT_FN_NONE, /* stream events */
@@ -100,6 +101,8 @@ struct pmt_agg_opts {
 	const char *flamegraph;	       /* --flamegraph FILE.svg */
 	const char *pprof;	       /* --pprof FILE.pb.gz */
 	bool json;		       /* --json: maps printed as JSON */
+	/* --str-len: bytes str(F) reads, NUL included (keys, filters) */
+	int str_len;
 };
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */

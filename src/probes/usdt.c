@@ -6,8 +6,9 @@
  * site of the probe, the argument places in usdt.bpf.h's maps, the
  * semaphore through the kernel's uprobe reference counter), and the
  * program is pmt_usdt (bpf/usdt.bpf.c). Fields: arg0..argN-1, typed as the
- * note says, and str(argN), the string argument N points at, read where a
- * filter, a key, a value or --str names it.
+ * note says, and str(argN), the string argument N points at: in the
+ * record for --str, read where a filter, a key or a value names it
+ * otherwise (as any str(F)).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -77,23 +78,16 @@ static bool note_matches(const struct pmt_usdt_note *n, const struct usdt_spec *
 	       !fnmatch(u->name, n->name, 0);
 }
 
-/* The N of every str(argN) the run names (filter, keys, value, --str), as
- * a bit mask. */
-static uint32_t strings_named(const struct pmt_opts *o, const struct pmt_probe_arg *arg)
+/* The N of every argument --str prints (str(argN) fields of the record),
+ * as a bit mask. Filters, keys and values read str(argN) themselves
+ * (PMT_FSRC_PTR_STR) where the record has no such field. */
+static uint32_t strings_named(const struct pmt_opts *o)
 {
-	const char *texts[] = {arg->filter, o->agg.by, o->agg.expr, o->agg.match};
-	const char *s = o->str_args;
+	const char *s;
 	uint32_t mask = 0;
 	unsigned v;
-	size_t i;
 	int len;
 
-	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		for (s = texts[i]; s && (s = strstr(s, "str(arg")); s += 7)
-			if (sscanf(s, "str(arg%u)%n", &v, &len) == 1 && len > 0 &&
-			    v < PMT_CALL_SLOTS)
-				mask |= 1u << v;
-	}
 	/* --str arg1,arg3 (checked by the option parser) */
 	for (s = o->str_args; s && sscanf(s, "arg%u%n", &v, &len) == 1; s += len + (s[len] == ','))
 		if (v < PMT_CALL_SLOTS)
@@ -138,7 +132,7 @@ nomem:
 static int choose_strings(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 			  const struct pmt_usdt_note *n, uint8_t *str_arg)
 {
-	uint32_t mask = strings_named(c->opts, arg);
+	uint32_t mask = strings_named(c->opts);
 	int i, k = 0;
 
 	memset(str_arg, 0, PMT_USDT_STRS);
@@ -147,8 +141,8 @@ static int choose_strings(struct pmt_prov_ctx *c, const struct pmt_probe_arg *ar
 			continue;
 		if (k == PMT_USDT_STRS)
 			return pmt_error__usage(c->err,
-						"--usdt '%s': at most %d string arguments a probe "
-						"(str(argN)); %s:%s has more named",
+						"--usdt '%s': --str prints at most %d string "
+						"arguments a probe; %s:%s has more named",
 						arg->spec, PMT_USDT_STRS, n->provider, n->name);
 		str_arg[k++] = (uint8_t)(i + 1);
 	}

@@ -292,6 +292,8 @@ static void set_uses(struct pmt_session *s)
 
 	pmt_probes__uses(&s->probes, &u);
 	s->skel->rodata->pmt_srcs_used = u.srcs;
+	s->skel->rodata->pmt_str_len =
+		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
 	s->skel->rodata->pmt_key_kinds = u.key_kinds;
 	s->skel->rodata->pmt_fops_used = u.fops;
 	s->skel->rodata->pmt_agg_kinds = u.agg_kinds;

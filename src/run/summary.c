@@ -36,6 +36,9 @@ static void warn_stats(const uint64_t *st)
 				       "lived (the queue was full): their frames may show as "
 				       "[python]"},
 		{PMT_STAT_COUNTER_READ, "--counter reads failed (their calls count 0 there)"},
+		{PMT_STAT_STR_FAULT, "str() reads failed (a page the process had not touched, or "
+				     "a bad address): keys show <fault>; filters and --str see an "
+				     "empty string"},
 	};
 	size_t i;
 

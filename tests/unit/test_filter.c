@@ -385,3 +385,64 @@ TEST(uses_of_filters_and_keys)
 	pmt_format__free(sw);
 	pmt_format__free(fork);
 }
+
+/* str(F) refused: what holds no address, and F's close names */
+static const struct {
+	const char *expr, *want;
+} str_diagnostics[] = {
+	{"str(flags) == \"x\" && str(filenme) == \"y\"",
+	 "--filter: unknown field 'str(filenme)' for sched:sched_switch\n"
+	 "  str(flags) == \"x\" && str(filenme) == \"y\"\n"
+	 "                       ^~~~~~~~~~~~\n"
+	 "hint: did you mean str(filename)? sched:sched_switch has: __syscall_nr dfd "
+	 "filename flags mode; every probe has: pid tid comm cpu uid gid cgroup\n"},
+	{"str(__syscall_nr) == \"x\"",
+	 "--filter: str(__syscall_nr): the field is int (4 bytes), not an address: "
+	 "str() reads the string an 8-byte pointer field points at\n"
+	 "  str(__syscall_nr) == \"x\"\n"
+	 "  ^~~~~~~~~~~~~~~~~\n"},
+	{"str(comm) == \"x\"",
+	 "--filter: str(comm): the field is a string already: name it without str()\n"
+	 "  str(comm) == \"x\"\n"
+	 "  ^~~~~~~~~\n"},
+	{"str(pid) == \"x\"", "--filter: str(pid): str() reads the string a pointer field points "
+			      "at, not a value every probe has\n"
+			      "  str(pid) == \"x\"\n"
+			      "  ^~~~~~~~\n"},
+	{"str(filename) > 3",
+	 "--filter: 'str(filename)' is a string: only ==, != and ~ apply to strings\n"
+	 "  str(filename) > 3\n"
+	 "  ^~~~~~~~~~~~~\n"},
+};
+
+/* str(F): the string an address field points at, compared in the kernel
+ * after a read (PMT_FSRC_PTR_STR over F's place). */
+TEST(filter_str_of_pointer)
+{
+	struct pmt_format *fmt = pmt_test__format("sys_enter_openat.format");
+	struct pmt_agg_cfg a = {0};
+	struct pmt_filter f;
+	struct pmt_error err = {0};
+	struct pmt_uses u = {0};
+	struct pmt_buf b = {0};
+	size_t i;
+
+	ASSERT_TRUE(fmt);
+	ASSERT_EQ(pmt_filter__compile("str(filename) ~ \"/etc/*\"", fmt,
+				      "syscalls:sys_enter_openat", &f, &err),
+		  0);
+	ASSERT_EQ(f.n, 1);
+	ASSERT_EQ(f.e[0].o.src, PMT_FSRC_PTR_STR);
+	ASSERT_EQ(f.e[0].o.off, 24);
+	ASSERT_EQ(f.e[0].o.size, 8);
+	ASSERT_EQ(f.e[0].op, PMT_FOP_MATCH);
+	/* the address is a field's load: both sources are kept */
+	pmt_uses__add(&u, &f, PMT_ACT_STREAM, &a);
+	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_PTR_STR | 1u << PMT_FSRC_FIELD);
+	for (i = 0; i < sizeof(str_diagnostics) / sizeof(str_diagnostics[0]); i++)
+		if (strcmp(compile(&b, str_diagnostics[i].expr, fmt), str_diagnostics[i].want))
+			FAIL_AT("'%s':\n    got:      %s\n    expected: %s",
+				str_diagnostics[i].expr, b.p, str_diagnostics[i].want);
+	pmt_buf__free(&b);
+	pmt_format__free(fmt);
+}

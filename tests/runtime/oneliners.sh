@@ -1,0 +1,165 @@
+# shellcheck shell=bash
+# Runtime tests, area oneliners: bpftrace's one-liners and tools written
+# with pmtrace's options (str() of pointers, for now), each against
+# bpftrace 0.17 on the same workload where bpftrace is right.
+# Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
+# under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
+
+UT=$TP/untouched
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+PY=/usr/bin/python3.11
+
+# Map lines as bpftrace prints them, sorted: ours quote a key that is
+# empty or holds a space (@["echo one"]), bpftrace's never do; a read
+# that faulted is our <fault> and bpftrace's empty string.
+as_bpftrace() {
+	sed -E 's/^@\["(.*)"\]: /@[\1]: /; s/^@\[<fault>\]: /@[]: /' | sort
+}
+
+# bpftrace's map @ (named @ or @x) as ours prints it: @[key]: n, sorted
+bpftrace_map() {
+	grep -E '^@[a-z]*\[' "$1" | sed -E 's/^@[a-z]*\[/@[/' | sort
+}
+
+# same_map WHAT OURS THEIRS: identical maps, or the difference
+same_map() {
+	cmp -s "$2" "$3" || { diff "$2" "$3" >&2; fail "$1: pmtrace's map (<) is not bpftrace's (>)"; return 1; }
+}
+
+# opensnoop: files opened by name. cat opens its two files and a missing
+# one once each; everything else it opens (the loader's, the locale's)
+# must come out as bpftrace counts it.
+test_opensnoop_vs_bpftrace() {
+	requires bpftrace || return
+	local cmd
+	echo a >"$WORK/a.txt"
+	echo b >"$WORK/b.txt"
+	cmd="/bin/cat $WORK/a.txt $WORK/b.txt $WORK/none"
+	# shellcheck disable=SC2086 # cmd's words are the command's
+	"$PMT" -q --tp syscalls:sys_enter_openat --count --by 'str(filename)' -- $cmd \
+		>"$WORK/ours.txt" 2>"$WORK/err"
+	grep '^@' "$WORK/ours.txt" | as_bpftrace >"$WORK/ours" || { cat "$WORK/ours.txt" "$WORK/err" >&2; fail "no counts"; return 1; }
+	expect_eq "the command's own files" "$(grep -F "$WORK/" "$WORK/ours" | tr '\n' ';')" \
+		"@[$WORK/a.txt]: 1;@[$WORK/b.txt]: 1;@[$WORK/none]: 1;" || return 1
+	bpftrace -e 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @[str(args->filename)] = count(); }' \
+		-c "$cmd" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	[ -s "$WORK/theirs" ] || { cat "$WORK/bt.txt" >&2; fail "bpftrace printed no map"; return 1; }
+	expect_eq "bpftrace: the command's own files" "$(grep -F "$WORK/" "$WORK/theirs" | tr '\n' ';')" \
+		"@[$WORK/a.txt]: 1;@[$WORK/b.txt]: 1;@[$WORK/none]: 1;" || return 1
+	# a page of the loader's or libc's strings may be touched in one run
+	# and not yet in the other
+	check same_but_unread "$WORK/ours" "$WORK/theirs" opensnoop
+}
+
+# The same strings in filters, in the kernel: a glob over the path, and
+# a stream of the one event that names a file (the lean stream program).
+test_opensnoop_filters() {
+	local out
+	echo a >"$WORK/a.txt"
+	out=$("$PMT" -q --tp syscalls:sys_enter_openat --filter "str(filename) ~ \"$WORK/*\"" --count \
+		-- cat "$WORK/a.txt" "$WORK/a.txt" "$WORK/none" 2>/dev/null | grep '^@')
+	expect_eq "opens under the work directory" "$out" "@: 3" || return 1
+	"$PMT" -q --tp syscalls:sys_enter_openat --filter "str(filename) == \"$WORK/a.txt\"" \
+		-o "$WORK/s.txt" -- cat "$WORK/a.txt" /dev/null >/dev/null || return 1
+	expect_eq "streamed events that open a.txt" "$(grep -c 'sys_enter_openat:' "$WORK/s.txt")" 1 || return 1
+	out=$("$PMT" -q --tp syscalls:sys_enter_openat --filter "!(str(filename) ~ \"*a.txt\") && comm == \"cat\"" \
+		--count --by 'comm,str(filename)' -- cat "$WORK/a.txt" 2>/dev/null | grep -c 'a\.txt')
+	expect_eq "a negated glob keeps out a.txt" "$out" 0
+}
+
+# execsnoop: programs executed, by the path given to execve. bpftrace
+# watches the whole system: only the workload's own programs are compared.
+test_execsnoop_vs_bpftrace() {
+	requires bpftrace || return
+	cp /bin/true "$WORK/t1"
+	cp /bin/true "$WORK/t2"
+	printf 'for i in 1 2 3; do %s; done\n%s\nexec %s\n' "$WORK/t1" "$WORK/t2" "$WORK/t2" >"$WORK/run.sh"
+	"$PMT" -q --tp syscalls:sys_enter_execve --count --by 'str(filename)' -- /bin/sh "$WORK/run.sh" |
+		grep -F "@[$WORK/" | sort >"$WORK/ours"
+	expect_eq "executions" "$(tr '\n' ';' <"$WORK/ours")" "@[$WORK/t1]: 3;@[$WORK/t2]: 2;" || return 1
+	bpftrace -e 'tracepoint:syscalls:sys_enter_execve { @[str(args->filename)] = count(); }' \
+		-c "/bin/sh $WORK/run.sh" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" | grep -F "@[$WORK/" >"$WORK/theirs"
+	same_map "execsnoop" "$WORK/ours" "$WORK/theirs"
+}
+
+# bashreadline: the lines bash's readline returns, typed into an
+# interactive bash on a pseudo-terminal (script(1)).
+test_bashreadline_vs_bpftrace() {
+	requires bpftrace || return
+	command -v script >/dev/null || { skip "needs script(1) (util-linux)"; return; }
+	printf 'echo one\necho two words\necho one\nexit\n' >"$WORK/in"
+	printf 'exec script -qec "bash --norc --noprofile -i" /dev/null\n' >"$WORK/rl.sh"
+	"$PMT" -q --uretprobe /bin/bash:readline --count --by 'str(retval)' -- /bin/sh "$WORK/rl.sh" \
+		<"$WORK/in" >"$WORK/ours.txt" 2>"$WORK/err"
+	grep '^@' "$WORK/ours.txt" | as_bpftrace >"$WORK/ours"
+	expect_eq "lines read" "$(tr '\n' ';' <"$WORK/ours")" "@[echo one]: 2;@[echo two words]: 1;@[exit]: 1;" ||
+		{ cat "$WORK/err" >&2; return 1; }
+	bpftrace -e 'uretprobe:/bin/bash:readline { @[str(retval)] = count(); }' \
+		-c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "bashreadline" "$WORK/ours" "$WORK/theirs"
+}
+
+# gethostlatency's names: getaddrinfo's first argument, in libc.
+test_gethostnames_vs_bpftrace() {
+	requires bpftrace || return
+	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	local prog='import socket
+for i in range(5): socket.getaddrinfo("localhost", 80)
+for i in range(3): socket.getaddrinfo("127.0.0.1", 80)'
+	printf '%s\n' "$prog" >"$WORK/gai.py"
+	"$PMT" -q --uprobe "$LIBC:getaddrinfo" --count --by 'str(arg0)' -- $PY "$WORK/gai.py" |
+		grep '^@' | as_bpftrace >"$WORK/ours"
+	expect_eq "names looked up" "$(tr '\n' ';' <"$WORK/ours")" "@[127.0.0.1]: 3;@[localhost]: 5;" || return 1
+	bpftrace -e "uprobe:$LIBC:getaddrinfo /pid == cpid/ { @[str(arg0)] = count(); }" \
+		-c "$PY $WORK/gai.py" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "getaddrinfo names" "$WORK/ours" "$WORK/theirs"
+}
+
+# Strings in pages the process never touched (tests/testprogs/untouched):
+# no BPF program can fault them in, so every read fails, and says so:
+# <fault> keys and the summary's count, where bpftrace prints @[]: 300.
+# Touched first, the same strings read as red, green and blue.
+test_str_untouched_fault() {
+	local out
+	"$PMT" --usdt "$UT:pmt:color" --count --by 'str(arg2)' -o "$WORK/o" -- "$UT" 300 >/dev/null 2>"$WORK/e" ||
+		{ cat "$WORK/e" >&2; return 1; }
+	expect_eq "USDT keys" "$(grep '^@' "$WORK/o")" "@[<fault>]: 300" || return 1
+	grep -q "warning: 300 str() reads failed" "$WORK/e" || { cat "$WORK/e" >&2; fail "failed reads not counted"; return 1; }
+	"$PMT" -q --uprobe "$UT:color_of" --count --by 'str(arg0)' -o "$WORK/u" -- "$UT" 30 >/dev/null 2>"$WORK/e"
+	expect_eq "uprobe keys" "$(grep '^@' "$WORK/u")" "@[<fault>]: 30" || return 1
+	grep -q "warning: 30 str() reads failed" "$WORK/e" || { cat "$WORK/e" >&2; fail "failed reads not counted (-q)"; return 1; }
+	"$PMT" --usdt "$UT:pmt:color" --count --by 'str(arg2)' -o "$WORK/t" -- "$UT" touch 300 >/dev/null 2>"$WORK/e" ||
+		return 1
+	expect_eq "touched first" "$(grep '^@' "$WORK/t" | sort | tr '\n' ';')" "@[blue]: 100;@[green]: 100;@[red]: 100;" || return 1
+	! grep -q "reads failed" "$WORK/e" || { cat "$WORK/e" >&2; fail "a failed read counted"; return 1; }
+	out=$("$PMT" -q --uprobe "$UT:color_of" --filter 'str(arg0) ~ "gr*" || str(arg0) == "red"' --count \
+		-- "$UT" touch 30 2>/dev/null | grep '^@')
+	expect_eq "a filter on str(arg0)" "$out" "@: 20" || return 1
+	out=$("$PMT" -q --usdt "$UT:pmt:color" --str-len 4 --count --by 'arg1,str(arg2)' -- "$UT" touch 30 2>/dev/null |
+		grep '^@' | sort | tr '\n' ';')
+	expect_eq "--str-len 4: three bytes and the NUL" "$out" "@[0, red]: 10;@[1, gre]: 10;@[2, blu]: 10;"
+}
+
+# What str() refuses: usage errors (exit 2), nothing attached.
+test_str_usage_errors() {
+	requires userspace || return
+	local rc
+	"$PMT" --tp syscalls:sys_enter_openat --count --by 'str(__syscall_nr)' -d 1 2>"$WORK/e"
+	rc=$?
+	expect_eq "exit status" "$rc" 2 || return 1
+	expect_eq "message" "$(head -1 "$WORK/e")" \
+		"pmtrace: --by: str(__syscall_nr): the field is int (4 bytes), not an address: str() reads the string an 8-byte pointer field points at" ||
+		return 1
+	"$PMT" --tp syscalls:sys_enter_openat --count --by 'str(filenme)' -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	grep -q '^hint: did you mean str(filename)?' "$WORK/e" || { cat "$WORK/e" >&2; fail "no close name"; return 1; }
+	"$PMT" --tp syscalls:sys_enter_openat --str-len 1 --count -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(head -1 "$WORK/e")" "pmtrace: --str-len: '1' is not a number of bytes between 2 and 128" ||
+		return 1
+	no_leftovers
+}
