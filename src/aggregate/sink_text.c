@@ -63,10 +63,11 @@ static void histogram_text(const struct pmt_agg *a, struct pmt_buf *b,
 			i++;
 		if (i < g->n && g->e[i].key.bucket == bk)
 			c = g->e[i].val.count;
+		/* bpftrace's columns: the range in 16, the count in 8 */
 		bucket_label(b, a, bk);
-		while (b->len - start < 20)
+		while (b->len - start < 16)
 			pmt_buf__putc(b, ' ');
-		pmt_buf__printf(b, " %8llu ", (unsigned long long)c);
+		pmt_buf__printf(b, "%8llu ", (unsigned long long)c);
 		pmt_agg__bar(b, c, max);
 		pmt_buf__putc(b, '\n');
 	}
