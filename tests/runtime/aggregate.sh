@@ -108,8 +108,8 @@ test_agg_latency() {
 	local out=$WORK/lat.txt
 	# glibc's nanosleep() is the clock_nanosleep system call
 	"$PMT" -q --latency syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep --unit ms \
-		-o "$out" -- "$TP"/sleeper 20 1 >/dev/null || return 1
-	check agg_latency "$out" "${PMT_VM:-}" || return 1
+		-o "$out" -- "$TP"/sleeper 20 1 times >"$WORK/times" || return 1
+	check agg_latency "$out" "$WORK/times" || return 1
 	# runqlat: wakeup to switch-in, matched by pid; both happen in other
 	# tasks' contexts, so system wide, keyed by the task switched in
 	"$PMT" -a --latency sched:sched_wakeup,sched:sched_switch --match pid=next_pid --by next_comm \
