@@ -133,6 +133,15 @@ struct {
 	__type(value, struct pmt_offcpu_start);
 } pmt_offcpu_starts SEC(".maps");
 
+/* the start being made: off the program's stack, which a key (up to 136
+ * bytes) would take past the 512 bytes 6.1 allows all frames together */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_offcpu_start);
+} pmt_offcpu_new SEC(".maps");
+
 /* task_struct's state before 5.14 */
 struct task_struct___old {
 	long state;
@@ -162,7 +171,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 {
 	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	struct pmt_fctx fc = {.ctx = ctx};
-	struct pmt_offcpu_start *s, start = {};
+	struct pmt_offcpu_start *s, *start;
 	struct pmt_agg_key *k;
 	struct pmt_event *e;
 	__u32 tid, zero = 0;
@@ -187,15 +196,16 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 		return 1;
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	k = bpf_map_lookup_elem(&pmt_key_buf, &zero);
-	if (!e || !k)
+	start = bpf_map_lookup_elem(&pmt_offcpu_new, &zero);
+	if (!e || !k || !start)
 		return 1;
 	if (cfg->agg.needs_record)
 		pmt_tp_copy(e, cfg->fixed_size, ctx);
 	pmt_tp_stack_keys(cfg, &fc, e);
 	pmt_agg_fill_key(&cfg->agg, &fc, k, id);
-	start.ts = now;
-	start.key = *k;
-	if (bpf_map_update_elem(&pmt_offcpu_starts, &tid, &start, BPF_ANY))
+	start->ts = now;
+	start->key = *k;
+	if (bpf_map_update_elem(&pmt_offcpu_starts, &tid, start, BPF_ANY))
 		pmt_stat_inc(PMT_STAT_OFFCPU_FULL);
 	return 1;
 }
