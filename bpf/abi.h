@@ -8,6 +8,7 @@
  *   abi/probe.h      pmt_probes[id]: a probe's settings; session bounds
  *   abi/record.h     what the perf rings carry: header, records, stacks
  *   abi/filter.h     --filter compiled: operands, the DAG, patterns
+ *   abi/expr.h       expressions: postfix code an operand may run
  *   abi/aggregate.h  --count/--hist/--latency: keys, values, the cache
  *   abi/counter.h    --counter: a thread's own PMU counts
  *   abi/unwind.h     user stacks: CFI rows, CPython's layout and frames
@@ -40,6 +41,7 @@
 #include "abi/probe.h"
 #include "abi/record.h"
 #include "abi/filter.h"
+#include "abi/expr.h"
 #include "abi/aggregate.h"
 #include "abi/counter.h"
 #include "abi/unwind.h"

@@ -359,6 +359,7 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 
 	if (hits)
 		(*hits)++;
+	pmt_x_prepare(a->xprog, c);
 	switch (cfg->action) {
 	case PMT_ACT_AGG:
 		pmt_agg_update(a, c, probe_id,

@@ -116,6 +116,7 @@ struct pmt_fctx {
 	const __u8 *rec; /* copy of the record's fixed part, or NULL */
 	__u64 pid_tgid;	 /* 0 until pmt_pid_tgid() */
 	__u32 counter;	 /* the --counter an update is for (PMT_KEY_COUNTER) */
+	__u64 *xslot;	 /* the probe's expressions' values (pmt_x_prepare) */
 };
 
 static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)

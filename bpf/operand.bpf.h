@@ -125,7 +125,8 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 }
 #endif
 
-static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct pmt_fctx *c)
+/* An operand's value, but an expression's (pmt_fetch_num) */
+static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct pmt_fctx *c)
 {
 	__u64 off;
 
@@ -153,6 +154,17 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 	return 0;
 }
 
+#include "expr.bpf.h"
+
+/* An operand's value: an expression's (pmt_x_prepare ran the probe's
+ * program), or a plain operand loaded */
+static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct pmt_fctx *c)
+{
+	if (pmt_uses_src(PMT_FSRC_EXPR) && e->src == PMT_FSRC_EXPR)
+		return c->xslot ? c->xslot[e->off & (PMT_XSLOTS - 1)] : 0;
+	return pmt_fetch_base(e, c);
+}
+
 /* x86-64: user addresses have the top bit clear, the kernel's set */
 #define PMT_IS_USER_ADDR(a) ((__s64)(a) >= 0)
 
@@ -168,7 +180,7 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 	long r;
 
 	f.src = PMT_FSRC_FIELD;
-	p = pmt_fetch_num(&f, c);
+	p = pmt_fetch_base(&f, c);
 	r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user_str(dst, n, (const void *)p)
 				: bpf_probe_read_kernel_str(dst, n, (const void *)p);
 	if (r < 0) {

@@ -202,6 +202,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 	if (cfg->agg.needs_record)
 		pmt_tp_copy(e, cfg->fixed_size, ctx);
 	pmt_tp_stack_keys(cfg, &fc, e);
+	pmt_x_prepare(cfg->agg.xprog, &fc);
 	pmt_agg_fill_key(&cfg->agg, &fc, k, id);
 	start->ts = now;
 	start->key = *k;

@@ -7,6 +7,7 @@
 #endif
 #include "abi/filter.h"
 #include "abi/counter.h"
+#include "abi/expr.h"
 
 /*
  * Aggregation (--count/--sum/--hist/... --by KEYS, --latency): updated in
@@ -58,10 +59,14 @@ struct pmt_agg_cfg {
 	__u32 lat_id;		  /* --latency pair this probe belongs to */
 	struct pmt_operand value; /* unused for COUNT and latency */
 	struct pmt_operand match; /* latency: start/end match key */
-	__u64 k;		  /* scale constant */
-	__s64 lmin, lstep;	  /* LHIST */
-	__u32 lbuckets;		  /* LHIST: buckets between min and max */
-	__u32 lat_div;		  /* latency: ns per unit */
+	/* the probe's expressions, one program run once an event (index in
+	 * pmt_exprs), or PMT_XPROG_NONE (abi/expr.h) */
+	__u16 xprog;
+	__u16 pad;
+	__u64 k;	   /* scale constant */
+	__s64 lmin, lstep; /* LHIST */
+	__u32 lbuckets;	   /* LHIST: buckets between min and max */
+	__u32 lat_div;	   /* latency: ns per unit */
 	struct pmt_key_part keys[PMT_AGG_KEYS];
 };
 

@@ -63,8 +63,12 @@ struct pmt_agg_io {
 /* Fill probes[i].action/.cfg from the options; *stack gets the stack kinds
  * --by asks for (PMT_STACK_*). -errno with err set. *out is NULL when
  * ao->fn is none. */
+struct pmt_exprs;
+/* Keys and values that compute something add their expressions to
+ * exprs (the session's table, filter/expr.h). */
 int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
-		     uint8_t *stack, struct pmt_agg **out, struct pmt_error *err);
+		     struct pmt_exprs *exprs, uint8_t *stack, struct pmt_agg **out,
+		     struct pmt_error *err);
 void pmt_agg__free(struct pmt_agg *a);
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
 /* Kernel memory its maps take from their creation on (an estimate). */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "aggregate/aggregate_internal.h"
 #include "tracefs/stackrec.h"
+#include "filter/expr.h"
 #include "filter/operand.h"
 #include "util/log.h"
 
@@ -55,14 +56,53 @@ static int resolve_num(struct pmt_error *err, struct pmt_agg_probe *p, const cha
 	return -EINVAL;
 }
 
-/* EXPR := FIELD [ ('*'|'/') NUMBER ] */
-static int compile_value(struct pmt_error *err, struct pmt_agg_probe *p, const char *expr,
+/* FIELD [ ('*'|'/') NUMBER ]: a scale done without the expression
+ * machine (and as C would do it: a division truncates toward 0) */
+static bool is_scaled_field(const char *expr)
+{
+	size_t n = strcspn(expr, "*/ "), i;
+	const char *rest = expr + n;
+	uint64_t k;
+
+	for (i = 0; i < n; i++)
+		if (!(expr[i] == '_' || (expr[i] >= 'a' && expr[i] <= 'z') ||
+		      (expr[i] >= 'A' && expr[i] <= 'Z') ||
+		      (i && expr[i] >= '0' && expr[i] <= '9')))
+			return false;
+	while (*rest == ' ')
+		rest++;
+	if (!n || !*rest)
+		return n > 0;
+	if (*rest != '*' && *rest != '/')
+		return false;
+	for (rest++; *rest == ' '; rest++)
+		;
+	return !pmt_parse_u64(rest, &k) && k;
+}
+
+/* The aggregated value: FIELD, FIELD*N, FIELD/N, or any expression */
+static int compile_value(struct pmt_agg *ag, struct pmt_agg_probe *p, const char *expr,
 			 struct pmt_agg_cfg *a, bool *is_signed)
 {
+	struct pmt_error *err = ag->err;
 	char name[128];
 	size_t n = strcspn(expr, "*/ ");
 	const char *rest = expr + n;
 	uint64_t k = 0;
+
+	if (!is_scaled_field(expr) && pmt_expr__is_expression(expr)) {
+		struct pmt_opinfo info;
+		char opt[32];
+
+		snprintf(opt, sizeof(opt), "--%s", pmt_agg_fn__name(ag->opts->fn));
+		if (pmt_expr__compile(ag->probe_exprs, expr, p->fmt, p->name, opt, &info, err))
+			return -EINVAL;
+		a->value = info.o;
+		*is_signed = info.is_signed;
+		if (pmt_exprs__needs_record(ag->probe_exprs, &info.o))
+			a->needs_record = 1;
+		return 0;
+	}
 
 	if (n == 0 || n >= sizeof(name)) {
 		return pmt_error__usage(
@@ -141,6 +181,11 @@ static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct ke
 		return PMT_KEY_PROBE;
 	if (spec->disp == PMT_DISP_COUNTER)
 		return PMT_KEY_COUNTER;
+	if (pmt_expr__is_expression(spec->field))
+		return pmt_expr__compile(ag->probe_exprs, spec->field, p->fmt, p->name, "--by",
+					 info, ag->err)
+			       ? -EINVAL
+			       : PMT_KEY_NUM;
 	r = pmt_operand__resolve(p->fmt, spec->field, info);
 	if (!r)
 		return info->is_str ? PMT_KEY_STRING : PMT_KEY_NUM;
@@ -201,7 +246,7 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	a->keys[i].o = info.o;
 	a->keys[i].kind = kind;
 	a->keys[i].at = (uint8_t)*at;
-	if (pmt_operand__needs_record(&info.o))
+	if (pmt_exprs__needs_record(ag->probe_exprs, &info.o))
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
 	a->keys[i].len = kind != PMT_KEY_STRING		  ? 8
@@ -306,7 +351,7 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	} else if (ao->expr) {
 		bool is_signed = false;
 
-		if (compile_value(ag->err, p, ao->expr, a, &is_signed))
+		if (compile_value(ag, p, ao->expr, a, &is_signed))
 			return -EINVAL;
 		ag->value_signed |= is_signed;
 	}
@@ -318,11 +363,37 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	/* latency keys come from the end event; the start keeps none */
 	if (p->action != PMT_ACT_LAT_START && compile_keys(ag, p, stack))
 		return -EINVAL;
-	if (pmt_operand__needs_record(&a->value) && a->kind != PMT_AGG_COUNT && !ao->lat_start)
+	if (pmt_exprs__needs_record(ag->probe_exprs, &a->value) && a->kind != PMT_AGG_COUNT &&
+	    !ao->lat_start)
 		a->needs_record = 1;
 	if (ao->lat_start && pmt_operand__needs_record(&a->match))
 		a->needs_record = 1;
 	return 0;
+}
+
+/* Probe p's keys and value, its expressions made one program of the
+ * session's (abi/expr.h) */
+static int compile_probe_exprs(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i,
+			       uint8_t *stack)
+{
+	struct pmt_agg_cfg *a = &p->cfg;
+	struct pmt_operand *ops[PMT_AGG_KEYS + 1];
+	struct pmt_exprs mine = {0};
+	size_t n = 0, k;
+	int r;
+
+	ag->probe_exprs = &mine;
+	r = compile_probe(ag, p, i, stack);
+	ag->probe_exprs = NULL;
+	a->xprog = PMT_XPROG_NONE;
+	if (!r && mine.n) {
+		ops[n++] = &a->value;
+		for (k = 0; k < a->nkeys && k < PMT_AGG_KEYS; k++)
+			ops[n++] = &a->keys[k].o;
+		r = pmt_exprs__program(ag->exprs, &mine, ops, n, &a->xprog, p->name, ag->err);
+	}
+	pmt_exprs__free(&mine);
+	return r;
 }
 
 bool pmt_agg__has_stack_key(const struct pmt_agg *a)
@@ -336,7 +407,8 @@ bool pmt_agg__has_stack_key(const struct pmt_agg *a)
 }
 
 int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
-		     uint8_t *stack, struct pmt_agg **out, struct pmt_error *err)
+		     struct pmt_exprs *exprs, uint8_t *stack, struct pmt_agg **out,
+		     struct pmt_error *err)
 {
 	struct pmt_agg *ag;
 	size_t i;
@@ -349,6 +421,7 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		return pmt_error__runtime(err, -ENOMEM, "out of memory for the aggregation");
 	ag->opts = ao;
 	ag->err = err;
+	ag->exprs = exprs;
 	ag->probe_names = calloc(n ? n : 1, sizeof(*ag->probe_names));
 	if (!ag->probe_names)
 		goto nomem;
@@ -357,7 +430,7 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		if (!ag->probe_names[i])
 			goto nomem;
 		ag->nprobes++;
-		if (compile_probe(ag, &probes[i], i, stack)) {
+		if (compile_probe_exprs(ag, &probes[i], i, stack)) {
 			pmt_agg__free(ag);
 			return -EINVAL;
 		}
@@ -377,6 +450,7 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 							  : 2;
 	pmt_agg__sinks(ag);
 	ag->err = NULL;
+	ag->exprs = NULL;
 	*out = ag;
 	return 0;
 nomem:

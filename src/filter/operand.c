@@ -117,9 +117,10 @@ void pmt_operand__not_ptr(struct pmt_buf *b, const char *name, const struct pmt_
 				name);
 	else if (info->field)
 		pmt_buf__printf(b,
-				"%s: the field is %s (%u bytes), not an address: str() reads "
+				"%s: the field is %s (%u byte%s), not an address: str() reads "
 				"the string an 8-byte pointer field points at",
-				name, info->field->type, info->field->size);
+				name, info->field->type, info->field->size,
+				info->field->size == 1 ? "" : "s");
 	else
 		pmt_buf__printf(b,
 				"%s: str() reads the string a pointer field points at, not a "
@@ -165,7 +166,7 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 		pmt_buf__printf(b, " %s", commons[i].name);
 }
 
-static void operand_uses(struct pmt_uses *u, const struct pmt_operand *o)
+void pmt_uses__operand(struct pmt_uses *u, const struct pmt_operand *o)
 {
 	uint32_t w = o->off / 4;
 
@@ -186,18 +187,18 @@ void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t actio
 	uint32_t i;
 
 	for (i = 0; f && i < f->n && i < PMT_FILTER_MAX; i++) {
-		operand_uses(u, &f->e[i].o);
+		pmt_uses__operand(u, &f->e[i].o);
 		u->fops |= 1u << f->e[i].op;
 	}
 	if (action == PMT_ACT_STREAM)
 		return;
 	u->agg_kinds |= 1u << a->kind;
 	if (action == PMT_ACT_AGG && a->kind != PMT_AGG_COUNT)
-		operand_uses(u, &a->value);
+		pmt_uses__operand(u, &a->value);
 	if (action == PMT_ACT_LAT_START || action == PMT_ACT_LAT_END)
-		operand_uses(u, &a->match);
+		pmt_uses__operand(u, &a->match);
 	for (i = 0; i < a->nkeys && i < PMT_AGG_KEYS; i++) {
-		operand_uses(u, &a->keys[i].o);
+		pmt_uses__operand(u, &a->keys[i].o);
 		u->key_kinds |= 1u << a->keys[i].kind;
 	}
 	if (a->nkeys > u->nparts)

@@ -45,6 +45,8 @@ struct pmt_uses {
 	uint32_t srcs, key_kinds, fops, agg_kinds, nparts;
 	uint32_t ctx_words;
 };
+/* Add what one operand uses (its source; a context word it loads). */
+void pmt_uses__operand(struct pmt_uses *u, const struct pmt_operand *o);
 /* Add one probe's: its compiled filter (or NULL), action (enum
  * pmt_action) and aggregation (read unless the action streams). */
 void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t action,

@@ -94,7 +94,8 @@ static int compile_aggregation(struct pmt_session *s)
 		ap[i].name = s->probes.v[i].name;
 		ap[i].fmt = s->probes.v[i].fmt;
 	}
-	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->stack, &s->agg, &s->err);
+	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->exprs, &s->stack, &s->agg,
+			       &s->err);
 	for (i = 0; !err && s->agg && i < s->probes.n; i++) {
 		s->probes.v[i].action = ap[i].action;
 		s->probes.v[i].agg = ap[i].cfg;
@@ -291,6 +292,7 @@ static void set_uses(struct pmt_session *s)
 	struct pmt_uses u;
 
 	pmt_probes__uses(&s->probes, &u);
+	pmt_exprs__uses(&s->exprs, &u);
 	s->skel->rodata->pmt_srcs_used = u.srcs;
 	s->skel->rodata->pmt_str_len =
 		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
@@ -333,6 +335,7 @@ int pmt_session__load(struct pmt_session *s)
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	set_uses(s);
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_exprs, s->exprs.n ? (uint32_t)s->exprs.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
 	pmt_aggmaps__size(s->skel, s->agg);
@@ -367,6 +370,11 @@ int pmt_session__load(struct pmt_session *s)
 			pmt_error__hint(&s->err, "-v shows libbpf's and the verifier's messages");
 		return err;
 	}
+	for (i = 0; i < s->exprs.n; i++)
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_exprs), &i, &s->exprs.v[i],
+					BPF_ANY))
+			return pmt_error__runtime(&s->err, -errno, "cannot store an expression: %s",
+						  strerror(errno));
 	if (s->agg && !(s->aggmaps = pmt_aggmaps__new(s->skel, s->agg, s->stack)))
 		return pmt_error__runtime(&s->err, -ENOMEM,
 					  "cannot set up the aggregation's maps: %s",
@@ -551,6 +559,7 @@ void pmt_session__free(struct pmt_session *s)
 	s->aggmaps = NULL;
 	pmt_agg__free(s->agg);
 	s->agg = NULL;
+	pmt_exprs__free(&s->exprs);
 	pmt_syms__free(s->syms);
 	s->syms = NULL;
 	if (s->closer > 0) {

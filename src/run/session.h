@@ -10,6 +10,7 @@
 #include "options/opts.h"
 #include "probes/provider.h"
 #include "run/counter.h"
+#include "filter/expr.h"
 #include "run/target.h"
 #include "run/unwind.h"
 
@@ -29,6 +30,7 @@ struct pmt_session {
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
 	struct pmt_child child;	     /* -- CMD */
 	struct pmt_agg *agg;	     /* --count, --hist, ...: NULL when streaming */
+	struct pmt_exprs exprs;	     /* what keys and values compute (pmt_exprs) */
 	struct pmt_aggmaps *aggmaps; /* its maps, drained: made at load */
 	struct pmt_syms *syms;	     /* symbolizer, made when needed */
 	uint8_t stack;		     /* --stack: PMT_STACK_* */

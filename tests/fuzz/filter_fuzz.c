@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target: the filter lexer, parser, type checker, compiler and
- * diagnostics. The first byte picks the probe layout (sched_switch,
- * sched_process_exec, or none); the rest is the expression.
+ * libFuzzer target: the filter and expression lexers, parsers, type
+ * checkers, compilers and diagnostics. The first byte picks the probe
+ * layout (% 3: sched_switch, sched_process_exec, or none) and the
+ * compiler (/ 3 % 2: the filter's, or the expressions' of --by and
+ * values, whose code is then run); the rest is the text.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
+#include "filter/expr.h"
 #include "filter/filter.h"
 #include "tracefs/format.h"
 
@@ -36,6 +39,48 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+static uint64_t load_value(const struct pmt_operand *o, void *arg)
+{
+	(void)arg;
+	return (uint64_t)o->off * 0x9e3779b97f4a7c15ULL + o->src;
+}
+
+/* An expression: an error points into the text; code stays within its
+ * bounds (operations, values pending) and runs. */
+static void fuzz_expr(const char *text, const struct pmt_format *fmt)
+{
+	struct pmt_error err = {0};
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	uint32_t i;
+	int sp = 0;
+
+	if (pmt_expr__compile(&t, text, fmt, "fuzz:probe", "--by", &info, &err)) {
+		if (err.pos < 0 || err.pos > (int)strlen(text) || err.len < 1 || !err.msg[0] || t.n)
+			abort();
+		pmt_error__format(&b, &err);
+	} else if (info.o.src == PMT_FSRC_EXPR) {
+		const struct pmt_expr *x = &t.v[info.o.off];
+
+		if (info.o.off >= t.n || !x->n || x->n > PMT_EXPR_OPS)
+			abort();
+		for (i = 0; i < x->n; i++) {
+			sp += x->op[i].code <= PMT_X_CONST  ? 1
+			      : x->op[i].code <= PMT_X_LNOT ? 0
+							    : -1;
+			if (sp < 1 || sp > PMT_EXPR_STACK || x->op[i].o.src == PMT_FSRC_EXPR)
+				abort();
+		}
+		if (sp != 1)
+			abort();
+		pmt_expr__eval(x, load_value, NULL, NULL);
+		pmt_expr__dump(&b, x);
+	}
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmt_error err = {0};
@@ -49,6 +94,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	expr = malloc(size);
 	memcpy(expr, data + 1, size - 1);
 	expr[size - 1] = '\0';
+	if (data[0] / 3 % 2) {
+		fuzz_expr(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1]);
+		free(expr);
+		return 0;
+	}
 	if (pmt_filter__compile(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1],
 				"fuzz:probe", &f, &err)) {
 		if (err.pos < 0 || err.pos > (int)strlen(expr) || err.len < 1 || !err.msg[0])

@@ -216,12 +216,16 @@ print(s.getsockname()[1], flush=True); time.sleep(60)'; }
 # (bpf/common.bpf.h: sources, key kinds, comparisons, context words). Each
 # of these took 41,000 to 65,000 instructions of the verifier's (90-110
 # ms here, over a second under TCG) when all of them were checked; one
-# line each: BOUND | ARGS (shell words).
+# line each: BOUND | ARGS (shell words). A string key reads in place; an
+# expression adds its machine (some 3,500 instructions) and its keys'
+# second kind of operand.
 verifier_cases=(
 	'20000 | --tp syscalls:sys_enter_read --count --by comm'
 	'20000 | --tp syscalls:sys_enter_read --count --by comm,pid'
 	'20000 | --tp syscalls:sys_enter_read --filter fd==1 --count'
 	'20000 | --tp syscalls:sys_enter_read --filter fd==1'
+	'20000 | --tp syscalls:sys_enter_openat --count --by str(filename)'
+	'30000 | --tp syscalls:sys_exit_openat --count --by comm,-ret'
 )
 test_verifier_work_bounded() {
 	local c bound args n

@@ -89,6 +89,8 @@ test_execsnoop_vs_bpftrace() {
 test_bashreadline_vs_bpftrace() {
 	requires bpftrace || return
 	command -v script >/dev/null || { skip "needs script(1) (util-linux)"; return; }
+	script -qec true /dev/null >/dev/null 2>&1 </dev/null ||
+		{ skip "needs a pseudo-terminal: script(1) cannot make one here (no devpts)"; return; }
 	printf 'echo one\necho two words\necho one\nexit\n' >"$WORK/in"
 	printf 'exec script -qec "bash --norc --noprofile -i" /dev/null\n' >"$WORK/rl.sh"
 	"$PMT" -q --uretprobe /bin/bash:readline --count --by 'str(retval)' -- /bin/sh "$WORK/rl.sh" \
@@ -160,6 +162,72 @@ test_str_usage_errors() {
 	"$PMT" --tp syscalls:sys_enter_openat --str-len 1 --count -d 1 2>"$WORK/e"
 	expect_eq "exit status" "$?" 2 || return 1
 	expect_eq "message" "$(head -1 "$WORK/e")" "pmtrace: --str-len: '1' is not a number of bytes between 2 and 128" ||
+		return 1
+	no_leftovers
+}
+
+# errno by syscall: failed opens by -ret (ENOENT 2, ENOTDIR 20, EISDIR
+# 21), an expression key beside a field, against bpftrace's
+# @[comm, -args->ret] on the same program.
+test_errno_by_expression_vs_bpftrace() {
+	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	local prog='import os
+def fail(path, flags, n):
+    for i in range(n):
+        try: os.close(os.open(path, flags))
+        except OSError: pass
+fail("/nonexistent/x", os.O_RDONLY, 5)
+fail("/etc/passwd/x", os.O_RDONLY, 2)
+fail("/tmp", os.O_WRONLY, 3)'
+	printf '%s\n' "$prog" >"$WORK/errs.py"
+	"$PMT" -q --tp syscalls:sys_exit_openat --filter 'ret < 0' --count --by 'comm,-ret' -- $PY "$WORK/errs.py" |
+		grep '^@' | sort >"$WORK/ours"
+	[ "$(sed -n 's/^@\[python3.11, 2\]: //p' "$WORK/ours")" -ge 5 ] 2>/dev/null ||
+		{ cat "$WORK/ours" >&2; fail "5 ENOENT (and the interpreter's own)"; return 1; }
+	expect_eq "ENOTDIR and EISDIR" "$(grep -E ', (20|21)\]' "$WORK/ours" | tr '\n' ';')" \
+		"@[python3.11, 20]: 2;@[python3.11, 21]: 3;" || return 1
+	requires bpftrace || return
+	bpftrace -e 'tracepoint:syscalls:sys_exit_openat /pid == cpid && args->ret < 0/ { @[comm, -args->ret] = count(); }' \
+		-c "$PY $WORK/errs.py" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "errno by -ret" "$WORK/ours" "$WORK/theirs"
+}
+
+# Values that compute: a sum and a histogram of expressions of the same
+# reads (40 of 2 to 5 bytes), against bpftrace's on the same program.
+test_value_expressions_vs_bpftrace() {
+	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	local out
+	# 2 to 5 bytes: the interpreter reads single bytes of its own
+	printf 'import os\nfor i in range(40):\n    os.read(os.open("/etc/hostname", os.O_RDONLY), 2 + i %% 4)\n' >"$WORK/reads.py"
+	out=$("$PMT" -q --tp syscalls:sys_enter_read --filter 'count >= 2 && count <= 5' --sum '(count & 3) * 10 + 1' \
+		-- $PY "$WORK/reads.py" | grep '^@')
+	# 10 reads each of 2, 3, 4, 5 bytes: 10 * (21 + 31 + 1 + 11)
+	expect_eq "sum of (count & 3) * 10 + 1" "$out" "@: 640" || return 1
+	"$PMT" -q --tp syscalls:sys_enter_read --filter 'count >= 2 && count <= 5' --hist 'count * 100 / 3' \
+		-- $PY "$WORK/reads.py" | grep '^\[' >"$WORK/ours"
+	expect_eq "histogram buckets" "$(awk '{ n += $3 } END { print NR, n }' "$WORK/ours")" "2 40" || { cat "$WORK/ours" >&2; return 1; }
+	requires bpftrace || return
+	bpftrace -e 'tracepoint:syscalls:sys_enter_read /pid == cpid && args->count >= 2 && args->count <= 5/ { @s = sum((args->count & 3) * 10 + 1); @h = hist(args->count * 100 / 3); }' \
+		-c "$PY $WORK/reads.py" >"$WORK/bt.txt" 2>&1
+	expect_eq "bpftrace's sum" "$(grep '^@s:' "$WORK/bt.txt")" "@s: 640" || return 1
+	sed -n '/^@h:/,/^$/p' "$WORK/bt.txt" | grep '^\[' >"$WORK/theirs"
+	same_map "histogram of count * 100 / 3" "$WORK/ours" "$WORK/theirs"
+}
+
+# Expressions refused: usage errors with a caret, exit 2, nothing attached.
+test_expression_usage_errors() {
+	requires userspace || return
+	"$PMT" --tp syscalls:sys_exit_openat --count --by 'comm,-rett' -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(cat "$WORK/e")" "pmtrace: --by: unknown field 'rett' for syscalls:sys_exit_openat
+  -rett
+   ^~~~
+hint: did you mean ret? syscalls:sys_exit_openat has: __syscall_nr ret; every probe has: pid tid comm cpu uid gid cgroup" ||
+		return 1
+	"$PMT" --tp syscalls:sys_exit_openat --hist 'ret +' -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(head -1 "$WORK/e")" "pmtrace: --hist: expected a value, but the expression ends here" ||
 		return 1
 	no_leftovers
 }

@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "tracefs/format.h"
 #include "util/strutil.h"
+#include "filter/expr.h"
 #include "test.h"
 
 static struct pmt_test *head, **tail = &head;
@@ -22,6 +23,8 @@ char *pmt_test__data(const char *name)
 		fprintf(stderr, "  cannot read %s\n", path);
 	return text;
 }
+
+struct pmt_exprs pmt_test_exprs;
 
 struct pmt_format *pmt_test__format(const char *name)
 {
@@ -53,5 +56,6 @@ int main(int argc, char **argv)
 			passed++;
 	}
 	printf("unit: %d passed, %d failed\n", passed, failed);
+	pmt_exprs__free(&pmt_test_exprs);
 	return failed ? 1 : 0;
 }

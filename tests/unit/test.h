@@ -67,5 +67,8 @@ void pmt_test__register(struct pmt_test *t);
 char *pmt_test__data(const char *name);
 /* Parse tests/data/NAME as a tracefs format; NULL (with a message) if not. */
 struct pmt_format *pmt_test__format(const char *name);
+/* The expressions the aggregation tests compile (freed at exit) */
+struct pmt_exprs;
+extern struct pmt_exprs pmt_test_exprs;
 
 #endif

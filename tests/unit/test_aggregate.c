@@ -39,7 +39,7 @@ static char *print_snapshot(struct pmt_agg_opts *ao, struct pmt_agg_entries *cur
 	if (fd < 0)
 		return NULL;
 	close(fd);
-	if (!pmt_agg__compile(ao, &probe, 1, &stack, &agg, &err) &&
+	if (!pmt_agg__compile(ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err) &&
 	    !pmt_output__open(&out, path, PMT_OUT_TEXT, &err)) {
 		pmt_agg__print(agg, cur, &io, &out, 0);
 		pmt_output__close(&out);
@@ -120,7 +120,7 @@ TEST(agg_kernel_bytes_estimate)
 	struct pmt_error err = {0};
 	uint64_t bytes;
 
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg, &err), 0);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err), 0);
 	pmt_agg__maps(agg, &m);
 	ASSERT_EQ(m.key_size, 24);
 	bytes = pmt_agg__kernel_bytes(agg, 2);
@@ -129,7 +129,7 @@ TEST(agg_kernel_bytes_estimate)
 		    bytes < 856ull * 1000 * 1000 * 11 / 10);
 	/* small maps cost little, unkeyed ones nothing */
 	ao.by = NULL;
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg, &err), 0);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err), 0);
 	ASSERT_EQ(pmt_agg__kernel_bytes(agg, 2), 0);
 	pmt_agg__free(agg);
 }
@@ -208,7 +208,7 @@ TEST(agg_forget_idle)
 
 	ASSERT_TRUE(fd >= 0);
 	close(fd);
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &stack, &agg, &err), 0);
+	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err), 0);
 	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT, &err), 0);
 	add(&cur, 1, 0, 5);
 	add(&cur, 2, 0, 7);

@@ -37,7 +37,7 @@ static char *render(struct pmt_agg_opts *ao, const char **names, size_t n,
 	struct pmt_error err = {0};
 	char *text = NULL;
 
-	if (!pmt_agg__compile(ao, probes, n, &stack, &agg, &err) &&
+	if (!pmt_agg__compile(ao, probes, n, &pmt_test_exprs, &stack, &agg, &err) &&
 	    !pmt_agg__metrics(agg, e, &io, metric, om, &b))
 		text = strdup(pmt_buf__cstr(&b));
 	pmt_agg__free(agg);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef PMT_ABI_EXPR_H
+#define PMT_ABI_EXPR_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+#include "abi/filter.h"
+
+/*
+ * Expressions (-ret, (flags & 0xff) | 1, ret < 0 as a value): compiled by
+ * src/filter/expr.c into postfix code for a small stack machine,
+ * bpf/expr.bpf.h, with C's types: each operation carries the type its
+ * operands were converted to (flags), and its result is kept as C keeps
+ * it, a 32-bit result sign- or zero-extended in the 64-bit register.
+ *
+ * A probe's expressions (its keys', its value's, its match key's) make
+ * one program, run once an event before they are needed: each ends in a
+ * STORE of its value into a slot, and an operand PMT_FSRC_EXPR reads slot
+ * off. One run a probe keeps the verifier's work what one expression's
+ * is, however many keys compute.
+ */
+#define PMT_EXPR_OPS 64	 /* operations a probe's program */
+#define PMT_EXPR_STACK 8 /* values pending */
+#define PMT_XSLOTS 8	 /* values a program stores: keys, value, match */
+#define PMT_EXPRS 256	 /* programs a session */
+#define PMT_XPROG_NONE 0xffff
+
+enum pmt_expr_code {
+	PMT_X_OPERAND, /* push operand o (never an expression) */
+	PMT_X_CONST,   /* push k */
+	PMT_X_NEG,     /* unary, on the top */
+	PMT_X_NOT,     /* ~ */
+	PMT_X_LNOT,    /* ! */
+	PMT_X_ADD,     /* binary: second from the top OP top */
+	PMT_X_SUB,
+	PMT_X_MUL,
+	PMT_X_DIV, /* x / 0 is 0, as BPF's division */
+	PMT_X_MOD, /* x % 0 is x, as BPF's */
+	PMT_X_AND,
+	PMT_X_OR,
+	PMT_X_XOR,
+	PMT_X_SHL, /* counts taken modulo the width, as BPF's shifts */
+	PMT_X_SHR, /* arithmetic when signed */
+	PMT_X_EQ,
+	PMT_X_NE,
+	PMT_X_LT, /* > and >= are < and <= of the operands swapped */
+	PMT_X_LE,
+	PMT_X_LAND, /* both evaluated: operands have no side effects */
+	PMT_X_LOR,
+	PMT_X_STORE, /* pop the top into slot k */
+	PMT_X__MAX,
+};
+
+/* The type an operation works in (C's usual conversions of its
+ * operands): its operands are brought to it first (a 32-bit one
+ * truncated, then sign- or zero-extended), and an arithmetic result
+ * after. */
+#define PMT_XF_SIGNED 0x01 /* signed: division, >>, comparisons as such */
+#define PMT_XF_32 0x02	   /* 32 bits wide */
+
+struct pmt_expr_op {
+	__u8 code;  /* enum pmt_expr_code */
+	__u8 flags; /* PMT_XF_* */
+	struct pmt_operand o;
+	__u64 k;
+};
+
+struct pmt_expr {
+	__u32 n; /* operations used */
+	__u32 pad;
+	struct pmt_expr_op op[PMT_EXPR_OPS];
+};
+
+_Static_assert(sizeof(struct pmt_expr_op) == 16, "pmt_expr_op");
+/* Per CPU: the slots a program stores, its stack and the stack's depth
+ * (in a map, not on the program's stack: the verifier then sees one
+ * state for every step of the loop, not one a depth) */
+struct pmt_xmem {
+	__u64 slot[PMT_XSLOTS];
+	__u64 st[PMT_EXPR_STACK];
+	__u64 sp;
+};
+
+_Static_assert(sizeof(struct pmt_expr) == 8 + 16 * PMT_EXPR_OPS, "pmt_expr");
+
+#endif

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The expression machine: runs a probe's struct pmt_expr (bpf/abi/expr.h),
+ * the postfix code src/filter/expr.c compiles, over one event's operands,
+ * storing each expression's value in its slot of pmt_xmem. One operation
+ * a bpf_loop step: the verifier checks the step once, whatever the
+ * program. Included by operand.bpf.h between the plain operands
+ * (pmt_fetch_base) and pmt_fetch_num, which reads the slots.
+ */
+#ifndef PMTRACE_EXPR_BPF_H
+#define PMTRACE_EXPR_BPF_H
+
+/* the session's programs (written by the loader before attaching) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PMT_EXPRS);
+	__type(key, __u32);
+	__type(value, struct pmt_expr);
+} pmt_exprs SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_xmem);
+} pmt_xmem SEC(".maps") __weak;
+
+struct pmt_xrun {
+	const struct pmt_expr *x;
+	struct pmt_fctx *c;
+	struct pmt_xmem *m;
+};
+
+/* v brought to the operation's type (PMT_XF_*), without a branch: each
+ * would double the paths the verifier walks through every operation */
+static __always_inline __u64 pmt_x_type(__u64 v, __u8 flags)
+{
+	__u64 shift = (__u64)(flags & PMT_XF_32) << 4; /* 32 or 0 */
+	__u64 sign = -(__u64)(flags & PMT_XF_SIGNED);  /* all ones when signed */
+	__u64 up = v << shift;
+
+	return ((__u64)((__s64)up >> shift) & sign) | ((up >> shift) & ~sign);
+}
+
+/* signed division and remainder through unsigned ones (BPF before v4
+ * has no signed division); b is not 0 */
+static __always_inline __u64 pmt_x_sdiv(__u64 a, __u64 b, bool mod)
+{
+	__u64 ua = (__s64)a < 0 ? -a : a, ub = (__s64)b < 0 ? -b : b;
+
+	if (mod)
+		return (__s64)a < 0 ? -(ua % ub) : ua % ub;
+	return ((__s64)a < 0) != ((__s64)b < 0) ? -(ua / ub) : ua / ub;
+}
+
+#define PMT_XST(m, i) ((m)->st[(i) & (PMT_EXPR_STACK - 1)])
+
+static long pmt_x_step(__u32 i, void *ctx)
+{
+	struct pmt_xrun *r = ctx;
+	const struct pmt_expr_op *op;
+	struct pmt_xmem *m = r->m;
+	__u64 sp = m->sp, a, b, v, k = i;
+	__u8 f;
+	bool sg;
+
+	if (i >= r->x->n || i >= PMT_EXPR_OPS)
+		return 1;
+	/* masked in the register the load uses: clang drops a mask it knows
+	 * to change nothing, and the verifier bounds only the copy checked */
+	asm volatile("%0 &= %1" : "+r"(k) : "i"(PMT_EXPR_OPS - 1));
+	op = &r->x->op[k];
+	f = op->flags;
+	sg = f & PMT_XF_SIGNED;
+	if (op->code == PMT_X_OPERAND || op->code == PMT_X_CONST) {
+		if (sp >= PMT_EXPR_STACK)
+			return 1;
+		PMT_XST(m, sp) = op->code == PMT_X_CONST ? op->k : pmt_fetch_base(&op->o, r->c);
+		m->sp = sp + 1;
+		return 0;
+	}
+	if (!sp || sp > PMT_EXPR_STACK)
+		return 1;
+	a = pmt_x_type(PMT_XST(m, sp - 1), f);
+	if (op->code == PMT_X_STORE) {
+		m->slot[op->k & (PMT_XSLOTS - 1)] = PMT_XST(m, sp - 1);
+		m->sp = sp - 1;
+		return 0;
+	}
+	if (op->code <= PMT_X_LNOT) {
+		v = op->code == PMT_X_NEG   ? pmt_x_type(-a, f)
+		    : op->code == PMT_X_NOT ? pmt_x_type(~a, f)
+					    : !a;
+		PMT_XST(m, sp - 1) = v;
+		return 0;
+	}
+	if (sp < 2)
+		return 1;
+	b = a;
+	a = pmt_x_type(PMT_XST(m, sp - 2), f);
+	switch (op->code) {
+	case PMT_X_ADD: v = a + b; break;
+	case PMT_X_SUB: v = a - b; break;
+	case PMT_X_MUL: v = a * b; break;
+	case PMT_X_DIV: v = !b ? 0 : sg ? pmt_x_sdiv(a, b, false) : a / b; break;
+	case PMT_X_MOD: v = !b ? a : sg ? pmt_x_sdiv(a, b, true) : a % b; break;
+	case PMT_X_AND: v = a & b; break;
+	case PMT_X_OR: v = a | b; break;
+	case PMT_X_XOR: v = a ^ b; break;
+	case PMT_X_SHL: v = a << (b & (f & PMT_XF_32 ? 31 : 63)); break;
+	case PMT_X_SHR:
+		b &= f & PMT_XF_32 ? 31 : 63;
+		v = sg ? (__u64)((__s64)a >> b) : a >> b;
+		break;
+	case PMT_X_EQ: v = a == b; break;
+	case PMT_X_NE: v = a != b; break;
+	/* signed order is unsigned order with the sign bits flipped */
+	case PMT_X_LT: v = (a ^ ((__u64)sg << 63)) < (b ^ ((__u64)sg << 63)); break;
+	case PMT_X_LE: v = (a ^ ((__u64)sg << 63)) <= (b ^ ((__u64)sg << 63)); break;
+	case PMT_X_LAND: v = a && b; break;
+	case PMT_X_LOR: v = a || b; break;
+	default: return 1;
+	}
+	if (op->code < PMT_X_EQ)
+		v = pmt_x_type(v, f);
+	PMT_XST(m, sp - 2) = v;
+	m->sp = sp - 1;
+	return 0;
+}
+
+/* Run program idx (a probe's expressions) for this event: its values in
+ * the slots c->xslot points at, read by pmt_fetch_num */
+static __always_inline void pmt_x_prepare(__u32 idx, struct pmt_fctx *c)
+{
+	struct pmt_xrun r = {.c = c};
+	__u32 zero = 0;
+
+	if (!pmt_uses_src(PMT_FSRC_EXPR) || idx == PMT_XPROG_NONE)
+		return;
+	r.x = bpf_map_lookup_elem(&pmt_exprs, &idx);
+	r.m = bpf_map_lookup_elem(&pmt_xmem, &zero);
+	if (!r.x || !r.m)
+		return;
+	r.m->sp = 0;
+	bpf_loop(PMT_EXPR_OPS, pmt_x_step, &r, 0);
+	c->xslot = r.m->slot;
+}
+
+#endif /* PMTRACE_EXPR_BPF_H */

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The expression compiler: C's precedence and types, the values the
+ * kernel's machine computes (its reference, pmt_expr__eval), folding, and
+ * every diagnostic. */
+#include <stdlib.h>
+#include "filter/expr.h"
+#include "test.h"
+
+/* a record of sys_exit_openat's layout: ret (long, 8 bytes at 16), and a
+ * made-up record for narrow types: s8 at 8, u8 at 9, s16 at 10, u16 at
+ * 12, s32 at 16, u32 at 20, u64 at 24 */
+static struct pmt_format *narrow_format(void)
+{
+	static const struct {
+		const char *name, *type;
+		uint32_t off, size;
+		bool sign;
+	} f[] = {
+		{"s8", "s8", 8, 1, true},
+		{"u8", "u8", 9, 1, false},
+		{"s16", "s16", 10, 2, true},
+		{"u16", "u16", 12, 2, false},
+		{"s32", "int", 16, 4, true},
+		{"u32", "unsigned int", 20, 4, false},
+		{"u64", "u64", 24, 8, false},
+		{"s64", "long", 32, 8, true},
+		{"ptr", "const char *", 40, 8, false},
+	};
+	struct pmt_format *fmt = pmt_format__new("t:narrow", 48);
+	struct pmt_field *fl;
+	size_t i;
+
+	for (i = 0; fmt && i < sizeof(f) / sizeof(f[0]); i++) {
+		fl = pmt_format__add(fmt, f[i].name, f[i].type, f[i].off, f[i].size,
+				     i == 8 ? PMT_F_PTR : PMT_F_INT);
+		if (!fl)
+			return NULL;
+		fl->is_signed = f[i].sign;
+	}
+	return fmt;
+}
+
+static uint8_t rec[48];
+
+static uint64_t load(const struct pmt_operand *o, void *arg)
+{
+	(void)arg;
+	if (o->src == PMT_FSRC_PID)
+		return 42;
+	if (o->src != PMT_FSRC_FIELD)
+		return 0;
+	return pmt_load_int(rec + o->off, o->size, o->flags & PMT_FFLAG_SIGNED);
+}
+
+static void fill(void)
+{
+	int8_t s8 = -3;
+	uint8_t u8 = 250;
+	int16_t s16 = -300;
+	uint16_t u16 = 65000;
+	int32_t s32 = -7;
+	uint32_t u32 = 4000000000u;
+	uint64_t u64 = 1ULL << 63;
+	int64_t s64 = -2;
+
+	memcpy(rec + 8, &s8, 1);
+	memcpy(rec + 9, &u8, 1);
+	memcpy(rec + 10, &s16, 2);
+	memcpy(rec + 12, &u16, 2);
+	memcpy(rec + 16, &s32, 4);
+	memcpy(rec + 20, &u32, 4);
+	memcpy(rec + 24, &u64, 8);
+	memcpy(rec + 32, &s64, 8);
+}
+
+/* what C computes for each, on the record above (C's own arithmetic on
+ * the same types is the oracle: each want is the C expression itself) */
+static const int8_t s8 = -3;
+static const uint8_t u8 = 250;
+static const int16_t s16 = -300;
+static const uint16_t u16 = 65000;
+static const int32_t s32 = -7;
+static const uint32_t u32 = 4000000000u;
+static const uint64_t u64 = 1ULL << 63;
+static const int64_t s64 = -2;
+
+/* the table is C's own arithmetic: what a compiler warns about in it
+ * (precedence, mixed signedness) is what it checks */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wparentheses"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wbool-compare"
+#define CASE(e)                                             \
+	{                                                   \
+#e, (uint64_t)(int64_t)(e), (e) < 0 ? 1 : 0 \
+	}
+#define CASEU(e)                     \
+	{                            \
+#e, (uint64_t)(e), 0 \
+	}
+
+static const struct {
+	const char *text;
+	uint64_t want;
+	int negative; /* the C result's type is signed and negative */
+} values[] = {
+	/* precedence and associativity */
+	CASE(1 + 2 * 3),
+	CASE((1 + 2) * 3),
+	CASE(10 - 4 - 3),
+	CASE(100 / 10 / 5),
+	CASE(1 << 2 + 1),
+	CASE(6 & 3 ^ 5 | 8),
+	CASE(1 < 2 == 1),
+	CASE(3 > 2 && 0 || 7),
+	CASE(!0 + !5 + ~0),
+	CASE(-s32 * 2 % 5),
+	/* promotion: narrow types become int */
+	CASE(s8 + u8),
+	CASE(-u8),
+	CASE(u16 * 3),
+	CASE(s16 >> 2),
+	CASE(~u8),
+	/* usual conversions: int and unsigned int meet as unsigned int */
+	CASEU(s32 + u32),
+	CASE(s32 < u32),
+	CASE(s32 < 5),
+	CASEU(u32 * 2),
+	CASEU(u32 / s32),
+	CASE(s32 / 2),
+	CASE(s32 % 4),
+	CASE(s32 >> 1),
+	CASEU(u32 >> 1),
+	/* 64 bits: long and unsigned long */
+	CASEU(u64 >> 62),
+	CASE(s64 >> 1),
+	CASE(s64 < u64),
+	CASE(s64 < 0),
+	CASEU(s64 + u32),
+	CASE(s64 *s32),
+	CASE(-s64 / 4),
+	CASE(s32 + s64),
+	/* literals: 2147483648 is a long, 0x80000000 an unsigned int */
+	CASE(2147483648 + s32),
+	CASEU(0x80000000 + s32),
+	/* unsigned overflow wraps in the type's width */
+	CASEU(u32 + u32),
+	CASEU(u64 + u64),
+};
+#pragma GCC diagnostic pop
+
+TEST(expr_values_as_c)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_error err = {0};
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	size_t i;
+
+	ASSERT_TRUE(fmt);
+	fill();
+	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint64_t got;
+
+		pmt_error__clear(&err);
+		if (pmt_expr__compile(&t, values[i].text, fmt, "t:narrow", "--by", &info, &err)) {
+			FAIL_AT("'%s': %s", values[i].text, err.msg);
+			continue;
+		}
+		got = info.o.src == PMT_FSRC_EXPR
+			      ? pmt_expr__eval(&t.v[info.o.off], load, NULL, NULL)
+			      : load(&info.o, NULL);
+		if (got != values[i].want)
+			FAIL_AT("'%s': got %#llx, C gives %#llx", values[i].text,
+				(unsigned long long)got, (unsigned long long)values[i].want);
+		if (values[i].negative && !info.is_signed)
+			FAIL_AT("'%s': C's type is signed", values[i].text);
+	}
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
+/* Division by zero is defined (x / 0 is 0, x % 0 is x, as BPF's); a
+ * shift count is taken modulo the width; INT64_MIN / -1 wraps. */
+TEST(expr_division_by_zero_and_edges)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_error err = {0};
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	static const struct {
+		const char *text;
+		uint64_t want;
+	} edges[] = {
+		{"s32 / (u8 - 250)", 0},
+		{"s32 % (u8 - 250)", (uint64_t)-7},
+		{"u64 / (s64 + 2)", 0},
+		{"u64 % (s64 + 2)", 1ULL << 63},
+		{"1 << (s64 + 34)", 1ULL << 0}, /* 32 modulo 32 */
+		{"s64 << 65", (uint64_t)-4},	/* 65 modulo 64 */
+		{"(u64 / 1 - 1 + 1) / -1", 0},	/* unsigned: 2^63 / (2^64 - 1) */
+		{"(s64 * 4611686018427387904) / -1", 1ULL << 63},
+	};
+	size_t i;
+
+	ASSERT_TRUE(fmt);
+	fill();
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		uint64_t got;
+
+		pmt_error__clear(&err);
+		if (pmt_expr__compile(&t, edges[i].text, fmt, "t:narrow", "--by", &info, &err)) {
+			FAIL_AT("'%s': %s", edges[i].text, err.msg);
+			continue;
+		}
+		got = pmt_expr__eval(&t.v[info.o.off], load, NULL, NULL);
+		if (got != edges[i].want)
+			FAIL_AT("'%s': got %#llx, expected %#llx", edges[i].text,
+				(unsigned long long)got, (unsigned long long)edges[i].want);
+	}
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
+/* The code: a bare name needs none; constants fold; equal expressions are
+ * shared; > is < of the operands swapped; what the operands use. */
+TEST(expr_code)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_error err = {0};
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	struct pmt_uses u = {0};
+	struct pmt_buf b = {0};
+
+	ASSERT_TRUE(fmt);
+	ASSERT_EQ(pmt_expr__compile(&t, "(s32)", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(info.o.src, PMT_FSRC_FIELD);
+	ASSERT_EQ(t.n, 0);
+	ASSERT_EQ(pmt_expr__compile(&t, "-(2 * 3) + 1", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(info.o.src, PMT_FSRC_EXPR);
+	ASSERT_EQ(t.v[info.o.off].n, 1);
+	ASSERT_EQ(t.v[info.o.off].op[0].code, PMT_X_CONST);
+	ASSERT_EQ(t.v[info.o.off].op[0].k, (uint64_t)-5);
+	ASSERT_TRUE(info.is_signed);
+	ASSERT_EQ(pmt_expr__compile(&t, "u32 > pid", fmt, "t", "--by", &info, &err), 0);
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src3@0:4\noperand src0@20:4\nlt u32\n");
+	ASSERT_EQ(pmt_expr__compile(&t, "u32  >  pid", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(info.o.off, 1); /* the same code as before: shared */
+	ASSERT_EQ(t.n, 2);
+	pmt_exprs__uses(&t, &u);
+	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD | 1u << PMT_FSRC_PID);
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
+static const struct {
+	const char *text, *want;
+} diagnostics[] = {
+	{"-rett", "--by: unknown field 'rett' for t:narrow\n"
+		  "  -rett\n"
+		  "   ^~~~\n"
+		  "hint: t:narrow has: s8 u8 s16 u16 s32 u32 u64 s64 ptr; every probe has: pid "
+		  "tid comm cpu uid gid cgroup\n"},
+	{"-s33", "--by: unknown field 's33' for t:narrow\n"
+		 "  -s33\n"
+		 "   ^~~\n"
+		 "hint: did you mean s32? t:narrow has: s8 u8 s16 u16 s32 u32 u64 s64 ptr; every "
+		 "probe has: pid tid comm cpu uid gid cgroup\n"},
+	{"comm + 1", "--by: 'comm' is a string: expressions compute numbers\n"
+		     "  comm + 1\n"
+		     "  ^~~~\n"},
+	{"str(ptr) * 2", "--by: 'str(ptr)' is a string: expressions compute numbers\n"
+			 "  str(ptr) * 2\n"
+			 "  ^~~~~~~~\n"},
+	{"(s32 + 1", "--by: unbalanced '(': a ')' is missing\n"
+		     "  (s32 + 1\n"
+		     "  ^\n"},
+	{"s32 + 1)", "--by: unbalanced ')'\n"
+		     "  s32 + 1)\n"
+		     "         ^\n"},
+	{"s32 +", "--by: expected a value, but the expression ends here\n"
+		  "  s32 +\n"
+		  "       ^\n"},
+	{"s32 * * 2", "--by: expected a value: a field, a number, '(' or a unary - ~ !\n"
+		      "  s32 * * 2\n"
+		      "        ^\n"},
+	{"s32 2", "--by: expected an operator or the end\n"
+		  "  s32 2\n"
+		  "      ^\n"},
+	{"s32 = 2", "--by: unexpected character '='\n"
+		    "  s32 = 2\n"
+		    "      ^\n"},
+	{"12q + s32", "--by: bad number: expected digits or 0x hex\n"
+		      "  12q + s32\n"
+		      "  ^~~\n"},
+	{"99999999999999999999 + s32", "--by: number too large for 64 bits\n"
+				       "  99999999999999999999 + s32\n"
+				       "  ^~~~~~~~~~~~~~~~~~~~\n"},
+	{"str(s8) + 1", "--by: str(s8): the field is s8 (1 byte), not an address: str() reads "
+			"the string an 8-byte pointer field points at\n"
+			"  str(s8) + 1\n"
+			"  ^~~~~~~\n"},
+	{"s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32",
+	 "--by: expression too long: at most 32 operations and values\n"
+	 "  s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32\n"
+	 "  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
+	{"s8+(s8+(s8+(s8+(s8+(s8+(s8+(s8+s8)))))))",
+	 "--by: expression too deep: at most 8 values pending at once (use fewer parentheses on "
+	 "the right)\n"
+	 "  s8+(s8+(s8+(s8+(s8+(s8+(s8+(s8+s8)))))))\n"
+	 "  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
+};
+
+TEST(expr_diagnostics)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	size_t i;
+
+	ASSERT_TRUE(fmt);
+	for (i = 0; i < sizeof(diagnostics) / sizeof(diagnostics[0]); i++) {
+		struct pmt_error err = {0};
+
+		b.len = 0;
+		if (!pmt_expr__compile(&t, diagnostics[i].text, fmt, "t:narrow", "--by", &info,
+				       &err)) {
+			FAIL_AT("'%s': compiled", diagnostics[i].text);
+			continue;
+		}
+		pmt_error__format(&b, &err);
+		if (strcmp(pmt_buf__cstr(&b), diagnostics[i].want))
+			FAIL_AT("'%s':\n    got:      %s\n    expected: %s", diagnostics[i].text,
+				b.p, diagnostics[i].want);
+	}
+	ASSERT_EQ(t.n, 0);
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
+/* Which --by words are expressions (a name is a field or a value) */
+TEST(expr_told_from_names)
+{
+	ASSERT_TRUE(pmt_expr__is_expression("-ret"));
+	ASSERT_TRUE(pmt_expr__is_expression("ret/1024"));
+	ASSERT_TRUE(pmt_expr__is_expression("(pid)"));
+	ASSERT_TRUE(pmt_expr__is_expression("3"));
+	ASSERT_TRUE(!pmt_expr__is_expression("prev_pid"));
+	ASSERT_TRUE(!pmt_expr__is_expression("str(filename)"));
+	ASSERT_TRUE(!pmt_expr__is_expression("arg0"));
+}
