@@ -296,6 +296,82 @@ int pmt_elf__locate(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
+/* dir with $ORIGIN (or ${ORIGIN}) made the directory of the file */
+static void expand_origin(const char *dir, const char *file, char *out, size_t len)
+{
+	const char *slash = strrchr(file, '/');
+	int olen = slash ? (int)(slash - file) : 1;
+	const char *o = slash ? file : ".";
+
+	if (!strncmp(dir, "$ORIGIN", 7))
+		snprintf(out, len, "%.*s%s", olen, o, dir + 7);
+	else if (!strncmp(dir, "${ORIGIN}", 9))
+		snprintf(out, len, "%.*s%s", olen, o, dir + 9);
+	else
+		snprintf(out, len, "%s", dir);
+}
+
+int pmt_elf__needed(const char *path, pmt_elf_needed_fn fn, void *ctx)
+{
+	char runpath[1024] = "", found[2 * PATH_MAX], dir[PATH_MAX];
+	const char *needed[64];
+	size_t nneeded = 0, i, k;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (k = 0; gelf_getdyn(d, (int)k, &dyn); k++) {
+			const char *str = dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_RUNPATH ||
+							  dyn.d_tag == DT_RPATH
+						  ? elf_strptr(elf, sh.sh_link, dyn.d_un.d_val)
+						  : NULL;
+
+			if (!str)
+				continue;
+			if (dyn.d_tag == DT_NEEDED && nneeded < sizeof(needed) / sizeof(needed[0]))
+				needed[nneeded++] = str;
+			else if (dyn.d_tag != DT_NEEDED && !runpath[0])
+				snprintf(runpath, sizeof(runpath), "%s", str);
+		}
+	}
+	/* each as the loader finds it: the file's run path, then the
+	 * usual directories (ld.so.cache holds the same on Debian) */
+	for (i = 0; i < nneeded; i++) {
+		char *copy = strdup(runpath), *d, *save = NULL;
+		bool done = false;
+
+		for (d = copy ? strtok_r(copy, ":", &save) : NULL; d && !done;
+		     d = strtok_r(NULL, ":", &save)) {
+			expand_origin(d, path, dir, sizeof(dir));
+			snprintf(found, sizeof(found), "%s/%s", dir, needed[i]);
+			if (!access(found, R_OK))
+				done = true;
+		}
+		free(copy);
+		if (done ||
+		    (!strchr(needed[i], '/') && !pmt_elf__locate(needed[i], found, sizeof(found))))
+			fn(ctx, found);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return 0;
+}
+
 int pmt_elf__resolve(const char *file, char *path, size_t len)
 {
 	char found[PATH_MAX], real[PATH_MAX];

@@ -45,6 +45,12 @@ int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off);
 /* A binary named without a '/': found in $PATH, or (a library) in the
  * usual library directories. Fills out; -ENOENT. */
 int pmt_elf__locate(const char *name, char *out, size_t len);
+/* The libraries file path needs (DT_NEEDED), each as the dynamic loader
+ * finds it (its DT_RUNPATH or DT_RPATH, $ORIGIN expanded, then the usual
+ * library directories): fn(ctx, found path) for each found. -errno when
+ * the file cannot be read. */
+typedef void (*pmt_elf_needed_fn)(void *ctx, const char *path);
+int pmt_elf__needed(const char *path, pmt_elf_needed_fn fn, void *ctx);
 /* The file a user names (--uprobe, --usdt, --list usdt:): a path, or a
  * name located as above; made absolute, links resolved. -errno. */
 int pmt_elf__resolve(const char *file, char *path, size_t len);

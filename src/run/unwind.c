@@ -370,19 +370,24 @@ static void *loader(void *arg)
 }
 
 /*
- * What nearly every process maps (the dynamic loader and libc, ours too)
- * and the command pmtrace starts are read before it runs, so a
- * short-lived process's first samples unwind. Reading them needs no map:
- * a thread reads them while the programs load (a few ms of CFI parsing
- * beside the verifier's tens), and start() gives the rows to the kernel.
+ * What nearly every process maps (the dynamic loader and libc, ours too),
+ * the command pmtrace starts and every library it needs (DT_NEEDED, and
+ * theirs, as the loader finds them) are read before it runs, so a
+ * short-lived process's first samples unwind in every file it starts
+ * with. Reading them needs no map: a thread reads them while the
+ * programs load (a few ms of CFI parsing beside the verifier's tens),
+ * and start() gives the rows to the kernel.
  */
-#define PREFETCH_MAX 8
+#define PREFETCH_MAX 32
 
 struct prefetch {
 	struct pmt_file_read files[PREFETCH_MAX];
 	size_t n;
 	bool python;
 	char cmd[PATH_MAX];
+	/* the command's libraries still to read, breadth first */
+	char *queue[PREFETCH_MAX];
+	size_t nqueue;
 };
 
 static bool prefetched(const struct prefetch *p, const struct pmt_cfi_file_key *key)
@@ -419,26 +424,54 @@ static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
 	close(fd);
 }
 
-static void *prefetch_main(void *arg)
+/* a library of the command's: queued once */
+static void prefetch_queue(void *ctx, const char *path)
 {
-	struct prefetch *p = arg;
-	uint64_t t0 = pmt_now_ns();
-	struct stat st;
-	int fd;
+	struct prefetch *p = ctx;
+	size_t i;
 
-	pmt_procmaps__each((uint32_t)getpid(), prefetch_mapped, p);
-	fd = p->cmd[0] ? open(p->cmd, O_RDONLY | O_CLOEXEC) : -1;
+	for (i = 0; i < p->nqueue; i++)
+		if (!strcmp(p->queue[i], path))
+			return;
+	if (p->nqueue < PREFETCH_MAX && (p->queue[p->nqueue] = strdup(path)))
+		p->nqueue++;
+}
+
+static void prefetch_path(struct prefetch *p, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
 	if (fd >= 0 && !fstat(fd, &st)) {
 		struct pmt_cfi_file_key key =
 			file_key(major(st.st_dev), minor(st.st_dev), st.st_ino);
 
-		prefetch_fd(p, &key, fd, p->cmd);
+		prefetch_fd(p, &key, fd, path);
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct prefetch *p = arg;
+	uint64_t t0 = pmt_now_ns();
+	size_t i;
+
+	pmt_procmaps__each((uint32_t)getpid(), prefetch_mapped, p);
+	if (p->cmd[0]) {
+		prefetch_path(p, p->cmd);
+		pmt_elf__needed(p->cmd, prefetch_queue, p);
+	}
+	/* the queue grows as each library names its own */
+	for (i = 0; i < p->nqueue; i++) {
+		prefetch_path(p, p->queue[i]);
+		pmt_elf__needed(p->queue[i], prefetch_queue, p);
+	}
 	if (pmt_verbose > 1)
-		pmt_info("unwind: libc, the loader and the command read in %.1f ms",
-			 (double)(pmt_now_ns() - t0) / 1e6);
+		pmt_info("unwind: libc, the loader, the command and %zu libraries it needs read "
+			 "in %.1f ms",
+			 p->nqueue, (double)(pmt_now_ns() - t0) / 1e6);
 	return NULL;
 }
 
@@ -481,6 +514,8 @@ static void prefetch_end(struct pmt_unwinder *u, bool commit)
 		else
 			pmt_cfi__free(&p->files[i].cfi);
 	}
+	for (i = 0; i < p->nqueue; i++)
+		free(p->queue[i]);
 	free(p);
 	u->pre = NULL;
 }

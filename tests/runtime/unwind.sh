@@ -96,6 +96,26 @@ test_unwind_short_command() {
 	no_leftovers
 }
 
+# A library the command needs (DT_NEEDED) is read before it runs: 900
+# throws of a C++ program built without frame pointers, each stack from
+# __cxa_throw in libstdc++ through main to _start, from the first throw
+# (before, libstdc++'s tables came after its first events: 900 stacks
+# of two frames).
+test_unwind_needed_libraries_first_event() {
+	local n
+	"$PMT" -q --uprobe libstdc++.so.6:__cxa_throw --stack user --folded -o "$WORK/t.folded" \
+		-- "$TP"/thrower 900 >"$WORK/out" || return 1
+	expect_eq "program output" "$(cat "$WORK/out")" "900 caught" || return 1
+	n=$(awk '/^thrower;_start;.*;main[^;]*;parse_one;__cxa_throw [0-9]+$/ { n += $NF } END { print n + 0 }' \
+		"$WORK/t.folded")
+	expect_eq "throws whose stack reaches _start through main" "$n" 900 || { cat "$WORK/t.folded" >&2; return 1; }
+	"$PMT" -q --uprobe libstdc++.so.6:__cxa_throw --stack user -o "$WORK/t.txt" -- "$TP"/thrower 300 >/dev/null ||
+		return 1
+	expect_eq "streamed: records with _start below main" \
+		"$(awk '/uprobe:/ { if (st == 2) n++; st = 0; next } / main(\.cold)?\+/ && !st { st = 1 } / _start\+/ && st == 1 { st = 2 }
+			END { if (st == 2) n++; print n + 0 }' "$WORK/t.txt")" 300
+}
+
 # Short processes started after pmtrace, system-wide, all gone before
 # anything is printed: folded (printed at exit) and streamed (after the
 # reorder window) name them like live ones. The program's tables are read

@@ -10,7 +10,7 @@ TESTPROGS := $(patsubst $(TP_DIR)/%.c,$(OUTPUT)/testprogs/%,$(wildcard $(TP_DIR)
 $(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)
 TP_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 # built as Debian builds its packages: no frame pointers
-$(OUTPUT)/testprogs/nofp $(OUTPUT)/testprogs/twopaths: TP_FLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/testprogs/nofp $(OUTPUT)/testprogs/twopaths $(OUTPUT)/testprogs/thrower: TP_FLAGS := -O2 -g -fomit-frame-pointer
 $(OUTPUT)/testprogs/static_nofp: TP_FLAGS := -O2 -g -fomit-frame-pointer -static
 $(OUTPUT)/testprogs/%: $(TP_DIR)/%.c | $(OUTPUT)/testprogs
 	$(call msg,CC,$@)
