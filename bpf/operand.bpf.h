@@ -150,6 +150,7 @@ static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct 
 	case PMT_FSRC_GID: return pmt_uses_src(PMT_FSRC_GID) ? bpf_get_current_uid_gid() >> 32 : 0;
 	case PMT_FSRC_CGROUP:
 		return pmt_uses_src(PMT_FSRC_CGROUP) ? bpf_get_current_cgroup_id() : 0;
+	case PMT_FSRC_TASK: return pmt_uses_src(PMT_FSRC_TASK) ? bpf_get_current_task() : 0;
 	}
 	return 0;
 }
@@ -180,7 +181,10 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 	long r;
 
 	f.src = PMT_FSRC_FIELD;
-	p = pmt_fetch_base(&f, c);
+	if (pmt_uses_src(PMT_FSRC_EXPR) && (e->flags & PMT_FFLAG_XADDR))
+		p = c->xslot ? c->xslot[e->off & (PMT_XSLOTS - 1)] : 0;
+	else
+		p = pmt_fetch_base(&f, c);
 	r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user_str(dst, n, (const void *)p)
 				: bpf_probe_read_kernel_str(dst, n, (const void *)p);
 	if (r < 0) {

@@ -46,6 +46,7 @@ enum pmt_filter_src {
 	 * canonical split, kernel memory above it */
 	PMT_FSRC_PTR_STR,
 	PMT_FSRC_EXPR, /* slot off of the probe's expressions (abi/expr.h) */
+	PMT_FSRC_TASK, /* the current task_struct's address (curtask) */
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and
@@ -59,6 +60,9 @@ enum pmt_filter_src {
  * itself (the raw record), no copy and no helper call. Little-endian
  * targets only. */
 #define PMT_FFLAG_CTX 0x04
+/* PTR_STR: the address is the value of the probe's expression slot off
+ * (str(curtask->mm->...), a char[] member), not a field's */
+#define PMT_FFLAG_XADDR 0x08
 #define PMT_CTX_DIRECT 128
 
 /* A value of the event: a record field or a common one (filters, keys,

@@ -42,6 +42,9 @@ enum pmt_stat {
 	/* str(): a string the kernel could not read (a page not resident, a
 	 * bad address): keys show it as <fault>, filters as "" */
 	PMT_STAT_STR_FAULT,
+	/* a member of a chain (curtask->a->b) the kernel could not read: a
+	 * NULL pointer on the way; it reads as 0 */
+	PMT_STAT_MEMBER_FAULT,
 	PMT_STAT__MAX,
 };
 

@@ -59,9 +59,10 @@ struct pmt_agg {
 	const char *prof_type, *prof_unit; /* --pprof's second sample type, or NULL */
 	int64_t prof_period;
 	int64_t start_wall_ns;
-	struct pmt_error *err;	       /* while compiling: where a problem is told */
-	struct pmt_exprs *exprs;       /* while compiling: the session's programs */
-	struct pmt_exprs *probe_exprs; /* ... and the expressions of the probe at hand */
+	struct pmt_error *err;		 /* while compiling: where a problem is told */
+	struct pmt_exprs *exprs;	 /* while compiling: the session's programs */
+	struct pmt_exprs *probe_exprs;	 /* ... and the expressions of the probe at hand */
+	const struct pmt_typesys *types; /* the kernel's, for member chains (or NULL) */
 };
 
 /* A run of entries with the same key data: one line or one histogram. */

@@ -16,11 +16,14 @@
 
 /* --- compiling ----------------------------------------------------------- */
 
-/* A str(F) key part's bytes: --str-len in whole words */
-static uint8_t pmt_key_pstr_len(const struct pmt_agg_opts *o)
+/* A str() key part's bytes: --str-len in whole words, or a char array
+ * member's length where shorter (curtask->comm: 16) */
+static uint8_t pmt_key_pstr_len(const struct pmt_agg_opts *o, const struct pmt_operand *op)
 {
 	int n = o->str_len > 0 ? o->str_len : PMT_DEFAULT_STR_LEN;
 
+	if ((op->flags & PMT_FFLAG_XADDR) && op->size && op->size < n)
+		n = op->size;
 	return (uint8_t)((n + 7) & ~7);
 }
 
@@ -95,8 +98,12 @@ static int compile_value(struct pmt_agg *ag, struct pmt_agg_probe *p, const char
 		char opt[32];
 
 		snprintf(opt, sizeof(opt), "--%s", pmt_agg_fn__name(ag->opts->fn));
-		if (pmt_expr__compile(ag->probe_exprs, expr, p->fmt, p->name, opt, &info, err))
+		if (pmt_expr__compile(ag->probe_exprs, expr, p->fmt, p->name, opt, ag->types, &info,
+				      err))
 			return -EINVAL;
+		if (info.is_str)
+			return pmt_error__usage(err, "%s: '%s' is a string: %s needs a number",
+						p->name, expr, opt);
 		a->value = info.o;
 		*is_signed = info.is_signed;
 		if (pmt_exprs__needs_record(ag->probe_exprs, &info.o))
@@ -183,9 +190,10 @@ static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct ke
 		return PMT_KEY_COUNTER;
 	if (pmt_expr__is_expression(spec->field))
 		return pmt_expr__compile(ag->probe_exprs, spec->field, p->fmt, p->name, "--by",
-					 info, ag->err)
+					 ag->types, info, ag->err)
 			       ? -EINVAL
-			       : PMT_KEY_NUM;
+		       : info->is_str ? PMT_KEY_STRING
+				      : PMT_KEY_NUM;
 	r = pmt_operand__resolve(p->fmt, spec->field, info);
 	if (!r)
 		return info->is_str ? PMT_KEY_STRING : PMT_KEY_NUM;
@@ -250,7 +258,7 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
 	a->keys[i].len = kind != PMT_KEY_STRING		  ? 8
-			 : info.o.src == PMT_FSRC_PTR_STR ? pmt_key_pstr_len(ag->opts)
+			 : info.o.src == PMT_FSRC_PTR_STR ? pmt_key_pstr_len(ag->opts, &info.o)
 			 : info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR
 				 ? PMT_KEY_STR
 				 : (uint8_t)((info.o.size + 7) & ~7);
@@ -422,6 +430,7 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 	ag->opts = ao;
 	ag->err = err;
 	ag->exprs = exprs;
+	ag->types = exprs ? exprs->types : NULL;
 	ag->probe_names = calloc(n ? n : 1, sizeof(*ag->probe_names));
 	if (!ag->probe_names)
 		goto nomem;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "filter/expr.h"
 #include "util/grow.h"
+#include "util/suggest.h"
 
 /* tokens: the operators by their text, and three kinds */
 enum { X_END = 256, X_INT, X_NAME };
@@ -24,7 +25,14 @@ struct xtok {
 };
 
 /* two-character operators */
-enum { X_SHL = 300, X_SHR, X_LE, X_GE, X_EQ, X_NE, X_LAND, X_LOR };
+enum { X_SHL = 300, X_SHR, X_LE, X_GE, X_EQ, X_NE, X_LAND, X_LOR, X_ARROW };
+/* tree nodes of member chains: a load of a member, an offset into an
+ * object, a string at an address */
+enum { X_LOADN = 400, X_OFFN, X_STRN };
+
+/* what a value is: a number, a pointer (its pointee typed), an object in
+ * memory (its address: a struct or an array), a string at an address */
+enum { V_NUM, V_PTR, V_ADDR, V_STR };
 
 struct xtype {
 	uint8_t bits; /* 32 or 64 */
@@ -35,8 +43,13 @@ struct xnode {
 	int op; /* X_INT, X_NAME, a unary ('-' '~' '!' as 'u' << 8 | c) or binary operator */
 	struct xnode *a, *b;
 	struct xtype t;
-	uint64_t num;		/* X_INT */
-	struct pmt_operand opd; /* X_NAME */
+	uint64_t num;		/* X_INT; X_LOADN, X_OFFN: the offset */
+	struct pmt_operand opd; /* X_NAME; X_LOADN: o.size, the bytes read */
+	int vk;			/* V_*: what the value is */
+	int tid;		/* V_PTR: the pointee's type; V_ADDR: the object's */
+	uint32_t slen;		/* V_STR: a char array's length (0: unknown) */
+	int chain;		/* members walked to here */
+	int pos, len;		/* where the value stands, for messages */
 };
 
 #define UNARY(c) ('u' << 8 | (c))
@@ -44,6 +57,7 @@ struct xnode {
 struct xparser {
 	const char *src, *what, *probe;
 	const struct pmt_format *fmt;
+	const struct pmt_typesys *types;
 	struct pmt_error *err;
 	struct xtok tok;
 	int depth;
@@ -83,8 +97,8 @@ static int lex(struct xparser *p)
 		char text[3];
 		int kind;
 	} two[] = {
-		{"<<", X_SHL}, {">>", X_SHR}, {"<=", X_LE},   {">=", X_GE},
-		{"==", X_EQ},  {"!=", X_NE},  {"&&", X_LAND}, {"||", X_LOR},
+		{"<<", X_SHL}, {">>", X_SHR},  {"<=", X_LE},  {">=", X_GE},    {"==", X_EQ},
+		{"!=", X_NE},  {"&&", X_LAND}, {"||", X_LOR}, {"->", X_ARROW},
 	};
 	const char *s = p->src;
 	int i = p->tok.pos + p->tok.len, j;
@@ -105,7 +119,7 @@ static int lex(struct xparser *p)
 			return 0;
 		}
 	}
-	if (strchr("+-*/%&|^~!<>()", s[i])) {
+	if (strchr("+-*/%&|^~!<>().[]", s[i])) {
 		p->tok.kind = (unsigned char)s[i];
 		p->tok.len = 1;
 		return 0;
@@ -207,6 +221,240 @@ static struct xnode *xnew(struct xparser *p, int op, struct xnode *a, struct xno
 }
 
 static struct xnode *parse_binary(struct xparser *p, int min_prec);
+static bool numeric(struct xparser *p, const struct xnode *n);
+
+/* curtask: the current task_struct, a pointer typed by the kernel's BTF */
+static struct xnode *parse_curtask(struct xparser *p)
+{
+	struct xnode *n;
+	int id;
+
+	if (!p->types || p->types->find_struct(p->types->ctx, "task_struct", &id)) {
+		xerr(p, p->tok.pos, p->tok.len,
+		     "curtask needs the kernel's types (BTF, /sys/kernel/btf/vmlinux): none here");
+		return NULL;
+	}
+	n = xnew(p, X_NAME, NULL, NULL);
+	if (!n)
+		return NULL;
+	n->opd.src = PMT_FSRC_TASK;
+	n->opd.size = 8;
+	n->t = (struct xtype){64, false};
+	n->vk = V_PTR;
+	n->tid = id;
+	return lex(p) ? (xfree(n), NULL) : n;
+}
+
+/* The value of member off/mtype of the object at base's value (V_PTR:
+ * the pointer's; V_ADDR: the object's address), as a node over base */
+static struct xnode *member_value(struct xparser *p, struct xnode *base, uint32_t off, int mtype,
+				  const char *mname, int pos, int len)
+{
+	struct pmt_tinfo ti, et;
+	struct xnode *n;
+
+	if (p->types->describe(p->types->ctx, mtype, &ti)) {
+		xerr(p, pos, len, "member '%s': its type is not in the kernel's BTF", mname);
+		xfree(base);
+		return NULL;
+	}
+	if (ti.kind == PMT_TK_INT || ti.kind == PMT_TK_PTR) {
+		if (ti.size != 1 && ti.size != 2 && ti.size != 4 && ti.size != 8) {
+			xerr(p, pos, len, "member '%s' is %s (%u bytes): not a size read", mname,
+			     ti.name, ti.size);
+			xfree(base);
+			return NULL;
+		}
+		n = xnew(p, X_LOADN, base, NULL);
+		if (!n)
+			return NULL;
+		n->opd.size = (uint8_t)ti.size;
+		n->t = ti.kind == PMT_TK_PTR
+			       ? (struct xtype){64, false}
+			       : promote((struct xtype){(uint8_t)(ti.size * 8), ti.is_signed});
+		n->vk = ti.kind == PMT_TK_PTR ? V_PTR : V_NUM;
+		n->tid = ti.target;
+	} else if (ti.kind == PMT_TK_STRUCT || ti.kind == PMT_TK_ARRAY) {
+		n = xnew(p, X_OFFN, base, NULL);
+		if (!n)
+			return NULL;
+		n->t = (struct xtype){64, false};
+		n->vk = V_ADDR;
+		n->tid = mtype;
+		/* char name[N]: a string */
+		if (ti.kind == PMT_TK_ARRAY && !p->types->describe(p->types->ctx, ti.target, &et) &&
+		    et.kind == PMT_TK_INT && et.size == 1) {
+			n->vk = V_STR;
+			n->slen = ti.nelem;
+		}
+	} else {
+		xerr(p, pos, len,
+		     "member '%s' is %s: only integers, pointers, structs and arrays "
+		     "are read",
+		     mname, ti.name);
+		xfree(base);
+		return NULL;
+	}
+	n->num = off;
+	n->chain = base->chain + 1;
+	n->pos = base->pos;
+	n->len = pos + len - base->pos;
+	if (n->chain > PMT_CHAIN_MAX) {
+		xerr(p, n->pos, n->len, "a chain of at most %d members", PMT_CHAIN_MAX);
+		xfree(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* -> m, . m: the member named by the token after the operator */
+static struct xnode *parse_member(struct xparser *p, struct xnode *base, bool arrow)
+{
+	struct pmt_tinfo ti;
+	const char *names[256], *close[1];
+	char mname[128];
+	uint32_t off;
+	int mtype, r, pos = p->tok.pos;
+	size_t n;
+
+	if (lex(p) || p->tok.kind != X_NAME) {
+		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+		     "expected a member name after '%s'", arrow ? "->" : ".");
+		xfree(base);
+		return NULL;
+	}
+	snprintf(mname, sizeof(mname), "%.*s", p->tok.len, p->src + p->tok.pos);
+	if ((arrow && base->vk != V_PTR) || (!arrow && base->vk != V_ADDR) || !p->types ||
+	    p->types->describe(p->types->ctx, base->tid, &ti) || ti.kind != PMT_TK_STRUCT) {
+		xerr(p, base->pos, pos + 1 + (int)arrow - base->pos,
+		     arrow ? "'->' needs a pointer to a struct or union: this is %s"
+			   : "'.' needs a struct or union: this is %s",
+		     base->vk == V_NUM		   ? "a number"
+		     : base->vk == V_STR	   ? "a string"
+		     : !arrow && base->vk == V_PTR ? "a pointer (use ->)"
+		     : !p->types || p->types->describe(p->types->ctx, base->tid, &ti)
+			     ? "of no known type"
+		     : base->vk == V_PTR ? "a pointer to something else"
+					 : ti.name);
+		xfree(base);
+		return NULL;
+	}
+	r = p->types->member(p->types->ctx, base->tid, mname, &off, &mtype);
+	if (r == -EOPNOTSUPP) {
+		xerr(p, p->tok.pos, p->tok.len, "member '%s' of %s is a bitfield: not read", mname,
+		     ti.name);
+		xfree(base);
+		return NULL;
+	}
+	if (r) {
+		xerr(p, p->tok.pos, p->tok.len, "%s has no member '%s'", ti.name, mname);
+		n = p->types->member_names(p->types->ctx, base->tid, names, 256);
+		if (pmt_suggest(mname, (char *const *)names, n, close, 1))
+			pmt_error__hint(p->err, "did you mean %s?", close[0]);
+		xfree(base);
+		return NULL;
+	}
+	pos = p->tok.pos;
+	r = p->tok.len;
+	if (lex(p)) {
+		xfree(base);
+		return NULL;
+	}
+	return member_value(p, base, off, mtype, mname, pos, r);
+}
+
+/* [N] of an array in memory, or of a pointer: element N (a constant) */
+static struct xnode *parse_index(struct xparser *p, struct xnode *base)
+{
+	struct pmt_tinfo ti, et;
+	int pos = p->tok.pos, epos;
+	uint64_t i;
+
+	if (lex(p) || p->tok.kind != X_INT) {
+		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+		     "expected a number: [N] takes a "
+		     "constant index");
+		xfree(base);
+		return NULL;
+	}
+	i = p->tok.num;
+	epos = p->tok.pos;
+	if (lex(p) || p->tok.kind != ']') {
+		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1, "expected ']'");
+		xfree(base);
+		return NULL;
+	}
+	if (!p->types || (base->vk != V_ADDR && base->vk != V_PTR && base->vk != V_STR) ||
+	    p->types->describe(p->types->ctx, base->tid, &ti) ||
+	    (base->vk != V_PTR && ti.kind != PMT_TK_ARRAY)) {
+		xerr(p, base->pos, pos + 1 - base->pos, "'[' needs an array or a pointer");
+		xfree(base);
+		return NULL;
+	}
+	if (base->vk != V_PTR && i >= ti.nelem) {
+		xerr(p, epos, (int)(p->tok.pos - epos), "index %llu past the array's %u elements",
+		     (unsigned long long)i, ti.nelem);
+		xfree(base);
+		return NULL;
+	}
+	if (base->vk == V_PTR) {
+		/* p[i]: the element at the pointer's value */
+		if (p->types->describe(p->types->ctx, base->tid, &et) || !et.size) {
+			xerr(p, base->pos, pos + 1 - base->pos,
+			     "'[' needs a pointer to sized elements");
+			xfree(base);
+			return NULL;
+		}
+		base->vk = V_PTR;
+		return lex(p) ? (xfree(base), NULL)
+			      : member_value(p, base, (uint32_t)(i * et.size), base->tid, "[]", pos,
+					     2);
+	}
+	if (p->types->describe(p->types->ctx, ti.target, &et)) {
+		xfree(base);
+		return NULL;
+	}
+	/* the array's own address plus i elements */
+	if (lex(p)) {
+		xfree(base);
+		return NULL;
+	}
+	base->vk = V_ADDR; /* a char array indexed is a char */
+	return member_value(p, base, (uint32_t)(i * et.size), ti.target, "[]", pos, 2);
+}
+
+/* str(E): the string at the address E holds */
+static struct xnode *parse_str(struct xparser *p)
+{
+	struct xnode *n, *in;
+	int pos = p->tok.pos;
+
+	if (lex(p) || lex(p) || !(in = parse_binary(p, 1)))
+		return NULL;
+	if (p->tok.kind != ')') {
+		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1, "expected ')' after str(...");
+		xfree(in);
+		return NULL;
+	}
+	if (in->vk != V_PTR && in->vk != V_STR && !(in->vk == V_NUM && in->t.bits == 64)) {
+		xerr(p, in->pos, in->len, "str() reads the string at an address: this is %s",
+		     in->vk == V_ADDR ? "a struct or an array" : "a number narrower than one");
+		xfree(in);
+		return NULL;
+	}
+	if (in->vk == V_STR) /* str() of a char array: itself */
+		n = in;
+	else if ((n = xnew(p, X_STRN, in, NULL))) {
+		n->vk = V_STR;
+		n->t = (struct xtype){64, false};
+		n->chain = in->chain;
+	}
+	if (n) {
+		n->pos = pos;
+		n->len = p->tok.pos + 1 - pos;
+	}
+	return lex(p) ? (xfree(n), NULL) : n;
+}
 
 static struct xnode *parse_name(struct xparser *p)
 {
@@ -218,6 +466,8 @@ static struct xnode *parse_name(struct xparser *p)
 
 	snprintf(name, sizeof(name), "%.*s", p->tok.len, p->src + p->tok.pos);
 	r = pmt_operand__resolve(p->fmt, name, &info);
+	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "curtask"))
+		return parse_curtask(p);
 	if (!r && info.is_str) {
 		xerr(p, p->tok.pos, p->tok.len, "'%s' is a string: expressions compute numbers",
 		     name);
@@ -259,6 +509,10 @@ static struct xnode *parse_unary(struct xparser *p)
 	if (op == '-' || op == '~' || op == '!') {
 		if (lex(p) || !(n = parse_unary(p)))
 			return NULL;
+		if (!numeric(p, n)) {
+			xfree(n);
+			return NULL;
+		}
 		n = xnew(p, UNARY(op), n, NULL);
 		if (n)
 			n->t = op == '!' ? (struct xtype){32, true} : n->a->t;
@@ -287,6 +541,9 @@ static struct xnode *parse_unary(struct xparser *p)
 			xfree(n);
 			return NULL;
 		}
+	} else if (op == X_NAME && p->tok.len == 3 && !strncmp(p->src + p->tok.pos, "str", 3) &&
+		   p->src[p->tok.pos + 3] == '(') {
+		n = parse_str(p);
 	} else if (op == X_NAME) {
 		n = parse_name(p);
 	} else {
@@ -295,6 +552,14 @@ static struct xnode *parse_unary(struct xparser *p)
 				 : "expected a value: a field, a number, '(' or a unary - ~ !");
 		return NULL;
 	}
+	if (n && !n->len) {
+		n->pos = pos;
+		n->len = p->tok.pos - pos;
+	}
+	/* postfix: -> . [ bind tighter than any unary operator */
+	while (n && (p->tok.kind == X_ARROW || p->tok.kind == '.' || p->tok.kind == '['))
+		n = p->tok.kind == '[' ? parse_index(p, n)
+				       : parse_member(p, n, p->tok.kind == X_ARROW);
 	p->depth--;
 	return n;
 }
@@ -342,6 +607,18 @@ static struct xtype binary_type(int op, struct xtype a, struct xtype b)
 	return common(a, b);
 }
 
+/* An operator's operand must be a number (or a pointer, as one) */
+static bool numeric(struct xparser *p, const struct xnode *n)
+{
+	if (n->vk == V_NUM || n->vk == V_PTR)
+		return true;
+	xerr(p, n->pos, n->len,
+	     n->vk == V_STR ? "a string is a whole key's value, not an operand: compare strings "
+			      "in a filter"
+			    : "a struct or an array: name a member with -> or .");
+	return false;
+}
+
 /* precedence climbing: operators of min_prec and above, left to right */
 static struct xnode *parse_binary(struct xparser *p, int min_prec)
 {
@@ -354,9 +631,17 @@ static struct xnode *parse_binary(struct xparser *p, int min_prec)
 			xfree(l);
 			return NULL;
 		}
+		if (!numeric(p, l) || !numeric(p, r)) {
+			xfree(l);
+			xfree(r);
+			return NULL;
+		}
 		l = xnew(p, op, l, r);
-		if (l)
+		if (l) {
 			l->t = binary_type(op, l->a->t, l->b->t);
+			l->pos = l->a->pos;
+			l->len = l->b->pos + l->b->len - l->a->pos;
+		}
 	}
 	return l;
 }
@@ -417,6 +702,24 @@ static void emit(struct xcode *c, const struct xnode *n)
 			c->x.op[c->x.n - 1].o = n->opd;
 		c->has_operand = true;
 		return;
+	case X_LOADN:
+		emit(c, n->a);
+		put(c, PMT_X_LOAD, n->t, 0);
+		if (!c->too_long) {
+			c->x.op[c->x.n - 1].k = n->num;
+			c->x.op[c->x.n - 1].o.size = n->opd.size;
+		}
+		return;
+	case X_OFFN:
+		emit(c, n->a);
+		if (n->num) {
+			put(c, PMT_X_CONST, n->t, 1);
+			if (!c->too_long)
+				c->x.op[c->x.n - 1].k = n->num;
+			put(c, PMT_X_ADD, (struct xtype){64, false}, -1);
+		}
+		return;
+	case X_STRN: emit(c, n->a); return;
 	case UNARY('-'):
 		emit(c, n->a);
 		put(c, PMT_X_NEG, n->t, 0);
@@ -532,8 +835,13 @@ bool pmt_expr__is_expression(const char *text)
 {
 	const char *s = text;
 
-	if (!strncmp(s, "str(", 4))
+	if (!strncmp(s, "str(", 4)) {
+		/* str(NAME) is an operand's name; str(a->b) an expression */
+		for (s += 4; *s && *s != ')'; s++)
+			if (!ident_char(*s, false))
+				return true;
 		return false;
+	}
 	for (; *s; s++)
 		if (!ident_char(*s, false))
 			return true;
@@ -566,10 +874,13 @@ static uint64_t no_load(const struct pmt_operand *o, void *arg)
 }
 
 int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
-		      const char *probe, const char *what, struct pmt_opinfo *out,
-		      struct pmt_error *err)
+		      const char *probe, const char *what, const struct pmt_typesys *types,
+		      struct pmt_opinfo *out, struct pmt_error *err)
 {
-	struct xparser p = {.src = text, .what = what, .probe = probe, .fmt = fmt, .err = err};
+	struct xparser p = {
+		.src = text, .what = what, .probe = probe, .fmt = fmt, .types = types, .err = err};
+	int vk = V_NUM;
+	uint32_t slen = 0;
 	struct xcode c = {0};
 	struct xnode *n;
 	int idx;
@@ -585,6 +896,11 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 		xfree(n);
 		return -EINVAL;
 	}
+	if (n->vk == V_ADDR) {
+		xerr(&p, n->pos, n->len, "a struct or an array: name a member with -> or .");
+		xfree(n);
+		return -EINVAL;
+	}
 	if (n->op == X_NAME) {
 		/* a bare name: the operand itself */
 		out->o = n->opd;
@@ -593,7 +909,9 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 		return 0;
 	}
 	emit(&c, n);
-	out->is_signed = n->t.is_signed;
+	out->is_signed = n->vk == V_NUM && n->t.is_signed;
+	vk = n->vk;
+	slen = n->slen;
 	xfree(n);
 	if (c.too_long)
 		return xerr(&p, 0, (int)strlen(text),
@@ -622,6 +940,14 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 	out->o.size = 8;
 	out->o.off = (uint16_t)idx;
 	out->o.flags = out->is_signed ? PMT_FFLAG_SIGNED : 0;
+	if (vk == V_STR) {
+		/* the string at the address the expression computes; size:
+		 * a char array's length, 0 when a pointer's */
+		out->o.src = PMT_FSRC_PTR_STR;
+		out->o.flags = PMT_FFLAG_XADDR;
+		out->o.size = (uint8_t)(slen > 255 ? 255 : slen);
+		out->is_str = true;
+	}
 	return 0;
 }
 
@@ -642,7 +968,9 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 		struct pmt_operand *o = ops[i];
 		const struct pmt_expr *e;
 
-		if (o->src != PMT_FSRC_EXPR || o->off >= mine->n)
+		if (!(o->src == PMT_FSRC_EXPR ||
+		      (o->src == PMT_FSRC_PTR_STR && (o->flags & PMT_FFLAG_XADDR))) ||
+		    o->off >= mine->n)
 			continue;
 		if (slot_of[o->off] >= 0) {
 			o->off = (uint16_t)slot_of[o->off];
@@ -687,7 +1015,8 @@ bool pmt_exprs__needs_record(const struct pmt_exprs *t, const struct pmt_operand
 {
 	size_t j;
 
-	if (o->src != PMT_FSRC_EXPR)
+	if (o->src != PMT_FSRC_EXPR &&
+	    !(o->src == PMT_FSRC_PTR_STR && (o->flags & PMT_FFLAG_XADDR)))
 		return pmt_operand__needs_record(o);
 	for (j = 0; t && o->off < t->n && j < t->v[o->off].n && j < PMT_EXPR_OPS; j++)
 		if (t->v[o->off].op[j].code == PMT_X_OPERAND &&
@@ -699,15 +1028,16 @@ bool pmt_exprs__needs_record(const struct pmt_exprs *t, const struct pmt_operand
 void pmt_exprs__free(struct pmt_exprs *t)
 {
 	free(t->v);
-	memset(t, 0, sizeof(*t));
+	t->v = NULL;
+	t->n = t->cap = 0;
 }
 
 void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 {
 	static const char *const names[PMT_X__MAX] = {
-		"operand", "const", "neg", "not",  "lnot", "add",   "sub", "mul",
-		"div",	   "mod",   "and", "or",   "xor",  "shl",   "shr", "eq",
-		"ne",	   "lt",    "le",  "land", "lor",  "store",
+		"operand", "const", "neg", "not",  "lnot", "add",   "sub",  "mul",
+		"div",	   "mod",   "and", "or",   "xor",  "shl",   "shr",  "eq",
+		"ne",	   "lt",    "le",  "land", "lor",  "store", "load",
 	};
 	uint32_t i;
 
@@ -725,7 +1055,8 @@ void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 		if (op->code == PMT_X_OPERAND)
 			pmt_buf__printf(b, " src%u@%u:%u%s", op->o.src, op->o.off, op->o.size,
 					op->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
-		else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE)
+		else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE ||
+			 op->code == PMT_X_LOAD)
 			pmt_buf__printf(b, " %llu", (unsigned long long)op->k);
 		pmt_buf__putc(b, '\n');
 	}

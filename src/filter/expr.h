@@ -10,7 +10,11 @@
  *   unary   := ("-" | "~" | "!") unary | "(" expr ")" | INTEGER | NAME
  *
  * NAME is a field of the probe or a common value (pid tid cpu uid gid
- * cgroup); strings are refused. Integers: decimal or 0x hex, typed as C
+ * cgroup), or curtask (the current task_struct, with types). Postfix
+ * "->m", ".m" and "[N]" walk the kernel's types (PMT_CHAIN_MAX members):
+ * integers and pointers are read (8 bytes a pointer), a char array is a
+ * string; str(E) is the string at the address E. A string is a whole
+ * expression's value only (a key), never an operand of an operator. Integers: decimal or 0x hex, typed as C
  * types a literal (int, then long, then unsigned long).
  */
 #ifndef PMT_EXPR_H
@@ -23,10 +27,45 @@
 #include "filter/operand.h"
 #include "util/error.h"
 
+/* A type of kernel memory, as the loader's BTF describes it (typedefs,
+ * const and volatile seen through). */
+enum pmt_tkind { PMT_TK_OTHER, PMT_TK_INT, PMT_TK_PTR, PMT_TK_STRUCT, PMT_TK_ARRAY };
+
+struct pmt_tinfo {
+	enum pmt_tkind kind;
+	uint32_t size;	/* bytes */
+	bool is_signed; /* INT (enums: as their values) */
+	int target;	/* PTR: the pointee; ARRAY: the element */
+	uint32_t nelem; /* ARRAY */
+	char name[64];	/* "struct task_struct", "int", "char *": for messages */
+};
+
+/* The kernel's types, for member chains (curtask->real_parent->comm);
+ * made by the loader from the kernel's BTF (src/run/btftypes.c). Each
+ * returns 0 or -ENOENT. */
+struct pmt_typesys {
+	void *ctx;
+	/* the type id of struct name */
+	int (*find_struct)(void *ctx, const char *name, int *id);
+	int (*describe)(void *ctx, int id, struct pmt_tinfo *out);
+	/* member name of struct or union id (anonymous members searched):
+	 * its byte offset and type; -EOPNOTSUPP for a bitfield */
+	int (*member)(void *ctx, int id, const char *name, uint32_t *off, int *type);
+	/* up to max member names of id, for "did you mean" (they live as
+	 * long as the type system) */
+	size_t (*member_names)(void *ctx, int id, const char **names, size_t max);
+};
+
+/* Members a chain may walk (curtask->a->b.c is 3) */
+#define PMT_CHAIN_MAX 8
+
 /* A session's expressions: what PMT_FSRC_EXPR operands number. */
 struct pmt_exprs {
 	struct pmt_expr *v;
 	size_t n, cap;
+	/* the kernel's types, for member chains: set by the owner (the
+	 * session), NULL where none */
+	const struct pmt_typesys *types;
 };
 
 /*
@@ -38,8 +77,8 @@ struct pmt_exprs {
  * messages ("--by"). 0, or -EINVAL with a message and a caret in err.
  */
 int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
-		      const char *probe, const char *what, struct pmt_opinfo *out,
-		      struct pmt_error *err);
+		      const char *probe, const char *what, const struct pmt_typesys *types,
+		      struct pmt_opinfo *out, struct pmt_error *err);
 /* One program of t (abi/expr.h) computing, in turn, each expression of
  * mine the n operands ops name (PMT_FSRC_EXPR), each rewritten to read
  * its slot; *prog its index, or PMT_XPROG_NONE without expressions. An

@@ -35,7 +35,8 @@ static bool in_ctx(const struct pmt_format *fmt, const struct pmt_field *f)
 
 bool pmt_operand__needs_record(const struct pmt_operand *o)
 {
-	return ((o->src == PMT_FSRC_FIELD || o->src == PMT_FSRC_PTR_STR) &&
+	return ((o->src == PMT_FSRC_FIELD ||
+		 (o->src == PMT_FSRC_PTR_STR && !(o->flags & PMT_FFLAG_XADDR))) &&
 		!(o->flags & PMT_FFLAG_CTX)) ||
 	       o->src == PMT_FSRC_FIELD_STR || o->src == PMT_FSRC_FIELD_DSTR;
 }
@@ -171,7 +172,9 @@ void pmt_uses__operand(struct pmt_uses *u, const struct pmt_operand *o)
 	uint32_t w = o->off / 4;
 
 	u->srcs |= 1u << o->src;
-	if (o->src == PMT_FSRC_PTR_STR) /* the address: a FIELD's load */
+	if (o->src == PMT_FSRC_PTR_STR && (o->flags & PMT_FFLAG_XADDR)) /* an expression's */
+		u->srcs |= 1u << PMT_FSRC_EXPR;
+	else if (o->src == PMT_FSRC_PTR_STR) /* the address: a FIELD's load */
 		u->srcs |= 1u << PMT_FSRC_FIELD;
 	if ((o->src != PMT_FSRC_FIELD && o->src != PMT_FSRC_PTR_STR) ||
 	    !(o->flags & PMT_FFLAG_CTX) || w >= 32)

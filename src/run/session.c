@@ -82,6 +82,17 @@ static void profile_info(struct pmt_session *s)
 
 /* The aggregation sees the probes' names and formats, and sets what each
  * does with its events. */
+/* The kernel's types, when a key or value walks them (curtask->...) */
+static void open_types(struct pmt_session *s)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+
+	if ((!ao->by || !strstr(ao->by, "curtask")) && (!ao->expr || !strstr(ao->expr, "curtask")))
+		return;
+	if (!pmt_btftypes__open(&s->types))
+		s->exprs.types = &s->types.sys;
+}
+
 static int compile_aggregation(struct pmt_session *s)
 {
 	struct pmt_agg_probe *ap = calloc(s->probes.n ? s->probes.n : 1, sizeof(*ap));
@@ -90,12 +101,16 @@ static int compile_aggregation(struct pmt_session *s)
 
 	if (!ap)
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	open_types(s);
 	for (i = 0; i < s->probes.n; i++) {
 		ap[i].name = s->probes.v[i].name;
 		ap[i].fmt = s->probes.v[i].fmt;
 	}
 	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->exprs, &s->stack, &s->agg,
 			       &s->err);
+	/* the types were for compiling: the kernel's BTF is 5 MB */
+	pmt_btftypes__close(&s->types);
+	s->exprs.types = NULL;
 	for (i = 0; !err && s->agg && i < s->probes.n; i++) {
 		s->probes.v[i].action = ap[i].action;
 		s->probes.v[i].agg = ap[i].cfg;

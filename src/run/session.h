@@ -11,6 +11,7 @@
 #include "probes/provider.h"
 #include "run/counter.h"
 #include "filter/expr.h"
+#include "run/btftypes.h"
 #include "run/target.h"
 #include "run/unwind.h"
 
@@ -31,6 +32,7 @@ struct pmt_session {
 	struct pmt_child child;	     /* -- CMD */
 	struct pmt_agg *agg;	     /* --count, --hist, ...: NULL when streaming */
 	struct pmt_exprs exprs;	     /* what keys and values compute (pmt_exprs) */
+	struct pmt_btftypes types;   /* the kernel's, where an expression walks them */
 	struct pmt_aggmaps *aggmaps; /* its maps, drained: made at load */
 	struct pmt_syms *syms;	     /* symbolizer, made when needed */
 	uint8_t stack;		     /* --stack: PMT_STACK_* */

@@ -56,7 +56,7 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt)
 	uint32_t i;
 	int sp = 0;
 
-	if (pmt_expr__compile(&t, text, fmt, "fuzz:probe", "--by", &info, &err)) {
+	if (pmt_expr__compile(&t, text, fmt, "fuzz:probe", "--by", NULL, &info, &err)) {
 		if (err.pos < 0 || err.pos > (int)strlen(text) || err.len < 1 || !err.msg[0] || t.n)
 			abort();
 		pmt_error__format(&b, &err);

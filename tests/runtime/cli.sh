@@ -226,6 +226,7 @@ verifier_cases=(
 	'20000 | --tp syscalls:sys_enter_read --filter fd==1'
 	'20000 | --tp syscalls:sys_enter_openat --count --by str(filename)'
 	'30000 | --tp syscalls:sys_exit_openat --count --by comm,-ret'
+	'30000 | --tp syscalls:sys_enter_clock_nanosleep --count --by curtask->real_parent->comm,comm'
 )
 test_verifier_work_bounded() {
 	local c bound args n

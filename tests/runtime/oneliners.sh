@@ -231,3 +231,44 @@ hint: did you mean ret? syscalls:sys_exit_openat has: __syscall_nr ret; every pr
 		return 1
 	no_leftovers
 }
+
+# naptime's keys: the parent's comm through the kernel's types
+# (curtask->real_parent->comm, a char array: a string), and a number at
+# the end of a chain; bpftrace's @[curtask->real_parent->comm, comm] on
+# the same script. A chain walks offsets from the running kernel's BTF.
+test_naptime_member_chain_vs_bpftrace() {
+	local out
+	printf 'sleep 0.01; sleep 0.01\n/bin/sleep 0.01\n' >"$WORK/nap.sh"
+	"$PMT" -q --tp syscalls:sys_enter_clock_nanosleep --count \
+		--by 'curtask->real_parent->comm,comm,curtask->real_parent->tgid == pid' -- /bin/sh "$WORK/nap.sh" |
+		grep '^@' >"$WORK/keys"
+	expect_eq "parents and sleepers" "$(cat "$WORK/keys")" "@[sh, sleep, 0]: 3" || return 1
+	out=$("$PMT" -q --tp syscalls:sys_enter_clock_nanosleep --count \
+		--by 'str(curtask->mm->exe_file->f_path.dentry->d_name.name),curtask->real_parent->real_parent->pid > 0' \
+		-- /bin/sh "$WORK/nap.sh" | grep '^@')
+	expect_eq "a char pointer 6 members deep" "$out" "@[sleep, 1]: 3" || return 1
+	requires bpftrace || return
+	"$PMT" -q --tp syscalls:sys_enter_clock_nanosleep --filter 'comm == "sleep"' --count \
+		--by 'curtask->real_parent->comm,comm' -- /bin/sh "$WORK/nap.sh" | grep '^@' >"$WORK/ours"
+	bpftrace -e 'tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "sleep"/ { @[curtask->real_parent->comm, comm] = count(); }' \
+		-c "/bin/sh $WORK/nap.sh" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "naptime" "$WORK/ours" "$WORK/theirs"
+}
+
+# What a chain refuses: usage errors with a caret and a close name, exit 2.
+test_member_chain_usage_errors() {
+	requires userspace || return
+	"$PMT" --tp syscalls:sys_enter_clock_nanosleep --count --by 'comm,curtask->real_parnt->pid' -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(cat "$WORK/e")" "pmtrace: --by: struct task_struct has no member 'real_parnt'
+  curtask->real_parnt->pid
+           ^~~~~~~~~~
+hint: did you mean real_parent?" || return 1
+	"$PMT" --tp syscalls:sys_enter_clock_nanosleep --sum 'curtask->comm' -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(head -1 "$WORK/e")" \
+		"pmtrace: syscalls:sys_enter_clock_nanosleep: 'curtask->comm' is a string: --sum needs a number" ||
+		return 1
+	no_leftovers
+}

@@ -2,6 +2,7 @@
 /* The expression compiler: C's precedence and types, the values the
  * kernel's machine computes (its reference, pmt_expr__eval), folding, and
  * every diagnostic. */
+#include <errno.h>
 #include <stdlib.h>
 #include "filter/expr.h"
 #include "test.h"
@@ -163,7 +164,8 @@ TEST(expr_values_as_c)
 		uint64_t got;
 
 		pmt_error__clear(&err);
-		if (pmt_expr__compile(&t, values[i].text, fmt, "t:narrow", "--by", &info, &err)) {
+		if (pmt_expr__compile(&t, values[i].text, fmt, "t:narrow", "--by", NULL, &info,
+				      &err)) {
 			FAIL_AT("'%s': %s", values[i].text, err.msg);
 			continue;
 		}
@@ -209,7 +211,8 @@ TEST(expr_division_by_zero_and_edges)
 		uint64_t got;
 
 		pmt_error__clear(&err);
-		if (pmt_expr__compile(&t, edges[i].text, fmt, "t:narrow", "--by", &info, &err)) {
+		if (pmt_expr__compile(&t, edges[i].text, fmt, "t:narrow", "--by", NULL, &info,
+				      &err)) {
 			FAIL_AT("'%s': %s", edges[i].text, err.msg);
 			continue;
 		}
@@ -234,19 +237,19 @@ TEST(expr_code)
 	struct pmt_buf b = {0};
 
 	ASSERT_TRUE(fmt);
-	ASSERT_EQ(pmt_expr__compile(&t, "(s32)", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(pmt_expr__compile(&t, "(s32)", fmt, "t", "--by", NULL, &info, &err), 0);
 	ASSERT_EQ(info.o.src, PMT_FSRC_FIELD);
 	ASSERT_EQ(t.n, 0);
-	ASSERT_EQ(pmt_expr__compile(&t, "-(2 * 3) + 1", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(pmt_expr__compile(&t, "-(2 * 3) + 1", fmt, "t", "--by", NULL, &info, &err), 0);
 	ASSERT_EQ(info.o.src, PMT_FSRC_EXPR);
 	ASSERT_EQ(t.v[info.o.off].n, 1);
 	ASSERT_EQ(t.v[info.o.off].op[0].code, PMT_X_CONST);
 	ASSERT_EQ(t.v[info.o.off].op[0].k, (uint64_t)-5);
 	ASSERT_TRUE(info.is_signed);
-	ASSERT_EQ(pmt_expr__compile(&t, "u32 > pid", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(pmt_expr__compile(&t, "u32 > pid", fmt, "t", "--by", NULL, &info, &err), 0);
 	pmt_expr__dump(&b, &t.v[info.o.off]);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src3@0:4\noperand src0@20:4\nlt u32\n");
-	ASSERT_EQ(pmt_expr__compile(&t, "u32  >  pid", fmt, "t", "--by", &info, &err), 0);
+	ASSERT_EQ(pmt_expr__compile(&t, "u32  >  pid", fmt, "t", "--by", NULL, &info, &err), 0);
 	ASSERT_EQ(info.o.off, 1); /* the same code as before: shared */
 	ASSERT_EQ(t.n, 2);
 	pmt_exprs__uses(&t, &u);
@@ -327,8 +330,8 @@ TEST(expr_diagnostics)
 		struct pmt_error err = {0};
 
 		b.len = 0;
-		if (!pmt_expr__compile(&t, diagnostics[i].text, fmt, "t:narrow", "--by", &info,
-				       &err)) {
+		if (!pmt_expr__compile(&t, diagnostics[i].text, fmt, "t:narrow", "--by", NULL,
+				       &info, &err)) {
 			FAIL_AT("'%s': compiled", diagnostics[i].text);
 			continue;
 		}
@@ -353,4 +356,193 @@ TEST(expr_told_from_names)
 	ASSERT_TRUE(!pmt_expr__is_expression("prev_pid"));
 	ASSERT_TRUE(!pmt_expr__is_expression("str(filename)"));
 	ASSERT_TRUE(!pmt_expr__is_expression("arg0"));
+}
+
+/*
+ * Member chains over a made-up kernel: 1 struct task_struct { int pid @8;
+ * char comm[16] @16; struct task_struct *real_parent @32; struct { int x;
+ * } @40 (anonymous); unsigned flags:3 @48 (a bitfield) }; 2 int; 3
+ * char[16]; 4 char; 5 pointer to 1; 6 the anonymous struct.
+ */
+static int fake_find(void *ctx, const char *name, int *id)
+{
+	(void)ctx;
+	*id = 1;
+	return strcmp(name, "task_struct") ? -ENOENT : 0;
+}
+
+static int fake_describe(void *ctx, int id, struct pmt_tinfo *out)
+{
+	static const struct pmt_tinfo t[] = {
+		{0},
+		{PMT_TK_STRUCT, 56, false, 0, 0, "struct task_struct"},
+		{PMT_TK_INT, 4, true, 0, 0, "int"},
+		{PMT_TK_ARRAY, 16, false, 4, 16, "an array"},
+		{PMT_TK_INT, 1, true, 0, 0, "char"},
+		{PMT_TK_PTR, 8, false, 1, 0, "a pointer"},
+		{PMT_TK_STRUCT, 4, false, 0, 0, "struct (anonymous)"},
+	};
+	(void)ctx;
+	if (id < 1 || id > 6)
+		return -ENOENT;
+	*out = t[id];
+	return 0;
+}
+
+static int fake_member(void *ctx, int id, const char *name, uint32_t *off, int *type)
+{
+	static const struct {
+		int in;
+		const char *name;
+		uint32_t off;
+		int type;
+	} m[] = {{1, "pid", 8, 2},
+		 {1, "comm", 16, 3},
+		 {1, "real_parent", 32, 5},
+		 {1, "x", 40, 2},
+		 {6, "x", 0, 2}};
+	size_t i;
+
+	(void)ctx;
+	if (id == 1 && !strcmp(name, "flags"))
+		return -EOPNOTSUPP;
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (m[i].in == id && !strcmp(m[i].name, name)) {
+			*off = m[i].off;
+			*type = m[i].type;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static size_t fake_names(void *ctx, int id, const char **names, size_t max)
+{
+	static const char *const n[] = {"pid", "comm", "real_parent", "x", "flags"};
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; id == 1 && i < 5 && i < max; i++)
+		names[i] = n[i];
+	return id == 1 ? i : 0;
+}
+
+static const struct pmt_typesys fake_types = {
+	.find_struct = fake_find,
+	.describe = fake_describe,
+	.member = fake_member,
+	.member_names = fake_names,
+};
+
+TEST(expr_member_chains)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_error err = {0};
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+
+	ASSERT_TRUE(fmt);
+	/* two loads: the parent's pointer (8 bytes at 32), its pid (s32 at 8) */
+	ASSERT_EQ(pmt_expr__compile(&t, "curtask->real_parent->pid", fmt, "t", "--by", &fake_types,
+				    &info, &err),
+		  0);
+	ASSERT_EQ(info.o.src, PMT_FSRC_EXPR);
+	ASSERT_TRUE(info.is_signed && !info.is_str);
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src12@0:8\nload u64 32\nload s32 8\n");
+	/* a char array: a string at its address, 16 bytes */
+	ASSERT_EQ(pmt_expr__compile(&t, "curtask->real_parent->comm", fmt, "t", "--by", &fake_types,
+				    &info, &err),
+		  0);
+	ASSERT_TRUE(info.is_str);
+	ASSERT_EQ(info.o.src, PMT_FSRC_PTR_STR);
+	ASSERT_EQ(info.o.flags, PMT_FFLAG_XADDR);
+	ASSERT_EQ(info.o.size, 16);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src12@0:8\nload u64 32\nconst 16\nadd u64\n");
+	/* the anonymous struct's member is found through it; an element */
+	ASSERT_EQ(pmt_expr__compile(&t, "curtask->x + curtask->comm[2]", fmt, "t", "--by",
+				    &fake_types, &info, &err),
+		  0);
+	ASSERT_EQ(pmt_expr__compile(&t, "str(curtask->real_parent)", fmt, "t", "--by", &fake_types,
+				    &info, &err),
+		  0);
+	ASSERT_TRUE(info.is_str && !info.o.size);
+	/* a bare curtask is its operand */
+	ASSERT_EQ(pmt_expr__compile(&t, "curtask", fmt, "t", "--by", &fake_types, &info, &err), 0);
+	ASSERT_EQ(info.o.src, PMT_FSRC_TASK);
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
+static const struct {
+	const char *text, *want;
+} chain_diagnostics[] = {
+	{"curtask->real_parnt->pid", "--by: struct task_struct has no member 'real_parnt'\n"
+				     "  curtask->real_parnt->pid\n"
+				     "           ^~~~~~~~~~\n"
+				     "hint: did you mean real_parent?\n"},
+	{"curtask->flags", "--by: member 'flags' of struct task_struct is a bitfield: not read\n"
+			   "  curtask->flags\n"
+			   "           ^~~~~\n"},
+	{"curtask.pid", "--by: '.' needs a struct or union: this is a pointer (use ->)\n"
+			"  curtask.pid\n"
+			"  ^~~~~~~~\n"},
+	{"curtask->pid->x", "--by: '->' needs a pointer to a struct or union: this is a number\n"
+			    "  curtask->pid->x\n"
+			    "  ^~~~~~~~~~~~~~\n"},
+	{"curtask->comm + 1", "--by: a string is a whole key's value, not an operand: compare "
+			      "strings in a filter\n"
+			      "  curtask->comm + 1\n"
+			      "  ^~~~~~~~~~~~~\n"},
+	{"curtask->comm[16]", "--by: index 16 past the array's 16 elements\n"
+			      "  curtask->comm[16]\n"
+			      "                ^~\n"},
+	{"curtask->real_parent->real_parent->real_parent->real_parent->real_parent->real_parent->"
+	 "real_parent->real_parent->pid",
+	 "--by: a chain of at most 8 members\n"
+	 "  curtask->real_parent->real_parent->real_parent->real_parent->real_parent->real_parent->"
+	 "real_parent->real_parent->pid\n"
+	 "  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~"
+	 "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
+};
+
+TEST(expr_member_chain_diagnostics)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_exprs t = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	struct pmt_error err = {0};
+	size_t i;
+
+	ASSERT_TRUE(fmt);
+	for (i = 0; i < sizeof(chain_diagnostics) / sizeof(chain_diagnostics[0]); i++) {
+		pmt_error__clear(&err);
+		b.len = 0;
+		if (!pmt_expr__compile(&t, chain_diagnostics[i].text, fmt, "t", "--by", &fake_types,
+				       &info, &err)) {
+			FAIL_AT("'%s': compiled", chain_diagnostics[i].text);
+			continue;
+		}
+		pmt_error__format(&b, &err);
+		if (strcmp(pmt_buf__cstr(&b), chain_diagnostics[i].want))
+			FAIL_AT("'%s':\n    got:      %s\n    expected: %s",
+				chain_diagnostics[i].text, b.p, chain_diagnostics[i].want);
+	}
+	/* without the kernel's types */
+	pmt_error__clear(&err);
+	b.len = 0;
+	ASSERT_TRUE(pmt_expr__compile(&t, "curtask->pid", fmt, "t", "--by", NULL, &info, &err) !=
+		    0);
+	pmt_error__format(&b, &err);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "--by: curtask needs the kernel's types (BTF, "
+					"/sys/kernel/btf/vmlinux): none here\n"
+					"  curtask->pid\n"
+					"  ^~~~~~~\n");
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
 }
