@@ -145,10 +145,22 @@ struct key_spec {
 /* "stack" is the user and the kernel stack, or the one --stack (asked)
  * names alone. */
 static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t asked,
-		      struct key_spec *out)
+		      struct key_spec *out, char *inner, size_t inner_len)
 {
 	bool stacks = pmt_stackrec__has(fmt);
+	size_t n = strlen(name);
 
+	/* usym(E), ksym(E): the value named as the symbol at that address
+	 * (in the process the pid before it names; kernel addresses in the
+	 * kernel), as "sym" names a sample's ip */
+	if (n > 6 && n - 6 < inner_len &&
+	    (!strncmp(name, "usym(", 5) || !strncmp(name, "ksym(", 5)) && name[n - 1] == ')') {
+		memcpy(inner, name + 5, n - 6);
+		inner[n - 6] = '\0';
+		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
+		out[1] = (struct key_spec){name, inner, PMT_DISP_SYM};
+		return 2;
+	}
 	if (stacks && pmt_format__field(fmt, "ip") && !strcmp(name, "sym")) {
 		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
 		out[1] = (struct key_spec){name, "ip", PMT_DISP_SYM};
@@ -284,7 +296,7 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack)
 {
 	struct pmt_agg_cfg *a = &p->cfg;
-	char *copy, *tok, *save = NULL;
+	char *copy, *tok, *save = NULL, inner[128];
 	int i = 0, at = 0, ret = 0, nspec, j;
 	struct key_spec specs[2];
 	uint8_t asked = *stack;
@@ -303,7 +315,7 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 	if (!copy)
 		return pmt_error__runtime(ag->err, -ENOMEM, "out of memory for the aggregation");
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		nspec = expand_key(tok, p->fmt, asked, specs);
+		nspec = expand_key(tok, p->fmt, asked, specs, inner, sizeof(inner));
 		for (j = 0; j < nspec && !ret; j++)
 			if (!(ret = compile_key_part(ag, p, stack, i, &at, tok, &specs[j])))
 				i++;

@@ -272,3 +272,32 @@ hint: did you mean real_parent?" || return 1
 		return 1
 	no_leftovers
 }
+
+# threadsnoop's start routines, usym(arg2) of pthread_create: named in the
+# process that made them, after it has gone (bpftrace 0.17 prints the
+# bare addresses of a PIE that exited: the same counts under other keys).
+test_threadsnoop_usym() {
+	local S=$TP/spawner
+	"$PMT" -q --uprobe "$LIBC:pthread_create" --count --by 'usym(arg2)' -- "$S" 3 2 |
+		grep '^@' | sort >"$WORK/ours"
+	expect_eq "start routines" "$(tr '\n' ';' <"$WORK/ours")" "@[worker_a]: 3;@[worker_b]: 2;" || return 1
+	requires bpftrace || return
+	bpftrace -e "uprobe:$LIBC:pthread_create /pid == cpid/ { @[usym(arg2)] = count(); }" \
+		-c "$S 3 2" >"$WORK/bt.txt" 2>&1
+	expect_eq "bpftrace's counts" "$(bpftrace_map "$WORK/bt.txt" | sed 's/.*: //' | sort | tr '\n' ' ')" "2 3 " ||
+		return 1
+	note "bpftrace 0.17: $(bpftrace_map "$WORK/bt.txt" | tr '\n' ' ')"
+}
+
+# ksym() of a kernel function pointer: the hrtimer every nanosleep
+# arms, against bpftrace's ksym(args->function).
+test_ksym_of_a_field_vs_bpftrace() {
+	local out
+	out=$("$PMT" -q --tp timer:hrtimer_start --count --by 'ksym(function)' -- "$TP"/sleeper 20 1 |
+		grep '^@\[hrtimer_wakeup\]')
+	expect_eq "20 sleeps' timers" "$out" "@[hrtimer_wakeup]: 20" || return 1
+	requires bpftrace || return
+	bpftrace -e 'tracepoint:timer:hrtimer_start /pid == cpid/ { @[ksym(args->function)] = count(); }' \
+		-c "$TP/sleeper 20 1" >"$WORK/bt.txt" 2>&1
+	expect_eq "bpftrace" "$(bpftrace_map "$WORK/bt.txt" | grep hrtimer_wakeup)" "$out"
+}
