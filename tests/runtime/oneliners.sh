@@ -2,6 +2,10 @@
 # Runtime tests, area oneliners: bpftrace's one-liners and tools written
 # with pmtrace's options (str() of pointers, for now), each against
 # bpftrace 0.17 on the same workload where bpftrace is right.
+# In the guests (TCG, where bpftrace takes tens of seconds to start) the
+# tests of what the kernel side does run: strings read and faulting,
+# strings in filters, an expression, a member chain; the rest, whose BPF
+# side those cover, on the host only.
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
@@ -30,6 +34,7 @@ same_map() {
 # one once each; everything else it opens (the loader's, the locale's)
 # must come out as bpftrace counts it.
 test_opensnoop_vs_bpftrace() {
+	requires host || return
 	requires bpftrace || return
 	local cmd
 	echo a >"$WORK/a.txt"
@@ -71,6 +76,7 @@ test_opensnoop_filters() {
 # execsnoop: programs executed, by the path given to execve. bpftrace
 # watches the whole system: only the workload's own programs are compared.
 test_execsnoop_vs_bpftrace() {
+	requires host || return
 	requires bpftrace || return
 	cp /bin/true "$WORK/t1"
 	cp /bin/true "$WORK/t2"
@@ -87,6 +93,7 @@ test_execsnoop_vs_bpftrace() {
 # bashreadline: the lines bash's readline returns, typed into an
 # interactive bash on a pseudo-terminal (script(1)).
 test_bashreadline_vs_bpftrace() {
+	requires host || return
 	requires bpftrace || return
 	command -v script >/dev/null || { skip "needs script(1) (util-linux)"; return; }
 	script -qec true /dev/null >/dev/null 2>&1 </dev/null ||
@@ -106,6 +113,7 @@ test_bashreadline_vs_bpftrace() {
 
 # gethostlatency's names: getaddrinfo's first argument, in libc.
 test_gethostnames_vs_bpftrace() {
+	requires host || return
 	requires bpftrace || return
 	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
 	local prog='import socket
@@ -196,6 +204,7 @@ fail("/tmp", os.O_WRONLY, 3)'
 # Values that compute: a sum and a histogram of expressions of the same
 # reads (40 of 2 to 5 bytes), against bpftrace's on the same program.
 test_value_expressions_vs_bpftrace() {
+	requires host || return
 	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
 	local out
 	# 2 to 5 bytes: the interpreter reads single bytes of its own
@@ -277,6 +286,7 @@ hint: did you mean real_parent?" || return 1
 # process that made them, after it has gone (bpftrace 0.17 prints the
 # bare addresses of a PIE that exited: the same counts under other keys).
 test_threadsnoop_usym() {
+	requires host || return
 	local S=$TP/spawner
 	"$PMT" -q --uprobe "$LIBC:pthread_create" --count --by 'usym(arg2)' -- "$S" 3 2 |
 		grep '^@' | sort >"$WORK/ours"
@@ -292,6 +302,7 @@ test_threadsnoop_usym() {
 # ksym() of a kernel function pointer: the hrtimer every nanosleep
 # arms, against bpftrace's ksym(args->function).
 test_ksym_of_a_field_vs_bpftrace() {
+	requires host || return
 	local out
 	out=$("$PMT" -q --tp timer:hrtimer_start --count --by 'ksym(function)' -- "$TP"/sleeper 20 1 |
 		grep '^@\[hrtimer_wakeup\]')
