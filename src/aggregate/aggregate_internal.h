@@ -14,6 +14,7 @@ enum pmt_key_disp {
 	PMT_DISP_KSTACK,  /* stack key -> kernel frames */
 	PMT_DISP_USTACK,  /* tgid << 32 | hash -> user frames */
 	PMT_DISP_COUNTER, /* index -> the --counter's event name */
+	PMT_DISP_NTOP,	  /* 4 bytes of an IPv4 address, as in memory -> a.b.c.d */
 };
 
 /* What the printer needs to know about the keys, from the options. */

@@ -150,6 +150,13 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 	bool stacks = pmt_stackrec__has(fmt);
 	size_t n = strlen(name);
 
+	/* ntop(F): an IPv4 address (4 bytes, as the kernel keeps it) */
+	if (n > 6 && n - 6 < inner_len && !strncmp(name, "ntop(", 5) && name[n - 1] == ')') {
+		memcpy(inner, name + 5, n - 6);
+		inner[n - 6] = '\0';
+		out[0] = (struct key_spec){name, inner, PMT_DISP_NTOP};
+		return 1;
+	}
 	/* usym(E), ksym(E): the value named as the symbol at that address
 	 * (in the process the pid before it names; kernel addresses in the
 	 * kernel), as "sym" names a sample's ip */
@@ -187,6 +194,40 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 	return 1;
 }
 
+/* ntop(F): F a 4-byte array (__u8 daddr[4]) or a 4-byte number (an
+ * expression too): its bytes as they lie in memory, an IPv4 address */
+static int ntop_operand(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct key_spec *spec,
+			struct pmt_opinfo *info)
+{
+	const struct pmt_field *f = p->fmt ? pmt_format__field(p->fmt, spec->field) : NULL;
+
+	if (f && (f->kind == PMT_F_ARRAY || f->kind == PMT_F_INT) && f->size == 4) {
+		memset(info, 0, sizeof(*info));
+		info->o.src = PMT_FSRC_FIELD;
+		info->o.size = 4;
+		info->o.off = (uint16_t)f->offset;
+		return PMT_KEY_NUM;
+	}
+	if (f && f->size == 16)
+		return pmt_error__usage(ag->err,
+					"--by %s: an IPv6 address (16 bytes): ntop() shows IPv4 "
+					"addresses only, for now",
+					spec->name);
+	if (f)
+		return pmt_error__usage(ag->err,
+					"--by %s: ntop() shows an IPv4 address (4 bytes): '%s' is "
+					"%s (%u bytes)",
+					spec->name, spec->field, f->type, f->size);
+	if (!pmt_expr__compile(ag->probe_exprs, spec->field, p->fmt, p->name, "--by", ag->types,
+			       info, ag->err) &&
+	    !info->is_str)
+		return PMT_KEY_NUM;
+	if (!pmt_error__set(ag->err))
+		pmt_error__usage(ag->err, "--by %s: ntop() shows an IPv4 address, not a string",
+				 spec->name);
+	return -EINVAL;
+}
+
 /* The kind of a key part (enum pmt_key_kind), its operand in *info;
  * -EINVAL with the error set for a name probe p has not. */
 static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct key_spec *spec,
@@ -200,6 +241,8 @@ static int key_kind(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct ke
 		return PMT_KEY_PROBE;
 	if (spec->disp == PMT_DISP_COUNTER)
 		return PMT_KEY_COUNTER;
+	if (spec->disp == PMT_DISP_NTOP)
+		return ntop_operand(ag, p, spec, info);
 	if (pmt_expr__is_expression(spec->field))
 		return pmt_expr__compile(ag->probe_exprs, spec->field, p->fmt, p->name, "--by",
 					 ag->types, info, ag->err)

@@ -172,6 +172,8 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	if (kl->disp[i] == PMT_DISP_SYM) {
 		v = sym_part(kl, k, i, &pid);
 		pmt_syms__name(io->syms, pid, v, false, true, b);
+	} else if (kl->disp[i] == PMT_DISP_NTOP) {
+		pmt_buf__printf(b, "%u.%u.%u.%u", d[0], d[1], d[2], d[3]);
 	} else if (kl->kind[i] == PMT_KEY_STRING) {
 		size_t n;
 		const char *s = pmt_agg__key_string(a, k, i, &n);
@@ -201,6 +203,11 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_syms__name(io->syms, pid, v, false, true, &name);
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
+	} else if (kl->disp[i] == PMT_DISP_NTOP) {
+		char ip[16];
+
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", d[0], d[1], d[2], d[3]);
+		pmt_json__str(j, ip);
 	} else if (kl->kind[i] == PMT_KEY_STRING) {
 		size_t n;
 		const char *s = pmt_agg__key_string(a, k, i, &n);

@@ -42,7 +42,7 @@ static const char usage_tail[] =
 	"  --hist EXPR            power-of-two histogram\n"
 	"  --lhist EXPR:MIN:MAX:STEP  linear histogram\n"
 	"  --by KEY[,KEY...]      one result per key: fields, expressions, str(F),\n"
-	"                         usym(E) ksym(E) (the symbol at address E),\n"
+	"                         usym(E) ksym(E) (the symbol at address E), ntop(F),\n"
 	"                         comm pid tid cpu uid probe;\n"
 	"                         -e events also sym kstack ustack stack\n"
 	"  --folded               -e --stack: print folded stacks (comm;f1;f2 count)\n"

@@ -312,3 +312,36 @@ test_ksym_of_a_field_vs_bpftrace() {
 		-c "$TP/sleeper 20 1" >"$WORK/bt.txt" 2>&1
 	expect_eq "bpftrace" "$(bpftrace_map "$WORK/bt.txt" | grep hrtimer_wakeup)" "$out"
 }
+
+# tcpconnect's address, ntop() of an IPv4 address field: 3 connections
+# over loopback, the client's SYN_SENT -> ESTABLISHED, system-wide (the
+# change may come in another task's softirq); bpftrace's ntop(args->daddr)
+# on the same program.
+test_ntop_tcp_connects_vs_bpftrace() {
+	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	local port
+	cat >"$WORK/conn.py" <<'PYEOF'
+import socket, sys
+srv = socket.socket()
+srv.bind(("127.0.0.1", int(sys.argv[1])))
+srv.listen(8)
+for i in range(3):
+    c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    s, _ = srv.accept()
+    s.close()
+    c.close()
+PYEOF
+	port=$((20000 + RANDOM % 20000))
+	"$PMT" -q -a --tp sock:inet_sock_set_state --filter 'oldstate == 2 && newstate == 1 && family == 2' \
+		--count --by 'ntop(daddr),dport' -- $PY "$WORK/conn.py" $port | grep '^@' >"$WORK/ours"
+	expect_eq "connections" "$(grep ", $port\]" "$WORK/ours")" "@[127.0.0.1, $port]: 3" || { cat "$WORK/ours" >&2; return 1; }
+	requires host bpftrace || return
+	port=$((port + 1))
+	"$PMT" -q -a --tp sock:inet_sock_set_state --filter 'oldstate == 2 && newstate == 1 && family == 2' \
+		--count --by 'ntop(daddr),dport' -- $PY "$WORK/conn.py" $port | grep ", $port\]" >"$WORK/ours"
+	port=$((port + 1))
+	bpftrace -e 'tracepoint:sock:inet_sock_set_state /args->oldstate == 2 && args->newstate == 1 && args->family == 2/ { @[ntop(args->daddr), args->dport] = count(); }' \
+		-c "$PY $WORK/conn.py $port" >"$WORK/bt.txt" 2>&1
+	expect_eq "bpftrace" "$(bpftrace_map "$WORK/bt.txt" | grep ", $port\]" | sed "s/$port/PORT/")" \
+		"$(sed "s/$((port - 1))/PORT/" "$WORK/ours")"
+}

@@ -23,11 +23,12 @@ static void add(struct pmt_agg_entries *e, uint64_t pid, int32_t bucket, uint64_
 	pmt_agg_entries__add(e, &key, &pc, 1, NULL);
 }
 
-/* Print cur with the options ao (one probe, no record fields) into a
+/* Print cur with the options ao (one probe of format fmt, or none) into a
  * string the caller frees. */
-static char *print_snapshot(struct pmt_agg_opts *ao, struct pmt_agg_entries *cur)
+static char *print_snapshot(struct pmt_agg_opts *ao, struct pmt_agg_entries *cur,
+			    const struct pmt_format *fmt)
 {
-	struct pmt_agg_probe probe = {.name = "sched:sched_switch"};
+	struct pmt_agg_probe probe = {.name = "sched:sched_switch", .fmt = fmt};
 	const struct pmt_agg_io io = {0};
 	char path[] = "/tmp/pmt-unit-agg.XXXXXX", *text = NULL;
 	struct pmt_output out;
@@ -63,7 +64,7 @@ TEST(agg_hist_by_key_negative)
 	add(&e, 9, 1, 1);
 	add(&e, 7, -1, 2);
 	add(&e, 9, 3, 1);
-	text = print_snapshot(&ao, &e);
+	text = print_snapshot(&ao, &e, NULL);
 	ASSERT_TRUE(text != NULL);
 	ASSERT_STREQ(
 		text,
@@ -98,7 +99,7 @@ TEST(agg_lhist_many_buckets)
 	add(&e, 0, 256, 3);
 	add(&e, 0, 1, 4);
 	add(&e, 0, 257, 5);
-	text = print_snapshot(&ao, &e);
+	text = print_snapshot(&ao, &e, NULL);
 	ASSERT_TRUE(text != NULL);
 	a = strstr(text, "[1, 2)");
 	b = strstr(text, "[256, 257)");
@@ -334,4 +335,43 @@ TEST(agg_stack_copies)
 	ASSERT_EQ(pmt_stack_copies__sweep(&s), 1500);
 	ASSERT_EQ(s.n, 0);
 	pmt_stack_copies__free(&s);
+}
+
+/* ntop(daddr) of an IPv4 address array: the key's 4 bytes as in memory,
+ * a.b.c.d; IPv6 and other sizes refused. */
+TEST(agg_ntop_key)
+{
+	struct pmt_format *fmt = pmt_test__format("inet_sock_set_state.format");
+	struct pmt_agg_opts ao = {.fn = PMT_FN_COUNT, .by = "ntop(daddr),dport", .max_keys = 16};
+	struct pmt_agg_probe probe = {.name = "sock:inet_sock_set_state"};
+	struct pmt_agg_entries e = {0};
+	struct pmt_agg_val v = {.count = 3, .sum = 3};
+	struct pmt_agg_key key;
+	struct pmt_error err = {0};
+	struct pmt_agg *agg = NULL;
+	uint8_t stack = 0;
+	uint64_t port = 8080;
+	char *text;
+
+	ASSERT_TRUE(fmt);
+	memset(&key, 0, sizeof(key));
+	memcpy(key.data, "\x7f\x00\x00\x01", 4);
+	memcpy(key.data + 8, &port, 8);
+	pmt_agg_entries__add(&e, &key, &v, 1, NULL);
+	text = print_snapshot(&ao, &e, fmt);
+	ASSERT_TRUE(text != NULL);
+	ASSERT_STREQ(text, "@[127.0.0.1, 8080]: 3\n");
+	free(text);
+	probe.fmt = fmt;
+	ao.by = "ntop(daddr_v6)";
+	ASSERT_TRUE(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err) != 0);
+	ASSERT_STREQ(err.msg, "--by ntop(daddr_v6): an IPv6 address (16 bytes): ntop() shows IPv4 "
+			      "addresses only, for now");
+	pmt_error__clear(&err);
+	ao.by = "ntop(sport)";
+	ASSERT_TRUE(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err) != 0);
+	ASSERT_STREQ(err.msg,
+		     "--by ntop(sport): ntop() shows an IPv4 address (4 bytes): 'sport' is "
+		     "__u16 (2 bytes)");
+	pmt_format__free(fmt);
 }
