@@ -106,8 +106,6 @@ static int compile_value(struct pmt_agg *ag, struct pmt_agg_probe *p, const char
 						p->name, expr, opt);
 		a->value = info.o;
 		*is_signed = info.is_signed;
-		if (pmt_exprs__needs_record(ag->probe_exprs, &info.o))
-			a->needs_record = 1;
 		return 0;
 	}
 
@@ -120,15 +118,11 @@ static int compile_value(struct pmt_agg *ag, struct pmt_agg_probe *p, const char
 	while (*rest == ' ')
 		rest++;
 	if (*rest) {
+		/* FIELD*N or FIELD/N, N > 0: is_scaled_field said so */
 		a->scale = *rest == '*' ? PMT_SCALE_MUL : PMT_SCALE_DIV;
-		rest++;
-		while (*rest == ' ')
-			rest++;
-		if ((*rest != '*' && *rest != '/' && pmt_parse_u64(rest, &k)) || !k) {
-			return pmt_error__usage(
-				err, "'%s': the scale after '%c' must be a positive number", expr,
-				a->scale == PMT_SCALE_MUL ? '*' : '/');
-		}
+		for (rest++; *rest == ' '; rest++)
+			;
+		pmt_parse_u64(rest, &k);
 		a->k = k;
 	}
 	return resolve_num(err, p, name, "the aggregated value", &a->value, is_signed);
@@ -148,22 +142,17 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 		      struct key_spec *out, char *inner, size_t inner_len)
 {
 	bool stacks = pmt_stackrec__has(fmt);
-	size_t n = strlen(name);
 
 	/* ntop(F): an IPv4 address (4 bytes, as the kernel keeps it) */
-	if (n > 6 && n - 6 < inner_len && !strncmp(name, "ntop(", 5) && name[n - 1] == ')') {
-		memcpy(inner, name + 5, n - 6);
-		inner[n - 6] = '\0';
+	if (pmt_operand__call_arg(name, "ntop", inner, inner_len)) {
 		out[0] = (struct key_spec){name, inner, PMT_DISP_NTOP};
 		return 1;
 	}
 	/* usym(E), ksym(E): the value named as the symbol at that address
 	 * (in the process the pid before it names; kernel addresses in the
 	 * kernel), as "sym" names a sample's ip */
-	if (n > 6 && n - 6 < inner_len &&
-	    (!strncmp(name, "usym(", 5) || !strncmp(name, "ksym(", 5)) && name[n - 1] == ')') {
-		memcpy(inner, name + 5, n - 6);
-		inner[n - 6] = '\0';
+	if (pmt_operand__call_arg(name, "usym", inner, inner_len) ||
+	    pmt_operand__call_arg(name, "ksym", inner, inner_len)) {
 		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
 		out[1] = (struct key_spec){name, inner, PMT_DISP_SYM};
 		return 2;

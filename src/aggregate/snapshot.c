@@ -204,10 +204,10 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
 	} else if (kl->disp[i] == PMT_DISP_NTOP) {
-		char ip[16];
-
-		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", d[0], d[1], d[2], d[3]);
-		pmt_json__str(j, ip);
+		/* as text shows it */
+		pmt_agg__key_part(a, io, &name, k, i);
+		pmt_json__strn(j, name.p, name.len);
+		pmt_buf__free(&name);
 	} else if (kl->kind[i] == PMT_KEY_STRING) {
 		size_t n;
 		const char *s = pmt_agg__key_string(a, k, i, &n);

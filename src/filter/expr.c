@@ -405,7 +405,6 @@ static struct xnode *parse_index(struct xparser *p, struct xnode *base)
 			xfree(base);
 			return NULL;
 		}
-		base->vk = V_PTR;
 		return lex(p) ? (xfree(base), NULL)
 			      : member_value(p, base, (uint32_t)(i * et.size), base->tid, "[]", pos,
 					     2);

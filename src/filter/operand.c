@@ -41,18 +41,27 @@ bool pmt_operand__needs_record(const struct pmt_operand *o)
 	       o->src == PMT_FSRC_FIELD_STR || o->src == PMT_FSRC_FIELD_DSTR;
 }
 
+bool pmt_operand__call_arg(const char *name, const char *fn, char *arg, size_t len)
+{
+	size_t n = name ? strlen(name) : 0, f = strlen(fn);
+
+	if (n < f + 3 || strncmp(name, fn, f) || name[f] != '(' || name[n - 1] != ')' ||
+	    n - f - 2 >= len)
+		return false;
+	memcpy(arg, name + f + 1, n - f - 2);
+	arg[n - f - 2] = '\0';
+	return true;
+}
+
 /* str(NAME): the string at the address field NAME holds, where the
  * probe has no field of that name itself (USDT's str(argN) are fields) */
 static int resolve_ptr_str(const struct pmt_format *fmt, const char *name, struct pmt_opinfo *out)
 {
-	size_t n = strlen(name);
 	char inner[128];
 	int r;
 
-	if (n < 6 || strncmp(name, "str(", 4) || name[n - 1] != ')' || n - 5 >= sizeof(inner))
+	if (!pmt_operand__call_arg(name, "str", inner, sizeof(inner)))
 		return PMT_OPERAND_UNKNOWN;
-	memcpy(inner, name + 4, n - 5);
-	inner[n - 5] = '\0';
 	r = pmt_operand__resolve(fmt, inner, out);
 	if (r)
 		return r;
@@ -134,6 +143,7 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 {
 	char *cands[128];
 	const char *close[1];
+	char inner[128];
 	size_t n = 0, i;
 
 	if (fmt && fmt->absent && name && !strcmp(name, fmt->absent)) {
@@ -145,14 +155,8 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 			cands[n++] = fmt->fields[i].name;
 	for (i = 0; i < NCOMMONS; i++)
 		cands[n++] = (char *)commons[i].name;
-	size_t len = name ? strlen(name) : 0;
-	char inner[128];
-
 	/* str(F): F's close names, said as str(...) */
-	if (len > 5 && len - 5 < sizeof(inner) && !strncmp(name, "str(", 4) &&
-	    name[len - 1] == ')') {
-		memcpy(inner, name + 4, len - 5);
-		inner[len - 5] = '\0';
+	if (pmt_operand__call_arg(name, "str", inner, sizeof(inner))) {
 		if (pmt_suggest(inner, cands, n, close, 1))
 			pmt_buf__printf(b, "did you mean str(%s)? ", close[0]);
 	} else if (name && pmt_suggest(name, cands, n, close, 1))

@@ -29,6 +29,9 @@ int pmt_operand__resolve(const struct pmt_format *fmt, const char *name, struct 
 /* Does the BPF program need its copy of the record for this operand? Not
  * for common values, nor for tracepoint fields it loads from its context. */
 bool pmt_operand__needs_record(const struct pmt_operand *o);
+/* Is name FN(ARG) as a whole? ARG then into arg (len bytes, room
+ * checked): str(filename), usym(arg2), ntop(daddr). */
+bool pmt_operand__call_arg(const char *name, const char *fn, char *arg, size_t len);
 /* Why str(F) was refused (PMT_OPERAND_NOT_PTR): info as resolve left it */
 void pmt_operand__not_ptr(struct pmt_buf *b, const char *name, const struct pmt_opinfo *info);
 /* "did you mean X? PROBE has: f1 f2; every probe has: pid tid ..." */

@@ -150,6 +150,19 @@ static const struct {
 };
 #pragma GCC diagnostic pop
 
+/* text compiled over the narrow record and run as the kernel would:
+ * NULL and the value in *got, or the compiler's message */
+static const char *run(struct pmt_exprs *t, const struct pmt_format *fmt, const char *text,
+		       struct pmt_opinfo *info, uint64_t *got, struct pmt_error *err)
+{
+	pmt_error__clear(err);
+	if (pmt_expr__compile(t, text, fmt, "t:narrow", "--by", NULL, info, err))
+		return err->msg;
+	*got = info->o.src == PMT_FSRC_EXPR ? pmt_expr__eval(&t->v[info->o.off], load, NULL, NULL)
+					    : load(&info->o, NULL);
+	return NULL;
+}
+
 TEST(expr_values_as_c)
 {
 	struct pmt_format *fmt = narrow_format();
@@ -161,17 +174,13 @@ TEST(expr_values_as_c)
 	ASSERT_TRUE(fmt);
 	fill();
 	for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-		uint64_t got;
+		uint64_t got = 0;
+		const char *msg = run(&t, fmt, values[i].text, &info, &got, &err);
 
-		pmt_error__clear(&err);
-		if (pmt_expr__compile(&t, values[i].text, fmt, "t:narrow", "--by", NULL, &info,
-				      &err)) {
-			FAIL_AT("'%s': %s", values[i].text, err.msg);
+		if (msg) {
+			FAIL_AT("'%s': %s", values[i].text, msg);
 			continue;
 		}
-		got = info.o.src == PMT_FSRC_EXPR
-			      ? pmt_expr__eval(&t.v[info.o.off], load, NULL, NULL)
-			      : load(&info.o, NULL);
 		if (got != values[i].want)
 			FAIL_AT("'%s': got %#llx, C gives %#llx", values[i].text,
 				(unsigned long long)got, (unsigned long long)values[i].want);
@@ -208,15 +217,13 @@ TEST(expr_division_by_zero_and_edges)
 	ASSERT_TRUE(fmt);
 	fill();
 	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
-		uint64_t got;
+		uint64_t got = 0;
+		const char *msg = run(&t, fmt, edges[i].text, &info, &got, &err);
 
-		pmt_error__clear(&err);
-		if (pmt_expr__compile(&t, edges[i].text, fmt, "t:narrow", "--by", NULL, &info,
-				      &err)) {
-			FAIL_AT("'%s': %s", edges[i].text, err.msg);
+		if (msg) {
+			FAIL_AT("'%s': %s", edges[i].text, msg);
 			continue;
 		}
-		got = pmt_expr__eval(&t.v[info.o.off], load, NULL, NULL);
 		if (got != edges[i].want)
 			FAIL_AT("'%s': got %#llx, expected %#llx", edges[i].text,
 				(unsigned long long)got, (unsigned long long)edges[i].want);
