@@ -15,6 +15,7 @@
 /* Settings, written by the loader between open and load. */
 const volatile bool pmt_filter_target __weak = false; /* -p / -- CMD */
 const volatile bool pmt_filter_cpu __weak = false;    /* -C */
+const volatile bool pmt_filter_cgroup __weak = false; /* --cgroup */
 const volatile __u64 pmt_cpu_mask[PMT_MAX_CPUS / 64] __weak = {};
 /* What the session uses at all. Read-only data is known to the verifier,
  * so the code of unused features is not even verified: a plain stream
@@ -65,6 +66,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } pmt_targets SEC(".maps") __weak;
+
+/* --cgroup: the cgroup whose subtree is traced, at index 0 */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pmt_cgroup SEC(".maps") __weak;
 
 /* probe id (the attach cookie) -> record layout */
 struct {
@@ -155,9 +164,12 @@ static __always_inline bool pmt_tgid_ok(__u32 tgid)
 	return st && *st == PMT_TARGET_ACTIVE;
 }
 
-/* Is the current task one we trace? */
+/* Is the current task one we trace? (--cgroup: is it in the cgroup's
+ * subtree, as the kernel's cgroup v2 hierarchy says) */
 static __always_inline bool pmt_target_ok(struct pmt_fctx *c)
 {
+	if (pmt_filter_cgroup && bpf_current_task_under_cgroup(&pmt_cgroup, 0) != 1)
+		return false;
 	return !pmt_filter_target || pmt_tgid_ok((__u32)(pmt_pid_tgid(c) >> 32));
 }
 

@@ -9,12 +9,15 @@
 /* How a key part is shown. */
 enum pmt_key_disp {
 	PMT_DISP_PLAIN,
-	PMT_DISP_HIDDEN,  /* pid behind a sym key */
-	PMT_DISP_SYM,	  /* address -> symbol (pid: the part before) */
-	PMT_DISP_KSTACK,  /* stack key -> kernel frames */
-	PMT_DISP_USTACK,  /* tgid << 32 | hash -> user frames */
-	PMT_DISP_COUNTER, /* index -> the --counter's event name */
-	PMT_DISP_NTOP,	  /* 4 bytes of an IPv4 address, as in memory -> a.b.c.d */
+	PMT_DISP_HIDDEN,    /* pid behind a sym key */
+	PMT_DISP_SYM,	    /* address -> symbol (pid: the part before) */
+	PMT_DISP_KSTACK,    /* stack key -> kernel frames */
+	PMT_DISP_USTACK,    /* tgid << 32 | hash -> user frames */
+	PMT_DISP_COUNTER,   /* index -> the --counter's event name */
+	PMT_DISP_NTOP,	    /* 4 bytes of an IPv4 address, as in memory -> a.b.c.d */
+	PMT_DISP_CGROUP,    /* cgroup v2 id -> its path */
+	PMT_DISP_CONTAINER, /* cgroup v2 id -> the container id in its path */
+	PMT_DISP_UNIT,	    /* cgroup v2 id -> the systemd unit */
 };
 
 /* What the printer needs to know about the keys, from the options. */

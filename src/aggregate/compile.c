@@ -157,6 +157,16 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 		out[1] = (struct key_spec){name, inner, PMT_DISP_SYM};
 		return 2;
 	}
+	/* a cgroup by its path, or by what the path names (unless the
+	 * event has a field of that name) */
+	if ((!strcmp(name, "cgroup") || !strcmp(name, "container") || !strcmp(name, "unit")) &&
+	    !(fmt && pmt_format__field(fmt, name))) {
+		out[0] = (struct key_spec){name, "cgroup",
+					   name[1] == 'g'   ? PMT_DISP_CGROUP
+					   : name[0] == 'c' ? PMT_DISP_CONTAINER
+							    : PMT_DISP_UNIT};
+		return 1;
+	}
 	if (stacks && pmt_format__field(fmt, "ip") && !strcmp(name, "sym")) {
 		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
 		out[1] = (struct key_spec){name, "ip", PMT_DISP_SYM};

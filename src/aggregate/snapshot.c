@@ -160,6 +160,13 @@ const char *pmt_agg__key_string(const struct pmt_agg *a, const struct pmt_agg_ke
 	return d;
 }
 
+static enum pmt_cgroup_show cgroup_show(uint8_t disp)
+{
+	return disp == PMT_DISP_CGROUP ? PMT_CGROUP_PATH
+	       : disp == PMT_DISP_UNIT ? PMT_CGROUP_UNIT
+				       : PMT_CGROUP_CONTAINER;
+}
+
 void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
 		       const struct pmt_agg_key *k, int i)
 {
@@ -174,6 +181,8 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_syms__name(io->syms, pid, v, false, true, b);
 	} else if (kl->disp[i] == PMT_DISP_NTOP) {
 		pmt_buf__printf(b, "%u.%u.%u.%u", d[0], d[1], d[2], d[3]);
+	} else if (kl->disp[i] >= PMT_DISP_CGROUP && kl->disp[i] <= PMT_DISP_UNIT) {
+		pmt_syms__cgroup(io->syms, v, cgroup_show(kl->disp[i]), b);
 	} else if (kl->kind[i] == PMT_KEY_STRING) {
 		size_t n;
 		const char *s = pmt_agg__key_string(a, k, i, &n);
@@ -203,7 +212,8 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_syms__name(io->syms, pid, v, false, true, &name);
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
-	} else if (kl->disp[i] == PMT_DISP_NTOP) {
+	} else if (kl->disp[i] == PMT_DISP_NTOP ||
+		   (kl->disp[i] >= PMT_DISP_CGROUP && kl->disp[i] <= PMT_DISP_UNIT)) {
 		/* as text shows it */
 		pmt_agg__key_part(a, io, &name, k, i);
 		pmt_json__strn(j, name.p, name.len);

@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "filter/filter.h"
 #include "filter/operand.h"
+#include "symbols/cgroups.h"
 
 enum tok_kind {
 	T_END,
@@ -508,12 +510,43 @@ static int right_side(struct parser *p, struct test *t)
 	return parse_literal(p, t->n, &t->is_str, &t->neg, &t->lpos, &t->llen);
 }
 
+/* cgroup == "/system.slice/x.service": the cgroup v2 directory's id
+ * (its inode number), found now. */
+static void cgroup_literal(struct parser *p, const struct test *t)
+{
+	struct node *n = t->n;
+	char root[256], path[4096];
+	struct stat st;
+
+	if (n->op != T_EQ && n->op != T_NE) {
+		perr(p, t->lpos, t->llen, "a cgroup is compared by path with == or != only");
+		return;
+	}
+	if (pmt_cgroup__mount(root, sizeof(root))) {
+		perr(p, t->lpos, t->llen, "no cgroup v2 hierarchy is mounted");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s%s%.*s", root, n->str[0] == '/' ? "" : "/", (int)n->slen,
+		 n->str);
+	if (strlen(n->str) != n->slen || stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		perr(p, t->lpos, t->llen, "no cgroup %.*s under the cgroup v2 hierarchy at %s",
+		     (int)n->slen, n->str, root);
+		return;
+	}
+	free(n->str);
+	n->str = NULL;
+	n->slen = 0;
+	n->val = st.st_ino;
+}
+
 /* Types: first whether the operator applies, then the value. */
 static void check_types(struct parser *p, const struct test *t)
 {
 	const struct node *n = t->n;
 
-	if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
+	if (n->opd.o.src == PMT_FSRC_CGROUP && !n->opd.is_str && t->is_str) {
+		cgroup_literal(p, t);
+	} else if (n->opd.is_str && n->op != T_EQ && n->op != T_NE && n->op != T_GLOB) {
 		perr(p, t->fpos, t->flen, "'%s' is a string: only ==, != and ~ apply to strings",
 		     t->name);
 	} else if (!n->opd.is_str && n->op == T_GLOB) {

@@ -530,6 +530,14 @@ static int opt_cpu(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_cgroup(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "--cgroup needs a cgroup, e.g. /system.slice/nginx.service");
+	c->o->cgroup = arg;
+	return 0;
+}
+
 static int opt_output(struct optctx *c, char *arg)
 {
 	if (!*arg)
@@ -642,6 +650,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("all-cpus", 'a', no_argument, opt_all),
 	OPT("pid", 'p', required_argument, opt_pid),
 	OPT("cpu", 'C', required_argument, opt_cpu),
+	OPT("cgroup", 0, required_argument, opt_cgroup),
 	OPT("output", 'o', required_argument, opt_output),
 	FLAG("json", 0, json),
 	FLAG("raw", 0, raw),
@@ -934,6 +943,9 @@ static int check_targets(struct optctx *c)
 	if (c->pid_set && c->all_set)
 		return ERR(c, "-p/--pid and -a/--all-cpus cannot be combined");
 	o->system_wide = c->all_set || (!c->pid_set && !o->cmd);
+	if (o->cgroup && o->stat)
+		return ERR(c, "--cgroup narrows traced events: --stat's counters count the "
+			      "whole target (use -p or a COMMAND)");
 	return 0;
 }
 

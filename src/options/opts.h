@@ -124,6 +124,7 @@ struct pmt_opts {
 	pid_t pid;	    /* -p; 0 = none */
 	bool system_wide;   /* -a, or the default without -p/CMD */
 	const char *cpus;   /* -C list as given, NULL = all */
+	const char *cgroup; /* --cgroup: only its processes and its descendants' */
 	const char *output; /* -o */
 	bool json;
 	bool raw; /* text: every field as name=value, not the print fmt */

@@ -182,6 +182,14 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 		}
 		s->filter_cpu = true;
 	}
+	if (opts->cgroup) {
+		char shown[256];
+
+		if ((ret = pmt_cgroup__open(opts->cgroup, &s->cgroup_fd, shown, sizeof(shown),
+					    &s->err)))
+			return ret;
+		s->cgroup_fd_open = true;
+	}
 	for (i = 0; i < opts->nr_probes; i++) {
 		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
 
@@ -318,6 +326,23 @@ static void set_uses(struct pmt_session *s)
 	s->skel->rodata->pmt_ctx_used = u.ctx_words;
 }
 
+/* After load: what the programs read from maps the session fills. */
+static int fill_maps(struct pmt_session *s)
+{
+	uint32_t i = 0;
+
+	if (s->cgroup_fd_open &&
+	    bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_cgroup), &i, &s->cgroup_fd, BPF_ANY))
+		return pmt_error__runtime(&s->err, -errno, "--cgroup %s: %s", s->opts->cgroup,
+					  strerror(errno));
+	for (i = 0; i < s->exprs.n; i++)
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_exprs), &i, &s->exprs.v[i],
+					BPF_ANY))
+			return pmt_error__runtime(&s->err, -errno, "cannot store an expression: %s",
+						  strerror(errno));
+	return 0;
+}
+
 int pmt_session__load(struct pmt_session *s)
 {
 	const struct pmt_provider *prov;
@@ -335,6 +360,7 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_filter_target = targeted;
 	s->skel->rodata->pmt_follow_forks = follow;
 	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
+	s->skel->rodata->pmt_filter_cgroup = s->cgroup_fd_open;
 	s->skel->rodata->pmt_only_probe = s->probes.n == 1 ? 0 : -1;
 	s->skel->rodata->pmt_use_filter = false;
 	s->skel->rodata->pmt_use_agg = false;
@@ -385,11 +411,8 @@ int pmt_session__load(struct pmt_session *s)
 			pmt_error__hint(&s->err, "-v shows libbpf's and the verifier's messages");
 		return err;
 	}
-	for (i = 0; i < s->exprs.n; i++)
-		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_exprs), &i, &s->exprs.v[i],
-					BPF_ANY))
-			return pmt_error__runtime(&s->err, -errno, "cannot store an expression: %s",
-						  strerror(errno));
+	if ((err = fill_maps(s)))
+		return err;
 	if (s->agg && !(s->aggmaps = pmt_aggmaps__new(s->skel, s->agg, s->stack)))
 		return pmt_error__runtime(&s->err, -ENOMEM,
 					  "cannot set up the aggregation's maps: %s",
@@ -577,6 +600,9 @@ void pmt_session__free(struct pmt_session *s)
 	pmt_exprs__free(&s->exprs);
 	pmt_syms__free(s->syms);
 	s->syms = NULL;
+	if (s->cgroup_fd_open)
+		close(s->cgroup_fd);
+	s->cgroup_fd_open = false;
 	if (s->closer > 0) {
 		close(s->closer_fd); /* the closer may go now */
 		s->closer = 0;

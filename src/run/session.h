@@ -29,6 +29,8 @@ struct pmt_session {
 	int ncpus;		  /* possible CPUs */
 	bool filter_cpu;
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
+	int cgroup_fd; /* --cgroup's directory, open when cgroup_fd_open */
+	bool cgroup_fd_open;
 	struct pmt_child child;	     /* -- CMD */
 	struct pmt_agg *agg;	     /* --count, --hist, ...: NULL when streaming */
 	struct pmt_exprs exprs;	     /* what keys and values compute (pmt_exprs) */

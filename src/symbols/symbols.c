@@ -42,6 +42,7 @@ void pmt_syms__free(struct pmt_syms *s)
 	for (i = 0; i < s->nfiles; i++)
 		syms_file_free(s, s->files[i]);
 	syms_py_free(s);
+	pmt_cgnames__free(s->cg);
 	free(s->procs);
 	free(s->files);
 	free(s->dead);
@@ -223,4 +224,31 @@ bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pm
 	}
 	pthread_mutex_unlock(&s->lock);
 	return m != NULL;
+}
+
+void pmt_syms__cgroup(struct pmt_syms *s, uint64_t id, enum pmt_cgroup_show show, struct pmt_buf *b)
+{
+	const char *path, *part;
+	size_t n;
+
+	if (!s) {
+		if (show == PMT_CGROUP_PATH)
+			pmt_buf__u64(b, id);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (!s->cg)
+		s->cg = pmt_cgnames__new();
+	path = pmt_cgnames__path(s->cg, id);
+	if (!path) { /* gone before it was named: its id */
+		if (show == PMT_CGROUP_PATH)
+			pmt_buf__u64(b, id);
+	} else if (show == PMT_CGROUP_PATH) {
+		pmt_buf__puts(b, path);
+	} else {
+		part = show == PMT_CGROUP_UNIT ? pmt_cgroup__unit(path, &n)
+					       : pmt_cgroup__container(path, &n);
+		pmt_buf__add(b, part, n);
+	}
+	pthread_mutex_unlock(&s->lock);
 }

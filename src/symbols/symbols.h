@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "abi.h"
+#include "symbols/cgroups.h"
 #include "symbols/srcline.h"
 #include "util/strutil.h"
 
@@ -65,6 +66,12 @@ struct pmt_syms_stats {
 	size_t procs, exited, files, fds, bytes;
 };
 void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st);
+
+/* Append what show asks of cgroup v2 id (symbols/cgroups.h): a path
+ * (the id itself for a cgroup gone before it was named), a container id
+ * or a unit (empty when there is none). */
+void pmt_syms__cgroup(struct pmt_syms *s, uint64_t id, enum pmt_cgroup_show show,
+		      struct pmt_buf *b);
 
 /* s may be NULL (out of memory): every name is then unknown. */
 /* Append the name of addr in process pid (kernel addresses need no pid):

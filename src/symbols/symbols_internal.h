@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "symbols/cgroups.h"
 #include "symbols/jitmap.h"
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
@@ -113,6 +114,7 @@ struct pmt_syms {
 	struct dead *dead; /* exits in order: a ring of MAX_DEAD */
 	size_t dead_head, ndead;
 	uint64_t forgotten;
+	struct pmt_cgnames *cg; /* cgroup names, made at first use */
 };
 
 /* ksyms.c: the kernel symbol at or below addr; NULL */

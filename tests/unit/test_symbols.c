@@ -330,3 +330,51 @@ TEST(jitmap_read_as_it_grows)
 	close(fd);
 	unlink(path);
 }
+
+/* The container id and systemd unit a cgroup path names: as the OTel
+ * collector's enrichment and systemd's cg_path_get_unit take them. */
+static void cg_parts(const char *path, char *unit, char *container)
+{
+	size_t n;
+	const char *p = pmt_cgroup__unit(path, &n);
+
+	snprintf(unit, 256, "%.*s", (int)n, p);
+	p = pmt_cgroup__container(path, &n);
+	snprintf(container, 256, "%.*s", (int)n, p ? p : "");
+}
+
+TEST(cgroup_paths_name_units_and_containers)
+{
+	static const char hex[] =
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	static const struct {
+		const char *path, *unit;
+		bool container;
+	} cases[] = {
+		{"/system.slice/nginx.service", "nginx.service", false},
+		{"/", "-.slice", false},
+		{"/system.slice", "system.slice", false},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/x.service",
+		 "user@1000.service", false},
+		{"/user.slice/user-0.slice/session-4.scope", "session-4.scope", false},
+		{"/kubepods.slice/kubepods-pod1a2b.slice/cri-containerd-%s.scope",
+		 "cri-containerd-%s.scope", true},
+		{"/system.slice/docker-%s.scope", "docker-%s.scope", true},
+		{"/machine.slice/libpod-%s.scope/container", "libpod-%s.scope", true},
+		{"/kubepods.slice/kubepods-burstable.slice/crio-%s.scope", "crio-%s.scope", true},
+		{"/kubepods/besteffort/pod1/%s", "-.slice", true},
+		{"/docker/%s", "-.slice", true},
+		{"/system.slice/crio-conmon-%s.scope", "crio-conmon-%s.scope", false},
+		{"/system.slice/docker-%.63s.scope", "docker-%.63s.scope", false},
+	};
+	char path[512], unit[256], want[256], container[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), cases[i].path, hex);
+		snprintf(want, sizeof(want), cases[i].unit, hex);
+		cg_parts(path, unit, container);
+		ASSERT_STREQ(unit, want);
+		ASSERT_STREQ(container, cases[i].container ? hex : "");
+	}
+}

@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# Runtime tests, area fleet: what a tracer left running on every host
+# needs: cgroups by name (--by cgroup/container/unit, --cgroup), profiles
+# served over HTTP, its own losses as metrics. Sourced by
+# tests/runtime/runner.sh after lib.sh; each test_NAME runs alone.
+
+# The cgroup v2 hierarchy into CG: where /proc/mounts has it, else mounted
+# for the test (and unmounted by cg_cleanup).
+cg_root() {
+	CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	CG_MOUNTED=
+	if [ -z "$CG" ]; then
+		CG=$WORK/cgroup2
+		mkdir -p "$CG"
+		mount -t cgroup2 none "$CG" || { skip "no cgroup v2 hierarchy, and none can be mounted"; return; }
+		CG_MOUNTED=1
+	fi
+}
+
+# Cgroups named as systemd and Kubernetes name them, under a slice of the
+# test's own (T), and one outside it (OTHER); HEX a container id.
+# work.sh runs getppid_loop 1000 in demo.service, 700 in the container's
+# scope, 300 in OTHER.
+cg_layout() {
+	cg_root || return
+	HEX=$(printf '%064x' "$$")
+	T=/pmt_test_$$.slice
+	SVC=$T/system.slice/demo.service
+	POD=$T/kubepods.slice/kubepods-pod$$.slice
+	CTR=$POD/cri-containerd-$HEX.scope
+	OTHER=/pmt_other_$$
+	mkdir -p "$CG$SVC" "$CG$CTR" "$CG$OTHER" || { fail "cannot make cgroups under $CG"; return 1; }
+	trap cg_cleanup EXIT
+	cat >"$WORK/work.sh" <<-EOF
+		run_in() { sh -c 'echo \$\$ >"\$0/cgroup.procs" && exec "\$1" "\$2" >/dev/null' "$CG\$1" "$TP/getppid_loop" "\$2"; }
+		run_in $SVC 1000 && run_in $CTR 700 && run_in $OTHER 300
+	EOF
+}
+
+cg_cleanup() {
+	[ -n "${PMT_PID:-}" ] && { kill -INT "$PMT_PID" 2>/dev/null; wait "$PMT_PID" 2>/dev/null; }
+	rmdir "$CG$SVC" "$CG$T/system.slice" "$CG$CTR" "$CG$POD" "$CG$T/kubepods.slice" "$CG$T" \
+		"$CG$OTHER" 2>/dev/null
+	[ -z "$CG_MOUNTED" ] || umount "$CG"
+}
+
+# Keys by cgroup path, container id and systemd unit: exact counts, in
+# text and JSON; --cgroup on the parent slice counts both children's
+# workers and nothing else, decided in the kernel (the filtered count).
+test_cgroup_names_exact() {
+	cg_layout || return
+	local out=$WORK/out.txt
+	"$PMT" -q --tp syscalls:sys_enter_getppid --filter 'comm == "getppid_loop"' --count \
+		--by cgroup,container,unit -o "$out" -- sh "$WORK/work.sh" || return 1
+	printf '%s\n' "@[$OTHER, , -.slice]: 300" \
+		"@[$CTR, $HEX, cri-containerd-$HEX.scope]: 700" \
+		"@[$SVC, , demo.service]: 1000" >"$WORK/want.txt"
+	diff -u "$WORK/want.txt" "$out" || { fail "--by cgroup,container,unit"; return 1; }
+	"$PMT" -q --cgroup "$T" --tp syscalls:sys_enter_getppid --filter 'comm == "getppid_loop"' \
+		--count --by unit --json -o "$out" -- sh "$WORK/work.sh" || return 1
+	if ! grep -q '"entries":\[{"key":{"unit":"cri-containerd-'"$HEX"'.scope"},"count":700,.*{"key":{"unit":"demo.service"},"count":1000,' "$out" ||
+		[ "$(grep -o '"key"' "$out" | wc -l)" != 2 ]; then
+		cat "$out" >&2
+		fail "--cgroup $T"
+		return 1
+	fi
+	# a cgroup as a filter operand, by path
+	"$PMT" -q --tp syscalls:sys_enter_getppid --filter "cgroup == \"$CTR\"" --count \
+		-o "$out" -- sh "$WORK/work.sh" || return 1
+	grep -qx '@: 700' "$out" || { cat "$out" >&2; fail "cgroup == \"$CTR\""; return 1; }
+}
+
+# The labels a Prometheus scrape sees, --cgroup the full filesystem path.
+test_cgroup_labels_scraped() {
+	requires curl promtool || return
+	cg_layout || return
+	"$PMT" -a --cgroup "$CG$T" --tp syscalls:sys_enter_getppid --count --by container,unit \
+		--listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
+	PMT_PID=$!
+	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
+	local port
+	port=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
+	sh "$WORK/work.sh"
+	curl -sS --max-time 10 "http://127.0.0.1:$port/metrics" >"$WORK/m.txt" || return 1
+	promtool check metrics <"$WORK/m.txt" || { cat "$WORK/m.txt" >&2; fail "promtool"; return 1; }
+	local name=pmtrace_syscalls_sys_enter_getppid_events_total
+	if ! grep -qx "$name{container=\"$HEX\",unit=\"cri-containerd-$HEX.scope\"} 700" "$WORK/m.txt" ||
+		! grep -qx "$name{container=\"\",unit=\"demo.service\"} 1000" "$WORK/m.txt" ||
+		[ "$(grep -c "^$name{" "$WORK/m.txt")" != 2 ]; then
+		grep "$name" "$WORK/m.txt" >&2
+		fail "labels"
+		return 1
+	fi
+}
+
+# A cgroup that is not there: one message naming what is, exit 2.
+test_cgroup_usage_errors() {
+	requires userspace || return
+	cg_root || return
+	usage_error "no cgroup /pmt_no_such_$$ under the cgroup v2 hierarchy at $CG" \
+		--cgroup /pmt_no_such_$$ --tp syscalls:sys_enter_getppid --count || return 1
+	usage_error "no cgroup /pmt_no_such_$$ under the cgroup v2 hierarchy" \
+		--tp syscalls:sys_enter_getppid --filter "cgroup == \"/pmt_no_such_$$\"" --count || return 1
+	usage_error "--stat's counters count the whole target" --stat --cgroup / -e task-clock -- true
+}
