@@ -181,8 +181,14 @@ uint64_t pmt_agg__stack_none_of(bool user, uint64_t v);
 /* --pprof: the second sample type (e.g. "cpu", "nanoseconds") whose value
  * is count * period; type NULL: samples only. Also notes the start time. */
 void pmt_agg__profile_info(struct pmt_agg *a, const char *type, const char *unit, int64_t period);
-/* --listen: NULL, or why this aggregation cannot be served as metrics. */
-const char *pmt_agg__metrics_refusal(const struct pmt_agg *a);
+/* Keys holding stacks: --listen serves the aggregation as profiles
+ * (pmt_agg__pprof), not as metrics (stacks make no labels). */
+bool pmt_agg__is_profile(const struct pmt_agg *a);
+/* Entries e[0..n) as a gzip'd pprof profile, as --pprof writes it, of
+ * the time from start_wall_ns (CLOCK_REALTIME) to now; *gz the caller's
+ * to free. 0 or -errno. */
+int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
+		   const struct pmt_agg_io *io, int64_t start_wall_ns, uint8_t **gz, size_t *len);
 /* The default metric name: pmtrace_PROBE_events, ..._latency_seconds. */
 void pmt_agg__metric_name(const struct pmt_agg *a, struct pmt_buf *b);
 /* Append the aggregation's metric families to b (name NULL: the default;

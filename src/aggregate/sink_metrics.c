@@ -63,12 +63,9 @@ static bool is_hist(const struct pmt_agg *a)
 	return a->opts->fn == PMT_FN_HIST || a->opts->fn == PMT_FN_LHIST;
 }
 
-const char *pmt_agg__metrics_refusal(const struct pmt_agg *a)
+bool pmt_agg__is_profile(const struct pmt_agg *a)
 {
-	if (a && pmt_agg__has_stack_key(a))
-		return "--listen: stacks make no metric labels: drop the stack keys from "
-		       "--by (--pprof writes stacks as a profile)";
-	return NULL;
+	return a && pmt_agg__has_stack_key(a);
 }
 
 void pmt_agg__metric_name(const struct pmt_agg *a, struct pmt_buf *b)

@@ -127,39 +127,66 @@ static int add_sample(const struct pmt_agg *a, struct pmt_pprof *pp, const struc
 	return err;
 }
 
+/* A profile of entries e[0..n): NULL when out of memory; *samples
+ * their count. */
+static struct pmt_pprof *profile(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
+				 const struct pmt_agg_io *io, uint64_t *samples)
+{
+	struct pmt_pprof *pp = pmt_pprof__new(a->prof_type, a->prof_unit, a->prof_period);
+	struct pmt_buf name = {0};
+	size_t i;
+	int err = 0;
+
+	*samples = 0;
+	for (i = 0; pp && i < n && !err; i++) {
+		if (!e[i].val.count)
+			continue;
+		err = add_sample(a, pp, io, &e[i], &name);
+		*samples += e[i].val.count;
+	}
+	pmt_buf__free(&name);
+	if (err) {
+		pmt_pprof__free(pp);
+		return NULL;
+	}
+	return pp;
+}
+
+int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
+		   const struct pmt_agg_io *io, int64_t start_wall_ns, uint8_t **gz, size_t *len)
+{
+	uint64_t samples;
+	struct pmt_pprof *pp = profile(a, e, n, io, &samples);
+	int err;
+
+	if (!pp)
+		return -ENOMEM;
+	pmt_pprof__times(pp, start_wall_ns, wall_ns() - start_wall_ns);
+	err = pmt_pprof__gzip(pp, gz, len);
+	pmt_pprof__free(pp);
+	return err;
+}
+
 /* The sink: the snapshot's entries (not its groups: pprof keeps every
  * stack apart and merges locations itself) as a profile in one file. */
 static int write_pprof(struct pmt_agg_snap *s, struct pmt_output *out)
 {
 	const struct pmt_agg *a = s->a;
-	const struct pmt_agg_entry *e = s->e;
-	const struct pmt_agg_io *io = s->io;
 	const char *path = a->opts->pprof;
-	size_t n = s->n;
-	struct pmt_pprof *pp = pmt_pprof__new(a->prof_type, a->prof_unit, a->prof_period);
-	struct pmt_buf name = {0};
-	uint64_t samples = 0;
-	size_t i;
-	int err = 0;
+	uint64_t samples;
+	struct pmt_pprof *pp = profile(a, s->e, s->n, s->io, &samples);
+	int err;
 
 	(void)out;
 	if (!pp)
 		return -ENOMEM;
-	for (i = 0; i < n && !err; i++) {
-		if (!e[i].val.count)
-			continue;
-		err = add_sample(a, pp, io, &e[i], &name);
-		samples += e[i].val.count;
-	}
 	if (a->start_wall_ns)
 		pmt_pprof__times(pp, a->start_wall_ns, wall_ns() - a->start_wall_ns);
-	if (!err)
-		err = pmt_pprof__write(pp, path);
+	err = pmt_pprof__write(pp, path);
 	if (err)
 		pmt_err("cannot write the profile to '%s': %s", path, strerror(-err));
 	else
 		pmt_info("wrote %s: %llu samples", path, (unsigned long long)samples);
-	pmt_buf__free(&name);
 	pmt_pprof__free(pp);
 	return err;
 }

@@ -800,7 +800,9 @@ static int check_aggregation(struct optctx *c)
 	} else if (a->match || a->unit) {
 		return ERR(c, "--%s goes with --latency", a->match ? "match" : "unit");
 	}
-	if (a->folded || a->flamegraph || a->pprof) {
+	/* --listen with stacks: profiles served (/debug/pprof/profile) */
+	if (a->folded || a->flamegraph || a->pprof ||
+	    (c->o->listen.addr && c->o->stack && !a->fn && !a->offcpu)) {
 		if (!c->o->stack)
 			return ERR(c, "--%s draws stacks: add --stack", pic);
 		if (a->fn && a->fn != PMT_FN_COUNT && !a->offcpu)
@@ -826,11 +828,6 @@ static int check_aggregation(struct optctx *c)
 	if (c->o->listen.addr && !a->fn)
 		return ERR(c, "--listen serves an aggregation as metrics: add --count, --sum, "
 			      "--hist, --latency, ...");
-	if (c->o->listen.addr && (a->folded || a->flamegraph))
-		return ERR(c,
-			   "--listen serves metrics, not stacks: drop --%s (--pprof writes "
-			   "a profile)",
-			   a->folded ? "folded" : "flamegraph");
 	if ((a->by || a->top || a->interval > 0 || a->keep) && !a->fn)
 		return ERR(
 			c,

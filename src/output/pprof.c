@@ -384,42 +384,51 @@ int pmt_pprof__encode(struct pmt_pprof *p, uint8_t **out, size_t *len)
 	return 0;
 }
 
-/* gzip (deflate with a gzip header: windowBits 15 + 16) into fd */
-static int write_gzip(int fd, const uint8_t *data, size_t len)
+/* gzip (deflate with a gzip header: windowBits 15 + 16) into out */
+static int gzip(const uint8_t *data, size_t len, struct pmt_buf *out)
 {
 	z_stream z = {0};
-	uint8_t out[65536];
-	int zr, err = 0;
+	int zr;
 
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY))
 		return -ENOMEM;
 	z.next_in = (Bytef *)data;
 	z.avail_in = (uInt)len;
 	do {
-		size_t n, off = 0;
-
-		z.next_out = out;
-		z.avail_out = sizeof(out);
+		pmt_buf__reserve(out, 65536);
+		z.next_out = (Bytef *)out->p + out->len;
+		z.avail_out = (uInt)(out->cap - out->len);
 		zr = deflate(&z, Z_FINISH);
-		n = sizeof(out) - z.avail_out;
-		while (off < n && !err) {
-			ssize_t w = write(fd, out + off, n - off);
-
-			if (w < 0 && errno != EINTR)
-				err = -errno;
-			else if (w > 0)
-				off += (size_t)w;
-		}
-	} while (zr == Z_OK && !err);
+		out->len = out->cap - z.avail_out;
+	} while (zr == Z_OK);
 	deflateEnd(&z);
-	return err ? err : zr == Z_STREAM_END ? 0 : -EIO;
+	return zr == Z_STREAM_END ? 0 : -EIO;
+}
+
+int pmt_pprof__gzip(struct pmt_pprof *p, uint8_t **out, size_t *len)
+{
+	struct pmt_buf b = {0};
+	uint8_t *data = NULL;
+	size_t n = 0;
+	int err = pmt_pprof__encode(p, &data, &n);
+
+	if (!err)
+		err = gzip(data, n, &b);
+	free(data);
+	if (err) {
+		pmt_buf__free(&b);
+		return err;
+	}
+	*out = (uint8_t *)b.p;
+	*len = b.len;
+	return 0;
 }
 
 int pmt_pprof__write(struct pmt_pprof *p, const char *path)
 {
 	uint8_t *data = NULL;
-	size_t len = 0;
-	int fd, err = pmt_pprof__encode(p, &data, &len);
+	size_t len = 0, off = 0;
+	int fd, err = pmt_pprof__gzip(p, &data, &len);
 
 	if (err)
 		return err;
@@ -427,7 +436,14 @@ int pmt_pprof__write(struct pmt_pprof *p, const char *path)
 	if (fd < 0) {
 		err = -errno;
 	} else {
-		err = write_gzip(fd, data, len);
+		while (off < len && !err) {
+			ssize_t w = write(fd, data + off, len - off);
+
+			if (w < 0 && errno != EINTR)
+				err = -errno;
+			else if (w > 0)
+				off += (size_t)w;
+		}
 		if (close(fd) && !err)
 			err = -errno;
 	}

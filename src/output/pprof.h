@@ -53,6 +53,8 @@ struct pmt_pprof_label {
  * type's, where its period is 0). 0 or -ENOMEM. */
 int pmt_pprof__sample(struct pmt_pprof *p, const uint64_t *locs, int n, uint64_t count,
 		      uint64_t value, const struct pmt_pprof_label *labels, int nlabels);
+/* Encode and gzip into *out (caller frees). 0 or -errno. */
+int pmt_pprof__gzip(struct pmt_pprof *p, uint8_t **out, size_t *len);
 /* Encode, gzip and write to path. 0 or -errno. */
 int pmt_pprof__write(struct pmt_pprof *p, const char *path);
 /* The encoded Profile (not gzip'd), for tests; caller frees. */

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "util/grow.h"
@@ -41,6 +42,15 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
  * the keys that come while a drain is due and under way, which a slow
  * CPU makes many), not what a run sees.
  */
+/* A window: what the drains bring from its opening on (a profile of the
+ * next N seconds), apart from the totals and their forgetting. */
+struct window {
+	bool open;
+	uint64_t start_ns;     /* CLOCK_MONOTONIC */
+	int64_t start_wall_ns; /* CLOCK_REALTIME, for the profile */
+	struct pmt_agg_totals t;
+};
+
 struct pmt_aggmaps {
 	struct pmtrace_bpf *skel;
 	struct pmt_agg *agg;
@@ -54,6 +64,7 @@ struct pmt_aggmaps {
 	uint64_t new_at_drain; /* PMT_STAT_AGG_NEW when last drained */
 	uint64_t lost_stacks;  /* samples whose stack's key another stack had */
 	uint64_t lost_keys;    /* samples of new keys past the totals' bound */
+	struct window win[PMT_AGG_WINDOWS];
 	/* scratch of a drain */
 	struct pmt_agg_cache *cache;
 	struct pmt_agg_val *pc;
@@ -110,6 +121,8 @@ void pmt_aggmaps__free(struct pmt_aggmaps *m)
 	if (m->sync_inner >= 0)
 		close(m->sync_inner);
 	pmt_agg_totals__free(&m->totals);
+	for (int i = 0; i < PMT_AGG_WINDOWS; i++)
+		pmt_agg_totals__free(&m->win[i].t);
 	pmt_stack_copies__free(&m->copies);
 	pmt_agg_entries__free(&m->got);
 	free(m->dead);
@@ -458,6 +471,9 @@ static void sweep_copies(struct pmt_aggmaps *m)
 
 	for (i = 0; i < m->totals.e.n; i++)
 		pmt_agg__key_stacks(m->agg, &m->totals.e.v[i].key, use_stack, &m->copies);
+	for (int w = 0; w < PMT_AGG_WINDOWS; w++)
+		for (i = 0; m->win[w].open && i < m->win[w].t.e.n; i++)
+			pmt_agg__key_stacks(m->agg, &m->win[w].t.e.v[i].key, use_stack, &m->copies);
 	pmt_agg__prev_stacks(m->agg, use_stack, &m->copies);
 	pmt_stack_copies__sweep(&m->copies);
 }
@@ -491,7 +507,10 @@ static int drain(struct pmt_aggmaps *m)
 		if (m->conflict)
 			m->lost_stacks += e->val.count;
 		e->key.pad = 0;
-		err = pmt_agg_totals__add(&m->totals, e);
+		for (int w = 0; w < PMT_AGG_WINDOWS; w++)
+			if (m->win[w].open && pmt_agg_totals__add(&m->win[w].t, e) == -ENOMEM)
+				err = -ENOMEM;
+		err = err ?: pmt_agg_totals__add(&m->totals, e);
 		if (err == -ENOSPC) {
 			m->lost_keys += e->val.count;
 			err = 0;
@@ -669,4 +688,67 @@ uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m)
 uint64_t pmt_aggmaps__lost_keys(struct pmt_aggmaps *m)
 {
 	return m ? m->lost_keys : 0;
+}
+
+/* --- windows --------------------------------------------------------------- */
+
+int pmt_aggmaps__window_open(struct pmt_aggmaps *m)
+{
+	struct timespec mono, wall;
+	int w, err;
+
+	pthread_mutex_lock(&m->lock);
+	/* what came before is the totals' alone */
+	err = drain(m);
+	for (w = 0; !err && w < PMT_AGG_WINDOWS && m->win[w].open; w++)
+		;
+	if (!err && w == PMT_AGG_WINDOWS)
+		err = -EBUSY;
+	if (!err) {
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &wall);
+		m->win[w].open = true;
+		m->win[w].start_ns = (uint64_t)mono.tv_sec * 1000000000ULL + (uint64_t)mono.tv_nsec;
+		m->win[w].start_wall_ns = (int64_t)wall.tv_sec * 1000000000LL + wall.tv_nsec;
+		m->win[w].t.limit = m->totals.limit;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return err ? err : w;
+}
+
+int pmt_aggmaps__window_close(struct pmt_aggmaps *m, int w, struct pmt_syms *syms, uint8_t **gz,
+			      size_t *len)
+{
+	const struct pmt_agg_io io = {syms, stack_lookup, m};
+	struct window *win = &m->win[w];
+	int err;
+
+	pthread_mutex_lock(&m->lock);
+	err = drain(m);
+	if (!err) {
+		pmt_syms__lock(syms);
+		err = pmt_agg__pprof(m->agg, win->t.e.v, win->t.e.n, &io, win->start_wall_ns, gz,
+				     len);
+		pmt_syms__unlock(syms);
+	}
+	win->open = false;
+	pmt_agg_totals__free(&win->t);
+	memset(&win->t, 0, sizeof(win->t));
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+uint64_t pmt_aggmaps__windows_since(struct pmt_aggmaps *m)
+{
+	uint64_t oldest = UINT64_MAX;
+	int w;
+
+	if (!m)
+		return oldest;
+	pthread_mutex_lock(&m->lock);
+	for (w = 0; w < PMT_AGG_WINDOWS; w++)
+		if (m->win[w].open && m->win[w].start_ns < oldest)
+			oldest = m->win[w].start_ns;
+	pthread_mutex_unlock(&m->lock);
+	return oldest;
 }

@@ -41,4 +41,20 @@ uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m);
 #define PMT_TOTALS_PER_KEY 64
 uint64_t pmt_aggmaps__lost_keys(struct pmt_aggmaps *m);
 
+/* Profiles of a window of time (--listen's /debug/pprof/profile): what
+ * the drains bring from the opening to the closing, kept apart from the
+ * totals (an --interval print forgets neither). At most this many open
+ * at once. */
+#define PMT_AGG_WINDOWS 4
+/* Open one: its index, or -EBUSY (as many are open) or -errno. */
+int pmt_aggmaps__window_open(struct pmt_aggmaps *m);
+/* Close window w: its entries as a gzip'd pprof profile into *gz (the
+ * caller frees), named by syms. 0 or -errno; the window is closed
+ * either way. */
+int pmt_aggmaps__window_close(struct pmt_aggmaps *m, int w, struct pmt_syms *syms, uint8_t **gz,
+			      size_t *len);
+/* When the oldest open window opened (CLOCK_MONOTONIC), UINT64_MAX when
+ * none is: the processes that exited since must keep their names. */
+uint64_t pmt_aggmaps__windows_since(struct pmt_aggmaps *m);
+
 #endif

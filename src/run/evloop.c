@@ -282,6 +282,9 @@ static void reap(struct pmt_evloop *l, uint64_t cutoff)
 		cutoff = UINT64_MAX;
 	if (l->s->agg && l->agg_read_ns < cutoff)
 		cutoff = l->agg_read_ns;
+	/* a profile being taken names its samples when it ends */
+	if (pmt_aggmaps__windows_since(l->s->aggmaps) < cutoff)
+		cutoff = pmt_aggmaps__windows_since(l->s->aggmaps);
 	pmt_syms__reap(l->syms, cutoff);
 }
 

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * --listen: the aggregation served at /metrics, read from the maps at
- * each scrape. libmicrohttpd runs its own thread (started with the
- * signals blocked, so they still reach the main loop) and polls its
- * sockets without blocking: a client that is slow, silent, malformed or
- * gone costs that thread a socket until the connection timeout, never an
- * event; a scrape reads the maps while the kernel keeps updating them.
+ * each scrape; an aggregation by stack served as profiles instead, at
+ * /debug/pprof/profile?seconds=N as Go's net/http/pprof serves CPU
+ * profiles (what Parca, Pyroscope's scrapers and go tool pprof fetch):
+ * the samples of the next N seconds, each request its own window.
+ * libmicrohttpd runs a thread per connection (started with the signals
+ * blocked, so they still reach the main loop): a client that is slow,
+ * silent, malformed or gone, or a profile being taken, holds its own
+ * thread, never the event loop or another scrape; a scrape reads the
+ * maps while the kernel keeps updating them.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +49,8 @@
 	X(MHD_add_response_header)         \
 	X(MHD_queue_response)              \
 	X(MHD_destroy_response)            \
-	X(MHD_lookup_connection_value)
+	X(MHD_lookup_connection_value)     \
+	X(MHD_set_connection_option)
 #define MHD_FIELD(name) __typeof__(name) *name;
 static struct {
 	MHD_CALLS(MHD_FIELD)
@@ -74,6 +80,11 @@ static int load_mhd(struct pmt_error *err)
 
 #define MAX_CLIENTS 128
 #define CLIENT_TIMEOUT_S 10
+/* each connection's thread: what a request needs is on the heap */
+#define THREAD_STACK (256 * 1024)
+/* /debug/pprof/profile?seconds=N: Go's default, and a bound */
+#define PROFILE_DEFAULT_S 30
+#define PROFILE_MAX_S 3600
 
 struct pmt_listen {
 	int fd;
@@ -81,9 +92,20 @@ struct pmt_listen {
 	struct pmt_session *s;
 	struct pmt_syms *syms; /* the session's, fetched by the main thread */
 	double start_time;     /* Unix seconds */
+	bool profiles;	       /* the aggregation is by stack: served as profiles */
+	/* profiles being taken wait on this; stopping ends them early */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stopping;
+	int answering; /* profile requests not yet answered to the end */
 };
 
-int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
+/* A request's state: its headers seen, or a profile being answered */
+static int seen, profiling;
+/* At the stop, how long profile requests may take to be answered */
+#define STOP_ANSWER_MS 2000
+
+int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo, bool profiles,
 		     struct pmt_error *err)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
@@ -92,7 +114,9 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
 	const char *host = *lo->host ? lo->host : "127.0.0.1";
 	struct sockaddr_storage sa;
 	socklen_t salen = sizeof(sa);
-	char port[16], shown[INET6_ADDRSTRLEN];
+	char port[16], shown[INET6_ADDRSTRLEN + 2];
+	pthread_condattr_t ca;
+	int port_no;
 	struct pmt_listen *l;
 	int fd = -1, one = 1, r;
 
@@ -133,17 +157,29 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
 		return -ENOMEM;
 	}
 	l->fd = fd;
+	l->profiles = profiles;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->wake, &ca);
+	pthread_condattr_destroy(&ca);
 	if (sa.ss_family == AF_INET6) {
 		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&sa;
 
-		inet_ntop(AF_INET6, &a6->sin6_addr, shown, sizeof(shown));
-		pmt_info("serving metrics at http://[%s]:%d/metrics", shown, ntohs(a6->sin6_port));
+		inet_ntop(AF_INET6, &a6->sin6_addr, shown + 1, sizeof(shown) - 2);
+		shown[0] = '[';
+		strcat(shown, "]");
+		port_no = ntohs(a6->sin6_port);
 	} else {
 		struct sockaddr_in *a4 = (struct sockaddr_in *)&sa;
 
 		inet_ntop(AF_INET, &a4->sin_addr, shown, sizeof(shown));
-		pmt_info("serving metrics at http://%s:%d/metrics", shown, ntohs(a4->sin_port));
+		port_no = ntohs(a4->sin_port);
 	}
+	pmt_info("serving metrics at http://%s:%d/metrics", shown, port_no);
+	if (profiles)
+		pmt_info("serving profiles at http://%s:%d/debug/pprof/profile?seconds=N", shown,
+			 port_no);
 	*out = l;
 	return 0;
 }
@@ -226,6 +262,107 @@ static enum MHD_Result text_reply(struct MHD_Connection *c, unsigned status, con
 	return body ? reply(c, status, body, strlen(body), "text/plain; charset=utf-8") : MHD_NO;
 }
 
+/* Wait until deadline (CLOCK_MONOTONIC) or until pmtrace stops; false
+ * when it stops. */
+static bool wait_until(struct pmt_listen *l, const struct timespec *deadline)
+{
+	bool stopping;
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->stopping && pthread_cond_timedwait(&l->wake, &l->lock, deadline) != ETIMEDOUT)
+		;
+	stopping = l->stopping;
+	pthread_mutex_unlock(&l->lock);
+	return !stopping;
+}
+
+static enum MHD_Result profile_reply(struct MHD_Connection *c, uint8_t *gz, size_t len)
+{
+	struct MHD_Response *r =
+		mhd.MHD_create_response_from_buffer(len, gz, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	if (!r) {
+		free(gz);
+		return MHD_NO;
+	}
+	/* as Go's net/http/pprof answers */
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+				    "attachment; filename=\"profile\"");
+	mhd.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = mhd.MHD_queue_response(c, MHD_HTTP_OK, r);
+	mhd.MHD_destroy_response(r);
+	return ret;
+}
+
+/* GET /debug/pprof/profile?seconds=N: the samples of the next N seconds
+ * as a gzip'd profile.proto, from a window of the aggregation's own. */
+static enum MHD_Result serve_profile(struct pmt_listen *l, struct MHD_Connection *c, void **state)
+{
+	const char *arg = mhd.MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	long secs = PROFILE_DEFAULT_S;
+	struct timespec deadline;
+	uint8_t *gz = NULL;
+	size_t len = 0;
+	char *end;
+	int w;
+
+	if (!l->profiles)
+		return text_reply(c, MHD_HTTP_NOT_FOUND,
+				  "no profile: this pmtrace aggregates no stacks; run it with -e "
+				  "EVENT --stack (or --offcpu) to serve profiles\n");
+	if (arg) {
+		secs = strtol(arg, &end, 10);
+		if (!*arg || *end || secs < 1 || secs > PROFILE_MAX_S)
+			return text_reply(c, MHD_HTTP_BAD_REQUEST,
+					  "seconds: expected a whole number of seconds from 1 to "
+					  "3600\n");
+	}
+	w = pmt_aggmaps__window_open(l->s->aggmaps);
+	if (w == -EBUSY)
+		return text_reply(c, MHD_HTTP_TOO_MANY_REQUESTS,
+				  "as many profiles as pmtrace takes at once are being taken: ask "
+				  "again when one is done\n");
+	if (w < 0)
+		return text_reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "reading the aggregation failed\n");
+	pthread_mutex_lock(&l->lock); /* answered: see on_completed */
+	l->answering++;
+	pthread_mutex_unlock(&l->lock);
+	*state = &profiling;
+	/* the connection is quiet while the profile is taken */
+	mhd.MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT,
+				      (unsigned)(secs + CLIENT_TIMEOUT_S));
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += secs;
+	if (!wait_until(l, &deadline)) {
+		pmt_aggmaps__window_close(l->s->aggmaps, w, l->syms, &gz, &len);
+		free(gz);
+		return text_reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "pmtrace is stopping\n");
+	}
+	if (pmt_aggmaps__window_close(l->s->aggmaps, w, l->syms, &gz, &len))
+		return text_reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "making the profile failed\n");
+	return profile_reply(c, gz, len);
+}
+
+static enum MHD_Result serve_index(struct pmt_listen *l, struct MHD_Connection *c)
+{
+	char *body;
+
+	if (asprintf(&body,
+		     "<html><head><title>/debug/pprof/</title></head><body>\n"
+		     "/debug/pprof/<br>\n<br>\n%s"
+		     "</body></html>\n",
+		     l->profiles ? "<a href=\"profile?seconds=30\">profile</a>: the samples of "
+				   "the next N seconds (seconds=N, default 30), as a gzip'd "
+				   "profile.proto<br>\n"
+				 : "no profiles: this pmtrace aggregates no stacks (-e EVENT "
+				   "--stack, or --offcpu, serve them)<br>\n") < 0)
+		return MHD_NO;
+	return reply(c, MHD_HTTP_OK, body, strlen(body), "text/html; charset=utf-8");
+}
+
 /* Does the scraper ask for OpenMetrics (Prometheus does, first)? */
 static bool wants_openmetrics(struct MHD_Connection *c)
 {
@@ -238,7 +375,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **state)
 {
-	static int seen;
 	struct pmt_listen *l = cls;
 	struct pmt_buf b = {0};
 	bool om;
@@ -256,11 +392,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return text_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (!strcmp(url, "/"))
-		return text_reply(c, MHD_HTTP_OK, "pmtrace: metrics at /metrics\n");
+		return text_reply(c, MHD_HTTP_OK,
+				  l->profiles ? "pmtrace: metrics at /metrics, profiles at "
+						"/debug/pprof/profile?seconds=N\n"
+					      : "pmtrace: metrics at /metrics\n");
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return serve_profile(l, c, state);
+	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
+		return serve_index(l, c);
 	if (strcmp(url, "/metrics"))
-		return text_reply(c, MHD_HTTP_NOT_FOUND, "not found: metrics are at /metrics\n");
+		return text_reply(c, MHD_HTTP_NOT_FOUND,
+				  "not found: metrics are at /metrics, profiles at "
+				  "/debug/pprof/profile\n");
 	om = wants_openmetrics(c);
-	if (pmt_aggmaps__metrics(l->s->aggmaps, l->syms, l->s->opts->listen.metric, om, &b)) {
+	/* stacks make no labels: a profile's /metrics is pmtrace's own */
+	if (!l->profiles &&
+	    pmt_aggmaps__metrics(l->s->aggmaps, l->syms, l->s->opts->listen.metric, om, &b)) {
 		pmt_buf__free(&b);
 		return text_reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				  "reading the aggregation failed\n");
@@ -272,15 +419,33 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		     om ? PMT_EXPO_OM_CONTENT_TYPE : PMT_EXPO_CONTENT_TYPE);
 }
 
+/* A request's end (its answer sent, or the connection gone) */
+static void on_completed(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode how)
+{
+	struct pmt_listen *l = cls;
+
+	(void)c;
+	(void)how;
+	if (*state != &profiling)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->answering--;
+	pthread_cond_broadcast(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+}
+
 int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_error *err)
 {
 	l->s = s;
 	l->syms = pmt_session__syms(s); /* made now: not lazily, by two threads */
 	l->start_time = (double)time(NULL);
 	l->mhd = mhd.MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, l,
-		MHD_OPTION_LISTEN_SOCKET, l->fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CLIENTS,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CLIENT_TIMEOUT_S, MHD_OPTION_END);
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0,
+		NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CLIENTS, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)CLIENT_TIMEOUT_S, MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_END);
 	if (!l->mhd) {
 		return pmt_error__runtime(err, -EIO, "cannot start the metrics server: %s",
 					  strerror(errno ? errno : EIO));
@@ -290,11 +455,27 @@ int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_er
 
 void pmt_listen__free(struct pmt_listen *l)
 {
+	struct timespec until;
+
 	if (!l)
 		return;
+	/* profiles being taken end now, and are told so before the
+	 * server stops (a bounded wait: a client may not read) */
+	pthread_mutex_lock(&l->lock);
+	l->stopping = true;
+	pthread_cond_broadcast(&l->wake);
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += (STOP_ANSWER_MS % 1000) * 1000000L;
+	until.tv_sec += STOP_ANSWER_MS / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	while (l->answering > 0 && pthread_cond_timedwait(&l->wake, &l->lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&l->lock);
 	if (l->mhd)
-		mhd.MHD_stop_daemon(l->mhd); /* joins its thread; closes the socket */
+		mhd.MHD_stop_daemon(l->mhd); /* joins its threads; closes the socket */
 	else
 		close(l->fd);
+	pthread_cond_destroy(&l->wake);
+	pthread_mutex_destroy(&l->lock);
 	free(l);
 }

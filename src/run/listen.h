@@ -11,7 +11,9 @@ struct pmt_listen;
 /* Bind and listen now, before anything is loaded, so that a port in use
  * or a bad address fails first (-EINVAL: a usage error); serves nothing
  * until started. */
-int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo,
+/* profiles: the aggregation is by stack, served as profiles at
+ * /debug/pprof/profile (its /metrics: pmtrace's own metrics only). */
+int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo, bool profiles,
 		     struct pmt_error *err);
 /* Serve s's aggregation from a thread of its own; 0 or -errno. */
 int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_error *err);

@@ -132,11 +132,7 @@ static int check_map_cost(struct pmt_session *s)
  * loading. */
 static int start_listening(struct pmt_session *s, struct pmt_listen **srv)
 {
-	const char *why = pmt_agg__metrics_refusal(s->agg);
-
-	if (why)
-		return pmt_error__usage(&s->err, "%s", why);
-	return pmt_listen__bind(srv, &s->opts->listen, &s->err);
+	return pmt_listen__bind(srv, &s->opts->listen, pmt_agg__is_profile(s->agg), &s->err);
 }
 
 /* Everything the user gave, checked before anything is loaded; then the

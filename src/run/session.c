@@ -116,9 +116,12 @@ static int compile_aggregation(struct pmt_session *s)
 		s->probes.v[i].agg = ap[i].cfg;
 	}
 	free(ap);
-	if (!err && s->agg && s->opts->agg.pprof && s->opts->agg.offcpu)
+	/* profiles: --pprof's, and those --listen serves */
+	if (err || !s->agg || (!s->opts->agg.pprof && !pmt_agg__is_profile(s->agg)))
+		return err;
+	if (s->opts->agg.offcpu)
 		pmt_agg__profile_info(s->agg, "off-cpu", "nanoseconds", 0);
-	else if (!err && s->agg && s->opts->agg.pprof)
+	else
 		profile_info(s);
 	return err;
 }

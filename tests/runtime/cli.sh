@@ -130,8 +130,6 @@ unknown event 'r' \(pmtrace --list | -e r
 --listen: '99999': expected \[ADDR:\]PORT | --tp sched:sched_switch --count --listen 99999
 --listen: '::1:80': expected | --tp sched:sched_switch --count --listen ::1:80
 --listen 192.0.2.1:0: Cannot assign requested address | --tp sched:sched_switch --count --listen 192.0.2.1:0
-stacks make no metric labels | -e cpu-clock --stack --count --by comm,stack --listen 0
---listen serves metrics, not stacks: drop --folded | -e cpu-clock --stack --folded --listen 0
 --folded writes stacks in its own format, not JSON: drop --json | -e cpu-clock --stack --folded --json
 --flamegraph writes stacks in its own format, not JSON | -e cpu-clock --stack --flamegraph f.svg --json
 --pprof draws stacks: add --stack | -e cpu-clock --pprof p.pb.gz

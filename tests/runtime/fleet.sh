@@ -103,3 +103,78 @@ test_cgroup_usage_errors() {
 		--tp syscalls:sys_enter_getppid --filter "cgroup == \"/pmt_no_such_$$\"" --count || return 1
 	usage_error "--stat's counters count the whole target" --stat --cgroup / -e task-clock -- true
 }
+
+# pmtrace ARGS... --listen 0 in the background: PMT_PID, and PORT once it
+# serves; stopped when the test ends.
+serve_fleet() {
+	"$PMT" "$@" --listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
+	PMT_PID=$!
+	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
+	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
+	PORT=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
+	[ -n "$PORT" ] || { cat "$WORK/serve.err" >&2; fail "no port announced"; }
+}
+
+# go tool pprof fetches /debug/pprof/profile?seconds=2 as it fetches Go's:
+# a spinner started as the request is made spins through the window; the
+# profile holds its functions and 2 s x 99 Hz of its samples (+-10%).
+# Two overlapping requests are each answered from their own window.
+test_pprof_served_to_go_tool() {
+	requires go || return
+	serve_fleet -a -e cpu-clock --freq 99 --stack || return 1
+	export HOME=$WORK
+	local url="http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2"
+	go tool pprof -raw "$url" >"$WORK/a.txt" 2>"$WORK/a.err" &
+	local a=$!
+	wait_for "$WORK/a.err" "Fetching profile" || return 1
+	"$TP"/spinner 5000 >/dev/null &
+	local spin=$!
+	sleep 1
+	go tool pprof -raw "$url" >"$WORK/b.txt" 2>"$WORK/b.err" &
+	local b=$!
+	wait $a || { cat "$WORK/a.err" >&2; fail "go tool pprof (first)"; kill $spin; return 1; }
+	wait $b || { cat "$WORK/b.err" >&2; fail "go tool pprof (second)"; kill $spin; return 1; }
+	kill $spin
+	check served_profile 2 99 "$WORK/a.txt" "$WORK/b.txt"
+}
+# shellcheck disable=SC2034 # read by runner.sh
+timeout_pprof_served_to_go_tool=60
+
+# What cannot be served says so: no stacks sampled (404), a bad seconds
+# (400), more windows than pmtrace keeps (429); /debug/pprof/ lists the
+# profile; SIGINT ends pmtrace at once while profiles are being taken,
+# and they are told so (503).
+test_pprof_endpoint_statuses() {
+	requires curl || return
+	serve_fleet -a --tp syscalls:sys_enter_getppid --count || return 1
+	local code
+	code=$(curl -sS -o "$WORK/body" -w '%{http_code}' "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1")
+	expect_eq "status without stacks" "$code" 404 || return 1
+	grep -q "aggregates no stacks; run it with -e EVENT --stack" "$WORK/body" || { cat "$WORK/body" >&2; return 1; }
+	kill -INT $PMT_PID && wait $PMT_PID
+	serve_fleet -a -e cpu-clock --freq 99 --stack || return 1
+	local base="http://127.0.0.1:$PORT/debug/pprof"
+	code=$(curl -sS -o "$WORK/body" -w '%{http_code}' "$base/profile?seconds=0")
+	expect_eq "status of seconds=0" "$code" 400 || return 1
+	curl -sS "$base/" | grep -q 'href="profile?seconds=30"' || { fail "/debug/pprof/ lists no profile"; return 1; }
+	local i pids=()
+	for i in 1 2 3 4; do
+		curl -sS -o "$WORK/w$i" -w '%{http_code}' "$base/profile?seconds=30" >"$WORK/w$i.code" &
+		pids+=($!)
+	done
+	sleep 1
+	code=$(curl -sS -o "$WORK/body" -w '%{http_code}' "$base/profile?seconds=1")
+	expect_eq "status of a fifth window" "$code" 429 || return 1
+	local start end
+	start=$(date +%s%N)
+	kill -INT $PMT_PID
+	wait $PMT_PID || { cat "$WORK/serve.err" >&2; fail "exit status $?"; return 1; }
+	end=$(date +%s%N)
+	wait "${pids[@]}"
+	[ $(((end - start) / 1000000)) -lt 3000 ] || { fail "SIGINT took $(((end - start) / 1000000)) ms with profiles being taken"; return 1; }
+	for i in 1 2 3 4; do # told why
+		expect_eq "status of window $i at the stop" "$(cat "$WORK/w$i.code")" 503 || return 1
+		grep -q "pmtrace is stopping" "$WORK/w$i" || return 1
+	done
+	no_leftovers
+}
