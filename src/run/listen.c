@@ -85,6 +85,7 @@ static int load_mhd(struct pmt_error *err)
 /* /debug/pprof/profile?seconds=N: Go's default, and a bound */
 #define PROFILE_DEFAULT_S 30
 #define PROFILE_MAX_S 3600
+#define PROFILE_TYPE "application/octet-stream"
 
 struct pmt_listen {
 	int fd;
@@ -250,6 +251,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *bo
 	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (!strcmp(type, PROFILE_TYPE)) { /* as Go's net/http/pprof answers */
+		mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+					    "attachment; filename=\"profile\"");
+		mhd.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	}
 	ret = mhd.MHD_queue_response(c, status, r);
 	mhd.MHD_destroy_response(r);
 	return ret;
@@ -274,26 +280,6 @@ static bool wait_until(struct pmt_listen *l, const struct timespec *deadline)
 	stopping = l->stopping;
 	pthread_mutex_unlock(&l->lock);
 	return !stopping;
-}
-
-static enum MHD_Result profile_reply(struct MHD_Connection *c, uint8_t *gz, size_t len)
-{
-	struct MHD_Response *r =
-		mhd.MHD_create_response_from_buffer(len, gz, MHD_RESPMEM_MUST_FREE);
-	enum MHD_Result ret;
-
-	if (!r) {
-		free(gz);
-		return MHD_NO;
-	}
-	/* as Go's net/http/pprof answers */
-	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
-	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
-				    "attachment; filename=\"profile\"");
-	mhd.MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ret = mhd.MHD_queue_response(c, MHD_HTTP_OK, r);
-	mhd.MHD_destroy_response(r);
-	return ret;
 }
 
 /* GET /debug/pprof/profile?seconds=N: the samples of the next N seconds
@@ -343,7 +329,7 @@ static enum MHD_Result serve_profile(struct pmt_listen *l, struct MHD_Connection
 	}
 	if (pmt_aggmaps__window_close(l->s->aggmaps, w, l->syms, &gz, &len))
 		return text_reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "making the profile failed\n");
-	return profile_reply(c, gz, len);
+	return reply(c, MHD_HTTP_OK, (char *)gz, len, PROFILE_TYPE);
 }
 
 static enum MHD_Result serve_index(struct pmt_listen *l, struct MHD_Connection *c)

@@ -1,18 +1,8 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2153 # PORT and PMT_PID: set by serve (lib.sh)
 # Runtime tests, area export: --listen (Prometheus/OpenMetrics) and --pprof.
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
-
-# Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and
-# PORT (the port it chose) once it serves. Killed when the test ends.
-serve() {
-	"$PMT" "$@" --listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
-	PMT_PID=$!
-	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
-	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
-	PORT=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
-	[ -n "$PORT" ] || { cat "$WORK/serve.err" >&2; fail "no port announced"; }
-}
 
 scrape() { # [ACCEPT]: the exposition on stdout
 	curl -sS --max-time 10 ${1:+-H "Accept: $1"} "http://127.0.0.1:$PORT/metrics"
@@ -55,7 +45,7 @@ test_prometheus_histogram() {
 	prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/tsdb" \
 		--web.listen-address="127.0.0.1:$pport" >"$WORK/prom.log" 2>&1 &
 	local prom=$!
-	trap 'kill -9 $prom 2>/dev/null; kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID $prom 2>/dev/null' EXIT
+	trap 'kill -9 $prom 2>/dev/null; kill -INT "$PMT_PID" 2>/dev/null; wait "$PMT_PID" $prom 2>/dev/null' EXIT
 	check prometheus_histogram "$pport" || { tail -5 "$WORK/prom.log" >&2; return 1; }
 }
 # shellcheck disable=SC2034 # read by runner.sh
@@ -92,8 +82,8 @@ test_metrics_bad_clients() {
 		{ grep getppid "$WORK/final.txt" >&2; fail "count not exact"; return 1; }
 	grep -qx 'pmtrace_dropped_updates_total{reason="max_keys"} 0' "$WORK/final.txt" || return 1
 	start=$(date +%s%N)
-	kill -INT $PMT_PID
-	wait $PMT_PID || { cat "$WORK/serve.err" >&2; fail "exit status $?"; return 1; }
+	kill -INT "$PMT_PID"
+	wait "$PMT_PID" || { cat "$WORK/serve.err" >&2; fail "exit status $?"; return 1; }
 	end=$(date +%s%N)
 	[ $(((end - start) / 1000000)) -lt 3000 ] || { fail "SIGINT took $(((end - start) / 1000000)) ms with clients connected"; return 1; }
 	exec 3>&- 4>&-

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2153 # PORT and PMT_PID: set by serve (lib.sh)
 # Runtime tests, area fleet: what a tracer left running on every host
 # needs: cgroups by name (--by cgroup/container/unit, --cgroup), profiles
 # served over HTTP, its own losses as metrics. Sourced by
@@ -104,24 +105,13 @@ test_cgroup_usage_errors() {
 	usage_error "--stat's counters count the whole target" --stat --cgroup / -e task-clock -- true
 }
 
-# pmtrace ARGS... --listen 0 in the background: PMT_PID, and PORT once it
-# serves; stopped when the test ends.
-serve_fleet() {
-	"$PMT" "$@" --listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
-	PMT_PID=$!
-	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
-	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
-	PORT=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
-	[ -n "$PORT" ] || { cat "$WORK/serve.err" >&2; fail "no port announced"; }
-}
-
 # go tool pprof fetches /debug/pprof/profile?seconds=2 as it fetches Go's:
 # a spinner started as the request is made spins through the window; the
 # profile holds its functions and 2 s x 99 Hz of its samples (+-10%).
 # Two overlapping requests are each answered from their own window.
 test_pprof_served_to_go_tool() {
 	requires go || return
-	serve_fleet -a -e cpu-clock --freq 99 --stack || return 1
+	serve -a -e cpu-clock --freq 99 --stack || return 1
 	export HOME=$WORK
 	local url="http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2"
 	go tool pprof -raw "$url" >"$WORK/a.txt" 2>"$WORK/a.err" &
@@ -146,13 +136,13 @@ timeout_pprof_served_to_go_tool=60
 # and they are told so (503).
 test_pprof_endpoint_statuses() {
 	requires curl || return
-	serve_fleet -a --tp syscalls:sys_enter_getppid --count || return 1
+	serve -a --tp syscalls:sys_enter_getppid --count || return 1
 	local code
 	code=$(curl -sS -o "$WORK/body" -w '%{http_code}' "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1")
 	expect_eq "status without stacks" "$code" 404 || return 1
 	grep -q "aggregates no stacks; run it with -e EVENT --stack" "$WORK/body" || { cat "$WORK/body" >&2; return 1; }
-	kill -INT $PMT_PID && wait $PMT_PID
-	serve_fleet -a -e cpu-clock --freq 99 --stack || return 1
+	kill -INT "$PMT_PID" && wait "$PMT_PID"
+	serve -a -e cpu-clock --freq 99 --stack || return 1
 	local base="http://127.0.0.1:$PORT/debug/pprof"
 	code=$(curl -sS -o "$WORK/body" -w '%{http_code}' "$base/profile?seconds=0")
 	expect_eq "status of seconds=0" "$code" 400 || return 1
@@ -167,8 +157,8 @@ test_pprof_endpoint_statuses() {
 	expect_eq "status of a fifth window" "$code" 429 || return 1
 	local start end
 	start=$(date +%s%N)
-	kill -INT $PMT_PID
-	wait $PMT_PID || { cat "$WORK/serve.err" >&2; fail "exit status $?"; return 1; }
+	kill -INT "$PMT_PID"
+	wait "$PMT_PID" || { cat "$WORK/serve.err" >&2; fail "exit status $?"; return 1; }
 	end=$(date +%s%N)
 	wait "${pids[@]}"
 	[ $(((end - start) / 1000000)) -lt 3000 ] || { fail "SIGINT took $(((end - start) / 1000000)) ms with profiles being taken"; return 1; }

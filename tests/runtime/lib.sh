@@ -99,6 +99,17 @@ wait_for() {
 	fail "timed out waiting for '$pattern' in $file"
 }
 
+# Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and
+# PORT (the port it chose) once it serves. Killed when the test ends.
+serve() {
+	"$PMT" "$@" --listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
+	PMT_PID=$!
+	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
+	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
+	PORT=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
+	[ -n "$PORT" ] || { cat "$WORK/serve.err" >&2; fail "no port announced"; }
+}
+
 # Usage errors: exit 2, one clear message, nothing attached.
 usage_error() { # EXPECTED-MESSAGE-REGEX ARGS...
 	local re=$1 err=$WORK/usage.err
