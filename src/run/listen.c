@@ -26,6 +26,7 @@
 #include "output/exposition.h"
 #include "run/aggmaps.h"
 #include "run/listen.h"
+#include "symbols/symbols.h"
 #include "util/log.h"
 
 #ifndef PMT_VERSION
@@ -197,6 +198,94 @@ static void probe_sample(struct pmt_buf *b, const char *name, const char *probe,
 	pmt_buf__printf(b, "\"} %llu\n", (unsigned long long)v);
 }
 
+/* Every loss the summary reports, as a metric: a family (a counter) and
+ * the label that tells its causes apart. */
+enum loss_src { FROM_STAT, LOST_KEYS, KEY_CONFLICT, MISSED, FORGOTTEN };
+static const struct loss {
+	const char *family, *label, *help;
+	enum loss_src src;
+	enum pmt_stat stat;
+} losses[] = {
+	{"pmtrace_dropped_updates_total", "reason=\"max_keys\"",
+	 "aggregation updates dropped: --max-keys full (max_keys), the totals' bound (totals), "
+	 "latency starts not stored (latency_start), switches off the CPU not timed "
+	 "(offcpu_threads)",
+	 FROM_STAT, PMT_STAT_AGG_FULL},
+	{"pmtrace_dropped_updates_total", "reason=\"totals\"", NULL, LOST_KEYS, 0},
+	{"pmtrace_dropped_updates_total", "reason=\"latency_start\"", NULL, FROM_STAT,
+	 PMT_STAT_LAT_FULL},
+	{"pmtrace_dropped_updates_total", "reason=\"offcpu_threads\"", NULL, FROM_STAT,
+	 PMT_STAT_OFFCPU_FULL},
+	{"pmtrace_lost_stacks_total", "reason=\"table_full\"",
+	 "samples whose stack was lost: the stack table full (table_full), another stack's hash "
+	 "(collision), the kernel's memory (kernel), another stack's key while draining "
+	 "(key_conflict)",
+	 FROM_STAT, PMT_STAT_STACK_FULL},
+	{"pmtrace_lost_stacks_total", "reason=\"collision\"", NULL, FROM_STAT,
+	 PMT_STAT_STACK_COLLISION},
+	{"pmtrace_lost_stacks_total", "reason=\"kernel\"", NULL, FROM_STAT, PMT_STAT_STACK_ERR},
+	{"pmtrace_lost_stacks_total", "reason=\"key_conflict\"", NULL, KEY_CONFLICT, 0},
+	{"pmtrace_short_stacks_total", "reason=\"no_text_mapping\"",
+	 "user stacks that may end early: a frame-pointer caller in no text mapping "
+	 "(no_text_mapping), a file whose unwind tables were still being read "
+	 "(tables_pending)",
+	 FROM_STAT, PMT_STAT_UNWIND_ENDED},
+	{"pmtrace_short_stacks_total", "reason=\"tables_pending\"", NULL, FROM_STAT,
+	 PMT_STAT_UNWIND_PENDING},
+	{"pmtrace_failed_reads_total", "what=\"string\"",
+	 "reads the kernel could not do: str() strings (string), struct members (member), "
+	 "--counter counters (counter)",
+	 FROM_STAT, PMT_STAT_STR_FAULT},
+	{"pmtrace_failed_reads_total", "what=\"member\"", NULL, FROM_STAT, PMT_STAT_MEMBER_FAULT},
+	{"pmtrace_failed_reads_total", "what=\"counter\"", NULL, FROM_STAT, PMT_STAT_COUNTER_READ},
+	{"pmtrace_missed_events_total", NULL,
+	 "events the kernel ran no program for (another ran on the same CPU)", MISSED, 0},
+	{"pmtrace_output_errors_total", NULL, "events that could not be written to a perf buffer",
+	 FROM_STAT, PMT_STAT_OUTPUT_ERR},
+	{"pmtrace_untraced_children_total", NULL,
+	 "children of the command not traced: the target map was full", FROM_STAT,
+	 PMT_STAT_TARGET_FULL},
+	{"pmtrace_python_code_unread_total", NULL,
+	 "Python code objects not read while their process lived (frames may show as [python])",
+	 FROM_STAT, PMT_STAT_PY_NEW_FULL},
+	{"pmtrace_filter_aborts_total", NULL,
+	 "events rejected because a filter walk did not end (a bug)", FROM_STAT,
+	 PMT_STAT_FILTER_ABORT},
+	{"pmtrace_forgotten_processes_total", NULL,
+	 "exited processes forgotten before their samples were named (their user frames show "
+	 "as [unknown])",
+	 FORGOTTEN, 0},
+};
+
+static uint64_t loss_count(struct pmt_listen *l, const struct loss *x)
+{
+	struct pmt_syms_stats st;
+
+	switch (x->src) {
+	case FROM_STAT: return pmt_session__stat(l->s, x->stat);
+	case LOST_KEYS: return pmt_aggmaps__lost_keys(l->s->aggmaps);
+	case KEY_CONFLICT: return pmt_aggmaps__lost_stacks(l->s->aggmaps);
+	case MISSED: return pmt_session__missed(l->s);
+	case FORGOTTEN: pmt_syms__stats(l->syms, &st); return st.forgotten;
+	}
+	return 0;
+}
+
+static void loss_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(losses) / sizeof(losses[0]); i++) {
+		const struct loss *x = &losses[i];
+
+		if (x->help)
+			counter(b, x->family, x->help, om);
+		pmt_buf__printf(b, "%s%s%s%s %llu\n", x->family, x->label ? "{" : "",
+				x->label ? x->label : "", x->label ? "}" : "",
+				(unsigned long long)loss_count(l, x));
+	}
+}
+
 /* The tracer's own: build, start, and what it counted, lost or dropped. */
 static void self_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
 {
@@ -217,18 +306,10 @@ static void self_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
 		if (s->probes.v[i].filter)
 			probe_sample(b, "pmtrace_filtered_events_total", s->probes.v[i].name,
 				     pmt_session__filtered(s, i));
-	counter(b, "pmtrace_dropped_updates_total",
-		"aggregation updates dropped: --max-keys full (max_keys) or latency starts "
-		"not stored (latency_start)",
-		om);
-	pmt_buf__printf(b, "pmtrace_dropped_updates_total{reason=\"max_keys\"} %llu\n",
-			(unsigned long long)pmt_session__stat(s, PMT_STAT_AGG_FULL));
-	pmt_buf__printf(b, "pmtrace_dropped_updates_total{reason=\"latency_start\"} %llu\n",
-			(unsigned long long)pmt_session__stat(s, PMT_STAT_LAT_FULL));
+	loss_metrics(l, b, om);
 	counter(b, "pmtrace_lost_events_total", "events lost because a perf buffer was full", om);
 	pmt_buf__printf(b, "pmtrace_lost_events_total %llu\n",
-			(unsigned long long)(pmt_session__stat(s, PMT_STAT_RING_FULL) +
-					     pmt_session__stat(s, PMT_STAT_OUTPUT_ERR)));
+			(unsigned long long)pmt_session__stat(s, PMT_STAT_RING_FULL));
 	if (s->opts->agg.lat_start) {
 		counter(b, "pmtrace_latency_unmatched_ends_total",
 			"latency end events without a start", om);

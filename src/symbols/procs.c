@@ -259,6 +259,7 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 		if (s->ndead == MAX_DEAD) {
 			pop_dead(s);
 			s->forgotten++;
+			s->forgotten_total++;
 		}
 		p->dead = true;
 		p->exit_ts = ts;
@@ -315,6 +316,7 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 	pthread_mutex_lock(&s->lock);
 	st->procs = s->nprocs;
 	st->exited = s->ndead;
+	st->forgotten = s->forgotten_total;
 	st->files = s->nfiles;
 	st->fds = s->held + s->nsrc;
 	for (i = 0; i < s->nfiles; i++) {

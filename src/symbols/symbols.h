@@ -64,6 +64,7 @@ bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid);
 uint64_t pmt_syms__forgotten(struct pmt_syms *s);
 struct pmt_syms_stats {
 	size_t procs, exited, files, fds, bytes;
+	uint64_t forgotten; /* exited processes forgotten, in all */
 };
 void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st);
 

@@ -113,8 +113,8 @@ struct pmt_syms {
 	uint64_t seq;
 	struct dead *dead; /* exits in order: a ring of MAX_DEAD */
 	size_t dead_head, ndead;
-	uint64_t forgotten;
-	struct pmt_cgnames *cg; /* cgroup names, made at first use */
+	uint64_t forgotten, forgotten_total; /* since the last call; in all */
+	struct pmt_cgnames *cg;		     /* cgroup names, made at first use */
 };
 
 /* ksyms.c: the kernel symbol at or below addr; NULL */

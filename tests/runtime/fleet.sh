@@ -168,3 +168,28 @@ test_pprof_endpoint_statuses() {
 	done
 	no_leftovers
 }
+
+# The tracer's own losses reach the store: after a run that loses on
+# purpose (strings in pages never touched: failed reads; 2,000 keys
+# through --max-keys 16: dropped updates), the scraped self-metrics
+# equal the figures of the exit summary.
+test_self_metrics_equal_summary() {
+	requires curl || return
+	local ut=$TP/untouched
+	serve -a --uprobe "$ut:color_of" --count --by 'str(arg0),arg1' --max-keys 16 || return 1
+	"$ut" 2000 >/dev/null
+	curl -sS --max-time 10 "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt" || return 1
+	kill -INT "$PMT_PID"
+	wait "$PMT_PID" || { cat "$WORK/serve.err" >&2; fail "exit status"; return 1; }
+	local reads drops
+	reads=$(sed -n 's/^pmtrace: warning: \([0-9]*\) str() reads failed.*/\1/p' "$WORK/serve.err")
+	drops=$(sed -n 's/^pmtrace: warning: \([0-9]*\) aggregation updates dropped: --max-keys 16 is full/\1/p' "$WORK/serve.err")
+	expect_eq "failed reads in the summary" "$reads" 2000 || { cat "$WORK/serve.err" >&2; return 1; }
+	[ "${drops:-0}" -gt 0 ] || { cat "$WORK/serve.err" >&2; fail "no update dropped"; return 1; }
+	local want
+	for want in "pmtrace_failed_reads_total{what=\"string\"} $reads" \
+		"pmtrace_dropped_updates_total{reason=\"max_keys\"} $drops" \
+		"pmtrace_lost_events_total 0" "pmtrace_lost_stacks_total{reason=\"table_full\"} 0"; do
+		grep -qxF "$want" "$WORK/m.txt" || { grep -v '^pmtrace_uprobe' "$WORK/m.txt" >&2; fail "no '$want'"; return 1; }
+	done
+}
