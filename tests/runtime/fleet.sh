@@ -110,7 +110,7 @@ test_cgroup_usage_errors() {
 # profile holds its functions and 2 s x 99 Hz of its samples (+-10%).
 # Two overlapping requests are each answered from their own window.
 test_pprof_served_to_go_tool() {
-	requires go || return
+	requires go userspace || return
 	serve -a -e cpu-clock --freq 99 --stack || return 1
 	export HOME=$WORK
 	local url="http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2"
@@ -135,7 +135,7 @@ timeout_pprof_served_to_go_tool=60
 # profile; SIGINT ends pmtrace at once while profiles are being taken,
 # and they are told so (503).
 test_pprof_endpoint_statuses() {
-	requires curl || return
+	requires curl userspace || return
 	serve -a --tp syscalls:sys_enter_getppid --count || return 1
 	local code
 	code=$(curl -sS -o "$WORK/body" -w '%{http_code}' "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1")
