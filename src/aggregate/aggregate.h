@@ -115,7 +115,8 @@ struct pmt_stack_copy {
 	uint64_t key, check;
 	uint64_t *ips;
 	uint32_t n;
-	bool used; /* marked by pmt_stack_copies__use before a sweep */
+	bool used;    /* marked by pmt_stack_copies__use before a sweep */
+	bool rebased; /* its user frames rebased onto files (pmt_syms__rebase) */
 };
 struct pmt_stack_copies {
 	struct pmt_stack_copy *v;
@@ -184,6 +185,9 @@ void pmt_agg__profile_info(struct pmt_agg *a, const char *type, const char *unit
 /* Keys holding stacks: --listen serves the aggregation as profiles
  * (pmt_agg__pprof), not as metrics (stacks make no labels). */
 bool pmt_agg__is_profile(const struct pmt_agg *a);
+/* A key names an address in its process (sym, usym()): the process must
+ * be known when the key is printed. */
+bool pmt_agg__names_in_process(const struct pmt_agg *a);
 /* Entries e[0..n) as a gzip'd pprof profile, as --pprof writes it, of
  * the time from start_wall_ns (CLOCK_REALTIME) to now; *gz the caller's
  * to free. 0 or -errno. */

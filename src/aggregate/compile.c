@@ -468,6 +468,16 @@ bool pmt_agg__has_stack_key(const struct pmt_agg *a)
 	return false;
 }
 
+bool pmt_agg__names_in_process(const struct pmt_agg *a)
+{
+	int i;
+
+	for (i = 0; i < a->keys.n; i++)
+		if (a->keys.disp[i] == PMT_DISP_SYM)
+			return true;
+	return false;
+}
+
 int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes, size_t n,
 		     struct pmt_exprs *exprs, uint8_t *stack, struct pmt_agg **out,
 		     struct pmt_error *err)

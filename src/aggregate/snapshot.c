@@ -321,6 +321,8 @@ void pmt_agg__folded_text(const struct pmt_agg *a, const struct pmt_agg_io *io, 
 			if (!pass) {
 				name.len = 0;
 				pmt_agg__key_part(a, io, &name, k, i);
+				if (!name.len) /* no container: no frame */
+					continue;
 				if (!first)
 					pmt_buf__putc(b, ';');
 				first = false;

@@ -172,6 +172,7 @@ int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t che
 	c->check = check;
 	c->n = n;
 	c->used = false;
+	c->rebased = false;
 	for (j = mix(key) & (s->cap - 1); s->index[j]; j = (j + 1) & (s->cap - 1))
 		;
 	s->index[j] = (uint32_t)++s->n;

@@ -563,8 +563,12 @@ struct gc {
 static void note_exited(void *ctx, bool user, uint64_t v)
 {
 	struct gc *g = ctx;
+	const struct pmt_stack_copy *c;
 
-	if (user && v >> 32 && pmt_syms__exited(g->syms, (uint32_t)(v >> 32)))
+	if (!user || !(v >> 32))
+		return;
+	c = pmt_stack_copies__find(&g->m->copies, v);
+	if ((c && c->rebased) || pmt_syms__exited(g->syms, (uint32_t)(v >> 32)))
 		g->exited = true;
 }
 
@@ -751,4 +755,31 @@ uint64_t pmt_aggmaps__windows_since(struct pmt_aggmaps *m)
 			oldest = m->win[w].start_ns;
 	pthread_mutex_unlock(&m->lock);
 	return oldest;
+}
+
+/* --- exited processes -------------------------------------------------------- */
+
+bool pmt_aggmaps__settles(const struct pmt_aggmaps *m)
+{
+	return m && m->stacks && m->hash && !pmt_agg__names_in_process(m->agg);
+}
+
+int pmt_aggmaps__settle(struct pmt_aggmaps *m, struct pmt_syms *syms)
+{
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&m->lock);
+	err = drain(m);
+	for (i = 0; !err && i < m->copies.n; i++) {
+		struct pmt_stack_copy *c = &m->copies.v[i];
+		uint32_t pid = (uint32_t)(c->key >> 32);
+
+		if (c->rebased || !pid || !pmt_syms__exited(syms, pid))
+			continue;
+		pmt_syms__rebase(syms, pid, c->ips, c->n);
+		c->rebased = true;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return err;
 }

@@ -41,6 +41,15 @@ uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m);
 #define PMT_TOTALS_PER_KEY 64
 uint64_t pmt_aggmaps__lost_keys(struct pmt_aggmaps *m);
 
+/* Stacks of exited processes can be settled: keys hold user stacks, and
+ * no key names an address in its process otherwise (sym, usym()). */
+bool pmt_aggmaps__settles(const struct pmt_aggmaps *m);
+/* Drain, then rebase the copied stacks of the processes that exited onto
+ * their files (pmt_syms__rebase): every sample of a process whose exit
+ * was seen before the call is then named without it, and it may be
+ * reaped. 0 or -errno. */
+int pmt_aggmaps__settle(struct pmt_aggmaps *m, struct pmt_syms *syms);
+
 /* Profiles of a window of time (--listen's /debug/pprof/profile): what
  * the drains bring from the opening to the closing, kept apart from the
  * totals (an --interval print forgets neither). At most this many open

@@ -272,12 +272,41 @@ static void report_lost(struct pmt_evloop *l, uint64_t now)
 	l->last_report_ns = now;
 }
 
+/*
+ * An aggregation by stack settles the processes that exited: once a
+ * quarter of the bound waits, or every SETTLE_NS while some do, a drain
+ * rebases their stacks onto their files, and they may go. Without it an
+ * exited process waits for the next print (and past the bound of those
+ * waiting, its frames would be [unknown]).
+ */
+#define SETTLE_NS (5 * 1000000000ULL)
+
+static void settle(struct pmt_evloop *l)
+{
+	size_t bound, waiting = pmt_syms__waiting(l->syms, &bound);
+	uint64_t now;
+
+	if (!waiting || !pmt_aggmaps__settles(l->s->aggmaps))
+		return;
+	now = pmt_now_ns();
+	if (waiting < bound / 4 && now - l->settled_ns < SETTLE_NS)
+		return;
+	l->settled_ns = now;
+	/* the exits told so far are the ones settled: those that wait now
+	 * (the first to go: they wait in the order they were told) */
+	pmt_sideband__read(l->sb);
+	waiting = pmt_syms__waiting(l->syms, &bound);
+	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
+		pmt_syms__reap_oldest(l->syms, waiting);
+}
+
 /* Processes that exited before everything of theirs was printed go:
  * the stream's up to cutoff, the aggregation's up to its last read. */
 static void reap(struct pmt_evloop *l, uint64_t cutoff)
 {
 	if (!l->sb)
 		return;
+	settle(l);
 	if (!l->pb)
 		cutoff = UINT64_MAX;
 	if (l->s->agg && l->agg_read_ns < cutoff)

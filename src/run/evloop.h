@@ -36,6 +36,7 @@ struct pmt_evloop {
 	struct pmt_syms *syms;		       /* the session's symbolizer (NULL: out of memory) */
 	struct pmt_sideband *sb;	       /* processes followed for syms, or NULL */
 	uint64_t agg_read_ns;		       /* the aggregation's last print read the maps */
+	uint64_t settled_ns;		       /* exited processes last settled */
 	uint64_t keys_dropped, stacks_dropped; /* as of the last interval */
 	enum pmt_stop_reason stop;
 };

@@ -63,7 +63,6 @@ static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 {
 	struct proc *p;
 	size_t at;
-
 	proc_remove(s, pid);
 	syms_proc_find(s, pid, &at);
 	p = calloc(1, sizeof(*p));
@@ -256,7 +255,7 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 	pthread_mutex_lock(&s->lock);
 	p = syms_proc_find(s, pid, &at);
 	if (p && !p->dead) {
-		if (s->ndead == MAX_DEAD) {
+		if (s->ndead == s->max_dead) {
 			pop_dead(s);
 			s->forgotten++;
 			s->forgotten_total++;
@@ -276,6 +275,29 @@ void pmt_syms__reap(struct pmt_syms *s, uint64_t ts)
 	while (s->ndead && s->dead[s->dead_head].ts < ts)
 		pop_dead(s);
 	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__reap_oldest(struct pmt_syms *s, size_t n)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	while (n-- && s->ndead)
+		pop_dead(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t pmt_syms__waiting(struct pmt_syms *s, size_t *bound)
+{
+	size_t n;
+
+	*bound = s ? s->max_dead : 0;
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	n = s->ndead;
+	pthread_mutex_unlock(&s->lock);
+	return n;
 }
 
 bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid)

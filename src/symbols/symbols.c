@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "symbols/symbols_internal.h"
+#include "util/grow.h"
 #include "util/strutil.h"
 
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
@@ -19,6 +20,10 @@ struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
 		return NULL;
 	s->demangle = demangle;
 	s->inlines = inlines;
+	/* a smaller bound, for tests of what happens past it */
+	s->max_dead = getenv("PMT_MAX_DEAD") ? strtoul(getenv("PMT_MAX_DEAD"), NULL, 10) : 0;
+	if (!s->max_dead || s->max_dead > MAX_DEAD)
+		s->max_dead = MAX_DEAD;
 	s->dead = calloc(MAX_DEAD, sizeof(*s->dead));
 	if (!s->dead) {
 		free(s);
@@ -43,6 +48,7 @@ void pmt_syms__free(struct pmt_syms *s)
 		syms_file_free(s, s->files[i]);
 	syms_py_free(s);
 	pmt_cgnames__free(s->cg);
+	free(s->pinned);
 	free(s->procs);
 	free(s->files);
 	free(s->dead);
@@ -86,9 +92,37 @@ static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *off)
 }
 
 /* The function holding a user address of process pid. */
+/* A rebased frame's file, and the file offset into *off; NULL when the
+ * value names no pinned file. */
+static struct file *file_frame(struct pmt_syms *s, uint64_t v, uint64_t *off)
+{
+	uint64_t i = (v & ~(3ULL << 62)) >> FILE_FRAME_SHIFT;
+
+	*off = v & ((1ULL << FILE_FRAME_SHIFT) - 1);
+	return i < s->npinned ? s->pinned[i] : NULL;
+}
+
+/* A rebased frame's file's symbols (read from the file itself: its
+ * processes may all be gone) */
+static const struct pmt_symfile *file_frame_table(struct pmt_syms *s, uint64_t v, struct file **f,
+						  uint64_t *off)
+{
+	static const struct map none;
+
+	*f = file_frame(s, v, off);
+	return *f ? syms_file_table(s, *f, 0, &none) : NULL;
+}
+
 static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t *off)
 {
 	const struct pmt_symfile *tab;
+	struct file *f;
+	uint64_t at;
+
+	if (syms_is_file_frame(addr)) {
+		tab = file_frame_table(s, addr, &f, &at);
+		return tab ? pmt_symfile__name(tab, at, off) : NULL;
+	}
 	struct proc *p = pid ? syms_proc_get(s, pid) : NULL;
 	struct map *m = p ? syms_map_find(p, addr) : NULL;
 
@@ -145,9 +179,10 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 	struct proc *p;
 	struct map *m;
 	struct file *f;
+	uint64_t at;
 	int n = 0, fd;
 
-	if (!s || !pid || pmt_is_kernel_addr(addr))
+	if (!s || (!pid && !syms_is_file_frame(addr)) || pmt_is_kernel_addr(addr))
 		return 0;
 	pthread_mutex_lock(&s->lock);
 	if (syms_is_py_frame(addr)) {
@@ -160,10 +195,19 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
-	p = syms_proc_get(s, pid);
-	m = p ? syms_map_find(p, addr) : NULL;
-	if (m && syms_file_table(s, m->f, pid, m)) {
-		f = m->f;
+	if (syms_is_file_frame(addr)) {
+		static const struct map none;
+
+		f = file_frame_table(s, addr, &f, &at) ? f : NULL;
+		m = (struct map *)&none;
+		pid = 0;
+	} else {
+		p = syms_proc_get(s, pid);
+		m = p ? syms_map_find(p, addr) : NULL;
+		f = m && syms_file_table(s, m->f, pid, m) ? m->f : NULL;
+		at = m ? addr - m->start + m->pgoff : 0;
+	}
+	if (f) {
 		if (!f->src_tried) {
 			fd = syms_file_open(s, f, pid, m);
 			syms_file_src(s, f, fd);
@@ -172,7 +216,7 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 		}
 		if (f->src) {
 			f->src_used = ++s->seq;
-			n = pmt_srcfile__frames(f->src, addr - m->start + m->pgoff, frames);
+			n = pmt_srcfile__frames(f->src, at, frames);
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -207,9 +251,26 @@ bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pm
 		mod->end = UINT64_MAX;
 		return true;
 	}
-	if (!s || !pid)
+	if (!s || (!pid && !syms_is_file_frame(addr)))
 		return false;
 	pthread_mutex_lock(&s->lock);
+	if (syms_is_file_frame(addr)) {
+		/* a mapping of its own, where its offset is the frame's */
+		struct file *f;
+		uint64_t at;
+
+		tab = file_frame_table(s, addr, &f, &at);
+		if (f) {
+			mod->file = f->path;
+			mod->start = addr - at;
+			mod->end = mod->start + (1ULL << FILE_FRAME_SHIFT);
+			if (tab)
+				snprintf(mod->build_id, sizeof(mod->build_id), "%s",
+					 pmt_symfile__build_id(tab));
+		}
+		pthread_mutex_unlock(&s->lock);
+		return f != NULL;
+	}
 	p = syms_proc_get(s, pid);
 	m = p ? syms_map_find(p, addr) : NULL;
 	if (m) {
@@ -251,4 +312,57 @@ void pmt_syms__cgroup(struct pmt_syms *s, uint64_t id, enum pmt_cgroup_show show
 		pmt_buf__add(b, part, n);
 	}
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* f's index among the pinned files (pinned now if it is not), or -1 when
+ * there are as many as there may be. */
+static int64_t pin(struct pmt_syms *s, struct file *f)
+{
+	struct file **v;
+
+	if (f->pin)
+		return f->pin - 1;
+	if (s->npinned >= MAX_PINNED)
+		return -1;
+	v = pmt_grow(s->pinned, &s->pincap, s->npinned, sizeof(*v), 64);
+	if (!v)
+		return -1;
+	s->pinned = v;
+	syms_file_ref(s, f);
+	s->pinned[s->npinned] = f;
+	f->pin = (uint32_t)++s->npinned;
+	return f->pin - 1;
+}
+
+size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_t n)
+{
+	struct proc *p;
+	struct map *m;
+	size_t at, done = 0;
+	int64_t i;
+	uint32_t k;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_find(s, pid, &at);
+	for (k = 0; p && k < n; k++) {
+		uint64_t off;
+
+		if (pmt_is_kernel_addr(ips[k]) || syms_is_py_frame(ips[k]) ||
+		    syms_is_file_frame(ips[k]))
+			continue;
+		m = syms_map_find(p, ips[k]);
+		off = m ? ips[k] - m->start + m->pgoff : 0;
+		if (!m || off >> FILE_FRAME_SHIFT || (i = pin(s, m->f)) < 0) {
+			s->unrebased++;
+			continue;
+		}
+		/* its symbols read now, while the process's files are at hand */
+		syms_file_table(s, m->f, pid, m);
+		ips[k] = 1ULL << 62 | (uint64_t)i << FILE_FRAME_SHIFT | off;
+		done++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return done;
 }

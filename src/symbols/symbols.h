@@ -10,7 +10,12 @@
  * met before that (pmt_syms__note_pid, pmt_syms__note_all). An exited
  * process is kept until its samples are printed (pmt_syms__reap), so it
  * resolves like a live one; at most 8192 exited ones wait, the oldest
- * beyond that are forgotten and counted. A file is opened when it is
+ * beyond that are forgotten and counted. An aggregation by stack does
+ * not wait for the print: the stacks of exited processes are rebased
+ * onto their files (pmt_syms__rebase: a frame becomes a pinned file and
+ * an offset, named without the process) and the processes go, so what
+ * is kept grows with the files named, not with the processes that
+ * exited (run/evloop.c settles them). A file is opened when it is
  * first mapped (so a replaced or deleted one still resolves), read on
  * first use, then closed; files no process maps stay a while (64 of
  * them) for the next process that maps them.
@@ -29,6 +34,9 @@
 #include "util/strutil.h"
 
 struct pmt_syms;
+/* Exited processes kept for samples not yet named, at most (fewer when
+ * the environment's PMT_MAX_DEAD says so: tests of what lies past it) */
+#define PMT_SYMS_MAX_DEAD 8192
 
 /* demangle: C++ and Rust names as perf shows them (pmt_symfile__read).
  * inlines: inlined frames and source lines from the files' DWARF
@@ -57,6 +65,17 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts);
 /* Forget the processes that exited before ts: every sample of theirs
  * has been printed. */
 void pmt_syms__reap(struct pmt_syms *s, uint64_t ts);
+/* A stack of process pid's frames rebased onto the files mapped there:
+ * each user address becomes its file and offset (a value naming calls
+ * take without the process), so the process may be reaped before the
+ * stack is printed. Memory then grows with the files named, not the
+ * processes. Returns how many frames were rebased. */
+size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_t n);
+/* Forget the n processes that exited first (and wait still). */
+void pmt_syms__reap_oldest(struct pmt_syms *s, size_t n);
+/* Exited processes waiting to be reaped; *bound: how many may (past it
+ * the oldest are forgotten). */
+size_t pmt_syms__waiting(struct pmt_syms *s, size_t *bound);
 /* Has pid exited (and not been reaped yet)? */
 bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid);
 /* Exited processes forgotten before being reaped (too many waited)

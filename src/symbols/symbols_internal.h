@@ -16,7 +16,7 @@
 
 /* Exited processes kept for samples not yet printed; beyond this the
  * oldest are forgotten (and counted). */
-#define MAX_DEAD 8192
+#define MAX_DEAD PMT_SYMS_MAX_DEAD
 /* Files no process maps any more, kept for the next one that does. */
 #define MAX_IDLE_FILES 64
 /* Descriptors held for files not yet read (so replaced or deleted files
@@ -46,7 +46,8 @@ struct file {
 	struct pmt_srcfile *src; /* its DWARF, when it has some and it is open */
 	bool src_tried;
 	uint64_t src_used;   /* when src last answered (a sequence number) */
-	uint32_t refs;	     /* mappings naming it */
+	uint32_t refs;	     /* mappings naming it (and a pin) */
+	uint32_t pin;	     /* 1 + its index in pmt_syms.pinned; 0: none */
 	uint64_t idle_since; /* refs 0: when (a sequence number) */
 };
 
@@ -114,7 +115,13 @@ struct pmt_syms {
 	struct dead *dead; /* exits in order: a ring of MAX_DEAD */
 	size_t dead_head, ndead;
 	uint64_t forgotten, forgotten_total; /* since the last call; in all */
-	struct pmt_cgnames *cg;		     /* cgroup names, made at first use */
+	size_t max_dead;		     /* MAX_DEAD, or PMT_MAX_DEAD's */
+	/* files frames were rebased onto (pmt_syms__rebase), by index:
+	 * kept, with a reference, for the stacks that name them */
+	struct file **pinned;
+	size_t npinned, pincap;
+	uint64_t unrebased;	/* frames that could not be (no file, too many) */
+	struct pmt_cgnames *cg; /* cgroup names, made at first use */
 };
 
 /* ksyms.c: the kernel symbol at or below addr; NULL */
@@ -138,6 +145,14 @@ void syms_proc_free(struct pmt_syms *s, struct proc *p);
 struct map *syms_map_find(struct proc *p, uint64_t addr);
 
 /* pyframes.c */
+/* A frame rebased onto a file: PMT_FILE_FRAME | index << 36 | offset */
+#define FILE_FRAME_SHIFT 36
+#define MAX_PINNED (1u << 20)
+static inline bool syms_is_file_frame(uint64_t v)
+{
+	return (v >> 62) == 1;
+}
+
 static inline bool syms_is_py_frame(uint64_t v)
 {
 	return (v & PMT_PY_FRAME) && !pmt_is_kernel_addr(v);

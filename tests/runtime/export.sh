@@ -134,3 +134,30 @@ test_metrics_counter_histogram() {
 	scrape >"$WORK/c.txt" || return 1
 	check metrics_counter_hist "$WORK/c.txt" || return 1
 }
+
+# Exited processes keep their names past the bound of those that wait
+# (8,192; PMT_MAX_DEAD=32 here): 300 spinners of 5 ms, each gone long
+# before the print. Their stacks are rebased onto their files as they
+# exit, so every spinner sample is named through main to pmt_spin_*,
+# nothing is forgotten, and the profile of the same run agrees (its
+# mappings the spinner's file with its build-id).
+test_exited_processes_named_past_the_bound() {
+	requires go || return
+	cat >"$WORK/churn.sh" <<-EOF
+		for i in \$(seq 300); do "$PWD/$TP/spinner" 5 >/dev/null; done
+	EOF
+	PMT_MAX_DEAD=32 "$PMT" -e cpu-clock --freq 999 --stack user --folded -o "$WORK/f.txt" \
+		--pprof "$WORK/p.pb.gz" -- sh "$WORK/churn.sh" 2>"$WORK/err" || { cat "$WORK/err" >&2; return 1; }
+	! grep -q "forgotten" "$WORK/err" || { cat "$WORK/err" >&2; fail "processes forgotten"; return 1; }
+	local all named
+	all=$(awk '/^spinner;/ { n += $NF } END { print n + 0 }' "$WORK/f.txt")
+	named=$(awk '/^spinner;_start;/ && !/\[unknown\]/ { n += $NF } END { print n + 0 }' "$WORK/f.txt")
+	[ "$all" -ge 750 ] || { fail "only $all spinner samples"; return 1; }
+	# a stack's first sample may come before its tables are read
+	[ $((named * 100)) -ge $((all * 98)) ] || { grep '^spinner' "$WORK/f.txt" | sort -t' ' -k2n | tail >&2; fail "$named of $all spinner samples named from _start"; return 1; }
+	export HOME=$WORK
+	go tool pprof -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$WORK/p.pb.gz" >"$WORK/top.txt" 2>"$WORK/pprof.err" || return 1
+	go tool pprof -raw "$WORK/p.pb.gz" >"$WORK/raw.txt" 2>>"$WORK/pprof.err" || return 1
+	check pprof_vs_folded "$WORK/f.txt" "$WORK/top.txt" "$WORK/raw.txt" "$(readlink -f "$TP"/spinner)" \
+		"$(readelf -n "$TP"/spinner | sed -n 's/.*Build ID: //p')"
+}

@@ -71,6 +71,36 @@ test_cgroup_names_exact() {
 	grep -qx '@: 700' "$out" || { cat "$out" >&2; fail "cgroup == \"$CTR\""; return 1; }
 }
 
+# Containers in profiles: folded stacks carry the container's id (none:
+# no frame) and pprof samples a container label (none: no label), for a
+# spinner in the container's scope and one in demo.service.
+test_cgroup_names_in_profiles() {
+	requires go || return
+	cg_layout || return
+	cat >"$WORK/spin.sh" <<-EOF
+		run_in() { sh -c 'echo \$\$ >"\$0/cgroup.procs" && exec "\$1" 200 >/dev/null' "$CG\$1" "$PWD/$TP/spinner"; }
+		run_in $CTR && run_in $SVC
+	EOF
+	"$PMT" -q -e cpu-clock --freq 999 --stack user --by comm,container,stack --folded -o "$WORK/f.txt" \
+		--pprof "$WORK/p.pb.gz" -- sh "$WORK/spin.sh" || return 1
+	local inside outside
+	inside=$(awk -v h="spinner;$HEX;_start;" 'index($0, h) == 1 { n += $NF } END { print n + 0 }' "$WORK/f.txt")
+	outside=$(awk '/^spinner;_start;/ { n += $NF } END { print n + 0 }' "$WORK/f.txt")
+	if [ "$inside" -lt 150 ] || [ "$outside" -lt 150 ]; then
+		cat "$WORK/f.txt" >&2
+		fail "folded: $inside samples in the container, $outside outside"
+		return 1
+	fi
+	export HOME=$WORK
+	go tool pprof -raw "$WORK/p.pb.gz" >"$WORK/raw.txt" 2>"$WORK/pprof.err" || { cat "$WORK/pprof.err" >&2; return 1; }
+	if ! grep -q "comm:\[spinner\] container:\[$HEX\]" "$WORK/raw.txt" ||
+		! grep -qE "comm:\[spinner\]$" "$WORK/raw.txt"; then
+		grep container "$WORK/raw.txt" | sort | uniq -c >&2
+		fail "pprof labels"
+		return 1
+	fi
+}
+
 # The labels a Prometheus scrape sees, --cgroup the full filesystem path.
 test_cgroup_labels_scraped() {
 	requires curl promtool || return
