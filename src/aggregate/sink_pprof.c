@@ -69,7 +69,8 @@ static int add_frames(struct pmt_pprof *pp, const struct pmt_agg_io *io, uint8_t
 	int k, nf = pmt_agg__stack_frames(io, disp, v, ips, &pid);
 
 	for (k = 0; k < nf && n < 2 * PMT_STACK_DEPTH; k++) {
-		uint64_t key = pmt_is_kernel_addr(ips[k]) ? 0 : pid;
+		/* kernel and rebased frames are the same in every process */
+		uint64_t key = pmt_is_kernel_addr(ips[k]) || pmt_is_file_frame(ips[k]) ? 0 : pid;
 
 		loc = pmt_pprof__location_id(pp, key, ips[k]);
 		if (!loc) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -739,6 +740,7 @@ int pmt_aggmaps__window_close(struct pmt_aggmaps *m, int w, struct pmt_syms *sym
 	pmt_agg_totals__free(&win->t);
 	memset(&win->t, 0, sizeof(win->t));
 	pthread_mutex_unlock(&m->lock);
+	malloc_trim(0); /* the profile's building is freed: its pages go back */
 	return err;
 }
 

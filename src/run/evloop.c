@@ -10,6 +10,7 @@
  * so after the drain everything up to T - SLACK can be merged and written.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,7 +280,7 @@ static void report_lost(struct pmt_evloop *l, uint64_t now)
  * exited process waits for the next print (and past the bound of those
  * waiting, its frames would be [unknown]).
  */
-#define SETTLE_NS (5 * 1000000000ULL)
+#define SETTLE_NS (20 * 1000000000ULL)
 
 static void settle(struct pmt_evloop *l)
 {
@@ -289,6 +290,8 @@ static void settle(struct pmt_evloop *l)
 	if (!waiting || !pmt_aggmaps__settles(l->s->aggmaps))
 		return;
 	now = pmt_now_ns();
+	if (!l->settled_ns)
+		l->settled_ns = now; /* the first comes SETTLE_NS in */
 	if (waiting < bound / 4 && now - l->settled_ns < SETTLE_NS)
 		return;
 	l->settled_ns = now;
@@ -430,6 +433,10 @@ int pmt_evloop__run(struct pmt_evloop *l)
 				pmt_sideband__read(l->sb);
 				pmt_aggmaps__print(l->s->aggmaps, l->syms, l->out, now);
 				l->agg_read_ns = now;
+				/* a print's names and snapshot are freed: their pages
+				 * go back, so a run of hours holds what one of minutes
+				 * does */
+				malloc_trim(0);
 				report_interval_drops(l);
 				tick += period;
 				if (tick < now)

@@ -2,6 +2,7 @@
 /* Addresses to names (symbols.h): the one lock, and the lookups that take
  * a pid and an address to a kernel symbol (ksyms.c), a Python frame
  * (pyframes.c) or a mapped file's symbol (procs.c, files.c). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,9 @@ void pmt_syms__free(struct pmt_syms *s)
 	syms_py_free(s);
 	pmt_cgnames__free(s->cg);
 	free(s->pinned);
+	free(s->jit_names);
+	free(s->jit_at);
+	free(s->jit_index);
 	free(s->procs);
 	free(s->files);
 	free(s->dead);
@@ -91,7 +95,6 @@ static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *off)
 	return p->jit ? pmt_jitmap__name(p->jit, addr, off, now) : NULL;
 }
 
-/* The function holding a user address of process pid. */
 /* A rebased frame's file, and the file offset into *off; NULL when the
  * value names no pinned file. */
 static struct file *file_frame(struct pmt_syms *s, uint64_t v, uint64_t *off)
@@ -113,6 +116,18 @@ static const struct pmt_symfile *file_frame_table(struct pmt_syms *s, uint64_t v
 	return *f ? syms_file_table(s, *f, 0, &none) : NULL;
 }
 
+/* A rebased JIT frame's name (pmt_syms__rebase), or NULL. */
+static const char *jit_frame(struct pmt_syms *s, uint64_t v, uint64_t *off)
+{
+	uint64_t i = (v & ~(3ULL << 62)) >> FILE_FRAME_SHIFT;
+
+	*off = v & ((1ULL << FILE_FRAME_SHIFT) - 1);
+	if (i <= MAX_PINNED || i - MAX_PINNED - 1 >= s->njit)
+		return NULL;
+	return s->jit_names + s->jit_at[i - MAX_PINNED - 1];
+}
+
+/* The function holding a user address of process pid. */
 static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t *off)
 {
 	const struct pmt_symfile *tab;
@@ -121,7 +136,7 @@ static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, ui
 
 	if (syms_is_file_frame(addr)) {
 		tab = file_frame_table(s, addr, &f, &at);
-		return tab ? pmt_symfile__name(tab, at, off) : NULL;
+		return tab ? pmt_symfile__name(tab, at, off) : jit_frame(s, addr, off);
 	}
 	struct proc *p = pid ? syms_proc_get(s, pid) : NULL;
 	struct map *m = p ? syms_map_find(p, addr) : NULL;
@@ -334,6 +349,80 @@ static int64_t pin(struct pmt_syms *s, struct file *f)
 	return f->pin - 1;
 }
 
+static uint64_t name_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*p)
+		h = (h ^ (uint8_t)*p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Room in the JIT names' index for one more: 0 or -ENOMEM. */
+static int jit_index_room(struct pmt_syms *s)
+{
+	size_t cap = s->jit_icap ? 2 * s->jit_icap : 1024, i, j;
+	uint32_t *ix;
+
+	if (2 * (s->njit + 1) <= s->jit_icap)
+		return 0;
+	if (!(ix = calloc(cap, sizeof(*ix))))
+		return -ENOMEM;
+	for (i = 0; i < s->njit; i++) {
+		for (j = name_hash(s->jit_names + s->jit_at[i]) & (cap - 1); ix[j];
+		     j = (j + 1) & (cap - 1))
+			;
+		ix[j] = (uint32_t)i + 1;
+	}
+	free(s->jit_index);
+	s->jit_index = ix;
+	s->jit_icap = cap;
+	return 0;
+}
+
+/* The index of a JIT function's name among those kept (added if new), or
+ * -1 (as many as there may be, or out of memory). */
+static int64_t jit_intern(struct pmt_syms *s, const char *name)
+{
+	size_t len = strlen(name) + 1, j;
+	uint32_t *at;
+	char *p;
+
+	if (jit_index_room(s))
+		return -1;
+	for (j = name_hash(name) & (s->jit_icap - 1); s->jit_index[j];
+	     j = (j + 1) & (s->jit_icap - 1))
+		if (!strcmp(s->jit_names + s->jit_at[s->jit_index[j] - 1], name))
+			return s->jit_index[j] - 1;
+	if (s->njit >= MAX_JIT_NAMES ||
+	    !(at = pmt_grow(s->jit_at, &s->jit_atcap, s->njit, sizeof(*at), 256)))
+		return -1;
+	s->jit_at = at;
+	if (!(p = pmt_grow(s->jit_names, &s->jit_cap, s->jit_len + len, 1, 4096)))
+		return -1;
+	s->jit_names = p;
+	memcpy(p + s->jit_len, name, len);
+	s->jit_at[s->njit] = (uint32_t)s->jit_len;
+	s->jit_len += len;
+	s->jit_index[j] = (uint32_t)++s->njit;
+	return (int64_t)s->njit - 1;
+}
+
+/* A frame in no file: a JIT function's name kept (its process's perf map
+ * goes with it), else unknown from now on. */
+static uint64_t rebase_unmapped(struct pmt_syms *s, struct proc *p, uint64_t addr)
+{
+	uint64_t off = 0, i = MAX_PINNED;
+	const char *name = jit_name(p, addr, &off);
+	int64_t k = name && off < (1ULL << FILE_FRAME_SHIFT) ? jit_intern(s, name) : -1;
+
+	if (k >= 0)
+		i = MAX_PINNED + 1 + (uint64_t)k;
+	else
+		off = addr & ((1ULL << FILE_FRAME_SHIFT) - 1);
+	return 1ULL << 62 | i << FILE_FRAME_SHIFT | off;
+}
+
 size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_t n)
 {
 	struct proc *p;
@@ -355,6 +444,8 @@ size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_
 		m = syms_map_find(p, ips[k]);
 		off = m ? ips[k] - m->start + m->pgoff : 0;
 		if (!m || off >> FILE_FRAME_SHIFT || (i = pin(s, m->f)) < 0) {
+			/* never asking for the process again */
+			ips[k] = rebase_unmapped(s, p, ips[k]);
 			s->unrebased++;
 			continue;
 		}

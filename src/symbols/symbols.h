@@ -69,7 +69,8 @@ void pmt_syms__reap(struct pmt_syms *s, uint64_t ts);
  * each user address becomes its file and offset (a value naming calls
  * take without the process), so the process may be reaped before the
  * stack is printed. Memory then grows with the files named, not the
- * processes. Returns how many frames were rebased. */
+ * processes. A frame in no file (JIT code) is unknown from then on.
+ * Returns how many frames were rebased. */
 size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_t n);
 /* Forget the n processes that exited first (and wait still). */
 void pmt_syms__reap_oldest(struct pmt_syms *s, size_t n);
@@ -136,6 +137,13 @@ bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pm
 static inline bool pmt_is_kernel_addr(uint64_t addr)
 {
 	return addr >= 0xffff800000000000ULL;
+}
+
+/* A frame rebased onto a file (pmt_syms__rebase): named alike in every
+ * process. */
+static inline bool pmt_is_file_frame(uint64_t v)
+{
+	return (v >> 62) == 1;
 }
 
 #endif

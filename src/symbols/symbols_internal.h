@@ -120,7 +120,14 @@ struct pmt_syms {
 	 * kept, with a reference, for the stacks that name them */
 	struct file **pinned;
 	size_t npinned, pincap;
-	uint64_t unrebased;	/* frames that could not be (no file, too many) */
+	uint64_t unrebased; /* frames in no file (JIT's, or too many files) */
+	/* JIT functions' names of rebased frames, interned */
+	char *jit_names;
+	size_t jit_len, jit_cap;
+	uint32_t *jit_at; /* offsets in jit_names */
+	size_t njit, jit_atcap;
+	uint32_t *jit_index; /* open addressing: 1 + index in jit_at, 0 empty */
+	size_t jit_icap;
 	struct pmt_cgnames *cg; /* cgroup names, made at first use */
 };
 
@@ -148,9 +155,11 @@ struct map *syms_map_find(struct proc *p, uint64_t addr);
 /* A frame rebased onto a file: PMT_FILE_FRAME | index << 36 | offset */
 #define FILE_FRAME_SHIFT 36
 #define MAX_PINNED (1u << 20)
+/* JIT functions' names kept for rebased frames; past this, unknown */
+#define MAX_JIT_NAMES (1u << 22)
 static inline bool syms_is_file_frame(uint64_t v)
 {
-	return (v >> 62) == 1;
+	return pmt_is_file_frame(v);
 }
 
 static inline bool syms_is_py_frame(uint64_t v)
