@@ -155,7 +155,13 @@ test_pprof_served_to_go_tool() {
 	wait $a || { cat "$WORK/a.err" >&2; fail "go tool pprof (first)"; kill $spin; return 1; }
 	wait $b || { cat "$WORK/b.err" >&2; fail "go tool pprof (second)"; kill $spin; return 1; }
 	kill $spin
-	check served_profile 2 99 "$WORK/a.txt" "$WORK/b.txt"
+	check served_profile 2 99 "$WORK/a.txt" "$WORK/b.txt" || return 1
+	# --offcpu: off-CPU time, and the sample type says so
+	kill -INT "$PMT_PID" && wait "$PMT_PID"
+	serve -a --offcpu || return 1
+	go tool pprof -raw "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1" >"$WORK/o.txt" 2>"$WORK/o.err" ||
+		{ cat "$WORK/o.err" >&2; fail "go tool pprof (off-CPU)"; return 1; }
+	grep -q "^PeriodType: off-cpu nanoseconds" "$WORK/o.txt" || { head -5 "$WORK/o.txt" >&2; fail "off-CPU profile"; return 1; }
 }
 # shellcheck disable=SC2034 # read by runner.sh
 timeout_pprof_served_to_go_tool=60
