@@ -354,3 +354,64 @@ PYEOF
 	expect_eq "bpftrace" "$(bpftrace_map "$WORK/bt.txt" | grep ", $port\]" | sed "s/$port/PORT/")" \
 		"$(sed "s/$((port - 1))/PORT/" "$WORK/ours")"
 }
+
+# syscount: system calls by number for a command, against bpftrace's
+# @[args->id] = count() on the same program. pmtrace counts from the
+# command's exec (perf's enable_on_exec); bpftrace's cpid from its fork
+# (its child's execve and a close before it): its program counts from
+# the exec too.
+test_syscount_vs_bpftrace() {
+	requires host || return
+	"$PMT" -q --tp raw_syscalls:sys_enter --count --by id -- "$TP"/getppid_loop 500 >"$WORK/o.txt" ||
+		return 1
+	grep '^@' "$WORK/o.txt" | sort >"$WORK/ours"
+	expect_eq "getppid (110)" "$(sed -n 's/^@\[110\]: //p' "$WORK/ours")" 500 || return 1
+	requires bpftrace || return
+	bpftrace -e 'tracepoint:sched:sched_process_exec /pid == cpid/ { @go = 1; }
+		tracepoint:raw_syscalls:sys_enter /pid == cpid && @go/ { @[args->id] = count(); }' \
+		-c "$TP/getppid_loop 500" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "syscount" "$WORK/ours" "$WORK/theirs"
+}
+
+# killsnoop: kill(2) by signal and by result, a shell's kill -0 (three),
+# a TERM to its child and a signal to no process; bpftrace's maps on the
+# same script.
+test_killsnoop_vs_bpftrace() {
+	requires host || return
+	cat >"$WORK/kills.sh" <<-'EOF'
+		for i in 1 2 3; do kill -0 $$; done
+		sleep 10 & kill -TERM $!; wait
+		kill -USR1 999999 2>/dev/null
+		exit 0
+	EOF
+	"$PMT" -q --tp syscalls:sys_enter_kill --count --by sig -- /bin/bash "$WORK/kills.sh" | grep '^@' | sort >"$WORK/ours"
+	expect_eq "signals" "$(tr '\n' ';' <"$WORK/ours")" "@[0]: 3;@[10]: 1;@[15]: 1;" || return 1
+	"$PMT" -q --tp syscalls:sys_exit_kill --count --by ret -- /bin/bash "$WORK/kills.sh" | grep '^@' | sort >"$WORK/ret"
+	expect_eq "results" "$(tr '\n' ';' <"$WORK/ret")" "@[-3]: 1;@[0]: 4;" || return 1
+	requires bpftrace || return
+	bpftrace -e 'tracepoint:syscalls:sys_enter_kill /pid == cpid/ { @[args->sig] = count(); }' \
+		-c "/bin/bash $WORK/kills.sh" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "killsnoop" "$WORK/ours" "$WORK/theirs"
+}
+
+# setuids: the uids and gids a program sets, by the syscall's own
+# fields, against bpftrace's.
+test_setuids_vs_bpftrace() {
+	requires host || return
+	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	echo 'import os; os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setgid(65534); os.setuid(65534)' \
+		>"$WORK/ids.py"
+	"$PMT" -q --tp syscalls:sys_enter_setuid --tp syscalls:sys_enter_setgid --tp syscalls:sys_enter_setresgid \
+		--count --by probe -- $PY "$WORK/ids.py" | grep '^@' | sort >"$WORK/ours"
+	expect_eq "calls" "$(tr '\n' ';' <"$WORK/ours")" \
+		"@[syscalls:sys_enter_setgid]: 1;@[syscalls:sys_enter_setresgid]: 1;@[syscalls:sys_enter_setuid]: 1;" || return 1
+	"$PMT" -q --tp syscalls:sys_enter_setuid --count --by uid -- $PY "$WORK/ids.py" | grep '^@' >"$WORK/uid"
+	expect_eq "uid" "$(cat "$WORK/uid")" "@[65534]: 1" || return 1
+	requires bpftrace || return
+	bpftrace -e 'tracepoint:syscalls:sys_enter_setuid /pid == cpid/ { @[args->uid] = count(); }' \
+		-c "$PY $WORK/ids.py" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "setuids" "$WORK/uid" "$WORK/theirs"
+}
