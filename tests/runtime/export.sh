@@ -163,5 +163,5 @@ test_exited_processes_named_past_the_bound() {
 	go tool pprof -top -sample_index=samples -nodecount=100000 -nodefraction=0 "$WORK/p.pb.gz" >"$WORK/top.txt" 2>"$WORK/pprof.err" || return 1
 	go tool pprof -raw "$WORK/p.pb.gz" >"$WORK/raw.txt" 2>>"$WORK/pprof.err" || return 1
 	check pprof_vs_folded "$WORK/f.txt" "$WORK/top.txt" "$WORK/raw.txt" "$(readlink -f "$TP"/spinner)" \
-		"$(readelf -n "$TP"/spinner | sed -n 's/.*Build ID: //p')"
+		"$(readelf -n "$TP"/spinner | sed -n 's/.*Build ID: //p')" churn
 }

@@ -25,6 +25,17 @@ bpftrace_map() {
 	grep -E '^@[a-z]*\[' "$1" | sed -E 's/^@[a-z]*\[/@[/' | sort
 }
 
+# vs_bpftrace WHAT OURS PROGRAM COMMAND: bpftrace runs PROGRAM on
+# COMMAND (-c, from the command's exec where PROGRAM says so); its map
+# must be OURS (a sorted map file). The oracle's half: host only.
+vs_bpftrace() {
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$3" -c "$4" >"$WORK/bt.txt" 2>&1
+	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
+	same_map "$1" "$2" "$WORK/theirs"
+}
+
 # same_map WHAT OURS THEIRS: identical maps, or the difference
 same_map() {
 	cmp -s "$2" "$3" || { diff "$2" "$3" >&2; fail "$1: pmtrace's map (<) is not bpftrace's (>)"; return 1; }
@@ -198,12 +209,9 @@ fail("/tmp", os.O_WRONLY, 3)'
 		{ cat "$WORK/ours" >&2; fail "5 ENOENT (and the interpreter's own)"; return 1; }
 	expect_eq "ENOTDIR and EISDIR" "$(grep -E ', (20|21)\]' "$WORK/ours" | tr '\n' ';')" \
 		"@[python3.11, 20]: 2;@[python3.11, 21]: 3;" || return 1
-	oracle_on_host || return 0
-	requires bpftrace || return
-	bpftrace -e 'tracepoint:syscalls:sys_exit_openat /pid == cpid && args->ret < 0/ { @[comm, -args->ret] = count(); }' \
-		-c "$PY $WORK/errs.py" >"$WORK/bt.txt" 2>&1
-	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
-	same_map "errno by -ret" "$WORK/ours" "$WORK/theirs"
+	vs_bpftrace "errno by -ret" "$WORK/ours" \
+		'tracepoint:syscalls:sys_exit_openat /pid == cpid && args->ret < 0/ { @[comm, -args->ret] = count(); }' \
+		"$PY $WORK/errs.py"
 }
 
 # Values that compute: a sum and a histogram of expressions of the same
@@ -366,12 +374,10 @@ test_syscount_vs_bpftrace() {
 		return 1
 	grep '^@' "$WORK/o.txt" | sort >"$WORK/ours"
 	expect_eq "getppid (110)" "$(sed -n 's/^@\[110\]: //p' "$WORK/ours")" 500 || return 1
-	requires bpftrace || return
-	bpftrace -e 'tracepoint:sched:sched_process_exec /pid == cpid/ { @go = 1; }
+	vs_bpftrace "syscount" "$WORK/ours" \
+		'tracepoint:sched:sched_process_exec /pid == cpid/ { @go = 1; }
 		tracepoint:raw_syscalls:sys_enter /pid == cpid && @go/ { @[args->id] = count(); }' \
-		-c "$TP/getppid_loop 500" >"$WORK/bt.txt" 2>&1
-	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
-	same_map "syscount" "$WORK/ours" "$WORK/theirs"
+		"$TP/getppid_loop 500"
 }
 
 # killsnoop: kill(2) by signal and by result, a shell's kill -0 (three),
@@ -389,11 +395,9 @@ test_killsnoop_vs_bpftrace() {
 	expect_eq "signals" "$(tr '\n' ';' <"$WORK/ours")" "@[0]: 3;@[10]: 1;@[15]: 1;" || return 1
 	"$PMT" -q --tp syscalls:sys_exit_kill --count --by ret -- /bin/bash "$WORK/kills.sh" | grep '^@' | sort >"$WORK/ret"
 	expect_eq "results" "$(tr '\n' ';' <"$WORK/ret")" "@[-3]: 1;@[0]: 4;" || return 1
-	requires bpftrace || return
-	bpftrace -e 'tracepoint:syscalls:sys_enter_kill /pid == cpid/ { @[args->sig] = count(); }' \
-		-c "/bin/bash $WORK/kills.sh" >"$WORK/bt.txt" 2>&1
-	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
-	same_map "killsnoop" "$WORK/ours" "$WORK/theirs"
+	vs_bpftrace "killsnoop" "$WORK/ours" \
+		'tracepoint:syscalls:sys_enter_kill /pid == cpid/ { @[args->sig] = count(); }' \
+		"/bin/bash $WORK/kills.sh"
 }
 
 # setuids: the uids and gids a program sets, by the syscall's own
@@ -409,9 +413,7 @@ test_setuids_vs_bpftrace() {
 		"@[syscalls:sys_enter_setgid]: 1;@[syscalls:sys_enter_setresgid]: 1;@[syscalls:sys_enter_setuid]: 1;" || return 1
 	"$PMT" -q --tp syscalls:sys_enter_setuid --count --by uid -- $PY "$WORK/ids.py" | grep '^@' >"$WORK/uid"
 	expect_eq "uid" "$(cat "$WORK/uid")" "@[65534]: 1" || return 1
-	requires bpftrace || return
-	bpftrace -e 'tracepoint:syscalls:sys_enter_setuid /pid == cpid/ { @[args->uid] = count(); }' \
-		-c "$PY $WORK/ids.py" >"$WORK/bt.txt" 2>&1
-	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
-	same_map "setuids" "$WORK/uid" "$WORK/theirs"
+	vs_bpftrace "setuids" "$WORK/uid" \
+		'tracepoint:syscalls:sys_enter_setuid /pid == cpid/ { @[args->uid] = count(); }' \
+		"$PY $WORK/ids.py"
 }

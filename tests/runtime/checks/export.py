@@ -79,7 +79,7 @@ def prometheus_histogram(argv):
 
 
 def pprof_vs_folded(argv):
-    folded, top, raw, exe, build_id = argv[1:6]
+    folded, top, raw, exe, build_id = argv[1:6]  # [churn]
     total, flat = 0, collections.Counter()
     for line in open(folded):
         stack, n = line.rsplit(" ", 1)
@@ -87,6 +87,7 @@ def pprof_vs_folded(argv):
         total += int(n)
         if len(frames) > 1:  # comm alone: a sample without frames
             # an inlined leaf: "f (inlined)" folded, "f (inline)" in pprof
+            # ("f (partial-inline)" where f is also seen not inlined)
             flat[frames[-1].removesuffix(" (inlined)")] += int(n)
     text = open(top).read()
     m = re.search(r"Total samples = (\d+)", text)
@@ -96,9 +97,15 @@ def pprof_vs_folded(argv):
         f = line.split(None, 5)
         if len(f) == 6 and f[0].isdigit() and f[1].endswith("%"):
             if int(f[0]):
-                theirs[f[5].removesuffix(" (inline)")] += int(f[0])
-    assert theirs == flat, f"flat counts differ: pprof {theirs.most_common(5)} folded {flat.most_common(5)}"
-    assert flat.most_common(1)[0][0] == "pmt_spin_inner", flat.most_common(3)
+                theirs[f[5].removesuffix(" (inline)").removesuffix(" (partial-inline)")] += int(f[0])
+    diff = {k: (theirs.get(k, 0), flat.get(k, 0)) for k in set(theirs) | set(flat) if theirs.get(k, 0) != flat.get(k, 0)}
+    assert theirs == flat, f"flat counts differ (pprof, folded): {sorted(diff.items())[:12]}"
+    # a churn of short processes (argv[6]): the spinner's hot function
+    # is there, among the loader's and the shell's
+    if argv[6:7] == ["churn"]:
+        assert flat["pmt_spin_inner"] > 0, flat.most_common(3)
+    else:
+        assert flat.most_common(1)[0][0] == "pmt_spin_inner", flat.most_common(3)
     r = open(raw).read()
     assert "PeriodType: cpu nanoseconds" in r and "Period: 1001001" in r, r[:200]
     vals = re.findall(r"^\s+(\d+)\s+(\d+): [\d ]+$", r, re.M)
