@@ -699,7 +699,7 @@ uint64_t pmt_aggmaps__lost_keys(struct pmt_aggmaps *m)
 
 int pmt_aggmaps__window_open(struct pmt_aggmaps *m)
 {
-	struct timespec mono, wall;
+	struct timespec wall;
 	int w, err;
 
 	pthread_mutex_lock(&m->lock);
@@ -710,10 +710,9 @@ int pmt_aggmaps__window_open(struct pmt_aggmaps *m)
 	if (!err && w == PMT_AGG_WINDOWS)
 		err = -EBUSY;
 	if (!err) {
-		clock_gettime(CLOCK_MONOTONIC, &mono);
 		clock_gettime(CLOCK_REALTIME, &wall);
 		m->win[w].open = true;
-		m->win[w].start_ns = (uint64_t)mono.tv_sec * 1000000000ULL + (uint64_t)mono.tv_nsec;
+		m->win[w].start_ns = pmt_now_ns();
 		m->win[w].start_wall_ns = (int64_t)wall.tv_sec * 1000000000LL + wall.tv_nsec;
 		m->win[w].t.limit = m->totals.limit;
 	}

@@ -307,6 +307,8 @@ static void settle(struct pmt_evloop *l)
  * the stream's up to cutoff, the aggregation's up to its last read. */
 static void reap(struct pmt_evloop *l, uint64_t cutoff)
 {
+	uint64_t window;
+
 	if (!l->sb)
 		return;
 	settle(l);
@@ -315,8 +317,9 @@ static void reap(struct pmt_evloop *l, uint64_t cutoff)
 	if (l->s->agg && l->agg_read_ns < cutoff)
 		cutoff = l->agg_read_ns;
 	/* a profile being taken names its samples when it ends */
-	if (pmt_aggmaps__windows_since(l->s->aggmaps) < cutoff)
-		cutoff = pmt_aggmaps__windows_since(l->s->aggmaps);
+	window = pmt_aggmaps__windows_since(l->s->aggmaps);
+	if (window < cutoff)
+		cutoff = window;
 	pmt_syms__reap(l->syms, cutoff);
 }
 

@@ -63,6 +63,7 @@ static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 {
 	struct proc *p;
 	size_t at;
+
 	proc_remove(s, pid);
 	syms_proc_find(s, pid, &at);
 	p = calloc(1, sizeof(*p));

@@ -95,13 +95,20 @@ static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *off)
 	return p->jit ? pmt_jitmap__name(p->jit, addr, off, now) : NULL;
 }
 
+/* A rebased frame's index (a pinned file's, or past MAX_PINNED a JIT
+ * name's), its offset into *off. */
+static uint64_t frame_index(uint64_t v, uint64_t *off)
+{
+	*off = v & ((1ULL << FILE_FRAME_SHIFT) - 1);
+	return (v & ~(3ULL << 62)) >> FILE_FRAME_SHIFT;
+}
+
 /* A rebased frame's file, and the file offset into *off; NULL when the
  * value names no pinned file. */
 static struct file *file_frame(struct pmt_syms *s, uint64_t v, uint64_t *off)
 {
-	uint64_t i = (v & ~(3ULL << 62)) >> FILE_FRAME_SHIFT;
+	uint64_t i = frame_index(v, off);
 
-	*off = v & ((1ULL << FILE_FRAME_SHIFT) - 1);
 	return i < s->npinned ? s->pinned[i] : NULL;
 }
 
@@ -119,9 +126,8 @@ static const struct pmt_symfile *file_frame_table(struct pmt_syms *s, uint64_t v
 /* A rebased JIT frame's name (pmt_syms__rebase), or NULL. */
 static const char *jit_frame(struct pmt_syms *s, uint64_t v, uint64_t *off)
 {
-	uint64_t i = (v & ~(3ULL << 62)) >> FILE_FRAME_SHIFT;
+	uint64_t i = frame_index(v, off);
 
-	*off = v & ((1ULL << FILE_FRAME_SHIFT) - 1);
 	if (i <= MAX_PINNED || i - MAX_PINNED - 1 >= s->njit)
 		return NULL;
 	return s->jit_names + s->jit_at[i - MAX_PINNED - 1];
