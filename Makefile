@@ -261,12 +261,13 @@ man:
 
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
-	libtraceevent-dev libiberty-dev \
+	libtraceevent-dev libiberty-dev libdebuginfod-dev \
 	      libmicrohttpd-dev
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
-	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs
+	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs \
+	     binutils debuginfod
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

@@ -148,6 +148,11 @@ const struct pmt_agg_cslot *pmt_agg_cache__slot(const struct pmt_agg_cache *c,
 const struct pmt_agg_cslot *pmt_agg_cache__holding(const struct pmt_agg_cache *c,
 						   const struct pmt_agg_key *key);
 
+/* Read the symbols of every file the user stacks of cur name (asking
+ * debuginfod for stripped ones' debug files), so they may come before
+ * the print. */
+void pmt_agg__touch_files(const struct pmt_agg *a, const struct pmt_agg_entries *cur,
+			  const struct pmt_agg_io *io);
 /* Print the snapshot cur (sorted here; the aggregation keeps it for the
  * next delta, so cur is taken over and emptied). 0 or -errno (a flame
  * graph that cannot be written, out of memory). */

@@ -248,6 +248,26 @@ static void stack_text(const struct pmt_agg_io *io, struct pmt_buf *b, uint8_t d
 	pmt_buf__free(&name);
 }
 
+void pmt_agg__touch_files(const struct pmt_agg *a, const struct pmt_agg_entries *cur,
+			  const struct pmt_agg_io *io)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	uint64_t ips[PMT_STACK_DEPTH], v;
+	uint32_t pid;
+	size_t e;
+	int i, k, n;
+
+	for (e = 0; e < cur->n; e++)
+		for (i = 0; i < kl->n; i++) {
+			if (kl->disp[i] != PMT_DISP_USTACK)
+				continue;
+			memcpy(&v, cur->v[e].key.data + kl->at[i], 8);
+			n = pmt_agg__stack_frames(io, kl->disp[i], v, ips, &pid);
+			for (k = 0; k < n; k++)
+				pmt_syms__touch(io->syms, pid, ips[k]);
+		}
+}
+
 void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
 		       const struct pmt_agg_key *k)
 {

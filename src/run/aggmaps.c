@@ -651,6 +651,21 @@ int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_
 	return err;
 }
 
+void pmt_aggmaps__touch_files(struct pmt_aggmaps *m, struct pmt_syms *syms)
+{
+	const struct pmt_agg_io io = {syms, stack_lookup, m};
+	struct pmt_agg_entries cur;
+
+	pthread_mutex_lock(&m->lock);
+	if (!read_entries(m, &cur)) {
+		pmt_syms__lock(syms);
+		pmt_agg__touch_files(m->agg, &cur, &io);
+		pmt_syms__unlock(syms);
+	}
+	pthread_mutex_unlock(&m->lock);
+	pmt_agg_entries__free(&cur);
+}
+
 int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const char *name, bool om,
 			 struct pmt_buf *b)
 {

@@ -21,6 +21,9 @@ struct pmt_aggmaps;
  * stacks: keys hold stacks. NULL when out of memory. */
 struct pmt_aggmaps *pmt_aggmaps__new(struct pmtrace_bpf *skel, struct pmt_agg *agg, bool stacks);
 void pmt_aggmaps__free(struct pmt_aggmaps *m);
+/* The files the aggregated user stacks name read now (debuginfod asked
+ * for stripped ones' debug files), before the last print. */
+void pmt_aggmaps__touch_files(struct pmt_aggmaps *m, struct pmt_syms *syms);
 /* Drain the maps and print one snapshot of the totals; 0 or -errno. */
 int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
 		       uint64_t now_ns);

@@ -26,6 +26,8 @@
 #include "run/session.h"
 #include "run/signals.h"
 #include "run/stat.h"
+#include "symbols/debuginfod.h"
+#include "symbols/symbols.h"
 #include "util/strutil.h"
 #include "tracefs/tracefs.h"
 
@@ -197,6 +199,11 @@ static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_read
 	pmt_session__detach(s);
 	if (loop_ready) {
 		pmt_evloop__drain(loop);
+		/* the debug files of stripped files come before the last
+		 * names, when servers are named */
+		if (s->agg && pmt_syms__debuginfod(s->syms))
+			pmt_aggmaps__touch_files(s->aggmaps, s->syms);
+		pmt_syms__await_debug(s->syms, PMT_DEBUGINFOD_END_MS);
 		if (s->agg &&
 		    pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns()))
 			ret = PMT_EXIT_FAIL;

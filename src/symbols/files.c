@@ -156,11 +156,71 @@ void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 	if (fd < 0)
 		return;
 	src_evict(s);
-	f->src = pmt_srcfile__open(fd, f->tab ? pmt_symfile__build_id(f->tab) : "", s->demangle);
+	f->src = pmt_srcfile__open(fd, f->path[0] == '/' ? f->path : NULL,
+				   f->tab ? pmt_symfile__debug_path(f->tab) : NULL, s->demangle);
 	if (f->src) {
 		s->nsrc++;
 		f->src_used = ++s->seq;
 	}
+}
+
+/* debuginfod, when the environment names servers: made at the first
+ * stripped file */
+static struct pmt_debuginfod *debuginfod(struct pmt_syms *s)
+{
+	if (!s->dbgd_tried) {
+		s->dbgd_tried = true;
+		s->dbgd = pmt_debuginfod__new();
+	}
+	return s->dbgd;
+}
+
+/* A stripped file's debug file asked of debuginfod, once. */
+static void ask_debug(struct pmt_syms *s, struct file *f)
+{
+	const char *id = pmt_symfile__build_id(f->tab);
+
+	if (!id[0] || !debuginfod(s))
+		return;
+	f->fetch_gen = pmt_debuginfod__generation(s->dbgd);
+	f->fetching = pmt_debuginfod__ask(s->dbgd, id);
+}
+
+/* The file's debug file has come since it was read: read it again with
+ * it (through the mapping of pid, or its path). */
+static void fetched(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m)
+{
+	uint64_t gen = pmt_debuginfod__generation(s->dbgd);
+	const char *path = NULL;
+	struct pmt_symfile *tab;
+	int fd;
+
+	if (gen == f->fetch_gen)
+		return;
+	f->fetch_gen = gen;
+	switch (pmt_debuginfod__state(s->dbgd, pmt_symfile__build_id(f->tab), &path)) {
+	case PMT_FETCH_PENDING: return;
+	case PMT_FETCH_DONE: break;
+	default: f->fetching = false; return;
+	}
+	f->fetching = false;
+	fd = syms_file_open(s, f, pid, m);
+	if (fd < 0)
+		return;
+	tab = pmt_symfile__read(fd, NULL, path, s->demangle);
+	if (tab) {
+		pmt_symfile__free(f->tab);
+		f->tab = tab;
+		/* its DWARF, too: from the debug file */
+		if (f->src) {
+			pmt_srcfile__free(f->src);
+			f->src = NULL;
+			s->nsrc--;
+		}
+		f->src_tried = false;
+		syms_file_src(s, f, fd);
+	}
+	close(fd);
 }
 
 /* Its symbols (and DWARF), read the first time they are needed through
@@ -170,15 +230,20 @@ const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, ui
 {
 	int fd;
 
-	if (f->tried)
+	if (f->tried) {
+		if (f->fetching)
+			fetched(s, f, pid, m);
 		return f->tab;
+	}
 	f->tried = true;
 	if (!f->dev && !f->ino)
 		return f->tab = pmt_symfile__vdso();
 	fd = syms_file_open(s, f, pid, m);
 	if (fd < 0)
 		return NULL;
-	f->tab = pmt_symfile__read(fd, s->demangle);
+	f->tab = pmt_symfile__read(fd, f->path[0] == '/' ? f->path : NULL, NULL, s->demangle);
+	if (f->tab && pmt_symfile__stripped(f->tab))
+		ask_debug(s, f);
 	syms_file_src(s, f, fd);
 	close(fd);
 	return f->tab;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
+#include "symbols/debugfile.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
 
@@ -48,17 +49,22 @@ static bool read_loads(struct pmt_srcfile *f)
 	return f->nloads > 0;
 }
 
-/* The DWARF of the debug file named by build_id. */
-static Dwarf *debug_file(struct pmt_srcfile *f, const char *build_id)
+/* The DWARF of the debug file at debug, else of the one found for the
+ * file at path. */
+static Dwarf *debug_file(struct pmt_srcfile *f, const char *path, const char *debug)
 {
-	f->dfd = pmt_symfile__open_debug(build_id);
+	char *found = NULL;
+
+	f->dfd = debug ? open(debug, O_RDONLY | O_CLOEXEC)
+		       : pmt_debugfile__open(f->elf, path, &found);
+	free(found);
 	if (f->dfd < 0)
 		return NULL;
 	f->delf = elf_begin(f->dfd, ELF_C_READ_MMAP, NULL);
 	return f->delf ? dwarf_begin_elf(f->delf, DWARF_C_READ, NULL) : NULL;
 }
 
-struct pmt_srcfile *pmt_srcfile__open(int fd, const char *build_id, bool demangle)
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle)
 {
 	struct pmt_srcfile *f;
 
@@ -72,7 +78,7 @@ struct pmt_srcfile *pmt_srcfile__open(int fd, const char *build_id, bool demangl
 	if (f->elf && elf_kind(f->elf) == ELF_K_ELF && read_loads(f)) {
 		f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 		if (!f->dw)
-			f->dw = debug_file(f, build_id);
+			f->dw = debug_file(f, path, debug);
 	}
 	if (f->dw)
 		f->cache = calloc(PMT_SRC_CACHE, sizeof(*f->cache));

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Source lines and inlined functions of one ELF file, from its DWARF
- * (its own .debug_info, else its separate debug file found by build-id
- * under /usr/lib/debug) through elfutils' libdw: the scopes holding an
+ * (its own .debug_info, else its separate debug file: symbols/debugfile.h) through elfutils' libdw: the scopes holding an
  * address (dwarf_getscopes), each inlined call's call site
  * (DW_AT_call_file/line) and the line table (dwarf_getsrc_die).
  *
@@ -37,9 +36,9 @@ struct pmt_srcframe {
 };
 
 /* The DWARF of the file open at fd (not closed here; the object keeps
- * its own descriptor). build_id: hex, to find a separate debug file
- * ("" for none). NULL when neither has DWARF, or memory ran out. */
-struct pmt_srcfile *pmt_srcfile__open(int fd, const char *build_id, bool demangle);
+ * its own descriptor), found at path (NULL: unknown), else of its debug
+ * file: the one at debug (fetched), or the one found (debug NULL). NULL when neither has DWARF, or memory ran out. */
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle);
 void pmt_srcfile__free(struct pmt_srcfile *f);
 /* The frames at file offset off, innermost first: the inlined calls,
  * then the function itself (name NULL). Valid until the next call on f.

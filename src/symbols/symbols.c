@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "symbols/symbols_internal.h"
 #include "util/grow.h"
+#include "util/log.h"
 #include "util/strutil.h"
 
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
@@ -49,6 +50,7 @@ void pmt_syms__free(struct pmt_syms *s)
 		syms_file_free(s, s->files[i]);
 	syms_py_free(s);
 	pmt_cgnames__free(s->cg);
+	pmt_debuginfod__free(s->dbgd);
 	free(s->pinned);
 	free(s->jit_names);
 	free(s->jit_at);
@@ -133,32 +135,47 @@ static const char *jit_frame(struct pmt_syms *s, uint64_t v, uint64_t *off)
 	return s->jit_names + s->jit_at[i - MAX_PINNED - 1];
 }
 
-/* The function holding a user address of process pid. */
-static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t *off)
+/* The function holding a user address of process pid; *in and *at the
+ * file and file offset when the address lies in one. */
+static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t *off,
+			     struct file **in, uint64_t *at)
 {
 	const struct pmt_symfile *tab;
-	struct file *f;
-	uint64_t at;
 
 	if (syms_is_file_frame(addr)) {
-		tab = file_frame_table(s, addr, &f, &at);
-		return tab ? pmt_symfile__name(tab, at, off) : jit_frame(s, addr, off);
+		tab = file_frame_table(s, addr, in, at);
+		return tab ? pmt_symfile__name(tab, *at, off) : jit_frame(s, addr, off);
 	}
 	struct proc *p = pid ? syms_proc_get(s, pid) : NULL;
 	struct map *m = p ? syms_map_find(p, addr) : NULL;
 
 	if (!m)
 		return p ? jit_name(p, addr, off) : NULL;
+	*in = m->f;
+	*at = addr - m->start + m->pgoff;
 	if (!(tab = syms_file_table(s, m->f, pid, m)))
 		return NULL;
-	return pmt_symfile__name(tab, addr - m->start + m->pgoff, off);
+	return pmt_symfile__name(tab, *at, off);
+}
+
+/* An address no symbol names, in a file: "FILE+0xOFFSET" (the file's
+ * base name and the file offset, as addr2line -e FILE takes it), so
+ * that unnamed code stays apart, and the same in every process. */
+static void file_offset(struct pmt_buf *b, const struct file *f, uint64_t at)
+{
+	const char *base = strrchr(f->path, '/');
+
+	pmt_buf__puts(b, base ? base + 1 : f->path);
+	pmt_buf__puts(b, "+");
+	pmt_buf__hex(b, at);
 }
 
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b)
 {
 	const char *name = NULL;
-	uint64_t off = 0;
+	struct file *in = NULL;
+	uint64_t off = 0, at = 0;
 
 	if (!s) {
 		unknown(b, addr, with_addr_if_unknown);
@@ -179,7 +196,7 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 			off = addr - k->addr;
 		}
 	} else {
-		name = user_name(s, pid, addr, &off);
+		name = user_name(s, pid, addr, &off, &in, &at);
 	}
 	if (name) {
 		pmt_buf__puts(b, name);
@@ -187,6 +204,8 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 			pmt_buf__puts(b, "+");
 			pmt_buf__hex(b, off);
 		}
+	} else if (in && in->path[0]) {
+		file_offset(b, in, at);
 	} else {
 		unknown(b, addr, with_addr_if_unknown);
 	}
@@ -462,4 +481,56 @@ size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_
 	}
 	pthread_mutex_unlock(&s->lock);
 	return done;
+}
+
+static bool debuginfod_named(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && urls[strspn(urls, " \t")];
+}
+
+bool pmt_syms__debuginfod(const struct pmt_syms *s)
+{
+	return s && debuginfod_named();
+}
+
+void pmt_syms__touch(struct pmt_syms *s, uint32_t pid, uint64_t addr)
+{
+	struct file *f;
+	struct proc *p;
+	struct map *m;
+	uint64_t at;
+
+	if (!s || pmt_is_kernel_addr(addr) || syms_is_py_frame(addr))
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (syms_is_file_frame(addr)) {
+		file_frame_table(s, addr, &f, &at);
+	} else if ((p = pid ? syms_proc_get(s, pid) : NULL) && (m = syms_map_find(p, addr))) {
+		syms_file_table(s, m->f, pid, m);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__await_debug(struct pmt_syms *s, int ms)
+{
+	struct pmt_debuginfod_stats st;
+
+	if (!s || !s->dbgd)
+		return;
+	pmt_debuginfod__stats(s->dbgd, &st);
+	if (st.pending)
+		pmt_info("waiting for %llu debug file%s from debuginfod (at most %d s)",
+			 (unsigned long long)st.pending, st.pending == 1 ? "" : "s", ms / 1000);
+	pmt_debuginfod__wait(s->dbgd, ms);
+	pmt_debuginfod__stats(s->dbgd, &st);
+	if (st.failed || st.pending || st.refused)
+		pmt_warn("%llu of %llu stripped files' debug files did not come from debuginfod "
+			 "(%llu not served, %llu still on their way, %llu past the %d asked): "
+			 "their unnamed frames show as FILE+0xOFFSET",
+			 (unsigned long long)(st.failed + st.pending + st.refused),
+			 (unsigned long long)(st.fetched + st.failed + st.pending + st.refused),
+			 (unsigned long long)st.failed, (unsigned long long)st.pending,
+			 (unsigned long long)st.refused, PMT_DEBUGINFOD_MAX);
 }

@@ -72,6 +72,16 @@ void pmt_syms__reap(struct pmt_syms *s, uint64_t ts);
  * processes. A frame in no file (JIT code) is unknown from then on.
  * Returns how many frames were rebased. */
 size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_t n);
+/* Are debuginfod servers named (DEBUGINFOD_URLS)? A stripped file's
+ * debug file is then asked for when its symbols are first read
+ * (symbols/debuginfod.h), and names it once it comes. */
+bool pmt_syms__debuginfod(const struct pmt_syms *s);
+/* Read the symbols of the file holding addr of process pid now (asking
+ * for its debug file), as naming it would, without the name. */
+void pmt_syms__touch(struct pmt_syms *s, uint32_t pid, uint64_t addr);
+/* Await the debug files asked of debuginfod, at most ms, and say what
+ * did not come (before the last names are printed). */
+void pmt_syms__await_debug(struct pmt_syms *s, int ms);
 /* Forget the n processes that exited first (and wait still). */
 void pmt_syms__reap_oldest(struct pmt_syms *s, size_t n);
 /* Exited processes waiting to be reaped; *bound: how many may (past it
@@ -96,9 +106,12 @@ void pmt_syms__cgroup(struct pmt_syms *s, uint64_t id, enum pmt_cgroup_show show
 
 /* s may be NULL (out of memory): every name is then unknown. */
 /* Append the name of addr in process pid (kernel addresses need no pid):
- * "func", or "func+0x1a" with offset; "[unknown]" when nothing is known
- * (with " 0x..." the address when with_addr_if_unknown). Returns whether
- * a symbol was found. */
+ * "func", or "func+0x1a" with offset; in a file no symbol of which holds
+ * it, "FILE+0xOFFSET" (the file's base name and the file offset, as
+ * addr2line -e FILE takes it: one code stays one frame, the same in
+ * every process); "[unknown]" when nothing is known (with " 0x..." the
+ * address when with_addr_if_unknown). Returns whether a symbol was
+ * found. */
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b);
 /* What the DWARF says of a user address of process pid, innermost

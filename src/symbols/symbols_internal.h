@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "symbols/cgroups.h"
+#include "symbols/debuginfod.h"
 #include "symbols/jitmap.h"
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
@@ -49,6 +50,10 @@ struct file {
 	uint32_t refs;	     /* mappings naming it (and a pin) */
 	uint32_t pin;	     /* 1 + its index in pmt_syms.pinned; 0: none */
 	uint64_t idle_since; /* refs 0: when (a sequence number) */
+	/* stripped: its debug file asked of debuginfod, not come yet; the
+	 * fetches' generation when last looked */
+	bool fetching;
+	uint64_t fetch_gen;
 };
 
 struct pycode {
@@ -128,7 +133,9 @@ struct pmt_syms {
 	size_t njit, jit_atcap;
 	uint32_t *jit_index; /* open addressing: 1 + index in jit_at, 0 empty */
 	size_t jit_icap;
-	struct pmt_cgnames *cg; /* cgroup names, made at first use */
+	struct pmt_cgnames *cg;	     /* cgroup names, made at first use */
+	struct pmt_debuginfod *dbgd; /* made at the first stripped file */
+	bool dbgd_tried;
 };
 
 /* ksyms.c: the kernel symbol at or below addr; NULL */

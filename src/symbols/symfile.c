@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -13,10 +14,10 @@
 #include <elfutils/libdwelf.h>
 #include <libiberty/demangle.h>
 #include "elf/elfsym.h"
+#include "symbols/debugfile.h"
 #include "symbols/symfile.h"
 #include "util/strutil.h"
 
-#define DEBUG_DIR "/usr/lib/debug/.build-id"
 /* a last symbol without size reaches this far */
 #define LAST_REACH 4096
 
@@ -31,6 +32,8 @@ struct pmt_symfile {
 	char *names;
 	size_t names_len;
 	char build_id[41];
+	char *debug_path; /* the debug file its symbols came from */
+	bool stripped;	  /* no .symtab here nor in a debug file */
 };
 
 static size_t underscores(const char *s)
@@ -126,21 +129,15 @@ static int build(struct pmt_symfile *f, struct pmt_elf_syms *s, bool demangle)
 	return 0;
 }
 
-int pmt_symfile__open_debug(const char *build_id)
+/* A stripped file's .symtab lives in its debug file: debug's (a path
+ * known to hold it), else the one found as debugfile.h finds them. 1
+ * when it was read, 0 when there is none, -ENOMEM. */
+static int add_debug_syms(struct pmt_symfile *f, Elf *elf, const char *path, const char *debug,
+			  struct pmt_elf_syms *s)
 {
-	char path[sizeof(DEBUG_DIR) + 64];
-
-	if (strlen(build_id) < 4)
-		return -1;
-	snprintf(path, sizeof(path), DEBUG_DIR "/%.2s/%s.debug", build_id, build_id + 2);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-/* A stripped file's .symtab lives in its debug file, named by build-id.
- * 1 when it was read, 0 when there is none, -ENOMEM. */
-static int add_debug_syms(struct pmt_symfile *f, Elf *elf, struct pmt_elf_syms *s)
-{
-	int fd = pmt_symfile__open_debug(f->build_id), ret = 0;
+	char *found = NULL;
+	int fd = debug ? open(debug, O_RDONLY | O_CLOEXEC) : pmt_debugfile__open(elf, path, &found);
+	int ret = 0;
 	Elf *dbg;
 
 	if (fd < 0)
@@ -151,6 +148,10 @@ static int add_debug_syms(struct pmt_symfile *f, Elf *elf, struct pmt_elf_syms *
 	if (dbg)
 		elf_end(dbg);
 	close(fd);
+	if (ret == 1 && !(f->debug_path = found ? found : strdup(debug)))
+		ret = -ENOMEM;
+	else if (ret != 1)
+		free(found);
 	return ret;
 }
 
@@ -167,7 +168,8 @@ static void read_build_id(struct pmt_symfile *f, Elf *elf)
 	}
 }
 
-static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file, bool demangle)
+static struct pmt_symfile *from_elf(Elf *elf, const char *path, const char *debug,
+				    bool find_debug_file, bool demangle)
 {
 	struct pmt_elf_syms s = {0};
 	struct pmt_symfile *f;
@@ -182,8 +184,10 @@ static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file, bool demangl
 	/* as perf: the full table where there is one, else the dynamic */
 	if (pmt_elf__has_table(elf, SHT_SYMTAB))
 		err = pmt_elf__collect(elf, NULL, SHT_SYMTAB, &s);
-	else if (!find_debug_file || !(err = add_debug_syms(f, elf, &s)))
+	else if (!find_debug_file || !(err = add_debug_syms(f, elf, path, debug, &s))) {
+		f->stripped = true;
 		err = pmt_elf__collect(elf, NULL, SHT_DYNSYM, &s);
+	}
 	if (err >= 0)
 		err = pmt_elf__plt(elf, &s);
 	if (err < 0 || build(f, &s, demangle)) {
@@ -194,7 +198,7 @@ static struct pmt_symfile *from_elf(Elf *elf, bool find_debug_file, bool demangl
 	return f;
 }
 
-struct pmt_symfile *pmt_symfile__read(int fd, bool demangle)
+struct pmt_symfile *pmt_symfile__read(int fd, const char *path, const char *debug, bool demangle)
 {
 	struct pmt_symfile *f;
 	Elf *elf;
@@ -202,7 +206,7 @@ struct pmt_symfile *pmt_symfile__read(int fd, bool demangle)
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	f = from_elf(elf, true, demangle);
+	f = from_elf(elf, path, debug, true, demangle);
 	if (elf)
 		elf_end(elf);
 	return f;
@@ -218,7 +222,7 @@ struct pmt_symfile *pmt_symfile__vdso(void)
 		return NULL;
 	/* the image ends with its section headers */
 	elf = elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
-	f = from_elf(elf, false, false);
+	f = from_elf(elf, NULL, NULL, false, false);
 	if (elf)
 		elf_end(elf);
 	return f;
@@ -230,6 +234,7 @@ void pmt_symfile__free(struct pmt_symfile *f)
 		return;
 	free(f->v);
 	free(f->names);
+	free(f->debug_path);
 	free(f);
 }
 
@@ -247,6 +252,16 @@ const char *pmt_symfile__name(const struct pmt_symfile *f, uint64_t off, uint64_
 const char *pmt_symfile__build_id(const struct pmt_symfile *f)
 {
 	return f->build_id;
+}
+
+const char *pmt_symfile__debug_path(const struct pmt_symfile *f)
+{
+	return f->debug_path;
+}
+
+bool pmt_symfile__stripped(const struct pmt_symfile *f)
+{
+	return f->stripped;
 }
 
 size_t pmt_symfile__bytes(const struct pmt_symfile *f)

@@ -18,11 +18,13 @@
 
 struct pmt_symfile;
 
-/* The file open at fd (not closed here). NULL when it is no ELF file or
+/* The file open at fd (not closed here), found at path (NULL when
+ * unknown: its debuglink is then not followed); debug: its debug file
+ * (fetched), NULL to look for one. NULL when it is no ELF file or
  * memory ran out. demangle: C++ and Rust names as perf shows them
  * (libiberty's cplus_demangle without parameter lists; Rust's hash
  * suffix dropped), else as the file has them. */
-struct pmt_symfile *pmt_symfile__read(int fd, bool demangle);
+struct pmt_symfile *pmt_symfile__read(int fd, const char *path, const char *debug, bool demangle);
 /* name demangled as above, malloc'd; NULL when it is no C++ or Rust name
  * (or memory ran out). */
 char *pmt_symfile__demangle(const char *name);
@@ -33,10 +35,11 @@ void pmt_symfile__free(struct pmt_symfile *f);
 /* The function holding file offset off, and off's distance from its
  * start; NULL when none does. */
 const char *pmt_symfile__name(const struct pmt_symfile *f, uint64_t off, uint64_t *delta);
-/* The separate debug file of the file with this build-id (hex), as
- * Debian's -dbg/-dbgsym packages install it under
- * /usr/lib/debug/.build-id; -1 when there is none. */
-int pmt_symfile__open_debug(const char *build_id);
+/* The debug file the symbols were read from; NULL when none was. */
+const char *pmt_symfile__debug_path(const struct pmt_symfile *f);
+/* Without a .symtab here or in a debug file: only .dynsym names it (a
+ * debuginfod server may have the rest). */
+bool pmt_symfile__stripped(const struct pmt_symfile *f);
 /* The GNU build-id as hex, "" when the file has none. */
 const char *pmt_symfile__build_id(const struct pmt_symfile *f);
 /* Bytes held, for the owner's budget. */

@@ -8,6 +8,9 @@ TP=${TP:-.output/testprogs}
 export CALLS=$TP/calls	# tests/testprogs/calls: uprobe and kprobe targets
 WORK=${WORK:?the runner makes a work directory per test}
 DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
+# no debuginfod server but the ones a test starts (a shell's profile may
+# name Debian's: fetches from it would wait on the network)
+unset DEBUGINFOD_URLS
 
 fail() { echo "    FAIL: $*" >&2; return 1; }
 skip() { echo "    SKIP: $*" >&2; return 77; }
@@ -46,7 +49,7 @@ requires() {
 	local what
 	for what in "$@"; do
 		case $what in
-		perf | bpftrace | chromium | setpriv | prometheus | promtool | curl | go | nginx | wrk | node)
+		perf | bpftrace | chromium | setpriv | prometheus | promtool | curl | go | nginx | wrk | node | debuginfod)
 			command -v "$what" >/dev/null || { skip "needs $what: not installed (make test-deps)"; return; } ;;
 		kprobes)
 			have_kprobes || { skip "needs kprobes: this kernel has none (CONFIG_KPROBES unset); runs in the QEMU guests (make vmtest)"; return; } ;;

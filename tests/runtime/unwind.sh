@@ -477,3 +477,64 @@ test_jit_perf_map() {
 	# keep the names the perf map gave them
 	PMT_MAX_DEAD=1 jit_run "$WORK/jitset.folded" "${node[@]}"
 }
+
+# A stripped copy of nofp ($WORK/bin/nofp) and its debug file
+# ($WORK/dbg/nofp.debug), as Debian's packages split them.
+make_stripped() {
+	mkdir -p "$WORK/bin" "$WORK/dbg"
+	cp "$TP"/nofp "$WORK/bin/nofp" &&
+		objcopy --only-keep-debug "$WORK/bin/nofp" "$WORK/dbg/nofp.debug" &&
+		strip --strip-all "$WORK/bin/nofp"
+}
+
+# Stripped code is named FILE+0xOFFSET, never [unknown]; each offset is
+# the one addr2line takes (its debug file names the function perf's
+# unstripped run would); by .gnu_debuglink (beside it, .debug/) the
+# names come back, and a debug file of another build (its CRC) is not
+# taken.
+test_stripped_offsets_and_debuglink() {
+	local out=$WORK/strip.folded dl=$WORK/bin/nofp_dl
+	make_stripped || return 1
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$WORK/bin/nofp" 400 || return 1
+	check stripped_offsets "$out" "$WORK/dbg/nofp.debug" nofp || return 1
+	cp "$WORK/bin/nofp" "$dl" && objcopy --add-gnu-debuglink="$WORK/dbg/nofp.debug" "$dl" || return 1
+	mkdir -p "$WORK/bin/.debug" && cp "$WORK/dbg/nofp.debug" "$WORK/bin/.debug/" || return 1
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$dl" 300 || return 1
+	check stripped_named "$out" nofp_dl || return 1
+	# the same name, another build's debug file: passed over
+	cp "$TP"/static_nofp "$WORK/bin/.debug/nofp.debug" || return 1
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$dl" 300 || return 1
+	check stripped_offsets "$out" "$WORK/dbg/nofp.debug" nofp_dl
+}
+
+# A debuginfod server (Debian's daemon on 127.0.0.1, serving the debug
+# file's directory) names the stripped file's frames; a server that
+# serves nothing leaves FILE+0xOFFSET and says so.
+test_stripped_debuginfod() {
+	requires debuginfod curl || return
+	local out=$WORK/dbgd.folded port id i
+	make_stripped || return 1
+	id=$(readelf -n "$WORK/bin/nofp" | awk '/Build ID/ { print $3 }')
+	port=$((20000 + RANDOM % 20000))
+	debuginfod -F "$WORK/dbg" -p "$port" -d "$WORK/dbgd.sqlite" >"$WORK/dbgd.log" 2>&1 &
+	DBGD_PID=$! # global: the trap runs after this function's locals are gone
+	trap 'kill $DBGD_PID 2>/dev/null; wait $DBGD_PID 2>/dev/null' EXIT
+	for ((i = 0; i < 300; i++)); do
+		curl -sf -o /dev/null "http://127.0.0.1:$port/buildid/$id/debuginfo" && break
+		sleep 0.1
+	done
+	[ "$i" -lt 300 ] || { cat "$WORK/dbgd.log" >&2; fail "debuginfod did not serve $id"; return 1; }
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$WORK/cache \
+		"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$WORK/bin/nofp" 300 \
+		2>"$WORK/dbgd.err" || return 1
+	check stripped_named "$out" nofp || { cat "$WORK/dbgd.err" >&2; return 1; }
+	[ -s "$WORK/cache/$id/debuginfo" ] || { fail "not in debuginfod's cache"; return 1; }
+	# a server without the file (the cache emptied)
+	kill $DBGD_PID && wait $DBGD_PID 2>/dev/null
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$WORK/cache2 \
+		"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$WORK/bin/nofp" 300 \
+		2>"$WORK/dbgd.err" || return 1
+	grep -Eq "[0-9]+ of [0-9]+ stripped files' debug files did not come from debuginfod \([0-9]+ not served" "$WORK/dbgd.err" ||
+		{ cat "$WORK/dbgd.err" >&2; fail "the missing debug file not said"; return 1; }
+	check stripped_offsets "$out" "$WORK/dbg/nofp.debug" nofp
+}

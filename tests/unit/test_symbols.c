@@ -89,7 +89,7 @@ TEST(symfile_names_as_perf)
 	ASSERT_EQ(exe_map_of(fn, &m), 0);
 	fd = open(m.path, O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	f = pmt_symfile__read(fd, true);
+	f = pmt_symfile__read(fd, NULL, NULL, true);
 	close(fd);
 	ASSERT_TRUE(f != NULL);
 	/* sized, global (not weak), fewest underscores */
@@ -105,7 +105,7 @@ TEST(symfile_names_as_perf)
 	pmt_symfile__free(f);
 	/* not ELF */
 	fd = open("/proc/self/status", O_RDONLY);
-	ASSERT_TRUE(pmt_symfile__read(fd, true) == NULL);
+	ASSERT_TRUE(pmt_symfile__read(fd, NULL, NULL, true) == NULL);
 	close(fd);
 	/* the vDSO from our own image */
 	v = pmt_symfile__vdso();
@@ -129,7 +129,7 @@ TEST(symfile_plt_as_objdump)
 
 	fd = open("/proc/self/exe", O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	f = pmt_symfile__read(fd, true);
+	f = pmt_symfile__read(fd, NULL, NULL, true);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	ASSERT_TRUE(f && elf);
@@ -172,7 +172,7 @@ TEST(srcfile_inlined_frames_and_lines)
 	ASSERT_EQ(exe_map_of(fn, &m), 0);
 	fd = open(m.path, O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	f = pmt_srcfile__open(fd, "", true);
+	f = pmt_srcfile__open(fd, NULL, NULL, true);
 	close(fd);
 	ASSERT_TRUE(f != NULL);
 	bytes = pmt_srcfile__bytes(f);
@@ -199,7 +199,7 @@ TEST(srcfile_inlined_frames_and_lines)
 	pmt_srcfile__free(f);
 	/* not ELF: nothing */
 	fd = open("/proc/self/status", O_RDONLY);
-	ASSERT_TRUE(pmt_srcfile__open(fd, "", true) == NULL);
+	ASSERT_TRUE(pmt_srcfile__open(fd, NULL, NULL, true) == NULL);
 	close(fd);
 }
 

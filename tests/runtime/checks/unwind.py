@@ -176,7 +176,9 @@ def stacks_streamed_vs_keyed(argv):
             continue
         k, u = [], []
         for f in json.loads(line).get("stack", []):
-            name = re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
+            # FILE+0xOFFSET: code no symbol names, the same as keyed
+            unnamed = f.get("dso") and f["sym"].startswith(os.path.basename(f["dso"]) + "+0x")
+            name = f["sym"] if unnamed else re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
             name = f"{name} {f['addr']}" if name == "[unknown]" else name
             name += " (inlined)" if f.get("inlined") else ""
             (k if int(f["addr"], 16) >= 0xffff800000000000 else u).append(name)
@@ -258,6 +260,75 @@ def jit_names_in_map(argv):
     unknown = [f for f in seen if f not in names]
     assert not unknown, f"JS frames not in the map: {unknown[:5]}"
     print(f"    {len(seen)} JS functions named, each a line of the map", file=sys.stderr)
+
+def stripped_offsets(argv):
+    """argv: folded stacks of a stripped nofp; its debug file; its name
+    (nofp). Its frames are all NAME+0xOFFSET (none [unknown]); addr2line on the debug file
+    names each offset within nofp's functions, and the stacks hold the
+    chain main -> nofp_a -> nofp_b (nofp_c inlined) -> qsort -> nofp_cmp."""
+    folded, debug, base = argv[1:4]
+    stacks = collections.Counter()
+    for line in open(folded):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        stacks[stack] += int(count)
+    total = sum(stacks.values())
+    assert total >= 50, ("too few samples", total)
+    # (under TCG a few samples are a lone [unknown] leaf: an address in
+    # no mapping, seen before this naming existed)
+    unknown = sum(c for s, c in stacks.items() if "[unknown]" in s)
+    assert unknown <= 0.05 * total, (f"{unknown} of {total} samples with [unknown] frames",
+                                     [s for s in stacks if "[unknown]" in s][:2])
+    offs = {f for s in stacks for f in s.split(";")[1:] if f.startswith("nofp")}
+    bad = sorted(f for f in offs if not re.fullmatch(re.escape(base) + r"\+0x[0-9a-f]+", f))
+    assert not bad, ("frames of the stripped file not FILE+0xOFFSET", bad[:5])
+    offs = sorted(offs)
+    # each address's function: the outermost of its inlined ones (-i)
+    out = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", debug] + [f.split("+")[1] for f in offs],
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    outer, want_func = [], False
+    for line in filter(None, out):
+        if re.fullmatch(r"0x[0-9a-f]+", line):
+            outer.append(None)
+            want_func = True
+        elif outer and want_func:
+            outer[-1] = line  # then its file:line
+            want_func = False
+        else:
+            want_func = True
+    name = dict(zip(offs, outer))
+    odd = sorted({n for n in name.values()} - {"_start", "main", "nofp_a", "nofp_b", "nofp_c", "nofp_cmp"})
+    assert not odd, ("offsets addr2line does not put in nofp's functions", odd)
+    chain = 0
+    for s, c in stacks.items():
+        names = [name.get(f, f) for f in s.split(";")[1:]]
+        mine = [n for n in names if n in ("_start", "main", "nofp_a", "nofp_b", "nofp_cmp")]
+        if mine[:4] == ["_start", "main", "nofp_a", "nofp_b"]:
+            chain += c
+    # (the rest: the start before main, a tenth of the run under TCG)
+    assert chain >= 0.8 * total, (f"{chain} of {total} samples through _start;main;nofp_a;nofp_b",
+                                  stacks.most_common(2))
+    print(f"    {total} samples, {len(offs)} offsets, all in nofp's functions by addr2line; "
+          f"{chain} through main -> nofp_a -> nofp_b", file=sys.stderr)
+
+
+def stripped_named(argv):
+    """argv: folded stacks of a stripped nofp whose debug file was found;
+    its command name. No frame FILE+0xOFFSET; 80% of the samples through
+    _start;...;main;nofp_a.constprop.0;nofp_b.constprop.0."""
+    folded, comm = argv[1:3]
+    total = chain = 0
+    offsets = collections.Counter()
+    for line in open(folded):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        total += int(count)
+        offsets.update(f for f in stack.split(";")[1:] if re.fullmatch(r"nofp\+0x[0-9a-f]+", f))
+        if re.search(r";_start;.*;main;nofp_a[.a-z0-9]*;nofp_b", stack):
+            chain += int(count)
+    assert total >= 50, ("too few samples", total)
+    assert not offsets, ("frames left unnamed", offsets.most_common(3))
+    assert chain >= 0.8 * total, (f"{chain} of {total} through main;nofp_a;nofp_b", comm)
+    print(f"    {chain} of {total} samples named through main -> nofp_a -> nofp_b", file=sys.stderr)
+
 
 if __name__ == "__main__":
     main(globals())
