@@ -104,8 +104,9 @@ test_pmu_flamegraph_renders() {
 test_pmu_count_by_stack_and_sym() {
 	local out=$WORK/bystack.txt
 	"$PMT" -q -e cpu-clock --freq 999 --stack user --count --by stack -o "$out" -- "$TP"/spinner 500 >/dev/null || return 1
-	# 500 ms at 999 Hz; an emulated guest beside another one gets less CPU
-	check pmu_count_by_stack_and_sym "$out" "$([ -n "${PMT_VM:-}" ] && echo 200 || echo 350)" || return 1
+	# 500 ms at 999 Hz; an emulated guest beside another one (and the
+	# host's tests) gets less CPU: 172 seen
+	check pmu_count_by_stack_and_sym "$out" "$([ -n "${PMT_VM:-}" ] && echo 120 || echo 350)" || return 1
 	"$PMT" -q -e cpu-clock --freq 999 --count --by sym --top 1 -o "$out" -- "$TP"/spinner 500 >/dev/null || return 1
 	grep -Eq '^@\[pmt_spin_inner\]: [0-9]{3}$' "$out" || { cat "$out" >&2; fail "top symbol is not pmt_spin_inner"; return 1; }
 }
