@@ -178,7 +178,16 @@ static __always_inline void pmt_agg_fill_key(const struct pmt_agg_cfg *a, struct
 			PMT_KEY_WORD(k, at) = probe_id;
 		else if (pmt_uses_key(PMT_KEY_COUNTER) && kp->kind == PMT_KEY_COUNTER)
 			PMT_KEY_WORD(k, at) = c->counter;
-		else
+		else if (pmt_uses_key(PMT_KEY_ADDR6) && kp->kind == PMT_KEY_ADDR6) {
+			__u64 w[2] = {};
+
+			/* 16 bytes of the record, as they lie (src: any address
+			 * to the helper, read safely) */
+			if (c->rec)
+				bpf_probe_read_kernel(w, sizeof(w), c->rec + kp->o.off);
+			PMT_KEY_WORD(k, at) = w[0];
+			PMT_KEY_WORD(k, at + 8) = w[1];
+		} else
 			PMT_KEY_WORD(k, at) = pmt_fetch_num(&kp->o, c);
 	}
 }

@@ -91,6 +91,9 @@ static __always_inline bool pmt_filter_run(const struct pmt_filter *f, struct pm
 	const struct pmt_filter_entry *e = &f->e[f->start & (PMT_FILTER_MAX - 1)];
 	struct pmt_walk w = {.f = f, .c = c, .idx = f->start};
 
+	/* operands written as expressions (-ret, curtask->...): computed
+	 * into their slots first */
+	pmt_x_prepare(f->xprog, c);
 	/* The first step inline when it compares numbers: a one-comparison
 	 * filter (pid == 1) then pays for no call at all (a call and its
 	 * return cost as much as the comparison's helper here). Patterns

@@ -39,6 +39,7 @@ enum pmt_key_kind {
 	PMT_KEY_STRING,	 /* PMT_KEY_STR bytes, NUL padded */
 	PMT_KEY_PROBE,	 /* 4 bytes: probe id */
 	PMT_KEY_COUNTER, /* which --counter (several: one update each) */
+	PMT_KEY_ADDR6,	 /* 16 bytes of the record (an IPv6 address) */
 };
 
 enum pmt_scale { PMT_SCALE_NONE, PMT_SCALE_MUL, PMT_SCALE_DIV };

@@ -50,8 +50,9 @@ enum pmt_expr_code {
 	PMT_X_LOR,
 	PMT_X_STORE, /* pop the top into slot k */
 	/* replace the top, an address, by the o.size bytes at it + k (kernel
-	 * memory: a member of a struct), extended as PMT_XF_SIGNED says; 0
-	 * where the read fails (counted) */
+	 * memory: a member of a struct), extended as PMT_XF_SIGNED says (the
+	 * member's own signedness, not its promoted type's); 0 where the
+	 * read fails (counted) */
 	PMT_X_LOAD,
 	PMT_X__MAX,
 };

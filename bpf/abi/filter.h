@@ -101,6 +101,10 @@ struct pmt_filter {
 	__u8 start;	   /* first entry */
 	__u8 needs_record; /* reads record fields */
 	__u8 pad;
+	/* the program computing the operands written as expressions
+	 * (abi/expr.h), run first; PMT_XPROG_NONE without */
+	__u16 xprog;
+	__u16 pad2;
 	/* the entries first: a rejecting walk touches one cache line */
 	struct pmt_filter_entry e[PMT_FILTER_MAX];
 	__u8 cls[256]; /* byte -> class, shared by the patterns */

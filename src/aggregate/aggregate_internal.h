@@ -14,7 +14,8 @@ enum pmt_key_disp {
 	PMT_DISP_KSTACK,    /* stack key -> kernel frames */
 	PMT_DISP_USTACK,    /* tgid << 32 | hash -> user frames */
 	PMT_DISP_COUNTER,   /* index -> the --counter's event name */
-	PMT_DISP_NTOP,	    /* 4 bytes of an IPv4 address, as in memory -> a.b.c.d */
+	PMT_DISP_NTOP,	    /* an IPv4 address (4 bytes as in memory) -> a.b.c.d, an IPv6
+			     * one (PMT_KEY_ADDR6) -> inet_ntop's */
 	PMT_DISP_CGROUP,    /* cgroup v2 id -> its path */
 	PMT_DISP_CONTAINER, /* cgroup v2 id -> the container id in its path */
 	PMT_DISP_UNIT,	    /* cgroup v2 id -> the systemd unit */

@@ -194,7 +194,8 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 }
 
 /* ntop(F): F a 4-byte array (__u8 daddr[4]) or a 4-byte number (an
- * expression too): its bytes as they lie in memory, an IPv4 address */
+ * expression too): its bytes as they lie in memory, an IPv4 address; a
+ * 16-byte array (__u8 daddr_v6[16]): an IPv6 address */
 static int ntop_operand(struct pmt_agg *ag, struct pmt_agg_probe *p, const struct key_spec *spec,
 			struct pmt_opinfo *info)
 {
@@ -207,16 +208,19 @@ static int ntop_operand(struct pmt_agg *ag, struct pmt_agg_probe *p, const struc
 		info->o.off = (uint16_t)f->offset;
 		return PMT_KEY_NUM;
 	}
-	if (f && f->size == 16)
-		return pmt_error__usage(ag->err,
-					"--by %s: an IPv6 address (16 bytes): ntop() shows IPv4 "
-					"addresses only, for now",
-					spec->name);
+	if (f && f->kind == PMT_F_ARRAY && f->size == 16) {
+		memset(info, 0, sizeof(*info));
+		info->o.src = PMT_FSRC_FIELD;
+		info->o.size = 8;
+		info->o.off = (uint16_t)f->offset;
+		return PMT_KEY_ADDR6;
+	}
 	if (f)
-		return pmt_error__usage(ag->err,
-					"--by %s: ntop() shows an IPv4 address (4 bytes): '%s' is "
-					"%s (%u bytes)",
-					spec->name, spec->field, f->type, f->size);
+		return pmt_error__usage(
+			ag->err,
+			"--by %s: ntop() shows an IPv4 address (4 bytes) or an IPv6 "
+			"one (16): '%s' is %s (%u bytes)",
+			spec->name, spec->field, f->type, f->size);
 	if (!pmt_expr__compile(ag->probe_exprs, spec->field, p->fmt, p->name, "--by", ag->types,
 			       info, ag->err) &&
 	    !info->is_str)
@@ -311,7 +315,8 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 	if (pmt_exprs__needs_record(ag->probe_exprs, &info.o))
 		a->needs_record = 1;
 	/* strings: their own size (comm 16), at most PMT_KEY_STR */
-	a->keys[i].len = kind != PMT_KEY_STRING		  ? 8
+	a->keys[i].len = kind == PMT_KEY_ADDR6		  ? 16
+			 : kind != PMT_KEY_STRING	  ? 8
 			 : info.o.src == PMT_FSRC_PTR_STR ? pmt_key_pstr_len(ag->opts, &info.o)
 			 : info.o.src == PMT_FSRC_FIELD_DSTR || info.o.size > PMT_KEY_STR
 				 ? PMT_KEY_STR

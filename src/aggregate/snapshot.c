@@ -6,6 +6,7 @@
  * chose (aggregate_internal.h). The pieces every sink reads are here: groups of
  * entries by key, keys as text, stacks as frames.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,10 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	if (kl->disp[i] == PMT_DISP_SYM) {
 		v = sym_part(kl, k, i, &pid);
 		pmt_syms__name(io->syms, pid, v, false, true, b);
+	} else if (kl->disp[i] == PMT_DISP_NTOP && kl->kind[i] == PMT_KEY_ADDR6) {
+		char s[INET6_ADDRSTRLEN];
+
+		pmt_buf__puts(b, inet_ntop(AF_INET6, d, s, sizeof(s)) ? s : "?");
 	} else if (kl->disp[i] == PMT_DISP_NTOP) {
 		pmt_buf__printf(b, "%u.%u.%u.%u", d[0], d[1], d[2], d[3]);
 	} else if (kl->disp[i] >= PMT_DISP_CGROUP && kl->disp[i] <= PMT_DISP_UNIT) {

@@ -269,6 +269,9 @@ static struct xnode *member_value(struct xparser *p, struct xnode *base, uint32_
 		if (!n)
 			return NULL;
 		n->opd.size = (uint8_t)ti.size;
+		/* extended as the member is signed; promoted after (an
+		 * unsigned short is an int of the same value) */
+		n->opd.flags = ti.kind == PMT_TK_INT && ti.is_signed ? PMT_FFLAG_SIGNED : 0;
 		n->t = ti.kind == PMT_TK_PTR
 			       ? (struct xtype){64, false}
 			       : promote((struct xtype){(uint8_t)(ti.size * 8), ti.is_signed});
@@ -455,6 +458,19 @@ static struct xnode *parse_str(struct xparser *p)
 	return lex(p) ? (xfree(n), NULL) : n;
 }
 
+/* A function parameter typed by the kernel's BTF (fentry/fexit) that is
+ * a pointer: member chains start from it, as from curtask. */
+static void typed_pointer(struct xparser *p, struct xnode *n, const struct pmt_field *f)
+{
+	struct pmt_tinfo ti;
+
+	if (!f || !f->btf_type || !p->types || f->kind != PMT_F_PTR ||
+	    p->types->describe(p->types->ctx, f->btf_type, &ti) || ti.kind != PMT_TK_PTR)
+		return;
+	n->vk = V_PTR;
+	n->tid = ti.target;
+}
+
 static struct xnode *parse_name(struct xparser *p)
 {
 	struct pmt_opinfo info;
@@ -493,6 +509,7 @@ static struct xnode *parse_name(struct xparser *p)
 		return NULL;
 	n->opd = info.o;
 	n->t = promote((struct xtype){(uint8_t)(info.o.size * 8), info.is_signed});
+	typed_pointer(p, n, info.field);
 	return lex(p) ? (xfree(n), NULL) : n;
 }
 
@@ -703,7 +720,7 @@ static void emit(struct xcode *c, const struct xnode *n)
 		return;
 	case X_LOADN:
 		emit(c, n->a);
-		put(c, PMT_X_LOAD, n->t, 0);
+		put(c, PMT_X_LOAD, (struct xtype){n->t.bits, n->opd.flags & PMT_FFLAG_SIGNED}, 0);
 		if (!c->too_long) {
 			c->x.op[c->x.n - 1].k = n->num;
 			c->x.op[c->x.n - 1].o.size = n->opd.size;

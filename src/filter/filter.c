@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "filter/expr.h"
 #include "filter/filter.h"
 #include "filter/operand.h"
 #include "symbols/cgroups.h"
@@ -68,6 +69,10 @@ struct parser {
 	const char *src;
 	const struct pmt_format *fmt;
 	const char *probe;
+	/* operands written as expressions: compiled into mine, made one
+	 * program of the session's exprs (NULL: refused) */
+	struct pmt_exprs *exprs;
+	struct pmt_exprs mine;
 	struct tok tok; /* current token */
 	struct pmt_error *err;
 	int depth;
@@ -563,6 +568,124 @@ static void check_types(struct parser *p, const struct test *t)
 	}
 }
 
+/* Where an operand written as an expression ends, scanning from i: at a
+ * comparison, '~', '&' (the bit test), && or || outside its parentheses,
+ * at a ')' closing a group around the test, at a string, or at the end;
+ * spaces before it left out. */
+static int operand_end(const char *s, int i)
+{
+	int depth = 0;
+
+	for (; s[i]; i++) {
+		char c = s[i], d = s[i + 1];
+
+		if (c == '-' && d == '>') {
+			i++; /* a member */
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			if (!depth--)
+				break;
+		} else if (depth) {
+			continue;
+		} else if (c == '"' || c == '~' || c == '&' || c == '=' || (c == '|' && d == '|') ||
+			   (c == '!' && d == '=')) {
+			break;
+		} else if (c == '<' || c == '>') {
+			if (d != c)
+				break;
+			i++; /* << >>: a shift */
+		}
+	}
+	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n'))
+		i--;
+	return i;
+}
+
+/* Does the group opening at the current '(' hold an operand (an
+ * operator follows its ')': (flags & 3) == 1) rather than tests? */
+static bool group_is_operand(const struct parser *p)
+{
+	const char *s = p->src;
+	int i = p->tok.pos, depth = 0;
+
+	for (; s[i]; i++) {
+		if (s[i] == '"') {
+			for (i++; s[i] && s[i] != '"'; i++)
+				if (s[i] == '\\' && s[i + 1])
+					i++;
+			if (!s[i])
+				return false;
+		} else if (s[i] == '(') {
+			depth++;
+		} else if (s[i] == ')' && !--depth) {
+			break;
+		}
+	}
+	if (!s[i])
+		return false;
+	for (i++; s[i] == ' ' || s[i] == '\t' || s[i] == '\n'; i++)
+		;
+	if ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|') ||
+	    (s[i] == '!' && s[i + 1] != '='))
+		return false;
+	return s[i] && strchr("=!<>~+-*/%^&|", s[i]);
+}
+
+/* Is the operand at the current token written as an expression (more
+ * than a field's name or str(NAME): -ret, len / 1024, curtask->pid)?
+ * Its text ends at *end. */
+static bool is_expr_operand(const struct parser *p, int *end)
+{
+	const char *s = p->src;
+	int at = p->tok.pos;
+
+	if (p->tok.kind == T_MINUS) {
+		for (at++; s[at] == ' '; at++)
+			;
+		if (s[at] >= '0' && s[at] <= '9')
+			return false; /* a negative literal first: -5 < x */
+	} else if (p->tok.kind != T_IDENT && p->tok.kind != T_LP) {
+		return false;
+	}
+	*end = operand_end(s, p->tok.pos + (p->tok.kind == T_MINUS));
+	return !(p->tok.kind == T_IDENT && *end == p->tok.pos + p->tok.len);
+}
+
+/* The operand text [t->fpos, end) compiled as an expression into
+ * p->mine; the lexer moved past it. */
+static int expr_operand(struct parser *p, struct test *t, int end)
+{
+	struct pmt_error sub = {0};
+
+	t->fpos = p->tok.pos;
+	t->flen = end - p->tok.pos;
+	t->name = strndup(p->src + t->fpos, (size_t)t->flen);
+	if (!t->name)
+		return perr(p, t->fpos, t->flen, "out of memory");
+	if (!p->exprs)
+		return perr(p, t->fpos, t->flen,
+			    "expressions are not compiled here: compare a field's value");
+	if (pmt_expr__compile(&p->mine, t->name, p->fmt, p->probe, "--filter", p->exprs->types,
+			      &t->n->opd, &sub)) {
+		/* its message quotes the operand: the whole filter is quoted
+		 * here, the caret moved along */
+		const char *m = sub.msg;
+
+		if (!strncmp(m, "--filter: ", 10))
+			m += 10;
+		perr(p, t->fpos + (sub.len ? sub.pos : 0), sub.len ? sub.len : t->flen, "%s", m);
+		if (sub.hint[0])
+			hint(p, "%s", sub.hint);
+		return -EINVAL;
+	}
+	free(p->tok.str);
+	p->tok.str = NULL;
+	p->tok.pos = end;
+	p->tok.len = 0;
+	return next(p);
+}
+
 static struct node *parse_test(struct parser *p)
 {
 	/* mirror: 5 < x is x > 5 */
@@ -571,12 +694,25 @@ static struct node *parse_test(struct parser *p)
 		[T_LE] = T_GE, [T_GT] = T_LT, [T_GE] = T_LE,
 	};
 	struct test t = {.n = new_node(N_CMP, NULL, NULL)};
-	bool swapped = p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS;
+	bool swapped = false;
+	int end;
 
 	if (!t.n)
 		return NULL;
+	if (is_expr_operand(p, &end)) {
+		if (expr_operand(p, &t, end))
+			goto fail;
+		goto compared;
+	}
+	swapped = p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS;
 	if (swapped && literal_first(p, &t))
 		goto fail;
+	if (swapped && is_expr_operand(p, &end)) {
+		/* 0 < -ret */
+		if (expr_operand(p, &t, end))
+			goto fail;
+		goto compared;
+	}
 	if (p->tok.kind != T_IDENT) {
 		perr(p, p->tok.pos, p->tok.len,
 		     p->tok.kind == T_END ? "expected a field name, but the expression ends here"
@@ -588,6 +724,7 @@ static struct node *parse_test(struct parser *p)
 	t.name = strdup(p->tok.str);
 	if (!t.name || resolve(p, t.name, t.fpos, t.flen, &t.n->opd) || next(p))
 		goto fail;
+compared:
 	if (swapped) {
 		t.n->op = mirror[t.n->op];
 	} else if (is_cmp(p->tok.kind)) {
@@ -633,7 +770,7 @@ static struct node *parse_unary(struct parser *p)
 		p->depth--;
 		return n ? new_node(N_NOT, n, NULL) : NULL;
 	}
-	if (p->tok.kind == T_LP) {
+	if (p->tok.kind == T_LP && !group_is_operand(p)) {
 		pos = p->tok.pos;
 		if (next(p))
 			return NULL;
@@ -822,7 +959,8 @@ static int gen(struct gen *g, const struct node *n, int t, int f)
 	e = &g->out->e[idx];
 	e->o = n->opd.o;
 	e->val = n->val;
-	if (pmt_operand__needs_record(&n->opd.o))
+	if (pmt_operand__needs_record(&n->opd.o) ||
+	    (g->p->mine.n && pmt_exprs__needs_record(&g->p->mine, &n->opd.o)))
 		g->out->needs_record = 1;
 	e->t = (uint8_t)t;
 	e->f = (uint8_t)f;
@@ -897,15 +1035,30 @@ static int build_classes(struct gen *g)
 	return 0;
 }
 
-int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
-			struct pmt_filter *out, struct pmt_error *err)
+/* The operands written as expressions made one program of p->exprs. */
+static int filter_program(struct parser *p, struct pmt_filter *out)
 {
-	struct parser p = {.src = expr, .fmt = fmt, .probe = probe, .err = err};
+	struct pmt_operand *ops[PMT_FILTER_MAX];
+	size_t i;
+
+	out->xprog = PMT_XPROG_NONE;
+	if (!p->mine.n)
+		return 0;
+	for (i = 0; i < out->n && i < PMT_FILTER_MAX; i++)
+		ops[i] = &out->e[i].o;
+	return pmt_exprs__program(p->exprs, &p->mine, ops, i, &out->xprog, p->probe, p->err);
+}
+
+int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
+			struct pmt_exprs *exprs, struct pmt_filter *out, struct pmt_error *err)
+{
+	struct parser p = {.src = expr, .fmt = fmt, .probe = probe, .err = err, .exprs = exprs};
 	struct gen g = {.p = &p, .out = out};
 	struct node *root = NULL;
 	int start, i, ret = -EINVAL;
 
 	memset(out, 0, sizeof(*out));
+	out->xprog = PMT_XPROG_NONE;
 	if (next(&p))
 		goto out;
 	if (p.tok.kind == T_END) {
@@ -927,17 +1080,20 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const ch
 		     PMT_FILTER_MAX);
 		goto out;
 	}
-	if (start < 0 || build_classes(&g))
+	if (start < 0 || build_classes(&g) || filter_program(&p, out))
 		goto out;
 	out->start = (uint8_t)start;
 	ret = 0;
 out:
+	pmt_exprs__free(&p.mine);
 	for (i = 0; i < g.npats; i++)
 		free(g.pats[i]);
 	free(p.tok.str);
 	node_free(root);
-	if (ret)
+	if (ret) {
 		memset(out, 0, sizeof(*out));
+		out->xprog = PMT_XPROG_NONE;
+	}
 	return ret;
 }
 
@@ -961,7 +1117,10 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 	_Static_assert(sizeof(srcs) / sizeof(srcs[0]) == PMT_FSRC__MAX, "a name a source");
 	int i;
 
-	pmt_buf__printf(b, "start %d%s\n", f->start, f->needs_record ? " record" : "");
+	pmt_buf__printf(b, "start %d%s", f->start, f->needs_record ? " record" : "");
+	if (f->xprog != PMT_XPROG_NONE)
+		pmt_buf__printf(b, " expressions %u", f->xprog);
+	pmt_buf__putc(b, '\n');
 	for (i = 0; i < f->n; i++) {
 		const struct pmt_filter_entry *e = &f->e[i];
 

@@ -146,8 +146,10 @@ static struct pmt_field *add_typed(struct pmt_format *f, const struct btf *btf, 
 	type_name(btf, type, &tn, 0);
 	fl = pmt_format__add(f, name, pmt_buf__cstr(&tn), off, size, kind);
 	pmt_buf__free(&tn);
-	if (fl)
+	if (fl) {
 		fl->is_signed = sign;
+		fl->btf_type = (int)type;
+	}
 	return fl;
 }
 

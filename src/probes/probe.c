@@ -10,7 +10,8 @@
 #include "probes/probe.h"
 #include "util/log.h"
 
-static int compile_filter(struct pmt_probe *p, const char *expr, struct pmt_error *err)
+static int compile_filter(struct pmt_probe *p, const char *expr, struct pmt_exprs *exprs,
+			  struct pmt_error *err)
 {
 	struct pmt_buf b = {0};
 
@@ -18,7 +19,7 @@ static int compile_filter(struct pmt_probe *p, const char *expr, struct pmt_erro
 	if (!p->filter)
 		return pmt_error__runtime(err, -ENOMEM, "%s: out of memory for its filter",
 					  p->name);
-	if (pmt_filter__compile(expr, p->fmt, p->name, p->filter, err))
+	if (pmt_filter__compile(expr, p->fmt, p->name, exprs, p->filter, err))
 		return -EINVAL; /* its message names the probe where it helps */
 	if (pmt_verbose) {
 		pmt_filter__dump(&b, p->filter);
@@ -84,7 +85,7 @@ int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const
 	p->instance = dup - 1;
 	if (!p->name || !p->base)
 		return pmt_error__runtime(err, -ENOMEM, "%s: out of memory", name);
-	return filter ? compile_filter(p, filter, err) : 0;
+	return filter ? compile_filter(p, filter, l->exprs, err) : 0;
 out:
 	pmt_format__free(fmt);
 	return ret;

@@ -17,6 +17,7 @@
 
 struct bpf_link;
 struct pmt_provider;
+struct pmt_exprs;
 
 struct pmt_probe {
 	uint32_t id; /* attach cookie, index in the list */
@@ -41,6 +42,9 @@ struct pmt_probes {
 	struct pmt_probe *v;
 	uint32_t n;
 	size_t cap;
+	/* the session's expressions, where filters' operands written as
+	 * expressions go (NULL: refused) */
+	struct pmt_exprs *exprs;
 };
 
 /* Add a probe to the list; takes fmt and compiles the filter expr (may

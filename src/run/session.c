@@ -82,12 +82,24 @@ static void profile_info(struct pmt_session *s)
 
 /* The aggregation sees the probes' names and formats, and sets what each
  * does with its events. */
-/* The kernel's types, when a key or value walks them (curtask->...) */
+/* Does an expression walk the kernel's types: curtask, or a member
+ * chain (from a function parameter BTF types)? */
+static bool walks_types(const char *x)
+{
+	return x && (strstr(x, "curtask") || strstr(x, "->") || strchr(x, '.') || strchr(x, '['));
+}
+
+/* The kernel's types, when a key, value or filter walks them
+ * (curtask->..., path->dentry) */
 static void open_types(struct pmt_session *s)
 {
 	const struct pmt_agg_opts *ao = &s->opts->agg;
+	bool walks = walks_types(ao->by) || walks_types(ao->expr);
+	int i;
 
-	if ((!ao->by || !strstr(ao->by, "curtask")) && (!ao->expr || !strstr(ao->expr, "curtask")))
+	for (i = 0; i < s->opts->nr_probes; i++)
+		walks = walks || walks_types(s->opts->probes[i].filter);
+	if (!walks)
 		return;
 	if (!pmt_btftypes__open(&s->types))
 		s->exprs.types = &s->types.sys;
@@ -101,7 +113,6 @@ static int compile_aggregation(struct pmt_session *s)
 
 	if (!ap)
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
-	open_types(s);
 	for (i = 0; i < s->probes.n; i++) {
 		ap[i].name = s->probes.v[i].name;
 		ap[i].fmt = s->probes.v[i].fmt;
@@ -193,6 +204,10 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 			return ret;
 		s->cgroup_fd_open = true;
 	}
+	/* filters compile as their probes are found: their expressions into
+	 * the session's, with the kernel's types where they walk them */
+	s->probes.exprs = &s->exprs;
+	open_types(s);
 	for (i = 0; i < opts->nr_probes; i++) {
 		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
 
@@ -600,6 +615,8 @@ void pmt_session__free(struct pmt_session *s)
 	s->aggmaps = NULL;
 	pmt_agg__free(s->agg);
 	s->agg = NULL;
+	pmt_btftypes__close(&s->types); /* a resolve that failed left them */
+	s->exprs.types = NULL;
 	pmt_exprs__free(&s->exprs);
 	pmt_syms__free(s->syms);
 	s->syms = NULL;

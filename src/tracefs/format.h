@@ -35,6 +35,9 @@ struct pmt_field {
 	/* integers with named values (PMU sample mode: kernel, user):
 	 * symbols[v] names v; NULL-terminated. Filters accept the names. */
 	const char *const *symbols;
+	/* a function parameter's (or return value's) type in the kernel's
+	 * BTF (fentry/fexit): member chains start from it; 0 unknown */
+	int btf_type;
 };
 
 /* Does the field's data lie after the fixed fields (__data_loc or

@@ -83,6 +83,7 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct pmt_exprs fuzz_exprs = {0};
 	struct pmt_error err = {0};
 	struct pmt_filter f;
 	struct pmt_buf b = {0};
@@ -100,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (pmt_filter__compile(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1],
-				"fuzz:probe", &f, &err)) {
+				"fuzz:probe", &fuzz_exprs, &f, &err)) {
 		if (err.pos < 0 || err.pos > (int)strlen(expr) || err.len < 1 || !err.msg[0])
 			abort(); /* every error points into the expression */
 		pmt_error__format(&b, &err);
@@ -112,8 +113,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		if (f.n && f.start >= f.n)
 			abort();
+		/* a program of the filter's own expressions, when it has some */
+		if (f.xprog != PMT_XPROG_NONE && f.xprog >= fuzz_exprs.n)
+			abort();
 		pmt_filter__dump(&b, &f);
 	}
+	pmt_exprs__free(&fuzz_exprs);
 	pmt_buf__free(&b);
 	free(expr);
 	return 0;

@@ -88,3 +88,34 @@ test_kprobe_errors() {
 	usage_error "unknown field 'cnt' for kretprobe:vfs_read" --kretprobe vfs_read --filter 'cnt > 1' || return 1
 	no_leftovers
 }
+
+# Member chains from fentry's parameters, typed by the kernel's BTF:
+# vfs_open(const struct path *path, struct file *file) names the file
+# opened (str(path->dentry->d_name.name)) and its inode number (a
+# 3-level chain, against stat); tcp_connect(struct sock *sk) the address
+# and port connected to (ntop() of sk->__sk_common.skc_daddr, the port
+# swapped from network order), as bpftrace's tcpconnect reads them.
+# Mistakes are usage errors: nothing attached.
+test_fentry_member_chains() {
+	requires fentry || return
+	local f=$WORK/pmt-chain-target out ino port
+	touch "$f" && ino=$(stat -c %i "$f")
+	out=$("$PMT" -q --kprobe-mode fentry --kprobe vfs_open --count \
+		--by 'str(path->dentry->d_name.name),path->dentry->d_inode->i_ino' \
+		-- "$TP"/open_loop 37 "$f" | grep pmt-chain-target) || return 1
+	expect_eq "vfs_open of the file" "$out" "@[pmt-chain-target, $ino]: 37" || return 1
+	if [ -x "$PY" ]; then
+		write_conn_py "$WORK/conn.py"
+		# above 32767: a u16 member read signed shows it
+		port=$((33000 + RANDOM % 20000))
+		out=$("$PMT" -q --kprobe-mode fentry --kprobe tcp_connect --count \
+			--by 'ntop(sk->__sk_common.skc_daddr),(sk->__sk_common.skc_dport >> 8) | ((sk->__sk_common.skc_dport & 0xff) << 8)' \
+			-- "$PY" "$WORK/conn.py" $port | grep '^@') || return 1
+		expect_eq "tcp_connect" "$out" "@[127.0.0.1, $port]: 3" || return 1
+	fi
+	usage_error "struct path has no member 'dentri'" --kprobe-mode fentry --kprobe vfs_open --count --by 'path->dentri' -- true || return 1
+	grep -q "did you mean dentry" "$WORK/usage.err" || { cat "$WORK/usage.err" >&2; fail "no close name"; return 1; }
+	usage_error "'->' needs a pointer to a struct or union: this is a number" \
+		--kprobe-mode fentry --kprobe vfs_open --count --by 'file->f_pos->x' -- true || return 1
+	no_leftovers
+}

@@ -6,6 +6,9 @@
 PMT=${PMT:-./pmtrace}
 TP=${TP:-.output/testprogs}
 export CALLS=$TP/calls	# tests/testprogs/calls: uprobe and kprobe targets
+# Debian's interpreter by its path (PATH may hold pyenv's shims)
+# shellcheck disable=SC2034 # read by the area files
+PY=/usr/bin/python3.11
 WORK=${WORK:?the runner makes a work directory per test}
 DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
 # no debuginfod server but the ones a test starts (a shell's profile may
@@ -150,4 +153,20 @@ perf_record_stop() {
 	kill -INT "$PERF_PID"
 	wait "$PERF_PID"
 	exec {PERF_CTL}>&- {PERF_ACK}<&-
+}
+
+# FILE: a Python program making 3 TCP connections to 127.0.0.1:PORT (its
+# argument), accepted by itself.
+write_conn_py() {
+	cat >"$1" <<-'PYEOF'
+		import socket, sys
+		srv = socket.socket()
+		srv.bind(("127.0.0.1", int(sys.argv[1])))
+		srv.listen(8)
+		for i in range(3):
+		    c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+		    s, _ = srv.accept()
+		    s.close()
+		    c.close()
+	PYEOF
 }

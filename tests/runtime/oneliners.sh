@@ -11,7 +11,6 @@
 
 UT=$TP/untouched
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
-PY=/usr/bin/python3.11
 
 # Map lines as bpftrace prints them, sorted: ours quote a key that is
 # empty or holds a space (@["echo one"]), bpftrace's never do; a read
@@ -130,12 +129,12 @@ test_gethostnames_vs_bpftrace() {
 	requires host || return
 	oracle_on_host || return 0
 	requires bpftrace || return
-	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
 	local prog='import socket
 for i in range(5): socket.getaddrinfo("localhost", 80)
 for i in range(3): socket.getaddrinfo("127.0.0.1", 80)'
 	printf '%s\n' "$prog" >"$WORK/gai.py"
-	"$PMT" -q --uprobe "$LIBC:getaddrinfo" --count --by 'str(arg0)' -- $PY "$WORK/gai.py" |
+	"$PMT" -q --uprobe "$LIBC:getaddrinfo" --count --by 'str(arg0)' -- "$PY" "$WORK/gai.py" |
 		grep '^@' | as_bpftrace >"$WORK/ours"
 	expect_eq "names looked up" "$(tr '\n' ';' <"$WORK/ours")" "@[127.0.0.1]: 3;@[localhost]: 5;" || return 1
 	bpftrace -e "uprobe:$LIBC:getaddrinfo /pid == cpid/ { @[str(arg0)] = count(); }" \
@@ -189,21 +188,28 @@ test_str_usage_errors() {
 	no_leftovers
 }
 
+# FILE: a Python program whose opens fail 5 times with ENOENT, 2 with
+# ENOTDIR and 3 with EISDIR.
+write_errs_py() {
+	cat >"$1" <<-'PYEOF'
+		import os
+		def fail(path, flags, n):
+		    for i in range(n):
+		        try: os.close(os.open(path, flags))
+		        except OSError: pass
+		fail("/nonexistent/x", os.O_RDONLY, 5)
+		fail("/etc/passwd/x", os.O_RDONLY, 2)
+		fail("/tmp", os.O_WRONLY, 3)
+	PYEOF
+}
+
 # errno by syscall: failed opens by -ret (ENOENT 2, ENOTDIR 20, EISDIR
 # 21), an expression key beside a field, against bpftrace's
 # @[comm, -args->ret] on the same program.
 test_errno_by_expression_vs_bpftrace() {
-	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
-	local prog='import os
-def fail(path, flags, n):
-    for i in range(n):
-        try: os.close(os.open(path, flags))
-        except OSError: pass
-fail("/nonexistent/x", os.O_RDONLY, 5)
-fail("/etc/passwd/x", os.O_RDONLY, 2)
-fail("/tmp", os.O_WRONLY, 3)'
-	printf '%s\n' "$prog" >"$WORK/errs.py"
-	"$PMT" -q --tp syscalls:sys_exit_openat --filter 'ret < 0' --count --by 'comm,-ret' -- $PY "$WORK/errs.py" |
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	write_errs_py "$WORK/errs.py"
+	"$PMT" -q --tp syscalls:sys_exit_openat --filter 'ret < 0' --count --by 'comm,-ret' -- "$PY" "$WORK/errs.py" |
 		grep '^@' | sort >"$WORK/ours"
 	[ "$(sed -n 's/^@\[python3.11, 2\]: //p' "$WORK/ours")" -ge 5 ] 2>/dev/null ||
 		{ cat "$WORK/ours" >&2; fail "5 ENOENT (and the interpreter's own)"; return 1; }
@@ -214,20 +220,47 @@ fail("/tmp", os.O_WRONLY, 3)'
 		"$PY $WORK/errs.py"
 }
 
+# Filters whose operands compute, decided in the kernel: the failed opens
+# of errs.py by errno written as -ret (bpftrace's /-args->ret == 20/), and
+# by a member chain to a string (the parent's comm), against bpftrace's
+# on the same program.
+test_filter_expressions_vs_bpftrace() {
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	local out
+	write_errs_py "$WORK/errs.py"
+	"$PMT" -q --tp syscalls:sys_exit_openat --filter '-ret == 20 || -ret * 2 == 42' --count --by 'comm,-ret' \
+		-- "$PY" "$WORK/errs.py" | grep '^@' | sort >"$WORK/ours"
+	expect_eq "ENOTDIR and EISDIR by -ret" "$(tr '\n' ';' <"$WORK/ours")" \
+		"@[python3.11, 20]: 2;@[python3.11, 21]: 3;" || return 1
+	# a chain to a string: the child of a shell (sh -c, which forks it)
+	out=$("$PMT" -q -a --tp syscalls:sys_exit_openat \
+		--filter 'curtask->real_parent->comm == "sh" && comm == "python3.11" && (ret & 0xff) == 236' \
+		--count -- sh -c "$PY $WORK/errs.py; true" | grep '^@')
+	expect_eq "ENOTDIR of the shell's child, by a chain" "$out" "@: 2" || return 1
+	usage_error "unknown field 'rett' for syscalls:sys_exit_openat" --tp syscalls:sys_exit_openat --filter '-rett == 2' || return 1
+	grep -A1 '^  -rett == 2$' "$WORK/usage.err" | grep -q '^   \^~~~$' ||
+		{ cat "$WORK/usage.err" >&2; fail "the caret is not under rett"; return 1; }
+	usage_error "task_struct has no member 'real_parnt'" --tp syscalls:sys_exit_openat --filter 'curtask->real_parnt->pid == 1' || return 1
+	no_leftovers || return 1
+	vs_bpftrace "filtered by -ret" "$WORK/ours" \
+		'tracepoint:syscalls:sys_exit_openat /pid == cpid && (-args->ret == 20 || -args->ret * 2 == 42)/ { @[comm, -args->ret] = count(); }' \
+		"$PY $WORK/errs.py"
+}
+
 # Values that compute: a sum and a histogram of expressions of the same
 # reads (40 of 2 to 5 bytes), against bpftrace's on the same program.
 test_value_expressions_vs_bpftrace() {
 	requires host || return
-	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
 	local out
 	# 2 to 5 bytes: the interpreter reads single bytes of its own
 	printf 'import os\nfor i in range(40):\n    os.read(os.open("/etc/hostname", os.O_RDONLY), 2 + i %% 4)\n' >"$WORK/reads.py"
 	out=$("$PMT" -q --tp syscalls:sys_enter_read --filter 'count >= 2 && count <= 5' --sum '(count & 3) * 10 + 1' \
-		-- $PY "$WORK/reads.py" | grep '^@')
+		-- "$PY" "$WORK/reads.py" | grep '^@')
 	# 10 reads each of 2, 3, 4, 5 bytes: 10 * (21 + 31 + 1 + 11)
 	expect_eq "sum of (count & 3) * 10 + 1" "$out" "@: 640" || return 1
 	"$PMT" -q --tp syscalls:sys_enter_read --filter 'count >= 2 && count <= 5' --hist 'count * 100 / 3' \
-		-- $PY "$WORK/reads.py" | grep '^\[' >"$WORK/ours"
+		-- "$PY" "$WORK/reads.py" | grep '^\[' >"$WORK/ours"
 	expect_eq "histogram buckets" "$(awk '{ n += $3 } END { print NR, n }' "$WORK/ours")" "2 40" || { cat "$WORK/ours" >&2; return 1; }
 	oracle_on_host || return 0
 	requires bpftrace || return
@@ -335,31 +368,56 @@ test_ksym_of_a_field_vs_bpftrace() {
 # change may come in another task's softirq); bpftrace's ntop(args->daddr)
 # on the same program.
 test_ntop_tcp_connects_vs_bpftrace() {
-	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
 	local port
-	cat >"$WORK/conn.py" <<'PYEOF'
-import socket, sys
-srv = socket.socket()
-srv.bind(("127.0.0.1", int(sys.argv[1])))
-srv.listen(8)
-for i in range(3):
-    c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-    s, _ = srv.accept()
-    s.close()
-    c.close()
-PYEOF
+	write_conn_py "$WORK/conn.py"
 	port=$((20000 + RANDOM % 20000))
 	"$PMT" -q -a --tp sock:inet_sock_set_state --filter 'oldstate == 2 && newstate == 1 && family == 2' \
-		--count --by 'ntop(daddr),dport' -- $PY "$WORK/conn.py" $port | grep '^@' >"$WORK/ours"
+		--count --by 'ntop(daddr),dport' -- "$PY" "$WORK/conn.py" $port | grep '^@' >"$WORK/ours"
 	expect_eq "connections" "$(grep ", $port\]" "$WORK/ours")" "@[127.0.0.1, $port]: 3" || { cat "$WORK/ours" >&2; return 1; }
 	requires host bpftrace || return
 	port=$((port + 1))
 	"$PMT" -q -a --tp sock:inet_sock_set_state --filter 'oldstate == 2 && newstate == 1 && family == 2' \
-		--count --by 'ntop(daddr),dport' -- $PY "$WORK/conn.py" $port | grep ", $port\]" >"$WORK/ours"
+		--count --by 'ntop(daddr),dport' -- "$PY" "$WORK/conn.py" $port | grep ", $port\]" >"$WORK/ours"
 	port=$((port + 1))
 	bpftrace -e 'tracepoint:sock:inet_sock_set_state /args->oldstate == 2 && args->newstate == 1 && args->family == 2/ { @[ntop(args->daddr), args->dport] = count(); }' \
 		-c "$PY $WORK/conn.py $port" >"$WORK/bt.txt" 2>&1
 	expect_eq "bpftrace" "$(bpftrace_map "$WORK/bt.txt" | grep ", $port\]" | sed "s/$port/PORT/")" \
+		"$(sed "s/$((port - 1))/PORT/" "$WORK/ours")"
+}
+
+# tcpconnect over IPv6: ntop() of a 16-byte address field, 2 connections
+# to ::1 and 3 to 127.0.0.1 (which the tracepoint keeps in daddr_v6 as
+# ::ffff:127.0.0.1); bpftrace's ntop(args->daddr_v6) on the same program.
+test_ntop6_tcp_connects_vs_bpftrace() {
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	ip -6 addr show dev lo 2>/dev/null | grep -q '::1/' || { skip "no IPv6 loopback address (::1)"; return; }
+	local port by='ntop(daddr_v6),dport' f='oldstate == 2 && newstate == 1'
+	cat >"$WORK/conn6.py" <<'PYEOF'
+import socket, sys
+port = int(sys.argv[1])
+for host, family, n in (("::1", socket.AF_INET6, 2), ("127.0.0.1", socket.AF_INET, 3)):
+    srv = socket.socket(family)
+    srv.bind((host, port))
+    srv.listen(8)
+    for i in range(n):
+        c = socket.create_connection((host, port))
+        s, _ = srv.accept()
+        s.close()
+        c.close()
+    srv.close()
+PYEOF
+	port=$((20000 + RANDOM % 20000))
+	"$PMT" -q -a --tp sock:inet_sock_set_state --filter "$f" --count --by "$by" \
+		-- "$PY" "$WORK/conn6.py" $port | grep ", $port\]" | sort >"$WORK/ours"
+	expect_eq "connections" "$(cat "$WORK/ours")" "@[::1, $port]: 2
+@[::ffff:127.0.0.1, $port]: 3" || return 1
+	oracle_on_host || return 0
+	requires bpftrace || return
+	port=$((port + 1))
+	bpftrace -e "tracepoint:sock:inet_sock_set_state /args->oldstate == 2 && args->newstate == 1/ { @[ntop(args->daddr_v6), args->dport] = count(); }" \
+		-c "$PY $WORK/conn6.py $port" >"$WORK/bt.txt" 2>&1
+	expect_eq "bpftrace" "$(bpftrace_map "$WORK/bt.txt" | grep ", $port\]" | sort | sed "s/$port/PORT/")" \
 		"$(sed "s/$((port - 1))/PORT/" "$WORK/ours")"
 }
 
@@ -404,14 +462,14 @@ test_killsnoop_vs_bpftrace() {
 # fields, against bpftrace's.
 test_setuids_vs_bpftrace() {
 	requires host || return
-	[ -x $PY ] || { skip "needs $PY (python3.11)"; return; }
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
 	echo 'import os; os.setgroups([]); os.setresgid(65534, 65534, 65534); os.setgid(65534); os.setuid(65534)' \
 		>"$WORK/ids.py"
 	"$PMT" -q --tp syscalls:sys_enter_setuid --tp syscalls:sys_enter_setgid --tp syscalls:sys_enter_setresgid \
-		--count --by probe -- $PY "$WORK/ids.py" | grep '^@' | sort >"$WORK/ours"
+		--count --by probe -- "$PY" "$WORK/ids.py" | grep '^@' | sort >"$WORK/ours"
 	expect_eq "calls" "$(tr '\n' ';' <"$WORK/ours")" \
 		"@[syscalls:sys_enter_setgid]: 1;@[syscalls:sys_enter_setresgid]: 1;@[syscalls:sys_enter_setuid]: 1;" || return 1
-	"$PMT" -q --tp syscalls:sys_enter_setuid --count --by uid -- $PY "$WORK/ids.py" | grep '^@' >"$WORK/uid"
+	"$PMT" -q --tp syscalls:sys_enter_setuid --count --by uid -- "$PY" "$WORK/ids.py" | grep '^@' >"$WORK/uid"
 	expect_eq "uid" "$(cat "$WORK/uid")" "@[65534]: 1" || return 1
 	vs_bpftrace "setuids" "$WORK/uid" \
 		'tracepoint:syscalls:sys_enter_setuid /pid == cpid/ { @[args->uid] = count(); }' \

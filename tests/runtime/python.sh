@@ -9,7 +9,6 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
-PY=/usr/bin/python3.11
 PYF=tests/testprogs/pyframes.py
 # rounds of each mode: about a second here; TCG runs Python ~15x slower
 PYSCALE=1

@@ -338,7 +338,8 @@ TEST(agg_stack_copies)
 }
 
 /* ntop(daddr) of an IPv4 address array: the key's 4 bytes as in memory,
- * a.b.c.d; IPv6 and other sizes refused. */
+ * a.b.c.d; of an IPv6 one (16 bytes) as inet_ntop shows it; other sizes
+ * refused. */
 TEST(agg_ntop_key)
 {
 	struct pmt_format *fmt = pmt_test__format("inet_sock_set_state.format");
@@ -362,16 +363,26 @@ TEST(agg_ntop_key)
 	ASSERT_TRUE(text != NULL);
 	ASSERT_STREQ(text, "@[127.0.0.1, 8080]: 3\n");
 	free(text);
+	/* 16 bytes: IPv6, as inet_ntop shows it; a key part of 16 */
+	ao.by = "ntop(daddr_v6),dport";
+	memset(&key, 0, sizeof(key));
+	memcpy(key.data, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16);
+	memcpy(key.data + 16, &port, 8);
+	pmt_agg_entries__add(&e, &key, &v, 1, NULL);
+	memset(&key, 0, sizeof(key));
+	memcpy(key.data, "\0\0\0\0\0\0\0\0\0\0\xff\xff\x7f\0\0\1", 16);
+	memcpy(key.data + 16, &port, 8);
+	pmt_agg_entries__add(&e, &key, &v, 1, NULL);
+	text = print_snapshot(&ao, &e, fmt);
+	ASSERT_TRUE(text != NULL);
+	ASSERT_STREQ(text, "@[::1, 8080]: 3\n@[::ffff:127.0.0.1, 8080]: 3\n");
+	free(text);
 	probe.fmt = fmt;
-	ao.by = "ntop(daddr_v6)";
-	ASSERT_TRUE(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err) != 0);
-	ASSERT_STREQ(err.msg, "--by ntop(daddr_v6): an IPv6 address (16 bytes): ntop() shows IPv4 "
-			      "addresses only, for now");
-	pmt_error__clear(&err);
 	ao.by = "ntop(sport)";
 	ASSERT_TRUE(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err) != 0);
 	ASSERT_STREQ(err.msg,
-		     "--by ntop(sport): ntop() shows an IPv4 address (4 bytes): 'sport' is "
-		     "__u16 (2 bytes)");
+		     "--by ntop(sport): ntop() shows an IPv4 address (4 bytes) or an IPv6 one "
+		     "(16): 'sport' is __u16 (2 bytes)");
+	pmt_agg_entries__free(&e);
 	pmt_format__free(fmt);
 }

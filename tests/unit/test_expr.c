@@ -368,8 +368,9 @@ TEST(expr_told_from_names)
 /*
  * Member chains over a made-up kernel: 1 struct task_struct { int pid @8;
  * char comm[16] @16; struct task_struct *real_parent @32; struct { int x;
- * } @40 (anonymous); unsigned flags:3 @48 (a bitfield) }; 2 int; 3
- * char[16]; 4 char; 5 pointer to 1; 6 the anonymous struct.
+ * } @40 (anonymous); unsigned flags:3 @48 (a bitfield); unsigned short
+ * port @52 }; 2 int; 3 char[16]; 4 char; 5 pointer to 1; 6 the anonymous
+ * struct; 7 unsigned short.
  */
 static int fake_find(void *ctx, const char *name, int *id)
 {
@@ -388,9 +389,10 @@ static int fake_describe(void *ctx, int id, struct pmt_tinfo *out)
 		{PMT_TK_INT, 1, true, 0, 0, "char"},
 		{PMT_TK_PTR, 8, false, 1, 0, "a pointer"},
 		{PMT_TK_STRUCT, 4, false, 0, 0, "struct (anonymous)"},
+		{PMT_TK_INT, 2, false, 0, 0, "unsigned short"},
 	};
 	(void)ctx;
-	if (id < 1 || id > 6)
+	if (id < 1 || id > 7)
 		return -ENOENT;
 	*out = t[id];
 	return 0;
@@ -403,11 +405,8 @@ static int fake_member(void *ctx, int id, const char *name, uint32_t *off, int *
 		const char *name;
 		uint32_t off;
 		int type;
-	} m[] = {{1, "pid", 8, 2},
-		 {1, "comm", 16, 3},
-		 {1, "real_parent", 32, 5},
-		 {1, "x", 40, 2},
-		 {6, "x", 0, 2}};
+	} m[] = {{1, "pid", 8, 2}, {1, "comm", 16, 3}, {1, "real_parent", 32, 5},
+		 {1, "x", 40, 2},  {1, "port", 52, 7}, {6, "x", 0, 2}};
 	size_t i;
 
 	(void)ctx;
@@ -443,6 +442,7 @@ static const struct pmt_typesys fake_types = {
 TEST(expr_member_chains)
 {
 	struct pmt_format *fmt = narrow_format();
+	struct pmt_field *pf;
 	struct pmt_error err = {0};
 	struct pmt_exprs t = {0};
 	struct pmt_opinfo info;
@@ -476,9 +476,32 @@ TEST(expr_member_chains)
 				    &info, &err),
 		  0);
 	ASSERT_TRUE(info.is_str && !info.o.size);
+	/* an unsigned short is read zero-extended (then an int of the same
+	 * value): 0xba82 stays 47746 */
+	ASSERT_EQ(pmt_expr__compile(&t, "curtask->port >> 8", fmt, "t", "--by", &fake_types, &info,
+				    &err),
+		  0);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src12@0:8\nload u32 52\nconst 8\nshr s32\n");
 	/* a bare curtask is its operand */
 	ASSERT_EQ(pmt_expr__compile(&t, "curtask", fmt, "t", "--by", &fake_types, &info, &err), 0);
 	ASSERT_EQ(info.o.src, PMT_FSRC_TASK);
+	/* a parameter typed by BTF (fentry's "struct task_struct *p"): a
+	 * chain from its value; untyped, a number */
+	pf = pmt_format__add(fmt, "p", "struct task_struct *", 48, 8, PMT_F_PTR);
+	ASSERT_TRUE(pf != NULL);
+	ASSERT_TRUE(pmt_expr__compile(&t, "p->pid", fmt, "t", "--by", &fake_types, &info, &err) !=
+		    0);
+	ASSERT_STREQ(err.msg, "--by: '->' needs a pointer to a struct or union: this is a number");
+	pmt_error__clear(&err);
+	pf->btf_type = 5;
+	ASSERT_EQ(pmt_expr__compile(&t, "p->real_parent->pid", fmt, "t", "--by", &fake_types, &info,
+				    &err),
+		  0);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src0@48:8\nload u64 32\nload s32 8\n");
 	pmt_buf__free(&b);
 	pmt_exprs__free(&t);
 	pmt_format__free(fmt);

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
+#include "filter/expr.h"
 #include "filter/filter.h"
 #include "filter/operand.h"
 #include "test.h"
+
+/* the expressions filters compile (programs of the whole test run) */
+static struct pmt_exprs exprs;
 
 /* The compiled program as text, or the formatted error. */
 static const char *compile(struct pmt_buf *b, const char *expr, const struct pmt_format *fmt)
@@ -11,7 +15,7 @@ static const char *compile(struct pmt_buf *b, const char *expr, const struct pmt
 	struct pmt_error err = {0};
 
 	b->len = 0;
-	if (pmt_filter__compile(expr, fmt, "sched:sched_switch", &f, &err))
+	if (pmt_filter__compile(expr, fmt, "sched:sched_switch", &exprs, &f, &err))
 		pmt_error__format(b, &err);
 	else
 		pmt_filter__dump(b, &f);
@@ -27,6 +31,7 @@ struct env {
 	uint32_t pid, tid, cpu, uid, gid;
 	uint64_t cgroup;
 	const char *comm;
+	uint64_t slots[PMT_XSLOTS];
 };
 
 static bool match(const struct pmt_filter *f, uint64_t pat, const char *s, size_t len)
@@ -43,10 +48,32 @@ static bool match(const struct pmt_filter *f, uint64_t pat, const char *s, size_
 	return d & p->final;
 }
 
-static bool eval(const struct pmt_filter *f, const struct env *env)
+/* An operand's value (an expression's: its slot) */
+static uint64_t value_of(const struct pmt_operand *o, void *arg)
+{
+	const struct env *env = arg;
+	bool sign = o->flags & PMT_FFLAG_SIGNED;
+
+	switch (o->src) {
+	case PMT_FSRC_FIELD: return pmt_load_int(env->rec + o->off, o->size, sign);
+	case PMT_FSRC_PID: return env->pid;
+	case PMT_FSRC_TID: return env->tid;
+	case PMT_FSRC_CPU: return env->cpu;
+	case PMT_FSRC_UID: return env->uid;
+	case PMT_FSRC_GID: return env->gid;
+	case PMT_FSRC_CGROUP: return env->cgroup;
+	case PMT_FSRC_EXPR: return env->slots[o->off % PMT_XSLOTS];
+	}
+	return 0;
+}
+
+static bool eval(const struct pmt_filter *f, struct env *env)
 {
 	int idx = f->start, steps;
 
+	/* the expressions first, as bpf/filter.bpf.h runs them */
+	if (f->xprog != PMT_XPROG_NONE)
+		pmt_expr__eval(&exprs.v[f->xprog], value_of, env, env->slots);
 	for (steps = 0; steps < PMT_FILTER_MAX && idx < PMT_FILTER_MAX; steps++) {
 		const struct pmt_filter_entry *e = &f->e[idx];
 		uint64_t v = 0;
@@ -67,17 +94,7 @@ static bool eval(const struct pmt_filter *f, const struct env *env)
 			}
 			r = match(f, e->val, s, len);
 		} else {
-			switch (e->o.src) {
-			case PMT_FSRC_FIELD:
-				v = pmt_load_int(env->rec + e->o.off, e->o.size, sign);
-				break;
-			case PMT_FSRC_PID: v = env->pid; break;
-			case PMT_FSRC_TID: v = env->tid; break;
-			case PMT_FSRC_CPU: v = env->cpu; break;
-			case PMT_FSRC_UID: v = env->uid; break;
-			case PMT_FSRC_GID: v = env->gid; break;
-			case PMT_FSRC_CGROUP: v = env->cgroup; break;
-			}
+			v = value_of(&e->o, env);
 			switch (e->op) {
 			case PMT_FOP_EQ: r = v == e->val; break;
 			case PMT_FOP_LT:
@@ -106,12 +123,12 @@ static void switch_rec(uint8_t *rec, const char *prev, int32_t ppid, int64_t sta
 	memcpy(rec + 56, &npid, 4);
 }
 
-static int check(const char *expr, const struct pmt_format *fmt, const struct env *env)
+static int check(const char *expr, const struct pmt_format *fmt, struct env *env)
 {
 	struct pmt_filter f;
 	struct pmt_error err = {0};
 
-	if (pmt_filter__compile(expr, fmt, "t:t", &f, &err)) {
+	if (pmt_filter__compile(expr, fmt, "t:t", &exprs, &f, &err)) {
 		fprintf(stderr, "  compile '%s': %s\n", expr, err.msg);
 		return -1;
 	}
@@ -291,7 +308,48 @@ static const struct {
 	{"next_comm ~ \"*\"", 1},
 	{"comm ~ \"b\\\\*\"", 0}, /* escaped star is literal */
 	{"comm ~ \"[abc]ash\" && comm ~ \"ba[]s]h\"", 1},
+	/* operands written as expressions: C's arithmetic, run first */
+	{"-next_pid == 1", 1},
+	{"-next_pid > 0 && prev_pid * 2 == 84", 1},
+	{"prev_pid + next_pid == 41 || prev_pid == 0", 1},
+	{"(prev_state & 3) == 1", 1},
+	{"(prev_state >> 6) & 1", 1},
+	{"(prev_state >> 6) == 2", 0},
+	{"(prev_pid == 42 && (prev_state & 1) == 1)", 1},
+	{"!(prev_pid % 5 == 2)", 0},
+	{"prev_pid / 0 == 0 && prev_pid % 0 == 42", 1},
+	{"-5 < -next_pid", 1},
+	/* C's types: u32 - u32 wraps; int - int does not */
+	{"pid - tid < 0", 0},
+	{"(pid - tid) > 0", 1},
+	{"prev_pid - 43 < 0", 1},
 };
+
+/* Operands written as expressions: compiled into a program run first,
+ * their mistakes shown under the whole filter. */
+TEST(filter_expressions)
+{
+	struct pmt_format *fmt = pmt_test__format("sched_switch.format");
+	struct pmt_buf b = {0};
+
+	ASSERT_TRUE(fmt);
+	compile(&b, "prev_pid + next_pid > 100 && prev_pid == 1", fmt);
+	ASSERT_TRUE(strstr(b.p, " expressions ") != NULL);
+	ASSERT_TRUE(strstr(b.p, "expr") != NULL);
+	ASSERT_STREQ(compile(&b, "prev_pid + nope > 1", fmt),
+		     "--filter: unknown field 'nope' for sched:sched_switch\n"
+		     "  prev_pid + nope > 1\n"
+		     "             ^~~~\n"
+		     "hint: sched:sched_switch has: prev_comm prev_pid prev_prio prev_state "
+		     "next_comm next_pid next_prio; every probe has: pid tid comm cpu uid gid "
+		     "cgroup\n");
+	ASSERT_TRUE(strstr(compile(&b, "(prev_pid + ) == 1", fmt), "^") != NULL);
+	/* a group of tests is still a group */
+	ASSERT_TRUE(strstr(compile(&b, "(prev_pid == 1 || next_pid == 2)", fmt), "expressions") ==
+		    NULL);
+	pmt_buf__free(&b);
+	pmt_format__free(fmt);
+}
 
 TEST(filter_semantics)
 {
@@ -348,7 +406,8 @@ TEST(uses_of_filters_and_keys)
 
 	ASSERT_TRUE(sw && fork);
 	/* a stream filtered on prev_pid (offset 24, 4 bytes: word 6) */
-	ASSERT_EQ(pmt_filter__compile("prev_pid == 1", sw, "sched:sched_switch", &f, &err), 0);
+	ASSERT_EQ(pmt_filter__compile("prev_pid == 1", sw, "sched:sched_switch", NULL, &f, &err),
+		  0);
 	pmt_uses__add(&u, &f, PMT_ACT_STREAM, &a);
 	ASSERT_EQ(u.srcs, 1u << PMT_FSRC_FIELD);
 	ASSERT_EQ(u.fops, 1u << PMT_FOP_EQ);
@@ -357,7 +416,7 @@ TEST(uses_of_filters_and_keys)
 	/* a count by comm and pid of a record with two __data_loc strings,
 	 * filtered on prev_state (8 bytes at 32: words 8 and 9) and a glob */
 	ASSERT_EQ(pmt_filter__compile("prev_state & 1 && comm ~ \"k*\"", sw, "sched:sched_switch",
-				      &f, &err),
+				      NULL, &f, &err),
 		  0);
 	a.kind = PMT_AGG_COUNT;
 	a.value.src = PMT_FSRC_CGROUP; /* not read by a count */
@@ -429,7 +488,7 @@ TEST(filter_str_of_pointer)
 
 	ASSERT_TRUE(fmt);
 	ASSERT_EQ(pmt_filter__compile("str(filename) ~ \"/etc/*\"", fmt,
-				      "syscalls:sys_enter_openat", &f, &err),
+				      "syscalls:sys_enter_openat", NULL, &f, &err),
 		  0);
 	ASSERT_EQ(f.n, 1);
 	ASSERT_EQ(f.e[0].o.src, PMT_FSRC_PTR_STR);
