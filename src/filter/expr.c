@@ -221,6 +221,7 @@ static struct xnode *xnew(struct xparser *p, int op, struct xnode *a, struct xno
 }
 
 static struct xnode *parse_binary(struct xparser *p, int min_prec);
+static struct xnode *parse_unary(struct xparser *p);
 static bool numeric(struct xparser *p, const struct xnode *n);
 
 /* curtask: the current task_struct, a pointer typed by the kernel's BTF */
@@ -245,6 +246,26 @@ static struct xnode *parse_curtask(struct xparser *p)
 	return lex(p) ? (xfree(n), NULL) : n;
 }
 
+/* A read of a value of type ti (an integer or a pointer of 1, 2, 4 or 8
+ * bytes) at the address base computes, as a node over base. */
+static struct xnode *load_node(struct xparser *p, struct xnode *base, const struct pmt_tinfo *ti)
+{
+	struct xnode *n = xnew(p, X_LOADN, base, NULL);
+
+	if (!n)
+		return NULL;
+	n->opd.size = (uint8_t)ti->size;
+	/* extended as the value is signed; promoted after (an unsigned
+	 * short is an int of the same value) */
+	n->opd.flags = ti->kind == PMT_TK_INT && ti->is_signed ? PMT_FFLAG_SIGNED : 0;
+	n->t = ti->kind == PMT_TK_PTR
+		       ? (struct xtype){64, false}
+		       : promote((struct xtype){(uint8_t)(ti->size * 8), ti->is_signed});
+	n->vk = ti->kind == PMT_TK_PTR ? V_PTR : V_NUM;
+	n->tid = ti->target;
+	return n;
+}
+
 /* The value of member off/mtype of the object at base's value (V_PTR:
  * the pointer's; V_ADDR: the object's address), as a node over base */
 static struct xnode *member_value(struct xparser *p, struct xnode *base, uint32_t off, int mtype,
@@ -265,18 +286,8 @@ static struct xnode *member_value(struct xparser *p, struct xnode *base, uint32_
 			xfree(base);
 			return NULL;
 		}
-		n = xnew(p, X_LOADN, base, NULL);
-		if (!n)
+		if (!(n = load_node(p, base, &ti)))
 			return NULL;
-		n->opd.size = (uint8_t)ti.size;
-		/* extended as the member is signed; promoted after (an
-		 * unsigned short is an int of the same value) */
-		n->opd.flags = ti.kind == PMT_TK_INT && ti.is_signed ? PMT_FFLAG_SIGNED : 0;
-		n->t = ti.kind == PMT_TK_PTR
-			       ? (struct xtype){64, false}
-			       : promote((struct xtype){(uint8_t)(ti.size * 8), ti.is_signed});
-		n->vk = ti.kind == PMT_TK_PTR ? V_PTR : V_NUM;
-		n->tid = ti.target;
 	} else if (ti.kind == PMT_TK_STRUCT || ti.kind == PMT_TK_ARRAY) {
 		n = xnew(p, X_OFFN, base, NULL);
 		if (!n)
@@ -425,6 +436,88 @@ static struct xnode *parse_index(struct xparser *p, struct xnode *base)
 	return member_value(p, base, (uint32_t)(i * et.size), ti.target, "[]", pos, 2);
 }
 
+/* *E: the value at the kernel address E, typed by E's pointee where
+ * the BTF gives it (a pointer's target), else 8 bytes */
+static struct xnode *parse_deref(struct xparser *p, int pos)
+{
+	struct pmt_tinfo ti = {.kind = PMT_TK_INT, .size = 8};
+	struct xnode *in, *n;
+
+	if (lex(p) || !(in = parse_unary(p)))
+		return NULL;
+	if (in->vk != V_PTR && !(in->vk == V_NUM && in->t.bits == 64)) {
+		xerr(p, in->pos, in->len, "'*' reads the value at an address: this is %s",
+		     in->vk == V_STR	? "a string"
+		     : in->vk == V_ADDR ? "a struct or an array"
+					: "a number narrower than one");
+		xfree(in);
+		return NULL;
+	}
+	if (in->vk == V_PTR && p->types && p->types->describe(p->types->ctx, in->tid, &ti))
+		ti = (struct pmt_tinfo){.kind = PMT_TK_INT, .size = 8};
+	if ((ti.kind != PMT_TK_INT && ti.kind != PMT_TK_PTR) ||
+	    (ti.size != 1 && ti.size != 2 && ti.size != 4 && ti.size != 8)) {
+		xerr(p, pos, in->pos + in->len - pos, "'*' of a pointer to %s: %s", ti.name,
+		     ti.kind == PMT_TK_STRUCT ? "name a member with ->" : "not a size read");
+		xfree(in);
+		return NULL;
+	}
+	if (!(n = load_node(p, in, &ti)))
+		return NULL;
+	n->chain = in->chain + 1;
+	n->pos = pos;
+	n->len = in->pos + in->len - pos;
+	if (n->chain > PMT_CHAIN_MAX) {
+		xerr(p, n->pos, n->len, "a chain of at most %d members", PMT_CHAIN_MAX);
+		xfree(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* kaddr("SYMBOL"): the kernel symbol's address, a constant */
+static struct xnode *parse_kaddr(struct xparser *p)
+{
+	const char *s = p->src, *q;
+	int pos = p->tok.pos, at = pos + 5, end = 0, r;
+	char name[128];
+	uint64_t addr;
+	struct xnode *n;
+
+	while (s[at] == ' ')
+		at++;
+	if (s[at] == '(' && s[at + 1] == '"' && (q = strchr(s + at + 2, '"')))
+		end = (int)(q - s);
+	if (end <= at + 2 || s[end + 1] != ')') {
+		xerr(p, pos, 5, "kaddr takes a kernel symbol's name in quotes: kaddr(\"avenrun\")");
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "%.*s", end - at - 2, s + at + 2);
+	if (!p->types || !p->types->ksym) {
+		xerr(p, pos, end + 2 - pos, "kaddr needs the kernel's symbols: none here");
+		return NULL;
+	}
+	r = p->types->ksym(p->types->ctx, name, &addr);
+	if (r) {
+		xerr(p, at + 2, end - at - 2, "no kernel symbol '%s' in /proc/kallsyms%s", name,
+		     r == -ENODATA ? ", which lists no variables on this kernel (built without "
+				     "CONFIG_KALLSYMS_ALL)"
+		     : r == -EPERM ? " that this user may see"
+				   : "");
+		return NULL;
+	}
+	n = xnew(p, X_INT, NULL, NULL);
+	if (!n)
+		return NULL;
+	n->num = addr;
+	n->t = (struct xtype){64, false};
+	n->pos = pos;
+	n->len = end + 2 - pos;
+	p->tok.pos = end + 2;
+	p->tok.len = 0;
+	return lex(p) ? (xfree(n), NULL) : n;
+}
+
 /* str(E): the string at the address E holds */
 static struct xnode *parse_str(struct xparser *p)
 {
@@ -557,6 +650,10 @@ static struct xnode *parse_unary(struct xparser *p)
 			xfree(n);
 			return NULL;
 		}
+	} else if (op == '*') {
+		n = parse_deref(p, pos);
+	} else if (op == X_NAME && p->tok.len == 5 && !strncmp(p->src + p->tok.pos, "kaddr", 5)) {
+		n = parse_kaddr(p);
 	} else if (op == X_NAME && p->tok.len == 3 && !strncmp(p->src + p->tok.pos, "str", 3) &&
 		   p->src[p->tok.pos + 3] == '(') {
 		n = parse_str(p);
@@ -565,7 +662,7 @@ static struct xnode *parse_unary(struct xparser *p)
 	} else {
 		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
 		     op == X_END ? "expected a value, but the expression ends here"
-				 : "expected a value: a field, a number, '(' or a unary - ~ !");
+				 : "expected a value: a field, a number, '(' or a unary - ~ ! *");
 		return NULL;
 	}
 	if (n && !n->len) {
@@ -721,6 +818,7 @@ static void emit(struct xcode *c, const struct xnode *n)
 	case X_LOADN:
 		emit(c, n->a);
 		put(c, PMT_X_LOAD, (struct xtype){n->t.bits, n->opd.flags & PMT_FFLAG_SIGNED}, 0);
+		c->has_operand = true; /* memory: nothing to fold */
 		if (!c->too_long) {
 			c->x.op[c->x.n - 1].k = n->num;
 			c->x.op[c->x.n - 1].o.size = n->opd.size;
@@ -801,6 +899,10 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 			if (slots)
 				slots[op->k % PMT_XSLOTS] = st[sp - 1];
 			top = st[--sp];
+			continue;
+		}
+		if (op->code == PMT_X_LOAD) {
+			st[sp - 1] = 0; /* kernel memory: the kernel's to read */
 			continue;
 		}
 		a = to_type(st[sp - 1], op->flags);
@@ -996,8 +1098,8 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 		if (x.n + e->n + 1 > PMT_EXPR_OPS || nslots >= PMT_XSLOTS)
 			return pmt_error__usage(err,
 						"%s: its expressions take more than %d operations "
-						"in all",
-						probe, PMT_EXPR_OPS);
+						"or %d values in all",
+						probe, PMT_EXPR_OPS, PMT_XSLOTS);
 		for (j = 0; j < e->n; j++)
 			x.op[x.n++] = e->op[j];
 		x.op[x.n].code = PMT_X_STORE;

@@ -7,13 +7,16 @@
  *   expr    := binary
  *   binary  := unary { OP unary }     OP: * / %  + -  << >>  < <= > >=
  *                                         == !=  &  ^  |  &&  ||
- *   unary   := ("-" | "~" | "!") unary | "(" expr ")" | INTEGER | NAME
+ *   unary   := ("-" | "~" | "!" | "*") unary | "(" expr ")" | INTEGER | NAME
+ *              | kaddr("SYMBOL")
  *
  * NAME is a field of the probe or a common value (pid tid cpu uid gid
  * cgroup), or curtask (the current task_struct, with types). Postfix
  * "->m", ".m" and "[N]" walk the kernel's types (PMT_CHAIN_MAX members):
  * integers and pointers are read (8 bytes a pointer), a char array is a
- * string; str(E) is the string at the address E. A string is a whole
+ * string; str(E) is the string at the address E; *E the value at the
+ * kernel address E (its pointee's type, else 8 bytes); kaddr("SYM") a
+ * kernel symbol's address (/proc/kallsyms). A string is a whole
  * expression's value only (a key), never an operand of an operator. Integers: decimal or 0x hex, typed as C
  * types a literal (int, then long, then unsigned long).
  */
@@ -54,6 +57,8 @@ struct pmt_typesys {
 	/* up to max member names of id, for "did you mean" (they live as
 	 * long as the type system) */
 	size_t (*member_names)(void *ctx, int id, const char **names, size_t max);
+	/* the address of kernel symbol name (kaddr("avenrun")); may be NULL */
+	int (*ksym)(void *ctx, const char *name, uint64_t *addr);
 };
 
 /* Members a chain may walk (curtask->a->b.c is 3) */
@@ -97,8 +102,9 @@ void pmt_exprs__free(struct pmt_exprs *t);
 
 /* Run x as bpf/expr.bpf.h does: load gives an operand's value (canonical:
  * sign- or zero-extended as it is signed); STOREs fill slots (if not
- * NULL, PMT_XSLOTS of them). Returns the value on top at the end (an
- * expression's value), or the last stored. */
+ * NULL, PMT_XSLOTS of them); a LOAD of kernel memory reads 0 here.
+ * Returns the value on top at the end (an expression's value), or the
+ * last stored. */
 typedef uint64_t (*pmt_expr_load_fn)(const struct pmt_operand *o, void *arg);
 uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *arg,
 			uint64_t *slots);

@@ -1039,6 +1039,7 @@ static int build_classes(struct gen *g)
 static int filter_program(struct parser *p, struct pmt_filter *out)
 {
 	struct pmt_operand *ops[PMT_FILTER_MAX];
+	struct pmt_error sub = {0};
 	size_t i;
 
 	out->xprog = PMT_XPROG_NONE;
@@ -1046,7 +1047,11 @@ static int filter_program(struct parser *p, struct pmt_filter *out)
 		return 0;
 	for (i = 0; i < out->n && i < PMT_FILTER_MAX; i++)
 		ops[i] = &out->e[i].o;
-	return pmt_exprs__program(p->exprs, &p->mine, ops, i, &out->xprog, p->probe, p->err);
+	if (!pmt_exprs__program(p->exprs, &p->mine, ops, i, &out->xprog, p->probe, &sub))
+		return 0;
+	/* too much to compute: the whole filter is the culprit */
+	return sub.cls == PMT_ERR_USAGE ? perr(p, 0, (int)strlen(p->src), "%s", sub.msg)
+					: pmt_error__runtime(p->err, sub.code, "%s", sub.msg);
 }
 
 int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,

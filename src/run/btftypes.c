@@ -145,6 +145,35 @@ static size_t member_names(void *ctx, int id, const char **names, size_t max)
 	return names_of(t->btf, id, names, 0, max, 0);
 }
 
+/* The first address /proc/kallsyms gives name (root sees them);
+ * -ENODATA when it is not there and the file lists no variables but
+ * section markers (a kernel built without CONFIG_KALLSYMS_ALL lists some
+ * tens; with it, tens of thousands). */
+static int ksym(void *ctx, const char *name, uint64_t *addr)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], sym[256], type;
+	unsigned long long a;
+	size_t data = 0;
+	int r = -ENOENT;
+
+	(void)ctx;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3)
+			continue;
+		data += strchr("dDbB", type) != NULL;
+		if (!strcmp(sym, name)) {
+			*addr = a;
+			r = a ? 0 : -EPERM;
+			break;
+		}
+	}
+	fclose(f);
+	return r == -ENOENT && data < 1000 ? -ENODATA : r;
+}
+
 int pmt_btftypes__open(struct pmt_btftypes *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -157,7 +186,8 @@ int pmt_btftypes__open(struct pmt_btftypes *t)
 				      .find_struct = find_struct,
 				      .describe = describe,
 				      .member = member,
-				      .member_names = member_names};
+				      .member_names = member_names,
+				      .ksym = ksym};
 	return 0;
 }
 

@@ -86,7 +86,8 @@ static void profile_info(struct pmt_session *s)
  * chain (from a function parameter BTF types)? */
 static bool walks_types(const char *x)
 {
-	return x && (strstr(x, "curtask") || strstr(x, "->") || strchr(x, '.') || strchr(x, '['));
+	return x && (strstr(x, "curtask") || strstr(x, "kaddr") || strstr(x, "->") ||
+		     strchr(x, '.') || strchr(x, '['));
 }
 
 /* The kernel's types, when a key, value or filter walks them

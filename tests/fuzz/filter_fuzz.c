@@ -66,9 +66,10 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt)
 		if (info.o.off >= t.n || !x->n || x->n > PMT_EXPR_OPS)
 			abort();
 		for (i = 0; i < x->n; i++) {
-			sp += x->op[i].code <= PMT_X_CONST  ? 1
-			      : x->op[i].code <= PMT_X_LNOT ? 0
-							    : -1;
+			/* pushes, unary ones (LOAD: *E) and binary ones */
+			sp += x->op[i].code <= PMT_X_CONST				   ? 1
+			      : x->op[i].code <= PMT_X_LNOT || x->op[i].code == PMT_X_LOAD ? 0
+											   : -1;
 			if (sp < 1 || sp > PMT_EXPR_STACK || x->op[i].o.src == PMT_FSRC_EXPR)
 				abort();
 		}

@@ -247,6 +247,43 @@ test_filter_expressions_vs_bpftrace() {
 		"$PY $WORK/errs.py"
 }
 
+# Kernel variables, as loads.bt reads them: kaddr("SYM") is a symbol's
+# address and *E the 8 bytes there, read at each event: pid_max (exact:
+# /proc/sys/kernel/pid_max) and avenrun (the 1-minute load as loads.bt
+# computes it, within 0.1 of /proc/loadavg's): the kernel's own files are
+# the oracle (bpftrace runs on the host only, whose kernel lists no
+# variables in /proc/kallsyms: neither tool can read them there).
+test_kaddr_kernel_variables() {
+	local want out load
+	if ! grep -qw pid_max /proc/kallsyms; then
+		usage_error "no kernel symbol 'pid_max' in /proc/kallsyms, which lists no variables on this kernel" \
+			--tp sched:sched_process_exec --count --by '*kaddr("pid_max")' || return 1
+		skip "this kernel's /proc/kallsyms lists no variables (CONFIG_KALLSYMS_ALL unset; said so, as checked): runs in the QEMU guests"
+		return
+	fi
+	want=$(cat /proc/sys/kernel/pid_max)
+	"$PMT" -q --tp sched:sched_process_exec --count --by '*kaddr("pid_max") & 0xffffffff' -- true |
+		grep '^@' >"$WORK/ours"
+	expect_eq "pid_max" "$(cat "$WORK/ours")" "@[$want]: 1" || return 1
+	# /proc/loadavg before and after bracket it (the load moves every
+	# 5 s; it rounds up by at most 0.01)
+	local before after
+	before=$(awk '{ printf "%d", $1 * 100 }' /proc/loadavg)
+	out=$("$PMT" -q --tp sched:sched_process_exec --count --by '(*kaddr("avenrun") * 100) >> 11' -- true |
+		sed -n 's/^@\[\(.*\)\]: 1$/\1/p')
+	after=$(awk '{ printf "%d", $1 * 100 }' /proc/loadavg)
+	load="$before..$after"
+	[ "$before" -le "$after" ] || { load=$before; before=$after; after=$load; load="$before..$after"; }
+	note "load x 100: $out, /proc/loadavg's $load"
+	if [ -z "$out" ] || [ "$out" -lt $((before - 2)) ] || [ "$out" -gt $((after + 2)) ]; then
+		fail "avenrun's load $out, /proc/loadavg's $load"
+		return 1
+	fi
+	usage_error "no kernel symbol 'avenrn' in /proc/kallsyms" --tp sched:sched_process_exec --count \
+		--by '*kaddr("avenrn")' || return 1
+	no_leftovers
+}
+
 # Values that compute: a sum and a histogram of expressions of the same
 # reads (40 of 2 to 5 bytes), against bpftrace's on the same program.
 test_value_expressions_vs_bpftrace() {

@@ -294,8 +294,12 @@ static const struct {
 	{"s32 +", "--by: expected a value, but the expression ends here\n"
 		  "  s32 +\n"
 		  "       ^\n"},
-	{"s32 * * 2", "--by: expected a value: a field, a number, '(' or a unary - ~ !\n"
-		      "  s32 * * 2\n"
+	{"s32 * * 2",
+	 "--by: '*' reads the value at an address: this is a number narrower than one\n"
+	 "  s32 * * 2\n"
+	 "          ^\n"},
+	{"s32 * / 2", "--by: expected a value: a field, a number, '(' or a unary - ~ ! *\n"
+		      "  s32 * / 2\n"
 		      "        ^\n"},
 	{"s32 2", "--by: expected an operator or the end\n"
 		  "  s32 2\n"
@@ -432,11 +436,20 @@ static size_t fake_names(void *ctx, int id, const char **names, size_t max)
 	return id == 1 ? i : 0;
 }
 
+/* one kernel symbol: pid_max */
+static int fake_ksym(void *ctx, const char *name, uint64_t *addr)
+{
+	(void)ctx;
+	*addr = 0xffffffff82a00010ULL;
+	return strcmp(name, "pid_max") ? -ENOENT : 0;
+}
+
 static const struct pmt_typesys fake_types = {
 	.find_struct = fake_find,
 	.describe = fake_describe,
 	.member = fake_member,
 	.member_names = fake_names,
+	.ksym = fake_ksym,
 };
 
 TEST(expr_member_chains)
@@ -484,6 +497,30 @@ TEST(expr_member_chains)
 	b.len = 0;
 	pmt_expr__dump(&b, &t.v[info.o.off]);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src12@0:8\nload u32 52\nconst 8\nshr s32\n");
+	/* *E: 8 bytes at a number's address (kaddr's); a typed pointer's
+	 * pointee (the parent's task_struct is a struct: refused) */
+	ASSERT_EQ(pmt_expr__compile(&t, "*kaddr(\"pid_max\") & 0xffffffff", fmt, "t", "--by",
+				    &fake_types, &info, &err),
+		  0);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "const 18446744071606108176\nload u64 0\nconst 4294967295\n"
+					"and u64\n");
+	ASSERT_TRUE(pmt_expr__compile(&t, "*curtask->real_parent", fmt, "t", "--by", &fake_types,
+				      &info, &err) != 0);
+	ASSERT_STREQ(err.msg,
+		     "--by: '*' of a pointer to struct task_struct: name a member with ->");
+	pmt_error__clear(&err);
+	ASSERT_TRUE(pmt_expr__compile(&t, "kaddr(\"pid_maxx\")", fmt, "t", "--by", &fake_types,
+				      &info, &err) != 0);
+	ASSERT_STREQ(err.msg, "--by: no kernel symbol 'pid_maxx' in /proc/kallsyms");
+	ASSERT_EQ(err.pos, 7);
+	pmt_error__clear(&err);
+	ASSERT_TRUE(pmt_expr__compile(&t, "kaddr(pid_max)", fmt, "t", "--by", &fake_types, &info,
+				      &err) != 0);
+	ASSERT_STREQ(err.msg, "--by: kaddr takes a kernel symbol's name in quotes: "
+			      "kaddr(\"avenrun\")");
+	pmt_error__clear(&err);
 	/* a bare curtask is its operand */
 	ASSERT_EQ(pmt_expr__compile(&t, "curtask", fmt, "t", "--by", &fake_types, &info, &err), 0);
 	ASSERT_EQ(info.o.src, PMT_FSRC_TASK);
