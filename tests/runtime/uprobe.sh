@@ -33,8 +33,12 @@ test_uprobe_filter_and_aggregations() {
 
 test_uprobe_latency() {
 	local out
+	# a 20 ms sleep; under TCG beside another guest one stretched past
+	# 32 ms was seen (the next bucket up is allowed there)
+	local want='^\[16, 32\) +1 \|'
+	[ -z "${PMT_VM:-}" ] || want='^\[(16, 32|32, 64)\) +1 \|'
 	out=$("$PMT" -q --latency "uprobe:$CALLS:pmt_ut_sleep" --unit ms -- "$CALLS" 1 20 | grep '|') || return 1
-	echo "$out" | grep -Eq '^\[16, 32\) +1 \|' || { fail "20 ms call not in [16, 32) ms: $out"; return 1; }
+	echo "$out" | grep -Eq "$want" || { fail "20 ms call not in [16, 32) ms: $out"; return 1; }
 }
 
 # -p: the process traced and another running the same calls; both wait
