@@ -114,12 +114,19 @@ static void *fetcher(void *arg)
 	return NULL;
 }
 
+bool pmt_debuginfod__named(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && urls[strspn(urls, " \t")];
+}
+
 struct pmt_debuginfod *pmt_debuginfod__new(void)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS"), *err;
 	struct pmt_debuginfod *d;
+	const char *err;
 
-	if (!urls || !urls[strspn(urls, " \t")])
+	if (!pmt_debuginfod__named())
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)

@@ -28,6 +28,8 @@ struct pmt_debuginfod;
 
 enum pmt_fetch_state { PMT_FETCH_NONE, PMT_FETCH_PENDING, PMT_FETCH_DONE, PMT_FETCH_FAILED };
 
+/* Does DEBUGINFOD_URLS name a server? */
+bool pmt_debuginfod__named(void);
 /* NULL when DEBUGINFOD_URLS is unset or empty, or the library is
  * missing (said once). */
 struct pmt_debuginfod *pmt_debuginfod__new(void);

@@ -147,6 +147,13 @@ static void src_evict(struct pmt_syms *s)
 	s->nsrc--;
 }
 
+/* The file's path where it names one in this mount namespace (its
+ * debuglink is looked for beside it), else NULL */
+static const char *abs_path(const struct file *f)
+{
+	return f->path[0] == '/' ? f->path : NULL;
+}
+
 /* Its DWARF, opened at fd when inlined frames are asked for. */
 void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 {
@@ -156,8 +163,8 @@ void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 	if (fd < 0)
 		return;
 	src_evict(s);
-	f->src = pmt_srcfile__open(fd, f->path[0] == '/' ? f->path : NULL,
-				   f->tab ? pmt_symfile__debug_path(f->tab) : NULL, s->demangle);
+	f->src = pmt_srcfile__open(fd, abs_path(f), f->tab ? pmt_symfile__debug_path(f->tab) : NULL,
+				   s->demangle);
 	if (f->src) {
 		s->nsrc++;
 		f->src_used = ++s->seq;
@@ -191,6 +198,7 @@ static void ask_debug(struct pmt_syms *s, struct file *f)
 static void fetched(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m)
 {
 	uint64_t gen = pmt_debuginfod__generation(s->dbgd);
+	enum pmt_fetch_state st;
 	const char *path = NULL;
 	struct pmt_symfile *tab;
 	int fd;
@@ -198,12 +206,12 @@ static void fetched(struct pmt_syms *s, struct file *f, uint32_t pid, const stru
 	if (gen == f->fetch_gen)
 		return;
 	f->fetch_gen = gen;
-	switch (pmt_debuginfod__state(s->dbgd, pmt_symfile__build_id(f->tab), &path)) {
-	case PMT_FETCH_PENDING: return;
-	case PMT_FETCH_DONE: break;
-	default: f->fetching = false; return;
-	}
+	st = pmt_debuginfod__state(s->dbgd, pmt_symfile__build_id(f->tab), &path);
+	if (st == PMT_FETCH_PENDING)
+		return;
 	f->fetching = false;
+	if (st != PMT_FETCH_DONE)
+		return;
 	fd = syms_file_open(s, f, pid, m);
 	if (fd < 0)
 		return;
@@ -241,7 +249,7 @@ const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, ui
 	fd = syms_file_open(s, f, pid, m);
 	if (fd < 0)
 		return NULL;
-	f->tab = pmt_symfile__read(fd, f->path[0] == '/' ? f->path : NULL, NULL, s->demangle);
+	f->tab = pmt_symfile__read(fd, abs_path(f), NULL, s->demangle);
 	if (f->tab && pmt_symfile__stripped(f->tab))
 		ask_debug(s, f);
 	syms_file_src(s, f, fd);

@@ -483,33 +483,21 @@ size_t pmt_syms__rebase(struct pmt_syms *s, uint32_t pid, uint64_t *ips, uint32_
 	return done;
 }
 
-static bool debuginfod_named(void)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-
-	return urls && urls[strspn(urls, " \t")];
-}
-
 bool pmt_syms__debuginfod(const struct pmt_syms *s)
 {
-	return s && debuginfod_named();
+	return s && pmt_debuginfod__named();
 }
 
 void pmt_syms__touch(struct pmt_syms *s, uint32_t pid, uint64_t addr)
 {
-	struct file *f;
-	struct proc *p;
-	struct map *m;
-	uint64_t at;
+	struct file *in;
+	uint64_t off, at;
 
 	if (!s || pmt_is_kernel_addr(addr) || syms_is_py_frame(addr))
 		return;
+	/* the lookup naming does, its name unused */
 	pthread_mutex_lock(&s->lock);
-	if (syms_is_file_frame(addr)) {
-		file_frame_table(s, addr, &f, &at);
-	} else if ((p = pid ? syms_proc_get(s, pid) : NULL) && (m = syms_map_find(p, addr))) {
-		syms_file_table(s, m->f, pid, m);
-	}
+	user_name(s, pid, addr, &off, &in, &at);
 	pthread_mutex_unlock(&s->lock);
 }
 
