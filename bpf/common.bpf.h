@@ -126,6 +126,7 @@ struct pmt_fctx {
 	__u64 pid_tgid;	 /* 0 until pmt_pid_tgid() */
 	__u32 counter;	 /* the --counter an update is for (PMT_KEY_COUNTER) */
 	__u64 *xslot;	 /* the probe's expressions' values (pmt_x_prepare) */
+	__u32 kskip;	 /* the kernel stack's first frames that are ours */
 };
 
 static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)

@@ -9,12 +9,19 @@
  *   pmt_fe<N>   fentry/fexit placeholders: the loader points slot N at its
  *   pmt_fx<N>   function before load (bpf_program__set_attach_target), as
  *               libbpf-tools' funclatency does; pmt_fn_probe[] has their probes
+ *   pmt_rt<N>   tp_btf placeholders (typed raw tracepoints), retargeted the
+ *               same way; pmt_rt_probe[] has their probes, pmt_rt_nargs[]
+ *               how many arguments each tracepoint passes
  */
 #include "record.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 /* the probe id of fentry slot N at [N], of fexit slot N at [PMT_FN_SLOTS + N] */
 const volatile __u32 pmt_fn_probe[2 * PMT_FN_SLOTS] __weak = {};
+/* tp_btf slot N's probe id, and its tracepoint's arguments (BTF's btf_trace_NAME
+ * less the first void *) */
+const volatile __u32 pmt_rt_probe[PMT_RT_SLOTS] __weak = {};
+const volatile __u32 pmt_rt_nargs[PMT_RT_SLOTS] __weak = {};
 
 static __always_inline int pmt_regs_body(struct pt_regs *regs)
 {
@@ -61,7 +68,9 @@ SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs)
 static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 {
 	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
-	struct pmt_fctx fc = {.ctx = ctx};
+	/* its kernel stack from the function, as a kprobe's: past this
+	 * function, pmt_fe<N>/pmt_fx<N> and the trampoline */
+	struct pmt_fctx fc = {.ctx = ctx, .kskip = 3};
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
 	struct pmt_call *c;
@@ -101,3 +110,51 @@ PMT_FN_PAIR(4)
 PMT_FN_PAIR(5)
 PMT_FN_PAIR(6)
 PMT_FN_PAIR(7)
+
+/* tp_btf: ctx is the array of the tracepoint's arguments, as many as it
+ * passes. They are copied, not loaded: a load past the last one would be
+ * refused, and a direct load of a pointer argument is a typed pointer the
+ * record has no use for (chains read through it with offsets from BTF). */
+static __noinline int pmt_rt_body(__u64 *ctx, __u32 slot)
+{
+	__u32 id = pmt_rt_probe[slot & (PMT_RT_SLOTS - 1)];
+	__u32 n = pmt_rt_nargs[slot & (PMT_RT_SLOTS - 1)];
+	/* its kernel stack from the tracepoint's __traceiter_NAME, as a
+	 * tracepoint's: past this function, pmt_rt<N> and bpf_trace_run<N> */
+	struct pmt_fctx fc = {.ctx = ctx, .kskip = 3};
+	const struct pmt_probe_cfg *cfg;
+	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
+	struct pmt_call *c;
+	__u32 i;
+
+	if (!e)
+		return 0;
+	c = (struct pmt_call *)e->data;
+	if (!pmt_record_needed(cfg))
+		goto finish;
+	for (i = 0; i < PMT_CALL_SLOTS; i++)
+		c->arg[i] = 0;
+	c->ret = 0;
+	if (n > PMT_CALL_SLOTS)
+		n = PMT_CALL_SLOTS;
+	if (n && bpf_probe_read_kernel(c->arg, n * sizeof(__u64), ctx))
+		c->arg[0] = 0;
+finish:
+	pmt_record_finish(cfg, e, sizeof(*c), id, &fc);
+	return 0;
+}
+
+#define PMT_RT_SLOT(n)                          \
+	SEC("tp_btf") int pmt_rt##n(__u64 *ctx) \
+	{                                       \
+		return pmt_rt_body(ctx, n);     \
+	}
+
+PMT_RT_SLOT(0)
+PMT_RT_SLOT(1)
+PMT_RT_SLOT(2)
+PMT_RT_SLOT(3)
+PMT_RT_SLOT(4)
+PMT_RT_SLOT(5)
+PMT_RT_SLOT(6)
+PMT_RT_SLOT(7)

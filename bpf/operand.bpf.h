@@ -227,6 +227,9 @@ static __always_inline __u32 pmt_fetch_str(const struct pmt_operand *e, struct p
 		len = w >> 16;
 		if (len > PMT_STR_MAX)
 			len = PMT_STR_MAX;
+		/* the bound in the register read next: 6.1's verifier does not
+		 * carry a bound to a copy the compiler spilled before the test */
+		barrier_var(len);
 		bpf_probe_read_kernel(buf, len, (char *)c->ctx + start);
 		break;
 	case PMT_FSRC_PTR_STR:

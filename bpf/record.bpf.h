@@ -133,7 +133,8 @@ static __always_inline void pmt_stack_keys(const struct pmt_probe_cfg *cfg, stru
 
 	st->kstack = -1;
 	if (cfg->stack & PMT_STACK_KERNEL) {
-		k = pmt_stack_take(fc->ctx, e, frames_off, PMT_KSTACK_OWNER, 0);
+		k = pmt_stack_take(fc->ctx, e, frames_off, PMT_KSTACK_OWNER,
+				   fc->kskip & BPF_F_SKIP_FIELD_MASK);
 		st->kstack = (__u32)k == 0xffffffff ? -1 : (__s64)k;
 	}
 	st->ustack = -1;
@@ -198,7 +199,7 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		return;
 	}
 	if (cfg->stack & PMT_STACK_KERNEL) {
-		kb = bpf_get_stack(ctx, frames, PMT_STACK_BYTES, 0);
+		kb = bpf_get_stack(ctx, frames, PMT_STACK_BYTES, fc->kskip & BPF_F_SKIP_FIELD_MASK);
 		if (kb < 0 || kb > (long)PMT_STACK_BYTES)
 			kb = 0;
 		st->nkernel = (__u16)((__u64)kb / 8);

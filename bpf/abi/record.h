@@ -52,12 +52,13 @@ struct pmt_sample {
 
 /*
  * A function call or return (kprobe, kretprobe, fentry, fexit, uprobe,
- * uretprobe): the argument slots and the return value, as the program's
+ * uretprobe) or a typed raw tracepoint's call (tp_btf): the argument slots and the return value, as the program's
  * context has them. Fields are named by src/probes/callrec.c: arg0..arg5, retval,
  * and with fentry the parameters' names from BTF.
  */
 #define PMT_CALL_SLOTS 12 /* argument registers/slots kept */
 #define PMT_FN_SLOTS 8	  /* fentry (and as many fexit) programs, a power of 2 */
+#define PMT_RT_SLOTS 8	  /* tp_btf programs (typed raw tracepoints), a power of 2 */
 
 struct pmt_call {
 	__u64 arg[PMT_CALL_SLOTS];

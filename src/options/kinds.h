@@ -54,6 +54,12 @@
 	  "fields arg0..argN as the probe types them, and\n" PMT_HELP_INDENT                       \
 	  "str(argN), the string argument N points at\n"                                           \
 	  "      --str argN[,...]   print these USDT arguments' strings too\n",                    \
-	  NONE, pmt_usdt_provider)
+	  NONE, pmt_usdt_provider)                                                                 \
+	X(RAWTP, "rawtracepoint", "rawtp", 0, "NAME",                                              \
+	  "a tracepoint's name, e.g. --rawtp sched_switch",                                        \
+	  "a typed raw tracepoint (tp_btf): the arguments\n" PMT_HELP_INDENT                       \
+	  "the kernel passes it, by name and BTF type\n" PMT_HELP_INDENT                           \
+	  "(--rawtp sched_switch --by 'next->comm')\n",                                            \
+	  NONE, pmt_rawtp_provider)
 
 #endif

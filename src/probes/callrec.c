@@ -153,15 +153,17 @@ static struct pmt_field *add_typed(struct pmt_format *f, const struct btf *btf, 
 	return fl;
 }
 
-struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
-					   bool ret, struct pmt_error *err)
+/* The parameters of BTF prototype proto past the first skip, one slot
+ * each (tracepoints pass each argument as a u64) or as many as their
+ * size takes (fentry's slots). */
+static struct pmt_format *proto_format(const char *name, const struct btf *btf,
+				       const struct btf_type *proto, int skip, bool one_slot,
+				       bool ret, struct pmt_error *err)
 {
-	const struct btf_type *fn = btf__type_by_id(btf, (__u32)func_id), *proto;
 	const struct btf_param *prm;
 	struct pmt_format *f;
 	int i, n, slot = 0, used;
 
-	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto)) {
 		pmt_error__usage(err, "%s: no function prototype in BTF", name);
 		return NULL;
@@ -171,12 +173,14 @@ struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *b
 		return NULL;
 	prm = btf_params(proto);
 	n = btf_vlen(proto);
-	for (i = 0; i < n && slot < PMT_CALL_SLOTS; i++, slot += used) {
+	for (i = skip; i < n && slot < PMT_CALL_SLOTS; i++, slot += one_slot ? 1 : used) {
 		const char *pn = btf__name_by_offset(btf, prm[i].name_off);
+		char alias[16];
 
 		if (!prm[i].type)
 			break; /* varargs */
-		if (!add_typed(f, btf, prm[i].type, pn && *pn ? pn : "?", SLOT(slot), &used))
+		snprintf(alias, sizeof(alias), "arg%d", slot);
+		if (!add_typed(f, btf, prm[i].type, pn && *pn ? pn : alias, SLOT(slot), &used))
 			goto nomem;
 	}
 	if (!add_arg_aliases(f, slot < 6 ? slot : 6, true))
@@ -187,4 +191,19 @@ struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *b
 nomem:
 	pmt_format__free(f);
 	return NULL;
+}
+
+struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
+					   bool ret, struct pmt_error *err)
+{
+	const struct btf_type *fn = btf__type_by_id(btf, (__u32)func_id);
+
+	return proto_format(name, btf, fn ? btf__type_by_id(btf, fn->type) : NULL, 0, false, ret,
+			    err);
+}
+
+struct pmt_format *pmt_callrec__rawtp_format(const char *name, const struct btf *btf, int proto_id,
+					     struct pmt_error *err)
+{
+	return proto_format(name, btf, btf__type_by_id(btf, (__u32)proto_id), 1, true, false, err);
 }

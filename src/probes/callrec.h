@@ -2,7 +2,8 @@
 /*
  * Record formats of function probes (struct pmt_call in bpf/abi.h): the
  * argument slots and the return value, named arg0..arg5 and retval, or by
- * the parameter names BTF gives a kernel function (fentry/fexit).
+ * the parameter names BTF gives a kernel function (fentry/fexit) or a
+ * tracepoint's arguments (tp_btf).
  */
 #ifndef PMT_CALLREC_H
 #define PMT_CALLREC_H
@@ -21,5 +22,10 @@ struct pmt_format *pmt_callrec__regs_format(const char *name, bool ret);
  * retval at a return. NULL with a message in err. */
 struct pmt_format *pmt_callrec__btf_format(const char *name, const struct btf *btf, int func_id,
 					   bool ret, struct pmt_error *err);
+/* A typed raw tracepoint (tp_btf) whose arguments BTF prototype proto_id
+ * types, its first (void *__data) left out: each argument a slot, named
+ * as the prototype names them (arg0..argN where it does not). */
+struct pmt_format *pmt_callrec__rawtp_format(const char *name, const struct btf *btf, int proto_id,
+					     struct pmt_error *err);
 
 #endif

@@ -165,6 +165,8 @@ int pmt_cmd__info(const struct pmt_opts *o)
 	uint32_t i;
 	int j;
 
+	/* any kind by its prefix (kprobe:vfs_open, rawtracepoint:sched_switch) */
+	arg.kind = pmt_probe_kind_of(o->info_spec, &arg.spec);
 	one.probes = &arg;
 	one.nr_probes = 1;
 	one.cpus = NULL;
@@ -176,8 +178,11 @@ int pmt_cmd__info(const struct pmt_opts *o)
 	}
 	for (i = 0; i < s.probes.n; i++) {
 		f = s.probes.v[i].fmt;
-		printf("tracepoint:%s (id %d), %u bytes of fixed fields\n", s.probes.v[i].name,
-		       f->id, f->fixed_size);
+		if (arg.kind == PMT_PROBE_TRACEPOINT)
+			printf("tracepoint:%s (id %d), %u bytes of fixed fields\n",
+			       s.probes.v[i].name, f->id, f->fixed_size);
+		else
+			printf("%s, %u bytes of fields\n", s.probes.v[i].name, f->fixed_size);
 		printf("    %-24s %-28s %6s %5s %-6s %s\n", "FIELD", "TYPE", "OFFSET", "SIZE",
 		       "SIGNED", "DECODED AS");
 		for (j = 0; j < f->nr_fields; j++) {

@@ -79,6 +79,11 @@ test_kprobe_stack() {
 		"$PMT" -q --kprobe-mode "$m" --kprobe vfs_read --filter 'arg2 == 12345' --stack kernel -o "$out" -- "$CALLS" 3 || return 1
 		grep -Eq '^\s+[0-9a-f]+ ksys_read\+0x[0-9a-f]+ \(\[kernel\]\)' "$out" || {
 			head -20 "$out" >&2; fail "$m: no ksys_read frame"; return 1; }
+		# each stack starts in the function probed, by either
+		# mechanism: not in the BPF program or the trampoline
+		awk '!/^\t/ { getline f; split(f, w, " "); sub(/\+.*/, "", w[2]); print w[2] }' "$out" |
+			sort -u >"$WORK/first"
+		expect_eq "$m: first frames" "$(cat "$WORK/first")" vfs_read || return 1
 	done
 }
 

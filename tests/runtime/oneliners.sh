@@ -350,6 +350,59 @@ test_naptime_member_chain_vs_bpftrace() {
 	same_map "naptime" "$WORK/ours" "$WORK/theirs"
 }
 
+# Typed raw tracepoints (tp_btf): the arguments the kernel passes
+# sched_process_exec, named and typed by BTF, walked as chains. The
+# filenames through bprm->filename must count what the tracepoint's own
+# record says (--tp ... --by filename) and what bpftrace counts with
+# str(args->filename); p is the task exec'ing, old_pid its pid. Its kernel
+# stack starts where the tracepoint's does (__traceiter_... here,
+# bprm_execve in the guests), not in the BPF program that took it.
+test_rawtp_typed_arguments() {
+	local ours theirs
+	printf '/bin/true\n/bin/true\n/bin/true\n/bin/echo x >/dev/null\n' >"$WORK/ex.sh"
+	"$PMT" -q --rawtp sched_process_exec --count \
+		--by 'str(bprm->filename),p->pid == pid,old_pid == pid' -- /bin/sh "$WORK/ex.sh" |
+		grep '^@' | sort >"$WORK/ours"
+	expect_eq "typed arguments" "$(tr '\n' ';' <"$WORK/ours")" \
+		"@[/bin/echo, 1, 1]: 1;@[/bin/sh, 1, 1]: 1;@[/bin/true, 1, 1]: 3;" || return 1
+	ours=$(sed -E 's/, 1, 1\]/]/' "$WORK/ours")
+	theirs=$("$PMT" -q --tp sched:sched_process_exec --count --by filename -- /bin/sh "$WORK/ex.sh" |
+		grep '^@' | sort)
+	expect_eq "the tracepoint's own record" "$ours" "$theirs" || return 1
+	"$PMT" -q --rawtp sched:sched_process_exec --stack kernel --count --by stack -- /bin/true |
+		sed -n 2,3p >"$WORK/top"
+	"$PMT" -q --tp sched:sched_process_exec --stack kernel --count --by stack -- /bin/true |
+		sed -n 2,3p >"$WORK/tptop"
+	expect_eq "the kernel stack's first frames" "$(cat "$WORK/top")" "$(cat "$WORK/tptop")" || return 1
+	"$PMT" -q --rawtp sched_switch --count --by 'prev->pid == pid,prev->comm' \
+		-- /bin/sh -c 'sleep 0.01; sleep 0.01' | grep '^@' | sed -E 's/\]: [0-9]+$/]/' | sort -u >"$WORK/sw"
+	expect_eq "sched_switch's prev is the task switching out" "$(tr '\n' ';' <"$WORK/sw")" \
+		"@[1, sh];@[1, sleep];" || return 1
+	printf '%s\n' "$ours" >"$WORK/ours"
+	vs_bpftrace "execs by filename" "$WORK/ours" \
+		'tracepoint:sched:sched_process_exec { @[str(args->filename)] = count(); }' "/bin/sh $WORK/ex.sh"
+}
+
+# --rawtp's mistakes: a name BTF does not type (with a close one), a glob
+# past the programs a run has, a member the argument's struct lacks.
+test_rawtp_usage_errors() {
+	"$PMT" --rawtp sched_swich --count -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(cat "$WORK/e")" "pmtrace: --rawtp 'sched_swich': the kernel's BTF types no tracepoint sched_swich (a module's tracepoints are not typed here: use --tp)
+hint: did you mean sched_switch?" || return 1
+	"$PMT" --rawtp 'sched_*' --count -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	grep -q "tracepoints match, and a run takes at most 8 typed raw tracepoints" "$WORK/e" ||
+		{ fail "glob: $(cat "$WORK/e")"; return 1; }
+	"$PMT" -q --rawtp sched_switch --count --by 'next->comx' -d 1 2>"$WORK/e"
+	expect_eq "exit status" "$?" 2 || return 1
+	expect_eq "message" "$(cat "$WORK/e")" "pmtrace: --by: struct task_struct has no member 'comx'
+  next->comx
+        ^~~~
+hint: did you mean comm?" || return 1
+	no_leftovers
+}
+
 # What a chain refuses: usage errors with a caret and a close name, exit 2.
 test_member_chain_usage_errors() {
 	requires userspace || return
