@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probes/callrec.h"
+#include "probes/fault.h"
 #include "elf/elfsym.h"
 #include "util/log.h"
 #include "probes/provider.h"
@@ -162,9 +163,25 @@ static int up_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 	return r;
 }
 
+/* The argument strings an entry probe reads (a return's arguments are
+ * gone by then: no fault program there). */
+static uint64_t fault_mask(const struct pmt_probe *p)
+{
+	const struct up_priv *up = p->priv;
+
+	return up->ret ? 0 : pmt_fault__mask(p, NULL, 0, 6);
+}
+
 static void up_prepare(struct pmt_prov_ctx *c)
 {
+	bool faults = false;
+	uint32_t i;
+
 	bpf_program__set_autoload(c->skel->progs.pmt_kp, true);
+	for (i = 0; i < c->probes->n; i++)
+		faults |= c->probes->v[i].prov == &pmt_uprobe_provider &&
+			  fault_mask(&c->probes->v[i]);
+	pmt_fault__prepare(c->skel->progs.pmt_fault_up, faults);
 }
 
 static int up_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
@@ -182,6 +199,12 @@ static int up_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 						  (size_t)up->off, &o);
 	if (!p->link)
 		return pmt_error__attach(c->err, -errno, p->name, "the uprobe", strerror(errno));
+	/* after the probe: the kernel runs a site's newest consumer first */
+	o.bpf_cookie = fault_mask(p);
+	if (o.bpf_cookie && bpf_program__autoload(c->skel->progs.pmt_fault_up))
+		pmt_fault__keep(p, bpf_program__attach_uprobe_opts(c->skel->progs.pmt_fault_up,
+								   c->opts->pid ? c->opts->pid : -1,
+								   up->path, (size_t)up->off, &o));
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "elf/stapsdt.h"
 #include "output/stacks.h"
 #include "probes/provider.h"
+#include "probes/fault.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "pmtrace.skel.h"
@@ -286,9 +287,23 @@ static int usdt_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 	return r;
 }
 
+static uint64_t fault_mask(const struct pmt_probe *p)
+{
+	const struct usdt_priv *up = p->priv;
+
+	return pmt_fault__mask(p, up->str_arg, PMT_USDT_STRS, PMT_CALL_SLOTS);
+}
+
 static void usdt_prepare(struct pmt_prov_ctx *c)
 {
+	bool faults = false;
+	uint32_t i;
+
 	bpf_program__set_autoload(c->skel->progs.pmt_usdt, true);
+	for (i = 0; i < c->probes->n; i++)
+		faults |=
+			c->probes->v[i].prov == &pmt_usdt_provider && fault_mask(&c->probes->v[i]);
+	pmt_fault__prepare(c->skel->progs.pmt_fault_usdt, faults);
 }
 
 static int usdt_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
@@ -310,6 +325,12 @@ static int usdt_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 	if (!p->link)
 		return pmt_error__attach(c->err, -errno, p->name, "the USDT probe",
 					 strerror(errno));
+	/* after the probe: the kernel runs a site's newest consumer first */
+	o.usdt_cookie = fault_mask(p);
+	if (o.usdt_cookie && bpf_program__autoload(c->skel->progs.pmt_fault_usdt))
+		pmt_fault__keep(p, bpf_program__attach_usdt(c->skel->progs.pmt_fault_usdt,
+							    c->opts->pid ? c->opts->pid : -1,
+							    up->path, up->provider, up->name, &o));
 	return 0;
 }
 

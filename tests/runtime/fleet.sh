@@ -206,13 +206,13 @@ test_pprof_endpoint_statuses() {
 }
 
 # The tracer's own losses reach the store: after a run that loses on
-# purpose (strings in pages never touched: failed reads; 2,000 keys
+# purpose (strings at addresses 0..1999: failed reads; 2,000 keys
 # through --max-keys 16: dropped updates), the scraped self-metrics
 # equal the figures of the exit summary.
 test_self_metrics_equal_summary() {
 	requires curl || return
 	local ut=$TP/untouched
-	serve -a --uprobe "$ut:color_of" --count --by 'str(arg0),arg1' --max-keys 16 || return 1
+	serve -a --uprobe "$ut:color_of" --count --by 'str(arg1),arg1' --max-keys 16 || return 1
 	"$ut" 2000 >/dev/null
 	curl -sS --max-time 10 "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt" || return 1
 	kill -INT "$PMT_PID"
