@@ -139,8 +139,12 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	pmt_output__record(l->out, &r);
 	/* Writing a batch takes long enough for the rings to fill behind
 	 * it: take in what arrived every so often (it is queued behind the
-	 * cutoff, data above is not touched again). */
-	if (!(l->events % REFILL_EVERY) && l->pb)
+	 * cutoff, data above is not touched again). Not once stopping: a
+	 * reader behind its rings (pmtrace sampling itself on one slow CPU)
+	 * would find records older than the cutoff at every refill and
+	 * never return to see the signal; the last drain, after the
+	 * programs stop, takes in the rest. */
+	if (!(l->events % REFILL_EVERY) && l->pb && !pmt_signalled)
 		perf_buffer__consume(l->pb);
 }
 
@@ -467,6 +471,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		if (pmt_output__flush(l->out))
 			l->stop = PMT_STOP_OUTPUT;
 		report_lost(l, now);
+		pmt_signals__poll();
 		if (pmt_signalled)
 			l->stop = PMT_STOP_SIGNAL;
 		if (o->pid && kill(o->pid, 0) && errno == ESRCH)

@@ -68,6 +68,24 @@ const sigset_t *pmt_signals__wait_mask(void)
 	return &wait_mask;
 }
 
+void pmt_signals__poll(void)
+{
+	static const int ours[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+	sigset_t pend, old;
+	size_t i;
+
+	if (sigpending(&pend))
+		return;
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (sigismember(&pend, ours[i]))
+			break;
+	if (i == sizeof(ours) / sizeof(ours[0]))
+		return;
+	/* unblocked a moment: the kernel runs the handlers of what waits */
+	pthread_sigmask(SIG_SETMASK, &wait_mask, &old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 void pmt_signals__startup(bool on)
 {
 	sigset_t set;

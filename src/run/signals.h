@@ -22,6 +22,11 @@ void pmt_signals__install(void);
 void pmt_signals__startup(bool on);
 /* The mask to wait with (the one pmtrace started with). */
 const sigset_t *pmt_signals__wait_mask(void);
+/* Let our signals that wait land now. The event loop's wait returns at
+ * once while its rings hold records, and a wait that returns records
+ * leaves a pending signal blocked: a reader that is always behind (one
+ * slow CPU, sampling itself) would never see Ctrl-C without this. */
+void pmt_signals__poll(void);
 /* In a forked child before exec: restore what pmtrace started with. */
 void pmt_signals__child_reset(void);
 
