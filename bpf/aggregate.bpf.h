@@ -27,6 +27,16 @@ struct {
 	__type(value, struct pmt_lat_val);
 } pmt_lat SEC(".maps") __weak;
 
+/* --latency whose keys are the start's (pmt_lat_start_keys): each
+ * started measurement's key, built at the start (gethostlatency's host
+ * is an argument of the call, gone at its return) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct pmt_lat_key);
+	__type(value, struct pmt_agg_key);
+} pmt_lat_keys SEC(".maps") __weak;
+
 /* The key being built, and room after it: a str() part is read straight
  * into the key at a variable place for a variable length, each below
  * PMT_KEY_MAX, whose sum the verifier cannot bound by the key alone (the
@@ -364,6 +374,7 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 	struct pmt_lat_key lk = {};
 	struct pmt_lat_val lv = {}, *sv;
 	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
+	__u32 z = 0;
 	__s64 v;
 
 	if (hits)
@@ -379,6 +390,15 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 	case PMT_ACT_LAT_START:
 		lk.match = pmt_fetch_num(&a->match, c);
 		lk.lat_id = a->lat_id;
+		if (pmt_lat_start_keys) {
+			struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z);
+
+			if (!k)
+				return;
+			pmt_agg_fill_key(a, c, k, probe_id);
+			if (bpf_map_update_elem(&pmt_lat_keys, &lk, k, BPF_ANY))
+				return;
+		}
 		lv.start = bpf_ktime_get_ns();
 		if (pmt_lat_counter)
 			pmt_counters_now(lv.last);
@@ -405,6 +425,19 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 		}
 		v = (__s64)((bpf_ktime_get_ns() - sv->start) / (a->lat_div ? a->lat_div : 1));
 		bpf_map_delete_elem(&pmt_lat, &lk);
+		if (pmt_lat_start_keys) {
+			struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z), *sk;
+
+			sk = bpf_map_lookup_elem(&pmt_lat_keys, &lk);
+			if (!k || !sk) {
+				pmt_stat_inc(PMT_STAT_LAT_NOSTART);
+				return;
+			}
+			__builtin_memcpy(k, sk, sizeof(*k));
+			bpf_map_delete_elem(&pmt_lat_keys, &lk);
+			pmt_agg_update_key(a, k, v);
+			return;
+		}
 		pmt_agg_update(a, c, probe_id, v);
 		return;
 	}

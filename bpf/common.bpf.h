@@ -215,8 +215,12 @@ struct {
 
 /* --latency measures pmt_counters' events, not time */
 const volatile bool pmt_lat_counter __weak = false;
+/* --latency: its keys are built at the start (pmt_lat_keys) */
+const volatile bool pmt_lat_start_keys __weak = false;
 /* streamed records carry their thread's counts (struct pmt_counter_rec) */
 const volatile bool pmt_stream_counter __weak = false;
+/* --str: the strings each streamed record carries (0..PMT_STREAM_STRS) */
+const volatile __u32 pmt_stream_strs __weak = 0;
 /* counters (at most PMT_COUNTERS); counter k of CPU c is at k * cpus + c */
 const volatile __u32 pmt_ncounters __weak = 0;
 const volatile __u32 pmt_counter_cpus __weak = 1;
@@ -295,10 +299,14 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 {
 	__u64 pid_tgid = pmt_pid_tgid(c);
 	/* --counter's counts sent before the header (struct pmt_event) */
-	const __u32 pre = pmt_stream_counter
+	const __u32 cnt = pmt_stream_counter
 				  ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS) *
 					    sizeof(struct pmt_counter_rec)
 				  : 0;
+	/* and --str's strings before them (pmt_stream_str_fill) */
+	const __u32 pre =
+		cnt + (pmt_stream_strs < PMT_STREAM_STRS ? pmt_stream_strs : PMT_STREAM_STRS) *
+			      PMT_STREAM_STR_LEN;
 	__u64 len;
 	long err;
 
@@ -315,7 +323,7 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 		return;
 	/* the counts go right before the header: constant offsets only */
 	if (pmt_stream_counter)
-		pmt_thread_count(c, &e->counts[PMT_COUNTERS - pre / sizeof(e->counts[0])]);
+		pmt_thread_count(c, &e->counts[PMT_COUNTERS - cnt / sizeof(e->counts[0])]);
 	e->hdr.pid = pid_tgid >> 32;
 	e->hdr.tid = (__u32)pid_tgid;
 	e->hdr.probe_id = probe_id;

@@ -194,6 +194,37 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 	return r;
 }
 
+/* --str: string slot i of a streamed record, right before --counter's
+ * counts (struct pmt_event; pmt_emit_frames sends them): constant
+ * offsets, from load-time constants. */
+static __always_inline void pmt_stream_str(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					   struct pmt_event *e, const __u32 i)
+{
+	const __u32 cnt = pmt_stream_counter
+				  ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS)
+				  : 0;
+	const __u32 n = pmt_stream_strs < PMT_STREAM_STRS ? pmt_stream_strs : PMT_STREAM_STRS;
+	char *dst = (char *)&e->counts[PMT_COUNTERS - cnt] - (n - i) * PMT_STREAM_STR_LEN;
+
+	/* an empty string's second byte says whether the read faulted */
+	dst[0] = '\0';
+	dst[1] = 0;
+	if (cfg->strs[i].src == PMT_FSRC_PTR_STR &&
+	    pmt_read_ptr_str(&cfg->strs[i], c, dst, PMT_STREAM_STR_LEN) < 0)
+		dst[1] = 1;
+}
+
+/* --str's strings of the streamed record built in e */
+static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg,
+						 struct pmt_fctx *c, struct pmt_event *e)
+{
+	c->rec = e->data;
+	if (pmt_stream_strs > 0)
+		pmt_stream_str(cfg, c, e, 0);
+	if (pmt_stream_strs > 1)
+		pmt_stream_str(cfg, c, e, 1);
+}
+
 /* Fill buf with the string operand; returns how many bytes to look at (the
  * matcher also stops at a NUL). No scan here: a loop returning its index
  * hands the verifier one constant per exit to explore the matcher with. */

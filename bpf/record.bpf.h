@@ -222,6 +222,7 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		}
 	}
 	size += (__u64)(st->nkernel + st->nuser) * 8;
+	pmt_stream_strs_fill(cfg, fc, e);
 	pmt_emit(fc, e, id, size);
 }
 

@@ -279,11 +279,11 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 			pmt_tp_copy(e, size, ctx);
 		}
 	}
-	/* The kernel hands BPF the record with its regs pointer written over
-	 * the common fields (perf_trace_run_bpf_submit()): put back the type
-	 * (a routed syscall's own) and pid, so the record decodes as the
-	 * kernel's own (flags and preempt_count read 0). */
+	/* The kernel hands BPF the record with its regs pointer over the
+	 * common fields (perf_trace_run_bpf_submit()): the type (a routed
+	 * syscall's own) and pid back, it decodes as the kernel's own. */
 	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
+	pmt_stream_strs_fill(cfg, &fc, e);
 	if (!lean && cfg->stack) {
 		__u16 nk = 0, nu = 0;
 		__u64 fb = pmt_tp_frames(cfg, &fc, e, size, &nk, &nu);

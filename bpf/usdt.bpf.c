@@ -3,34 +3,12 @@
  * USDT probes' kernel side: one program for every probe, attached by
  * libbpf's bpf_program__attach_usdt (src/probes/usdt.c), which writes each
  * site's argument places into usdt.bpf.h's maps; its cookie is our probe
- * id. Builds a struct pmt_usdt and hands it to bpf/record.bpf.h.
+ * id. Builds a struct pmt_usdt and hands it to bpf/record.bpf.h (which
+ * reads --str's strings, as for every probe).
  */
 #include "record.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
-
-/* The strings --str prints: slot i holds the user string argument
- * cfg->str_arg[i] - 1 points at (empty when it cannot be read: counted) */
-static __always_inline void pmt_usdt_strs(const struct pmt_probe_cfg *cfg, struct pmt_usdt *u)
-{
-	__u32 i;
-
-	for (i = 0; i < PMT_USDT_STRS; i++) {
-		/* 64-bit and checked after the subtraction, in a register:
-		 * 6.1's verifier loses the bound of a 32-bit a - 1 */
-		__u64 k = (__u64)cfg->str_arg[i] - 1;
-
-		asm volatile("" : "+r"(k));
-		u->str[i][0] = '\0';
-		if (k >= PMT_CALL_SLOTS)
-			continue;
-		if (bpf_probe_read_user_str(u->str[i], PMT_USDT_STR_LEN, (const void *)u->arg[k]) <
-		    0) {
-			u->str[i][0] = '\0';
-			pmt_stat_inc(PMT_STAT_STR_FAULT);
-		}
-	}
-}
 
 SEC("usdt") int pmt_usdt(struct pt_regs *ctx)
 {
@@ -54,7 +32,6 @@ SEC("usdt") int pmt_usdt(struct pt_regs *ctx)
 			v = 0;
 		u->arg[i] = (__u64)v;
 	}
-	pmt_usdt_strs(cfg, u);
 finish:
 	pmt_record_finish(cfg, e, sizeof(*u), id, &fc);
 	return 0;

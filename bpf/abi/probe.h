@@ -49,9 +49,9 @@ struct pmt_probe_cfg {
 	__u8 action;	 /* enum pmt_action */
 	__u8 stack;	 /* PMT_STACK_*: perf events */
 	__u8 want_value; /* perf events: read the counter (a helper call) */
-	/* USDT: argument N + 1 whose string str[i] holds; 0: none */
-	__u8 str_arg[PMT_USDT_STRS];
-	__u8 pad2[3];
+	__u8 pad2;
+	/* --str: where each streamed string is (PMT_FSRC_PTR_STR), or 0 */
+	struct pmt_operand strs[PMT_STREAM_STRS];
 	struct pmt_filter filter; /* header and first entries: line 0-1 */
 	struct pmt_agg_cfg agg;
 };

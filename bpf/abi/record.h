@@ -68,15 +68,18 @@ struct pmt_call {
 
 /* A USDT probe's record (bpf/usdt.bpf.c): its arguments as libbpf's
  * bpf_usdt_arg() reads them (sign- or zero-extended to 64 bits, as the
- * note's spec says), and the strings str(argN) names: the user memory at
- * argument str_arg[i] - 1 of the probe's settings, NUL-terminated. */
-#define PMT_USDT_STRS 2	     /* str(argN) a probe reads */
-#define PMT_USDT_STR_LEN 128 /* bytes of each, NUL included */
+ * note's spec says). */
 struct pmt_usdt {
 	__u64 arg[PMT_CALL_SLOTS];
-	char str[PMT_USDT_STRS][PMT_USDT_STR_LEN];
 	struct pmt_stack_rec st;
 };
+
+/* --str F[,G]: the strings streamed with each record of the session,
+ * read at the addresses the probe's fields hold (struct
+ * pmt_probe_cfg.strs); sent before the header and --counter's counts,
+ * a slot each, NUL-terminated. */
+#define PMT_STREAM_STRS 2
+#define PMT_STREAM_STR_LEN 128
 
 /* The scratch record's room: PMT_MAX_DATA of record, then (tracepoints)
  * a struct pmt_stack_rec at PMT_TP_STACK (its aggregation keys) and room
@@ -100,6 +103,9 @@ struct pmt_event_hdr {
 };
 
 struct pmt_event {
+	/* --str: the strings, sent before the counts (the last n slots
+	 * before them, n a load-time constant) */
+	char strs[PMT_STREAM_STRS][PMT_STREAM_STR_LEN];
 	/* --counter on streamed probes: the thread's counts, sent right
 	 * before the header (the last n of these, n a load-time constant) */
 	struct pmt_counter_rec counts[PMT_COUNTERS];
@@ -112,8 +118,7 @@ _Static_assert(sizeof(struct pmt_stack_rec) == 24, "a built record's tail");
 _Static_assert(sizeof(struct pmt_sample) == 40 + sizeof(struct pmt_stack_rec), "pmt_sample");
 _Static_assert(sizeof(struct pmt_call) == (PMT_CALL_SLOTS + 1) * 8 + sizeof(struct pmt_stack_rec),
 	       "pmt_call");
-_Static_assert(sizeof(struct pmt_usdt) == PMT_CALL_SLOTS * 8 + PMT_USDT_STRS * PMT_USDT_STR_LEN +
-						  sizeof(struct pmt_stack_rec),
+_Static_assert(sizeof(struct pmt_usdt) == PMT_CALL_SLOTS * 8 + sizeof(struct pmt_stack_rec),
 	       "pmt_usdt");
 
 #endif

@@ -46,6 +46,7 @@ struct pmt_agg_maps {
 	uint32_t key_size;     /* of pmt_agg's keys */
 	uint32_t flat_slots;   /* pmt_agg_flat (no --by); 0: not used */
 	uint32_t lat_entries;  /* pmt_lat (--latency); 0: not used */
+	bool lat_start_keys;   /* pmt_lat_keys too: the keys are the start's */
 };
 
 /* Frames of a stack key (innermost first) into ips[PMT_STACK_DEPTH];

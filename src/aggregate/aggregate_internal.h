@@ -61,6 +61,7 @@ struct pmt_agg {
 	uint32_t flat_slots;		   /* no keys: slots of pmt_agg_flat, else 0 */
 	bool value_signed;		   /* a probe's value can be negative */
 	uint32_t lat_unit_ns;		   /* --latency: ns per unit of the values */
+	bool lat_start_keys;		   /* --latency: the start builds the keys */
 	const char *prof_type, *prof_unit; /* --pprof's second sample type, or NULL */
 	int64_t prof_period;
 	int64_t start_wall_ns;

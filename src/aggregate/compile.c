@@ -427,8 +427,11 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 		a->lstep = ao->lstep;
 		a->lbuckets = ao->lbuckets;
 	}
-	/* latency keys come from the end event; the start keeps none */
-	if (p->action != PMT_ACT_LAT_START && compile_keys(ag, p, stack))
+	/* latency keys come from the end event, the start keeping none; or
+	 * from the start (keys_at_start), the end then keeping none */
+	if ((ag->lat_start_keys ? p->action == PMT_ACT_LAT_START
+				: p->action != PMT_ACT_LAT_START) &&
+	    compile_keys(ag, p, stack))
 		return -EINVAL;
 	if (pmt_exprs__needs_record(ag->probe_exprs, &a->value) && a->kind != PMT_AGG_COUNT &&
 	    !ao->lat_start)
@@ -436,6 +439,47 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	if (ao->lat_start && pmt_operand__needs_record(&a->match))
 		a->needs_record = 1;
 	return 0;
+}
+
+/* Is an identifier at s a member's name (after '.' or "->")? */
+static bool member_name(const char *by, const char *s)
+{
+	while (s > by && (s[-1] == ' ' || s[-1] == '\t'))
+		s--;
+	return s > by && (s[-1] == '.' || (s[-1] == '>' && s - 1 > by && s[-2] == '-'));
+}
+
+/* --latency: are its keys the start's? When a key names a field the end
+ * event lacks and the start has (a function's arguments, gone at its
+ * return: gethostlatency's host), the start builds the key and the end
+ * adds its time to that key. */
+static bool keys_at_start(const struct pmt_agg_opts *ao, const struct pmt_agg_probe *probes,
+			  size_t n)
+{
+	const char *s = ao->by;
+	char id[64];
+	size_t len;
+
+	if (!ao->lat_start || n != 2 || !s)
+		return false;
+	while (*s) {
+		if (*s == '"') { /* a literal: kaddr("avenrun") */
+			s += 1 + strcspn(s + 1, "\"");
+			s += *s == '"';
+			continue;
+		}
+		len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+		if (!len) {
+			s++;
+			continue;
+		}
+		snprintf(id, sizeof(id), "%.*s", (int)len, s);
+		if (!(id[0] >= '0' && id[0] <= '9') && !member_name(ao->by, s) &&
+		    !pmt_format__field(probes[1].fmt, id) && pmt_format__field(probes[0].fmt, id))
+			return true;
+		s += len;
+	}
+	return false;
 }
 
 /* Probe p's keys and value, its expressions made one program of the
@@ -503,6 +547,15 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 	ag->probe_names = calloc(n ? n : 1, sizeof(*ag->probe_names));
 	if (!ag->probe_names)
 		goto nomem;
+	ag->lat_start_keys = keys_at_start(ao, probes, n);
+	if (ag->lat_start_keys && ao->counter) {
+		pmt_error__usage(err,
+				 "--by '%s': a key of the start event's (the end has no such "
+				 "field) goes with --latency's times, not yet with --counter",
+				 ao->by);
+		pmt_agg__free(ag);
+		return -EINVAL;
+	}
 	for (i = 0; i < n; i++) {
 		ag->probe_names[i] = strdup(probes[i].name);
 		if (!ag->probe_names[i])
@@ -546,6 +599,7 @@ void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m)
 	m->flat_slots = a->flat_slots;
 	m->hash_entries = a->flat_slots ? 0 : (uint32_t)a->opts->max_keys;
 	m->lat_entries = a->opts->lat_start ? (uint32_t)a->opts->max_keys : 0;
+	m->lat_start_keys = a->lat_start_keys;
 }
 
 static uint64_t pow2_at_least(uint64_t n)
@@ -573,6 +627,10 @@ uint64_t pmt_agg__kernel_bytes(const struct pmt_agg *a, int possible_cpus)
 			 16 * pow2_at_least(m.hash_entries);
 	if (m.lat_entries)
 		bytes += (uint64_t)m.lat_entries * (64 + sizeof(struct pmt_lat_key) + 8) +
+			 16 * pow2_at_least(m.lat_entries);
+	if (m.lat_entries && m.lat_start_keys)
+		bytes += (uint64_t)m.lat_entries *
+				 (64 + sizeof(struct pmt_lat_key) + sizeof(struct pmt_agg_key)) +
 			 16 * pow2_at_least(m.lat_entries);
 	return bytes;
 }

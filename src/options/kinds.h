@@ -52,8 +52,7 @@
 	  "PATH:[PROVIDER:]NAME, e.g. python3:gc__start",                                          \
 	  "a USDT probe (sys/sdt.h); globs allowed;\n" PMT_HELP_INDENT                             \
 	  "fields arg0..argN as the probe types them, and\n" PMT_HELP_INDENT                       \
-	  "str(argN), the string argument N points at\n"                                           \
-	  "      --str argN[,...]   print these USDT arguments' strings too\n",                    \
+	  "str(argN), the string argument N points at\n",                                          \
 	  NONE, pmt_usdt_provider)                                                                 \
 	X(RAWTP, "rawtracepoint", "rawtp", 0, "NAME",                                              \
 	  "a tracepoint's name, e.g. --rawtp sched_switch",                                        \

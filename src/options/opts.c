@@ -169,23 +169,21 @@ static int opt_state(struct optctx *c, char *arg)
 		   arg);
 }
 
-/* --str arg1,arg3: USDT string arguments read for printing */
+/* --str F[,G]: the fields whose addresses' strings each streamed event
+ * prints (checked against the probes' fields by the session) */
 static int opt_str(struct optctx *c, char *arg)
 {
 	const char *s = arg;
-	unsigned v;
-	int len;
+	int n = 0;
 
-	while (*s) {
-		if (sscanf(s, "arg%u%n", &v, &len) != 1 || v >= PMT_CALL_SLOTS ||
-		    (s[len] && s[len] != ','))
-			return ERR(c,
-				   "--str '%s': expected argN[,argN...] with N below %d, e.g. arg1",
-				   arg, PMT_CALL_SLOTS);
-		s += len + (s[len] == ',');
-	}
-	if (!*arg)
-		return ERR(c, "--str needs the arguments to read as strings, e.g. arg1");
+	for (; *s; s += strcspn(s, ",") + (s[strcspn(s, ",")] == ','))
+		if (strcspn(s, ",") == 0 || ++n > PMT_STREAM_STRS)
+			break;
+	if (!*arg || *s || arg[strlen(arg) - 1] == ',')
+		return ERR(c,
+			   "--str '%s': expected one or %d fields holding string addresses, "
+			   "e.g. --str filename or --str arg0,arg2",
+			   arg, PMT_STREAM_STRS);
 	c->o->str_args = arg;
 	return 0;
 }
@@ -828,6 +826,9 @@ static int check_aggregation(struct optctx *c)
 	if (c->o->listen.addr && !a->fn)
 		return ERR(c, "--listen serves an aggregation as metrics: add --count, --sum, "
 			      "--hist, --latency, ...");
+	if (c->o->str_args && a->fn)
+		return ERR(c, "--str prints strings with each streamed event: an aggregation "
+			      "reads them with str(F) in --by, --filter or its value");
 	if ((a->by || a->top || a->interval > 0 || a->keep) && !a->fn)
 		return ERR(
 			c,
@@ -835,26 +836,11 @@ static int check_aggregation(struct optctx *c)
 	return 0;
 }
 
-static bool has_kind(const struct pmt_opts *o, enum pmt_probe_kind k)
-{
-	const char *rest;
-	int i;
-
-	for (i = 0; i < o->nr_probes; i++)
-		if (o->probes[i].kind == k)
-			return true;
-	return (o->agg.lat_start && pmt_probe_kind_of(o->agg.lat_start, &rest) == k) ||
-	       (o->agg.lat_end && pmt_probe_kind_of(o->agg.lat_end, &rest) == k);
-}
-
 static int check_probes(struct optctx *c)
 {
 	struct pmt_opts *o = c->o;
 	int i;
 
-	if (o->str_args && !has_kind(o, PMT_PROBE_USDT))
-		return ERR(c, "--str reads string arguments of USDT probes: add --usdt "
-			      "PATH:[PROVIDER:]NAME");
 	for (i = 0; i < o->nr_probes; i++) {
 		enum pmt_probe_kind k = o->probes[i].kind;
 

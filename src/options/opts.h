@@ -150,7 +150,7 @@ struct pmt_opts {
 	bool stat;				/* --stat: -e events counted */
 	const char *counters[PMT_MAX_COUNTERS]; /* --counter EVENT (--latency) */
 	int nr_counters;
-	const char *str_args;  /* --str argN,...: USDT strings to read */
+	const char *str_args;  /* --str F[,G]: strings streamed, as given */
 	const char *list_glob; /* --list [GLOB] */
 	const char *info_spec; /* --info CAT:NAME */
 };

@@ -10,7 +10,7 @@ static const char usage_head[] =
 	"usage: pmtrace [OPTIONS] --tp CATEGORY:NAME [--tp ...] [-- COMMAND [ARGS...]]\n"
 	"       pmtrace --stat [-e EVENT[,EVENT...]] [-a|-p PID|-- COMMAND [ARGS...]]\n"
 	"       pmtrace --list [GLOB]\n"
-	"       pmtrace --info CATEGORY:NAME\n"
+	"       pmtrace --info CATEGORY:NAME|KIND:SPEC\n"
 	"\n"
 	"Probes:\n";
 
@@ -34,6 +34,9 @@ static const char usage_tail[] =
 	"                         operands may compute: '-ret == 2',\n"
 	"                         'curtask->real_parent->pid == 1'\n"
 	"      --str-len N        bytes str() reads, NUL included (default 64)\n"
+	"  --str F[,G]            print with each streamed event the strings pointer\n"
+	"                         fields F and G point at (up to 127 bytes), e.g.\n"
+	"                         --tp syscalls:sys_enter_openat --str filename\n"
 	"\n"
 	"Aggregations, done in the kernel; printed at exit or every --interval:\n"
 	"  --count                count events\n"

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "tracefs/render.h"
 #include "output/output.h"
+#include "abi.h"
 
 /* Write out when this much is buffered: few, large write()s. */
 #define OUT_FLUSH_AT (256 * 1024)
@@ -151,6 +152,17 @@ static void json_value(struct pmt_json *j, const struct pmt_value *v)
 	}
 }
 
+/* --str's string i of r, or <fault> */
+static void stream_str(const struct pmt_record *r, int i, struct pmt_value *v)
+{
+	const char *s = r->strs + (size_t)i * PMT_STREAM_STR_LEN;
+
+	memset(v, 0, sizeof(*v));
+	v->kind = PMT_V_STR;
+	v->str = !s[0] && s[1] == 1 ? "<fault>" : s;
+	v->len = pmt_strnlen(v->str, PMT_STREAM_STR_LEN);
+}
+
 static size_t comm_len(const struct pmt_record *r)
 {
 	return pmt_strnlen(r->comm, r->comm_len);
@@ -209,6 +221,13 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		else
 			text_value(b, &v);
 	}
+	for (i = 0; i < (int)r->nstrs; i++) {
+		if (!(r->str_mask & (1u << i)))
+			continue;
+		pmt_buf__printf(b, " %s=", r->str_names[i]);
+		stream_str(r, i, &v);
+		text_value(b, &v);
+	}
 	for (i = 0; i < (int)r->ncounters; i++) {
 		uint64_t vd[2];
 
@@ -254,6 +273,13 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 			pmt_json__str(&j, sym);
 		else
 			json_value(&j, &v);
+	}
+	for (i = 0; i < (int)r->nstrs; i++) {
+		if (!(r->str_mask & (1u << i)))
+			continue;
+		pmt_json__key(&j, r->str_names[i]);
+		stream_str(r, i, &v);
+		json_value(&j, &v);
 	}
 	pmt_json__end(&j);
 	if (r->ncounters) {

@@ -68,6 +68,12 @@ struct pmt_record {
 	const char *const *counters;
 	uint32_t ncounters;
 	const void *counts;
+	/* --str: nstrs slots of PMT_STREAM_STR_LEN bytes at strs, named
+	 * str_names; bit i of str_mask: the probe reads slot i (an empty
+	 * string whose second byte is 1: the read faulted) */
+	const char *strs;
+	const char *const *str_names;
+	uint32_t nstrs, str_mask;
 	struct pmt_syms *syms; /* for extra: names of addresses */
 	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
 	/* tracepoints' --stack: nframes frames after the record, the first

@@ -16,8 +16,7 @@ static uint64_t slot_bit(const struct pmt_operand *o, unsigned nslots)
 	return 1ULL << (o->off / 8u);
 }
 
-uint64_t pmt_fault__mask(const struct pmt_probe *p, const uint8_t *usdt_strs, int nstrs,
-			 unsigned nslots)
+uint64_t pmt_fault__mask(const struct pmt_probe *p, unsigned nslots)
 {
 	uint64_t m = 0;
 	int i;
@@ -29,9 +28,8 @@ uint64_t pmt_fault__mask(const struct pmt_probe *p, const uint8_t *usdt_strs, in
 			m |= slot_bit(&p->agg.keys[i].o, nslots);
 		m |= slot_bit(&p->agg.value, nslots);
 	}
-	for (i = 0; usdt_strs && i < nstrs; i++)
-		if (usdt_strs[i] && usdt_strs[i] - 1u < nslots)
-			m |= 1ULL << (usdt_strs[i] - 1u);
+	for (i = 0; i < PMT_STREAM_STRS; i++)
+		m |= slot_bit(&p->strs[i], nslots);
 	return m;
 }
 

@@ -15,9 +15,8 @@
 
 /* The argument slots (bit N: argN, N < nslots) whose strings probe p
  * reads from the addresses they hold: str(argN) in its filter, keys or
- * value, and usdt_strs[] (--str's argN + 1, 0: none; NULL: none). */
-uint64_t pmt_fault__mask(const struct pmt_probe *p, const uint8_t *usdt_strs, int nstrs,
-			 unsigned nslots);
+ * value, and --str's. */
+uint64_t pmt_fault__mask(const struct pmt_probe *p, unsigned nslots);
 /* Can this kernel run sleepable uprobe programs? (found out once) */
 bool pmt_fault__possible(void);
 /* Choose prog when a probe needs it (mask != 0) and the kernel can. */

@@ -136,9 +136,13 @@ void pmt_probes__free(struct pmt_probes *l)
 
 void pmt_probes__uses(const struct pmt_probes *l, struct pmt_uses *u)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	*u = (struct pmt_uses){0};
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n; i++) {
 		pmt_uses__add(u, l->v[i].filter, l->v[i].action, &l->v[i].agg);
+		for (j = 0; j < PMT_STREAM_STRS; j++)
+			if (l->v[i].strs[j].src == PMT_FSRC_PTR_STR)
+				pmt_uses__operand(u, &l->v[i].strs[j]);
+	}
 }

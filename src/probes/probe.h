@@ -30,6 +30,9 @@ struct pmt_probe {
 	struct pmt_agg_cfg agg;	   /* action != STREAM */
 	struct pmt_format *fmt;	   /* record layout; NULL: no fields */
 	struct pmt_filter *filter; /* compiled --filter, or NULL */
+	/* --str: each string's place (PMT_FSRC_PTR_STR), or src 0 where the
+	 * probe lacks the field */
+	struct pmt_operand strs[PMT_STREAM_STRS];
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;

@@ -169,7 +169,7 @@ static uint64_t fault_mask(const struct pmt_probe *p)
 {
 	const struct up_priv *up = p->priv;
 
-	return up->ret ? 0 : pmt_fault__mask(p, NULL, 0, 6);
+	return up->ret ? 0 : pmt_fault__mask(p, 6);
 }
 
 static void up_prepare(struct pmt_prov_ctx *c)

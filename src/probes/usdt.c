@@ -33,7 +33,6 @@ extern const struct pmt_provider pmt_usdt_provider;
 /* one allocation (freed with free()): the strings in data[] */
 struct usdt_priv {
 	const char *path, *provider, *name;
-	uint8_t str_arg[PMT_USDT_STRS]; /* as pmt_probe_cfg.str_arg */
 	char data[];
 };
 
@@ -79,27 +78,9 @@ static bool note_matches(const struct pmt_usdt_note *n, const struct usdt_spec *
 	       !fnmatch(u->name, n->name, 0);
 }
 
-/* The N of every argument --str prints (str(argN) fields of the record),
- * as a bit mask. Filters, keys and values read str(argN) themselves
- * (PMT_FSRC_PTR_STR) where the record has no such field. */
-static uint32_t strings_named(const struct pmt_opts *o)
-{
-	const char *s;
-	uint32_t mask = 0;
-	unsigned v;
-	int len;
-
-	/* --str arg1,arg3 (checked by the option parser) */
-	for (s = o->str_args; s && sscanf(s, "arg%u%n", &v, &len) == 1; s += len + (s[len] == ','))
-		if (v < PMT_CALL_SLOTS)
-			mask |= 1u << v;
-	return mask;
-}
-
-/* arg0..argN-1 (8 bytes each, extended as the note's type says), the
- * strings of str_arg, then the stack tail. */
-static struct pmt_format *usdt_format(const char *name, const struct pmt_usdt_note *n,
-				      const uint8_t *str_arg)
+/* arg0..argN-1 (8 bytes each, extended as the note's type says), then
+ * the stack tail. */
+static struct pmt_format *usdt_format(const char *name, const struct pmt_usdt_note *n)
 {
 	struct pmt_format *f = pmt_format__new(name, sizeof(struct pmt_usdt));
 	struct pmt_field *fl;
@@ -114,14 +95,6 @@ static struct pmt_format *usdt_format(const char *name, const struct pmt_usdt_no
 			goto nomem;
 		fl->is_signed = n->args[i].is_signed;
 	}
-	for (i = 0; f && i < PMT_USDT_STRS && str_arg[i]; i++) {
-		snprintf(fname, sizeof(fname), "str(arg%d)", str_arg[i] - 1);
-		if (!pmt_format__add(f, fname, "char[]",
-				     (uint32_t)(offsetof(struct pmt_usdt, str) +
-						(size_t)i * PMT_USDT_STR_LEN),
-				     PMT_USDT_STR_LEN, PMT_F_STR))
-			goto nomem;
-	}
 	if (f && !pmt_stackrec__add_fields(f))
 		return f;
 nomem:
@@ -129,31 +102,9 @@ nomem:
 	return NULL;
 }
 
-/* Which arguments this probe reads as strings: those named that it has. */
-static int choose_strings(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
-			  const struct pmt_usdt_note *n, uint8_t *str_arg)
-{
-	uint32_t mask = strings_named(c->opts);
-	int i, k = 0;
-
-	memset(str_arg, 0, PMT_USDT_STRS);
-	for (i = 0; i < n->nargs; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		if (k == PMT_USDT_STRS)
-			return pmt_error__usage(c->err,
-						"--usdt '%s': --str prints at most %d string "
-						"arguments a probe; %s:%s has more named",
-						arg->spec, PMT_USDT_STRS, n->provider, n->name);
-		str_arg[k++] = (uint8_t)(i + 1);
-	}
-	return 0;
-}
-
 static int add_usdt_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg, const char *path,
 			  const struct pmt_usdt_note *n)
 {
-	uint8_t str_arg[PMT_USDT_STRS];
 	struct pmt_format *fmt;
 	struct usdt_priv *up;
 	char name[PATH_MAX + 600];
@@ -171,10 +122,8 @@ static int add_usdt_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *ar
 					"libbpf; nothing was attached");
 		return -EINVAL;
 	}
-	if (choose_strings(c, arg, n, str_arg))
-		return -EINVAL;
 	snprintf(name, sizeof(name), "usdt:%s:%s:%s", path, n->provider, n->name);
-	fmt = usdt_format(name, n, str_arg);
+	fmt = usdt_format(name, n);
 	if (!fmt)
 		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
 	r = pmt_probes__add(c->probes, &pmt_usdt_provider, name, fmt, arg->filter, c->err);
@@ -183,7 +132,6 @@ static int add_usdt_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *ar
 	up = calloc(1, sizeof(*up) + strlen(path) + strlen(n->provider) + strlen(n->name) + 3);
 	if (!up)
 		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
-	memcpy(up->str_arg, str_arg, sizeof(str_arg));
 	up->path = strcpy(up->data, path);
 	up->provider = strcpy(up->data + strlen(path) + 1, n->provider);
 	up->name = strcpy((char *)up->provider + strlen(n->provider) + 1, n->name);
@@ -289,9 +237,7 @@ static int usdt_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 
 static uint64_t fault_mask(const struct pmt_probe *p)
 {
-	const struct usdt_priv *up = p->priv;
-
-	return pmt_fault__mask(p, up->str_arg, PMT_USDT_STRS, PMT_CALL_SLOTS);
+	return pmt_fault__mask(p, PMT_CALL_SLOTS);
 }
 
 static void usdt_prepare(struct pmt_prov_ctx *c)
@@ -313,7 +259,6 @@ static int usdt_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_usdt)};
 	int err;
 
-	memcpy(cfg.str_arg, up->str_arg, sizeof(cfg.str_arg));
 	err = pmt_prov__store_cfg(c, p, &cfg);
 	if (err)
 		return err;

@@ -25,6 +25,9 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
 	bpf_map__set_max_entries(skel->maps.pmt_agg, m.hash_entries ? m.hash_entries : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_agg_flat, m.flat_slots ? m.flat_slots : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_lat, m.lat_entries ? m.lat_entries : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_lat_keys,
+				 m.lat_start_keys && m.lat_entries ? m.lat_entries : 1);
+	skel->rodata->pmt_lat_start_keys = m.lat_start_keys;
 	bpf_map__set_key_size(skel->maps.pmt_agg, m.key_size);
 	skel->rodata->pmt_agg_key_words = (m.key_size + 7) / 8;
 	skel->rodata->pmt_agg_keyless = m.flat_slots > 0;

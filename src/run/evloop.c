@@ -58,11 +58,17 @@ struct lost_record {
 	__u64 lost;
 };
 
-/* Bytes of --counter counts before each record's header (struct
- * pmt_event): the thread's counts with streamed --counter, else none. */
-static size_t counts_size(const struct pmt_evloop *l)
+/* Bytes before each record's header (struct pmt_event): --str's
+ * strings, then the thread's counts with streamed --counter. */
+static size_t strs_size(const struct pmt_evloop *l)
 {
-	return l->s->counter.stream ? l->s->counter.n * sizeof(struct pmt_counter_rec) : 0;
+	return (size_t)l->s->nstrs * PMT_STREAM_STR_LEN;
+}
+
+static size_t prefix_size(const struct pmt_evloop *l)
+{
+	return strs_size(l) +
+	       (l->s->counter.stream ? l->s->counter.n * sizeof(struct pmt_counter_rec) : 0);
 }
 
 static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
@@ -72,7 +78,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 	if (h->type == PERF_RECORD_SAMPLE) {
 		const struct raw_sample *rs = (const void *)h;
 		/* --counter's counts come first (struct pmt_event) */
-		size_t pre = counts_size(l);
+		size_t pre = prefix_size(l);
 		const struct pmt_event_hdr *eh = (const void *)((const char *)rs->data + pre);
 
 		if (rs->size < pre + sizeof(*eh) ||
@@ -99,10 +105,11 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 static void emit(void *ctx, int cpu, const void *data, size_t len)
 {
 	struct pmt_evloop *l = ctx;
-	size_t pre = counts_size(l);
+	size_t pre = prefix_size(l);
 	const struct pmt_event_hdr *eh = (const void *)((const char *)data + pre);
 	struct pmt_probe *p = pmt_session__probe(l->s, eh->probe_id);
 	struct pmt_record r;
+	uint32_t i;
 
 	if (!p) {
 		l->malformed++;
@@ -121,9 +128,16 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.data = eh + 1;
 	r.len = eh->size;
 	r.truncated = eh->size >= PMT_MAX_DATA;
-	r.ncounters = pre ? l->s->counter.n : 0; /* the thread's counts, before eh */
+	/* the thread's counts before eh, --str's strings before them */
+	r.ncounters = l->s->counter.stream ? l->s->counter.n : 0;
 	r.counters = l->s->counter.names;
-	r.counts = data;
+	r.counts = (const char *)data + strs_size(l);
+	r.strs = data;
+	r.nstrs = l->s->nstrs;
+	r.str_names = l->s->str_name_v;
+	r.str_mask = 0;
+	for (i = 0; i < r.nstrs; i++)
+		r.str_mask |= (p->strs[i].src == PMT_FSRC_PTR_STR) << i;
 	r.extra_text = p->prov->extra_text;
 	r.extra_json = p->prov->extra_json;
 	r.syms = l->syms;

@@ -177,6 +177,63 @@ static int resolve_latency(struct pmt_session *s)
 	return 0;
 }
 
+/* --str F[,G]: where each probe holds F's address; a probe without F
+ * streams an empty string there, and a name no probe has is a mistake. */
+static int resolve_strings(struct pmt_session *s)
+{
+	const char *n = s->opts->str_args;
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	char name[64], inner[64], call[80];
+	uint32_t i, found;
+	size_t len;
+	int r;
+
+	for (s->nstrs = 0; n && *n && s->nstrs < PMT_STREAM_STRS; s->nstrs++) {
+		len = strcspn(n, ",");
+		snprintf(name, sizeof(name), "%.*s", (int)len, n);
+		n += len + (n[len] == ',');
+		/* F or str(F) */
+		if (pmt_operand__call_arg(name, "str", inner, sizeof(inner)))
+			memcpy(name, inner, sizeof(name));
+		snprintf(call, sizeof(call), "str(%s)", name);
+		snprintf(s->str_names[s->nstrs], sizeof(s->str_names[0]), "%s", call);
+		s->str_name_v[s->nstrs] = s->str_names[s->nstrs];
+		for (i = found = 0; i < s->probes.n; i++) {
+			struct pmt_probe *p = &s->probes.v[i];
+
+			r = pmt_operand__resolve(p->fmt, call, &info);
+			if (r == PMT_OPERAND_UNKNOWN)
+				continue;
+			if (r || info.o.src != PMT_FSRC_PTR_STR) {
+				if (!r || r == PMT_OPERAND_NOT_PTR) {
+					pmt_operand__resolve(p->fmt, name, &info);
+					pmt_operand__not_ptr(&b, name, &info);
+				} else {
+					pmt_buf__printf(&b, "%s: an array, not an address", name);
+				}
+				r = pmt_error__usage(&s->err, "--str: %s (in %s)",
+						     pmt_buf__cstr(&b), p->name);
+				pmt_buf__free(&b);
+				return r;
+			}
+			p->strs[s->nstrs] = info.o;
+			found++;
+		}
+		if (!found) {
+			pmt_error__usage(&s->err, "--str %s: no probe has a field %s", name, name);
+			if (s->probes.n) {
+				pmt_operand__hint(&b, s->probes.v[0].fmt, s->probes.v[0].name,
+						  name);
+				pmt_error__hint(&s->err, "%s", pmt_buf__cstr(&b));
+				pmt_buf__free(&b);
+			}
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
 	const struct pmt_provider *prov;
@@ -221,7 +278,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->imply && (ret = prov->imply(prov_ctx(s))))
 			return ret;
-	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)))
+	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) || (ret = resolve_strings(s)))
 		return ret;
 	return compile_aggregation(s);
 }
@@ -336,6 +393,7 @@ static void set_uses(struct pmt_session *s)
 	pmt_probes__uses(&s->probes, &u);
 	pmt_exprs__uses(&s->exprs, &u);
 	s->skel->rodata->pmt_srcs_used = u.srcs;
+	s->skel->rodata->pmt_stream_strs = s->nstrs;
 	s->skel->rodata->pmt_str_len =
 		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
 	s->skel->rodata->pmt_key_kinds = u.key_kinds;

@@ -40,8 +40,12 @@ struct pmt_session {
 	uint8_t stack;		     /* --stack: PMT_STACK_* */
 	struct pmt_unwinder unwind;  /* --unwind dwarf */
 	struct pmt_counter counter;  /* --counter */
-	pid_t closer;		     /* closes the links after we exit */
-	int closer_fd;		     /* its pipe: EOF lets it go */
+	/* --str: the strings each streamed record carries, "str(F)" */
+	char str_names[PMT_STREAM_STRS][80];
+	const char *str_name_v[PMT_STREAM_STRS]; /* each of those */
+	uint32_t nstrs;
+	pid_t closer;  /* closes the links after we exit */
+	int closer_fd; /* its pipe: EOF lets it go */
 };
 
 /* Each returns 0, or -errno with s->err set (see pmt_session__fail). */

@@ -37,7 +37,7 @@ static void warn_stats(const uint64_t *st)
 				       "[python]"},
 		{PMT_STAT_COUNTER_READ, "--counter reads failed (their calls count 0 there)"},
 		{PMT_STAT_STR_FAULT, "str() reads failed (a page the process had not touched, or "
-				     "a bad address): keys show <fault>; filters and --str see an "
+				     "a bad address): keys and --str show <fault>; filters see an "
 				     "empty string"},
 		{PMT_STAT_MEMBER_FAULT, "members could not be read (a NULL pointer on the "
 					"chain, or memory the kernel would not read): they read 0"},

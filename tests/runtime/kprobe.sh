@@ -126,3 +126,24 @@ test_fentry_member_chains() {
 		--kprobe-mode fentry --kprobe vfs_open --count --by 'file->f_pos->x' -- true || return 1
 	no_leftovers
 }
+
+# libbpf-tools' tcpaccept and capable as one-liners: inet_csk_accept's
+# return value is the accepted socket (a typed pointer: its local address
+# and port through the chain), cap_capable's cap the capability checked.
+# Three accepts on a port of loopback; five setuid(0) by root, each a
+# CAP_SETUID (7) check.
+test_fentry_tcpaccept_capable() {
+	requires fentry || return
+	[ -x "$PY" ] || { skip "needs $PY"; return; }
+	local out port
+	write_conn_py "$WORK/conn.py"
+	port=$((33000 + RANDOM % 20000))
+	out=$("$PMT" -q --kprobe-mode fentry --kretprobe inet_csk_accept --count \
+		--by 'ntop(retval->__sk_common.skc_rcv_saddr),retval->__sk_common.skc_num' \
+		-- "$PY" "$WORK/conn.py" $port | grep '^@') || return 1
+	expect_eq "tcpaccept" "$out" "@[127.0.0.1, $port]: 3" || return 1
+	out=$("$PMT" -q --kprobe-mode fentry --kprobe cap_capable --filter 'cap == 7' --count --by 'comm,cap' \
+		-- "$PY" -c 'import os
+for i in range(5): os.setuid(0)' | grep '^@') || return 1
+	expect_eq "capable" "$out" "@[python3.11, 7]: 5"
+}
