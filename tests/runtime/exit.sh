@@ -116,6 +116,7 @@ test_reader_gone_ends_run() {
 # ending the run: what cannot be written at once is counted as not
 # written, and the command's group is stopped.
 test_signal_while_output_blocked() {
+	requires userspace || return
 	local sig p r start ms st
 	for sig in INT TERM; do
 		rm -f "$WORK/fifo"

@@ -151,6 +151,9 @@ judge_exited() {
 }
 
 test_unwind_exited_system_wide() {
+	# naming exited processes is the reader's (the kernel side: the other
+	# unwind tests, in the guests too)
+	requires userspace || return
 	local f=$WORK/f.txt s=$WORK/s.txt err=$WORK/pmt.err pm k c t n=20
 	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user --folded -o "$f" 2>"$err" &
 	pm=$!
