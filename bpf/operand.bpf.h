@@ -220,6 +220,8 @@ static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg
 {
 	c->rec = e->data;
 	if (pmt_stream_strs > 0)
+		pmt_x_prepare(cfg->str_xprog, c);
+	if (pmt_stream_strs > 0)
 		pmt_stream_str(cfg, c, e, 0);
 	if (pmt_stream_strs > 1)
 		pmt_stream_str(cfg, c, e, 1);

@@ -50,8 +50,11 @@ struct pmt_probe_cfg {
 	__u8 stack;	 /* PMT_STACK_*: perf events */
 	__u8 want_value; /* perf events: read the counter (a helper call) */
 	__u8 pad2;
-	/* --str: where each streamed string is (PMT_FSRC_PTR_STR), or 0 */
+	/* --str: where each streamed string is (PMT_FSRC_PTR_STR), or 0;
+	 * the program computing the addresses written as expressions */
 	struct pmt_operand strs[PMT_STREAM_STRS];
+	__u16 str_xprog;
+	__u8 pad3[6];
 	struct pmt_filter filter; /* header and first entries: line 0-1 */
 	struct pmt_agg_cfg agg;
 };

@@ -33,6 +33,7 @@ struct pmt_probe {
 	/* --str: each string's place (PMT_FSRC_PTR_STR), or src 0 where the
 	 * probe lacks the field */
 	struct pmt_operand strs[PMT_STREAM_STRS];
+	uint16_t str_xprog; /* their expressions' program, or PMT_XPROG_NONE */
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;

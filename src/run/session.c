@@ -100,6 +100,7 @@ static void open_types(struct pmt_session *s)
 
 	for (i = 0; i < s->opts->nr_probes; i++)
 		walks = walks || walks_types(s->opts->probes[i].filter);
+	walks = walks || walks_types(s->opts->str_args);
 	if (!walks)
 		return;
 	if (!pmt_btftypes__open(&s->types))
@@ -177,61 +178,113 @@ static int resolve_latency(struct pmt_session *s)
 	return 0;
 }
 
-/* --str F[,G]: where each probe holds F's address; a probe without F
- * streams an empty string there, and a name no probe has is a mistake. */
-static int resolve_strings(struct pmt_session *s)
+/* --str's name i, str(X) as given or X: "str(X)" into s, X into x */
+static void str_name(struct pmt_session *s, const char **n, char *x, size_t len)
 {
-	const char *n = s->opts->str_args;
+	size_t k = strcspn(*n, ",");
+	char given[256], inner[256];
+
+	snprintf(given, sizeof(given), "%.*s", (int)k, *n);
+	*n += k + ((*n)[k] == ',');
+	if (pmt_operand__call_arg(given, "str", inner, sizeof(inner)))
+		memcpy(given, inner, sizeof(given));
+	snprintf(x, len, "%s", given);
+	snprintf(s->str_names[s->nstrs], sizeof(s->str_names[0]), "str(%.150s)", x);
+	s->str_name_v[s->nstrs] = s->str_names[s->nstrs];
+}
+
+/* --str X of probe p where X is a plain field: 0 (p->strs[i] set), 1
+ * (p lacks it), or -EINVAL */
+static int str_field(struct pmt_session *s, struct pmt_probe *p, uint32_t i, const char *x)
+{
 	struct pmt_opinfo info;
 	struct pmt_buf b = {0};
-	char name[64], inner[64], call[80];
-	uint32_t i, found;
-	size_t len;
+	char call[300];
 	int r;
 
-	for (s->nstrs = 0; n && *n && s->nstrs < PMT_STREAM_STRS; s->nstrs++) {
-		len = strcspn(n, ",");
-		snprintf(name, sizeof(name), "%.*s", (int)len, n);
-		n += len + (n[len] == ',');
-		/* F or str(F) */
-		if (pmt_operand__call_arg(name, "str", inner, sizeof(inner)))
-			memcpy(name, inner, sizeof(name));
-		snprintf(call, sizeof(call), "str(%s)", name);
-		snprintf(s->str_names[s->nstrs], sizeof(s->str_names[0]), "%s", call);
-		s->str_name_v[s->nstrs] = s->str_names[s->nstrs];
-		for (i = found = 0; i < s->probes.n; i++) {
+	snprintf(call, sizeof(call), "str(%s)", x);
+	r = pmt_operand__resolve(p->fmt, call, &info);
+	if (r == PMT_OPERAND_UNKNOWN)
+		return 1;
+	if (!r && info.o.src == PMT_FSRC_PTR_STR) {
+		p->strs[i] = info.o;
+		return 0;
+	}
+	if (!r || r == PMT_OPERAND_NOT_PTR) {
+		pmt_operand__resolve(p->fmt, x, &info);
+		pmt_operand__not_ptr(&b, x, &info);
+	} else {
+		pmt_buf__printf(&b, "%s: an array, not an address", x);
+	}
+	r = pmt_error__usage(&s->err, "--str: %s (in %s)", pmt_buf__cstr(&b), p->name);
+	pmt_buf__free(&b);
+	return r;
+}
+
+/* --str X of probe p where X computes an address (a member chain, an
+ * offset): compiled into mine, p->strs[i] reading its slot. */
+static int str_expr(struct pmt_session *s, struct pmt_probe *p, uint32_t i, const char *x,
+		    struct pmt_exprs *mine)
+{
+	struct pmt_opinfo info;
+	char call[300];
+
+	snprintf(call, sizeof(call), "str(%s)", x);
+	if (pmt_expr__compile(mine, call, p->fmt, p->name, "--str", s->exprs.types, &info, &s->err))
+		return -EINVAL;
+	if (info.o.src != PMT_FSRC_PTR_STR)
+		return pmt_error__usage(&s->err, "--str %s: not an address (in %s)", x, p->name);
+	p->strs[i] = info.o;
+	return 0;
+}
+
+/* --str X[,Y]: where each probe holds X's address (a field, or an
+ * expression: a member chain); a probe without the field streams an empty
+ * string there, and a name no probe has is a mistake. */
+static int resolve_strings(struct pmt_session *s)
+{
+	struct pmt_exprs *mine = calloc(s->probes.n ? s->probes.n : 1, sizeof(*mine));
+	struct pmt_operand *ops[PMT_STREAM_STRS];
+	const char *n = s->opts->str_args;
+	char x[256];
+	uint32_t i, j, found[PMT_STREAM_STRS] = {0};
+	struct pmt_buf b = {0};
+	int r = 0;
+
+	if (!mine)
+		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for --str");
+	for (s->nstrs = 0; n && *n && s->nstrs < PMT_STREAM_STRS && !r; s->nstrs++) {
+		str_name(s, &n, x, sizeof(x));
+		for (i = 0; i < s->probes.n && !r; i++) {
 			struct pmt_probe *p = &s->probes.v[i];
 
-			r = pmt_operand__resolve(p->fmt, call, &info);
-			if (r == PMT_OPERAND_UNKNOWN)
-				continue;
-			if (r || info.o.src != PMT_FSRC_PTR_STR) {
-				if (!r || r == PMT_OPERAND_NOT_PTR) {
-					pmt_operand__resolve(p->fmt, name, &info);
-					pmt_operand__not_ptr(&b, name, &info);
-				} else {
-					pmt_buf__printf(&b, "%s: an array, not an address", name);
-				}
-				r = pmt_error__usage(&s->err, "--str: %s (in %s)",
-						     pmt_buf__cstr(&b), p->name);
-				pmt_buf__free(&b);
-				return r;
-			}
-			p->strs[s->nstrs] = info.o;
-			found++;
+			r = pmt_expr__is_expression(x) ? str_expr(s, p, s->nstrs, x, &mine[i])
+						       : str_field(s, p, s->nstrs, x);
+			found[s->nstrs] += r == 0;
+			r = r < 0 ? r : 0;
 		}
-		if (!found) {
-			pmt_error__usage(&s->err, "--str %s: no probe has a field %s", name, name);
+		if (!r && !found[s->nstrs]) {
+			r = pmt_error__usage(&s->err, "--str %s: no probe has a field %s", x, x);
 			if (s->probes.n) {
-				pmt_operand__hint(&b, s->probes.v[0].fmt, s->probes.v[0].name,
-						  name);
+				pmt_operand__hint(&b, s->probes.v[0].fmt, s->probes.v[0].name, x);
 				pmt_error__hint(&s->err, "%s", pmt_buf__cstr(&b));
 				pmt_buf__free(&b);
 			}
-			return -EINVAL;
 		}
 	}
-	return 0;
+	/* each probe's expressions: one program */
+	for (i = 0; i < s->probes.n; i++) {
+		struct pmt_probe *p = &s->probes.v[i];
+
+		for (j = 0; j < PMT_STREAM_STRS; j++)
+			ops[j] = &p->strs[j];
+		if (!r && mine[i].n)
+			r = pmt_exprs__program(&s->exprs, &mine[i], ops, PMT_STREAM_STRS,
+					       &p->str_xprog, p->name, &s->err);
+		pmt_exprs__free(&mine[i]);
+	}
+	free(mine);
+	return r;
 }
 
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)

@@ -41,7 +41,7 @@ struct pmt_session {
 	struct pmt_unwinder unwind;  /* --unwind dwarf */
 	struct pmt_counter counter;  /* --counter */
 	/* --str: the strings each streamed record carries, "str(F)" */
-	char str_names[PMT_STREAM_STRS][80];
+	char str_names[PMT_STREAM_STRS][160];
 	const char *str_name_v[PMT_STREAM_STRS]; /* each of those */
 	uint32_t nstrs;
 	pid_t closer;  /* closes the links after we exit */

@@ -111,6 +111,10 @@ test_fentry_member_chains() {
 		--by 'str(path->dentry->d_name.name),path->dentry->d_inode->i_ino' \
 		-- "$TP"/open_loop 37 "$f" | grep pmt-chain-target) || return 1
 	expect_eq "vfs_open of the file" "$out" "@[pmt-chain-target, $ino]: 37" || return 1
+	# the tutorial's printf("open path: %s\n", str(...->d_name.name)), streamed
+	out=$("$PMT" -q --kprobe-mode fentry --kprobe vfs_open --str 'path->dentry->d_name.name' \
+		-- "$TP"/open_loop 3 "$f" | grep -c 'str(path->dentry->d_name.name)=pmt-chain-target$')
+	expect_eq "vfs_open streamed with the chain's string" "$out" 3 || return 1
 	if [ -x "$PY" ]; then
 		write_conn_py "$WORK/conn.py"
 		# above 32767: a u16 member read signed shows it

@@ -454,6 +454,11 @@ test_rawtp_typed_arguments() {
 		-- /bin/sh -c 'sleep 0.01; sleep 0.01' | grep '^@' | sed -E 's/\]: [0-9]+$/]/' | sort -u >"$WORK/sw"
 	expect_eq "sched_switch's prev is the task switching out" "$(tr '\n' ';' <"$WORK/sw")" \
 		"@[1, sh];@[1, sleep];" || return 1
+	# streamed through the chain: --str takes what str() does
+	"$PMT" -q --rawtp sched_process_exec --str 'bprm->filename' -- /bin/sh "$WORK/ex.sh" |
+		grep -o 'str(bprm->filename)=[^ ]*' | sort | uniq -c | awk '{print $2 " " $1}' >"$WORK/str"
+	expect_eq "--str through a chain" "$(tr '\n' ';' <"$WORK/str")" \
+		"str(bprm->filename)=/bin/echo 1;str(bprm->filename)=/bin/sh 1;str(bprm->filename)=/bin/true 3;" || return 1
 	printf '%s\n' "$ours" >"$WORK/ours"
 	vs_bpftrace "execs by filename" "$WORK/ours" \
 		'tracepoint:sched:sched_process_exec { @[str(args->filename)] = count(); }' "/bin/sh $WORK/ex.sh"
