@@ -1054,6 +1054,18 @@ static int filter_program(struct parser *p, struct pmt_filter *out)
 					: pmt_error__runtime(p->err, sub.code, "%s", sub.msg);
 }
 
+/* A lone '&' (not &&) before pos: flags & 3 == 1 reads as a bit test
+ * followed by a comparison with nothing to compare. */
+static bool bit_test_before(const char *s, int pos)
+{
+	int i;
+
+	for (i = 0; i < pos && s[i]; i++)
+		if (s[i] == '&' && s[i + 1] != '&' && (i == 0 || s[i - 1] != '&'))
+			return true;
+	return false;
+}
+
 int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const char *probe,
 			struct pmt_exprs *exprs, struct pmt_filter *out, struct pmt_error *err)
 {
@@ -1077,6 +1089,11 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const ch
 		perr(&p, p.tok.pos, p.tok.len,
 		     p.tok.kind == T_RP ? "unbalanced ')'"
 					: "expected && or || or the end of the expression");
+		if (is_cmp(p.tok.kind) && bit_test_before(expr, p.tok.pos))
+			pmt_error__hint(err,
+					"'&' is the bit test (F & MASK holds where a bit is set): "
+					"to compare what it computes, write (F & MASK) %s N",
+					op_text(p.tok.kind));
 		goto out;
 	}
 	start = gen(&g, root, PMT_FILTER_ACCEPT, PMT_FILTER_REJECT);

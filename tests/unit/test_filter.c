@@ -216,6 +216,11 @@ static const struct {
 	{"pid == 1)", "--filter: unbalanced ')'\n  pid == 1)\n          ^\n"},
 	{"pid == 1 pid",
 	 "--filter: expected && or || or the end of the expression\n  pid == 1 pid\n           ^~~\n"},
+	{"prev_pid & 3 == 1",
+	 "--filter: expected && or || or the end of the expression\n  prev_pid & 3 == 1\n"
+	 "               ^~\n"
+	 "hint: '&' is the bit test (F & MASK holds where a bit is set): to compare what it "
+	 "computes, write (F & MASK) == N\n"},
 	{"pid ==", "--filter: expected a number or a \"string\"\n  pid ==\n        ^\n"},
 	{"prev_pid == 3000000000",
 	 "--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
