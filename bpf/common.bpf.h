@@ -292,6 +292,19 @@ static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_coun
 }
 
 /* Fill the header and push hdr + size bytes of data to this CPU's ring. */
+/* What a streamed record carries before its header (load-time
+ * constants): --counter's counts, and --str's strings before them. */
+static __always_inline __u32 pmt_stream_ncounts(void)
+{
+	return pmt_stream_counter ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS)
+				  : 0;
+}
+
+static __always_inline __u32 pmt_stream_nstrs(void)
+{
+	return pmt_stream_strs < PMT_STREAM_STRS ? pmt_stream_strs : PMT_STREAM_STRS;
+}
+
 /* Send e: the record's size bytes, then frames bytes of stack frames
  * (nkernel kernel ones first; tracepoints, see pmt_event_hdr). */
 static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
@@ -299,14 +312,9 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 {
 	__u64 pid_tgid = pmt_pid_tgid(c);
 	/* --counter's counts sent before the header (struct pmt_event) */
-	const __u32 cnt = pmt_stream_counter
-				  ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS) *
-					    sizeof(struct pmt_counter_rec)
-				  : 0;
-	/* and --str's strings before them (pmt_stream_str_fill) */
-	const __u32 pre =
-		cnt + (pmt_stream_strs < PMT_STREAM_STRS ? pmt_stream_strs : PMT_STREAM_STRS) *
-			      PMT_STREAM_STR_LEN;
+	const __u32 cnt = pmt_stream_ncounts() * sizeof(struct pmt_counter_rec);
+	/* and --str's strings before them (pmt_stream_strs_fill) */
+	const __u32 pre = cnt + pmt_stream_nstrs() * PMT_STREAM_STR_LEN;
 	__u64 len;
 	long err;
 

@@ -200,11 +200,8 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 static __always_inline void pmt_stream_str(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
 					   struct pmt_event *e, const __u32 i)
 {
-	const __u32 cnt = pmt_stream_counter
-				  ? (pmt_ncounters < PMT_COUNTERS ? pmt_ncounters : PMT_COUNTERS)
-				  : 0;
-	const __u32 n = pmt_stream_strs < PMT_STREAM_STRS ? pmt_stream_strs : PMT_STREAM_STRS;
-	char *dst = (char *)&e->counts[PMT_COUNTERS - cnt] - (n - i) * PMT_STREAM_STR_LEN;
+	char *dst = (char *)&e->counts[PMT_COUNTERS - pmt_stream_ncounts()] -
+		    (pmt_stream_nstrs() - i) * PMT_STREAM_STR_LEN;
 
 	/* an empty string's second byte says whether the read faulted */
 	dst[0] = '\0';
@@ -219,10 +216,10 @@ static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg
 						 struct pmt_fctx *c, struct pmt_event *e)
 {
 	c->rec = e->data;
-	if (pmt_stream_strs > 0)
+	if (pmt_stream_strs > 0) {
 		pmt_x_prepare(cfg->str_xprog, c);
-	if (pmt_stream_strs > 0)
 		pmt_stream_str(cfg, c, e, 0);
+	}
 	if (pmt_stream_strs > 1)
 		pmt_stream_str(cfg, c, e, 1);
 }

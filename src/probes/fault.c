@@ -6,7 +6,6 @@
 #include <bpf/libbpf.h>
 #include "probes/fault.h"
 #include "util/log.h"
-#include "util/grow.h"
 
 static uint64_t slot_bit(const struct pmt_operand *o, unsigned nslots)
 {
@@ -66,20 +65,16 @@ void pmt_fault__prepare(struct bpf_program *prog, bool needed)
 
 void pmt_fault__keep(struct pmt_probe *p, struct bpf_link *link)
 {
-	struct bpf_link **links;
-
 	if (!link) {
 		pmt_warn("%s: cannot attach the program that pages strings in (%s): strings "
 			 "in pages the process has not touched read as <fault>",
 			 p->name, strerror(errno));
 		return;
 	}
-	links = pmt_grow(p->links, &p->links_cap, (size_t)p->nlinks, sizeof(*links), 4);
-	if (!links) {
+	if (!pmt_probe__link_room(p)) {
 		bpf_link__destroy(link);
 		pmt_warn("%s: out of memory for the program that pages strings in", p->name);
 		return;
 	}
-	p->links = links;
 	p->links[p->nlinks++] = link;
 }

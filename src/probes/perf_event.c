@@ -19,7 +19,6 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "util/grow.h"
 #include "util/log.h"
 #include "tracefs/pmu.h"
 #include "probes/provider.h"
@@ -250,16 +249,13 @@ static void pe_prepare(struct pmt_prov_ctx *c)
 static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
-	struct bpf_link **links =
-		pmt_grow(p->links, &p->links_cap, (size_t)p->nlinks, sizeof(*links), 8);
 	struct bpf_link *l;
 	int err;
 
-	if (!links) {
+	if (!pmt_probe__link_room(p)) {
 		close(pfd);
 		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", p->name);
 	}
-	p->links = links;
 	l = bpf_program__attach_perf_event_opts(c->skel->progs.pmt_pe, pfd, &opts);
 	if (!l) {
 		err = pmt_error__attach(c->err, -errno, p->name, "the perf event", strerror(errno));

@@ -135,6 +135,17 @@ void pmt_probes__free(struct pmt_probes *l)
 	l->n = 0;
 }
 
+bool pmt_probe__link_room(struct pmt_probe *p)
+{
+	struct bpf_link **links =
+		pmt_grow(p->links, &p->links_cap, (size_t)p->nlinks, sizeof(*links), 8);
+
+	if (!links)
+		return false;
+	p->links = links;
+	return true;
+}
+
 void pmt_probes__uses(const struct pmt_probes *l, struct pmt_uses *u)
 {
 	uint32_t i, j;

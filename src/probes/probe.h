@@ -62,6 +62,8 @@ void pmt_probes__unlink(struct pmt_probes *l);
 /* Does a probe hold a single link (tracepoints, functions: their release
  * waits for the kernel, see spawn_closer() in src/run/session.c)? */
 bool pmt_probes__linked(const struct pmt_probes *l);
+/* Room in p->links for one more link (false: out of memory). */
+bool pmt_probe__link_room(struct pmt_probe *p);
 void pmt_probes__free(struct pmt_probes *l);
 
 /* What the probes' filters and aggregations use (filter/operand.h). */
