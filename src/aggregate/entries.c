@@ -99,8 +99,15 @@ int pmt_agg_entry__cmp(const void *a, const void *b)
 	return (x->bucket > y->bucket) - (x->bucket < y->bucket);
 }
 
+/* An empty side has no min or max to give (its fields may be zero). */
 void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v)
 {
+	if (!v->count)
+		return;
+	if (!t->count) {
+		*t = *v;
+		return;
+	}
 	if (v->min < t->min)
 		t->min = v->min;
 	if (v->max > t->max)

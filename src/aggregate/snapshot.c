@@ -404,12 +404,16 @@ static size_t make_groups(const struct pmt_agg_snap *s, struct pmt_agg_group *gr
 
 		memset(g, 0, sizeof(*g));
 		for (j = i; j < s->n && !memcmp(d[j].key.data, d[i].key.data, PMT_KEY_MAX); j++) {
+			/* a bucket with nothing new in this delta has no
+			 * min or max of its own: it must not give the group 0 */
+			if (!d[j].val.count)
+				continue;
+			if (!g->total.count || d[j].val.min < g->total.min)
+				g->total.min = d[j].val.min;
+			if (!g->total.count || d[j].val.max > g->total.max)
+				g->total.max = d[j].val.max;
 			g->total.count += d[j].val.count;
 			g->total.sum += d[j].val.sum;
-			if (j == i || d[j].val.min < g->total.min)
-				g->total.min = d[j].val.min;
-			if (j == i || d[j].val.max > g->total.max)
-				g->total.max = d[j].val.max;
 		}
 		if (!g->total.count)
 			continue; /* nothing new in this interval */

@@ -19,7 +19,10 @@ measured() { awk -v w="$1" '$1 == w { print $2 }' "$2"; }
 # offwaiter 10 20: nap() sleeps 10 x 20 ms, wait_pipe() waits 10 x 20 ms
 # on a pipe; each as long as offwaiter measured it, in its own stack.
 test_offcpu_known_times() {
-	"$PMT" -q --offcpu --folded -o "$WORK/o.folded" -- "$OW" 10 20 100 >"$WORK/o.out" || return 1
+	"$PMT" -q --offcpu --folded -o "$WORK/o.folded" -- "$OW" 10 20 100 >"$WORK/o.out" 2>"$WORK/o.err" ||
+		{ cat "$WORK/o.err" >&2; return 1; }
+	# what pmtrace said (lost events, stacks cut short), shown if a check fails
+	cat "$WORK/o.err" >&2
 	check offcpu_measured "$WORK/o.folded" ";nap;" "$(measured nap "$WORK/o.out")" $TOL || return 1
 	check offcpu_measured "$WORK/o.folded" ";wait_pipe;" "$(measured wait_pipe "$WORK/o.out")" $TOL || return 1
 	# one comm, both stacks in microseconds, kernel frames innermost

@@ -11,16 +11,23 @@
 #include "util/strutil.h"
 #include "test.h"
 
-/* One entry: key data = one 8-byte number (--by pid), bucket, count. */
-static void add(struct pmt_agg_entries *e, uint64_t pid, int32_t bucket, uint64_t count)
+/* One entry: key data = one 8-byte number (--by pid), bucket, count
+ * values, each of them v. */
+static void add_v(struct pmt_agg_entries *e, uint64_t pid, int32_t bucket, uint64_t count,
+		  int64_t v)
 {
-	struct pmt_agg_val pc = {.count = count, .sum = (int64_t)count, .min = 1, .max = 1};
+	struct pmt_agg_val pc = {.count = count, .sum = v * (int64_t)count, .min = v, .max = v};
 	struct pmt_agg_key key;
 
 	memset(&key, 0, sizeof(key));
 	key.bucket = bucket;
 	memcpy(key.data, &pid, sizeof(pid));
 	pmt_agg_entries__add(e, &key, &pc, 1, NULL);
+}
+
+static void add(struct pmt_agg_entries *e, uint64_t pid, int32_t bucket, uint64_t count)
+{
+	add_v(e, pid, bucket, count, 1);
 }
 
 /* Print cur with the options ao (one probe of format fmt, or none) into a
@@ -192,51 +199,120 @@ static bool drop_two(void *ctx, const struct pmt_agg_key *key, bool idle)
 	return key->data[0] == 2;
 }
 
+/* Prints of one aggregation into a file, as --interval makes them. */
+struct printer {
+	struct pmt_agg *agg;
+	struct pmt_output out;
+	struct pmt_error err;
+	char path[32];
+};
+
+static int printer__open(struct printer *p, const struct pmt_agg_opts *ao)
+{
+	struct pmt_agg_probe probe = {.name = "sched:sched_switch"};
+	uint8_t stack = 0;
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	strcpy(p->path, "/tmp/pmt-unit-agg.XXXXXX");
+	if ((fd = mkstemp(p->path)) < 0)
+		return -1;
+	close(fd);
+	if (pmt_agg__compile(ao, &probe, 1, &pmt_test_exprs, &stack, &p->agg, &p->err))
+		return -1;
+	return pmt_output__open(&p->out, p->path, PMT_OUT_TEXT, &p->err);
+}
+
+static int printer__print(struct printer *p, struct pmt_agg_entries *cur)
+{
+	const struct pmt_agg_io io = {0};
+
+	return pmt_agg__print(p->agg, cur, &io, &p->out, 0);
+}
+
+/* Only what is printed from here on is kept. */
+static int printer__restart(struct printer *p)
+{
+	pmt_output__close(&p->out);
+	return pmt_output__open(&p->out, p->path, PMT_OUT_TEXT, &p->err);
+}
+
+/* What was printed (the caller frees it); the printer is gone. */
+static char *printer__close(struct printer *p)
+{
+	char *text = NULL;
+
+	pmt_output__close(&p->out);
+	pmt_read_file(p->path, &text, NULL);
+	pmt_agg__free(p->agg);
+	unlink(p->path);
+	return text;
+}
+
 TEST(agg_forget_idle)
 {
 	struct pmt_agg_opts ao = {.fn = PMT_FN_COUNT, .by = "pid", .interval = 1};
-	struct pmt_agg_probe probe = {.name = "sched:sched_switch"};
-	const struct pmt_agg_io io = {0};
 	struct pmt_agg_entries cur = {0};
-	struct pmt_output out;
-	struct pmt_agg *agg = NULL;
-	uint8_t stack = 0;
-	struct pmt_error err = {0};
+	struct printer p;
 	int offered = 0;
-	char *text = NULL;
-	char path[] = "/tmp/pmt-unit-idle.XXXXXX";
-	int fd = mkstemp(path);
+	char *text;
 
-	ASSERT_TRUE(fd >= 0);
-	close(fd);
-	ASSERT_EQ(pmt_agg__compile(&ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err), 0);
-	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT, &err), 0);
+	ASSERT_EQ(printer__open(&p, &ao), 0);
 	add(&cur, 1, 0, 5);
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
-	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
-	ASSERT_EQ(pmt_agg__forget(agg, drop_two, &offered), 0);
+	ASSERT_EQ(printer__print(&p, &cur), 0);
+	ASSERT_EQ(pmt_agg__forget(p.agg, drop_two, &offered), 0);
 	ASSERT_EQ(offered, 0); /* all new: none idle */
 	add(&cur, 1, 0, 6);
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
-	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
+	ASSERT_EQ(printer__print(&p, &cur), 0);
 	/* 2 and 3 idle; the loader deletes 2 only (3 is in a CPU's cache) */
-	ASSERT_EQ(pmt_agg__forget(agg, drop_two, &offered), 1);
+	ASSERT_EQ(pmt_agg__forget(p.agg, drop_two, &offered), 1);
 	ASSERT_EQ(offered, 2);
 	add(&cur, 1, 0, 6);
 	add(&cur, 2, 0, 2); /* made anew */
 	add(&cur, 3, 0, 1);
-	pmt_output__close(&out);
-	ASSERT_EQ(pmt_output__open(&out, path, PMT_OUT_TEXT, &err), 0);
-	ASSERT_EQ(pmt_agg__print(agg, &cur, &io, &out, 0), 0);
-	pmt_output__close(&out);
-	pmt_read_file(path, &text, NULL);
+	ASSERT_EQ(printer__restart(&p), 0);
+	ASSERT_EQ(printer__print(&p, &cur), 0);
+	text = printer__close(&p);
 	ASSERT_TRUE(text && strstr(text, "@[2]: 2\n") && !strstr(text, "@[1]") &&
 		    !strstr(text, "@[3]"));
 	free(text);
-	pmt_agg__free(agg);
-	unlink(path);
+}
+
+/* --interval with a histogram: a bucket with nothing new in an interval
+ * gives the key's min and max nothing (its since-start min of 0 once made
+ * a key whose values were all 1 print min 0). */
+TEST(agg_interval_min_of_new_buckets)
+{
+	struct pmt_agg_opts ao = {.fn = PMT_FN_LHIST,
+				  .expr = "pid",
+				  .by = "pid",
+				  .interval = 1,
+				  .lmin = 0,
+				  .lmax = 10,
+				  .lstep = 1,
+				  .lbuckets = 10,
+				  .max_keys = 16,
+				  .json = true};
+	struct pmt_agg_entries cur = {0};
+	struct printer p;
+	char *text;
+
+	ASSERT_EQ(printer__open(&p, &ao), 0);
+	add_v(&cur, 7, 0, 1, 0);
+	add_v(&cur, 7, 1, 2, 1);
+	ASSERT_EQ(printer__print(&p, &cur), 0);
+	add_v(&cur, 7, 0, 1, 0); /* nothing new at 0 */
+	add_v(&cur, 7, 1, 5, 1);
+	ASSERT_EQ(printer__print(&p, &cur), 0);
+	text = printer__close(&p);
+	ASSERT_TRUE(text != NULL);
+	ASSERT_TRUE(strstr(text, "\"count\":3,\"sum\":2,\"min\":0,\"max\":1,") != NULL);
+	ASSERT_TRUE(strstr(text, "\"count\":3,\"sum\":3,\"min\":1,\"max\":1,") != NULL);
+	free(text);
 }
 
 static struct pmt_agg_entry entry(uint64_t pid, uint64_t count, int64_t min, int64_t max)

@@ -13,7 +13,7 @@ def offcpu_measured(argv):
     total = sum(int(line.rsplit(" ", 1)[1]) for line in open(argv[1]) if argv[2] in line)
     measured, tol = int(argv[3]), float(argv[4])
     assert measured * (1 - tol) <= total <= measured * (1 + tol), (
-        f"{argv[2]}: {total} us off the CPU, the program measured {measured}", open(argv[1]).read()[:2000])
+        f"{argv[2]}: {total} us off the CPU, the program measured {measured}", open(argv[1]).read()[:20000])
     print(f"    {argv[2].strip(';')}: {total} us off the CPU (the program measured {measured})",
           file=sys.stderr)
 
