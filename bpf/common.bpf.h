@@ -106,6 +106,15 @@ struct {
 	__type(value, __u64);
 } pmt_hits SEC(".maps") __weak;
 
+/* Per-CPU count, per probe id, of reads that failed: at 2 * id, str()'s;
+ * at 2 * id + 1, members' (pmt_read_failed). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 * PMT_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, __u64);
+} pmt_read_faults SEC(".maps") __weak;
+
 /* Per-CPU counters of things the kernel side gave up on (enum pmt_stat). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -127,6 +136,7 @@ struct pmt_fctx {
 	__u32 counter;	 /* the --counter an update is for (PMT_KEY_COUNTER) */
 	__u64 *xslot;	 /* the probe's expressions' values (pmt_x_prepare) */
 	__u32 kskip;	 /* the kernel stack's first frames that are ours */
+	__u32 probe;	 /* the probe's id, for what is counted per probe */
 };
 
 static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
@@ -152,6 +162,17 @@ static __always_inline void pmt_stat_inc(__u32 which)
 
 	if (v)
 		(*v)++;
+}
+
+/* A read that failed: counted in all (pmt_stats) and for the probe. */
+static __always_inline void pmt_read_failed(const struct pmt_fctx *c, bool member)
+{
+	__u32 k = (c->probe & (PMT_MAX_PROBES - 1)) * 2 + member;
+	__u64 *n = bpf_map_lookup_elem(&pmt_read_faults, &k);
+
+	pmt_stat_inc(member ? PMT_STAT_MEMBER_FAULT : PMT_STAT_STR_FAULT);
+	if (n)
+		(*n)++;
 }
 
 /* Is process tgid one we trace? Cheap when no target was given. */

@@ -57,14 +57,15 @@ static __always_inline __u64 pmt_x_sdiv(__u64 a, __u64 b, bool mod)
 
 /* LOAD: the o.size bytes at addr + k (1, 2, 4 or 8, little-endian),
  * extended; 0 where the kernel cannot read them (counted) */
-static __always_inline __u64 pmt_x_load(const struct pmt_expr_op *op, __u64 addr, bool sg)
+static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct pmt_expr_op *op,
+					__u64 addr, bool sg)
 {
 	__u64 mem = 0, n = op->o.size;
 
 	n = n > 8 ? 8 : n;
 	if (bpf_probe_read_kernel(&mem, n & 15, (const void *)(addr + op->k))) {
 		mem = 0;
-		pmt_stat_inc(PMT_STAT_MEMBER_FAULT);
+		pmt_read_failed(c, true);
 	}
 	n = (8 - n) * 8; /* the shift that drops the bytes not read */
 	return sg ? (__u64)((__s64)(mem << n) >> n) : (mem << n) >> n;
@@ -98,7 +99,7 @@ static long pmt_x_step(__u32 i, void *ctx)
 		return 1;
 	a = pmt_x_type(PMT_XST(m, sp - 1), f);
 	if (op->code == PMT_X_LOAD) {
-		PMT_XST(m, sp - 1) = pmt_x_load(op, PMT_XST(m, sp - 1), sg);
+		PMT_XST(m, sp - 1) = pmt_x_load(r->c, op, PMT_XST(m, sp - 1), sg);
 		return 0;
 	}
 	if (op->code == PMT_X_STORE) {

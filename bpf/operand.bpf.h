@@ -189,7 +189,7 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 				: bpf_probe_read_kernel_str(dst, n, (const void *)p);
 	if (r < 0) {
 		dst[0] = 0;
-		pmt_stat_inc(PMT_STAT_STR_FAULT);
+		pmt_read_failed(c, false);
 	}
 	return r;
 }

@@ -153,6 +153,7 @@ static __always_inline struct pmt_event *pmt_record_begin(__u32 id, struct pmt_f
 
 	if (pmt_stop || !pmt_target_ok(fc) || !pmt_cpu_ok())
 		return NULL;
+	fc->probe = id;
 	*cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	if (!*cfg)
 		return NULL;

@@ -170,7 +170,7 @@ static __always_inline bool pmt_offcpu_state_ok(void)
 static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 {
 	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
-	struct pmt_fctx fc = {.ctx = ctx};
+	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
 	struct pmt_offcpu_start *s, *start;
 	struct pmt_agg_key *k;
 	struct pmt_event *e;
@@ -221,7 +221,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
 	__u64 size, end;
-	struct pmt_fctx fc = {.ctx = ctx};
+	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
 
 	if (!lean && pmt_offcpu)
 		return pmt_tp_offcpu(ctx, id);

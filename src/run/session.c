@@ -509,6 +509,8 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_exprs, s->exprs.n ? (uint32_t)s->exprs.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_read_faults,
+				 2 * (s->probes.n ? s->probes.n : 1));
 	pmt_aggmaps__size(s->skel, s->agg);
 	/* stacks as keys, stored by content when aggregating with stacks (a
 	 * stack streamed is copied out, never stored): a key refers to two
@@ -715,6 +717,11 @@ uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)
 {
 	return s->skel && s->probes.v[id].filter ? pmt_percpu__sum(s->skel->maps.pmt_filtered, id)
 						 : 0;
+}
+
+uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool member)
+{
+	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_read_faults, 2 * id + member) : 0;
 }
 
 void pmt_session__free(struct pmt_session *s)

@@ -65,6 +65,8 @@ void pmt_session__free(struct pmt_session *s);
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 /* Events of probe id that were aggregated (streamed: received). */
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id);
+/* Probe id's reads that failed: str()'s, or (member) members' */
+uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool member);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);
 /* A failed step: print the session's error and return the exit status
  * of its class (1 when a step failed without one: its message is out). */

@@ -36,17 +36,42 @@ static void warn_stats(const uint64_t *st)
 				       "lived (the queue was full): their frames may show as "
 				       "[python]"},
 		{PMT_STAT_COUNTER_READ, "--counter reads failed (their calls count 0 there)"},
-		{PMT_STAT_STR_FAULT, "str() reads failed (a page the process had not touched, or "
-				     "a bad address): keys and --str show <fault>; filters see an "
-				     "empty string"},
-		{PMT_STAT_MEMBER_FAULT, "members could not be read (a NULL pointer on the "
-					"chain, or memory the kernel would not read): they read 0"},
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		if (st[causes[i].stat])
 			pmt_warn("%llu %s", (unsigned long long)st[causes[i].stat], causes[i].what);
+}
+
+/* Reads that failed, in all and in each probe that had some. */
+static void warn_read_faults(struct pmt_session *s, const uint64_t *st)
+{
+	static const struct {
+		enum pmt_stat stat;
+		const char *what;
+	} kinds[2] = {
+		{PMT_STAT_STR_FAULT, "str() reads failed (a page the process had not touched, or "
+				     "a bad address): keys and --str show <fault>; filters see an "
+				     "empty string"},
+		{PMT_STAT_MEMBER_FAULT, "members could not be read (a NULL pointer on the chain, "
+					"or memory the kernel would not read): they read 0"},
+	};
+	uint32_t i;
+	int m;
+
+	for (m = 0; m < 2; m++) {
+		if (!st[kinds[m].stat])
+			continue;
+		pmt_warn("%llu %s", (unsigned long long)st[kinds[m].stat], kinds[m].what);
+		for (i = 0; i < s->probes.n; i++) {
+			uint64_t n = pmt_session__read_faults(s, i, m);
+
+			if (n)
+				pmt_eprintf("    %llu in %s\n", (unsigned long long)n,
+					    s->probes.v[i].name);
+		}
+	}
 }
 
 /* What the kernel side could not do, said as warnings (nothing is ever
@@ -77,6 +102,7 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			 "runs on the same CPU (events in interrupts that came during one)",
 			 (unsigned long long)missed);
 	warn_stats(st);
+	warn_read_faults(s, st);
 	if (pmt_aggmaps__lost_stacks(s->aggmaps))
 		pmt_warn("%llu samples lost their stack: another stack of their process had its "
 			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "

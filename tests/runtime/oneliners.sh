@@ -232,6 +232,11 @@ test_str_untouched_fault() {
 	"$PMT" -q --uprobe "$UT:color_of" --count --by 'str(arg1)' -o "$WORK/u" -- "$UT" 30 >/dev/null 2>"$WORK/e"
 	expect_eq "uprobe keys at addresses 0..29" "$(grep '^@' "$WORK/u")" "@[<fault>]: 30" || return 1
 	grep -q "warning: 30 str() reads failed" "$WORK/e" || { cat "$WORK/e" >&2; fail "failed reads not counted (-q)"; return 1; }
+	# each probe's failed reads, as many as its calls
+	"$PMT" -q --usdt "$UT:pmt:color" --uprobe "$UT:color_of" --count --by 'probe,str(arg1)' -o "$WORK/u" \
+		-- "$UT" 30 >/dev/null 2>"$WORK/e"
+	expect_eq "per probe" "$(grep -c '^@\[.*, <fault>\]: 30$' "$WORK/u"),$(grep -c '^pmtrace: warning: 60 str() reads failed' "$WORK/e"),$(grep -cE '^    30 in (usdt:.*:pmt:color|uprobe:.*:color_of)$' "$WORK/e")" \
+		"2,1,2" || { cat "$WORK/u" "$WORK/e" >&2; return 1; }
 	"$PMT" --usdt "$UT:pmt:color" --count --by 'str(arg2)' -o "$WORK/t" -- "$UT" touch 300 >/dev/null 2>"$WORK/e" ||
 		return 1
 	expect_eq "touched first" "$(grep '^@' "$WORK/t" | sort | tr '\n' ';')" "@[blue]: 100;@[green]: 100;@[red]: 100;" || return 1
