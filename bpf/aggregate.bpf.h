@@ -19,6 +19,15 @@ struct {
 	__uint(value_size, sizeof(struct pmt_agg_val));
 } pmt_agg SEC(".maps") __weak;
 
+/* --counter: this CPU's context switches so far (bpf/count.bpf.c; see
+ * pmt_lat_start_counters) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} pmt_switch_seq SEC(".maps") __weak;
+
 /* --latency starts: bounded by LRU, so unmatched starts cannot pile up */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -366,6 +375,50 @@ static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct p
 	return v;
 }
 
+/*
+ * --latency --counter: uprobe programs run preemptible, and a switch that
+ * comes between reading the counters and storing what was read is not
+ * taken where it should be. pmt_switch_seq (this CPU's switches, counted
+ * by bpf/count.bpf.c) tells when one came.
+ */
+/* The start: an entry noting where the counts stand. Preempted before
+ * the entry was there, the switches passed it by and what was read
+ * counted others' events meanwhile: read again (the same CPU). */
+static __always_inline void pmt_lat_start_counters(const struct pmt_lat_key *lk,
+						   struct pmt_lat_val *lv)
+{
+	__u32 z = 0;
+	__u64 *seq = bpf_map_lookup_elem(&pmt_switch_seq, &z), s0 = seq ? *seq : 0;
+	struct pmt_lat_val *sv;
+
+	pmt_counters_now(lv->last);
+	if (bpf_map_update_elem(&pmt_lat, lk, lv, BPF_ANY)) {
+		pmt_stat_inc(PMT_STAT_LAT_FULL);
+		return;
+	}
+	if (seq && *seq != s0 && (sv = bpf_map_lookup_elem(&pmt_lat, lk)))
+		pmt_counters_now(sv->last);
+}
+
+/* The end: the entry's counts and its last segment's, into a copy. A
+ * switch out meanwhile takes into the entry (the segment then counted
+ * twice): taken again from the entry, as the switches left it. */
+static __always_inline void pmt_lat_end_counters(const struct pmt_lat_val *sv,
+						 struct pmt_lat_val *lv)
+{
+	__u32 z = 0;
+	__u64 *seq = bpf_map_lookup_elem(&pmt_switch_seq, &z), s0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		s0 = seq ? *seq : 0;
+		*lv = *sv;
+		pmt_counters_take(lv->acc, lv->last);
+		if (!seq || *seq == s0)
+			break;
+	}
+}
+
 /* The non-streaming actions; returns after updating the maps. */
 static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
 					  __u32 probe_id)
@@ -400,8 +453,10 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 				return;
 		}
 		lv.start = bpf_ktime_get_ns();
-		if (pmt_lat_counter)
-			pmt_counters_now(lv.last);
+		if (pmt_lat_counter) {
+			pmt_lat_start_counters(&lk, &lv);
+			return;
+		}
 		if (bpf_map_update_elem(&pmt_lat, &lk, &lv, BPF_ANY))
 			pmt_stat_inc(PMT_STAT_LAT_FULL);
 		return;
@@ -414,10 +469,9 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 			return;
 		}
 		if (pmt_lat_counter) {
-			/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
-			pmt_counters_take(sv->acc, sv->last);
-			lv = *sv;
+			pmt_lat_end_counters(sv, &lv);
 			bpf_map_delete_elem(&pmt_lat, &lk);
+			/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
 			for (c->counter = 0; c->counter < PMT_COUNTERS; c->counter++)
 				if (c->counter < pmt_ncounters)
 					pmt_agg_update(a, c, probe_id, (__s64)lv.acc[c->counter]);

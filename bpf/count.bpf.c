@@ -45,9 +45,14 @@ int pmt_count_switch(__u64 *ctx)
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 	struct pmt_lat_key k = {};
 	struct pmt_lat_val *v;
+	__u32 z = 0;
+	__u64 *seq;
 
 	if (pmt_stop)
 		return 0;
+	seq = bpf_map_lookup_elem(&pmt_switch_seq, &z);
+	if (seq)
+		(*seq)++;
 	if (pmt_stream_counter)
 		return pmt_count_threads(prev, next);
 	k.match = (__u64)BPF_CORE_READ(prev, pid);
