@@ -172,12 +172,12 @@ $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 include tests/testprogs/rules.mk
 
 # libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
-FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS)
+FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS) src/run/btftypes.c
 $(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h bpf/abi/*.h) $(OUTPUT)/gen/syscall_nrs.h
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) \
-		$(PURE_LIBS) -o $@
+		$(PURE_LIBS) -lbpf -o $@
 
 FUZZ_SECONDS ?= 60
 fuzz: $(OUTPUT)/filter_fuzz

@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer target: the filter and expression lexers, parsers, type
- * checkers, compilers and diagnostics. The first byte picks the probe
- * layout (% 3: sched_switch, sched_process_exec, or none) and the
- * compiler (/ 3 % 2: the filter's, or the expressions' of --by and
- * values, whose code is then run); the rest is the text.
+ * checkers, compilers and diagnostics, member chains included. The first
+ * byte picks the probe layout (% 3: sched_switch, sched_process_exec, or
+ * none), the compiler (/ 3 % 2: the filter's, or the expressions' of --by
+ * and values, whose code is then run) and the types (/ 6 % 2: none, or
+ * the running kernel's BTF, for curtask->a->b.c[i] chains); the rest is
+ * the text.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
 #include "filter/expr.h"
 #include "filter/filter.h"
+#include "run/btftypes.h"
 #include "tracefs/format.h"
 
 static struct pmt_format *fmts[2];
+/* the kernel's types, kaddr() left out (each would read kallsyms); NULL
+ * where this machine has no BTF */
+static struct pmt_btftypes btf;
+static struct pmt_typesys kernel_types;
+static const struct pmt_typesys *types;
 
 static struct pmt_format *load(const char *path)
 {
@@ -36,6 +45,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	fmts[0] = load("tests/data/sched_switch.format");
 	fmts[1] = load("tests/data/sched_process_exec.format");
+	if (!pmt_btftypes__open(&btf)) {
+		kernel_types = btf.sys;
+		kernel_types.ksym = NULL;
+		types = &kernel_types;
+	} else {
+		fprintf(stderr, "filter_fuzz: no kernel BTF: member chains are not fuzzed\n");
+	}
 	return 0;
 }
 
@@ -47,7 +63,7 @@ static uint64_t load_value(const struct pmt_operand *o, void *arg)
 
 /* An expression: an error points into the text; code stays within its
  * bounds (operations, values pending) and runs. */
-static void fuzz_expr(const char *text, const struct pmt_format *fmt)
+static void fuzz_expr(const char *text, const struct pmt_format *fmt, const struct pmt_typesys *ts)
 {
 	struct pmt_error err = {0};
 	struct pmt_exprs t = {0};
@@ -56,7 +72,8 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt)
 	uint32_t i;
 	int sp = 0;
 
-	if (pmt_expr__compile(&t, text, fmt, "fuzz:probe", "--by", NULL, &info, &err)) {
+	t.types = ts;
+	if (pmt_expr__compile(&t, text, fmt, "fuzz:probe", "--by", ts, &info, &err)) {
 		if (err.pos < 0 || err.pos > (int)strlen(text) || err.len < 1 || !err.msg[0] || t.n)
 			abort();
 		pmt_error__format(&b, &err);
@@ -96,8 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	expr = malloc(size);
 	memcpy(expr, data + 1, size - 1);
 	expr[size - 1] = '\0';
+	fuzz_exprs.types = data[0] / 6 % 2 ? types : NULL;
 	if (data[0] / 3 % 2) {
-		fuzz_expr(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1]);
+		fuzz_expr(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1], fuzz_exprs.types);
 		free(expr);
 		return 0;
 	}
