@@ -485,10 +485,15 @@ void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd)
 	if (!p)
 		return;
 	p->python = u->skel->rodata->pmt_python;
-	if (cmd && !strchr(cmd, '/') && pmt_elf__locate(cmd, p->cmd, sizeof(p->cmd)))
-		cmd = NULL; /* not found: the command's own start says so */
-	else if (cmd)
+	/* found as execvp finds it (a bare name's path was overwritten by
+	 * the name itself here, so -- python3.11 was read at its first
+	 * samples); not found: the command's own start says so */
+	if (cmd && !strchr(cmd, '/')) {
+		if (pmt_elf__locate(cmd, p->cmd, sizeof(p->cmd)))
+			p->cmd[0] = '\0';
+	} else if (cmd) {
 		snprintf(p->cmd, sizeof(p->cmd), "%s", cmd);
+	}
 	u->pre = p;
 	if (pthread_create(&u->pre_thread, NULL, prefetch_main, p)) {
 		prefetch_main(p);
