@@ -339,9 +339,483 @@ static int add_row(struct pmt_cfi *c, size_t *cap, Elf *elf, uint64_t vaddr,
 	return 0;
 }
 
-int pmt_cfi__read(int fd, struct pmt_cfi *out, struct pmt_error *err)
+static const struct pmt_cfi_row none_row = {.cfa = PMT_CFA_NONE};
+
+/* The rows of the FDE at start, by libdw, up to next: one lookup a row,
+ * each running the FDE's program from its start. 0 or -ENOMEM. */
+static int fde_rows_libdw(struct pmt_cfi *out, size_t *cap, Elf *elf, Dwarf_CFI *cfi,
+			  uint64_t start, uint64_t next)
 {
-	static const struct pmt_cfi_row none = {.cfa = PMT_CFA_NONE};
+	uint64_t addr = start;
+	int ret = 0;
+
+	while (addr < next && !ret) {
+		struct pmt_cfi_row r = {0};
+		Dwarf_Addr s, e;
+		Dwarf_Frame *fr;
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, addr, &fr))
+			break;
+		if (dwarf_frame_info(fr, &s, &e, NULL) < 0 || e <= addr) {
+			free(fr);
+			break;
+		}
+		if (!row_rules(fr, &r)) {
+			r.cfa = PMT_CFA_NONE;
+			out->unsupported++;
+		}
+		free(fr);
+		ret = add_row(out, cap, elf, addr, &r);
+		addr = e;
+	}
+	/* up to the next FDE, nothing is known */
+	if (!ret && addr < next)
+		ret = add_row(out, cap, elf, addr, &none_row);
+	return ret;
+}
+
+/*
+ * The same rows in one pass over each FDE's program (libdw's lookups run
+ * it again from the start for every row: O(rows^2) in a function, 0.3 s
+ * for gcc's cc1). Only the rules the unwinder uses are kept: the CFA as
+ * a register plus an offset, the return address's and rbp's; anything
+ * else (a CFA expression, set_loc, an opcode not known) leaves the FDE
+ * to libdw, so the rows are libdw's either way (tests/unit/test_cfi.c).
+ */
+enum { RULE_SAME, RULE_UNDEF, RULE_OFFSET, RULE_OTHER };
+
+struct rule {
+	int kind;
+	int64_t off;
+};
+
+struct frame_state {
+	bool cfa_ok; /* a register-plus-offset CFA is defined */
+	uint64_t cfa_reg;
+	int64_t cfa_off;
+	struct rule ra, fp;
+};
+
+struct cie {
+	Dwarf_Off off;
+	Dwarf_CIE c;
+	int enc;		 /* its FDEs' pointer encoding, -1 unknown */
+	bool ok;		 /* this reader follows its initial instructions */
+	struct frame_state init; /* after them */
+};
+
+struct fde {
+	uint64_t start, end;
+	const uint8_t *ins, *ins_end;
+	const struct cie *cie;
+};
+
+struct fdes {
+	struct fde *v;
+	size_t n, cap;
+	struct cie *cies;
+	size_t ncies;
+};
+
+static bool uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static bool sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
+{
+	uint64_t u = 0;
+	int shift = 0;
+	uint8_t b = 0x80;
+
+	while (*p < end && shift < 64 && (b & 0x80)) {
+		b = *(*p)++;
+		u |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	}
+	if (b & 0x80)
+		return false;
+	if (shift < 64 && (b & 0x40))
+		u |= ~0ULL << shift;
+	*v = (int64_t)u;
+	return true;
+}
+
+static void set_rule(struct frame_state *st, uint64_t reg, int kind, int64_t off)
+{
+	struct rule *r = reg == REG_RA ? &st->ra : reg == REG_RBP ? &st->fp : NULL;
+
+	if (r)
+		*r = (struct rule){kind, off};
+}
+
+#define STATE_STACK 16
+
+struct interp {
+	const Dwarf_CIE *cie;
+	const struct frame_state *init; /* DW_CFA_restore's */
+	struct frame_state st, saved[STATE_STACK];
+	int depth;
+	uint64_t loc;
+};
+
+static void restore(struct interp *in, uint64_t reg)
+{
+	if (reg == REG_RA)
+		in->st.ra = in->init->ra;
+	else if (reg == REG_RBP)
+		in->st.fp = in->init->fp;
+}
+
+/* A register's rule at *p: 1 followed, 0 not, -1 not such an opcode. */
+static int step_reg(struct interp *in, uint8_t op, const uint8_t **p, const uint8_t *end)
+{
+	int64_t daf = in->cie->data_alignment_factor, so;
+	uint64_t reg, v;
+
+	switch (op) {
+	case DW_CFA_offset_extended:
+	case DW_CFA_GNU_negative_offset_extended:
+		if (!uleb(p, end, &reg) || !uleb(p, end, &v))
+			return 0;
+		so = (int64_t)v * daf;
+		set_rule(&in->st, reg, RULE_OFFSET, op == DW_CFA_offset_extended ? so : -so);
+		return 1;
+	case DW_CFA_offset_extended_sf:
+		if (!uleb(p, end, &reg) || !sleb(p, end, &so))
+			return 0;
+		set_rule(&in->st, reg, RULE_OFFSET, so * daf);
+		return 1;
+	case DW_CFA_restore_extended:
+		if (!uleb(p, end, &reg))
+			return 0;
+		restore(in, reg);
+		return 1;
+	case DW_CFA_undefined:
+	case DW_CFA_same_value:
+		if (!uleb(p, end, &reg))
+			return 0;
+		set_rule(&in->st, reg, op == DW_CFA_undefined ? RULE_UNDEF : RULE_SAME, 0);
+		return 1;
+	case DW_CFA_register:
+	case DW_CFA_val_offset:
+		if (!uleb(p, end, &reg) || !uleb(p, end, &v))
+			return 0;
+		set_rule(&in->st, reg, RULE_OTHER, 0);
+		return 1;
+	case DW_CFA_val_offset_sf:
+		if (!uleb(p, end, &reg) || !sleb(p, end, &so))
+			return 0;
+		set_rule(&in->st, reg, RULE_OTHER, 0);
+		return 1;
+	case DW_CFA_expression:
+	case DW_CFA_val_expression:
+		if (!uleb(p, end, &reg) || !uleb(p, end, &v) || v > (uint64_t)(end - *p))
+			return 0;
+		*p += v;
+		set_rule(&in->st, reg, RULE_OTHER, 0);
+		return 1;
+	default: return -1;
+	}
+}
+
+/* The CFA's rule or the state stack at *p: as step_reg. */
+static int step_cfa(struct interp *in, uint8_t op, const uint8_t **p, const uint8_t *end)
+{
+	int64_t daf = in->cie->data_alignment_factor, so;
+	uint64_t reg = in->st.cfa_reg, v;
+
+	switch (op) {
+	case DW_CFA_remember_state:
+		if (in->depth == STATE_STACK)
+			return 0;
+		in->saved[in->depth++] = in->st;
+		return 1;
+	case DW_CFA_restore_state:
+		if (!in->depth)
+			return 0;
+		in->st = in->saved[--in->depth];
+		return 1;
+	case DW_CFA_def_cfa:
+	case DW_CFA_def_cfa_sf:
+		if (!uleb(p, end, &reg))
+			return 0;
+		if (op == DW_CFA_def_cfa_sf ? !sleb(p, end, &so) : !uleb(p, end, &v))
+			return 0;
+		in->st.cfa_ok = true;
+		in->st.cfa_reg = reg;
+		in->st.cfa_off = op == DW_CFA_def_cfa_sf ? so * daf : (int64_t)v;
+		return 1;
+	case DW_CFA_def_cfa_register:
+		if (!in->st.cfa_ok || !uleb(p, end, &reg))
+			return 0;
+		in->st.cfa_reg = reg;
+		return 1;
+	case DW_CFA_def_cfa_offset:
+		if (!in->st.cfa_ok || !uleb(p, end, &v))
+			return 0;
+		in->st.cfa_off = (int64_t)v;
+		return 1;
+	case DW_CFA_def_cfa_offset_sf:
+		if (!in->st.cfa_ok || !sleb(p, end, &so))
+			return 0;
+		in->st.cfa_off = so * daf;
+		return 1;
+	default: return -1;
+	}
+}
+
+/* One instruction at *p that is not an advance (those are the caller's):
+ * false where this reader does not follow it (set_loc, a CFA
+ * expression, an opcode not known). */
+static bool step(struct interp *in, uint8_t op, const uint8_t **p, const uint8_t *end)
+{
+	uint64_t v;
+	int r;
+
+	switch (op & 0xc0) {
+	case DW_CFA_offset:
+		if (!uleb(p, end, &v))
+			return false;
+		set_rule(&in->st, op & 0x3f, RULE_OFFSET,
+			 (int64_t)v * in->cie->data_alignment_factor);
+		return true;
+	case DW_CFA_restore: restore(in, op & 0x3f); return true;
+	}
+	if (op == DW_CFA_nop)
+		return true;
+	if (op == DW_CFA_GNU_args_size)
+		return uleb(p, end, &v);
+	if ((r = step_reg(in, op, p, end)) < 0)
+		r = step_cfa(in, op, p, end);
+	return r > 0;
+}
+
+/* An advance at *p (its delta in *d), or 0 for another instruction. */
+static int advance(uint8_t op, const uint8_t **p, const uint8_t *end, uint64_t *d)
+{
+	size_t sz;
+
+	if ((op & 0xc0) == DW_CFA_advance_loc) {
+		*d = op & 0x3f;
+		return 1;
+	}
+	sz = op == DW_CFA_advance_loc1	 ? 1
+	     : op == DW_CFA_advance_loc2 ? 2
+	     : op == DW_CFA_advance_loc4 ? 4
+					 : 0;
+	if (!sz)
+		return 0;
+	if ((size_t)(end - *p) < sz)
+		return -1;
+	*d = 0;
+	memcpy(d, *p, sz); /* little-endian */
+	*p += sz;
+	return 1;
+}
+
+/* The row of a state, as row_rules reads it from libdw's frame. */
+static bool state_row(const struct frame_state *st, struct pmt_cfi_row *r)
+{
+	r->cfa = PMT_CFA_NONE;
+	r->fp = PMT_FP_SAME;
+	if (st->ra.kind == RULE_UNDEF) {
+		r->cfa = PMT_CFA_END;
+		return true;
+	}
+	if (st->ra.kind != RULE_OFFSET || st->ra.off != -8 || !st->cfa_ok ||
+	    (st->cfa_reg != REG_RSP && st->cfa_reg != REG_RBP) ||
+	    st->cfa_off != (int32_t)st->cfa_off)
+		return false;
+	r->cfa = st->cfa_reg == REG_RSP ? PMT_CFA_SP : PMT_CFA_FP;
+	r->cfa_off = (int32_t)st->cfa_off;
+	if (st->fp.kind == RULE_OFFSET && st->fp.off == (int16_t)st->fp.off) {
+		r->fp = PMT_FP_SAVED;
+		r->fp_off = (int16_t)st->fp.off;
+	}
+	return true;
+}
+
+static int emit(struct pmt_cfi *out, size_t *cap, Elf *elf, uint64_t loc,
+		const struct frame_state *st)
+{
+	struct pmt_cfi_row r = {0};
+
+	if (!state_row(st, &r)) {
+		r.cfa = PMT_CFA_NONE;
+		out->unsupported++;
+	}
+	return add_row(out, cap, elf, loc, &r);
+}
+
+/* A program's rows from f->start up to next: 0, -ENOMEM, or 1 where this
+ * reader cannot follow the program (nothing added then). */
+static int fde_rows(struct pmt_cfi *out, size_t *cap, Elf *elf, const struct fde *f, uint64_t next)
+{
+	struct interp in = {
+		.cie = &f->cie->c, .init = &f->cie->init, .st = f->cie->init, .loc = f->start};
+	size_t n0 = out->n, u0 = out->unsupported;
+	const uint8_t *p = f->ins;
+	uint64_t d;
+	int ret = 0, a;
+
+	while (p < f->ins_end && !ret) {
+		uint8_t op = *p++;
+
+		a = advance(op, &p, f->ins_end, &d);
+		if (a < 0 || (!a && !step(&in, op, &p, f->ins_end)))
+			goto libdw;
+		if (!a || !d)
+			continue;
+		d *= f->cie->c.code_alignment_factor;
+		if (in.loc < next && in.loc < f->end)
+			ret = emit(out, cap, elf, in.loc, &in.st);
+		in.loc += d;
+	}
+	if (in.loc > f->end)
+		goto libdw;
+	if (!ret && in.loc < next && in.loc < f->end)
+		ret = emit(out, cap, elf, in.loc, &in.st);
+	if (!ret && f->end < next)
+		ret = add_row(out, cap, elf, f->end, &none_row);
+	return ret;
+libdw:
+	/* add_row only appends: dropping what this FDE added undoes it */
+	out->n = n0;
+	out->unsupported = u0;
+	return 1;
+}
+/* A CIE's state after its initial instructions, from the ABI's (libdw's
+ * x86-64 backend: rbp and the return address keep their values). */
+static void cie_init(struct cie *c)
+{
+	struct frame_state abi = {.ra = {RULE_SAME, 0}, .fp = {RULE_SAME, 0}};
+	struct interp in = {.cie = &c->c, .init = &abi, .st = abi};
+	const uint8_t *p = c->c.initial_instructions, *end = c->c.initial_instructions_end;
+	uint64_t d;
+
+	c->ok = c->enc >= 0 && c->c.return_address_register == REG_RA;
+	while (c->ok && p < end) {
+		uint8_t op = *p++;
+
+		c->ok = !advance(op, &p, end, &d) && step(&in, op, &p, end);
+	}
+	c->init = in.st;
+}
+
+/* One FDE of .eh_frame (e, its CIE's index ci), into f: false when
+ * this reader cannot read it. */
+static bool fde_parse(const Dwarf_CFI_Entry *e, const struct cie *c, uint64_t vaddr, struct fde *f)
+{
+	const uint8_t *p = e->fde.start;
+	uint64_t range, alen;
+
+	if (!c->ok || read_enc(&p, e->fde.end, (uint8_t)c->enc, vaddr, 0, &f->start) ||
+	    read_enc(&p, e->fde.end, (uint8_t)(c->enc & 0x0f), 0, 0, &range))
+		return false;
+	if (c->c.augmentation[0] == 'z') {
+		if (!uleb(&p, e->fde.end, &alen) || alen > (uint64_t)(e->fde.end - p))
+			return false;
+		p += alen;
+	}
+	f->end = f->start + range;
+	f->ins = p;
+	f->ins_end = e->fde.end;
+	f->cie = c;
+	return true;
+}
+
+static int cmp_fde(const void *a, const void *b)
+{
+	uint64_t x = ((const struct fde *)a)->start, y = ((const struct fde *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every FDE of .eh_frame this reader can follow, sorted by start (none
+ * where the file has no section table). */
+static void fdes_read(Elf *elf, struct fdes *t)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	Elf_Data *data = NULL;
+	Dwarf_Off off = 0, next;
+	Dwarf_CFI_Entry e;
+	size_t i, ccap = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!ident || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while (!data && (scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".eh_frame"))
+			data = elf_getdata(scn, NULL);
+	}
+	/* CIEs first (FDEs point at them by offset), then FDEs */
+	for (off = 0; data && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
+		struct cie *nc;
+
+		if (!dwarf_cfi_cie_p(&e))
+			continue;
+		if (!(nc = pmt_grow(t->cies, &ccap, t->ncies, sizeof(*nc), 16)))
+			return;
+		t->cies = nc;
+		nc[t->ncies] = (struct cie){.off = off, .c = e.cie, .enc = cie_fde_enc(&e.cie)};
+		cie_init(&nc[t->ncies++]);
+	}
+	for (off = 0; data && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
+		struct fde f, *nf;
+
+		if (dwarf_cfi_cie_p(&e))
+			continue;
+		for (i = 0; i < t->ncies && t->cies[i].off != e.fde.CIE_pointer; i++)
+			;
+		if (i == t->ncies ||
+		    !fde_parse(&e, &t->cies[i],
+			       sh.sh_addr + (uint64_t)(e.fde.start - (const uint8_t *)data->d_buf),
+			       &f))
+			continue;
+		if (!(nf = pmt_grow(t->v, &t->cap, t->n, sizeof(*nf), 1024)))
+			return;
+		(t->v = nf)[t->n++] = f;
+	}
+	qsort(t->v, t->n, sizeof(*t->v), cmp_fde);
+}
+
+/* The FDE starting at start, if exactly one does. */
+static const struct fde *fde_at(const struct fdes *t, uint64_t start)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->n || t->v[lo].start != start || (lo + 1 < t->n && t->v[lo + 1].start == start))
+		return NULL;
+	return &t->v[lo];
+}
+
+int pmt_cfi__read_with(int fd, struct pmt_cfi *out, bool libdw_only, struct pmt_error *err)
+{
+	struct fdes fdes = {0};
 	Elf *elf;
 	Dwarf_CFI *cfi = NULL;
 	uint64_t *starts = NULL;
@@ -370,32 +844,18 @@ int pmt_cfi__read(int fd, struct pmt_cfi *out, struct pmt_error *err)
 		ret = -ENOENT;
 		goto out;
 	}
+	if (!libdw_only)
+		fdes_read(elf, &fdes);
 	for (i = 0; i < n && !ret; i++) {
-		uint64_t addr = starts[i], next = i + 1 < n ? starts[i + 1] : UINT64_MAX;
+		uint64_t next = i + 1 < n ? starts[i + 1] : UINT64_MAX;
+		const struct fde *f = fde_at(&fdes, starts[i]);
+		int r = f ? fde_rows(out, &cap, elf, f, next) : 1;
 
-		while (addr < next && !ret) {
-			struct pmt_cfi_row r = {0};
-			Dwarf_Addr s, e;
-			Dwarf_Frame *fr;
-
-			if (dwarf_cfi_addrframe(cfi, addr, &fr))
-				break;
-			if (dwarf_frame_info(fr, &s, &e, NULL) < 0 || e <= addr) {
-				free(fr);
-				break;
-			}
-			if (!row_rules(fr, &r)) {
-				r.cfa = PMT_CFA_NONE;
-				out->unsupported++;
-			}
-			free(fr);
-			ret = add_row(out, &cap, elf, addr, &r);
-			addr = e;
-		}
-		/* up to the next FDE, nothing is known */
-		if (!ret && addr < next)
-			ret = add_row(out, &cap, elf, addr, &none);
+		/* what this reader does not follow, libdw does */
+		ret = r > 0 ? fde_rows_libdw(out, &cap, elf, cfi, starts[i], next) : r;
 	}
+	free(fdes.v);
+	free(fdes.cies);
 	if (ret)
 		pmt_error__runtime(err, -EINVAL, "out of memory");
 out:
@@ -406,4 +866,9 @@ out:
 	if (ret)
 		pmt_cfi__free(out);
 	return ret;
+}
+
+int pmt_cfi__read(int fd, struct pmt_cfi *out, struct pmt_error *err)
+{
+	return pmt_cfi__read_with(fd, out, false, err);
 }
