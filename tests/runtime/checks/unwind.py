@@ -348,5 +348,38 @@ def stripped_named(argv):
     print(f"    {chain} of {total} samples named through main -> nofp_a -> nofp_b", file=sys.stderr)
 
 
+def build_complete(argv):
+    """argv: pmtrace's folded stacks of a build; perf script -F
+    comm,ip,sym of perf record --call-graph dwarf on the same build; the
+    command judged. Its samples complete to __libc_start_call_main: a
+    share at least perf's."""
+    comm, end = argv[3], "__libc_start_call_main"
+    ours = total = 0
+    for line in open(argv[1]):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        frames = stack.split(";")
+        if frames[0] == comm:
+            total += int(n)
+            ours += int(n) if end in frames else 0
+    theirs = ptotal = 0
+    cur = None
+    for line in list(open(argv[2], errors="replace")) + [""]:
+        if line.strip() and not line.startswith("\t"):
+            cur = [line.split()[0], False]
+        elif cur and line.strip():
+            f = line.split()
+            cur[1] = cur[1] or (len(f) > 1 and f[1].split("+")[0] == end)
+        elif cur:
+            ptotal += cur[0] == comm
+            theirs += cur[0] == comm and cur[1]
+            cur = None
+    assert total >= 50 and ptotal >= 50, ("too few samples", total, ptotal)
+    share, pshare = ours / total, theirs / ptotal
+    assert share >= pshare, (f"{comm}: {ours} of {total} samples complete ({share:.0%}), "
+                             f"perf record --call-graph dwarf {theirs} of {ptotal} ({pshare:.0%})")
+    print(f"    {comm}: {ours} of {total} samples complete to {end} ({share:.0%}); "
+          f"perf record --call-graph dwarf {theirs} of {ptotal} ({pshare:.0%})", file=sys.stderr)
+
+
 if __name__ == "__main__":
     main(globals())
