@@ -113,8 +113,7 @@ int pmt_elf__collect(Elf *elf, Elf *phdrs, unsigned int sht, struct pmt_elf_syms
 	return ret;
 }
 
-/* The section named name, with its header into sh; NULL if none. */
-static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
+Elf_Scn *pmt_elf__section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t strndx;
@@ -134,7 +133,7 @@ static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
 int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out)
 {
 	GElf_Shdr rsh, psh, dsh;
-	Elf_Scn *rela = section(elf, ".rela.plt", &rsh), *plt, *dyn;
+	Elf_Scn *rela = pmt_elf__section(elf, ".rela.plt", &rsh), *plt, *dyn;
 	Elf_Data *rd, *dd;
 	uint64_t first, off;
 	GElf_Ehdr eh;
@@ -147,9 +146,9 @@ int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out)
 		return 0;
 	/* with IBT the stubs called are in .plt.sec; else .plt, after its
 	 * header entry */
-	if ((plt = section(elf, ".plt.sec", &psh)))
+	if ((plt = pmt_elf__section(elf, ".plt.sec", &psh)))
 		first = psh.sh_addr;
-	else if ((plt = section(elf, ".plt", &psh)))
+	else if ((plt = pmt_elf__section(elf, ".plt", &psh)))
 		first = psh.sh_addr + PLT_ENTRY;
 	else
 		return 0;

@@ -5,6 +5,7 @@
 #define PMT_ELFSYM_H
 
 #include "util/error.h"
+#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +26,6 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, struct pmt_error 
 const struct pmt_elf_sym *pmt_elf__find(const struct pmt_elf_syms *s, const char *name);
 void pmt_elf__free(struct pmt_elf_syms *s);
 
-typedef struct Elf Elf;
 /* Defined functions of elf's symbol tables of type sht (SHT_SYMTAB,
  * SHT_DYNSYM; 0: both, a function of both twice) appended to out (not
  * sorted), at the file offsets the program headers of phdrs give (a
@@ -35,6 +35,8 @@ int pmt_elf__collect(Elf *elf, Elf *phdrs, unsigned int sht, struct pmt_elf_syms
 /* The PLT stubs of elf (x86-64) as perf names them, "func@plt", appended
  * to out. 0 or -ENOMEM. */
 int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out);
+/* The section named name, with its header into sh; NULL if none. */
+Elf_Scn *pmt_elf__section(Elf *elf, const char *name, GElf_Shdr *sh);
 /* Has elf a table of type sht? */
 int pmt_elf__has_table(Elf *elf, unsigned int sht);
 

@@ -156,6 +156,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The .eh_frame section's data (its header in *sh), or NULL. */
+static Elf_Data *eh_frame(Elf *elf, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = pmt_elf__section(elf, ".eh_frame", sh);
+
+	return scn ? elf_getdata(scn, NULL) : NULL;
+}
+
 /* Without .eh_frame_hdr (static executables: the linker adds it only
  * with --eh-frame-hdr, which gcc passes for dynamic links): the FDE
  * starts from the .eh_frame section itself, each CIE's encoding applied
@@ -166,27 +174,19 @@ static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
 		Dwarf_Off off;
 		int enc;
 	} *cies = NULL, *nc;
-	size_t shstrndx, ncies = 0, cap = 0, starts_cap = *n;
+	size_t ncies = 0, cap = 0, starts_cap = *n;
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	Dwarf_Off off = 0, next;
-	Elf_Scn *scn = NULL;
-	Elf_Data *data = NULL;
+	Elf_Data *data;
 	Dwarf_CFI_Entry e;
 	GElf_Shdr sh;
 	int ret = 0;
 
 	*starts = NULL;
 	*n = 0;
-	if (!ident || elf_getshdrstrndx(elf, &shstrndx))
+	if (!ident)
 		return -EINVAL;
-	while ((scn = elf_nextscn(elf, scn)) && !data) {
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".eh_frame"))
-			data = elf_getdata(scn, NULL);
-	}
-	if (!data)
+	if (!(data = eh_frame(elf, &sh)))
 		return -ENOENT;
 	while (!ret && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0) {
 		if (dwarf_cfi_cie_p(&e)) {
@@ -696,6 +696,7 @@ libdw:
 	out->unsupported = u0;
 	return 1;
 }
+
 /* A CIE's state after its initial instructions, from the ABI's (libdw's
  * x86-64 backend: rbp and the return address keep their values). */
 static void cie_init(struct cie *c)
@@ -714,8 +715,8 @@ static void cie_init(struct cie *c)
 	c->init = in.st;
 }
 
-/* One FDE of .eh_frame (e, its CIE's index ci), into f: false when
- * this reader cannot read it. */
+/* One FDE of .eh_frame (e, of CIE c; vaddr: where its initial location
+ * lies), into f: false when this reader cannot read it. */
 static bool fde_parse(const Dwarf_CFI_Entry *e, const struct cie *c, uint64_t vaddr, struct fde *f)
 {
 	const uint8_t *p = e->fde.start;
@@ -748,24 +749,16 @@ static int cmp_fde(const void *a, const void *b)
 static void fdes_read(Elf *elf, struct fdes *t)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	Elf_Data *data = NULL;
 	Dwarf_Off off = 0, next;
 	Dwarf_CFI_Entry e;
-	size_t i, ccap = 0, shstrndx;
-	Elf_Scn *scn = NULL;
+	size_t i, ccap = 0;
+	Elf_Data *data;
 	GElf_Shdr sh;
 
-	if (!ident || elf_getshdrstrndx(elf, &shstrndx))
+	if (!ident || !(data = eh_frame(elf, &sh)))
 		return;
-	while (!data && (scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, ".eh_frame"))
-			data = elf_getdata(scn, NULL);
-	}
 	/* CIEs first (FDEs point at them by offset), then FDEs */
-	for (off = 0; data && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
+	for (off = 0; dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
 		struct cie *nc;
 
 		if (!dwarf_cfi_cie_p(&e))
@@ -776,7 +769,7 @@ static void fdes_read(Elf *elf, struct fdes *t)
 		nc[t->ncies] = (struct cie){.off = off, .c = e.cie, .enc = cie_fde_enc(&e.cie)};
 		cie_init(&nc[t->ncies++]);
 	}
-	for (off = 0; data && dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
+	for (off = 0; dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
 		struct fde f, *nf;
 
 		if (dwarf_cfi_cie_p(&e))
@@ -798,19 +791,12 @@ static void fdes_read(Elf *elf, struct fdes *t)
 /* The FDE starting at start, if exactly one does. */
 static const struct fde *fde_at(const struct fdes *t, uint64_t start)
 {
-	size_t lo = 0, hi = t->n;
+	size_t le = pmt_count_le(t->v, t->n, sizeof(*t->v), offsetof(struct fde, start),
+				 sizeof(t->v->start), start);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->v[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->n || t->v[lo].start != start || (lo + 1 < t->n && t->v[lo + 1].start == start))
+	if (!le || t->v[le - 1].start != start || (le > 1 && t->v[le - 2].start == start))
 		return NULL;
-	return &t->v[lo];
+	return &t->v[le - 1];
 }
 
 int pmt_cfi__read_with(int fd, struct pmt_cfi *out, bool libdw_only, struct pmt_error *err)
