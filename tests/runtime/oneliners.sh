@@ -163,16 +163,20 @@ test_bashreadline_vs_bpftrace() {
 	same_map "bashreadline" "$WORK/ours" "$WORK/theirs"
 }
 
+# FILE: a Python program looking up localhost 5 times, 127.0.0.1 3 times
+# (getaddrinfo in libc).
+write_gai_py() {
+	printf '%s\n' 'import socket' 'for i in range(5): socket.getaddrinfo("localhost", 80)' \
+		'for i in range(3): socket.getaddrinfo("127.0.0.1", 80)' >"$1"
+}
+
 # gethostlatency's names: getaddrinfo's first argument, in libc.
 test_gethostnames_vs_bpftrace() {
 	requires host || return
 	oracle_on_host || return 0
 	requires bpftrace || return
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
-	local prog='import socket
-for i in range(5): socket.getaddrinfo("localhost", 80)
-for i in range(3): socket.getaddrinfo("127.0.0.1", 80)'
-	printf '%s\n' "$prog" >"$WORK/gai.py"
+	write_gai_py "$WORK/gai.py"
 	"$PMT" -q --uprobe "$LIBC:getaddrinfo" --count --by 'str(arg0)' -- "$PY" "$WORK/gai.py" |
 		grep '^@' | as_bpftrace >"$WORK/ours"
 	expect_eq "names looked up" "$(tr '\n' ';' <"$WORK/ours")" "@[127.0.0.1]: 3;@[localhost]: 5;" || return 1
@@ -190,10 +194,7 @@ for i in range(3): socket.getaddrinfo("127.0.0.1", 80)'
 # through a latency in ms (--stats: count, and a sane min).
 test_gethostlatency_vs_bpftrace() {
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
-	local prog='import socket
-for i in range(5): socket.getaddrinfo("localhost", 80)
-for i in range(3): socket.getaddrinfo("127.0.0.1", 80)'
-	printf '%s\n' "$prog" >"$WORK/gai.py"
+	write_gai_py "$WORK/gai.py"
 	"$PMT" -q --latency "uprobe:$LIBC:getaddrinfo" --count --by 'str(arg0)' -- "$PY" "$WORK/gai.py" |
 		grep '^@' | sed -E 's/^@[a-z]+\[/@[/' | as_bpftrace >"$WORK/ours"
 	expect_eq "calls timed by host" "$(tr '\n' ';' <"$WORK/ours")" "@[127.0.0.1]: 3;@[localhost]: 5;" || return 1
