@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Records come per CPU: a child's mmap may sit in one ring and its fork
- * in another. Each read copies every ring's records and sorts them by
- * time; they are applied in that order, all at once (pmt_sideband__read)
- * or, for a stream, up to each sample's time as it is named
- * (pmt_sideband__apply_until): a sample taken before a file was
- * unmapped and another mapped at its address is named after the first.
+ * in another. Each read copies every ring's records, sorts them by time
+ * and only then applies them.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -66,10 +63,10 @@ struct pmt_sideband {
 	struct perf_buffer *pb;
 	int map_fd;
 	uint64_t lost;
-	char *buf; /* records read and not yet applied, copied */
+	char *buf; /* this read's records, copied */
 	size_t len, cap;
-	struct held *held; /* [done, n): not yet applied, by time */
-	size_t done, n, hcap;
+	struct held *held;
+	size_t n, hcap;
 };
 
 static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
@@ -150,47 +147,18 @@ static int cmp_held(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at; /* a ring's own order */
 }
 
-/* The records not applied to the front of buf: what a run holds stays
- * what the rings brought since the samples caught up. */
-static void compact(struct pmt_sideband *sb)
+void pmt_sideband__read(struct pmt_sideband *sb)
 {
-	size_t i, len = 0;
+	size_t i;
 
-	for (i = sb->done; i < sb->n; i++) {
-		const struct perf_event_header *h = (const void *)(sb->buf + sb->held[i].at);
-		size_t size = h->size;
-
-		memmove(sb->buf + len, h, size);
-		sb->held[i - sb->done] = (struct held){sb->held[i].time, len};
-		len += size;
-	}
-	sb->n -= sb->done;
-	sb->done = 0;
-	sb->len = len;
-}
-
-void pmt_sideband__fetch(struct pmt_sideband *sb)
-{
 	if (!sb)
 		return;
-	compact(sb);
+	sb->len = sb->n = 0;
 	perf_buffer__consume(sb->pb);
 	if (sb->n > 1)
 		qsort(sb->held, sb->n, sizeof(*sb->held), cmp_held);
-}
-
-void pmt_sideband__apply_until(struct pmt_sideband *sb, uint64_t time)
-{
-	if (!sb)
-		return;
-	while (sb->done < sb->n && sb->held[sb->done].time <= time)
-		apply(sb, (const void *)(sb->buf + sb->held[sb->done++].at));
-}
-
-void pmt_sideband__read(struct pmt_sideband *sb)
-{
-	pmt_sideband__fetch(sb);
-	pmt_sideband__apply_until(sb, UINT64_MAX);
+	for (i = 0; i < sb->n; i++)
+		apply(sb, (const void *)(sb->buf + sb->held[i].at));
 }
 
 int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
