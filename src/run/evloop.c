@@ -115,6 +115,8 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 		l->malformed++;
 		return;
 	}
+	/* named against the mappings of its time */
+	pmt_sideband__apply_until(l->sb, eh->ts);
 	p->events++;
 	l->events++;
 	r.ts = eh->ts;
@@ -347,7 +349,10 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 {
 	int err;
 
-	pmt_sideband__read(l->sb);
+	if (l->pb)
+		pmt_sideband__fetch(l->sb);
+	else
+		pmt_sideband__read(l->sb);
 	err = l->pb ? perf_buffer__consume(l->pb) : 0;
 	/* the code objects their Python frames name */
 	pmt_unwinder__poll_python(&l->s->unwind);
@@ -358,6 +363,8 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 	if (l->ro.bytes > REORDER_MAX_BYTES)
 		cutoff = UINT64_MAX;
 	pmt_reorder__flush(&l->ro, cutoff, emit, l);
+	/* what happened up to the cutoff: the next samples are past it */
+	pmt_sideband__apply_until(l->sb, cutoff);
 	reap(l, cutoff);
 	return 0;
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Records come per CPU: a child's mmap may sit in one ring and its fork
- * in another. Each read copies every ring's records, sorts them by time
- * and only then applies them.
+ * in another. Each read copies every ring's records and sorts them by
+ * time; they are applied in that order, all at once (pmt_sideband__read)
+ * or, for a stream, up to each sample's time as it is named
+ * (pmt_sideband__apply_until): a sample taken before a file was
+ * unmapped and another mapped at its address is named after the first.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -63,10 +66,12 @@ struct pmt_sideband {
 	struct perf_buffer *pb;
 	int map_fd;
 	uint64_t lost;
-	char *buf; /* this read's records, copied */
+	char *buf; /* records read and not yet applied, copied */
 	size_t len, cap;
-	struct held *held;
-	size_t n, hcap;
+	char *spare; /* where compact moves them */
+	size_t spare_cap;
+	struct held *held; /* [done, n): not yet applied, by time */
+	size_t done, n, hcap;
 };
 
 static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
@@ -147,18 +152,70 @@ static int cmp_held(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at; /* a ring's own order */
 }
 
-void pmt_sideband__read(struct pmt_sideband *sb)
+/*
+ * The records not applied move to a fresh buffer, in time order: a run
+ * holds what the rings brought since the samples caught up. They move
+ * out of place: held is in time order, buf in the rings' order, so moving
+ * within buf would write over records not yet moved.
+ */
+static void compact(struct pmt_sideband *sb)
 {
-	size_t i;
+	size_t i, len = 0, need = 0, old_cap;
+	char *to = NULL, *old;
 
+	if (!sb->done)
+		return; /* nothing applied: buf and held stand as they are */
+	for (i = sb->done; i < sb->n; i++)
+		need += ((const struct perf_event_header *)(sb->buf + sb->held[i].at))->size;
+	if (need && !(to = pmt_grow_to(sb->spare, &sb->spare_cap, need, 1, 65536))) {
+		/* no memory to hold them back: applied now, a little early */
+		while (sb->done < sb->n)
+			apply(sb, (const void *)(sb->buf + sb->held[sb->done++].at));
+		need = 0;
+	}
+	if (need) {
+		for (i = sb->done; i < sb->n; i++) {
+			const struct perf_event_header *h =
+				(const void *)(sb->buf + sb->held[i].at);
+
+			memcpy(to + len, h, h->size);
+			sb->held[i - sb->done] = (struct held){sb->held[i].time, len};
+			len += h->size;
+		}
+		old = sb->buf; /* the two buffers change places */
+		sb->buf = to;
+		sb->spare = old;
+		old_cap = sb->cap;
+		sb->cap = sb->spare_cap;
+		sb->spare_cap = old_cap;
+	}
+	sb->n -= sb->done;
+	sb->done = 0;
+	sb->len = len;
+}
+
+void pmt_sideband__fetch(struct pmt_sideband *sb)
+{
 	if (!sb)
 		return;
-	sb->len = sb->n = 0;
+	compact(sb);
 	perf_buffer__consume(sb->pb);
 	if (sb->n > 1)
 		qsort(sb->held, sb->n, sizeof(*sb->held), cmp_held);
-	for (i = 0; i < sb->n; i++)
-		apply(sb, (const void *)(sb->buf + sb->held[i].at));
+}
+
+void pmt_sideband__apply_until(struct pmt_sideband *sb, uint64_t time)
+{
+	if (!sb)
+		return;
+	while (sb->done < sb->n && sb->held[sb->done].time <= time)
+		apply(sb, (const void *)(sb->buf + sb->held[sb->done++].at));
+}
+
+void pmt_sideband__read(struct pmt_sideband *sb)
+{
+	pmt_sideband__fetch(sb);
+	pmt_sideband__apply_until(sb, UINT64_MAX);
 }
 
 int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
@@ -223,6 +280,7 @@ void pmt_sideband__free(struct pmt_sideband *sb)
 	if (sb->map_fd >= 0)
 		close(sb->map_fd);
 	free(sb->buf);
+	free(sb->spare);
 	free(sb->held);
 	free(sb);
 }

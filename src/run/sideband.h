@@ -4,7 +4,7 @@
  * perf event per CPU reporting every fork, exec, mmap of an executable
  * file and exit (as perf record's tracking event does), read each round
  * of the event loop before the samples and handed to the symbolizer in
- * the order they happened.
+ * the order they happened: a stream's up to each sample's time.
  */
 #ifndef PMT_SIDEBAND_H
 #define PMT_SIDEBAND_H
@@ -16,8 +16,13 @@ struct pmt_sideband;
 
 /* 0 or -errno (with a message). */
 int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms);
-/* Apply what the rings hold. */
+/* Apply what the rings hold (and what was held back). */
 void pmt_sideband__read(struct pmt_sideband *sb);
+/* Take in what the rings hold, applying nothing... */
+void pmt_sideband__fetch(struct pmt_sideband *sb);
+/* ...then apply what was taken in, up to time (CLOCK_MONOTONIC ns, the
+ * samples' clock), in the order it happened. */
+void pmt_sideband__apply_until(struct pmt_sideband *sb, uint64_t time);
 /* Records lost: the kernel could not write them (rings full), or there
  * was no memory to hold them. */
 uint64_t pmt_sideband__lost(const struct pmt_sideband *sb);

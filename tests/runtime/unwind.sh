@@ -318,13 +318,16 @@ test_unwind_static() {
 }
 
 # Two files mapped at one address in turn (tests/testprogs/remap.c):
-# each one's samples unwind by its own tables to main. The unwinder keeps the VMAs it learns without checking them for
-# overlaps; the programs that learn mappings as they are made replace a
-# kept one that a new mapping overlaps (bpf/unwind.bpf.h).
+# each one's samples unwind by its own tables to main. The unwinder keeps
+# the VMAs it learns without checking them for overlaps; the programs
+# that learn mappings as they are made replace a kept one that a new
+# mapping overlaps (bpf/unwind.bpf.h). Each sample is named after the
+# file mapped there at its time, as perf script names it.
 test_unwind_address_reused() {
 	local n=300000000
-	"$PMT" -q -e cpu-clock --freq 999 --stack user -o "$WORK/r.txt" -- "$TP/remap" $n || return 1
-	check remap_stacks "$WORK/r.txt" 0.9
+	"$PMT" -q -e cpu-clock --freq 999 --stack user -o "$WORK/r.txt" -- "$TP/remap" $n >"$WORK/r.out" ||
+		return 1
+	check remap_stacks "$WORK/r.txt" 0.9 "$WORK/r.out"
 }
 
 # Stacks on a tracepoint: N system calls through one path and N/10

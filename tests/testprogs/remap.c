@@ -6,7 +6,8 @@
  * are mapped whole, readable and executable, so a virtual address in
  * them is its file offset (their code calls nothing). An unwinder that
  * kept a's mapping for that address would unwind b's frames with a's
- * tables.
+ * tables; a reader naming a sample by the mappings of a later time would
+ * name a's samples after b. Prints "switch SEC.NSEC" between the two.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define AT ((void *)0x7e0000000000UL)
@@ -52,9 +54,17 @@ int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 100000000UL;
 	char self[PATH_MAX];
+	struct timespec ts;
 	char *dir;
 
 	snprintf(self, sizeof(self), "%s", argv[0]);
 	dir = dirname(self);
-	return run(dir, "remap_a", n) || run(dir, "remap_b", n);
+	if (run(dir, "remap_a", n))
+		return 1;
+	/* a's unmapped, b not yet mapped: a sample in either file is in a
+	 * before this time (CLOCK_MONOTONIC, the samples' clock), in b after */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("switch %lld.%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	fflush(stdout);
+	return run(dir, "remap_b", n);
 }

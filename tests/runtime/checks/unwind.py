@@ -132,22 +132,37 @@ def remap_stacks(argv):
     """argv: streamed samples with user stacks of tests/testprogs/remap;
     the least share of the samples in its two files (mapped in turn at
     0x7e0000000000) that must be complete to main through run (b's code
-    unwound with a's tables would not be: half of them). By address, not
-    name: a reader behind its rings (seen in a TCG guest) names a sample
-    by a mapping made after it."""
+    unwound with a's tables would not be: half of them); remap's output,
+    the time between the two files. Every sample's innermost frame is
+    named after the file mapped there when it was taken: a's spin before
+    that time, b's after (a reader naming samples by the mappings of
+    when it reads them names a's last samples after b)."""
     least = float(argv[2])
+    switch = None
+    for line in open(argv[3]):
+        if line.startswith("switch "):
+            sec, nsec = line.split()[1].split(".")
+            switch = int(sec) * 1000000 + int(nsec) // 1000
+    assert switch is not None, "remap printed no switch time"
     recs, cur = [], None
     for line in open(argv[1]):
         if line.startswith("\t"):
             if cur is not None:
-                cur.append(line.split())
+                cur[1].append(line.split())
         elif line.strip():
-            cur = []
+            m = re.search(r" (\d+)\.(\d{6}): ", line)
+            cur = (int(m.group(1)) * 1000000 + int(m.group(2)) if m else None, [])
             recs.append(cur)
-    mine = [r for r in recs if r and 0x7e0000000000 <= int(r[0][0], 16) < 0x7e0000100000]
-    done = [r for r in mine if any(f[-1].startswith("run+") for f in r) and any(f[-1].startswith("main+") for f in r)]
+    mine = [r for r in recs if r[1] and 0x7e0000000000 <= int(r[1][0][0], 16) < 0x7e0000100000]
+    done = [r for r in mine if any(f[-1].startswith("run+") for f in r[1]) and any(f[-1].startswith("main+") for f in r[1])]
     assert len(mine) >= 100 and len(done) >= least * len(mine), (len(done), len(mine))
-    print(f"    {len(done)} of {len(mine)} samples in the two files complete to main", file=sys.stderr)
+    wrong = [(t, f[0][1]) for t, f in mine
+             if t is None or f[0][1].split("+")[0] != ("remap_spin_a" if t <= switch else "remap_spin_b")]
+    assert not wrong, (f"{len(wrong)} of {len(mine)} samples named after the other file (switch at {switch} us)",
+                       wrong[:5])
+    before = sum(1 for t, _ in mine if t <= switch)
+    print(f"    {len(done)} of {len(mine)} samples in the two files complete to main; "
+          f"each named after its own file ({before} in a, {len(mine) - before} in b)", file=sys.stderr)
 
 
 def folded_share(argv):
