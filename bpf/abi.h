@@ -21,11 +21,14 @@
  *        │  pmt_targets (pid) and -C checks; the filter (abi/filter.h),
  *        │  rejections counted in pmt_filtered[id]
  *        ├─ stream: pmt_scratch (per CPU) : struct pmt_event
- *        │      [counts,] hdr, record, frames (abi/record.h)
+ *        │      [counts,] hdr, record, frames, [a user stack's dump]
+ *        │      (abi/record.h)
  *        │      bpf_perf_event_output ─► pmt_events : one ring a CPU
  *        │      ─► src/run/evloop.c (merged by time) ─► src/output/
  *        ├─ aggregate: pmt_agg_cache ─► pmt_agg hash, or pmt_agg_flat
- *        │      (abi/aggregate.h); stacks stored in pmt_stacks
+ *        │      (abi/aggregate.h); stacks stored in pmt_stacks; an
+ *        │      update whose user stack is left for user space goes
+ *        │      through pmt_events (struct pmt_agg_deferred)
  *        │      ─► drained by src/run/aggmaps.c ─► src/aggregate/
  *        └─ --stack: frame pointers, or DWARF CFI from pmt_cfi_rows and
  *               Python frames from pmt_py_* (abi/unwind.h), fed by

@@ -103,6 +103,29 @@ struct {
 	__type(value, struct pmt_agg_val);
 } pmt_agg_flat SEC(".maps") __weak;
 
+/* Set by the loader: an aggregation's user stack that meets a file
+ * without unwind rows goes to user space to be finished, with its
+ * update (pmt_agg_defer_send), instead of being cut short. */
+const volatile bool pmt_agg_defer __weak = false;
+
+/* What pmt_agg_defer_send sends, --str's and --counter's room before the
+ * header as a streamed record has it (src/run/evloop.c reads them all
+ * alike). */
+struct pmt_agg_defer_buf {
+	__u8 pre[PMT_STREAM_STRS * PMT_STREAM_STR_LEN +
+		 PMT_COUNTERS * sizeof(struct pmt_counter_rec)];
+	struct pmt_event_hdr hdr;
+	struct pmt_agg_deferred d;
+	__u8 data[PMT_STACK_DEPTH * 8 + PMT_DUMP_ROOM];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_agg_defer_buf);
+} pmt_agg_defer_buf SEC(".maps") __weak;
+
 /* 0 for 0, 1 + floor(log2 v) for v > 0, -1 for v < 0: bpftrace's buckets */
 static __always_inline __s32 pmt_log2_bucket(__s64 sv)
 {
@@ -337,6 +360,60 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
 	__sync_fetch_and_add(&pmt_agg_busy[cpu].n, -1);
 }
 
+/* The update of v under k (its bucket set), and its user stack's frames
+ * and dump (where the scratch header says: pmt_unwind_key), to user
+ * space, which finishes the stack and adds it. A function of its own:
+ * its locals on its own stack frame, not the program's (6.1 allows 512
+ * bytes for a program and the callbacks it is in). */
+static __noinline void pmt_agg_defer_send(struct pmt_fctx *c, struct pmt_agg_key *k, __s64 v)
+{
+	const __u32 pre = pmt_stream_ncounts() * sizeof(struct pmt_counter_rec) +
+			  pmt_stream_nstrs() * PMT_STREAM_STR_LEN;
+	struct pmt_agg_defer_buf *b;
+	__u64 len, off, pid_tgid = pmt_pid_tgid(c);
+	struct pmt_event *e;
+	__u32 zero = 0;
+	long err;
+
+	b = bpf_map_lookup_elem(&pmt_agg_defer_buf, &zero);
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	if (!b || !e)
+		return;
+	len = (__u64)e->hdr.nuser * 8 + e->hdr.dump;
+	off = e->hdr.size;
+	asm volatile("" : "+r"(len));
+	asm volatile("" : "+r"(off));
+	if (len > sizeof(b->data) || off > PMT_DATA_ROOM - sizeof(b->data))
+		return;
+	if (bpf_probe_read_kernel(b->data, len, e->data + off))
+		return;
+	k->pad = 0;
+	__builtin_memcpy(&b->d.key, k, sizeof(*k));
+	b->d.value = v;
+	b->d.probe_id = c->probe;
+	b->d.nuser = e->hdr.nuser;
+	b->d.pad = 0;
+	b->d.dump = e->hdr.dump;
+	b->d.pad2 = 0;
+	b->hdr.pid = pid_tgid >> 32;
+	b->hdr.tid = (__u32)pid_tgid;
+	b->hdr.probe_id = PMT_PROBE_AGG_DEFERRED;
+	b->hdr.size = (__u32)(sizeof(b->d) + len);
+	b->hdr.nkernel = 0;
+	b->hdr.nuser = 0;
+	b->hdr.dump = 0;
+	pmt_current_comm(b->hdr.comm);
+	b->hdr.ts = bpf_ktime_get_ns();
+	len += pre + sizeof(b->hdr) + sizeof(b->d);
+	asm volatile("" : "+r"(len));
+	if (len > sizeof(*b) - sizeof(b->pre) + pre)
+		return;
+	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&b->hdr - pre,
+				    len);
+	if (err)
+		pmt_stat_inc(err == -28 ? PMT_STAT_RING_FULL : PMT_STAT_OUTPUT_ERR);
+}
+
 static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
 					   __u32 probe_id, __s64 v)
 {
@@ -362,6 +439,22 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 		return;
 	pmt_agg_fill_key(a, c, k, probe_id);
 	pmt_agg_update_key(a, k, v);
+}
+
+/* An update whose user stack was left for user space (c->udefer): its
+ * key built, then sent. Its own function, as pmt_agg_defer_send. */
+static __noinline void pmt_agg_defer_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
+					    __s64 v)
+{
+	struct pmt_agg_key *k;
+	__u32 z = 0;
+
+	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
+	if (!k)
+		return;
+	pmt_agg_fill_key(a, c, k, c->probe);
+	k->bucket = pmt_agg_bucket(a, v);
+	pmt_agg_defer_send(c, k, v);
 }
 
 static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)
@@ -419,30 +512,33 @@ static __always_inline void pmt_lat_end_counters(const struct pmt_lat_val *sv,
 	}
 }
 
-/* The non-streaming actions; returns after updating the maps. */
-static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
-					  __u32 probe_id)
+/* A start's value being made: off the program's stack (72 bytes, of the
+ * 512 6.1 allows a program and the callbacks it is in) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_lat_val);
+} pmt_lat_new SEC(".maps") __weak;
+
+/* --latency's start or end (cfg->action). */
+static __always_inline void pmt_latency(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					__u32 probe_id)
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	struct pmt_lat_key lk = {};
-	struct pmt_lat_val lv = {}, *sv;
-	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
+	struct pmt_lat_val *lv, *sv;
 	__u32 z = 0;
 	__s64 v;
 
-	if (hits)
-		(*hits)++;
-	pmt_x_prepare(a->xprog, c);
-	switch (cfg->action) {
-	case PMT_ACT_AGG:
-		pmt_agg_update(a, c, probe_id,
-			       pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT
-				       ? 0
-				       : pmt_agg_value(a, c));
+	lv = bpf_map_lookup_elem(&pmt_lat_new, &z);
+	if (!lv)
 		return;
-	case PMT_ACT_LAT_START:
-		lk.match = pmt_fetch_num(&a->match, c);
-		lk.lat_id = a->lat_id;
+	__builtin_memset(lv, 0, sizeof(*lv));
+
+	lk.match = pmt_fetch_num(&a->match, c);
+	lk.lat_id = a->lat_id;
+	if (cfg->action == PMT_ACT_LAT_START) {
 		if (pmt_lat_start_keys) {
 			struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 
@@ -452,49 +548,69 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 			if (bpf_map_update_elem(&pmt_lat_keys, &lk, k, BPF_ANY))
 				return;
 		}
-		lv.start = bpf_ktime_get_ns();
+		lv->start = bpf_ktime_get_ns();
 		if (pmt_lat_counter) {
-			pmt_lat_start_counters(&lk, &lv);
+			pmt_lat_start_counters(&lk, lv);
 			return;
 		}
-		if (bpf_map_update_elem(&pmt_lat, &lk, &lv, BPF_ANY))
+		if (bpf_map_update_elem(&pmt_lat, &lk, lv, BPF_ANY))
 			pmt_stat_inc(PMT_STAT_LAT_FULL);
 		return;
-	case PMT_ACT_LAT_END:
-		lk.match = pmt_fetch_num(&a->match, c);
-		lk.lat_id = a->lat_id;
-		sv = bpf_map_lookup_elem(&pmt_lat, &lk);
-		if (!sv) {
+	}
+	sv = bpf_map_lookup_elem(&pmt_lat, &lk);
+	if (!sv) {
+		pmt_stat_inc(PMT_STAT_LAT_NOSTART);
+		return;
+	}
+	if (pmt_lat_counter) {
+		pmt_lat_end_counters(sv, lv);
+		bpf_map_delete_elem(&pmt_lat, &lk);
+		/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
+		for (c->counter = 0; c->counter < PMT_COUNTERS; c->counter++)
+			if (c->counter < pmt_ncounters)
+				pmt_agg_update(a, c, probe_id, (__s64)lv->acc[c->counter]);
+		return;
+	}
+	v = (__s64)((bpf_ktime_get_ns() - sv->start) / (a->lat_div ? a->lat_div : 1));
+	bpf_map_delete_elem(&pmt_lat, &lk);
+	if (pmt_lat_start_keys) {
+		struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z), *sk;
+
+		sk = bpf_map_lookup_elem(&pmt_lat_keys, &lk);
+		if (!k || !sk) {
 			pmt_stat_inc(PMT_STAT_LAT_NOSTART);
 			return;
 		}
-		if (pmt_lat_counter) {
-			pmt_lat_end_counters(sv, &lv);
-			bpf_map_delete_elem(&pmt_lat, &lk);
-			/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
-			for (c->counter = 0; c->counter < PMT_COUNTERS; c->counter++)
-				if (c->counter < pmt_ncounters)
-					pmt_agg_update(a, c, probe_id, (__s64)lv.acc[c->counter]);
-			return;
-		}
-		v = (__s64)((bpf_ktime_get_ns() - sv->start) / (a->lat_div ? a->lat_div : 1));
-		bpf_map_delete_elem(&pmt_lat, &lk);
-		if (pmt_lat_start_keys) {
-			struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z), *sk;
-
-			sk = bpf_map_lookup_elem(&pmt_lat_keys, &lk);
-			if (!k || !sk) {
-				pmt_stat_inc(PMT_STAT_LAT_NOSTART);
-				return;
-			}
-			__builtin_memcpy(k, sk, sizeof(*k));
-			bpf_map_delete_elem(&pmt_lat_keys, &lk);
-			pmt_agg_update_key(a, k, v);
-			return;
-		}
-		pmt_agg_update(a, c, probe_id, v);
+		__builtin_memcpy(k, sk, sizeof(*k));
+		bpf_map_delete_elem(&pmt_lat_keys, &lk);
+		pmt_agg_update_key(a, k, v);
 		return;
 	}
+	pmt_agg_update(a, c, probe_id, v);
+}
+
+/* The non-streaming actions; returns after updating the maps. */
+static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					  __u32 probe_id)
+{
+	const struct pmt_agg_cfg *a = &cfg->agg;
+	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
+	__s64 v;
+
+	if (hits)
+		(*hits)++;
+	pmt_x_prepare(a->xprog, c);
+	if (cfg->action != PMT_ACT_AGG) {
+		pmt_latency(cfg, c, probe_id);
+		return;
+	}
+	v = pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT ? 0
+									     : pmt_agg_value(a, c);
+	/* a user stack left for user space: the update goes with it */
+	if (pmt_agg_defer && c->udefer)
+		pmt_agg_defer_update(a, c, v);
+	else
+		pmt_agg_update(a, c, probe_id, v);
 }
 
 #endif /* PMTRACE_AGGREGATE_BPF_H */

@@ -134,9 +134,13 @@ struct pmt_fctx {
 	const __u8 *rec; /* copy of the record's fixed part, or NULL */
 	__u64 pid_tgid;	 /* 0 until pmt_pid_tgid() */
 	__u32 counter;	 /* the --counter an update is for (PMT_KEY_COUNTER) */
-	__u64 *xslot;	 /* the probe's expressions' values (pmt_x_prepare) */
-	__u32 kskip;	 /* the kernel stack's first frames that are ours */
-	__u32 probe;	 /* the probe's id, for what is counted per probe */
+	/* the user stack of an aggregation's key was left for user space
+	 * (its frames and dump: the unwinder's state, struct pmt_unwind);
+	 * in what was padding, so no program's stack grows */
+	__u32 udefer;
+	__u64 *xslot; /* the probe's expressions' values (pmt_x_prepare) */
+	__u32 kskip;  /* the kernel stack's first frames that are ours */
+	__u32 probe;  /* the probe's id, for what is counted per probe */
 };
 
 static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
@@ -327,9 +331,11 @@ static __always_inline __u32 pmt_stream_nstrs(void)
 }
 
 /* Send e: the record's size bytes, then frames bytes of stack frames
- * (nkernel kernel ones first; tracepoints, see pmt_event_hdr). */
+ * (nkernel kernel ones first; tracepoints, see pmt_event_hdr), then dump
+ * bytes of a user stack's dump (struct pmt_ustack_dump). */
 static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
-					    __u64 size, __u64 frames, __u16 nkernel, __u16 nuser)
+					    __u64 size, __u64 frames, __u16 nkernel, __u16 nuser,
+					    __u64 dump)
 {
 	__u64 pid_tgid = pmt_pid_tgid(c);
 	/* --counter's counts sent before the header (struct pmt_event) */
@@ -341,24 +347,29 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;
-	if (frames > PMT_DATA_ROOM - PMT_MAX_DATA)
+	if (frames > PMT_DATA_ROOM - PMT_MAX_DATA - PMT_DUMP_ROOM)
 		frames = 0;
+	if (dump > PMT_DUMP_ROOM)
+		dump = 0;
 	/* bounded again in the register the helper is given: a bound 6.1's
 	 * verifier checked on one copy of size is lost when the compiler
 	 * reloads another, spilled before the check */
-	len = pre + sizeof(e->hdr) + size + frames;
+	len = pre + sizeof(e->hdr) + size + frames + dump;
 	asm volatile("" : "+r"(len));
 	if (len > pre + sizeof(e->hdr) + PMT_DATA_ROOM)
 		return;
+	/* before any call: fewer values kept across them (6.1 allows 512
+	 * bytes of stack for a program and its callbacks) */
+	e->hdr.probe_id = probe_id;
+	e->hdr.size = size;
+	e->hdr.nkernel = nkernel;
+	e->hdr.nuser = nuser;
+	e->hdr.dump = (__u32)dump;
 	/* the counts go right before the header: constant offsets only */
 	if (pmt_stream_counter)
 		pmt_thread_count(c, &e->counts[PMT_COUNTERS - cnt / sizeof(e->counts[0])]);
 	e->hdr.pid = pid_tgid >> 32;
 	e->hdr.tid = (__u32)pid_tgid;
-	e->hdr.probe_id = probe_id;
-	e->hdr.size = size;
-	e->hdr.nkernel = nkernel;
-	e->hdr.nuser = nuser;
 	pmt_current_comm(e->hdr.comm);
 	e->hdr.ts = bpf_ktime_get_ns();
 	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&e->hdr - pre,
@@ -372,7 +383,7 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 static __always_inline void pmt_emit(struct pmt_fctx *c, struct pmt_event *e, __u32 probe_id,
 				     __u64 size)
 {
-	pmt_emit_frames(c, e, probe_id, size, 0, 0, 0);
+	pmt_emit_frames(c, e, probe_id, size, 0, 0, 0, 0);
 }
 
 #endif /* PMTRACE_COMMON_BPF_H */

@@ -101,12 +101,15 @@ static __always_inline __u64 pmt_stack_take(void *ctx, struct pmt_event *e, cons
 /*
  * The aggregation key of the current user stack, unwound from CFI into
  * the scratch buffer after the record, zero-padded (see pmt_stack_store).
+ * defer (a constant of the caller's: the update follows in this run):
+ * a stack left at a file without rows is for user space to finish
+ * (pmt_agg_defer_send), its key part PMT_USTACK_DEFERRED until then.
  */
 static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_event *e,
-					    const __u64 rec_size)
+					    const __u64 rec_size, const bool defer)
 {
 	__u64 *frames = (__u64 *)(e->data + rec_size), h;
-	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32);
+	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32), n, dump;
 
 	/* zero-padded: all of it zeroed first, by one helper call that
 	 * zeroes what it is given when it cannot read the source, which
@@ -115,7 +118,17 @@ static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_even
 	 * time; 127 stores were checked on every path reaching them, 760
 	 * instructions) */
 	bpf_probe_read_kernel(frames, PMT_STACK_BYTES, NULL);
-	if (!pmt_unwind_user((__u32)rec_size, PMT_STACK_KEPT, &h))
+	n = pmt_unwind_user((__u32)rec_size, PMT_STACK_KEPT, &h, defer && pmt_agg_defer);
+	if (defer && pmt_agg_defer && (dump = pmt_unwind_dumped())) {
+		/* where pmt_agg_defer_send finds them: the scratch
+		 * header, which an aggregation does not send */
+		e->hdr.size = (__u32)rec_size;
+		e->hdr.nuser = (__u16)n;
+		e->hdr.dump = dump;
+		fc->udefer = 1;
+		return (__u64)tgid << 32 | PMT_USTACK_DEFERRED;
+	}
+	if (!n)
 		return (__u64)tgid << 32 | 0xffffffffULL;
 	return pmt_stack_store(e, (__u32)rec_size, tgid, h);
 }
@@ -123,10 +136,10 @@ static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_even
 /* --stack's aggregation keys into st: the stacks --stack asks for, stored
  * in pmt_stacks by content, or -1 (kernel) / a key of no frames (user);
  * frames are built in the scratch buffer from byte frames_off (a constant
- * of the caller's). */
+ * of the caller's). defer: as pmt_unwind_key's. */
 static __always_inline void pmt_stack_keys(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
 					   struct pmt_event *e, struct pmt_stack_rec *st,
-					   const __u64 frames_off)
+					   const __u64 frames_off, const bool defer)
 {
 	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32);
 	__u64 k;
@@ -139,7 +152,9 @@ static __always_inline void pmt_stack_keys(const struct pmt_probe_cfg *cfg, stru
 	}
 	st->ustack = -1;
 	if ((cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf)
-		st->ustack = pmt_unwind_key(fc, e, frames_off);
+		/* a latency's update comes in another run, or keyed by its
+		 * start: only a plain update goes with its stack */
+		st->ustack = pmt_unwind_key(fc, e, frames_off, defer && cfg->action == PMT_ACT_AGG);
 	else if (cfg->stack & PMT_STACK_USER)
 		st->ustack = pmt_stack_take(fc->ctx, e, frames_off, tgid, BPF_F_USER_STACK);
 }
@@ -195,7 +210,7 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		return;
 	}
 	if (pmt_aggregates(cfg)) {
-		pmt_stack_keys(cfg, fc, e, st, rec_size);
+		pmt_stack_keys(cfg, fc, e, st, rec_size, true);
 		pmt_aggregate(cfg, fc, id);
 		return;
 	}
@@ -212,7 +227,8 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		if (off <= PMT_STACK_BYTES && pmt_unwind_dwarf) {
 			__u64 h;
 
-			ub = (long)pmt_unwind_user((__u32)(rec_size + off), PMT_STACK_DEPTH, &h) *
+			ub = (long)pmt_unwind_user((__u32)(rec_size + off), PMT_STACK_DEPTH, &h,
+						   true) *
 			     8;
 			st->nuser = (__u16)((__u64)ub / 8);
 		} else if (off <= PMT_STACK_BYTES) {
@@ -224,7 +240,10 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 	}
 	size += (__u64)(st->nkernel + st->nuser) * 8;
 	pmt_stream_strs_fill(cfg, fc, e);
-	pmt_emit(fc, e, id, size);
+	/* a user stack left for user space: its dump after the frames */
+	pmt_emit_frames(fc, e, id, size, 0, 0, 0,
+			(cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf ? pmt_unwind_dumped()
+									  : 0);
 }
 
 #endif /* PMTRACE_RECORD_BPF_H */

@@ -61,18 +61,20 @@ static __always_inline __u64 pmt_tp_dyn_end(const struct pmt_probe_cfg *cfg,
 /* --stack, aggregating: the stack keys at PMT_TP_STACK of the record
  * copy, where the format's hidden kstack and ustack fields are. */
 static __always_inline void pmt_tp_stack_keys(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
-					      struct pmt_event *e)
+					      struct pmt_event *e, const bool defer)
 {
 	struct pmt_stack_rec *st = (struct pmt_stack_rec *)(e->data + PMT_TP_STACK);
 
 	fc->rec = e->data;
-	pmt_stack_keys(cfg, fc, e, st, PMT_TP_STACK + sizeof(*st));
+	pmt_stack_keys(cfg, fc, e, st, PMT_TP_STACK + sizeof(*st), defer);
 }
 
 /* --stack, streaming: the frames right after the record's size bytes;
- * their bytes, the counts in *nk and *nu. */
+ * their bytes, the counts in *nk and *nu, a user stack's dump after them
+ * in *dump bytes. */
 static __always_inline __u64 pmt_tp_frames(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
-					   struct pmt_event *e, __u64 size, __u16 *nk, __u16 *nu)
+					   struct pmt_event *e, __u64 size, __u16 *nk, __u16 *nu,
+					   __u32 *dump)
 {
 	__u64 off = size, uoff, h;
 	long kb = 0, ub = 0;
@@ -95,7 +97,8 @@ static __always_inline __u64 pmt_tp_frames(const struct pmt_probe_cfg *cfg, stru
 	uoff &= 0x3fff;
 	if ((cfg->stack & PMT_STACK_USER) && uoff <= PMT_MAX_DATA + PMT_STACK_BYTES) {
 		if (pmt_unwind_dwarf) {
-			ub = (long)pmt_unwind_user((__u32)uoff, PMT_STACK_DEPTH, &h) * 8;
+			ub = (long)pmt_unwind_user((__u32)uoff, PMT_STACK_DEPTH, &h, true) * 8;
+			*dump = pmt_unwind_dumped();
 		} else {
 			ub = bpf_get_stack(fc->ctx, e->data + uoff, PMT_STACK_BYTES,
 					   BPF_F_USER_STACK);
@@ -106,6 +109,18 @@ static __always_inline __u64 pmt_tp_frames(const struct pmt_probe_cfg *cfg, stru
 	*nk = (__u16)((__u64)kb / 8);
 	*nu = (__u16)((__u64)ub / 8);
 	return (__u64)kb + (__u64)ub;
+}
+
+/* Stream the record with its stack (a user stack's dump after it, when
+ * the kernel could not finish it). */
+static __always_inline void pmt_tp_emit_stack(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
+					      struct pmt_event *e, __u32 id, __u64 size)
+{
+	__u16 nk = 0, nu = 0;
+	__u32 dump = 0;
+	__u64 fb = pmt_tp_frames(cfg, fc, e, size, &nk, &nu, &dump);
+
+	pmt_emit_frames(fc, e, id, size, fb, nk, nu, dump);
 }
 
 /*
@@ -201,7 +216,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 		return 1;
 	if (cfg->agg.needs_record)
 		pmt_tp_copy(e, cfg->fixed_size, ctx);
-	pmt_tp_stack_keys(cfg, &fc, e);
+	pmt_tp_stack_keys(cfg, &fc, e, false);
 	pmt_x_prepare(cfg->agg.xprog, &fc);
 	pmt_agg_fill_key(&cfg->agg, &fc, k, id);
 	start->ts = now;
@@ -265,7 +280,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 			fc.rec = e->data;
 		}
 		if (cfg->stack)
-			pmt_tp_stack_keys(cfg, &fc, e);
+			pmt_tp_stack_keys(cfg, &fc, e, true);
 		pmt_aggregate(cfg, &fc, id);
 		return 1;
 	}
@@ -284,14 +299,10 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	 * syscall's own) and pid back, it decodes as the kernel's own. */
 	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
 	pmt_stream_strs_fill(cfg, &fc, e);
-	if (!lean && cfg->stack) {
-		__u16 nk = 0, nu = 0;
-		__u64 fb = pmt_tp_frames(cfg, &fc, e, size, &nk, &nu);
-
-		pmt_emit_frames(&fc, e, id, size, fb, nk, nu);
-		return 1;
-	}
-	pmt_emit(&fc, e, id, size);
+	if (!lean && cfg->stack)
+		pmt_tp_emit_stack(cfg, &fc, e, id, size);
+	else
+		pmt_emit(&fc, e, id, size);
 	return 1;
 }
 

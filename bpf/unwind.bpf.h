@@ -114,6 +114,10 @@ struct pmt_unwind {
 	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked */
 	bool pending;	 /* a frame lay in a file whose rows are not read yet */
 	bool ended;	 /* the walk reached the outermost frame (CFI or fp says) */
+	bool vm_pending; /* the VMA's file has no rows yet */
+	bool defer;	 /* at such a file, stop and copy the stack (streaming) */
+	bool deferred;	 /* ... done: a struct pmt_ustack_dump after the frames */
+	__u32 dump;	 /* its bytes */
 	/* Python frames (python.bpf.h) */
 	/* a native frame was written: the next is a caller. A flag, not a
 	 * count: a verifier checking the callback as a loop marks what it
@@ -364,6 +368,7 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 	u->vm_start = u->vm_end = 0;
 	u->vm_file = false;
 	u->vm_unknown = false;
+	u->vm_pending = false;
 	u->count = 0;
 	if (!pmt_unwind_vma_of(u) || !u->vm_file)
 		return;
@@ -374,6 +379,7 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 	} else {
 		pmt_want_rows(u);
 		u->pending = true;
+		u->vm_pending = true;
 	}
 }
 
@@ -461,6 +467,57 @@ struct {
 	__type(value, struct pmt_unwind);
 } pmt_unwind_state SEC(".maps") __weak;
 
+/*
+ * Stop at frame i, whose file has no rows yet, and leave user space what
+ * it needs to go on once it has them (struct pmt_ustack_dump): the frame's
+ * registers and the stack from its sp, right after the frames written.
+ * PMT_DUMP_BYTES of stack, else up to the end of sp's page or the next
+ * (the stack's top may come sooner; a read that faults reads nothing).
+ */
+static __always_inline long pmt_unwind_defer(struct pmt_unwind *u, __u32 i)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 at, n = PMT_DUMP_BYTES, sp = u->sp, top;
+	struct pmt_ustack_dump *d;
+	struct pmt_event *e;
+	__u32 zero = 0;
+
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	at = (__u64)u->start + (__u64)i * 8;
+	asm volatile("" : "+r"(at));
+	if (!e || at > PMT_DATA_ROOM - PMT_DUMP_ROOM)
+		return 1;
+	d = (struct pmt_ustack_dump *)(e->data + at);
+	/* the main thread's stack ends where exec started it (_start's
+	 * frame, argc): no more of it is copied (a short program's stack
+	 * is a few hundred bytes, and a ring holds that many more) */
+	top = BPF_CORE_READ(task, mm, start_stack) + 64;
+	if (top > sp && top - sp < PMT_DUMP_BYTES) {
+		n = (top - sp) & (PMT_DUMP_BYTES - 1);
+		if (!bpf_probe_read_user(d + 1, n, (void *)sp))
+			goto read;
+		n = PMT_DUMP_BYTES;
+	}
+	if (bpf_probe_read_user(d + 1, PMT_DUMP_BYTES, (void *)sp)) {
+		n = 2 * 4096 - (sp & 4095);
+		if (bpf_probe_read_user(d + 1, n, (void *)sp)) {
+			n -= 4096;
+			if (bpf_probe_read_user(d + 1, n, (void *)sp))
+				n = 0;
+		}
+	}
+read:
+	d->pc = u->pc;
+	d->sp = sp;
+	d->fp = u->fp;
+	d->size = (__u32)n;
+	d->caller = u->native;
+	d->pad[0] = d->pad[1] = d->pad[2] = 0;
+	u->deferred = true;
+	u->dump = (__u32)(sizeof(*d) + n);
+	return 1;
+}
+
 static long pmt_unwind_step(__u32 i, void *data)
 {
 	struct pmt_cfi_row *r = NULL;
@@ -494,6 +551,9 @@ static long pmt_unwind_step(__u32 i, void *data)
 			pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
 			return 1;
 		}
+		/* text whose rows are not read yet: user space goes on */
+		if (u->defer && u->vm_pending && u->vm_exec)
+			return pmt_unwind_defer(u, i);
 		/* the eval loop of an interpreter: u->py_emit */
 		pmt_py_at_eval(u);
 	}
@@ -543,9 +603,11 @@ static long pmt_unwind_step(__u32 i, void *data)
 /*
  * Unwind the current task's user stack into the scratch buffer from byte
  * off, at most max frames. Returns the frames written; *hash is their
- * hash (for aggregation keys).
+ * hash (for aggregation keys). defer (a stream's, a constant of the
+ * caller's): a stack that meets a file without rows stops there, its
+ * dump after the frames (pmt_unwind_dumped).
  */
-static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
+static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash, const bool defer)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
@@ -567,14 +629,27 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash)
 	pmt_unwind_of(u, task);
 	u->start = off;
 	u->max = max;
+	u->defer = defer;
 	u->hash = 0xcbf29ce484222325ULL;
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);
 	/* short of the outermost frame where a file had no rows yet: the
 	 * cost of reading tables late (a busy machine), said at exit */
-	if (u->pending && !u->ended)
+	if (u->pending && !u->ended && !u->deferred)
 		pmt_stat_inc(PMT_STAT_UNWIND_PENDING);
 	*hash = u->hash;
 	return u->n;
+}
+
+/* The bytes of the dump the last pmt_unwind_user left after its frames
+ * (0: none). */
+static __always_inline __u32 pmt_unwind_dumped(void)
+{
+	struct pmt_unwind *u;
+	__u32 zero = 0, n;
+
+	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
+	n = u && u->deferred ? u->dump : 0;
+	return n <= PMT_DUMP_ROOM ? n : 0;
 }
 
 #endif /* PMTRACE_UNWIND_BPF_H */

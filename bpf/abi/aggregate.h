@@ -99,6 +99,26 @@ struct pmt_agg_val {
  * slot whose entry is gone all the same adds only what it gained since
  * loading to a new one, so nothing counts twice.
  */
+/*
+ * An update whose user stack the kernel left unfinished (a file whose
+ * unwind tables user space had not read yet; abi/record.h, struct
+ * pmt_ustack_dump): sent through pmt_events under this probe id, this,
+ * then its nuser frames and the dump. User space finishes the stack,
+ * keeps it as the kernel keeps stacks, sets the key's user stack part to
+ * it and adds value to its totals (src/run/aggmaps.c).
+ */
+#define PMT_PROBE_AGG_DEFERRED 0xfffffffeU
+#define PMT_USTACK_DEFERRED 0xfffffffeU /* the user stack part's low half */
+struct pmt_agg_deferred {
+	struct pmt_agg_key key; /* bucket set, pad 0 */
+	__s64 value;
+	__u32 probe_id;
+	__u16 nuser;
+	__u16 pad;
+	__u32 dump; /* bytes of the dump after the frames */
+	__u32 pad2;
+};
+
 #define PMT_AGG_CACHE 16 /* slots per CPU: direct-mapped */
 #define PMT_AGG_KEY_WORDS (sizeof(struct pmt_agg_key) / 8)
 /* the slot of a key whose 8-byte words add up to sum */
@@ -149,5 +169,7 @@ _Static_assert(sizeof(struct pmt_agg_cslot) == sizeof(struct pmt_agg_key) + 48,
 _Static_assert(sizeof(struct pmt_agg_busy) == 64, "pmt_agg_busy: a cache line a CPU");
 _Static_assert(PMT_AGG_KEY_WORDS * 8 == sizeof(struct pmt_agg_key), "whole words");
 _Static_assert(sizeof(struct pmt_lat_key) == 16, "pmt_lat_key");
+_Static_assert(sizeof(struct pmt_agg_deferred) == sizeof(struct pmt_agg_key) + 24,
+	       "pmt_agg_deferred");
 
 #endif

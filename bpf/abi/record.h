@@ -81,12 +81,31 @@ struct pmt_usdt {
 #define PMT_STREAM_STRS 2
 #define PMT_STREAM_STR_LEN 128
 
+/*
+ * A streamed user stack the kernel could not finish (a file whose unwind
+ * tables user space had not read yet: a library opened by dlopen, a
+ * process started after pmtrace), as perf's DWARF mode sends every one:
+ * the registers of the first frame not written and the stack's bytes from
+ * its sp, at most PMT_DUMP_BYTES (perf's default). User space goes on
+ * from there (src/unwind/resume.c) once it has the tables. Sent after the
+ * frames (struct pmt_event_hdr.dump).
+ */
+#define PMT_DUMP_BYTES 8192
+struct pmt_ustack_dump {
+	__u64 pc, sp, fp;
+	__u32 size;  /* stack bytes that follow, from sp */
+	__u8 caller; /* pc is a return address: its frame is pc - 1 */
+	__u8 pad[3];
+};
+#define PMT_DUMP_ROOM (sizeof(struct pmt_ustack_dump) + PMT_DUMP_BYTES)
+
 /* The scratch record's room: PMT_MAX_DATA of record, then (tracepoints)
  * a struct pmt_stack_rec at PMT_TP_STACK (its aggregation keys) and room
  * for a kernel and a user stack (2 * PMT_STACK_DEPTH frames) after the
- * record, whatever its size. */
+ * record, whatever its size, and a user stack's dump after them. */
 #define PMT_TP_STACK PMT_MAX_DATA
-#define PMT_DATA_ROOM (PMT_MAX_DATA + sizeof(struct pmt_stack_rec) + 2 * PMT_STACK_DEPTH * 8)
+#define PMT_DATA_ROOM \
+	(PMT_MAX_DATA + sizeof(struct pmt_stack_rec) + 2 * PMT_STACK_DEPTH * 8 + PMT_DUMP_ROOM)
 
 struct pmt_event_hdr {
 	__u64 ts;  /* bpf_ktime_get_ns(), CLOCK_MONOTONIC */
@@ -99,7 +118,9 @@ struct pmt_event_hdr {
 	 * innermost first); records a program builds count theirs in their
 	 * struct pmt_stack_rec and size */
 	__u16 nkernel, nuser;
-	__u32 pad;
+	/* bytes of a struct pmt_ustack_dump and its stack after the frames
+	 * (0: the user stack, if any, is whole) */
+	__u32 dump;
 };
 
 struct pmt_event {
@@ -115,6 +136,7 @@ struct pmt_event {
 
 _Static_assert(sizeof(struct pmt_event_hdr) == 48, "the header the reader parses");
 _Static_assert(sizeof(struct pmt_stack_rec) == 24, "a built record's tail");
+_Static_assert(sizeof(struct pmt_ustack_dump) == 32, "a user stack's dump");
 _Static_assert(sizeof(struct pmt_sample) == 40 + sizeof(struct pmt_stack_rec), "pmt_sample");
 _Static_assert(sizeof(struct pmt_call) == (PMT_CALL_SLOTS + 1) * 8 + sizeof(struct pmt_stack_rec),
 	       "pmt_call");

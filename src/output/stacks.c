@@ -6,9 +6,7 @@
 #include "output/stacks.h"
 #include "symbols/symbols.h"
 
-/* The frames after r's record: how many, their addresses, and how many
- * of them are the kernel's (innermost first). */
-static uint32_t frames_of(const struct pmt_record *r, const uint64_t **frames, uint32_t *nkernel)
+uint32_t pmt_stacks__frames(const struct pmt_record *r, const uint64_t **frames, uint32_t *nkernel)
 {
 	size_t rec = r->fmt->fixed_size;
 	const struct pmt_stack_rec *st;
@@ -41,7 +39,7 @@ void pmt_stacks__text(const struct pmt_record *r, struct pmt_buf *b)
 {
 	const uint64_t *frames = NULL;
 	struct pmt_buf name = {0};
-	uint32_t i, nk = 0, n = frames_of(r, &frames, &nk);
+	uint32_t i, nk = 0, n = pmt_stacks__frames(r, &frames, &nk);
 
 	for (i = 0; i < n; i++) {
 		const struct pmt_srcframe *fr;
@@ -90,7 +88,7 @@ void pmt_stacks__json(const struct pmt_record *r, struct pmt_json *j)
 {
 	const uint64_t *frames = NULL;
 	struct pmt_buf name = {0};
-	uint32_t i, nk = 0, n = frames_of(r, &frames, &nk);
+	uint32_t i, nk = 0, n = pmt_stacks__frames(r, &frames, &nk);
 
 	if (!r->stack || (!r->frames && r->len < r->fmt->fixed_size))
 		return;

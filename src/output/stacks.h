@@ -7,6 +7,10 @@
 #include <stdbool.h>
 #include "output/output.h"
 
+/* The frames of r (r->frames, or those after the record a program
+ * built): how many, their addresses, and how many of them are the
+ * kernel's (innermost first). */
+uint32_t pmt_stacks__frames(const struct pmt_record *r, const uint64_t **frames, uint32_t *nkernel);
 /* The frames after r's record (when r->stack asks for them): text, one
  * frame a line as perf script -g prints them; JSON, a "stack" array of
  * {addr, sym}. Also a provider's extra ops (struct pmt_record). */

@@ -538,6 +538,67 @@ static int drain(struct pmt_aggmaps *m)
 	return 0;
 }
 
+/* --- stacks finished here -------------------------------------------------- */
+
+struct finished {
+	uint64_t id;
+};
+
+static uint64_t set_finished(void *ctx, bool user, uint64_t v)
+{
+	const struct finished *f = ctx;
+
+	return user && (uint32_t)v == PMT_USTACK_DEFERRED ? f->id : v;
+}
+
+/* The kernel's hash of a stack's frames (bpf/common.bpf.h pmt_hash_word,
+ * from bpf/unwind.bpf.h's seed): a stack finished here has the key the
+ * kernel gives it when it unwinds it whole. */
+static uint64_t stack_hash(const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h == 0xffffffff ? h ^ 1 : h;
+}
+
+int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, int64_t value,
+			      uint32_t tgid, const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = stack_hash(ips, n);
+	struct finished f = {(uint64_t)tgid << 32 | (uint32_t)h};
+	struct pmt_agg_entry e = {0};
+	int err = 0, w;
+
+	if (!m || !m->hash)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	err = n ? pmt_stack_copies__put(&m->copies, f.id, h >> 32 | 1ULL << 32, ips, n) : -ENOENT;
+	if (err == -EEXIST)
+		m->lost_stacks++;
+	if (err)
+		f.id = pmt_agg__stack_none_of(true, f.id);
+	pmt_agg__key_stacks_set(m->agg, key, set_finished, &f);
+	e.key = *key;
+	e.key.pad = 0;
+	e.val = (struct pmt_agg_val){1, value, value, value};
+	err = 0;
+	for (w = 0; w < PMT_AGG_WINDOWS; w++)
+		if (m->win[w].open && pmt_agg_totals__add(&m->win[w].t, &e) == -ENOMEM)
+			err = -ENOMEM;
+	err = err ?: pmt_agg_totals__add(&m->totals, &e);
+	if (err == -ENOSPC) {
+		m->lost_keys++;
+		err = 0;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
 /* --- prints ---------------------------------------------------------------- */
 
 /* Drain, then a snapshot of the totals (or of the keyless array) into

@@ -25,6 +25,7 @@
 #include <bpf/libbpf.h>
 #include "abi.h"
 #include "tracefs/render.h"
+#include "output/stacks.h"
 #include "run/aggmaps.h"
 #include "run/evloop.h"
 #include "run/sideband.h"
@@ -82,7 +83,7 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		const struct pmt_event_hdr *eh = (const void *)((const char *)rs->data + pre);
 
 		if (rs->size < pre + sizeof(*eh) ||
-		    eh->size + (size_t)(eh->nkernel + eh->nuser) * 8 >
+		    eh->size + (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump >
 			    rs->size - pre - sizeof(*eh)) {
 			l->malformed++;
 			return LIBBPF_PERF_EVENT_CONT;
@@ -92,14 +93,94 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		 * process's mappings now, while it still lives */
 		if (l->user_syms && !l->sb)
 			pmt_syms__note_pid(l->syms, eh->pid);
-		/* the record, and a tracepoint's frames after it */
+		/* a stack left for user space: the files it met are read now,
+		 * while the record waits out the reorder window */
+		if (eh->dump || eh->probe_id == PMT_PROBE_AGG_DEFERRED)
+			pmt_unwinder__wake(&l->s->unwind);
+		/* the record, and a tracepoint's frames after it, and a user
+		 * stack's dump after them */
 		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data,
 				  pre + sizeof(*eh) + eh->size +
-					  (size_t)(eh->nkernel + eh->nuser) * 8);
+					  (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump);
 	} else if (h->type == PERF_RECORD_LOST) {
 		l->lost[cpu] += ((const struct lost_record *)h)->lost;
 	}
 	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/*
+ * A user stack the kernel stopped at a file whose tables it did not have
+ * yet: its n frames (after nk kernel ones) and the rest from the copy of
+ * the stack it sent (struct pmt_ustack_dump, len bytes at dump), now that
+ * the tables are read (or read here), into l->frames, at most max user
+ * frames in all; how many frames in all (0: none to be had).
+ */
+static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t *in, uint32_t n,
+			      uint32_t nk, const void *dump, size_t len, uint32_t max)
+{
+	const struct pmt_ustack_dump *d = dump;
+	struct timespec t0, t1;
+	struct pmt_resume got;
+
+	if (len < sizeof(*d) || d->size != len - sizeof(*d) || n < nk || n - nk > max ||
+	    nk > PMT_STACK_DEPTH)
+		return 0;
+	if (!l->frames && !(l->frames = malloc(2 * PMT_STACK_DEPTH * sizeof(*l->frames))))
+		return 0;
+	memcpy(l->frames, in, n * sizeof(*in));
+	l->resumed++;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	got = pmt_unwinder__resume(&l->s->unwind, pid, d, d + 1, l->frames + n, max - (n - nk));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	l->resume_ns +=
+		(uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec);
+	if (!got.whole)
+		l->resumed_short++;
+	return n + got.n;
+}
+
+/* A streamed record's: the record prints whole, as perf's DWARF mode
+ * would print it. */
+static void finish_stack(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail,
+			 struct pmt_record *r)
+{
+	const char *at = (const char *)(eh + 1) + eh->size + (size_t)(eh->nkernel + eh->nuser) * 8;
+	const uint64_t *frames = NULL;
+	uint32_t n, nk = 0;
+
+	if (!(l->s->stack & PMT_STACK_USER) || avail < (size_t)(at - (const char *)eh) + eh->dump)
+		return;
+	n = pmt_stacks__frames(r, &frames, &nk);
+	n = finish_frames(l, eh->pid, frames, n, nk, at, eh->dump, PMT_STACK_DEPTH);
+	if (!n)
+		return;
+	r->frames = l->frames;
+	r->nframes = n;
+	r->nkernel = nk;
+}
+
+/* An aggregation's update whose user stack the kernel left (struct
+ * pmt_agg_deferred): added to the totals with its stack finished. */
+static void finish_update(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail)
+{
+	struct pmt_agg_deferred d;
+	const uint64_t *frames;
+	uint32_t n;
+
+	if (avail < sizeof(*eh) + eh->size || eh->size < sizeof(d)) {
+		l->malformed++;
+		return;
+	}
+	memcpy(&d, eh + 1, sizeof(d));
+	if (sizeof(d) + (size_t)d.nuser * 8 + d.dump != eh->size) {
+		l->malformed++;
+		return;
+	}
+	frames = (const void *)((const char *)(eh + 1) + sizeof(d));
+	n = finish_frames(l, eh->pid, frames, d.nuser, 0, frames + d.nuser, d.dump, PMT_STACK_KEPT);
+	if (pmt_aggmaps__add_finished(l->s->aggmaps, &d.key, d.value, eh->pid, l->frames, n) ==
+	    -ENOMEM)
+		pmt_warn("no memory for an aggregation's update");
 }
 
 static void emit(void *ctx, int cpu, const void *data, size_t len)
@@ -107,10 +188,16 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	struct pmt_evloop *l = ctx;
 	size_t pre = prefix_size(l);
 	const struct pmt_event_hdr *eh = (const void *)((const char *)data + pre);
-	struct pmt_probe *p = pmt_session__probe(l->s, eh->probe_id);
+	struct pmt_probe *p;
 	struct pmt_record r;
 	uint32_t i;
 
+	if (eh->probe_id == PMT_PROBE_AGG_DEFERRED) {
+		pmt_sideband__apply_until(l->sb, eh->ts);
+		finish_update(l, eh, len - pre);
+		return;
+	}
+	p = pmt_session__probe(l->s, eh->probe_id);
 	if (!p) {
 		l->malformed++;
 		return;
@@ -152,6 +239,8 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 		r.nframes = (uint32_t)(eh->nkernel + eh->nuser);
 		r.nkernel = eh->nkernel;
 	}
+	if (eh->dump)
+		finish_stack(l, eh, len - pre, &r);
 	pmt_output__record(l->out, &r);
 	/* Writing a batch takes long enough for the rings to fill behind
 	 * it: take in what arrived every so often (it is queued behind the
@@ -236,10 +325,11 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		return -ENOMEM;
 	if (l->user_syms || pmt_agg__wants_pids(s->agg))
 		follow_processes(l);
-	/* aggregating only: nothing comes through perf rings */
+	/* aggregating only: nothing comes through perf rings, but updates
+	 * whose user stacks the kernel left for user space to finish */
 	for (i = 0; i < (int)s->probes.n && s->probes.v[i].action != PMT_ACT_STREAM; i++)
 		;
-	if (i == (int)s->probes.n)
+	if (i == (int)s->probes.n && !s->skel->rodata->pmt_agg_defer)
 		return 0;
 	if (!o->json && !o->raw)
 		add_renderers(l);
@@ -527,4 +617,6 @@ void pmt_evloop__free(struct pmt_evloop *l)
 	pmt_reorder__free(&l->ro);
 	free(l->lost);
 	l->lost = NULL;
+	free(l->frames);
+	l->frames = NULL;
 }

@@ -38,6 +38,12 @@ struct pmt_evloop {
 	uint64_t agg_read_ns;		       /* the aggregation's last print read the maps */
 	uint64_t settled_ns;		       /* exited processes last settled */
 	uint64_t keys_dropped, stacks_dropped; /* as of the last interval */
+	/* user stacks the kernel left at a file without unwind tables,
+	 * finished here from the copy of their stack; those of them that
+	 * still end early */
+	uint64_t resumed, resumed_short;
+	uint64_t resume_ns; /* the CPU time that took (tables read here too) */
+	uint64_t *frames;   /* a finished stack's frames */
 	enum pmt_stop_reason stop;
 };
 

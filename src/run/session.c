@@ -389,6 +389,8 @@ static void size_unwinder(struct pmt_session *s)
 		on = false;
 	}
 	pmt_unwind__size(s->skel, on, !s->opts->no_python);
+	/* aggregated stacks the kernel cannot finish come here to be */
+	s->skel->rodata->pmt_agg_defer = on && s->agg;
 	pmt_unwinder__init(&s->unwind, s->skel);
 	/* -- CMD's program, or -p's: its tables reach the kernel before the
 	 * probes are attached, so its stacks are complete from the first

@@ -95,6 +95,8 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 	u->skel = skel;
 	u->rows_cap = CFI_ROWS;
 	u->wake_fd = -1;
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_mutex_init(&u->read_lock, NULL);
 }
 
 /* Write rows at index first of the kernel's array through a mapping of
@@ -190,12 +192,20 @@ void pmt_unwinder__poll_python(struct pmt_unwinder *u)
 		poll_python(u);
 }
 
+static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key);
+
 /* Give the kernel a file's rows (no rows: count 0, so the kernel does
- * not ask again) and frees them. */
+ * not ask again) and frees them; nothing if another thread gave them. */
 static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 {
 	struct pmt_cfi_file file = {0};
 
+	pthread_mutex_lock(&u->lock);
+	if (read_already(u, &r->key)) {
+		pthread_mutex_unlock(&u->lock);
+		pmt_cfi__free(&r->cfi);
+		return;
+	}
 	if (r->cfi_err) {
 		if (pmt_verbose > 1)
 			pmt_info("unwind: %s: %s", r->name, r->err);
@@ -216,18 +226,24 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 	pmt_cfi__free(&r->cfi);
 	commit_python(u, r);
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), &r->key, &file, BPF_ANY);
+	pthread_mutex_unlock(&u->lock);
 }
 
-/* Load the rows of the file open at fd under key. */
+/* Load the rows of the file open at fd under key, unless read already.
+ * One file is read at a time: the main thread, finishing a stack, waits
+ * for the loader's read of the file it needs instead of reading it
+ * again. */
 static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
 		      const char *name)
 {
 	struct pmt_file_read *r = malloc(sizeof(*r));
 
-	if (!r)
-		return;
-	read_file(r, key, fd, name, u->skel->rodata->pmt_python);
-	commit_file(u, r);
+	pthread_mutex_lock(&u->read_lock);
+	if (r && !read_already(u, key)) {
+		read_file(r, key, fd, name, u->skel->rodata->pmt_python);
+		commit_file(u, r);
+	}
+	pthread_mutex_unlock(&u->read_lock);
 	free(r);
 }
 
@@ -270,6 +286,24 @@ struct reading {
 };
 
 static bool serve_wanted(struct pmt_unwinder *u);
+static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapped *m,
+		     const struct pmt_cfi_file_key *key);
+
+/* A file of a process gone before its tables were read: found through
+ * the mapping the process had at vm_start (symbols/symbols.h). */
+static void read_gone(struct pmt_unwinder *u, uint32_t tgid, uint64_t vm_start,
+		      const struct pmt_cfi_file_key *key)
+{
+	struct pmt_mapped *m = malloc(sizeof(*m));
+
+	struct pmt_cfi_file_key k;
+
+	if (m && pmt_syms__mapped(u->syms, tgid, vm_start, m) &&
+	    (k = file_key(major(m->dev), minor(m->dev), m->ino), k.dev == key->dev) &&
+	    k.ino == key->ino)
+		read_now(u, tgid, m, key);
+	free(m);
+}
 
 static void load_mapped(void *ctx, const struct pmt_procmap *m)
 {
@@ -333,6 +367,10 @@ static bool serve_wanted(struct pmt_unwinder *u)
 			uint64_t t0 = pmt_now_ns();
 
 			pmt_procmaps__each(w.tgid, load_mapped, &r);
+			/* gone already (a short process): by the path its
+			 * mapping had, if that is still the file */
+			if (!read_already(u, &key))
+				read_gone(u, w.tgid, w.vm_start, &key);
 			rest_later(u, w.tgid);
 			if (pmt_verbose > 1)
 				pmt_info("unwind: a file of process %u read in %.1f ms", w.tgid,
@@ -360,13 +398,27 @@ static void *loader(void *arg)
 	struct pmt_unwinder *u = arg;
 	struct pollfd pfd = {.fd = u->wake_fd, .events = POLLIN};
 
+	uint64_t n;
+
 	while (!u->stop) {
 		poll_wanted(u);
 		poll_python(u);
-		/* woken at once to stop: no exit waits for a round */
-		poll(&pfd, 1, POLL_MS);
+		/* woken at once to stop (no exit waits for a round), or to
+		 * read what a stack left for user space needs */
+		if (poll(&pfd, 1, POLL_MS) > 0 && read(u->wake_fd, &n, sizeof(n)) == sizeof(n))
+			__atomic_store_n(&u->woken, false, __ATOMIC_RELAXED);
 	}
 	return NULL;
+}
+
+void pmt_unwinder__wake(struct pmt_unwinder *u)
+{
+	uint64_t one = 1;
+
+	if (!u->running || __atomic_exchange_n(&u->woken, true, __ATOMIC_RELAXED))
+		return;
+	if (write(u->wake_fd, &one, sizeof(one)) < 0)
+		__atomic_store_n(&u->woken, false, __ATOMIC_RELAXED);
 }
 
 /*
@@ -514,7 +566,7 @@ static void prefetch_end(struct pmt_unwinder *u, bool commit)
 		pthread_join(u->pre_thread, NULL);
 	u->prefetching = false;
 	for (i = 0; i < p->n; i++) {
-		if (commit && !read_already(u, &p->files[i].key))
+		if (commit)
 			commit_file(u, &p->files[i]);
 		else
 			pmt_cfi__free(&p->files[i].cfi);
@@ -551,6 +603,106 @@ int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e)
 	}
 	u->running = true;
 	return 0;
+}
+
+/* A file a stack to finish met before the loader read it: read now, by
+ * the process's mapping, else by its path if that is still the file. */
+static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapped *m,
+		     const struct pmt_cfi_file_key *key)
+{
+	char path[96];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
+		 m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && (fd = open(m->path, O_RDONLY | O_CLOEXEC)) >= 0 &&
+	    (fstat(fd, &st) || st.st_dev != m->dev || st.st_ino != m->ino)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		return; /* the stack ends there: counted by the caller */
+	load_file(u, key, fd, m->path);
+	close(fd);
+}
+
+struct resuming {
+	struct pmt_unwinder *u;
+	uint32_t pid;
+	bool have; /* m and file: the mapping of the last pc */
+	struct pmt_mapped m;
+	struct pmt_cfi_file file;
+};
+
+/* The last of the file's rows at or below at, by the kernel's array
+ * (log2 of the file's rows lookups: no copy of the rows here). */
+static bool row_below(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uint64_t at,
+		      struct pmt_cfi_row *row)
+{
+	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_rows);
+	uint32_t lo = 0, hi = f->count, mid, key;
+	bool found = false;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		key = f->first + mid;
+		if (bpf_map_lookup_elem(fd, &key, row))
+			return false;
+		if (row->pc <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		key = f->first + lo - 1;
+		found = !bpf_map_lookup_elem(fd, &key, row);
+	}
+	return found;
+}
+
+static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row)
+{
+	struct resuming *c = ctx;
+	int files = bpf_map__fd(c->u->skel->maps.pmt_cfi_files);
+	uint64_t at;
+
+	if (!c->have || pc < c->m.start || pc >= c->m.end) {
+		struct pmt_cfi_file_key key;
+
+		c->have = pmt_syms__mapped(c->u->syms, c->pid, pc, &c->m);
+		if (!c->have)
+			return -1;
+		key = file_key(major(c->m.dev), minor(c->m.dev), c->m.ino);
+		if (bpf_map_lookup_elem(files, &key, &c->file)) {
+			read_now(c->u, c->pid, &c->m, &key);
+			if (bpf_map_lookup_elem(files, &key, &c->file))
+				c->file.count = 0;
+		}
+	}
+	at = pc - c->m.start + c->m.pgoff - back;
+	if (!c->file.count || at > UINT32_MAX)
+		return 0;
+	return row_below(c->u, &c->file, at, row) ? 1 : 0;
+}
+
+struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
+				       const struct pmt_ustack_dump *d, const void *stack,
+				       uint64_t *out, uint32_t max)
+{
+	struct resuming *c = calloc(1, sizeof(*c));
+	struct pmt_resume r = {0};
+
+	if (!c || !u->skel || !u->skel->rodata->pmt_unwind_dwarf) {
+		free(c);
+		return r;
+	}
+	c->u = u;
+	c->pid = pid;
+	r = pmt_resume(d, stack, resume_row, c, out, max);
+	free(c);
+	return r;
 }
 
 void pmt_unwinder__stop(struct pmt_unwinder *u)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "util/error.h"
+#include "unwind/resume.h"
 #include "abi.h"
 
 struct pmtrace_bpf;
@@ -26,13 +27,18 @@ struct pmtrace_bpf;
 struct pmt_unwinder {
 	struct pmtrace_bpf *skel;
 	struct pmt_syms *syms; /* names Python frames: code objects read into it */
+	/* rows_used and the file entries: the loader thread and the main
+	 * one (which reads a file itself to finish a stack) */
+	pthread_mutex_t lock;
+	pthread_mutex_t read_lock; /* one file read at a time (load_file) */
 	uint32_t rows_cap, rows_used;
 	bool warned_full;
 	/* processes whose other files are read after the wanted ones */
 	uint32_t rest[PMT_UNWIND_REST], nrest;
 	/* the loader thread: tables arrive while the main loop prints */
 	pthread_t thread;
-	int wake_fd; /* written to stop it at once */
+	int wake_fd; /* written to stop it, or to have it read, at once */
+	bool woken;  /* written, and the loader has not yet read it */
 	bool running;
 	volatile bool stop;
 	/* libc, the loader and the command, read while the programs load */
@@ -61,6 +67,15 @@ int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e);
 /* Read the code objects the kernel queued now, not at the thread's next
  * round: before printing records whose Python frames name them. */
 void pmt_unwinder__poll_python(struct pmt_unwinder *u);
+/* Finish a streamed user stack of process pid that the kernel left at a
+ * file without rows (its dump d and the stack copied after it): up to
+ * max frames into out. A file not read yet is read now. */
+struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
+				       const struct pmt_ustack_dump *d, const void *stack,
+				       uint64_t *out, uint32_t max);
+/* Have the loader thread read the files the kernel asked for now, not
+ * at its next round. */
+void pmt_unwinder__wake(struct pmt_unwinder *u);
 /* Stop and join the threads (idempotent). */
 void pmt_unwinder__stop(struct pmt_unwinder *u);
 

@@ -501,6 +501,30 @@ void pmt_syms__touch(struct pmt_syms *s, uint32_t pid, uint64_t addr)
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool pmt_syms__mapped(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_mapped *out)
+{
+	struct proc *p;
+	struct map *m;
+	bool found;
+
+	if (!s || !pid || pmt_is_kernel_addr(addr))
+		return false;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_get(s, pid);
+	m = p ? syms_map_find(p, addr) : NULL;
+	found = m && m->f->ino; /* a file (the vDSO is none) */
+	if (found) {
+		out->start = m->start;
+		out->end = m->end;
+		out->pgoff = m->pgoff;
+		out->dev = m->f->dev;
+		out->ino = m->f->ino;
+		snprintf(out->path, sizeof(out->path), "%s", m->f->path);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
 void pmt_syms__await_debug(struct pmt_syms *s, int ms)
 {
 	struct pmt_debuginfod_stats st;

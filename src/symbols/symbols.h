@@ -79,6 +79,15 @@ bool pmt_syms__debuginfod(const struct pmt_syms *s);
 /* Read the symbols of the file holding addr of process pid now (asking
  * for its debug file), as naming it would, without the name. */
 void pmt_syms__touch(struct pmt_syms *s, uint32_t pid, uint64_t addr);
+/* The file mapped at user address addr of process pid (at the time of
+ * the records applied so far): false if none (the vDSO, JIT code). */
+struct pmt_mapped {
+	uint64_t start, end; /* the mapping */
+	uint64_t pgoff;	     /* the file offset of start */
+	uint64_t dev, ino;   /* dev as makedev() makes it */
+	char path[4096];
+};
+bool pmt_syms__mapped(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_mapped *out);
 /* Await the debug files asked of debuginfod, at most ms, and say what
  * did not come (before the last names are printed). */
 void pmt_syms__await_debug(struct pmt_syms *s, int ms);

@@ -28,6 +28,15 @@ $(OUTPUT)/testprogs/remap_b: $(TP_DIR)/remap_lib.c | $(OUTPUT)/testprogs
 $(OUTPUT)/testprogs/remap: $(OUTPUT)/testprogs/remap_a $(OUTPUT)/testprogs/remap_b
 TESTPROGS := $(filter-out $(OUTPUT)/testprogs/remap_lib,$(TESTPROGS))
 
+# a C program that opens a C++ library with dlopen; neither has frame
+# pointers (as Debian builds)
+$(OUTPUT)/testprogs/dlthrower: TP_FLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/testprogs/libdlthrow.so: $(TP_DIR)/dlthrow_lib.cc | $(OUTPUT)/testprogs
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -O2 -g -fomit-frame-pointer -fPIC -shared $(WARN) $< -o $@
+$(OUTPUT)/testprogs/dlthrower: $(OUTPUT)/testprogs/libdlthrow.so
+TESTPROGS := $(filter-out $(OUTPUT)/testprogs/dlthrow_lib,$(TESTPROGS))
+
 # looks like another CPython to pmtrace: its symbols in .dynsym
 $(OUTPUT)/testprogs/fakepy: TP_FLAGS += -rdynamic
 

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel's walk (bpf/unwind.bpf.h, pmt_unwind_step) over a copy of
+ * the stack: the same rules, so a stack finished here is the one the
+ * kernel would have written had it had the tables. Python frames are
+ * not read here (the kernel reads them from the live process).
+ */
+#include <string.h>
+#include "unwind/resume.h"
+
+struct walk {
+	const struct pmt_ustack_dump *d;
+	const unsigned char *stack;
+	bool beyond;
+};
+
+/* The word at addr of the copy; false (and beyond) outside it. */
+static bool word(struct walk *w, uint64_t addr, uint64_t *v)
+{
+	if (addr < w->d->sp || addr - w->d->sp > w->d->size || w->d->size - (addr - w->d->sp) < 8) {
+		w->beyond = true;
+		return false;
+	}
+	memcpy(v, w->stack + (addr - w->d->sp), 8);
+	return true;
+}
+
+/* A pc found by frame pointers names a frame only where user text can
+ * be (as the kernel checks): else the "frame pointer" was any register. */
+static bool user_text(uint64_t pc)
+{
+	return pc >= 0x1000 && pc < 0x7ffffffff000ULL;
+}
+
+struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
+			     pmt_resume_row_fn row_of, void *ctx, uint64_t *out, uint32_t max)
+{
+	struct walk w = {d, stack, false};
+	struct pmt_resume r = {0};
+	uint64_t pc = d->pc, sp = d->sp, fp = d->fp, cfa, ra, v[2];
+	bool caller = d->caller, by_fp = false;
+	struct pmt_cfi_row row;
+	int found;
+
+	while (r.n < max) {
+		if (!pc) { /* the caller of the outermost frame */
+			r.whole = true;
+			break;
+		}
+		found = row_of(ctx, pc, caller, &row);
+		if (by_fp && (!user_text(pc) || found < 0))
+			break;
+		out[r.n++] = caller ? pc - 1 : pc;
+		caller = true;
+		by_fp = found <= 0 || row.cfa == PMT_CFA_NONE;
+		if (by_fp) {
+			if (!fp) { /* _start clears the frame pointer */
+				r.whole = true;
+				break;
+			}
+			if (!word(&w, fp, &v[0]) || !word(&w, fp + 8, &v[1]))
+				break;
+			sp = fp + 16;
+			fp = v[0];
+			pc = v[1];
+			continue;
+		}
+		switch (row.cfa) {
+		case PMT_CFA_END: r.whole = true; goto out;
+		case PMT_CFA_SP: cfa = sp + (int64_t)row.cfa_off; break;
+		case PMT_CFA_FP: cfa = fp + (int64_t)row.cfa_off; break;
+		case PMT_CFA_PLT: cfa = sp + ((pc & 15) >= (uint64_t)row.cfa_off ? 16 : 8); break;
+		default: goto out;
+		}
+		if (!word(&w, cfa - 8, &ra))
+			break;
+		if (row.fp == PMT_FP_SAVED && !word(&w, cfa + (int64_t)row.fp_off, &fp))
+			break;
+		if (cfa <= sp)
+			break; /* the stack grows down: no loops */
+		sp = cfa;
+		pc = ra;
+	}
+out:
+	r.beyond = w.beyond;
+	return r;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The rest of a streamed user stack the kernel stopped at a file whose
+ * unwind tables were not read yet (bpf/unwind.bpf.h, pmt_unwind_defer):
+ * the kernel's walk again, rule for rule, from the registers it left and
+ * on the copy of the stack it sent (struct pmt_ustack_dump), once the
+ * tables are there. What it reads beyond the copy ends the stack.
+ */
+#ifndef PMT_RESUME_H
+#define PMT_RESUME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "abi.h"
+
+/* The row of the file mapped at pc that covers the instruction at pc -
+ * back (1 for a return address: the call before it): 1 and *row, 0 when
+ * a file is mapped there but no row covers it (frame pointers then), -1
+ * when no file is mapped at pc. */
+typedef int (*pmt_resume_row_fn)(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row);
+
+struct pmt_resume {
+	uint32_t n;  /* frames written */
+	bool whole;  /* reached the outermost frame */
+	bool beyond; /* stopped by a read past the copy */
+};
+
+/* Up to max frames into out (innermost first, a caller's at its call
+ * instruction, as the kernel writes them); stack: d->size bytes from
+ * d->sp. */
+struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
+			     pmt_resume_row_fn row, void *ctx, uint64_t *out, uint32_t max);
+
+#endif
