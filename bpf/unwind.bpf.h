@@ -171,6 +171,11 @@ static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma,
 	v->exec = vma->vm_flags & PMT_VM_EXEC;
 	v->file.dev = f ? BPF_CORE_READ(f, f_inode, i_sb, s_dev) : 0;
 	v->file.ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
+	/* the vDSO: rows as a file's (clock_gettime is in it) */
+	if (!f && vma->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		v->is_file = true;
+		v->file.ino = PMT_VDSO_INO;
+	}
 	return 0;
 }
 

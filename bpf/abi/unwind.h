@@ -46,6 +46,10 @@ struct pmt_cfi_file_key {
 	__u32 pad;
 	__u64 ino;
 };
+/* The vDSO's key (it maps no file: dev 0, and no inode is 1 on the
+ * pseudo device 0). Its tables come from pmtrace's own vDSO, the same
+ * image in every process. */
+#define PMT_VDSO_INO 1
 struct pmt_cfi_file {
 	__u32 first, count; /* rows in pmt_cfi_rows; count 0: no CFI */
 };

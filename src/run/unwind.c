@@ -459,6 +459,20 @@ static void prefetch_fd(struct prefetch *p, const struct pmt_cfi_file_key *key, 
 		read_file(&p->files[p->n++], key, fd, name, p->python);
 }
 
+/* The vDSO, the same image in every process: its rows from pmtrace's
+ * own, through a memory file (the reader takes a descriptor). */
+static void prefetch_vdso(struct prefetch *p, const struct pmt_procmap *m)
+{
+	struct pmt_cfi_file_key key = {.dev = 0, .ino = PMT_VDSO_INO};
+	size_t len = m->end - m->start;
+	int fd = memfd_create("vdso", MFD_CLOEXEC);
+
+	if (fd >= 0 && write(fd, (const void *)m->start, len) == (ssize_t)len)
+		prefetch_fd(p, &key, fd, "[vdso]");
+	if (fd >= 0)
+		close(fd);
+}
+
 static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
 {
 	static const char *const common[] = {"libc.so.6", "ld-linux-x86-64.so.2", NULL};
@@ -466,6 +480,8 @@ static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
 	char path[96];
 	int fd;
 
+	if (!m->ino && !strcmp(m->path, "[vdso]"))
+		prefetch_vdso(ctx, m);
 	if (!m->ino || !wanted_name(m->path, common))
 		return;
 	snprintf(path, sizeof(path), "/proc/self/map_files/%" PRIx64 "-%" PRIx64, m->start, m->end);
@@ -675,7 +691,9 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 		if (!c->have)
 			return -1;
 		key = file_key(major(c->m.dev), minor(c->m.dev), c->m.ino);
-		if (bpf_map_lookup_elem(files, &key, &c->file)) {
+		if (!c->m.ino) /* the vDSO: read at start, or never */
+			key = (struct pmt_cfi_file_key){.dev = 0, .ino = PMT_VDSO_INO};
+		if (bpf_map_lookup_elem(files, &key, &c->file) && c->m.ino) {
 			read_now(c->u, c->pid, &c->m, &key);
 			if (bpf_map_lookup_elem(files, &key, &c->file))
 				c->file.count = 0;

@@ -512,7 +512,7 @@ bool pmt_syms__mapped(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pm
 	pthread_mutex_lock(&s->lock);
 	p = syms_proc_get(s, pid);
 	m = p ? syms_map_find(p, addr) : NULL;
-	found = m && m->f->ino; /* a file (the vDSO is none) */
+	found = m != NULL; /* a file, or the vDSO (ino 0) */
 	if (found) {
 		out->start = m->start;
 		out->end = m->end;

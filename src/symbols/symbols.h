@@ -80,7 +80,8 @@ bool pmt_syms__debuginfod(const struct pmt_syms *s);
  * for its debug file), as naming it would, without the name. */
 void pmt_syms__touch(struct pmt_syms *s, uint32_t pid, uint64_t addr);
 /* The file mapped at user address addr of process pid (at the time of
- * the records applied so far): false if none (the vDSO, JIT code). */
+ * the records applied so far), or the vDSO (ino 0): false if none (JIT
+ * code). */
 struct pmt_mapped {
 	uint64_t start, end; /* the mapping */
 	uint64_t pgoff;	     /* the file offset of start */
