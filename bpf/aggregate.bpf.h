@@ -365,7 +365,8 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
  * space, which finishes the stack and adds it. A function of its own:
  * its locals on its own stack frame, not the program's (6.1 allows 512
  * bytes for a program and the callbacks it is in). */
-static __noinline void pmt_agg_defer_send(struct pmt_fctx *c, struct pmt_agg_key *k, __s64 v)
+static __noinline __attribute__((unused)) void pmt_agg_defer_send(struct pmt_fctx *c,
+								  struct pmt_agg_key *k, __s64 v)
 {
 	const __u32 pre = pmt_stream_ncounts() * sizeof(struct pmt_counter_rec) +
 			  pmt_stream_nstrs() * PMT_STREAM_STR_LEN;
@@ -441,22 +442,6 @@ static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct p
 	pmt_agg_update_key(a, k, v);
 }
 
-/* An update whose user stack was left for user space (c->udefer): its
- * key built, then sent. Its own function, as pmt_agg_defer_send. */
-static __noinline void pmt_agg_defer_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
-					    __s64 v)
-{
-	struct pmt_agg_key *k;
-	__u32 z = 0;
-
-	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
-	if (!k)
-		return;
-	pmt_agg_fill_key(a, c, k, c->probe);
-	k->bucket = pmt_agg_bucket(a, v);
-	pmt_agg_defer_send(c, k, v);
-}
-
 static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)
 {
 	__s64 v = (__s64)pmt_fetch_num(&a->value, c);
@@ -512,33 +497,30 @@ static __always_inline void pmt_lat_end_counters(const struct pmt_lat_val *sv,
 	}
 }
 
-/* A start's value being made: off the program's stack (72 bytes, of the
- * 512 6.1 allows a program and the callbacks it is in) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pmt_lat_val);
-} pmt_lat_new SEC(".maps") __weak;
-
-/* --latency's start or end (cfg->action). */
-static __always_inline void pmt_latency(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
-					__u32 probe_id)
+/* The non-streaming actions; returns after updating the maps. */
+static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					  __u32 probe_id)
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	struct pmt_lat_key lk = {};
-	struct pmt_lat_val *lv, *sv;
+	struct pmt_lat_val lv = {}, *sv;
+	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
 	__u32 z = 0;
 	__s64 v;
 
-	lv = bpf_map_lookup_elem(&pmt_lat_new, &z);
-	if (!lv)
+	if (hits)
+		(*hits)++;
+	pmt_x_prepare(a->xprog, c);
+	switch (cfg->action) {
+	case PMT_ACT_AGG:
+		pmt_agg_update(a, c, probe_id,
+			       pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT
+				       ? 0
+				       : pmt_agg_value(a, c));
 		return;
-	__builtin_memset(lv, 0, sizeof(*lv));
-
-	lk.match = pmt_fetch_num(&a->match, c);
-	lk.lat_id = a->lat_id;
-	if (cfg->action == PMT_ACT_LAT_START) {
+	case PMT_ACT_LAT_START:
+		lk.match = pmt_fetch_num(&a->match, c);
+		lk.lat_id = a->lat_id;
 		if (pmt_lat_start_keys) {
 			struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 
@@ -548,69 +530,78 @@ static __always_inline void pmt_latency(const struct pmt_probe_cfg *cfg, struct 
 			if (bpf_map_update_elem(&pmt_lat_keys, &lk, k, BPF_ANY))
 				return;
 		}
-		lv->start = bpf_ktime_get_ns();
+		lv.start = bpf_ktime_get_ns();
 		if (pmt_lat_counter) {
-			pmt_lat_start_counters(&lk, lv);
+			pmt_lat_start_counters(&lk, &lv);
 			return;
 		}
-		if (bpf_map_update_elem(&pmt_lat, &lk, lv, BPF_ANY))
+		if (bpf_map_update_elem(&pmt_lat, &lk, &lv, BPF_ANY))
 			pmt_stat_inc(PMT_STAT_LAT_FULL);
 		return;
-	}
-	sv = bpf_map_lookup_elem(&pmt_lat, &lk);
-	if (!sv) {
-		pmt_stat_inc(PMT_STAT_LAT_NOSTART);
-		return;
-	}
-	if (pmt_lat_counter) {
-		pmt_lat_end_counters(sv, lv);
-		bpf_map_delete_elem(&pmt_lat, &lk);
-		/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
-		for (c->counter = 0; c->counter < PMT_COUNTERS; c->counter++)
-			if (c->counter < pmt_ncounters)
-				pmt_agg_update(a, c, probe_id, (__s64)lv->acc[c->counter]);
-		return;
-	}
-	v = (__s64)((bpf_ktime_get_ns() - sv->start) / (a->lat_div ? a->lat_div : 1));
-	bpf_map_delete_elem(&pmt_lat, &lk);
-	if (pmt_lat_start_keys) {
-		struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z), *sk;
-
-		sk = bpf_map_lookup_elem(&pmt_lat_keys, &lk);
-		if (!k || !sk) {
+	case PMT_ACT_LAT_END:
+		lk.match = pmt_fetch_num(&a->match, c);
+		lk.lat_id = a->lat_id;
+		sv = bpf_map_lookup_elem(&pmt_lat, &lk);
+		if (!sv) {
 			pmt_stat_inc(PMT_STAT_LAT_NOSTART);
 			return;
 		}
-		__builtin_memcpy(k, sk, sizeof(*k));
-		bpf_map_delete_elem(&pmt_lat_keys, &lk);
-		pmt_agg_update_key(a, k, v);
+		if (pmt_lat_counter) {
+			pmt_lat_end_counters(sv, &lv);
+			bpf_map_delete_elem(&pmt_lat, &lk);
+			/* one update a counter, keyed by which (PMT_KEY_COUNTER) */
+			for (c->counter = 0; c->counter < PMT_COUNTERS; c->counter++)
+				if (c->counter < pmt_ncounters)
+					pmt_agg_update(a, c, probe_id, (__s64)lv.acc[c->counter]);
+			return;
+		}
+		v = (__s64)((bpf_ktime_get_ns() - sv->start) / (a->lat_div ? a->lat_div : 1));
+		bpf_map_delete_elem(&pmt_lat, &lk);
+		if (pmt_lat_start_keys) {
+			struct pmt_agg_key *k = bpf_map_lookup_elem(&pmt_key_buf, &z), *sk;
+
+			sk = bpf_map_lookup_elem(&pmt_lat_keys, &lk);
+			if (!k || !sk) {
+				pmt_stat_inc(PMT_STAT_LAT_NOSTART);
+				return;
+			}
+			__builtin_memcpy(k, sk, sizeof(*k));
+			bpf_map_delete_elem(&pmt_lat_keys, &lk);
+			pmt_agg_update_key(a, k, v);
+			return;
+		}
+		pmt_agg_update(a, c, probe_id, v);
 		return;
 	}
-	pmt_agg_update(a, c, probe_id, v);
 }
 
-/* The non-streaming actions; returns after updating the maps. */
-static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
-					  __u32 probe_id)
+/*
+ * The same for an update whose user stack was left for user space
+ * (c->udefer; cfg->action is PMT_ACT_AGG): its key built, then sent with
+ * the stack. A function of its own, called instead of pmt_aggregate: its
+ * locals on its own frame, not the program's (6.1 allows 512 bytes for a
+ * program and the callbacks it is in).
+ */
+static __noinline __attribute__((unused)) void pmt_aggregate_deferred(
+	const struct pmt_probe_cfg *cfg, struct pmt_fctx *c)
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
-	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &probe_id);
+	__u32 z = 0, id = c->probe;
+	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &id);
+	struct pmt_agg_key *k;
 	__s64 v;
 
 	if (hits)
 		(*hits)++;
 	pmt_x_prepare(a->xprog, c);
-	if (cfg->action != PMT_ACT_AGG) {
-		pmt_latency(cfg, c, probe_id);
-		return;
-	}
 	v = pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT ? 0
 									     : pmt_agg_value(a, c);
-	/* a user stack left for user space: the update goes with it */
-	if (pmt_agg_defer && c->udefer)
-		pmt_agg_defer_update(a, c, v);
-	else
-		pmt_agg_update(a, c, probe_id, v);
+	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
+	if (!k)
+		return;
+	pmt_agg_fill_key(a, c, k, id);
+	k->bucket = pmt_agg_bucket(a, v);
+	pmt_agg_defer_send(c, k, v);
 }
 
 #endif /* PMTRACE_AGGREGATE_BPF_H */

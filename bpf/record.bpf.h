@@ -211,7 +211,10 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 	}
 	if (pmt_aggregates(cfg)) {
 		pmt_stack_keys(cfg, fc, e, st, rec_size, true);
-		pmt_aggregate(cfg, fc, id);
+		if (pmt_agg_defer && fc->udefer)
+			pmt_aggregate_deferred(cfg, fc);
+		else
+			pmt_aggregate(cfg, fc, id);
 		return;
 	}
 	if (cfg->stack & PMT_STACK_KERNEL) {

@@ -281,7 +281,10 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 		}
 		if (cfg->stack)
 			pmt_tp_stack_keys(cfg, &fc, e, true);
-		pmt_aggregate(cfg, &fc, id);
+		if (pmt_agg_defer && fc.udefer)
+			pmt_aggregate_deferred(cfg, &fc);
+		else
+			pmt_aggregate(cfg, &fc, id);
 		return 1;
 	}
 	if (!fc.rec)

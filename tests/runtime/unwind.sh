@@ -530,14 +530,17 @@ while time.time() < t: pass'
 # through the interpreter to __libc_start_call_main (before, it ended at
 # the vDSO's frame: 1-2% of a Python program's samples cut short).
 test_unwind_vdso() {
-	local v w t
+	local v w t want
 	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/v.folded" -- /usr/bin/python3.11 -c 'import time
 t = time.time() + 0.4
 while time.time() < t: pass' || return 1
 	read -r v w t < <(awk '{ t += $NF } /__vdso_clock_gettime/ { v += $NF; if (/__libc_start_call_main/) w += $NF }
 		END { print v + 0, w + 0, t + 0 }' "$WORK/v.folded")
 	note "$v of $t samples in the vDSO's clock_gettime, $w of them whole"
-	[ "$v" -ge $((t / 10)) ] || { fail "$v of $t samples in the vDSO"; return 1; }
+	# a guest's clock (TCG's) mostly takes the system call instead
+	want=$((t / 10))
+	[ -n "${PMT_VM:-}" ] && want=10
+	[ "$v" -ge "$want" ] || { fail "$v of $t samples in the vDSO, want $want"; return 1; }
 	[ $((w * 100)) -ge $((v * 99)) ] ||
 		{ grep __vdso "$WORK/v.folded" | grep -v __libc_start_call_main | head -3 >&2; fail "vDSO stacks cut short"; }
 }
