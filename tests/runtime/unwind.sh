@@ -431,9 +431,11 @@ CONF
 }
 
 # A busy server (nginx under wrk load): where its threads leave the CPU
-# and allocate, its kernel stacks counted by stack in the kernel equal a
-# streamed run of the same probes at the same time, event for event: no
-# event without its stack, no two stacks merged, none made up.
+# and allocate, its kernel and user stacks counted by stack in the kernel
+# equal a streamed run of the same probes at the same time, event for
+# event: no event without its stack, no two stacks merged, none made up
+# (one truth for a stack: its first user stacks, met before the tables,
+# finished in user space in either run as the kernel finishes the rest).
 # shellcheck disable=SC2034 # read by runner.sh
 quiet_stacks_server_exact=1
 test_stacks_server_exact() {
@@ -491,7 +493,7 @@ test_profile_server_no_loss() {
 # (through __libc_start_call_main) from the first; no more are counted
 # than the output has stacks.
 test_unwind_pending_finished() {
-	local out=$WORK/pend.txt err=$WORK/pend.err pm n stacks whole
+	local out=$WORK/pend.txt err=$WORK/pend.err pm n stacks whole short t
 	cp /usr/bin/python3.11 "$WORK/pyspin"
 	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$out" 2>"$err" &
 	pm=$!
@@ -502,13 +504,19 @@ while time.time() < t: pass'
 	kill -INT $pm
 	wait $pm || return 1
 	n=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks met a file whose unwind tables were not read yet.*/\1/p' "$err")
+	# those whose copy was too short (a stack deeper than its 8 KiB, as
+	# perf's DWARF mode copies): said, and not held against the rest
+	short=$(sed -n 's/^pmtrace: .* finished from the copy of their stack (\([0-9]*\) of them end early.*/\1/p' "$err")
 	stacks=$(grep -c 'cpu-clock:' "$out")
 	# whole: through __libc_start_call_main, or the loader's own start
 	# (_dl_start: the process before its program runs; a guest's
-	# TCG spends milliseconds there)
-	read -r whole t < <(awk '/cpu-clock:/ { if (c) { t++; k += ok } c = ($1 == "pyspin"); ok = 0; next }
-		/ (__libc_start_call_main|_dl_start)\+/ { ok = 1 } END { if (c) { t++; k += ok } print k + 0, t + 0 }' "$out")
-	note "${n:-no} of $stacks stacks finished from their copy; pyspin: $whole of $t whole"
+	# TCG spends milliseconds there); not judged: a sample in _exit
+	# alone (the process's memory gone already, its stack with it)
+	read -r whole t < <(awk 'function end() { if (c && !(nf == 1 && f1 ~ /^_exit\+/)) { t++; k += ok } }
+		/cpu-clock:/ { end(); c = ($1 == "pyspin"); ok = 0; nf = 0; next }
+		NF >= 2 { if (!nf++) f1 = $2 } / (__libc_start_call_main|_dl_start)\+/ { ok = 1 }
+		END { end(); print k + 0, t + 0 }' "$out")
+	note "${n:-no} of $stacks stacks finished from their copy (${short:-0} short); pyspin: $whole of $t whole"
 	if [ -z "$n" ] || [ "$n" -lt 1 ]; then
 		cat "$err" >&2
 		fail "no stack finished from its copy"
@@ -516,7 +524,7 @@ while time.time() < t: pass'
 	fi
 	[ "$n" -le "$stacks" ] || { fail "$n counted, but the output has $stacks stacks"; return 1; }
 	[ "$t" -ge 50 ] || { fail "only $t pyspin samples"; return 1; }
-	[ $((whole * 100)) -ge $((t * 98)) ] || {
+	[ $(((whole + ${short:-0}) * 100)) -ge $((t * 98)) ] || {
 		awk '/cpu-clock:/ { if (c && !ok) print s; c = ($1 == "pyspin"); ok = 0; s = ""; next }
 			c && NF >= 2 { s = s ";" $2 } / (__libc_start_call_main|_dl_start)\+/ { ok = 1 }' "$out" |
 			sort | uniq -c | sort -rn | head -5 >&2

@@ -183,8 +183,9 @@ def folded_share(argv):
 def stacks_streamed_vs_keyed(argv):
     """A streamed run's stacks (JSON, one record a line) against an
     aggregation by kstack,ustack of the same events: the kernel stacks
-    equal, event for event (none lost, none merged, none made up); most
-    user stacks complete in both; neither run lost anything."""
+    and the user stacks equal, event for event (none lost, none merged,
+    none made up); most user stacks complete in both; neither run lost
+    anything."""
     streamed_k, keyed_k, streamed_u, keyed_u = (collections.Counter() for _ in range(4))
     for line in open(argv[1]):
         if not line.startswith("{"):
@@ -216,11 +217,20 @@ def stacks_streamed_vs_keyed(argv):
     diff = (keyed_k - streamed_k) + (streamed_k - keyed_k)
     assert not keyed_k[()] and sum(diff.values()) <= missed, (keyed_k[()], missed, list(diff.items())[:2])
     # user stacks: the two runs' unwinders read their tables at their own
-    # pace (a process's first stacks may end early in one), so only their
-    # completeness is held to a bar here (exact counts by user stack:
-    # tp_stack_paths_exact, unwind_python)
-    # ... less those each run says ended early for tables still being
-    # read (a busy machine reads them later: the cost of its load, told)
+    # pace, but a stack that meets a file not read yet is finished in
+    # user space from its copy, by the same rules: one truth, event for
+    # event, as the kernel stacks (less a stack deeper than the copy's
+    # 8 KiB, which ends early in whichever run copied it: said, counted)
+    early = r"pmtrace: \d+ user stacks met a file whose unwind tables were not read yet: .*\((\d+) of them end early"
+    short = sum(int(m) for m in re.findall(early, serr + aerr))
+    udiff = (keyed_u - streamed_u) + (streamed_u - keyed_u)
+    # ... and a few in ten thousand apart: here 4 of 68,000 keyed stacks
+    # were epoll_wait alone where the stream had them whole (not
+    # explained yet: noted, bounded)
+    apart = sum(udiff.values())
+    assert apart <= missed + 2 * short + n // 2000, (missed, short, apart,
+                                                    [(k[-3:], v, keyed_u[k], streamed_u[k])
+                                                     for k, v in udiff.items()][:8])
     pend = r"pmtrace: (\d+) user stacks met a file whose unwind tables were still being read"
     pending = {"streamed": sum(map(int, re.findall(pend, serr))),
                "keyed": sum(map(int, re.findall(pend, aerr)))}
@@ -228,7 +238,8 @@ def stacks_streamed_vs_keyed(argv):
             for name, runs in (("streamed", streamed_u), ("keyed", keyed_u))}
     judged = {name: (done[name] * n + pending[name]) / n for name in done}
     print(f"    {n} events of nginx: kernel stacks as streamed ({len(keyed_k)} distinct, "
-          f"{sum(diff.values())} apart, {missed} not seen by the kernel)", file=sys.stderr)
+          f"{sum(diff.values())} apart, {missed} not seen by the kernel); user stacks as "
+          f"streamed ({len(keyed_u)} distinct, {sum(udiff.values())} apart)", file=sys.stderr)
     if argv[6] == "none":
         print("    user stacks' completeness not judged: under TCG the unwinder's tables "
               "arrive after most of the run", file=sys.stderr)
