@@ -729,6 +729,7 @@ uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool membe
 void pmt_session__free(struct pmt_session *s)
 {
 	pmt_session__detach(s);
+	pmt_unwinder__free(&s->unwind);
 	pmtrace_bpf__destroy(s->skel);
 	s->skel = NULL;
 	pmt_probes__free(&s->probes);

@@ -132,10 +132,11 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			 "finished from the copy of their stack (%llu of them end early there)",
 			 (unsigned long long)l->resumed, (unsigned long long)l->resumed_short);
 	if (l->resumed && pmt_verbose > 1)
-		pmt_info("unwind: %.1f us of CPU a stack finished in user space (%.1f ms in all, "
-			 "tables read for them included)",
-			 (double)l->resume_ns / 1e3 / (double)l->resumed,
-			 (double)l->resume_ns / 1e6);
+		pmt_info("unwind: %.1f us of CPU a stack finished in user space, tables read for "
+			 "them aside (%.1f ms in all, %.1f ms of it reading tables)",
+			 (double)(l->resume_ns - s->unwind.resume_read_ns) / 1e3 /
+				 (double)l->resumed,
+			 (double)l->resume_ns / 1e6, (double)s->unwind.resume_read_ns / 1e6);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;

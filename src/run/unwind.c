@@ -644,6 +644,14 @@ static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapp
 	close(fd);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
 struct resuming {
 	struct pmt_unwinder *u;
 	uint32_t pid;
@@ -678,6 +686,31 @@ static bool row_below(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uint
 	return found;
 }
 
+/* The row at file offset at of the file whose rows start at f->first
+ * (rows never move: a file's first row names it), through a cache of
+ * the rows found last: a stack met again is finished without a lookup
+ * in the kernel's array (log2 of the file's rows system calls). */
+static bool row_cached(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uint64_t at,
+		       struct pmt_cfi_row *row)
+{
+	uint64_t h = ((uint64_t)f->first << 32 | at) * 0x9E3779B97F4A7C15ULL;
+	struct pmt_row_memo *m;
+
+	if (!u->memo)
+		return row_below(u, f, at, row);
+	m = &u->memo[h >> (64 - PMT_ROW_MEMO_BITS)];
+	if (m->used && m->first == f->first && m->at == at) {
+		*row = m->row;
+		return m->found;
+	}
+	m->found = row_below(u, f, at, &m->row);
+	m->used = true;
+	m->first = f->first;
+	m->at = (uint32_t)at;
+	*row = m->row;
+	return m->found;
+}
+
 static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row)
 {
 	struct resuming *c = ctx;
@@ -694,7 +727,10 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 		if (!c->m.ino) /* the vDSO: read at start, or never */
 			key = (struct pmt_cfi_file_key){.dev = 0, .ino = PMT_VDSO_INO};
 		if (bpf_map_lookup_elem(files, &key, &c->file) && c->m.ino) {
+			uint64_t t0 = thread_cpu_ns();
+
 			read_now(c->u, c->pid, &c->m, &key);
+			c->u->resume_read_ns += thread_cpu_ns() - t0;
 			if (bpf_map_lookup_elem(files, &key, &c->file))
 				c->file.count = 0;
 		}
@@ -702,7 +738,7 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 	at = pc - c->m.start + c->m.pgoff - back;
 	if (!c->file.count || at > UINT32_MAX)
 		return 0;
-	return row_below(c->u, &c->file, at, row) ? 1 : 0;
+	return row_cached(c->u, &c->file, at, row) ? 1 : 0;
 }
 
 struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
@@ -716,6 +752,8 @@ struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 		free(c);
 		return r;
 	}
+	if (!u->memo) /* no memory for it: every row looked up */
+		u->memo = calloc(1u << PMT_ROW_MEMO_BITS, sizeof(*u->memo));
 	c->u = u;
 	c->pid = pid;
 	r = pmt_resume(d, stack, resume_row, c, out, max);
@@ -737,4 +775,10 @@ void pmt_unwinder__stop(struct pmt_unwinder *u)
 	close(u->wake_fd);
 	u->wake_fd = -1;
 	u->running = false;
+}
+
+void pmt_unwinder__free(struct pmt_unwinder *u)
+{
+	free(u->memo);
+	u->memo = NULL;
 }

@@ -24,6 +24,14 @@ struct pmtrace_bpf;
 
 #define PMT_UNWIND_REST 64
 
+/* rows found for stacks finished in user space, by file and offset */
+#define PMT_ROW_MEMO_BITS 10
+struct pmt_row_memo {
+	uint32_t first, at;
+	struct pmt_cfi_row row;
+	bool used, found;
+};
+
 struct pmt_unwinder {
 	struct pmtrace_bpf *skel;
 	struct pmt_syms *syms; /* names Python frames: code objects read into it */
@@ -33,6 +41,9 @@ struct pmt_unwinder {
 	pthread_mutex_t read_lock; /* one file read at a time (load_file) */
 	uint32_t rows_cap, rows_used;
 	bool warned_full;
+	struct pmt_row_memo *memo; /* 1 << PMT_ROW_MEMO_BITS, made at first use */
+	uint64_t resume_read_ns;   /* CPU the main thread spent reading tables
+				  * for stacks it finished */
 	/* processes whose other files are read after the wanted ones */
 	uint32_t rest[PMT_UNWIND_REST], nrest;
 	/* the loader thread: tables arrive while the main loop prints */
@@ -78,5 +89,7 @@ struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 void pmt_unwinder__wake(struct pmt_unwinder *u);
 /* Stop and join the threads (idempotent). */
 void pmt_unwinder__stop(struct pmt_unwinder *u);
+/* After the last stack is finished: what the unwinder holds (idempotent). */
+void pmt_unwinder__free(struct pmt_unwinder *u);
 
 #endif

@@ -532,6 +532,29 @@ while time.time() < t: pass'
 	}
 }
 
+# The JVM: HotSpot writes its perf map (-XX:+DumpPerfMapAtExit; jcmd
+# PID Compiler.perfmap while it runs), and with -XX:+PreserveFramePointer
+# its compiled code keeps frame pointers: most samples of Hot's loop are
+# in its compiled methods, named as the map names them ("long
+# Hot.spinOuter(long)"; C2 inlines spinInner into it), and walked through
+# them by frame pointers down to the launcher's JavaMain and the thread's
+# start.
+test_jit_jvm_perf_map() {
+	requires host java || return
+	local n hot whole
+	cp tests/testprogs/Hot.java "$WORK/"
+	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/j.folded" -- \
+		java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
+		"$WORK/Hot.java" 2 >/dev/null || return 1
+	read -r n hot whole < <(awk '{ n += $NF } / Hot\.spin(Inner|Outer)\(long\)/ { h += $NF }
+		/^java;clone3;start_thread;.*;JavaMain;.* Hot\.spin(Inner|Outer)\(long\)/ { w += $NF }
+		END { print n + 0, h + 0, w + 0 }' "$WORK/j.folded")
+	note "$n samples; $hot in Hot's compiled methods, $whole of them walked down to JavaMain"
+	[ "$hot" -ge $((n / 3)) ] ||
+		{ sort -k2 -t' ' -rn "$WORK/j.folded" | head -3 >&2; fail "$hot of $n in Hot's methods"; return 1; }
+	[ $((whole * 100)) -ge $((hot * 95)) ] || fail "$whole of $hot walked through the JIT code"
+}
+
 # The vDSO maps no file, but has CFI like one: its rows come from
 # pmtrace's own vDSO (the same image in every process), so a sample in
 # clock_gettime (time.time() in a Python loop: most of its time) unwinds
