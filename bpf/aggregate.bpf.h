@@ -453,6 +453,14 @@ static __always_inline __s64 pmt_agg_value(const struct pmt_agg_cfg *a, struct p
 	return v;
 }
 
+/* What an update adds: nothing to read for a count. */
+static __always_inline __s64 pmt_agg_event_value(const struct pmt_agg_cfg *a, struct pmt_fctx *c)
+{
+	return pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT
+		       ? 0
+		       : pmt_agg_value(a, c);
+}
+
 /*
  * --latency --counter: uprobe programs run preemptible, and a switch that
  * comes between reading the counters and storing what was read is not
@@ -512,12 +520,7 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 		(*hits)++;
 	pmt_x_prepare(a->xprog, c);
 	switch (cfg->action) {
-	case PMT_ACT_AGG:
-		pmt_agg_update(a, c, probe_id,
-			       pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT
-				       ? 0
-				       : pmt_agg_value(a, c));
-		return;
+	case PMT_ACT_AGG: pmt_agg_update(a, c, probe_id, pmt_agg_event_value(a, c)); return;
 	case PMT_ACT_LAT_START:
 		lk.match = pmt_fetch_num(&a->match, c);
 		lk.lat_id = a->lat_id;
@@ -594,8 +597,7 @@ static __noinline __attribute__((unused)) void pmt_aggregate_deferred(
 	if (hits)
 		(*hits)++;
 	pmt_x_prepare(a->xprog, c);
-	v = pmt_agg_kinds == 1u << PMT_AGG_COUNT || a->kind == PMT_AGG_COUNT ? 0
-									     : pmt_agg_value(a, c);
+	v = pmt_agg_event_value(a, c);
 	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 	if (!k)
 		return;

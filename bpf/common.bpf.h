@@ -135,8 +135,8 @@ struct pmt_fctx {
 	__u64 pid_tgid;	 /* 0 until pmt_pid_tgid() */
 	__u32 counter;	 /* the --counter an update is for (PMT_KEY_COUNTER) */
 	/* the user stack of an aggregation's key was left for user space
-	 * (its frames and dump: the unwinder's state, struct pmt_unwind);
-	 * in what was padding, so no program's stack grows */
+	 * (where its frames and dump lie: the scratch record's header, see
+	 * pmt_unwind_key); in what was padding, so no program's stack grows */
 	__u32 udefer;
 	__u64 *xslot; /* the probe's expressions' values (pmt_x_prepare) */
 	__u32 kskip;  /* the kernel stack's first frames that are ours */
@@ -149,15 +149,6 @@ static __always_inline __u64 pmt_pid_tgid(struct pmt_fctx *c)
 	if (!c->pid_tgid)
 		c->pid_tgid = bpf_get_current_pid_tgid();
 	return c->pid_tgid;
-}
-
-/* A stack's hash, one frame at a time: every bit of a frame reaches the
- * low half (a stack's key; FNV's multiply alone leaves the low 32 bits
- * blind to the high ones, where a Python frame keeps its line). */
-static __always_inline __u64 pmt_hash_word(__u64 h, __u64 v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
-	return h ^ h >> 32;
 }
 
 static __always_inline void pmt_stat_inc(__u32 which)

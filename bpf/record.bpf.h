@@ -86,7 +86,7 @@ static __always_inline __u64 pmt_stack_take(void *ctx, struct pmt_event *e, cons
 					    __u32 owner, __u64 flags)
 {
 	__u64 *frames = (__u64 *)(e->data + off);
-	struct pmt_stack_hash c = {.frames = frames, .h = 0xcbf29ce484222325ULL};
+	struct pmt_stack_hash c = {.frames = frames, .h = PMT_STACK_HASH_SEED};
 	long n;
 
 	/* zero-padded by the helper itself, up to the check slot */
@@ -101,9 +101,9 @@ static __always_inline __u64 pmt_stack_take(void *ctx, struct pmt_event *e, cons
 /*
  * The aggregation key of the current user stack, unwound from CFI into
  * the scratch buffer after the record, zero-padded (see pmt_stack_store).
- * defer (a constant of the caller's: the update follows in this run):
- * a stack left at a file without rows is for user space to finish
- * (pmt_agg_defer_send), its key part PMT_USTACK_DEFERRED until then.
+ * defer (the update follows in this run, keyed by this stack): a stack
+ * left at a file without rows is for user space to finish
+ * (pmt_aggregate_deferred), its key part PMT_USTACK_DEFERRED until then.
  */
 static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_event *e,
 					    const __u64 rec_size, const bool defer)

@@ -635,7 +635,7 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash, 
 	u->start = off;
 	u->max = max;
 	u->defer = defer;
-	u->hash = 0xcbf29ce484222325ULL;
+	u->hash = PMT_STACK_HASH_SEED;
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);
 	/* short of the outermost frame where a file had no rows yet: the
 	 * cost of reading tables late (a busy machine), said at exit */

@@ -85,21 +85,6 @@ struct pmt_agg_val {
 };
 
 /*
- * A small per-CPU write-back cache in front of the hash (pmt_agg_cache):
- * consecutive events on a CPU mostly share their keys (the same task, the
- * same syscall), and a hit costs a few compares instead of hashing. A slot
- * holds this CPU's whole value for its key (loaded from the hash when the
- * key came in, written back when it leaves), so every cached key has its
- * hash entry. base is the count and sum it was loaded with: while the
- * hash still holds base for this CPU the slot is the newer value (a reader
- * takes the slot's); otherwise it was written back meanwhile (the hash's
- * is right). Each half of the hash (pmt_agg_gen) has its own caches: a
- * drain reads the old half's slots with its keys, and clears them before
- * that half's next turn (src/aggregate/entries.c, src/run/aggmaps.c). A
- * slot whose entry is gone all the same adds only what it gained since
- * loading to a new one, so nothing counts twice.
- */
-/*
  * An update whose user stack the kernel left unfinished (a file whose
  * unwind tables user space had not read yet; abi/record.h, struct
  * pmt_ustack_dump): sent through pmt_events under this probe id, this,
@@ -119,6 +104,21 @@ struct pmt_agg_deferred {
 	__u32 pad2;
 };
 
+/*
+ * A small per-CPU write-back cache in front of the hash (pmt_agg_cache):
+ * consecutive events on a CPU mostly share their keys (the same task, the
+ * same syscall), and a hit costs a few compares instead of hashing. A slot
+ * holds this CPU's whole value for its key (loaded from the hash when the
+ * key came in, written back when it leaves), so every cached key has its
+ * hash entry. base is the count and sum it was loaded with: while the
+ * hash still holds base for this CPU the slot is the newer value (a reader
+ * takes the slot's); otherwise it was written back meanwhile (the hash's
+ * is right). Each half of the hash (pmt_agg_gen) has its own caches: a
+ * drain reads the old half's slots with its keys, and clears them before
+ * that half's next turn (src/aggregate/entries.c, src/run/aggmaps.c). A
+ * slot whose entry is gone all the same adds only what it gained since
+ * loading to a new one, so nothing counts twice.
+ */
 #define PMT_AGG_CACHE 16 /* slots per CPU: direct-mapped */
 #define PMT_AGG_KEY_WORDS (sizeof(struct pmt_agg_key) / 8)
 /* the slot of a key whose 8-byte words add up to sum */

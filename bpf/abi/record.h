@@ -19,6 +19,18 @@
 #define PMT_MAX_DYN 8
 
 #define PMT_STACK_DEPTH 127 /* frames per stack (the kernel's default max) */
+/* A stack's hash, one frame at a time from PMT_STACK_HASH_SEED: every bit
+ * of a frame reaches the low half (a stack's key; FNV's multiply alone
+ * leaves the low 32 bits blind to the high ones, where a Python frame
+ * keeps its line). The kernel hashes the stacks it unwinds, user space
+ * those it finishes (src/run/aggmaps.c): one stack, one key. */
+#define PMT_STACK_HASH_SEED 0xcbf29ce484222325ULL
+static inline __attribute__((always_inline)) __u64 pmt_hash_word(__u64 h, __u64 v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 32;
+}
+
 /* A stored stack (aggregation keys) keeps one frame less: its last slot
  * holds the check half of its hash (bpf/record.bpf.h pmt_stack_store). */
 #define PMT_STACK_KEPT (PMT_STACK_DEPTH - 1)

@@ -551,18 +551,17 @@ static uint64_t set_finished(void *ctx, bool user, uint64_t v)
 	return user && (uint32_t)v == PMT_USTACK_DEFERRED ? f->id : v;
 }
 
-/* The kernel's hash of a stack's frames (bpf/common.bpf.h pmt_hash_word,
- * from bpf/unwind.bpf.h's seed): a stack finished here has the key the
- * kernel gives it when it unwinds it whole. */
+/* The kernel's hash of a stack's frames (abi/record.h), its low half
+ * kept off the "no stack" value as bpf/record.bpf.h pmt_stack_store
+ * keeps it: a stack finished here has the key the kernel gives it when
+ * it unwinds it whole. */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = PMT_STACK_HASH_SEED;
 	uint32_t i;
 
-	for (i = 0; i < n; i++) {
-		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
+	for (i = 0; i < n; i++)
+		h = pmt_hash_word(h, ips[i]);
 	return (uint32_t)h == 0xffffffff ? h ^ 1 : h;
 }
 

@@ -30,6 +30,7 @@
 #include "run/evloop.h"
 #include "run/sideband.h"
 #include "util/log.h"
+#include "util/strutil.h"
 #include "run/signals.h"
 #include "pmtrace.skel.h"
 
@@ -119,8 +120,8 @@ static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t
 			      uint32_t nk, const void *dump, size_t len, uint32_t max)
 {
 	const struct pmt_ustack_dump *d = dump;
-	struct timespec t0, t1;
 	struct pmt_resume got;
+	uint64_t t0;
 
 	if (len < sizeof(*d) || d->size != len - sizeof(*d) || n < nk || n - nk > max ||
 	    nk > PMT_STACK_DEPTH)
@@ -129,11 +130,9 @@ static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t
 		return 0;
 	memcpy(l->frames, in, n * sizeof(*in));
 	l->resumed++;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	t0 = pmt_thread_cpu_ns();
 	got = pmt_unwinder__resume(&l->s->unwind, pid, d, d + 1, l->frames + n, max - (n - nk));
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	l->resume_ns +=
-		(uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec);
+	l->resume_ns += pmt_thread_cpu_ns() - t0;
 	if (!got.whole)
 		l->resumed_short++;
 	return n + got.n;

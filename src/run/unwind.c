@@ -271,6 +271,26 @@ static struct pmt_cfi_file_key file_key(unsigned int maj, unsigned int min, uint
 	return key;
 }
 
+static bool same_key(const struct pmt_cfi_file_key *a, const struct pmt_cfi_file_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* The file process pid (0: pmtrace) maps at [start, end), opened through
+ * its mapping (so a deleted or replaced file still reads): -1 if gone. */
+static int open_mapped(uint32_t pid, uint64_t start, uint64_t end)
+{
+	char path[96];
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, start,
+			 end);
+	else
+		snprintf(path, sizeof(path), "/proc/self/map_files/%" PRIx64 "-%" PRIx64, start,
+			 end);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 /* Has the file been read (rows, or none to be had)? */
 static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key)
 {
@@ -295,13 +315,13 @@ static void read_gone(struct pmt_unwinder *u, uint32_t tgid, uint64_t vm_start,
 		      const struct pmt_cfi_file_key *key)
 {
 	struct pmt_mapped *m = malloc(sizeof(*m));
-
 	struct pmt_cfi_file_key k;
 
-	if (m && pmt_syms__mapped(u->syms, tgid, vm_start, m) &&
-	    (k = file_key(major(m->dev), minor(m->dev), m->ino), k.dev == key->dev) &&
-	    k.ino == key->ino)
-		read_now(u, tgid, m, key);
+	if (m && pmt_syms__mapped(u->syms, tgid, vm_start, m)) {
+		k = file_key(major(m->dev), minor(m->dev), m->ino);
+		if (same_key(&k, key))
+			read_now(u, tgid, m, key);
+	}
 	free(m);
 }
 
@@ -309,10 +329,9 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
 {
 	const struct reading *r = ctx;
 	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
-	char path[96];
 	int fd;
 
-	if (!m->ino || (r->only && (key.dev != r->only->dev || key.ino != r->only->ino)))
+	if (!m->ino || (r->only && !same_key(&key, r->only)))
 		return;
 	/* a process's other files wait for the files samples are asking
 	 * for now, of any process */
@@ -320,9 +339,7 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
 		serve_wanted(r->u);
 	if (read_already(r->u, &key))
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, r->tgid, m->start,
-		 m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_mapped(r->tgid, m->start, m->end);
 	if (fd < 0)
 		return;
 	load_file(r->u, &key, fd, m->path);
@@ -397,7 +414,6 @@ static void *loader(void *arg)
 {
 	struct pmt_unwinder *u = arg;
 	struct pollfd pfd = {.fd = u->wake_fd, .events = POLLIN};
-
 	uint64_t n;
 
 	while (!u->stop) {
@@ -447,7 +463,7 @@ static bool prefetched(const struct prefetch *p, const struct pmt_cfi_file_key *
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		if (p->files[i].key.dev == key->dev && p->files[i].key.ino == key->ino)
+		if (same_key(&p->files[i].key, key))
 			return true;
 	return false;
 }
@@ -477,15 +493,13 @@ static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
 {
 	static const char *const common[] = {"libc.so.6", "ld-linux-x86-64.so.2", NULL};
 	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
-	char path[96];
 	int fd;
 
 	if (!m->ino && !strcmp(m->path, "[vdso]"))
 		prefetch_vdso(ctx, m);
 	if (!m->ino || !wanted_name(m->path, common))
 		return;
-	snprintf(path, sizeof(path), "/proc/self/map_files/%" PRIx64 "-%" PRIx64, m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_mapped(0, m->start, m->end);
 	if (fd < 0)
 		return;
 	prefetch_fd(ctx, &key, fd, m->path);
@@ -626,13 +640,9 @@ int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e)
 static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapped *m,
 		     const struct pmt_cfi_file_key *key)
 {
-	char path[96];
 	struct stat st;
-	int fd;
+	int fd = open_mapped(pid, m->start, m->end);
 
-	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
-		 m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && (fd = open(m->path, O_RDONLY | O_CLOEXEC)) >= 0 &&
 	    (fstat(fd, &st) || st.st_dev != m->dev || st.st_ino != m->ino)) {
 		close(fd);
@@ -642,14 +652,6 @@ static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapp
 		return; /* the stack ends there: counted by the caller */
 	load_file(u, key, fd, m->path);
 	close(fd);
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
 struct resuming {
@@ -727,10 +729,10 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 		if (!c->m.ino) /* the vDSO: read at start, or never */
 			key = (struct pmt_cfi_file_key){.dev = 0, .ino = PMT_VDSO_INO};
 		if (bpf_map_lookup_elem(files, &key, &c->file) && c->m.ino) {
-			uint64_t t0 = thread_cpu_ns();
+			uint64_t t0 = pmt_thread_cpu_ns();
 
 			read_now(c->u, c->pid, &c->m, &key);
-			c->u->resume_read_ns += thread_cpu_ns() - t0;
+			c->u->resume_read_ns += pmt_thread_cpu_ns() - t0;
 			if (bpf_map_lookup_elem(files, &key, &c->file))
 				c->file.count = 0;
 		}

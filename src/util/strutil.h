@@ -58,6 +58,8 @@ int pmt_parse_int(const char *s, int min, int max, int *out);
 
 /* CLOCK_MONOTONIC in ns: the clock of BPF's timestamps. */
 uint64_t pmt_now_ns(void);
+/* The calling thread's CPU time in ns. */
+uint64_t pmt_thread_cpu_ns(void);
 
 /* In base[0..n), elements of size bytes sorted by an unsigned key of
  * key_size bytes (4 or 8) at byte key_off: how many have a key <= k (the
