@@ -365,7 +365,7 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
  * space, which finishes the stack and adds it. A function of its own:
  * its locals on its own stack frame, not the program's (6.1 allows 512
  * bytes for a program and the callbacks it is in). */
-static __noinline __attribute__((unused)) void pmt_agg_defer_send(struct pmt_fctx *c,
+static __noinline __attribute__((unused)) long pmt_agg_defer_send(struct pmt_fctx *c,
 								  struct pmt_agg_key *k, __s64 v)
 {
 	const __u32 pre = pmt_stream_ncounts() * sizeof(struct pmt_counter_rec) +
@@ -374,20 +374,19 @@ static __noinline __attribute__((unused)) void pmt_agg_defer_send(struct pmt_fct
 	__u64 len, off, pid_tgid = pmt_pid_tgid(c);
 	struct pmt_event *e;
 	__u32 zero = 0;
-	long err;
 
 	b = bpf_map_lookup_elem(&pmt_agg_defer_buf, &zero);
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	if (!b || !e)
-		return;
+		return 1;
 	len = (__u64)e->hdr.nuser * 8 + e->hdr.dump;
 	off = e->hdr.size;
 	asm volatile("" : "+r"(len));
 	asm volatile("" : "+r"(off));
 	if (len > sizeof(b->data) || off > PMT_DATA_ROOM - sizeof(b->data))
-		return;
+		return 1;
 	if (bpf_probe_read_kernel(b->data, len, e->data + off))
-		return;
+		return 1;
 	k->pad = 0;
 	__builtin_memcpy(&b->d.key, k, sizeof(*k));
 	b->d.value = v;
@@ -408,11 +407,10 @@ static __noinline __attribute__((unused)) void pmt_agg_defer_send(struct pmt_fct
 	len += pre + sizeof(b->hdr) + sizeof(b->d);
 	asm volatile("" : "+r"(len));
 	if (len > sizeof(*b) - sizeof(b->pre) + pre)
-		return;
-	err = bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&b->hdr - pre,
-				    len);
-	if (err)
-		pmt_stat_inc(err == -28 ? PMT_STAT_RING_FULL : PMT_STAT_OUTPUT_ERR);
+		return 1;
+	/* not sent (the ring full): the caller keys it in the kernel */
+	return bpf_perf_event_output(c->ctx, &pmt_events, BPF_F_CURRENT_CPU, (__u8 *)&b->hdr - pre,
+				     len);
 }
 
 static __always_inline void pmt_agg_update(const struct pmt_agg_cfg *a, struct pmt_fctx *c,
@@ -581,29 +579,34 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 /*
  * The same for an update whose user stack was left for user space
  * (c->udefer; cfg->action is PMT_ACT_AGG): its key built, then sent with
- * the stack. A function of its own, called instead of pmt_aggregate: its
- * locals on its own frame, not the program's (6.1 allows 512 bytes for a
- * program and the callbacks it is in).
+ * the stack; 0 when sent (else nothing was counted: the caller keys the
+ * stack in the kernel, pmt_aggregate_stacked). A function of its own,
+ * called instead of pmt_aggregate: its locals on its own frame, not the
+ * program's (6.1 allows 512 bytes for a program and the callbacks it is
+ * in).
  */
-static __noinline __attribute__((unused)) void pmt_aggregate_deferred(
+static __noinline __attribute__((unused)) long pmt_aggregate_deferred(
 	const struct pmt_probe_cfg *cfg, struct pmt_fctx *c)
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	__u32 z = 0, id = c->probe;
-	__u64 *hits = bpf_map_lookup_elem(&pmt_hits, &id);
 	struct pmt_agg_key *k;
+	__u64 *hits;
 	__s64 v;
 
-	if (hits)
-		(*hits)++;
 	pmt_x_prepare(a->xprog, c);
 	v = pmt_agg_event_value(a, c);
 	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 	if (!k)
-		return;
+		return 1;
 	pmt_agg_fill_key(a, c, k, id);
 	k->bucket = pmt_agg_bucket(a, v);
-	pmt_agg_defer_send(c, k, v);
+	if (pmt_agg_defer_send(c, k, v))
+		return 1;
+	hits = bpf_map_lookup_elem(&pmt_hits, &id);
+	if (hits)
+		(*hits)++;
+	return 0;
 }
 
 #endif /* PMTRACE_AGGREGATE_BPF_H */

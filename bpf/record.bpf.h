@@ -133,6 +133,61 @@ static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_even
 	return pmt_stack_store(e, (__u32)rec_size, tgid, h);
 }
 
+/*
+ * The key of the user stack pmt_unwind_key left for user space, as far as
+ * it was walked and the frame it stopped at, for an update that could not
+ * be sent (the rings full): the count stays whole, the stack short, and
+ * said (PMT_STAT_DEFER_CUT). The dump after the frames is zeroed, as a
+ * key's padding is. A function of its own: 6.1 allows 512 bytes of stack
+ * for a program and its calls.
+ */
+static __noinline __attribute__((unused)) __s64 pmt_unwind_cut_key(struct pmt_fctx *fc, __u32 off)
+{
+	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32), zero = 0;
+	__s64 none = (__s64)((__u64)tgid << 32 | 0xffffffffULL);
+	__u64 n, at, base = off, *frames;
+	struct pmt_unwind *u;
+	struct pmt_event *e;
+
+	pmt_stat_inc(PMT_STAT_DEFER_CUT);
+	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	if (!u || !e)
+		return none;
+	n = u->n;
+	asm volatile("" : "+r"(n));
+	if (n >= PMT_STACK_KEPT)
+		return none;
+	at = base + n * 8;
+	asm volatile("" : "+r"(at));
+	if (at > PMT_DATA_ROOM - PMT_STACK_BYTES)
+		return none;
+	/* the frame the walk stopped at ends it, the rest zeroed */
+	frames = (__u64 *)(e->data + at);
+	frames[0] = u->pc;
+	bpf_probe_read_kernel(frames + 1, (PMT_STACK_KEPT - 1 - n) * 8, NULL);
+	asm volatile("" : "+r"(base));
+	if (base > PMT_DATA_ROOM - PMT_STACK_BYTES)
+		return none;
+	return (__s64)pmt_stack_store(e, (__u32)base, tgid, pmt_hash_word(u->hash, u->pc));
+}
+
+/* An aggregation's update, its stack keys in st (frames from byte
+ * frames_off): a user stack left for user space goes with its update,
+ * or, when the rings have no room, is keyed as far as it was walked. */
+static __always_inline void pmt_aggregate_stacked(const struct pmt_probe_cfg *cfg,
+						  struct pmt_fctx *fc, struct pmt_stack_rec *st,
+						  const __u64 frames_off, __u32 id)
+{
+	if (pmt_agg_defer && fc->udefer) {
+		if (!pmt_aggregate_deferred(cfg, fc))
+			return;
+		st->ustack = pmt_unwind_cut_key(fc, (__u32)frames_off);
+		fc->udefer = 0;
+	}
+	pmt_aggregate(cfg, fc, id);
+}
+
 /* --stack's aggregation keys into st: the stacks --stack asks for, stored
  * in pmt_stacks by content, or -1 (kernel) / a key of no frames (user);
  * frames are built in the scratch buffer from byte frames_off (a constant
@@ -211,10 +266,7 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 	}
 	if (pmt_aggregates(cfg)) {
 		pmt_stack_keys(cfg, fc, e, st, rec_size, true);
-		if (pmt_agg_defer && fc->udefer)
-			pmt_aggregate_deferred(cfg, fc);
-		else
-			pmt_aggregate(cfg, fc, id);
+		pmt_aggregate_stacked(cfg, fc, st, rec_size, id);
 		return;
 	}
 	if (cfg->stack & PMT_STACK_KERNEL) {

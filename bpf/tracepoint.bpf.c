@@ -281,10 +281,8 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 		}
 		if (cfg->stack)
 			pmt_tp_stack_keys(cfg, &fc, e, true);
-		if (pmt_agg_defer && fc.udefer)
-			pmt_aggregate_deferred(cfg, &fc);
-		else
-			pmt_aggregate(cfg, &fc, id);
+		pmt_aggregate_stacked(cfg, &fc, (struct pmt_stack_rec *)(e->data + PMT_TP_STACK),
+				      PMT_TP_STACK + sizeof(struct pmt_stack_rec), id);
 		return 1;
 	}
 	if (!fc.rec)

@@ -45,6 +45,10 @@ enum pmt_stat {
 	/* a member of a chain (curtask->a->b) the kernel could not read: a
 	 * NULL pointer on the way; it reads as 0 */
 	PMT_STAT_MEMBER_FAULT,
+	/* an aggregation's user stack left for user space to finish, whose
+	 * update the event rings had no room for: keyed in the kernel as far
+	 * as it was walked (the count kept, the stack short) */
+	PMT_STAT_DEFER_CUT,
 	PMT_STAT__MAX,
 };
 

@@ -228,10 +228,13 @@ static const struct loss {
 	{"pmtrace_short_stacks_total", "reason=\"no_text_mapping\"",
 	 "user stacks that may end early: a frame-pointer caller in no text mapping "
 	 "(no_text_mapping), a file whose unwind tables were still being read "
-	 "(tables_pending)",
+	 "(tables_pending), a copy to finish in user space the rings had no room for "
+	 "(rings_full)",
 	 FROM_STAT, PMT_STAT_UNWIND_ENDED},
 	{"pmtrace_short_stacks_total", "reason=\"tables_pending\"", NULL, FROM_STAT,
 	 PMT_STAT_UNWIND_PENDING},
+	{"pmtrace_short_stacks_total", "reason=\"rings_full\"", NULL, FROM_STAT,
+	 PMT_STAT_DEFER_CUT},
 	{"pmtrace_failed_reads_total", "what=\"string\"",
 	 "reads the kernel could not do: str() strings (string), struct members (member), "
 	 "--counter counters (counter)",

@@ -127,6 +127,12 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 		pmt_info("%llu user stacks met a file whose unwind tables were still being read, "
 			 "and may end early there (a busy machine reads them later)",
 			 (unsigned long long)st[PMT_STAT_UNWIND_PENDING]);
+	if (st[PMT_STAT_DEFER_CUT])
+		pmt_info(
+			"%llu user stacks end early at a file whose unwind tables were not read "
+			"yet: the event rings had no room to take them to be finished (their counts "
+			"kept; a larger --buffer-pages, now %d)",
+			(unsigned long long)st[PMT_STAT_DEFER_CUT], l->pages);
 	if (l->resumed)
 		pmt_info("%llu user stacks met a file whose unwind tables were not read yet: "
 			 "finished from the copy of their stack (%llu of them end early there)",

@@ -189,6 +189,38 @@ test_unwind_dlopen_first_event() {
 			END { if (st == 4) n[s]++; print n["a"] + 0, n["b"] + 0 }' "$WORK/d.txt")" "200 100"
 }
 
+# An aggregation whose stacks wait in the rings to be finished, the rings
+# full (pmtrace stopped by its own command, SIGSTOP, while the 900 throws
+# run; 8 pages a CPU): no update is lost. Those the rings had no room for
+# are counted in the kernel, their stack as far as it was walked (here
+# __cxa_throw alone: the first frame is in libstdc++, not read yet), and
+# said; the rest are finished whole. Exactly 900 in all.
+test_unwind_deferred_rings_full() {
+	local p tries=100 cut
+	"$PMT" --usdt libstdc++.so.6:libstdcxx:throw --stack user --folded --buffer-pages 8 \
+		-o "$WORK/d.folded" -- sh -c "kill -STOP \$PPID; exec $TP/dlthrower 900" \
+		>"$WORK/out" 2>"$WORK/err" &
+	p=$!
+	until [ "$(cat "$WORK/out")" = "900 caught" ]; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || { fail "dlthrower did not finish"; kill -CONT $p; kill $p; return 1; }
+		sleep 0.1
+	done
+	kill -CONT $p
+	wait $p || { cat "$WORK/err" >&2; return 1; }
+	cut=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks end early at a file whose unwind tables were not read yet: the event rings had no room.*/\1/p' "$WORK/err")
+	grep "user stacks" "$WORK/err" | sed 's/^/    /'
+	[ "${cut:-0}" -gt 0 ] || { fail "no update met full rings"; cat "$WORK/err" >&2; return 1; }
+	expect_eq "cut stacks: __cxa_throw alone, as many as said" \
+		"$(awk '$1 == "dlthrower;__cxa_throw" { n += $2 } END { print n + 0 }' "$WORK/d.folded")" \
+		"$cut" || { cat "$WORK/d.folded" >&2; return 1; }
+	expect_eq "every throw counted: whole (a + b) plus cut" \
+		"$(dlthrow_paths "$WORK/d.folded" | awk -v c="$cut" '{ print $1 + $2 + c }')" 900 ||
+		{ cat "$WORK/d.folded" >&2; return 1; }
+	expect_eq "folded lines (cut, site_a, site_b)" "$(wc -l <"$WORK/d.folded")" 3 ||
+		{ cat "$WORK/d.folded" >&2; return 1; }
+}
+
 # Short processes started after pmtrace, system-wide, all gone before
 # anything is printed: folded (printed at exit) and streamed (after the
 # reorder window) name them like live ones. The program's tables are read

@@ -223,6 +223,10 @@ def stacks_streamed_vs_keyed(argv):
     # 8 KiB, which ends early in whichever run copied it: said, counted)
     early = r"pmtrace: \d+ user stacks met a file whose unwind tables were not read yet: .*\((\d+) of them end early"
     short = sum(int(m) for m in re.findall(early, serr + aerr))
+    # (and those an aggregation's rings had no room to take: keyed in the
+    # kernel as far as they were walked, counted, said)
+    cutre = r"pmtrace: (\d+) user stacks end early at a file whose unwind tables were not read yet: the event rings had no room"
+    short += sum(int(m) for m in re.findall(cutre, aerr))
     udiff = (keyed_u - streamed_u) + (streamed_u - keyed_u)
     # ... and a few in ten thousand apart: here 4 of 68,000 keyed stacks
     # were epoll_wait alone where the stream had them whole (not
