@@ -69,12 +69,14 @@ static __always_inline __u64 pmt_py_word(__u64 addr)
 	return v;
 }
 
-/* The thread's current Python frame into u->py_frame (0: none). A plain
- * bounded loop, not a bpf_loop callback: a third frame of calls would
- * pass 6.1's 512 bytes of stack for all frames together. */
-static __always_inline void pmt_py_begin(struct pmt_unwind *u, const struct pmt_py_file *pf)
+/* The thread's current Python frame into u->py_frame (0: none), its
+ * interpreter's _PyRuntime at rt. A plain bounded loop, not a bpf_loop
+ * callback: a third frame of calls would pass 6.1's 512 bytes of stack
+ * for all frames together. */
+static __always_inline void pmt_py_begin(struct pmt_unwind *u, const struct pmt_py_file *pf,
+					 __u64 rt)
 {
-	__u64 rt = u->vm_start - u->vm_off + pf->runtime, ts, want;
+	__u64 ts, want;
 	bool found;
 	__u32 i;
 
@@ -117,7 +119,7 @@ static __always_inline bool pmt_py_at_eval(struct pmt_unwind *u)
 	/* kept for this call's frames, not looked up for each */
 	u->py = *pf;
 	if (!u->py_started)
-		pmt_py_begin(u, pf);
+		pmt_py_begin(u, pf, u->vm_start - u->vm_off + pf->runtime);
 	u->py_emit = u->py_frame != 0;
 	u->py_done = !u->py_emit;
 	return true;

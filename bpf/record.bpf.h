@@ -13,6 +13,10 @@
 #include "unwind.bpf.h"
 
 #define PMT_STACK_BYTES (PMT_STACK_DEPTH * sizeof(__u64))
+/* A streamed stack's frames at most: as many as a key holds (its last
+ * slot is the key's check), so a stack deeper than that is cut at the
+ * same frame streamed and aggregated (one truth for a stack) */
+#define PMT_STREAM_STACK_BYTES (PMT_STACK_KEPT * sizeof(__u64))
 
 /* The hash of a stack's frames, by a bpf_loop callback (checked once,
  * whatever the caller) reading them where the caller took them. */
@@ -270,7 +274,8 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		return;
 	}
 	if (cfg->stack & PMT_STACK_KERNEL) {
-		kb = bpf_get_stack(ctx, frames, PMT_STACK_BYTES, fc->kskip & BPF_F_SKIP_FIELD_MASK);
+		kb = bpf_get_stack(ctx, frames, PMT_STREAM_STACK_BYTES,
+				   fc->kskip & BPF_F_SKIP_FIELD_MASK);
 		if (kb < 0 || kb > (long)PMT_STACK_BYTES)
 			kb = 0;
 		st->nkernel = (__u16)((__u64)kb / 8);
@@ -282,12 +287,13 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		if (off <= PMT_STACK_BYTES && pmt_unwind_dwarf) {
 			__u64 h;
 
-			ub = (long)pmt_unwind_user((__u32)(rec_size + off), PMT_STACK_DEPTH, &h,
+			ub = (long)pmt_unwind_user((__u32)(rec_size + off), PMT_STACK_KEPT, &h,
 						   true) *
 			     8;
 			st->nuser = (__u16)((__u64)ub / 8);
 		} else if (off <= PMT_STACK_BYTES) {
-			ub = bpf_get_stack(ctx, frames + off, PMT_STACK_BYTES, BPF_F_USER_STACK);
+			ub = bpf_get_stack(ctx, frames + off, PMT_STREAM_STACK_BYTES,
+					   BPF_F_USER_STACK);
 			if (ub < 0 || ub > (long)PMT_STACK_BYTES)
 				ub = 0;
 			st->nuser = (__u16)((__u64)ub / 8);

@@ -88,7 +88,7 @@ static __always_inline __u64 pmt_tp_frames(const struct pmt_probe_cfg *cfg, stru
 	if (off > PMT_MAX_DATA)
 		return 0;
 	if (cfg->stack & PMT_STACK_KERNEL) {
-		kb = bpf_get_stack(fc->ctx, e->data + off, PMT_STACK_BYTES, 0);
+		kb = bpf_get_stack(fc->ctx, e->data + off, PMT_STREAM_STACK_BYTES, 0);
 		if (kb < 0 || kb > (long)PMT_STACK_BYTES)
 			kb = 0;
 	}
@@ -97,10 +97,10 @@ static __always_inline __u64 pmt_tp_frames(const struct pmt_probe_cfg *cfg, stru
 	uoff &= 0x3fff;
 	if ((cfg->stack & PMT_STACK_USER) && uoff <= PMT_MAX_DATA + PMT_STACK_BYTES) {
 		if (pmt_unwind_dwarf) {
-			ub = (long)pmt_unwind_user((__u32)uoff, PMT_STACK_DEPTH, &h, true) * 8;
+			ub = (long)pmt_unwind_user((__u32)uoff, PMT_STACK_KEPT, &h, true) * 8;
 			*dump = pmt_unwind_dumped();
 		} else {
-			ub = bpf_get_stack(fc->ctx, e->data + uoff, PMT_STACK_BYTES,
+			ub = bpf_get_stack(fc->ctx, e->data + uoff, PMT_STREAM_STACK_BYTES,
 					   BPF_F_USER_STACK);
 			if (ub < 0 || ub > (long)PMT_STACK_BYTES)
 				ub = 0;

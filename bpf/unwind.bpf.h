@@ -111,7 +111,7 @@ struct pmt_unwind {
 	bool vm_asked;	 /* bpf_find_vma was called in this run */
 	bool vm_exec;	 /* the VMA is executable */
 	bool by_fp;	 /* pc was found by frame pointers, not CFI */
-	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked */
+	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked (or busy) */
 	bool pending;	 /* a frame lay in a file whose rows are not read yet */
 	bool ended;	 /* the walk reached the outermost frame (CFI or fp says) */
 	bool vm_pending; /* the VMA's file has no rows yet */
@@ -128,6 +128,8 @@ struct pmt_unwind {
 	bool py_started;       /* the thread's frames looked up */
 	bool py_emit;	       /* writing those of the eval loop call at pc */
 	bool py_done;	       /* ... written: pc's own frame next */
+	__u32 py_at;	       /* a dump's Python frames: their scratch offset */
+	__u32 py_n;	       /* ... and how many */
 };
 
 /* The file offset of pc's instruction: a caller's pc is past its call,
@@ -180,13 +182,18 @@ static long pmt_unwind_vma(struct task_struct *task, struct vm_area_struct *vma,
 }
 
 /* The VMA holding addr in the current task, into u->vm_*; slot: as
- * above. */
+ * above. *busy: the kernel could not look (its mmap_lock, or the
+ * irq_work that releases it, taken: another program's lookup on this
+ * CPU a moment before, as a second tracer's on the same event). */
 static __always_inline bool pmt_unwind_find_vma(struct pmt_unwind *u, struct task_struct *task,
-						__u64 addr, __u32 slot)
+						__u64 addr, __u32 slot, bool *busy)
 {
 	struct pmt_vma_found *v;
+	long err;
 
-	if (bpf_find_vma(task, addr, pmt_unwind_vma, &slot, 0))
+	err = bpf_find_vma(task, addr, pmt_unwind_vma, &slot, 0);
+	*busy = err == -16 /* EBUSY */;
+	if (err)
 		return false;
 	v = bpf_map_lookup_elem(&pmt_vma_found, &slot);
 	if (!v)
@@ -324,7 +331,8 @@ static __always_inline bool pmt_unwind_vma_of(struct pmt_unwind *u)
 		return false;
 	}
 	u->vm_asked = true;
-	if (!pmt_unwind_find_vma(u, bpf_get_current_task_btf(), u->pc, 0))
+	/* not known if the kernel could not look: as if not asked */
+	if (!pmt_unwind_find_vma(u, bpf_get_current_task_btf(), u->pc, 0, &u->vm_unknown))
 		return false;
 	pmt_vma_keep(u, c, false);
 	return true;
@@ -354,9 +362,10 @@ static __always_inline void pmt_want_rows(struct pmt_unwind *u)
 static __always_inline void pmt_unwind_learn(struct task_struct *task, __u64 addr)
 {
 	struct pmt_unwind u = {};
+	bool busy;
 
 	pmt_unwind_of(&u, task);
-	if (!u.mm || !pmt_unwind_find_vma(&u, task, addr, 1) || !u.vm_exec)
+	if (!u.mm || !pmt_unwind_find_vma(&u, task, addr, 1, &busy) || !u.vm_exec)
 		return;
 	pmt_vma_keep(&u, pmt_vmas_of(&u), true);
 	if (u.vm_file && !bpf_map_lookup_elem(&pmt_cfi_files, &u.file))
@@ -517,10 +526,89 @@ read:
 	d->fp = u->fp;
 	d->size = (__u32)n;
 	d->caller = u->native;
-	d->pad[0] = d->pad[1] = d->pad[2] = 0;
+	d->npy = 0;
+	d->pad[0] = d->pad[1] = 0;
 	u->deferred = true;
 	u->dump = (__u32)(sizeof(*d) + n);
 	return 1;
+}
+
+/* Is the walk left to user space here (u->defer), which knows what it
+ * lacks? Text whose rows are not read yet, or a caller found by CFI whose
+ * mapping this run cannot learn (one lookup a run: a process's first
+ * stacks meet several). */
+static __always_inline bool pmt_unwind_deferred_here(const struct pmt_unwind *u)
+{
+	return u->defer && ((u->vm_pending && u->vm_exec) || (u->vm_unknown && !u->by_fp));
+}
+
+/*
+ * After a walk stopped at a file without rows (u->deferred): the thread's
+ * Python frames it had not written yet, after the dump's stack bytes
+ * (struct pmt_ustack_dump.npy), for user space to put among the frames it
+ * finishes. Their interpreter: the one whose eval loop the walk met,
+ * else the process's executable if it is one (pmt_py_files, by the
+ * file's key).
+ */
+static long pmt_py_dump_step(__u32 i, void *data)
+{
+	struct pmt_unwind *u;
+	struct pmt_event *e;
+	__u32 zero = 0;
+	__u64 at, v;
+
+	(void)data;
+	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	if (!u || !e || !u->py_frame)
+		return 1;
+	at = (__u64)u->py_at + (__u64)i * 8;
+	asm volatile("" : "+r"(at));
+	if (at > PMT_DATA_ROOM - 8)
+		return 1;
+	v = pmt_py_frame(u);
+	if (!v)
+		return 1;
+	/* a call of the eval loop ends at its entry frame */
+	*(__u64 *)(e->data + at) = u->py_emit ? v : v | PMT_PY_ENTRY;
+	u->py_n = i + 1;
+	return 0;
+}
+
+static __always_inline void pmt_py_dump(struct pmt_unwind *u, struct task_struct *task)
+{
+	struct pmt_cfi_file_key key = {};
+	struct pmt_ustack_dump *d;
+	struct pmt_py_file *pf;
+	struct pmt_event *e;
+	__u32 zero = 0;
+	__u64 at, size;
+
+	if (!pmt_python)
+		return;
+	if (!u->py_started) {
+		key.dev = BPF_CORE_READ(task, mm, exe_file, f_inode, i_sb, s_dev);
+		key.ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
+		pf = bpf_map_lookup_elem(&pmt_py_files, &key);
+		if (!pf)
+			return;
+		u->py = *pf;
+		pmt_py_begin(u, pf, BPF_CORE_READ(task, mm, start_code) + pf->runtime_code);
+	}
+	size = u->dump - sizeof(*d);
+	if (!u->py_frame || u->dump < sizeof(*d) || size > PMT_DUMP_BYTES)
+		return;
+	at = (__u64)u->start + (__u64)u->n * 8;
+	u->py_at = (__u32)(at + PMT_DUMP_PY_AT(size));
+	u->py_n = 0;
+	bpf_loop(PMT_PY_DUMP, pmt_py_dump_step, NULL, 0);
+	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	asm volatile("" : "+r"(at));
+	if (!u->py_n || !e || at > PMT_DATA_ROOM - sizeof(*d))
+		return;
+	d = (struct pmt_ustack_dump *)(e->data + at);
+	d->npy = (__u8)u->py_n;
+	u->dump = (__u32)PMT_DUMP_LEN(size, u->py_n);
 }
 
 static long pmt_unwind_step(__u32 i, void *data)
@@ -556,8 +644,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 			pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
 			return 1;
 		}
-		/* text whose rows are not read yet: user space goes on */
-		if (u->defer && u->vm_pending && u->vm_exec)
+		if (pmt_unwind_deferred_here(u))
 			return pmt_unwind_defer(u, i);
 		/* the eval loop of an interpreter: u->py_emit */
 		pmt_py_at_eval(u);
@@ -637,6 +724,8 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash, 
 	u->defer = defer;
 	u->hash = PMT_STACK_HASH_SEED;
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);
+	if (u->deferred)
+		pmt_py_dump(u, task);
 	/* short of the outermost frame where a file had no rows yet: the
 	 * cost of reading tables late (a busy machine), said at exit */
 	if (u->pending && !u->ended && !u->deferred)

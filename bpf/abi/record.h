@@ -107,9 +107,22 @@ struct pmt_ustack_dump {
 	__u64 pc, sp, fp;
 	__u32 size;  /* stack bytes that follow, from sp */
 	__u8 caller; /* pc is a return address: its frame is pc - 1 */
-	__u8 pad[3];
+	/* the thread's Python frames the walk had not written yet (those
+	 * of the eval loop calls among the frames to come), innermost
+	 * first, after the stack bytes from the next 8-byte boundary (of
+	 * the dump's start): PMT_PY_FRAME values, PMT_PY_ENTRY set on the
+	 * last one of each eval loop call. The thread's, read at the event:
+	 * they are gone by the time user space has the tables. */
+	__u8 npy;
+	__u8 pad[2];
 };
-#define PMT_DUMP_ROOM (sizeof(struct pmt_ustack_dump) + PMT_DUMP_BYTES)
+#define PMT_PY_DUMP 64 /* Python frames a dump holds at most */
+#define PMT_DUMP_ROOM (sizeof(struct pmt_ustack_dump) + PMT_DUMP_BYTES + 8 + PMT_PY_DUMP * 8)
+/* Where a dump of size bytes of stack has its Python frames (from the
+ * dump's start), and its bytes with npy of them. */
+#define PMT_DUMP_PY_AT(size) ((sizeof(struct pmt_ustack_dump) + (size) + 7) & ~7ULL)
+#define PMT_DUMP_LEN(size, npy) \
+	((npy) ? PMT_DUMP_PY_AT(size) + (npy)*8ULL : sizeof(struct pmt_ustack_dump) + (size))
 
 /* The scratch record's room: PMT_MAX_DATA of record, then (tracepoints)
  * a struct pmt_stack_rec at PMT_TP_STACK (its aggregation keys) and room

@@ -68,7 +68,10 @@ struct pmt_cfi_want {
  * come from its headers (src/unwind/cpython.c; CPython 3.11).
  */
 struct pmt_py_file {
-	__u64 runtime;		    /* _PyRuntime: vm_start - vm_off + this */
+	__u64 runtime; /* _PyRuntime: vm_start - vm_off + this */
+	/* ... and mm->start_code + this, the file a process's executable
+	 * (its lowest executable segment's start, where the kernel put it) */
+	__s64 runtime_code;
 	__u32 eval_start, eval_end; /* _PyEval_EvalFrameDefault, file offsets */
 	__u16 rt_tstate;	    /* _PyRuntime.gilstate.tstate_current */
 	__u16 rt_interp;	    /* _PyRuntime.interpreters.head */
@@ -117,6 +120,10 @@ struct pmt_py_new {
  * code object's id in the low 32 bits. Never a kernel address (those
  * have bits 47-63 all set). */
 #define PMT_PY_FRAME (1ULL << 63)
+/* In a dump's Python frames (struct pmt_ustack_dump): the last frame of
+ * its eval loop call (the interpreter frame's is_entry), as the kernel
+ * would have ended that call's frames. Not in frames written. */
+#define PMT_PY_ENTRY (1ULL << 32)
 #define PMT_PY_ID(f) ((__u32)(f))
 #define PMT_PY_INSTR(f) ((__u32)((f) >> 47) & 0x7fff)
 
@@ -125,7 +132,7 @@ _Static_assert(sizeof(struct pmt_cfi_row) == 16,
 _Static_assert(sizeof(struct pmt_cfi_file_key) == 16, "pmt_cfi_file_key");
 _Static_assert(sizeof(struct pmt_cfi_file) == 8, "pmt_cfi_file");
 _Static_assert(sizeof(struct pmt_cfi_want) == 16, "pmt_cfi_want: read from a queue");
-_Static_assert(sizeof(struct pmt_py_file) == 48, "pmt_py_file");
+_Static_assert(sizeof(struct pmt_py_file) == 56, "pmt_py_file");
 _Static_assert(sizeof(struct pmt_py_code_key) == 16, "pmt_py_code_key");
 _Static_assert(sizeof(struct pmt_py_new) == 16, "pmt_py_new: read from a queue");
 

@@ -147,6 +147,13 @@ static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
 }
 
 /* {"comm": "x", "kstack": ["f", ...], ...}: the parts shown, by name. */
+/* a stack's frame, and those inlined there, as streamed output names
+ * them */
+static void json_frame(void *ctx, const char *name, size_t len)
+{
+	pmt_json__strn(ctx, name, len);
+}
+
 static void key_json(const struct pmt_agg_snap *s, struct pmt_json *j, const struct pmt_agg_key *k)
 {
 	const struct pmt_keylayout *kl = &s->a->keys;
@@ -170,11 +177,8 @@ static void key_json(const struct pmt_agg_snap *s, struct pmt_json *j, const str
 		pmt_json__array(j);
 		memcpy(&v, k->data + kl->at[i], 8);
 		n = pmt_agg__stack_frames(s->io, disp, v, ips, &pid);
-		for (f = 0; f < n; f++) {
-			name.len = 0;
-			pmt_syms__name(s->io->syms, pid, ips[f], false, true, &name);
-			pmt_json__strn(j, name.p, name.len);
-		}
+		for (f = 0; f < n; f++)
+			pmt_syms__names(s->io->syms, pid, ips[f], &name, json_frame, j);
 		pmt_json__end(j);
 	}
 	pmt_json__end(j);

@@ -237,6 +237,14 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	}
 }
 
+static void text_frame(void *ctx, const char *name, size_t len)
+{
+	pmt_buf__puts(ctx, "\n        ");
+	pmt_buf__add(ctx, name, len);
+}
+
+/* A stack as bpftrace prints one, a frame a line, with the functions
+ * inlined at each (as streamed output and folded stacks name them). */
 static void stack_text(const struct pmt_agg_io *io, struct pmt_buf *b, uint8_t disp, uint64_t v)
 {
 	uint64_t ips[PMT_STACK_DEPTH];
@@ -244,12 +252,8 @@ static void stack_text(const struct pmt_agg_io *io, struct pmt_buf *b, uint8_t d
 	uint32_t pid;
 	int n = pmt_agg__stack_frames(io, disp, v, ips, &pid), i;
 
-	for (i = 0; i < n; i++) {
-		name.len = 0;
-		pmt_syms__name(io->syms, pid, ips[i], false, true, &name);
-		pmt_buf__puts(b, "\n        ");
-		pmt_buf__add(b, name.p, name.len);
-	}
+	for (i = 0; i < n; i++)
+		pmt_syms__names(io->syms, pid, ips[i], &name, text_frame, b);
 	pmt_buf__free(&name);
 }
 

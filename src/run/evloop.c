@@ -120,21 +120,24 @@ static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t
 			      uint32_t nk, const void *dump, size_t len, uint32_t max)
 {
 	const struct pmt_ustack_dump *d = dump;
+	uint64_t t0, py[PMT_PY_DUMP];
 	struct pmt_resume got;
-	uint64_t t0;
 
-	if (len < sizeof(*d) || d->size != len - sizeof(*d) || n < nk || n - nk > max ||
-	    nk > PMT_STACK_DEPTH)
+	if (len < sizeof(*d) || d->size > PMT_DUMP_BYTES || d->npy > PMT_PY_DUMP ||
+	    PMT_DUMP_LEN(d->size, d->npy) != len || n < nk || n - nk > max || nk > PMT_STACK_DEPTH)
 		return 0;
+	memcpy(py, (const char *)dump + PMT_DUMP_PY_AT(d->size), d->npy * sizeof(*py));
 	if (!l->frames && !(l->frames = malloc(2 * PMT_STACK_DEPTH * sizeof(*l->frames))))
 		return 0;
 	memcpy(l->frames, in, n * sizeof(*in));
 	l->resumed++;
 	t0 = pmt_thread_cpu_ns();
-	got = pmt_unwinder__resume(&l->s->unwind, pid, d, d + 1, l->frames + n, max - (n - nk));
+	got = pmt_unwinder__resume(&l->s->unwind, pid, d, d + 1, py, l->frames + n, max - (n - nk));
 	l->resume_ns += pmt_thread_cpu_ns() - t0;
 	if (!got.whole)
 		l->resumed_short++;
+	if (got.py_short)
+		l->resumed_nopy++;
 	return n + got.n;
 }
 
@@ -150,7 +153,7 @@ static void finish_stack(struct pmt_evloop *l, const struct pmt_event_hdr *eh, s
 	if (!(l->s->stack & PMT_STACK_USER) || avail < (size_t)(at - (const char *)eh) + eh->dump)
 		return;
 	n = pmt_stacks__frames(r, &frames, &nk);
-	n = finish_frames(l, eh->pid, frames, n, nk, at, eh->dump, PMT_STACK_DEPTH);
+	n = finish_frames(l, eh->pid, frames, n, nk, at, eh->dump, PMT_STACK_KEPT);
 	if (!n)
 		return;
 	r->frames = l->frames;
@@ -252,13 +255,34 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 		perf_buffer__consume(l->pb);
 }
 
-uint64_t pmt_evloop__lost(const struct pmt_evloop *l)
+static uint64_t lost_records(const struct pmt_evloop *l)
 {
 	uint64_t sum = 0;
 	int i;
 
 	for (i = 0; i < l->s->ncpus; i++)
 		sum += l->lost[i];
+	return sum;
+}
+
+uint64_t pmt_evloop__lost(const struct pmt_evloop *l, uint64_t *per_cpu)
+{
+	uint64_t *full = pmt_session__stat_cpus(l->s, PMT_STAT_RING_FULL);
+	uint64_t *cut = pmt_session__stat_cpus(l->s, PMT_STAT_DEFER_CUT), sum = 0, n;
+	int i;
+
+	for (i = 0; i < l->s->ncpus; i++) {
+		n = l->lost[i];
+		if (cut)
+			n = n > cut[i] ? n - cut[i] : 0;
+		if (full && full[i] > n)
+			n = full[i];
+		if (per_cpu)
+			per_cpu[i] = n;
+		sum += n;
+	}
+	free(full);
+	free(cut);
 	return sum;
 }
 
@@ -372,9 +396,13 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 
 static void report_lost(struct pmt_evloop *l, uint64_t now)
 {
-	uint64_t lost = pmt_evloop__lost(l);
+	uint64_t records = lost_records(l), lost;
 
-	if (lost == l->lost_reported || now - l->last_report_ns < LOST_REPORT_NS)
+	if (records == l->lost_records_seen || now - l->last_report_ns < LOST_REPORT_NS)
+		return;
+	l->lost_records_seen = records;
+	lost = pmt_evloop__lost(l, NULL);
+	if (lost <= l->lost_reported)
 		return;
 	pmt_warn("lost %llu events so far (perf buffers full); a larger --buffer-pages may help",
 		 (unsigned long long)lost);

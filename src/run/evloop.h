@@ -28,7 +28,7 @@ struct pmt_evloop {
 	struct pmt_reorder ro;
 	int pages;	/* of each CPU's ring (pmt_opts__ring_pages) */
 	uint64_t *lost; /* per CPU, from PERF_RECORD_LOST */
-	uint64_t lost_reported;
+	uint64_t lost_records_seen, lost_reported;
 	uint64_t last_report_ns;
 	uint64_t events;
 	uint64_t malformed;		       /* samples too short to hold a header */
@@ -41,7 +41,7 @@ struct pmt_evloop {
 	/* user stacks the kernel left at a file without unwind tables,
 	 * finished here from the copy of their stack; those of them that
 	 * still end early */
-	uint64_t resumed, resumed_short;
+	uint64_t resumed, resumed_short, resumed_nopy;
 	uint64_t resume_ns; /* the CPU time that took (tables read here too) */
 	uint64_t *frames;   /* a finished stack's frames */
 	enum pmt_stop_reason stop;
@@ -52,7 +52,12 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 int pmt_evloop__run(struct pmt_evloop *l);
 /* After detach: consume everything left and write it out. */
 void pmt_evloop__drain(struct pmt_evloop *l);
-uint64_t pmt_evloop__lost(const struct pmt_evloop *l);
+/* Events the rings lost (per_cpu: each CPU's, or NULL): their lost
+ * records, less the aggregation updates the programs kept themselves
+ * when a ring had no room (a failed output is a lost record too:
+ * PMT_STAT_DEFER_CUT), and no fewer than the programs counted of their
+ * own (exact; the rings' records may hold some back). Reads the maps. */
+uint64_t pmt_evloop__lost(const struct pmt_evloop *l, uint64_t *per_cpu);
 void pmt_evloop__free(struct pmt_evloop *l);
 
 #endif

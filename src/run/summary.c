@@ -78,24 +78,19 @@ static void warn_read_faults(struct pmt_session *s, const uint64_t *st)
  * dropped silently); returns the events lost to full rings. */
 static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
 {
-	uint64_t *full = pmt_session__stat_cpus(s, PMT_STAT_RING_FULL), lost, missed;
+	uint64_t *per_cpu = calloc((size_t)s->ncpus, sizeof(*per_cpu)), lost, missed;
 	int cpu;
 
-	/* the programs' own count of full rings is exact; the rings' lost
-	 * records may still hold some back */
-	for (cpu = 0; full && cpu < s->ncpus; cpu++)
-		if (full[cpu] > l->lost[cpu])
-			l->lost[cpu] = full[cpu];
-	free(full);
-	lost = pmt_evloop__lost(l);
+	lost = pmt_evloop__lost(l, per_cpu);
 	if (lost) {
 		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
-		for (cpu = 0; cpu < s->ncpus; cpu++)
-			if (l->lost[cpu])
+		for (cpu = 0; per_cpu && cpu < s->ncpus; cpu++)
+			if (per_cpu[cpu])
 				pmt_eprintf("    CPU %d: %llu lost\n", cpu,
-					    (unsigned long long)l->lost[cpu]);
+					    (unsigned long long)per_cpu[cpu]);
 		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", l->pages);
 	}
+	free(per_cpu);
 	missed = pmt_session__missed(s);
 	if (missed)
 		pmt_warn("%llu events not seen: the kernel runs no BPF program while another "
@@ -130,13 +125,20 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 	if (st[PMT_STAT_DEFER_CUT])
 		pmt_info(
 			"%llu user stacks end early at a file whose unwind tables were not read "
-			"yet: the event rings had no room to take them to be finished (their counts "
-			"kept; a larger --buffer-pages, now %d)",
+			"yet, or a mapping the kernel had not learned: the event rings had no room "
+			"to take them to be finished (their counts kept; a larger --buffer-pages, "
+			"now %d)",
 			(unsigned long long)st[PMT_STAT_DEFER_CUT], l->pages);
 	if (l->resumed)
-		pmt_info("%llu user stacks met a file whose unwind tables were not read yet: "
-			 "finished from the copy of their stack (%llu of them end early there)",
-			 (unsigned long long)l->resumed, (unsigned long long)l->resumed_short);
+		pmt_info(
+			"%llu user stacks met a file whose unwind tables were not read yet, or a "
+			"mapping the kernel had not learned: finished from the copy of their stack "
+			"(%llu of them end early there)",
+			(unsigned long long)l->resumed, (unsigned long long)l->resumed_short);
+	if (l->resumed_nopy)
+		pmt_info("%llu of those stacks lack Python frames: the kernel did not know their "
+			 "interpreter yet when it copied them (its file was still to be read)",
+			 (unsigned long long)l->resumed_nopy);
 	if (l->resumed && pmt_verbose > 1)
 		pmt_info("unwind: %.1f us of CPU a stack finished in user space, tables read for "
 			 "them aside (%.1f ms in all, %.1f ms of it reading tables)",

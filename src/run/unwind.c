@@ -129,23 +129,36 @@ struct pmt_file_read {
 	char name[PATH_MAX];
 };
 
-static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *key, int fd,
-		      const char *name, bool python)
+/* Is the file a CPython (a few symbols: quick beside its tables)? */
+static void read_python(struct pmt_file_read *r, const struct pmt_cfi_file_key *key, int fd,
+			const char *name, bool python)
 {
-	struct pmt_error e = {0};
-
 	memset(&r->cfi, 0, sizeof(r->cfi));
 	r->key = *key;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->cfi_err = pmt_cfi__read(fd, &r->cfi, &e);
-	snprintf(r->err, sizeof(r->err), "%.*s", (int)sizeof(r->err) - 1, e.msg);
 	r->py = python ? pmt_py__probe(fd, &r->py_file, r->py_version, sizeof(r->py_version))
 		       : PMT_PY_NONE;
 }
 
+static void read_cfi(struct pmt_file_read *r, int fd)
+{
+	struct pmt_error e = {0};
+
+	r->cfi_err = pmt_cfi__read(fd, &r->cfi, &e);
+	snprintf(r->err, sizeof(r->err), "%.*s", (int)sizeof(r->err) - 1, e.msg);
+}
+
+static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *key, int fd,
+		      const char *name, bool python)
+{
+	read_python(r, key, fd, name, python);
+	read_cfi(r, fd);
+}
+
 /* A CPython interpreter: its eval loop and _PyRuntime for the kernel,
- * which then writes the Python frames of its processes' stacks. */
-static void commit_python(struct pmt_unwinder *u, const struct pmt_file_read *r)
+ * which then writes the Python frames of its processes' stacks. Once:
+ * r->py is PMT_PY_NONE after. */
+static void commit_python(struct pmt_unwinder *u, struct pmt_file_read *r)
 {
 	switch (r->py) {
 	case PMT_PY_SUPPORTED:
@@ -162,6 +175,7 @@ static void commit_python(struct pmt_unwinder *u, const struct pmt_file_read *r)
 		break;
 	default: break;
 	}
+	r->py = PMT_PY_NONE;
 }
 
 /* The code objects the kernel met first in a process: read while the
@@ -240,7 +254,16 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 
 	pthread_mutex_lock(&u->read_lock);
 	if (r && !read_already(u, key)) {
-		read_file(r, key, fd, name, u->skel->rodata->pmt_python);
+		/* an interpreter is known before its rows are read: a stack
+		 * left for user space meanwhile takes the thread's Python
+		 * frames along (bpf/unwind.bpf.h, pmt_py_dump) */
+		read_python(r, key, fd, name, u->skel->rodata->pmt_python);
+		if (r->py == PMT_PY_SUPPORTED) {
+			pthread_mutex_lock(&u->lock);
+			commit_python(u, r);
+			pthread_mutex_unlock(&u->lock);
+		}
+		read_cfi(r, fd);
 		commit_file(u, r);
 	}
 	pthread_mutex_unlock(&u->read_lock);
@@ -660,6 +683,8 @@ struct resuming {
 	bool have; /* m and file: the mapping of the last pc */
 	struct pmt_mapped m;
 	struct pmt_cfi_file file;
+	bool python; /* ... an interpreter's, py its eval loop */
+	struct pmt_py_file py;
 };
 
 /* The last of the file's rows at or below at, by the kernel's array
@@ -713,7 +738,7 @@ static bool row_cached(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uin
 	return m->found;
 }
 
-static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row)
+static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row, bool *eval)
 {
 	struct resuming *c = ctx;
 	int files = bpf_map__fd(c->u->skel->maps.pmt_cfi_files);
@@ -736,8 +761,12 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 			if (bpf_map_lookup_elem(files, &key, &c->file))
 				c->file.count = 0;
 		}
+		c->python =
+			c->m.ino && !bpf_map_lookup_elem(bpf_map__fd(c->u->skel->maps.pmt_py_files),
+							 &key, &c->py);
 	}
 	at = pc - c->m.start + c->m.pgoff - back;
+	*eval = c->python && at >= c->py.eval_start && at < c->py.eval_end;
 	if (!c->file.count || at > UINT32_MAX)
 		return 0;
 	return row_cached(c->u, &c->file, at, row) ? 1 : 0;
@@ -745,7 +774,7 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 
 struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 				       const struct pmt_ustack_dump *d, const void *stack,
-				       uint64_t *out, uint32_t max)
+				       const uint64_t *py, uint64_t *out, uint32_t max)
 {
 	struct resuming *c = calloc(1, sizeof(*c));
 	struct pmt_resume r = {0};
@@ -758,7 +787,7 @@ struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 		u->memo = calloc(1u << PMT_ROW_MEMO_BITS, sizeof(*u->memo));
 	c->u = u;
 	c->pid = pid;
-	r = pmt_resume(d, stack, resume_row, c, out, max);
+	r = pmt_resume(d, stack, py, resume_row, c, out, max);
 	free(c);
 	return r;
 }

@@ -79,11 +79,12 @@ int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e);
  * round: before printing records whose Python frames name them. */
 void pmt_unwinder__poll_python(struct pmt_unwinder *u);
 /* Finish a streamed user stack of process pid that the kernel left at a
- * file without rows (its dump d and the stack copied after it): up to
- * max frames into out. A file not read yet is read now. */
+ * file without rows (its dump d, the stack copied after it and its
+ * d->npy Python frames py): up to max frames into out. A file not read
+ * yet is read now. */
 struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 				       const struct pmt_ustack_dump *d, const void *stack,
-				       uint64_t *out, uint32_t max);
+				       const uint64_t *py, uint64_t *out, uint32_t max);
 /* Have the loader thread read the files the kernel asked for now, not
  * at its next round. */
 void pmt_unwinder__wake(struct pmt_unwinder *u);

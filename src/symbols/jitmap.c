@@ -23,7 +23,7 @@ struct pmt_jitmap {
 	bool checked;
 	struct jitsym *v;
 	size_t n, cap;
-	bool sorted;
+	size_t nsorted; /* v's first ones, in order; the rest read since */
 	char *names;
 	size_t nlen, ncap;
 	size_t skipped;
@@ -71,7 +71,6 @@ struct pmt_jitmap *pmt_jitmap__from_fd(int fd)
 		return NULL;
 	}
 	j->fd = fd;
-	j->sorted = true;
 	return j;
 }
 
@@ -144,8 +143,6 @@ static void add_line(struct pmt_jitmap *j, const char *line, size_t len)
 	j->names[j->nlen + nlen] = '\0';
 	j->v[j->n] = (struct jitsym){start, start + size, (uint32_t)j->n, (uint32_t)j->nlen};
 	j->nlen += nlen + 1;
-	if (j->n && start < j->v[j->n - 1].start)
-		j->sorted = false;
 	j->n++;
 }
 
@@ -189,9 +186,35 @@ static int by_start(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The lines read since the last lookup sorted and merged into the rest: a
+ * map that keeps growing costs its new lines, not a sort of all of it. */
+static void sort_new(struct pmt_jitmap *j)
+{
+	size_t a = 0, b = j->nsorted, k = 0;
+	struct jitsym *m;
+
+	if (j->nsorted == j->n)
+		return;
+	qsort(j->v + j->nsorted, j->n - j->nsorted, sizeof(*j->v), by_start);
+	m = j->nsorted ? malloc(j->n * sizeof(*m)) : NULL;
+	if (m) {
+		while (a < j->nsorted && b < j->n)
+			m[k++] = by_start(&j->v[a], &j->v[b]) <= 0 ? j->v[a++] : j->v[b++];
+		while (a < j->nsorted)
+			m[k++] = j->v[a++];
+		while (b < j->n)
+			m[k++] = j->v[b++];
+		memcpy(j->v, m, j->n * sizeof(*m));
+		free(m);
+	} else if (j->nsorted) { /* no memory for the merge: all of it */
+		qsort(j->v, j->n, sizeof(*j->v), by_start);
+	}
+	j->nsorted = j->n;
+}
+
 static const struct jitsym *find(const struct pmt_jitmap *j, uint64_t addr)
 {
-	size_t lo = 0, hi = j->n, mid;
+	size_t lo = 0, hi = j->nsorted, mid;
 
 	/* the last entry starting at or below addr (the latest line of
 	 * those starting there) */
@@ -215,10 +238,7 @@ const char *pmt_jitmap__name(struct pmt_jitmap *j, uint64_t addr, uint64_t *off,
 		j->checked_ns = now_ns;
 		if (!fstat(j->fd, &st) && st.st_size > j->done)
 			read_more(j);
-		if (!j->sorted) {
-			qsort(j->v, j->n, sizeof(*j->v), by_start);
-			j->sorted = true;
-		}
+		sort_new(j);
 		s = find(j, addr);
 	}
 	if (!s)

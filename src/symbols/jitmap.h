@@ -7,7 +7,9 @@
  * PID and mount namespaces writes it under its own root and pid
  * (/proc/PID/root/tmp/perf-NSPID.map). The file is read as it grows:
  * lines appended later are read at the next lookup that misses, at most
- * every PMT_JITMAP_RECHECK_NS; a later line for the same address wins.
+ * every PMT_JITMAP_RECHECK_NS (a runtime writes a function's line before
+ * running it: a streamed sample is named after it within that time); a
+ * later line for the same address wins.
  */
 #ifndef PMT_JITMAP_H
 #define PMT_JITMAP_H
@@ -16,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PMT_JITMAP_RECHECK_NS (100 * 1000 * 1000ULL)
+#define PMT_JITMAP_RECHECK_NS (1000 * 1000ULL)
 /* functions kept a process (a runtime rewrites hot code, and each
  * version is a line): beyond this, further lines are not read */
 #define PMT_JITMAP_MAX (1u << 20)

@@ -278,6 +278,26 @@ void pmt_syms__folded(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pm
 	pmt_syms__unlock(s);
 }
 
+void pmt_syms__names(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *scratch,
+		     void (*fn)(void *ctx, const char *name, size_t len), void *ctx)
+{
+	const struct pmt_srcframe *fr;
+	int n, k;
+
+	pmt_syms__lock(s);
+	n = pmt_syms__srcframes(s, pid, addr, &fr);
+	for (k = 0; k < n - 1; k++) {
+		scratch->len = 0;
+		pmt_buf__puts(scratch, fr[k].name);
+		pmt_buf__puts(scratch, " (inlined)");
+		fn(ctx, scratch->p, scratch->len);
+	}
+	scratch->len = 0;
+	pmt_syms__name(s, pid, addr, false, true, scratch);
+	pmt_syms__unlock(s);
+	fn(ctx, scratch->p, scratch->len);
+}
+
 bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_module *mod)
 {
 	const struct pmt_symfile *tab;

@@ -147,6 +147,11 @@ uint64_t pmt_syms__frame_addr(struct pmt_syms *s, uint64_t v);
  * function, then the functions inlined at addr, each marked
  * " (inlined)" as perf marks them, separated by ';'. */
 void pmt_syms__folded(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b);
+/* The names addr's frame shows as, innermost first, each to fn (built
+ * in scratch): the functions inlined there, marked " (inlined)" as perf
+ * marks them, then its own (pmt_syms__name, the address if unknown). */
+void pmt_syms__names(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *scratch,
+		     void (*fn)(void *ctx, const char *name, size_t len), void *ctx);
 /* The file addr of process pid lies in (kernel addresses: the kernel). */
 struct pmt_module {
 	const char *file;    /* valid until the next call; "[kernel.kallsyms]" */

@@ -99,10 +99,30 @@ static bool read_u32(Elf *elf, uint64_t va, uint32_t *out)
 	return false;
 }
 
+/* Where the kernel puts a process's mm->start_code, less the load bias:
+ * the lowest start of an executable PT_LOAD segment (binfmt_elf). */
+static bool code_vaddr(Elf *elf, uint64_t *out)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+	bool found = false;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (!found || ph.p_vaddr < *out)
+			*out = ph.p_vaddr;
+		found = true;
+	}
+	return found;
+}
+
 static enum pmt_py_probe probe_elf(Elf *elf, struct pmt_py_file *out, char *version, size_t len)
 {
 	struct py_syms ps = {0};
-	uint64_t start;
+	uint64_t start, code = 0;
 	uint32_t v = 0;
 
 	find_syms(elf, &ps);
@@ -114,7 +134,7 @@ static enum pmt_py_probe probe_elf(Elf *elf, struct pmt_py_file *out, char *vers
 	}
 	snprintf(version, len, "%u.%u", v >> 24, v >> 16 & 0xff);
 	if (v >> 16 != 0x030b || pmt_elf__vaddr_to_off(elf, ps.eval.st_value, &start) ||
-	    !ps.eval.st_size)
+	    !ps.eval.st_size || !code_vaddr(elf, &code))
 		return PMT_PY_UNSUPPORTED;
 	*out = py311.k;
 	out->eval_start = (uint32_t)start;
@@ -123,6 +143,7 @@ static enum pmt_py_probe probe_elf(Elf *elf, struct pmt_py_file *out, char *vers
 	 * text mapping's start and file offset: bias = start - offset -
 	 * (vaddr - offset of the text segment) */
 	out->runtime = ps.runtime.st_value - (ps.eval.st_value - start);
+	out->runtime_code = (int64_t)(ps.runtime.st_value - code);
 	return PMT_PY_SUPPORTED;
 }
 

@@ -3,7 +3,8 @@
  * The kernel's walk (bpf/unwind.bpf.h, pmt_unwind_step) over a copy of
  * the stack: the same rules, so a stack finished here is the one the
  * kernel would have written had it had the tables. Python frames are
- * not read here (the kernel reads them from the live process).
+ * not read here but by the kernel, from the live process at the event:
+ * they are put before their eval loop frames as the kernel puts them.
  */
 #include <string.h>
 #include "unwind/resume.h"
@@ -32,14 +33,29 @@ static bool user_text(uint64_t pc)
 	return pc >= 0x1000 && pc < 0x7ffffffff000ULL;
 }
 
-struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
+/* An eval loop call's Python frames, up to its entry frame, from *k. */
+static void python_frames(const struct pmt_ustack_dump *d, const uint64_t *py, uint32_t *k,
+			  struct pmt_resume *r, uint64_t *out, uint32_t max)
+{
+	uint64_t f;
+
+	while (*k < d->npy && r->n < max) {
+		f = py[(*k)++];
+		out[r->n++] = f & ~PMT_PY_ENTRY;
+		if (f & PMT_PY_ENTRY)
+			break;
+	}
+}
+
+struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack, const uint64_t *py,
 			     pmt_resume_row_fn row_of, void *ctx, uint64_t *out, uint32_t max)
 {
 	struct walk w = {d, stack, false};
 	struct pmt_resume r = {0};
 	uint64_t pc = d->pc, sp = d->sp, fp = d->fp, cfa, ra, v[2];
-	bool caller = d->caller, by_fp = false;
+	bool caller = d->caller, by_fp = false, eval;
 	struct pmt_cfi_row row;
+	uint32_t k = 0;
 	int found;
 
 	while (r.n < max) {
@@ -47,8 +63,15 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			r.whole = true;
 			break;
 		}
-		found = row_of(ctx, pc, caller, &row);
+		eval = false;
+		found = row_of(ctx, pc, caller, &row, &eval);
 		if (by_fp && (!user_text(pc) || found < 0))
+			break;
+		if (eval) {
+			r.py_short |= k >= d->npy;
+			python_frames(d, py, &k, &r, out, max);
+		}
+		if (r.n >= max)
 			break;
 		out[r.n++] = caller ? pc - 1 : pc;
 		caller = true;

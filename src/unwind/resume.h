@@ -16,19 +16,27 @@
 /* The row of the file mapped at pc that covers the instruction at pc -
  * back (1 for a return address: the call before it): 1 and *row, 0 when
  * a file is mapped there but no row covers it (frame pointers then), -1
- * when no file is mapped at pc. */
-typedef int (*pmt_resume_row_fn)(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row);
+ * when no file is mapped at pc. *eval: that instruction lies in the eval
+ * loop of a CPython interpreter the kernel knows (pmt_py_files), whose
+ * Python frames come before its own. */
+typedef int (*pmt_resume_row_fn)(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row,
+				 bool *eval);
 
 struct pmt_resume {
 	uint32_t n;  /* frames written */
 	bool whole;  /* reached the outermost frame */
 	bool beyond; /* stopped by a read past the copy */
+	/* an eval loop frame met with no Python frame left for it: the
+	 * kernel read none (it did not know the interpreter yet) */
+	bool py_short;
 };
 
 /* Up to max frames into out (innermost first, a caller's at its call
  * instruction, as the kernel writes them); stack: d->size bytes from
- * d->sp. */
-struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
+ * d->sp; py: the d->npy Python frames the kernel read (each eval loop
+ * frame is preceded by those of its call, up to one with PMT_PY_ENTRY,
+ * as the kernel puts them). */
+struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack, const uint64_t *py,
 			     pmt_resume_row_fn row, void *ctx, uint64_t *out, uint32_t max);
 
 #endif

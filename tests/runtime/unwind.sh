@@ -208,9 +208,12 @@ test_unwind_deferred_rings_full() {
 	done
 	kill -CONT $p
 	wait $p || { cat "$WORK/err" >&2; return 1; }
-	cut=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks end early at a file whose unwind tables were not read yet: the event rings had no room.*/\1/p' "$WORK/err")
+	cut=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks end early at a file whose unwind tables were not read yet.* the event rings had no room.*/\1/p' "$WORK/err")
 	grep "user stacks" "$WORK/err" | sed 's/^/    /'
 	[ "${cut:-0}" -gt 0 ] || { fail "no update met full rings"; cat "$WORK/err" >&2; return 1; }
+	# nothing lost, so nothing said lost (a failed output is a lost
+	# record of the ring's too: not one the rings lost)
+	! grep -q warning "$WORK/err" || { fail "a warning"; cat "$WORK/err" >&2; return 1; }
 	expect_eq "cut stacks: __cxa_throw alone, as many as said" \
 		"$(awk '$1 == "dlthrower;__cxa_throw" { n += $2 } END { print n + 0 }' "$WORK/d.folded")" \
 		"$cut" || { cat "$WORK/d.folded" >&2; return 1; }
@@ -462,6 +465,50 @@ CONF
 	NGINX_PID=$!
 }
 
+# One truth for a stack: a streamed run (JSON) and a folded run of the
+# same events (two tracers at once on the same tracepoint, every page
+# fault of one command) hold the same frames, event for event: native,
+# inlined (sorter: push_back's inlined frames in main), Python
+# (pyframes.py growing lists under three Python functions), JIT (node's
+# functions named from its perf map) and kernel frames; whichever run
+# met a file before its tables finishes the stack from its copy by the
+# same rules, Python frames included.
+same_events() { # NAME COMM WANT... -- COMMAND...
+	local name=$1 comm=$2 want=() s f
+	shift 2
+	while [ "$1" != -- ]; do want+=("$1"); shift; done
+	shift
+	local probe=(-a --tp exceptions:page_fault_user --filter "comm == \"$comm\"" --stack both --buffer-pages 4096)
+	"$PMT" "${probe[@]}" --json --buffer-pages 16384 -o "$WORK/$name.json" 2>"$WORK/$name.s.err" &
+	s=$!
+	"$PMT" "${probe[@]}" --folded -o "$WORK/$name.folded" 2>"$WORK/$name.f.err" &
+	f=$!
+	wait_for "$WORK/$name.s.err" Ctrl-C 600 && wait_for "$WORK/$name.f.err" Ctrl-C 600 &&
+		"$@" >"$WORK/$name.out"
+	sleep 0.5
+	kill -INT $s $f
+	wait $s $f
+	# (under TCG Python code objects' names are read long after the
+	# events, many gone by then: their frames judged, not their names)
+	local judge=names
+	[ -z "${PMT_VM:-}" ] || judge=frames
+	check streamed_vs_folded "$WORK/$name.json" "$WORK/$name.folded" "$WORK/$name.s.err" \
+		"$WORK/$name.f.err" $judge "${want[@]}" || { cat "$WORK/$name.s.err" "$WORK/$name.f.err" >&2; return 1; }
+}
+test_stacks_streamed_vs_folded() {
+	same_events sorter sorter "main;std::vector<int, std::allocator<int> >::push_back (inlined)" \
+		"asm_exc_page_fault;exc_page_fault" -- "$TP/sorter" 200000 || return 1
+	# (TCG runs Python some 15 times slower)
+	local rounds=40
+	[ -z "${PMT_VM:-}" ] || rounds=8
+	same_events python python3.11 "grow ($PWD/tests/testprogs/pyframes.py:" -- \
+		"$PY" tests/testprogs/pyframes.py grow $rounds || return 1
+	requires node || return
+	# shellcheck disable=SC2016 # $0, $1: the inner shell's
+	same_events node node "JS:*fillObjects" -- \
+		sh -c 'cd "$0" && exec node --perf-basic-prof "$1" 8' "$WORK" "$PWD/tests/testprogs/alloc.js"
+}
+
 # A busy server (nginx under wrk load): where its threads leave the CPU
 # and allocate, its kernel and user stacks counted by stack in the kernel
 # equal a streamed run of the same probes at the same time, event for
@@ -561,7 +608,24 @@ while time.time() < t: pass'
 			c && NF >= 2 { s = s ";" $2 } / (__libc_start_call_main|_dl_start)\+/ { ok = 1 }' "$out" |
 			sort | uniq -c | sort -rn | head -5 >&2
 		fail "pyspin: $whole of $t samples whole, want 98%"
+		return 1
 	}
+	# and their Python frames, read by the kernel at the event: every
+	# sample in the eval loop has some, but those copied before the
+	# interpreter was known (said; the file is told a CPython before its
+	# tables are read, a few ms)
+	local ev nopy said
+	read -r ev nopy < <(awk 'function end() { if (c && ev) { e++; if (!py) n++ } }
+		/cpu-clock:/ { end(); c = ($1 == "pyspin"); ev = 0; py = 0; next }
+		/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \(.*:[0-9]+\)$|\[python\]/ { py = 1 }
+		END { end(); print e + 0, n + 0 }' "$out")
+	said=$(sed -n 's/^pmtrace: \([0-9]*\) of those stacks lack Python frames.*/\1/p' "$err")
+	note "$((ev - nopy)) of $ev samples in the eval loop with their Python frames (${said:-0} said to lack them)"
+	[ "$nopy" -le "${said:-0}" ] || { fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"; return 1; }
+	# (here some copies come after the interpreter is known: theirs are
+	# finished with the Python frames the kernel sent with them)
+	[ -n "${PMT_VM:-}" ] || [ "${said:-0}" -lt "$n" ] ||
+		fail "none of the $n stacks finished from their copy had their Python frames"
 }
 
 # The JVM: HotSpot writes its perf map (-XX:+DumpPerfMapAtExit; jcmd
@@ -572,8 +636,8 @@ while time.time() < t: pass'
 # them by frame pointers down to the launcher's JavaMain and the thread's
 # start.
 test_jit_jvm_perf_map() {
-	requires host java || return
-	local n hot whole
+	requires java || return
+	local n hot whole least
 	cp tests/testprogs/Hot.java "$WORK/"
 	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/j.folded" -- \
 		java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
@@ -582,7 +646,11 @@ test_jit_jvm_perf_map() {
 		/^java;clone3;start_thread;.*;JavaMain;.* Hot\.spin(Inner|Outer)\(long\)/ { w += $NF }
 		END { print n + 0, h + 0, w + 0 }' "$WORK/j.folded")
 	note "$n samples; $hot in Hot's compiled methods, $whole of them walked down to JavaMain"
-	[ "$hot" -ge $((n / 3)) ] ||
+	# under TCG (37 s a run) C2 compiles Hot's loop late: a few hundred
+	# samples in its code, each judged all the same
+	least=$((n / 3))
+	[ -z "${PMT_VM:-}" ] || least=200
+	[ "$hot" -ge "$least" ] ||
 		{ sort -k2 -t' ' -rn "$WORK/j.folded" | head -3 >&2; fail "$hot of $n in Hot's methods"; return 1; }
 	[ $((whole * 100)) -ge $((hot * 95)) ] || fail "$whole of $hot walked through the JIT code"
 }
@@ -746,10 +814,18 @@ make_build() { # DIR FILES: C files of some 300 lines and build.sh
 }
 
 test_build_stacks_vs_perf() {
-	# under TCG three compiles and perf's unwinding of its copies took
-	# past 8 minutes
-	requires host perf || return
 	local d=$WORK/build
+	# under TCG three compiles and perf's unwinding of its copies took
+	# past 8 minutes: the guests build two files, pmtrace alone, against
+	# the share perf reaches on this machine's build (92%)
+	if [ -n "${PMT_VM:-}" ]; then
+		make_build "$d" 2
+		"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/b.folded" -- sh "$d/build.sh" ||
+			return 1
+		check build_complete "$WORK/b.folded" - cc1 0.92
+		return
+	fi
+	requires perf || return
 	make_build "$d" 6
 	"$PMT" -q -e cpu-clock --freq 999 --stack user --folded -o "$WORK/b.folded" -- sh "$d/build.sh" ||
 		return 1

@@ -64,3 +64,14 @@ elif mode == "nap":
         nap(0.05)
 if mode == "nap":  # the naps' time off the CPU: wall time less the thread's CPU time
     print(f"napped {int(NAPPED[0] * 1e6)} us")
+
+
+def grow(n):  # page faults under Python frames: new lists of new strings
+    keep = []
+    for _ in range(n):
+        keep.append([str(i) * 3 for i in range(20000)])
+    return len(keep)
+
+
+if mode == "grow":
+    print(grow(rounds))

@@ -54,14 +54,19 @@ static void read_maps(void)
 		fclose(f);
 }
 
-static int row_of(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row)
+/* ctx: return addresses whose frames stand for an interpreter's eval
+ * loop (their Python frames first), 0-ended */
+static int row_of(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row, bool *eval)
 {
+	const uint64_t *evals = ctx;
 	const struct pmt_cfi_row *r;
 	struct pmt_error e = {0};
 	size_t i;
 	int fd;
 
-	(void)ctx;
+	for (; evals && *evals; evals++)
+		if (pc == *evals)
+			*eval = true;
 	for (i = 0; i < nmaps && !(pc >= maps[i].start && pc < maps[i].end); i++)
 		;
 	if (i == nmaps)
@@ -138,7 +143,7 @@ TEST(resume_own_stack)
 	copy = malloc(COPY_MAX);
 	ASSERT_TRUE(dump && copy);
 	level1(1);
-	r = pmt_resume(dump, copy, row_of, NULL, out, 128);
+	r = pmt_resume(dump, copy, NULL, row_of, NULL, out, 128);
 	/* capture's own pc, then each caller at its call instruction */
 	ASSERT_TRUE(r.n >= 6);
 	ASSERT_EQ(out[0], dump->pc);
@@ -149,8 +154,52 @@ TEST(resume_own_stack)
 	ASSERT_TRUE(!r.beyond);
 	/* a copy too short stops the walk, said so */
 	dump->size = 16;
-	r = pmt_resume(dump, copy, row_of, NULL, out, 128);
+	r = pmt_resume(dump, copy, NULL, row_of, NULL, out, 128);
 	ASSERT_TRUE(r.beyond && !r.whole && r.n >= 1);
+	for (i = 0; i < nmaps; i++)
+		pmt_cfi__free(&maps[i].cfi);
+	free(dump);
+	free(copy);
+}
+
+/* Python frames the kernel read at the event go before the eval loop
+ * frames among those finished, each call's up to its entry frame, as the
+ * kernel's walk puts them: here level2's and the test's frames stand for
+ * eval loop calls, the first running two Python frames, the second one;
+ * a fourth frame no eval frame is left for stays out. */
+TEST(resume_python_frames)
+{
+	const uint64_t a = PMT_PY_FRAME | 11, b = PMT_PY_FRAME | 12, c = PMT_PY_FRAME | 13;
+	uint64_t out[128], py[4] = {a, b | PMT_PY_ENTRY, c | PMT_PY_ENTRY, PMT_PY_FRAME | 14};
+	uint64_t evals[3];
+	struct pmt_resume r;
+	size_t i;
+
+	read_maps();
+	dump = calloc(1, sizeof(*dump));
+	copy = malloc(COPY_MAX);
+	ASSERT_TRUE(dump && copy);
+	level1(1);
+	evals[0] = ras[1];
+	evals[1] = ras[3];
+	evals[2] = 0;
+	dump->npy = 4;
+	r = pmt_resume(dump, copy, py, row_of, evals, out, 128);
+	ASSERT_TRUE(r.whole && r.n >= 9);
+	ASSERT_EQ(out[0], dump->pc);
+	ASSERT_EQ(out[1], ras[0] - 1);
+	ASSERT_EQ(out[2], a);
+	ASSERT_EQ(out[3], b);
+	ASSERT_EQ(out[4], ras[1] - 1);
+	ASSERT_EQ(out[5], ras[2] - 1);
+	ASSERT_EQ(out[6], c);
+	ASSERT_EQ(out[7], ras[3] - 1);
+	for (i = 8; i < r.n; i++)
+		ASSERT_TRUE(!(out[i] & PMT_PY_FRAME));
+	/* the frames' room taken by Python frames as by native ones */
+	r = pmt_resume(dump, copy, py, row_of, evals, out, 3);
+	ASSERT_EQ(r.n, 3);
+	ASSERT_EQ(out[2], a);
 	for (i = 0; i < nmaps; i++)
 		pmt_cfi__free(&maps[i].cfi);
 	free(dump);

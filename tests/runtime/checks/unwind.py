@@ -221,20 +221,21 @@ def stacks_streamed_vs_keyed(argv):
     # user space from its copy, by the same rules: one truth, event for
     # event, as the kernel stacks (less a stack deeper than the copy's
     # 8 KiB, which ends early in whichever run copied it: said, counted)
-    early = r"pmtrace: \d+ user stacks met a file whose unwind tables were not read yet: .*\((\d+) of them end early"
+    early = r"pmtrace: \d+ user stacks met a file whose unwind tables were not read yet.*\((\d+) of them end early"
     short = sum(int(m) for m in re.findall(early, serr + aerr))
     # (and those an aggregation's rings had no room to take: keyed in the
     # kernel as far as they were walked, counted, said)
-    cutre = r"pmtrace: (\d+) user stacks end early at a file whose unwind tables were not read yet: the event rings had no room"
+    cutre = r"pmtrace: (\d+) user stacks end early at a file whose unwind tables were not read yet.* the event rings had no room"
     short += sum(int(m) for m in re.findall(cutre, aerr))
     udiff = (keyed_u - streamed_u) + (streamed_u - keyed_u)
-    # ... and a few in ten thousand apart: here 4 of 68,000 keyed stacks
-    # were epoll_wait alone where the stream had them whole (not
-    # explained yet: noted, bounded)
+    # (a caller's mapping the walk could not learn, its lookup refused
+    # while the other tracer's program held the lock on the same event,
+    # is finished from the copy too: before, 4-14 of ~65,000 keyed
+    # stacks were epoll_wait alone)
     apart = sum(udiff.values())
     # (under TCG the tables come after most of the run: not judged)
     some = [(k[-3:], v, keyed_u[k], streamed_u[k]) for k, v in udiff.items()][:8]
-    assert argv[6] == "none" or apart <= missed + 2 * short + n // 2000, (missed, short, apart, some)
+    assert argv[6] == "none" or apart <= missed + 2 * short, (missed, short, apart, some)
     pend = r"pmtrace: (\d+) user stacks met a file whose unwind tables were still being read"
     pending = {"streamed": sum(map(int, re.findall(pend, serr))),
                "keyed": sum(map(int, re.findall(pend, aerr)))}
@@ -252,6 +253,80 @@ def stacks_streamed_vs_keyed(argv):
     print(f"    user stacks complete to _start: {done['keyed']:.1%} "
           f"(streamed {done['streamed']:.1%}); ended early for tables being read: "
           f"{pending['keyed']} (streamed {pending['streamed']})", file=sys.stderr)
+
+
+def json_folded(path):
+    """A streamed run's JSON records collapsed as --folded prints them:
+    comm, then the frames outermost first, inlined ones named so."""
+    out = collections.Counter()
+    for line in open(path):
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        names = []
+        for f in r.get("stack", []):
+            # FILE+0xOFFSET: code no symbol names, the same folded
+            unnamed = f.get("dso") and f["sym"].startswith(os.path.basename(f["dso"]) + "+0x")
+            name = f["sym"] if unnamed else re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
+            names.append(name + (" (inlined)" if f.get("inlined") else ""))
+        out[";".join([r["comm"]] + names[::-1])] += 1
+    return out
+
+
+def streamed_vs_folded(argv):
+    """argv: a streamed run (JSON), a folded run of the same events (two
+    tracers at once), their stderr, "names" (Python frames' names judged
+    too) or "frames" (under TCG the tracers read code objects' names
+    long after the events, and many are gone), and the frames that must
+    be among them (';'-separated substrings of folded lines, each in
+    some line of both): the same stacks, frame for frame, event for
+    event (less events the kernel ran neither program for, and copies of
+    a stack too short to finish, each said)."""
+    streamed = json_folded(argv[1])
+    folded = collections.Counter()
+    for line in open(argv[2]):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        folded[stack] += int(n)
+    serr, ferr = open(argv[3]).read(), open(argv[4]).read()
+    assert re.search(r"pmtrace: \d+ events, 0 lost", serr), serr
+    assert "warning" not in re.sub(r"pmtrace: warning: \d+ events not seen[^\n]*\n", "", serr + ferr), ferr
+    missed = sum(int(m) for m in re.findall(r"pmtrace: warning: (\d+) events not seen", serr + ferr))
+    early = r"finished from the copy of their stack \((\d+) of them end early"
+    short = sum(int(m) for m in re.findall(early, serr + ferr))
+    cutre = r"pmtrace: (\d+) user stacks end early at a file whose unwind tables were not read yet.* the event rings had no room"
+    short += sum(int(m) for m in re.findall(cutre, ferr))
+    # (and those copied before the kernel knew their interpreter: no
+    # Python frames, said)
+    short += sum(int(m) for m in re.findall(r"pmtrace: (\d+) of those stacks lack Python frames", serr + ferr))
+    n = sum(streamed.values())
+
+    def apart(a, b):
+        return sum(((a - b) + (b - a)).values())
+
+    # a Python code object freed before the tracer read its name (a
+    # module's body after its import) is "[python]", in whichever run
+    # was later to read it (said at exit): the frames themselves, names
+    # of Python frames aside, are the same
+    def py_masked(c):
+        out = collections.Counter()
+        for k, v in c.items():
+            out[";".join("[py]" if f == "[python]" or (re.search(r" \(.*\)$", f) and not f.endswith(" (inlined)"))
+                         else f for f in k.split(";"))] += v
+        return out
+
+    unnamed = sum(c for k, c in list(streamed.items()) + list(folded.items()) if "[python]" in k.split(";"))
+    some = [(k.split(";")[-4:], streamed[k], folded[k]) for k in (streamed - folded) + (folded - streamed)][:4]
+    assert n >= 100 and apart(py_masked(streamed), py_masked(folded)) <= missed + 2 * short, \
+        (n, missed, short, apart(py_masked(streamed), py_masked(folded)), some)
+    if argv[5] == "names":
+        assert apart(streamed, folded) <= missed + 2 * short + 2 * unnamed, (apart(streamed, folded), unnamed, some)
+        assert unnamed <= n // 20, ("Python frames unnamed", unnamed, n)
+    for want in argv[6:]:
+        for name, c in (("streamed", streamed), ("folded", folded)):
+            assert any(want in k for k in c), (f"no {name} stack holds {want}", c.most_common(2))
+    print(f"    {n} events, {len(folded)} stacks: streamed and folded frame for frame "
+          f"({apart(streamed, folded)} apart: {missed} not seen, {short} copies too short, "
+          f"{unnamed} with a Python code object unnamed in one run)", file=sys.stderr)
 
 
 def kstacks_hold(argv):
@@ -365,9 +440,10 @@ def stripped_named(argv):
 
 def build_complete(argv):
     """argv: pmtrace's folded stacks of a build; perf script -F
-    comm,ip,sym of perf record --call-graph dwarf on the same build; the
-    command judged. Its samples complete to __libc_start_call_main: a
-    share at least perf's."""
+    comm,ip,sym of perf record --call-graph dwarf on the same build (or
+    "-" and the share perf reaches, as argv[4]); the command judged. Its
+    samples complete to __libc_start_call_main: a share at least
+    perf's."""
     comm, end = argv[3], "__libc_start_call_main"
     ours = total = 0
     for line in open(argv[1]):
@@ -376,6 +452,11 @@ def build_complete(argv):
         if frames[0] == comm:
             total += int(n)
             ours += int(n) if end in frames else 0
+    if argv[2] == "-":
+        assert total >= 50 and ours / total >= float(argv[4]), (f"{comm}: {ours} of {total} complete", argv[4])
+        print(f"    {comm}: {ours} of {total} samples complete to {end} ({ours / total:.0%}); "
+              f"perf reaches {float(argv[4]):.0%} on the host's build", file=sys.stderr)
+        return
     theirs = ptotal = 0
     cur = None
     for line in list(open(argv[2], errors="replace")) + [""]:
