@@ -168,12 +168,12 @@ static __noinline __attribute__((unused)) __s64 pmt_unwind_cut_key(struct pmt_fc
 		return none;
 	/* the frame the walk stopped at ends it, the rest zeroed */
 	frames = (__u64 *)(e->data + at);
-	frames[0] = u->pc;
+	frames[0] = u->native ? u->pc - 1 : u->pc; /* a caller at its call, as written */
 	bpf_probe_read_kernel(frames + 1, (PMT_STACK_KEPT - 1 - n) * 8, NULL);
 	asm volatile("" : "+r"(base));
 	if (base > PMT_DATA_ROOM - PMT_STACK_BYTES)
 		return none;
-	return (__s64)pmt_stack_store(e, (__u32)base, tgid, pmt_hash_word(u->hash, u->pc));
+	return (__s64)pmt_stack_store(e, (__u32)base, tgid, pmt_hash_word(u->hash, frames[0]));
 }
 
 /* An aggregation's update, its stack keys in st (frames from byte
