@@ -180,6 +180,15 @@ def folded_share(argv):
     print(f"    {counts[want]} of {total} samples ({share:.1%}) {want}", file=sys.stderr)
 
 
+def frame_name(f):
+    """A streamed JSON frame as folded stacks and keys name it: without
+    its +0xOFFSET (but FILE+0xOFFSET, code no symbol names, whole), an
+    inlined one marked so."""
+    unnamed = f.get("dso") and f["sym"].startswith(os.path.basename(f["dso"]) + "+0x")
+    name = f["sym"] if unnamed else re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
+    return name + (" (inlined)" if f.get("inlined") else "")
+
+
 def stacks_streamed_vs_keyed(argv):
     """A streamed run's stacks (JSON, one record a line) against an
     aggregation by kstack,ustack of the same events: the kernel stacks
@@ -193,10 +202,9 @@ def stacks_streamed_vs_keyed(argv):
         k, u = [], []
         for f in json.loads(line).get("stack", []):
             # FILE+0xOFFSET: code no symbol names, the same as keyed
-            unnamed = f.get("dso") and f["sym"].startswith(os.path.basename(f["dso"]) + "+0x")
-            name = f["sym"] if unnamed else re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
+            name = frame_name(f)
+            # (keys print an unknown frame with its address)
             name = f"{name} {f['addr']}" if name == "[unknown]" else name
-            name += " (inlined)" if f.get("inlined") else ""
             (k if int(f["addr"], 16) >= 0xffff800000000000 else u).append(name)
         streamed_k[tuple(k)] += 1
         streamed_u[tuple(u)] += 1
@@ -266,9 +274,7 @@ def json_folded(path):
         names = []
         for f in r.get("stack", []):
             # FILE+0xOFFSET: code no symbol names, the same folded
-            unnamed = f.get("dso") and f["sym"].startswith(os.path.basename(f["dso"]) + "+0x")
-            name = f["sym"] if unnamed else re.sub(r"\+0x[0-9a-f]+$", "", f["sym"])
-            names.append(name + (" (inlined)" if f.get("inlined") else ""))
+            names.append(frame_name(f))
         out[";".join([r["comm"]] + names[::-1])] += 1
     return out
 
