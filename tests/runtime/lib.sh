@@ -101,15 +101,23 @@ print(f"{len(ids)} programs, {len(links)} links" if ids or links else "")
 PY
 }
 
-# Wait until FILE contains PATTERN (default 5 s).
+# Wait until FILE contains PATTERN (default 5 s); with PID, only while
+# that process lives. What FILE ends with is shown when it never does.
 wait_for() {
-	local file=$1 pattern=$2 tries=${3:-100}
+	local file=$1 pattern=$2 tries=${3:-100} pid=${4:-}
 	while [ "$tries" -gt 0 ]; do
 		grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null
+			fail "process $pid ended (status $?) before '$pattern' in $file; it ends:"
+			break
+		fi
 		sleep 0.05
 		tries=$((tries - 1))
 	done
-	fail "timed out waiting for '$pattern' in $file"
+	[ "$tries" -gt 0 ] || fail "timed out waiting for '$pattern' in $file; it ends:"
+	tail -n 5 "$file" 2>/dev/null | sed 's/^/    | /' >&2
+	return 1
 }
 
 # Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and

@@ -177,7 +177,7 @@ test_flood_no_loss() {
 		done | head -260)
 	"$PMT" -a "${args[@]}" -o "$WORK/flood.out" 2>"$err" &
 	pm=$!
-	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	# each CPU's ring: its pages and the header page, mapped once
 	pages=$(while read -r range _ _ _ _ n; do
 		[ "$n" = "anon_inode:[perf_event]" ] || continue

@@ -270,16 +270,18 @@ test_unwind_exited_system_wide() {
 	local f=$WORK/f.txt s=$WORK/s.txt err=$WORK/pmt.err pm k c t n=20
 	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user --folded -o "$f" 2>"$err" &
 	pm=$!
-	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	run_short_nofps $n "$err" || { kill -INT $pm; return 1; }
 	kill -INT $pm
 	wait $pm || return 1
 	read -r k c t < <(awk '/^nofp;/ { t += $NF; if ($(NF - 1) !~ /\[unknown\]$/) k += $NF
 		if (/^nofp;_start;/) c += $NF } END { print k + 0, c + 0, t + 0 }' "$f")
 	judge_exited folded "$k" "$c" "$t" || return 1
+	# emptied first: the wait must not meet the first run's line
+	: >"$err"
 	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
 	pm=$!
-	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	run_short_nofps $n "$err" || { kill -INT $pm; return 1; }
 	kill -INT $pm
 	wait $pm || return 1
@@ -318,7 +320,7 @@ test_unwind_many_processes_bounded() {
 	"$PMT" -a -e cpu-clock --freq 999 --stack user --no-inline --count --by comm,stack --interval 1 \
 		-o "$out" 2>"$err" &
 	pm=$!
-	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	watch_peaks $pm >"$WORK/peaks" &
 	for _ in $(seq $n); do
 		"$TP"/nofp 5 &
@@ -584,7 +586,7 @@ test_unwind_pending_finished() {
 	cp /usr/bin/python3.11 "$WORK/pyspin"
 	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$out" 2>"$err" &
 	pm=$!
-	wait_for "$err" "Ctrl-C" 600 || { kill -INT $pm; return 1; }
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	"$WORK/pyspin" -c 'import time
 t = time.time() + 0.3
 while time.time() < t: pass'
