@@ -145,6 +145,14 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			 (double)(l->resume_ns - s->unwind.resume_read_ns) / 1e3 /
 				 (double)l->resumed,
 			 (double)l->resume_ns / 1e6, (double)s->unwind.resume_read_ns / 1e6);
+	if (s->unwind.files_given_back && pmt_verbose)
+		pmt_info("unwind: %llu files no process mapped any more gave their tables back "
+			 "(%llu rows, %llu of them taken again; %llu searches of every process's "
+			 "mappings)",
+			 (unsigned long long)s->unwind.files_given_back,
+			 (unsigned long long)s->unwind.rows.given_back,
+			 (unsigned long long)s->unwind.rows.taken_again,
+			 (unsigned long long)s->unwind.reclaims);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -24,12 +25,19 @@
 #include "tracefs/tracefs.h"
 #include "symbols/symbols.h"
 #include "run/unwind.h"
+#include "util/grow.h"
 #include "util/log.h"
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
 #define CFI_ROWS (1u << 21) /* 32 MiB of kernel memory */
-#define CFI_FILES 4096
+#define CFI_FILES 16384
+/* Rows given back are not taken again for this long: longer than any
+ * program runs with a file's entry it found before the entry went. */
+#define RIPE_NS (20 * 1000000ULL)
+/* After a search for files no process maps that found none, no other
+ * for this long (each reads every process's maps). */
+#define RECLAIM_IDLE_NS 1000000000ULL
 #define CFI_WANTED 1024
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
 #define PY_FILES 64    /* CPython interpreter files */
@@ -49,6 +57,16 @@ bool pmt_unwind__supported(const char **why)
 	return true;
 }
 
+/* PMT_UNWIND_ROWS in the environment: a smaller row array (the tests'
+ * way to fill it), else 2M rows (the kernel's binary search bounds it). */
+static uint32_t cfi_rows(void)
+{
+	const char *v = getenv("PMT_UNWIND_ROWS");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	return n >= 1024 && n <= CFI_ROWS ? (uint32_t)n : CFI_ROWS;
+}
+
 void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
 {
 	python = python && on;
@@ -57,7 +75,7 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
 	bpf_map__set_max_entries(skel->maps.pmt_py_files, python ? PY_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_py_seen, python ? PY_SEEN : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_py_new, python ? PY_NEW : 1);
-	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? CFI_ROWS : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? cfi_rows() : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_vma_cache, on ? VMA_PROCS : 1);
@@ -93,7 +111,7 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 {
 	memset(u, 0, sizeof(*u));
 	u->skel = skel;
-	u->rows_cap = CFI_ROWS;
+	pmt_rowspace__init(&u->rows, cfi_rows());
 	u->wake_fd = -1;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->read_lock, NULL);
@@ -207,12 +225,182 @@ void pmt_unwinder__poll_python(struct pmt_unwinder *u)
 }
 
 static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key);
+static struct pmt_cfi_file_key file_key(unsigned int maj, unsigned int min, uint64_t ino);
+static bool same_key(const struct pmt_cfi_file_key *a, const struct pmt_cfi_file_key *b);
+
+/* The files processes map executable now, sorted (failed: out of
+ * memory, or no /proc: then none is taken for gone). */
+struct live {
+	struct pmt_cfi_file_key *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void live_add(void *ctx, const struct pmt_procmap *m)
+{
+	struct live *l = ctx;
+	struct pmt_cfi_file_key *g;
+
+	if (!m->ino)
+		return;
+	if (!(g = pmt_grow(l->v, &l->cap, l->n, sizeof(*g), 512))) {
+		l->failed = true;
+		return;
+	}
+	l->v = g;
+	l->v[l->n++] = file_key(m->maj, m->min, m->ino);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct pmt_cfi_file_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static void live_files(struct live *l)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char *end;
+	unsigned long pid;
+
+	l->failed = !d;
+	while (d && (e = readdir(d))) {
+		pid = strtoul(e->d_name, &end, 10);
+		if (!*end && pid)
+			pmt_procmaps__each((uint32_t)pid, live_add, l);
+	}
+	if (d)
+		closedir(d);
+	qsort(l->v, l->n, sizeof(*l->v), key_cmp);
+}
+
+static bool is_live(const struct live *l, const struct pmt_cfi_file_key *k)
+{
+	return (!k->dev && k->ino == PMT_VDSO_INO) || /* every process has it */
+	       bsearch(k, l->v, l->n, sizeof(*k), key_cmp);
+}
+
+/* The keys of map fd that no process maps: collected before any goes
+ * (a walk of a hash map does not survive its deletions). */
+static size_t gone_keys(int fd, const struct live *l, struct pmt_cfi_file_key **out)
+{
+	struct pmt_cfi_file_key key, next, *v = NULL, *g;
+	size_t n = 0, cap = 0;
+	bool more = !bpf_map_get_next_key(fd, NULL, &next);
+
+	while (more) {
+		key = next;
+		if (!is_live(l, &key)) {
+			if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 64)))
+				break;
+			v = g;
+			v[n++] = key;
+		}
+		more = !bpf_map_get_next_key(fd, &key, &next);
+	}
+	*out = v;
+	return n;
+}
+
+/*
+ * The files no process maps any more give back their entries and rows
+ * (the rows ripen for RIPE_NS first) and their interpreters' entries: a
+ * process that maps one again asks for it again. u->gen counts up first,
+ * so the main thread, finishing a stack, reads their rows again if it
+ * read them across. Under u->lock.
+ */
+static void reclaim(struct pmt_unwinder *u, uint64_t now)
+{
+	int files = bpf_map__fd(u->skel->maps.pmt_cfi_files);
+	int py = bpf_map__fd(u->skel->maps.pmt_py_files);
+	struct pmt_cfi_file_key *gone = NULL;
+	struct pmt_cfi_file f;
+	struct live l = {0};
+	size_t n = 0, i;
+
+	u->reclaimed_ns = now;
+	u->reclaim_freed = false;
+	u->reclaims++;
+	live_files(&l);
+	if (!l.failed)
+		n = gone_keys(files, &l, &gone);
+	if (n)
+		__atomic_add_fetch(&u->gen, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(files, &gone[i], &f) ||
+		    bpf_map_delete_elem(files, &gone[i]))
+			continue;
+		if (f.count)
+			pmt_rowspace__give(&u->rows, f.first, f.count, pmt_now_ns() + RIPE_NS);
+		u->files_given_back++;
+		u->reclaim_freed = true;
+	}
+	free(gone);
+	gone = NULL;
+	n = l.failed || !u->skel->rodata->pmt_python ? 0 : gone_keys(py, &l, &gone);
+	for (i = 0; i < n; i++)
+		bpf_map_delete_elem(py, &gone[i]);
+	free(gone);
+	free(l.v);
+}
+
+/* Room for n rows: given back rows or rows never used; when there is
+ * none, what files no process maps hold, once ripe (a few ms). */
+static bool place_rows(struct pmt_unwinder *u, uint32_t n, uint32_t *first)
+{
+	uint64_t now = pmt_now_ns(), ripe;
+	struct timespec ts;
+
+	if (pmt_rowspace__take(&u->rows, n, now, first))
+		return true;
+	if (u->reclaim_freed || !u->reclaims || now - u->reclaimed_ns >= RECLAIM_IDLE_NS)
+		reclaim(u, now);
+	ripe = pmt_rowspace__ripe_for(&u->rows, n);
+	now = pmt_now_ns();
+	if (ripe > now) {
+		ts.tv_sec = (time_t)((ripe - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((ripe - now) % 1000000000ULL);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	return pmt_rowspace__take(&u->rows, n, pmt_now_ns(), first);
+}
+
+/* The file's entry for the kernel; a full map first gives back the
+ * entries of files no process maps. False: no room (its rows back). */
+static bool enter_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key,
+		       const struct pmt_cfi_file *file)
+{
+	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_files);
+
+	if (!bpf_map_update_elem(fd, key, file, BPF_ANY))
+		return true;
+	if (errno == E2BIG) {
+		reclaim(u, pmt_now_ns());
+		if (!bpf_map_update_elem(fd, key, file, BPF_ANY))
+			return true;
+	}
+	/* never reachable: ripe at once */
+	if (file->count)
+		pmt_rowspace__give(&u->rows, file->first, file->count, 0);
+	if (!u->warned_files)
+		pmt_warn("unwind: no room for another file's tables (%u files, all mapped by "
+			 "processes now): further files are walked by frame pointers",
+			 CFI_FILES);
+	u->warned_files = true;
+	return false;
+}
 
 /* Give the kernel a file's rows (no rows: count 0, so the kernel does
  * not ask again) and frees them; nothing if another thread gave them. */
 static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 {
 	struct pmt_cfi_file file = {0};
+	uint32_t first = 0, n = (uint32_t)r->cfi.n;
 
 	pthread_mutex_lock(&u->lock);
 	if (read_already(u, &r->key)) {
@@ -223,23 +411,24 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 	if (r->cfi_err) {
 		if (pmt_verbose > 1)
 			pmt_info("unwind: %s: %s", r->name, r->err);
-	} else if (r->cfi.n > u->rows_cap - u->rows_used) {
+	} else if (n && !place_rows(u, n, &first)) {
 		if (!u->warned_full)
-			pmt_warn("unwind tables full (%u rows): further files are walked by "
-				 "frame pointers",
-				 u->rows_cap);
+			pmt_warn("unwind tables full (%u rows, held by files processes map now): "
+				 "further files are walked by frame pointers",
+				 u->rows.cap);
 		u->warned_full = true;
-	} else if (!write_rows(u, u->rows_used, &r->cfi)) {
+	} else if (n && write_rows(u, first, &r->cfi)) {
+		pmt_rowspace__give(&u->rows, first, n, 0);
+	} else {
 		/* in place before the file entry below makes them reachable */
-		file.first = u->rows_used;
-		file.count = (uint32_t)r->cfi.n;
-		u->rows_used += (uint32_t)r->cfi.n;
+		file.first = first;
+		file.count = n;
 		if (pmt_verbose > 1)
 			pmt_info("unwind: %s: %u rows", r->name, file.count);
 	}
 	pmt_cfi__free(&r->cfi);
 	commit_python(u, r);
-	bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_cfi_files), &r->key, &file, BPF_ANY);
+	enter_file(u, &r->key, &file);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -685,6 +874,7 @@ struct resuming {
 	struct pmt_cfi_file file;
 	bool python; /* ... an interpreter's, py its eval loop */
 	struct pmt_py_file py;
+	uint64_t gen; /* of u->gen when m and file were looked up */
 };
 
 /* The last of the file's rows at or below at, by the kernel's array
@@ -714,7 +904,7 @@ static bool row_below(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uint
 }
 
 /* The row at file offset at of the file whose rows start at f->first
- * (rows never move: a file's first row names it), through a cache of
+ * (in one generation of u->gen a file's first row names it), through a cache of
  * the rows found last: a stack met again is finished without a lookup
  * in the kernel's array (log2 of the file's rows system calls). */
 static bool row_cached(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uint64_t at,
@@ -738,9 +928,9 @@ static bool row_cached(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uin
 	return m->found;
 }
 
-static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row, bool *eval)
+static int resume_row_once(struct resuming *c, uint64_t pc, unsigned back, struct pmt_cfi_row *row,
+			   bool *eval)
 {
-	struct resuming *c = ctx;
 	int files = bpf_map__fd(c->u->skel->maps.pmt_cfi_files);
 	uint64_t at;
 
@@ -770,6 +960,33 @@ static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row 
 	if (!c->file.count || at > UINT32_MAX)
 		return 0;
 	return row_cached(c->u, &c->file, at, row) ? 1 : 0;
+}
+
+/* resume_row_once, again if files gave their rows back meanwhile (the
+ * rows read may be another file's by then: see reclaim). */
+static int resume_row(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row, bool *eval)
+{
+	struct resuming *c = ctx;
+	struct pmt_unwinder *u = c->u;
+	uint64_t gen;
+	int tries, ret = 0;
+
+	for (tries = 0; tries < 3; tries++) {
+		gen = __atomic_load_n(&u->gen, __ATOMIC_SEQ_CST);
+		if (gen != u->memo_gen) {
+			if (u->memo)
+				memset(u->memo, 0, sizeof(*u->memo) << PMT_ROW_MEMO_BITS);
+			u->memo_gen = gen;
+		}
+		if (gen != c->gen) {
+			c->have = false;
+			c->gen = gen;
+		}
+		ret = resume_row_once(c, pc, back, row, eval);
+		if (__atomic_load_n(&u->gen, __ATOMIC_SEQ_CST) == gen)
+			break;
+	}
+	return ret;
 }
 
 struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
@@ -812,4 +1029,5 @@ void pmt_unwinder__free(struct pmt_unwinder *u)
 {
 	free(u->memo);
 	u->memo = NULL;
+	pmt_rowspace__free(&u->rows);
 }

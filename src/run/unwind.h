@@ -6,9 +6,11 @@
  * so a deleted or replaced file still reads), its CFI flattened
  * (unwind/cfi.h) into pmt_cfi_rows and the file entered in pmt_cfi_files.
  * Rows are shared by every process mapping the file; a file is asked for
- * as soon as a process maps it (bpf/unwind.bpf.c). The row array has a
- * fixed size: once full, further files are walked by frame pointers and
- * that is said once.
+ * as soon as a process maps it (bpf/unwind.bpf.c). The row array and the
+ * file map have fixed sizes: when a file does not fit, the files no
+ * process maps any more give their rows and entries back (rows taken
+ * again once ripe, unwind/rowspace.h); if it still does not fit, it is
+ * walked by frame pointers and that is said once.
  */
 #ifndef PMT_UNWIND_H
 #define PMT_UNWIND_H
@@ -18,6 +20,7 @@
 #include <stdint.h>
 #include "util/error.h"
 #include "unwind/resume.h"
+#include "unwind/rowspace.h"
 #include "abi.h"
 
 struct pmtrace_bpf;
@@ -39,10 +42,18 @@ struct pmt_unwinder {
 	 * one (which reads a file itself to finish a stack) */
 	pthread_mutex_t lock;
 	pthread_mutex_t read_lock; /* one file read at a time (load_file) */
-	uint32_t rows_cap, rows_used;
-	bool warned_full;
-	struct pmt_row_memo *memo; /* 1 << PMT_ROW_MEMO_BITS, made at first use */
-	uint64_t resume_read_ns;   /* CPU the main thread spent reading tables
+	struct pmt_rowspace rows;
+	bool warned_full, warned_files;
+	/* given back: counted up (atomically) before any file's entry is
+	 * deleted, so a reader of rows that saw it unchanged after reading
+	 * read rows still the file's */
+	uint64_t gen;
+	uint64_t reclaimed_ns;		     /* the last time, and */
+	bool reclaim_freed;		     /* whether it gave any back */
+	uint64_t files_given_back, reclaims; /* for -v's summary */
+	struct pmt_row_memo *memo;	     /* 1 << PMT_ROW_MEMO_BITS, made at first use */
+	uint64_t memo_gen;		     /* ... of rows read in this generation */
+	uint64_t resume_read_ns;	     /* CPU the main thread spent reading tables
 				  * for stacks it finished */
 	/* processes whose other files are read after the wanted ones */
 	uint32_t rest[PMT_UNWIND_REST], nrest;

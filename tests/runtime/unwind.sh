@@ -294,6 +294,40 @@ test_unwind_exited_system_wide() {
 	no_leftovers
 }
 
+# A run that meets more files than the kernel's row array holds (a small
+# one here, PMT_UNWIND_ROWS; with the real one, days of builds,
+# containers and upgraded libraries): the files no process maps any more
+# give their rows back, and later files' stacks are whole. Six fresh
+# copies of python3.11 (64,575 rows each) one after the other beside a
+# table of 200,000 rows: kept, the third and later would be walked by
+# frame pointers, which python3.11 does not keep.
+test_unwind_tables_given_back() {
+	local f=$WORK/f.txt err=$WORK/pmt.err pm i k t
+	for i in 1 2 3 4 5 6; do cp /usr/bin/python3.11 "$WORK/pyspin$i"; done
+	PMT_UNWIND_ROWS=200000 "$PMT" -v -a -e cpu-clock --freq 999 --stack user --folded -o "$f" \
+		2>"$err" &
+	pm=$!
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
+	for i in 1 2 3 4 5 6; do
+		"$WORK/pyspin$i" -c 'import time
+t = time.time() + 0.3
+while time.time() < t: pass'
+	done
+	kill -INT $pm
+	wait $pm || { cat "$err" >&2; return 1; }
+	grep "gave their tables back" "$err" | sed 's/^pmtrace: /    /' >&2
+	! grep -q "tables full" "$err" || { fail "the table was full"; cat "$err" >&2; return 1; }
+	grep -q "gave their tables back" "$err" || { fail "no file gave its rows back"; cat "$err" >&2; return 1; }
+	for i in 1 2 3 4 5 6; do
+		# whole: through __libc_start_call_main, or the loader's start
+		read -r k t < <(awk -v c="pyspin$i;" 'index($0, c) == 1 { t += $NF
+			if (/;(__libc_start_call_main|_dl_start)(;| )/) k += $NF } END { print k + 0, t + 0 }' "$f")
+		note "pyspin$i: $k of $t samples whole"
+		[ "$t" -ge 50 ] || { fail "pyspin$i: only $t samples"; return 1; }
+		[ $((k * 100)) -ge $((t * 95)) ] || { fail "pyspin$i: $k of $t whole, want 95%"; return 1; }
+	done
+}
+
 # Peak of pid's resident memory (kB) and of its open files, sampled
 # every 100 ms while it runs: "kb fds".
 watch_peaks() {
