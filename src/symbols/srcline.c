@@ -11,8 +11,17 @@
 #include "symbols/debugfile.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
+#include "util/grow.h"
 
 #define MAX_LOADS 16
+/* Inlined calls kept from one address to its function (the call site of
+ * the outermost is the function's line however many there are). */
+#define MAX_CHAIN 64
+/* Scopes indexed at once per file (56 bytes each), and CUs: beyond
+ * either, the least recently used CU's index goes; a CU with more scopes
+ * is walked per address, as without an index. */
+#define SCOPE_BUDGET 32768
+#define MAX_CUIDX 256
 
 struct slot {
 	uint64_t key; /* offset + 1; 0: empty */
@@ -26,6 +35,24 @@ struct load {
 	uint64_t off, size, vaddr;
 };
 
+/* A function's or inlined call's range, at its depth in the DIE tree. */
+struct scope {
+	uint64_t lo, hi;
+	uint32_t depth;
+	bool sub; /* a function; else an inlined call */
+	Dwarf_Die die;
+};
+
+/* A CU's scopes by lo, with the largest hi up to each: its DIEs walked
+ * once, not once an address as dwarf_getscopes walks them. */
+struct cuidx {
+	Dwarf_Off cu;
+	struct scope *v;
+	uint64_t *maxhi;
+	size_t n;
+	uint64_t used; /* the file's tick at its last use */
+};
+
 struct pmt_srcfile {
 	int fd, dfd; /* the file, and its separate debug file (or -1) */
 	Elf *elf, *delf;
@@ -34,6 +61,10 @@ struct pmt_srcfile {
 	struct load loads[MAX_LOADS];
 	int nloads;
 	struct slot *cache; /* PMT_SRC_CACHE slots */
+	struct cuidx idx[MAX_CUIDX];
+	size_t nidx, scopes;
+	uint64_t tick;
+	bool no_index;
 };
 
 static bool read_loads(struct pmt_srcfile *f)
@@ -105,12 +136,21 @@ static void slot_clear(struct slot *s)
 	s->n = 0;
 }
 
+static void cuidx_free(struct cuidx *c)
+{
+	free(c->v);
+	free(c->maxhi);
+	*c = (struct cuidx){0};
+}
+
 void pmt_srcfile__free(struct pmt_srcfile *f)
 {
 	size_t i;
 
 	if (!f)
 		return;
+	for (i = 0; i < f->nidx; i++)
+		cuidx_free(&f->idx[i]);
 	if (f->cache)
 		for (i = 0; i < PMT_SRC_CACHE; i++)
 			slot_clear(&f->cache[i]);
@@ -175,10 +215,174 @@ static const char *call_file(Dwarf_Die *cu, Dwarf_Die *d, char **owned)
 	return path_of(cu, dwarf_filesrc(files, idx, NULL, NULL), owned);
 }
 
+struct walk {
+	struct scope *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void add_ranges(struct walk *w, Dwarf_Die *d, uint32_t depth, bool sub)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	struct scope *g;
+
+	while (!w->failed && (off = dwarf_ranges(d, off, &base, &lo, &hi)) > 0) {
+		if (w->n >= SCOPE_BUDGET || !(g = pmt_grow(w->v, &w->cap, w->n, sizeof(*g), 256))) {
+			w->failed = true;
+			return;
+		}
+		w->v = g;
+		w->v[w->n++] = (struct scope){lo, hi, depth, sub, *d};
+	}
+}
+
+/* Every function and inlined call under parent, imported units too. */
+static void walk_dies(struct walk *w, Dwarf_Die *parent, uint32_t depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die d, imp;
+	int tag;
+
+	if (depth > 64 || dwarf_child(parent, &d) != 0)
+		return;
+	do {
+		tag = dwarf_tag(&d);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			add_ranges(w, &d, depth, tag == DW_TAG_subprogram);
+		if (tag == DW_TAG_imported_unit) {
+			if (dwarf_formref_die(dwarf_attr(&d, DW_AT_import, &a), &imp))
+				walk_dies(w, &imp, depth + 1);
+		} else if (dwarf_haschildren(&d) > 0) {
+			walk_dies(w, &d, depth + 1);
+		}
+	} while (!w->failed && dwarf_siblingof(&d, &d) == 0);
+}
+
+static int scope_cmp(const void *a, const void *b)
+{
+	const struct scope *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Room for n more scopes: the least recently used indexes go. */
+static void cuidx_room(struct pmt_srcfile *f, size_t n)
+{
+	size_t i, old;
+
+	while (f->nidx && (f->nidx == MAX_CUIDX || f->scopes + n > SCOPE_BUDGET)) {
+		for (old = 0, i = 1; i < f->nidx; i++)
+			if (f->idx[i].used < f->idx[old].used)
+				old = i;
+		f->scopes -= f->idx[old].n;
+		cuidx_free(&f->idx[old]);
+		f->idx[old] = f->idx[--f->nidx];
+		f->idx[f->nidx] = (struct cuidx){0};
+	}
+}
+
+/* The index of cu, made at its first use; NULL: walk per address. */
+static struct cuidx *cuidx_of(struct pmt_srcfile *f, Dwarf_Die *cu)
+{
+	Dwarf_Off key = dwarf_dieoffset(cu);
+	struct walk w = {0};
+	struct cuidx *c;
+	size_t i;
+
+	if (f->no_index)
+		return NULL;
+	for (i = 0; i < f->nidx; i++)
+		if (f->idx[i].cu == key) {
+			f->idx[i].used = ++f->tick;
+			return &f->idx[i];
+		}
+	walk_dies(&w, cu, 1);
+	if (w.failed || !w.n) {
+		free(w.v);
+		return NULL;
+	}
+	cuidx_room(f, w.n);
+	c = &f->idx[f->nidx];
+	if (!(c->maxhi = malloc(w.n * sizeof(*c->maxhi)))) {
+		free(w.v);
+		return NULL;
+	}
+	qsort(w.v, w.n, sizeof(*w.v), scope_cmp);
+	for (i = 0; i < w.n; i++)
+		c->maxhi[i] = i && c->maxhi[i - 1] > w.v[i].hi ? c->maxhi[i - 1] : w.v[i].hi;
+	c->v = w.v;
+	c->n = w.n;
+	c->cu = key;
+	c->used = ++f->tick;
+	f->scopes += w.n;
+	f->nidx++;
+	return c;
+}
+
+static int depth_cmp(const void *a, const void *b)
+{
+	const struct scope *x = *(struct scope *const *)a, *y = *(struct scope *const *)b;
+
+	return x->depth > y->depth ? -1 : x->depth < y->depth;
+}
+
+/* The inlined calls at addr, innermost first, up to its function, by
+ * the index: the scopes holding addr, deepest first. */
+static int chain_indexed(const struct cuidx *c, uint64_t addr, Dwarf_Die *out)
+{
+	struct scope *hold[MAX_CHAIN];
+	size_t lo = 0, hi = c->n, mid, i;
+	int n = 0, k = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0 && c->maxhi[i] > addr && n < MAX_CHAIN;)
+		if (c->v[i].hi > addr)
+			hold[n++] = &c->v[i];
+	qsort(hold, (size_t)n, sizeof(*hold), depth_cmp);
+	for (i = 0; i < (size_t)n && !hold[i]->sub; i++)
+		out[k++] = hold[i]->die;
+	return k;
+}
+
+/* The same by dwarf_getscopes: the innermost scope, then its parents as
+ * the tree nests them (dwarf_getscopes would go on through an inlined
+ * function's abstract definition instead, as eu-addr2line -i knows). */
+static int chain_walked(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_Die *scopes = NULL;
+	int n, i, k = 0, tag;
+
+	n = dwarf_getscopes(cu, addr, &scopes);
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (i = 0; i < n && k < MAX_CHAIN; i++) {
+		tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine)
+			out[k++] = scopes[i];
+	}
+	free(scopes);
+	return k;
+}
+
 /* Fill s for address addr (in the DWARF's terms). */
 static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu, chain[MAX_CHAIN];
+	struct cuidx *c;
 	Dwarf_Line *line;
 	Dwarf_Attribute a;
 	Dwarf_Word ln;
@@ -196,28 +400,13 @@ static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 		dwarf_lineno(line, &l);
 		lineno = l > 0 ? (uint32_t)l : 0;
 	}
-	/* the innermost scope, then its parents as the tree nests them
-	 * (dwarf_getscopes would go on through an inlined function's
-	 * abstract definition instead, as eu-addr2line -i knows) */
-	n = dwarf_getscopes(&cu, addr, &scopes);
-	if (n > 0) {
-		Dwarf_Die inner = scopes[0];
-
-		free(scopes);
-		scopes = NULL;
-		n = dwarf_getscopes_die(&inner, &scopes);
-	}
+	c = cuidx_of(f, &cu);
+	n = c ? chain_indexed(c, addr, chain) : chain_walked(&cu, addr, chain);
 	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
 		/* the innermost are kept; the function's line below is still
 		 * the outermost call's */
 		if (k < PMT_SRC_INLINE) {
-			s->fr[k].name = inline_name(f, &scopes[i], &s->owned[k]);
+			s->fr[k].name = inline_name(f, &chain[i], &s->owned[k]);
 			s->fr[k].file = file;
 			s->fr[k].line = lineno;
 			k++;
@@ -225,12 +414,11 @@ static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 		/* the caller is at this call's site */
 		free(s->paths[k]);
 		s->paths[k] = NULL;
-		file = call_file(&cu, &scopes[i], &s->paths[k]);
-		lineno = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &ln)
+		file = call_file(&cu, &chain[i], &s->paths[k]);
+		lineno = dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &ln)
 				 ? 0
 				 : (uint32_t)ln;
 	}
-	free(scopes);
 	s->fr[k].name = NULL;
 	s->fr[k].file = file;
 	s->fr[k].line = lineno;
@@ -258,5 +446,11 @@ int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_sr
 
 size_t pmt_srcfile__bytes(const struct pmt_srcfile *f)
 {
-	return sizeof(*f) + PMT_SRC_CACHE * sizeof(*f->cache);
+	return sizeof(*f) + PMT_SRC_CACHE * sizeof(*f->cache) +
+	       f->scopes * (sizeof(struct scope) + sizeof(uint64_t));
+}
+
+void pmt_srcfile__no_index(struct pmt_srcfile *f)
+{
+	f->no_index = true;
 }

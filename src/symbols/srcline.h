@@ -2,14 +2,16 @@
 /*
  * Source lines and inlined functions of one ELF file, from its DWARF
  * (its own .debug_info, else its separate debug file: symbols/debugfile.h) through elfutils' libdw: the scopes holding an
- * address (dwarf_getscopes), each inlined call's call site
+ * address, each inlined call's call site
  * (DW_AT_call_file/line) and the line table (dwarf_getsrc_die).
  *
  * The file stays open (mapped) while its owner keeps the object: a
  * symbolizer keeps a few of them (symbols/symbols.c). Answers are cached
  * per address in a fixed table of PMT_SRC_CACHE slots (a slot keeps the
- * last address that fell in it), so memory is bounded however long the
- * run.
+ * last address that fell in it); the scopes of a CU are indexed by
+ * address at its first address (one walk of its DIEs, where
+ * dwarf_getscopes walks them for every address), a bounded number at
+ * once. Memory is bounded however long the run.
  */
 #ifndef PMT_SRCLINE_H
 #define PMT_SRCLINE_H
@@ -44,7 +46,9 @@ void pmt_srcfile__free(struct pmt_srcfile *f);
  * then the function itself (name NULL). Valid until the next call on f.
  * Returns how many (0 when the DWARF does not cover off). */
 int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_srcframe **frames);
-/* Bytes held by the cache, for the owner's budget. */
+/* Bytes held by the cache and the index, for the owner's budget. */
 size_t pmt_srcfile__bytes(const struct pmt_srcfile *f);
+/* For tests: every address by dwarf_getscopes, no index. */
+void pmt_srcfile__no_index(struct pmt_srcfile *f);
 
 #endif
