@@ -352,16 +352,15 @@ static void reclaim(struct pmt_unwinder *u, uint64_t now)
  * none, what files no process maps hold, once ripe (a few ms). */
 static bool place_rows(struct pmt_unwinder *u, uint32_t n, uint32_t *first)
 {
-	uint64_t now = pmt_now_ns(), ripe;
+	uint64_t now = pmt_now_ns(), ripe = 0;
 	struct timespec ts;
 
 	if (pmt_rowspace__take(&u->rows, n, now, first))
 		return true;
 	if (u->reclaim_freed || !u->reclaims || now - u->reclaimed_ns >= RECLAIM_IDLE_NS)
 		reclaim(u, now);
-	ripe = pmt_rowspace__ripe_for(&u->rows, n);
 	now = pmt_now_ns();
-	if (ripe > now) {
+	if (pmt_rowspace__hole_for(&u->rows, n, &ripe) && ripe > now) {
 		ts.tv_sec = (time_t)((ripe - now) / 1000000000ULL);
 		ts.tv_nsec = (long)((ripe - now) % 1000000000ULL);
 		while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -412,6 +411,10 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 		if (pmt_verbose > 1)
 			pmt_info("unwind: %s: %s", r->name, r->err);
 	} else if (n && !place_rows(u, n, &first)) {
+		if (u->nrefused < PMT_UNWIND_REFUSED) {
+			u->refused[u->nrefused].key = r->key;
+			u->refused[u->nrefused++].rows = n;
+		}
 		if (!u->warned_full)
 			pmt_warn("unwind tables full (%u rows, held by files processes map now): "
 				 "further files are walked by frame pointers",
@@ -610,8 +613,36 @@ static bool serve_wanted(struct pmt_unwinder *u)
 	return any;
 }
 
+/* Files that had no room, while they are mapped: once a second, files
+ * no process maps any more give their rows back, and the refused that
+ * would fit now lose their entries (rows none), so the kernel asks for
+ * them again. */
+static void retry_refused(struct pmt_unwinder *u)
+{
+	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_files);
+	uint64_t now = pmt_now_ns();
+	struct pmt_cfi_file f;
+	uint64_t ripe;
+	uint32_t i, kept = 0, n;
+
+	if (!u->nrefused || now - u->reclaimed_ns < RECLAIM_IDLE_NS)
+		return;
+	pthread_mutex_lock(&u->lock);
+	reclaim(u, now);
+	for (i = 0; i < u->nrefused; i++) {
+		n = u->refused[i].rows;
+		if (n > u->rows.cap - u->rows.used && !pmt_rowspace__hole_for(&u->rows, n, &ripe))
+			u->refused[kept++] = u->refused[i]; /* not yet */
+		else if (!bpf_map_lookup_elem(fd, &u->refused[i].key, &f) && !f.count)
+			bpf_map_delete_elem(fd, &u->refused[i].key);
+	}
+	u->nrefused = kept;
+	pthread_mutex_unlock(&u->lock);
+}
+
 static void poll_wanted(struct pmt_unwinder *u)
 {
+	retry_refused(u);
 	serve_wanted(u);
 	while (u->nrest && !u->stop) {
 		struct reading r = {u, u->rest[--u->nrest], NULL};

@@ -26,6 +26,7 @@
 struct pmtrace_bpf;
 
 #define PMT_UNWIND_REST 64
+#define PMT_UNWIND_REFUSED 64
 
 /* rows found for stacks finished in user space, by file and offset */
 #define PMT_ROW_MEMO_BITS 10
@@ -51,9 +52,16 @@ struct pmt_unwinder {
 	uint64_t reclaimed_ns;		     /* the last time, and */
 	bool reclaim_freed;		     /* whether it gave any back */
 	uint64_t files_given_back, reclaims; /* for -v's summary */
-	struct pmt_row_memo *memo;	     /* 1 << PMT_ROW_MEMO_BITS, made at first use */
-	uint64_t memo_gen;		     /* ... of rows read in this generation */
-	uint64_t resume_read_ns;	     /* CPU the main thread spent reading tables
+	/* files with no room when read (walked by frame pointers): asked
+	 * for again once files no process maps gave rows back */
+	struct {
+		struct pmt_cfi_file_key key;
+		uint32_t rows;
+	} refused[PMT_UNWIND_REFUSED];
+	uint32_t nrefused;
+	struct pmt_row_memo *memo; /* 1 << PMT_ROW_MEMO_BITS, made at first use */
+	uint64_t memo_gen;	   /* ... of rows read in this generation */
+	uint64_t resume_read_ns;   /* CPU the main thread spent reading tables
 				  * for stacks it finished */
 	/* processes whose other files are read after the wanted ones */
 	uint32_t rest[PMT_UNWIND_REST], nrest;

@@ -45,15 +45,17 @@ bool pmt_rowspace__take(struct pmt_rowspace *s, uint32_t n, uint64_t now_ns, uin
 	return true;
 }
 
-uint64_t pmt_rowspace__ripe_for(const struct pmt_rowspace *s, uint32_t n)
+bool pmt_rowspace__hole_for(const struct pmt_rowspace *s, uint32_t n, uint64_t *ripe_ns)
 {
-	uint64_t at = 0;
+	bool found = false;
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (s->holes[i].count >= n && (!at || s->holes[i].ripe_ns < at))
-			at = s->holes[i].ripe_ns;
-	return at;
+		if (s->holes[i].count >= n && (!found || s->holes[i].ripe_ns < *ripe_ns)) {
+			*ripe_ns = s->holes[i].ripe_ns;
+			found = true;
+		}
+	return found;
 }
 
 int pmt_rowspace__give(struct pmt_rowspace *s, uint32_t first, uint32_t n, uint64_t ripe_ns)

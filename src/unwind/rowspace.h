@@ -33,9 +33,9 @@ void pmt_rowspace__free(struct pmt_rowspace *s);
 /* n rows (n > 0): the smallest ripe hole they fit, else the room never
  * given out; *first their first. False if neither has room at now_ns. */
 bool pmt_rowspace__take(struct pmt_rowspace *s, uint32_t n, uint64_t now_ns, uint32_t *first);
-/* When n rows could be taken from a hole that is not ripe yet: its ripe
- * time (the earliest of those that fit), 0 if none would do. */
-uint64_t pmt_rowspace__ripe_for(const struct pmt_rowspace *s, uint32_t n);
+/* Could n rows be taken from a hole, ripe or not: then *ripe_ns is when
+ * (the earliest of those that fit). */
+bool pmt_rowspace__hole_for(const struct pmt_rowspace *s, uint32_t n, uint64_t *ripe_ns);
 /* Rows [first, first + n) back, free from ripe_ns on (merged with the
  * holes beside them, which then ripen at the later time). -ENOMEM. */
 int pmt_rowspace__give(struct pmt_rowspace *s, uint32_t first, uint32_t n, uint64_t ripe_ns);

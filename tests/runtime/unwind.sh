@@ -328,6 +328,45 @@ while time.time() < t: pass'
 	done
 }
 
+# A file that had no room (the table full of files processes map) gets
+# its rows once they are gone: pyspinc starts while pyspina and pyspinb
+# hold the 200,000 rows with libc's; they end a second later, and
+# pyspinc's stacks are whole again within a second or so (its last
+# second judged; before, it was walked by frame pointers to its end).
+spin_for() { # NAME SECONDS
+	"$WORK/$1" -c "import time
+t = time.time() + $2
+while time.time() < t: pass"
+}
+
+test_unwind_tables_refused_retried() {
+	local s=$WORK/s.txt err=$WORK/pmt.err pm a b i k t
+	for i in a b c; do cp /usr/bin/python3.11 "$WORK/pyspin$i"; done
+	PMT_UNWIND_ROWS=200000 "$PMT" -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
+	pm=$!
+	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
+	spin_for pyspina 1 &
+	a=$!
+	spin_for pyspinb 1 &
+	b=$!
+	sleep 0.5
+	spin_for pyspinc 3
+	wait $a $b
+	kill -INT $pm
+	wait $pm || { cat "$err" >&2; return 1; }
+	grep -q "tables full" "$err" || { fail "the table was never full"; cat "$err" >&2; return 1; }
+	# pyspinc's samples of its last second, whole: through
+	# __libc_start_call_main
+	read -r k t < <(awk 'function end() { if (c) { n++; at[n] = ts; ok[n] = w } }
+		/cpu-clock:/ { end(); c = $1 == "pyspinc"; w = 0; ts = $4 + 0; if (c && ts > last) last = ts; next }
+		c && $2 ~ /^__libc_start_call_main/ { w = 1 }
+		END { end(); for (i = 1; i <= n; i++) if (at[i] >= last - 1) { t++; k += ok[i] }
+			print k + 0, t + 0 }' "$s")
+	note "pyspinc: $k of $t samples of its last second whole"
+	[ "$t" -ge 100 ] || { fail "only $t samples"; return 1; }
+	[ $((k * 100)) -ge $((t * 95)) ] || { fail "pyspinc: $k of $t whole, want 95%"; return 1; }
+}
+
 # Peak of pid's resident memory (kB) and of its open files, sampled
 # every 100 ms while it runs: "kb fds".
 watch_peaks() {

@@ -25,14 +25,16 @@ TEST(rowspace_from_the_start)
 TEST(rowspace_ripe_only)
 {
 	struct pmt_rowspace s;
+	uint64_t ripe = 0;
 	uint32_t f;
 
 	pmt_rowspace__init(&s, 100);
 	ASSERT_TRUE(pmt_rowspace__take(&s, 100, 0, &f));
 	ASSERT_EQ(pmt_rowspace__give(&s, 20, 30, 1000), 0);
 	ASSERT_TRUE(!pmt_rowspace__take(&s, 10, 999, &f));
-	ASSERT_EQ(pmt_rowspace__ripe_for(&s, 30), 1000);
-	ASSERT_EQ(pmt_rowspace__ripe_for(&s, 31), 0);
+	ASSERT_TRUE(pmt_rowspace__hole_for(&s, 30, &ripe));
+	ASSERT_EQ(ripe, 1000);
+	ASSERT_TRUE(!pmt_rowspace__hole_for(&s, 31, &ripe));
 	ASSERT_TRUE(pmt_rowspace__take(&s, 10, 1000, &f));
 	ASSERT_EQ(f, 20);
 	ASSERT_TRUE(pmt_rowspace__take(&s, 20, 1000, &f));
