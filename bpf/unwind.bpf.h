@@ -405,7 +405,7 @@ static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 cou
 
 	/* the row at base is the answer once n is 1: halve n, keeping the
 	 * half whose first row is at or below pc (22 rounds: count is at
-	 * most the 2^21 rows of pmt_cfi_rows) */
+	 * most 2^22, the largest pmt_cfi_rows, src/run/unwind.c) */
 	for (i = 0; i < 22; i++) {
 		if (n <= 1)
 			break;
