@@ -709,7 +709,13 @@ while time.time() < t: pass'
 		END { end(); print e + 0, n + 0 }' "$out")
 	said=$(sed -n 's/^pmtrace: \([0-9]*\) of those stacks lack Python frames.*/\1/p' "$err")
 	note "$((ev - nopy)) of $ev samples in the eval loop with their Python frames (${said:-0} said to lack them)"
-	[ "$nopy" -le "${said:-0}" ] || { fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"; return 1; }
+	# (a sample in the outermost eval loop's entry or exit, between
+	# tstate->cframe set and its current_frame, has none to read: a
+	# window of a few instructions; under TCG one sample in some runs)
+	local window=0
+	[ -n "${PMT_VM:-}" ] && window=1
+	[ "$nopy" -le $((${said:-0} + window)) ] ||
+		{ fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"; return 1; }
 	# (here some copies come after the interpreter is known: theirs are
 	# finished with the Python frames the kernel sent with them)
 	[ -n "${PMT_VM:-}" ] || [ "${said:-0}" -lt "$n" ] ||
