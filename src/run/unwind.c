@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -228,7 +227,6 @@ void pmt_unwinder__poll_python(struct pmt_unwinder *u)
 
 static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key);
 static struct pmt_cfi_file_key file_key(unsigned int maj, unsigned int min, uint64_t ino);
-static bool same_key(const struct pmt_cfi_file_key *a, const struct pmt_cfi_file_key *b);
 
 /* The files processes map executable now, sorted (failed: out of
  * memory, or no /proc: then none is taken for gone). */
@@ -262,21 +260,15 @@ static int key_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+static void live_pid(void *ctx, uint32_t pid)
+{
+	pmt_procmaps__each(pid, live_add, ctx);
+}
+
 static void live_files(struct live *l)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	char *end;
-	unsigned long pid;
-
-	l->failed = !d;
-	while (d && (e = readdir(d))) {
-		pid = strtoul(e->d_name, &end, 10);
-		if (!*end && pid)
-			pmt_procmaps__each((uint32_t)pid, live_add, l);
-	}
-	if (d)
-		closedir(d);
+	if (pmt_procmaps__pids(live_pid, l))
+		l->failed = true;
 	qsort(l->v, l->n, sizeof(*l->v), key_cmp);
 }
 
@@ -359,7 +351,7 @@ static bool place_rows(struct pmt_unwinder *u, uint32_t n, uint32_t *first)
 
 	if (pmt_rowspace__take(&u->rows, n, now, first))
 		return true;
-	if (u->reclaim_freed || !u->reclaims || now - u->reclaimed_ns >= RECLAIM_IDLE_NS)
+	if (u->reclaim_freed || now - u->reclaimed_ns >= RECLAIM_IDLE_NS)
 		reclaim(u, now);
 	now = pmt_now_ns();
 	if (pmt_rowspace__hole_for(&u->rows, n, &ripe) && ripe > now) {
@@ -624,16 +616,14 @@ static void retry_refused(struct pmt_unwinder *u)
 	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_files);
 	uint64_t now = pmt_now_ns();
 	struct pmt_cfi_file f;
-	uint64_t ripe;
-	uint32_t i, kept = 0, n;
+	uint32_t i, kept = 0;
 
 	if (!u->nrefused || now - u->reclaimed_ns < RECLAIM_IDLE_NS)
 		return;
 	pthread_mutex_lock(&u->lock);
 	reclaim(u, now);
 	for (i = 0; i < u->nrefused; i++) {
-		n = u->refused[i].rows;
-		if (n > u->rows.cap - u->rows.used && !pmt_rowspace__hole_for(&u->rows, n, &ripe))
+		if (!pmt_rowspace__fits(&u->rows, u->refused[i].rows))
 			u->refused[kept++] = u->refused[i]; /* not yet */
 		else if (!bpf_map_lookup_elem(fd, &u->refused[i].key, &f) && !f.count)
 			bpf_map_delete_elem(fd, &u->refused[i].key);

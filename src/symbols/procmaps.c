@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "symbols/procmaps.h"
 
@@ -31,5 +33,23 @@ int pmt_procmaps__each(uint32_t pid, void (*fn)(void *ctx, const struct pmt_proc
 		fn(ctx, &m);
 	}
 	fclose(f);
+	return 0;
+}
+
+int pmt_procmaps__pids(void (*fn)(void *ctx, uint32_t pid), void *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned long pid;
+	char *end;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		pid = strtoul(e->d_name, &end, 10);
+		if (pid && !*end && pid <= UINT32_MAX)
+			fn(ctx, (uint32_t)pid);
+	}
+	closedir(d);
 	return 0;
 }

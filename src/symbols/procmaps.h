@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* A live process's executable mappings, as /proc/PID/maps lists them:
- * the one reader of that file for the symbolizer and the unwinder. */
+/* A live process's executable mappings, as /proc/PID/maps lists them,
+ * and the live processes, as /proc lists them: the one reader of each for
+ * the symbolizer and the unwinder. */
 #ifndef PMT_PROCMAPS_H
 #define PMT_PROCMAPS_H
 
@@ -15,5 +16,7 @@ struct pmt_procmap {
 /* fn for each executable mapping of process pid, in address order.
  * -errno when its maps cannot be read (the process is gone). */
 int pmt_procmaps__each(uint32_t pid, void (*fn)(void *ctx, const struct pmt_procmap *m), void *ctx);
+/* fn for each process /proc lists now. -errno when /proc cannot be read. */
+int pmt_procmaps__pids(void (*fn)(void *ctx, uint32_t pid), void *ctx);
 
 #endif

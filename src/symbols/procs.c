@@ -3,7 +3,6 @@
  * first sight, then kept current by the kernel's fork, exec, mmap and
  * exit records (run/sideband.c); exited processes kept, within a bound,
  * for the samples not yet printed. */
-#include <dirent.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,24 +161,15 @@ void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static void note_one(void *ctx, uint32_t pid)
+{
+	pmt_syms__note_pid(ctx, pid);
+}
+
 void pmt_syms__note_all(struct pmt_syms *s)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	char *end;
-
-	if (!s || !d) {
-		if (d)
-			closedir(d);
-		return;
-	}
-	while ((e = readdir(d))) {
-		unsigned long pid = strtoul(e->d_name, &end, 10);
-
-		if (pid && !*end && pid <= UINT32_MAX)
-			pmt_syms__note_pid(s, (uint32_t)pid);
-	}
-	closedir(d);
+	if (s)
+		pmt_procmaps__pids(note_one, s);
 }
 
 void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid)

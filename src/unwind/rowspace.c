@@ -58,6 +58,13 @@ bool pmt_rowspace__hole_for(const struct pmt_rowspace *s, uint32_t n, uint64_t *
 	return found;
 }
 
+bool pmt_rowspace__fits(const struct pmt_rowspace *s, uint32_t n)
+{
+	uint64_t ripe;
+
+	return n <= s->cap - s->used || pmt_rowspace__hole_for(s, n, &ripe);
+}
+
 int pmt_rowspace__give(struct pmt_rowspace *s, uint32_t first, uint32_t n, uint64_t ripe_ns)
 {
 	struct pmt_rowhole *h;

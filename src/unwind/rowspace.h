@@ -36,6 +36,8 @@ bool pmt_rowspace__take(struct pmt_rowspace *s, uint32_t n, uint64_t now_ns, uin
 /* Could n rows be taken from a hole, ripe or not: then *ripe_ns is when
  * (the earliest of those that fit). */
 bool pmt_rowspace__hole_for(const struct pmt_rowspace *s, uint32_t n, uint64_t *ripe_ns);
+/* Could n rows be taken, now or once a hole ripens? */
+bool pmt_rowspace__fits(const struct pmt_rowspace *s, uint32_t n);
 /* Rows [first, first + n) back, free from ripe_ns on (merged with the
  * holes beside them, which then ripen at the later time). -ENOMEM. */
 int pmt_rowspace__give(struct pmt_rowspace *s, uint32_t first, uint32_t n, uint64_t ripe_ns);

@@ -294,6 +294,13 @@ test_unwind_exited_system_wide() {
 	no_leftovers
 }
 
+# $WORK/NAME, a copy of python3.11, spins for SECONDS.
+spin_for() { # NAME SECONDS
+	"$WORK/$1" -c "import time
+t = time.time() + $2
+while time.time() < t: pass"
+}
+
 # A run that meets more files than the kernel's row array holds (a small
 # one here, PMT_UNWIND_ROWS; with the real one, days of builds,
 # containers and upgraded libraries): the files no process maps any more
@@ -308,11 +315,7 @@ test_unwind_tables_given_back() {
 		2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
-	for i in 1 2 3 4 5 6; do
-		"$WORK/pyspin$i" -c 'import time
-t = time.time() + 0.3
-while time.time() < t: pass'
-	done
+	for i in 1 2 3 4 5 6; do spin_for "pyspin$i" 0.3; done
 	kill -INT $pm
 	wait $pm || { cat "$err" >&2; return 1; }
 	grep "gave their tables back" "$err" | sed 's/^pmtrace: /    /' >&2
@@ -334,12 +337,6 @@ while time.time() < t: pass'
 # 5 s: a busy guest's start-ups are slow), and
 # pyspinc's stacks are whole again within a second or so (its last
 # second judged; before, it was walked by frame pointers to its end).
-spin_for() { # NAME SECONDS
-	"$WORK/$1" -c "import time
-t = time.time() + $2
-while time.time() < t: pass"
-}
-
 test_unwind_tables_refused_retried() {
 	local s=$WORK/s.txt err=$WORK/pmt.err pm a b i k t
 	for i in a b c; do cp /usr/bin/python3.11 "$WORK/pyspin$i"; done
@@ -665,9 +662,7 @@ test_unwind_pending_finished() {
 	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$out" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
-	"$WORK/pyspin" -c 'import time
-t = time.time() + 0.3
-while time.time() < t: pass'
+	spin_for pyspin 0.3
 	kill -INT $pm
 	wait $pm || return 1
 	n=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks met a file whose unwind tables were not read yet.*/\1/p' "$err")

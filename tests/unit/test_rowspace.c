@@ -15,6 +15,7 @@ TEST(rowspace_from_the_start)
 	ASSERT_TRUE(pmt_rowspace__take(&s, 40, 0, &f));
 	ASSERT_EQ(f, 60);
 	ASSERT_TRUE(!pmt_rowspace__take(&s, 1, 0, &f));
+	ASSERT_TRUE(!pmt_rowspace__fits(&s, 1));
 	ASSERT_TRUE(!pmt_rowspace__take(&s, 0, 0, &f));
 	ASSERT_EQ(pmt_rowspace__free_rows(&s), 0);
 	pmt_rowspace__free(&s);
@@ -35,6 +36,8 @@ TEST(rowspace_ripe_only)
 	ASSERT_TRUE(pmt_rowspace__hole_for(&s, 30, &ripe));
 	ASSERT_EQ(ripe, 1000);
 	ASSERT_TRUE(!pmt_rowspace__hole_for(&s, 31, &ripe));
+	ASSERT_TRUE(pmt_rowspace__fits(&s, 30)); /* not ripe, but it will be */
+	ASSERT_TRUE(!pmt_rowspace__fits(&s, 31));
 	ASSERT_TRUE(pmt_rowspace__take(&s, 10, 1000, &f));
 	ASSERT_EQ(f, 20);
 	ASSERT_TRUE(pmt_rowspace__take(&s, 20, 1000, &f));
