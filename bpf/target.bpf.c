@@ -39,18 +39,24 @@ int pmt_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-SEC("raw_tp/sched_process_exit")
-int pmt_exit(void *ctx __attribute__((unused)))
+/*
+ * A task leaves the targets when it is freed, not when it exits: the
+ * probes of its exit (sched:sched_process_exit, a kprobe on do_exit, ...)
+ * run after this program wherever it was attached first, which it always
+ * is, and must still see it traced. sched_process_free comes after the
+ * task is reaped, an RCU grace period after its pid was given back; a pid
+ * reused within that grace period is treated as the old target's.
+ */
+SEC("raw_tp/sched_process_free")
+int pmt_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
-	struct task_struct *task = (void *)bpf_get_current_task();
+	/* TP_PROTO(struct task_struct *p) */
+	struct task_struct *task = (void *)ctx->args[0];
+	__u32 tid = BPF_CORE_READ(task, pid);
 
-	if (tid != tgid)
-		bpf_map_delete_elem(&pmt_targets, &tid);
-	/* signal->live reaches 0 when the last thread of the group exits */
-	if (BPF_CORE_READ(task, signal, live.counter) == 0)
-		bpf_map_delete_elem(&pmt_targets, &tgid);
+	/* a thread's own entry (pmt_fork adds one per clone); the group's
+	 * with its leader (pid == tgid), the last of the group freed */
+	bpf_map_delete_elem(&pmt_targets, &tid);
 	return 0;
 }
 

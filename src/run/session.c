@@ -567,7 +567,7 @@ int pmt_session__attach(struct pmt_session *s)
 		    !(s->skel->links.pmt_exec = bpf_program__attach(s->skel->progs.pmt_exec)) ||
 		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit)))
 			return pmt_error__attach(&s->err, -errno,
-						 "sched:sched_process_{fork,exec,exit}",
+						 "sched:sched_process_{fork,exec,free}",
 						 "the tracepoints following the command's children",
 						 strerror(errno));
 	}
