@@ -74,44 +74,10 @@ static void warn_read_faults(struct pmt_session *s, const uint64_t *st)
 	}
 }
 
-/* What the kernel side could not do, said as warnings (nothing is ever
- * dropped silently); returns the events lost to full rings. */
-static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
+/* How user stacks were unwound, where that fell short, and what the
+ * unwind tables cost. */
+static void say_unwind(const struct pmt_evloop *l, const struct pmt_session *s, const uint64_t *st)
 {
-	uint64_t *per_cpu = calloc((size_t)s->ncpus, sizeof(*per_cpu)), lost, missed;
-	int cpu;
-
-	lost = pmt_evloop__lost(l, per_cpu);
-	if (lost) {
-		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
-		for (cpu = 0; per_cpu && cpu < s->ncpus; cpu++)
-			if (per_cpu[cpu])
-				pmt_eprintf("    CPU %d: %llu lost\n", cpu,
-					    (unsigned long long)per_cpu[cpu]);
-		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", l->pages);
-	}
-	free(per_cpu);
-	missed = pmt_session__missed(s);
-	if (missed)
-		pmt_warn("%llu events not seen: the kernel runs no BPF program while another "
-			 "runs on the same CPU (events in interrupts that came during one)",
-			 (unsigned long long)missed);
-	warn_stats(st);
-	warn_read_faults(s, st);
-	if (pmt_aggmaps__lost_stacks(s->aggmaps))
-		pmt_warn("%llu samples lost their stack: another stack of their process had its "
-			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "
-			 "table",
-			 (unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
-	if (pmt_aggmaps__lost_keys(s->aggmaps))
-		pmt_warn("%llu aggregation updates dropped: the totals hold %llu keys at most "
-			 "(%d per --max-keys)",
-			 (unsigned long long)pmt_aggmaps__lost_keys(s->aggmaps),
-			 (unsigned long long)s->opts->agg.max_keys * PMT_TOTALS_PER_KEY,
-			 PMT_TOTALS_PER_KEY);
-	if (st[PMT_STAT_AGG_FULL])
-		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
-			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
 	if (st[PMT_STAT_UNWIND_ENDED])
 		pmt_info(
 			"%llu user stacks end early: a caller found by frame pointers (code "
@@ -153,6 +119,57 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 			 (unsigned long long)s->unwind.rows.given_back,
 			 (unsigned long long)s->unwind.rows.taken_again,
 			 (unsigned long long)s->unwind.reclaims);
+	if (s->unwind.gone_not_reread)
+		pmt_info("unwind: %llu times a file of a process gone was not read again for its "
+			 "late stacks (its rows had gone back): they end there",
+			 (unsigned long long)s->unwind.gone_not_reread);
+	if (s->unwind.rereads.reads)
+		pmt_info(
+			"unwind: %llu files read again after their tables went back (%llu reads; "
+			"each kept longer before it may go again): PMT_UNWIND_ROWS may be too small",
+			(unsigned long long)s->unwind.rereads.files,
+			(unsigned long long)s->unwind.rereads.reads);
+}
+
+/* What the kernel side could not do, said as warnings (nothing is ever
+ * dropped silently); returns the events lost to full rings. */
+static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const uint64_t *st)
+{
+	uint64_t *per_cpu = calloc((size_t)s->ncpus, sizeof(*per_cpu)), lost, missed;
+	int cpu;
+
+	lost = pmt_evloop__lost(l, per_cpu);
+	if (lost) {
+		pmt_warn("lost %llu events: the perf buffers were full", (unsigned long long)lost);
+		for (cpu = 0; per_cpu && cpu < s->ncpus; cpu++)
+			if (per_cpu[cpu])
+				pmt_eprintf("    CPU %d: %llu lost\n", cpu,
+					    (unsigned long long)per_cpu[cpu]);
+		pmt_hint("a larger --buffer-pages (now %d) or fewer probes", l->pages);
+	}
+	free(per_cpu);
+	missed = pmt_session__missed(s);
+	if (missed)
+		pmt_warn("%llu events not seen: the kernel runs no BPF program while another "
+			 "runs on the same CPU (events in interrupts that came during one)",
+			 (unsigned long long)missed);
+	warn_stats(st);
+	warn_read_faults(s, st);
+	if (pmt_aggmaps__lost_stacks(s->aggmaps))
+		pmt_warn("%llu samples lost their stack: another stack of their process had its "
+			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "
+			 "table",
+			 (unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
+	if (pmt_aggmaps__lost_keys(s->aggmaps))
+		pmt_warn("%llu aggregation updates dropped: the totals hold %llu keys at most "
+			 "(%d per --max-keys)",
+			 (unsigned long long)pmt_aggmaps__lost_keys(s->aggmaps),
+			 (unsigned long long)s->opts->agg.max_keys * PMT_TOTALS_PER_KEY,
+			 PMT_TOTALS_PER_KEY);
+	if (st[PMT_STAT_AGG_FULL])
+		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
+			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
+	say_unwind(l, s, st);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;

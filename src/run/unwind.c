@@ -37,6 +37,8 @@
 /* After a search for files no process maps that found none, no other
  * for this long (each reads every process's maps). */
 #define RECLAIM_IDLE_NS 1000000000ULL
+/* the files whose reads are counted: 256 KiB, forgotten past 6,144 */
+#define REREAD_SLOTS 8192
 #define CFI_WANTED 1024
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
 #define PY_FILES 64    /* CPython interpreter files */
@@ -113,6 +115,7 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 	memset(u, 0, sizeof(*u));
 	u->skel = skel;
 	pmt_rowspace__init(&u->rows, cfi_rows());
+	pmt_rereads__init(&u->rereads, REREAD_SLOTS);
 	u->wake_fd = -1;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_mutex_init(&u->read_lock, NULL);
@@ -325,11 +328,16 @@ static void reclaim(struct pmt_unwinder *u, uint64_t now)
 	if (n)
 		__atomic_add_fetch(&u->gen, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(files, &gone[i], &f) ||
+		/* read again lately: kept a while longer (unwind/rereads.h) */
+		if (pmt_rereads__held(&u->rereads, &gone[i], now) ||
+		    bpf_map_lookup_elem(files, &gone[i], &f) ||
 		    bpf_map_delete_elem(files, &gone[i]))
 			continue;
 		if (f.count)
 			pmt_rowspace__give(&u->rows, f.first, f.count, pmt_now_ns() + RIPE_NS);
+		if (pmt_verbose > 1)
+			pmt_info("unwind: file %x:%llx gave back its %u rows", gone[i].dev,
+				 (unsigned long long)gone[i].ino, f.count);
 		u->files_given_back++;
 		u->reclaim_freed = true;
 	}
@@ -337,7 +345,8 @@ static void reclaim(struct pmt_unwinder *u, uint64_t now)
 	gone = NULL;
 	n = l.failed || !u->skel->rodata->pmt_python ? 0 : gone_keys(py, &l, &gone);
 	for (i = 0; i < n; i++)
-		bpf_map_delete_elem(py, &gone[i]);
+		if (!pmt_rereads__held(&u->rereads, &gone[i], now))
+			bpf_map_delete_elem(py, &gone[i]);
 	free(gone);
 	free(l.v);
 }
@@ -401,6 +410,8 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 		pmt_cfi__free(&r->cfi);
 		return;
 	}
+	if (n && !r->cfi_err)
+		pmt_rereads__read(&u->rereads, &r->key, pmt_now_ns());
 	if (r->cfi_err) {
 		if (pmt_verbose > 1)
 			pmt_info("unwind: %s: %s", r->name, r->err);
@@ -409,6 +420,9 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 			u->refused[u->nrefused].key = r->key;
 			u->refused[u->nrefused++].rows = n;
 		}
+		if (pmt_verbose > 1)
+			pmt_info("unwind: %s: no room for its %u rows (file %x:%llx)", r->name, n,
+				 r->key.dev, (unsigned long long)r->key.ino);
 		if (!u->warned_full)
 			pmt_warn("unwind tables full (%u rows, held by files processes map now): "
 				 "further files are walked by frame pointers",
@@ -421,7 +435,8 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 		file.first = first;
 		file.count = n;
 		if (pmt_verbose > 1)
-			pmt_info("unwind: %s: %u rows", r->name, file.count);
+			pmt_info("unwind: %s: %u rows (file %x:%llx)", r->name, file.count,
+				 r->key.dev, (unsigned long long)r->key.ino);
 	}
 	pmt_cfi__free(&r->cfi);
 	commit_python(u, r);
@@ -434,12 +449,26 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
  * for the loader's read of the file it needs instead of reading it
  * again. */
 static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
-		      const char *name)
+		      const char *name, bool mapped)
 {
 	struct pmt_file_read *r = malloc(sizeof(*r));
 
 	pthread_mutex_lock(&u->read_lock);
-	if (r && !read_already(u, key)) {
+	if (r && !mapped && !read_already(u, key) && pmt_rereads__count(&u->rereads, key)) {
+		/* read before, gave its rows back, and no process maps it
+		 * now: the late stacks of a process gone end there, rather
+		 * than take rows from the files that run now (and give them
+		 * back at the next reclaim, over and over). An entry without
+		 * rows, held as a read would be, so it is not asked again
+		 * at once (unwind/rereads.h). */
+		struct pmt_cfi_file none = {0};
+
+		pthread_mutex_lock(&u->lock);
+		pmt_rereads__read(&u->rereads, key, pmt_now_ns());
+		u->gone_not_reread++;
+		enter_file(u, key, &none);
+		pthread_mutex_unlock(&u->lock);
+	} else if (r && !read_already(u, key)) {
 		/* an interpreter is known before its rows are read: a stack
 		 * left for user space meanwhile takes the thread's Python
 		 * frames along (bpf/unwind.bpf.h, pmt_py_dump) */
@@ -551,7 +580,7 @@ static void load_mapped(void *ctx, const struct pmt_procmap *m)
 	fd = open_mapped(r->tgid, m->start, m->end);
 	if (fd < 0)
 		return;
-	load_file(r->u, &key, fd, m->path);
+	load_file(r->u, &key, fd, m->path, true);
 	close(fd);
 }
 
@@ -623,8 +652,10 @@ static void retry_refused(struct pmt_unwinder *u)
 	pthread_mutex_lock(&u->lock);
 	reclaim(u, now);
 	for (i = 0; i < u->nrefused; i++) {
-		if (!pmt_rowspace__fits(&u->rows, u->refused[i].rows))
-			u->refused[kept++] = u->refused[i]; /* not yet */
+		/* not yet: no room, or read again lately (refused again) */
+		if (!pmt_rowspace__fits(&u->rows, u->refused[i].rows) ||
+		    pmt_rereads__held(&u->rereads, &u->refused[i].key, now))
+			u->refused[kept++] = u->refused[i];
 		else if (!bpf_map_lookup_elem(fd, &u->refused[i].key, &f) && !f.count)
 			bpf_map_delete_elem(fd, &u->refused[i].key);
 	}
@@ -877,6 +908,7 @@ static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapp
 {
 	struct stat st;
 	int fd = open_mapped(pid, m->start, m->end);
+	bool mapped = fd >= 0;
 
 	if (fd < 0 && (fd = open(m->path, O_RDONLY | O_CLOEXEC)) >= 0 &&
 	    (fstat(fd, &st) || st.st_dev != m->dev || st.st_ino != m->ino)) {
@@ -885,7 +917,7 @@ static void read_now(struct pmt_unwinder *u, uint32_t pid, const struct pmt_mapp
 	}
 	if (fd < 0)
 		return; /* the stack ends there: counted by the caller */
-	load_file(u, key, fd, m->path);
+	load_file(u, key, fd, m->path, mapped);
 	close(fd);
 }
 
@@ -1053,4 +1085,5 @@ void pmt_unwinder__free(struct pmt_unwinder *u)
 	free(u->memo);
 	u->memo = NULL;
 	pmt_rowspace__free(&u->rows);
+	pmt_rereads__free(&u->rereads);
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "util/error.h"
+#include "unwind/rereads.h"
 #include "unwind/resume.h"
 #include "unwind/rowspace.h"
 #include "abi.h"
@@ -52,6 +53,9 @@ struct pmt_unwinder {
 	uint64_t reclaimed_ns;		     /* the last time, and */
 	bool reclaim_freed;		     /* whether it gave any back */
 	uint64_t files_given_back, reclaims; /* for -v's summary */
+	/* files read again: held longer each time before they may go */
+	struct pmt_rereads rereads;
+	uint64_t gone_not_reread; /* files of processes gone not read again */
 	/* files with no room when read (walked by frame pointers): asked
 	 * for again once files no process maps gave rows back */
 	struct {
