@@ -4,6 +4,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="unwind_nofp_chain unwind_python unwind_tables_refused_retried unwind_pending_finished tp_stack_paths_exact unwind_deferred_rings_full"
+
 # shares of short processes' stacks: on a quiet machine (runner.sh)
 # shellcheck disable=SC2034 # read by runner.sh
 quiet_unwind_exited_system_wide=1
@@ -652,21 +656,37 @@ test_stacks_server_exact() {
 # sample counted with its stack. Keys are by address, so such a profile
 # needs tens of thousands (10,240 used to be the bound: 6% of a 20 s
 # profile was lost); the bound is sized from the run's rate and length.
+# What the kernel delivered is its own count of the sampling program's
+# runs (kernel.bpf_stats_enabled), read while pmtrace runs: the profile
+# holds at least the last count read. (The nominal rate is no measure: a
+# busy machine delays the timers, and the kernel throttles sampling that
+# takes too long, 69% of it in one run.)
 test_profile_server_no_loss() {
 	requires host nginx wrk || return
-	local port=18082 p secs=12 freq=1999 n
+	local port=18082 p secs=12 freq=1999 n runs=0 r stats
+	stats=$(sysctl -n kernel.bpf_stats_enabled) || { fail "no kernel.bpf_stats_enabled"; return 1; }
 	start_nginx $port
+	sysctl -qw kernel.bpf_stats_enabled=1
+	trap 'sysctl -qw kernel.bpf_stats_enabled=$stats' EXIT
 	"$PMT" -a -e cpu-clock --freq $freq --stack --folded -d $secs -o "$WORK/p.folded" 2>"$WORK/p.err" &
 	p=$!
-	wait_for "$WORK/p.err" Ctrl-C 600 && wrk -t2 -c64 -d$((secs + 2))s "http://127.0.0.1:$port/" >"$WORK/wrk.txt"
+	wait_for "$WORK/p.err" Ctrl-C 600 && wrk -t2 -c64 -d$((secs + 2))s "http://127.0.0.1:$port/" >"$WORK/wrk.txt" &
+	while kill -0 $p 2>/dev/null; do
+		r=$(bpftool -j prog show | python3 -c 'import json, sys
+print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) if p.get("name") == "pmt_pe"))')
+		[ "${r:-0}" -gt "$runs" ] && runs=$r
+		sleep 0.2
+	done
 	wait $p
+	wait
 	kill $NGINX_PID
 	wait $NGINX_PID
 	! grep -E "warning|lost|dropped" "$WORK/p.err" || { fail "samples lost"; return 1; }
 	n=$(awk '{ n += $NF } END { print n }' "$WORK/p.folded")
-	note "$n samples of $(nproc) CPUs at $freq Hz for $secs s in $(wc -l <"$WORK/p.folded") stacks, none lost"
-	# cpu-clock samples idle CPUs too: the rate times the CPUs times the time
-	[ "$n" -ge $((freq * $(nproc) * secs * 9 / 10)) ] || { fail "$n samples"; return 1; }
+	note "$n samples of $(nproc) CPUs at $freq Hz for $secs s in $(wc -l <"$WORK/p.folded") stacks, none lost;" \
+		"the kernel had run the sampling program $runs times by the last look"
+	[ "$runs" -gt $((secs * freq / 10)) ] || { fail "the kernel ran the program $runs times"; return 1; }
+	[ "$n" -ge "$runs" ] || { fail "$n samples in the profile, the kernel delivered $runs"; return 1; }
 }
 
 # A stack that meets a file whose tables are still being read is copied
@@ -777,8 +797,10 @@ while time.time() < t: pass' || return 1
 	read -r v w t < <(awk '{ t += $NF } /__vdso_clock_gettime/ { v += $NF; if (/__libc_start_call_main/) w += $NF }
 		END { print v + 0, w + 0, t + 0 }' "$WORK/v.folded")
 	note "$v of $t samples in the vDSO's clock_gettime, $w of them whole"
-	# a guest's clock (TCG's) mostly takes the system call instead
-	want=$((t / 10))
+	# enough to judge: before, every sample there ended at the vDSO's
+	# frame. Their share of the loop's time is the machine's (8-12% here),
+	# not pmtrace's; a guest's clock (TCG's) mostly takes the system call
+	want=10
 	[ -n "${PMT_VM:-}" ] && want=3
 	[ "$v" -ge "$want" ] || { fail "$v of $t samples in the vDSO, want $want"; return 1; }
 	[ $((w * 100)) -ge $((v * 99)) ] ||

@@ -3,7 +3,8 @@
  * spinner MS [PAGES]: spin in pmt_spin_inner (called from pmt_spin_outer)
  * for MS ms of CPU time, then touch PAGES new pages (one page fault each).
  * spinner -N: a fixed amount of work instead (N calls of pmt_spin_inner),
- * for benchmarks that measure how much slower tracing makes it.
+ * for benchmarks that measure how much slower tracing makes it. Either way
+ * it prints its own CPU time last ("cpu_ms=").
  * Built with frame pointers, so user stacks unwind: main -> outer -> inner.
  */
 #include <stdint.h>
@@ -64,6 +65,10 @@ int main(int argc, char **argv)
 		madvise((void *)mem, (size_t)(pages * psz), MADV_NOHUGEPAGE);
 		for (i = 0; i < pages; i++)
 			mem[i * psz] = 1;
+		munmap((void *)mem, (size_t)(pages * psz));
 	}
+	/* its CPU time by the kernel's account, from its fork to here: what
+	 * a task-clock counted from exec to exit should come to */
+	printf("cpu_ms=%.3f\n", cpu_ms());
 	return 0;
 }
