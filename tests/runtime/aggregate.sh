@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="agg_hist_exact agg_latency agg_keys_past_the_bound"
+
 test_agg_hist_exact() {
 	local out=$WORK/hist.txt
 	"$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count -o "$out" -- "$TP"/reader 3 || return 1

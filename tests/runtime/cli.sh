@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="verifier_work_bounded glob_many syscalls_routed_same_as_direct"
+
 test_errors_exit_2() {
 	requires userspace || return
 	usage_error "unknown tracepoint 'sched:sched_swich'" --tp sched:sched_swich || return 1

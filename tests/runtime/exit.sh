@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="sigint_detaches exit_is_prompt stop_ends_command_group"
+
 stop_with() { # SIGNAL
 	local err=$WORK/sig.err
 	"$PMT" -a --tp sched:sched_switch -o "$WORK/sig.txt" 2>"$err" &

@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="filter_exact filter_pid_system_wide"
+
 # Filtered and unfiltered copies of the same tracepoints in one run: the
 # kernel's verdicts must equal the predicate applied to the unfiltered stream.
 test_filter_exact() {

@@ -101,10 +101,11 @@ print(f"{len(ids)} programs, {len(links)} links" if ids or links else "")
 PY
 }
 
-# Wait until FILE contains PATTERN (default 5 s); with PID, only while
-# that process lives. What FILE ends with is shown when it never does.
+# Wait until FILE contains PATTERN (default 5 s, TRIES of 50 ms, scaled
+# by the suite's calibration); with PID, only while that process lives.
+# What FILE ends with is shown when it never does.
 wait_for() {
-	local file=$1 pattern=$2 tries=${3:-100} pid=${4:-}
+	local file=$1 pattern=$2 tries=$(((${3:-100} * ${PMT_SLOWDOWN:-100} + 99) / 100)) pid=${4:-}
 	while [ "$tries" -gt 0 ]; do
 		grep -q -- "$pattern" "$file" 2>/dev/null && return 0
 		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then

@@ -5,6 +5,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="offcpu_known_times"
+
 OW=$TP/offwaiter
 # offwaiter measures how long its waits kept it off the CPU (wall time
 # less its CPU time: a busy machine makes them longer, a timer firing

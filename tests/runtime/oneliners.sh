@@ -9,6 +9,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="rawtp_typed_arguments naptime_member_chain_vs_bpftrace kaddr_kernel_variables"
+
 UT=$TP/untouched
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 

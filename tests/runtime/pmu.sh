@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="pmu_page_faults pmu_mode_filter pmu_cycles_fallback"
+
 # a share of samples in one function: on a quiet machine (runner.sh)
 # shellcheck disable=SC2034 # read by runner.sh
 quiet_pmu_spin_samples=1

@@ -9,6 +9,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="python_loop python_thread"
+
 PYF=tests/testprogs/pyframes.py
 # rounds of each mode: about a second here; TCG runs Python ~15x slower
 PYSCALE=1

@@ -7,15 +7,26 @@
 # AREA is a file tests/runtime/AREA.sh (default: every one); -k keeps the
 # tests whose name contains SUBSTRING. Each test runs in its own shell
 # with its own work directory, under its own timeout (timeout_NAME=SECS in
-# its area file, else DEFAULT_TIMEOUT; four times that in a QEMU guest),
-# so a hung test fails alone. Ends with "runtime: N passed, N failed, N
-# skipped"; KEEP=1 keeps the work directories.
+# its area file, else DEFAULT_TIMEOUT), scaled by the slowdown the suite
+# measures when it starts (tests/runtime/calibrate.sh: TCG, a busy or a
+# slower machine), so a hung test fails alone and a slow machine is no
+# failure. Ends with "runtime: N passed, N failed, N skipped"; KEEP=1
+# keeps the work directories.
 #
 # Tests whose figures a busy machine changes (counts compared with perf
 # stat's, shares of complete stacks) say so with quiet_NAME=1 in their area
 # file; RUNTIME_PASS=busy runs the others, RUNTIME_PASS=quiet only those
 # (make test runs them once the QEMU guests are done); in a guest they run
 # last.
+#
+# In a QEMU guest (PMT_VM set) only the tests its area file names in
+# guest_tests run:
+# those whose outcome the kernel decides (programs loaded and verified,
+# each kind of probe attached, the in-kernel unwinder and Python reader,
+# drains, counters). What user space does with the records is the same on
+# every kernel and is tested on the host. Before each test the guest's
+# runner writes "AREA/NAME" to $PMT_VM_PROGRESS, so a guest that runs out
+# of its budget is named with the test it was in (tools/vmtest).
 cd "$(dirname "$0")/../.." || exit 1
 export DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
 
@@ -28,24 +39,32 @@ while [ $# -gt 0 ]; do
 done
 if [ ${#areas[@]} = 0 ]; then
 	for f in tests/runtime/*.sh; do
-		case ${f##*/} in lib.sh | runner.sh) ;; *) f=${f##*/}; areas+=("${f%.sh}") ;; esac
+		case ${f##*/} in lib.sh | runner.sh | calibrate.sh) ;; *) f=${f##*/}; areas+=("${f%.sh}") ;; esac
 	done
 fi
 
-# The tests of an area and their timeouts: "NAME SECS" lines.
+# The tests of an area and their timeouts: "NAME SECS QUIET GUEST" lines.
 list_tests() { # AREA
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	WORK=/nonexistent bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" || exit 1
 		for t in $(declare -F | awk "{print \$3}" | grep "^test_"); do
-			n=${t#test_} v=timeout_${t#test_} q=quiet_${t#test_}
-			echo "$n ${!v:-$DEFAULT_TIMEOUT} ${!q:-0}"
+			n=${t#test_} v=timeout_${t#test_} q=quiet_${t#test_} g=0
+			[[ " ${guest_tests:-} " != *" $n "* ]] || g=1
+			echo "$n ${!v:-$DEFAULT_TIMEOUT} ${!q:-0} $g"
 		done' _ "$1"
 }
+
+# The slowdown against a quiet machine of this kind, in percent: every
+# timeout is scaled by it; tests may scale their own allowances by it.
+t_start=$SECONDS
+cal=$(tests/runtime/calibrate.sh)
+export PMT_SLOWDOWN=${cal%% *}
+echo "runtime: calibration ${cal#* } ms a round (a quiet machine: 90), timeouts x$((PMT_SLOWDOWN / 100)).$((PMT_SLOWDOWN % 100 / 10))"
 
 # Every test to run: "AREA NAME SECS QUIET" lines. In a QEMU guest the
 # quiet ones come last: the guests start beside the host's unit suites and
 # fuzzer (tests/run.sh), whose CPU their one emulated CPU then misses.
-passed=0 failed=0 skipped=0 plan='' last=''
+passed=0 failed=0 skipped=0 plan='' last='' host_only=0
 for area in "${areas[@]}"; do
 	# no process substitution: a QEMU guest's /dev has no /dev/fd
 	if [ ! -f "tests/runtime/$area.sh" ] || ! tests=$(list_tests "$area") || [ -z "$tests" ]; then
@@ -53,8 +72,12 @@ for area in "${areas[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
-	while read -r name secs quiet; do
+	while read -r name secs quiet guest; do
 		[ -n "$only" ] && [[ $name != *$only* ]] && continue
+		if [ -n "${PMT_VM:-}" ] && [ "$guest" != 1 ]; then
+			host_only=$((host_only + 1))
+			continue
+		fi
 		[ "${RUNTIME_PASS:-}" = busy ] && [ "$quiet" = 1 ] && continue
 		[ "${RUNTIME_PASS:-}" = quiet ] && [ "$quiet" != 1 ] && continue
 		if [ -n "${PMT_VM:-}" ] && [ "$quiet" = 1 ]; then
@@ -67,7 +90,8 @@ done
 
 while read -r area name secs; do
 	[ -n "$area" ] || continue
-	[ -n "${PMT_VM:-}" ] && secs=$((secs * 4))
+	secs=$(((secs * PMT_SLOWDOWN + 99) / 100))
+	[ -z "${PMT_VM_PROGRESS:-}" ] || echo "$area/$name $secs" >"$PMT_VM_PROGRESS"
 	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
 	# timeout signals the test's whole process group
 	# shellcheck disable=SC2016 # expanded by the inner shell
@@ -81,6 +105,8 @@ while read -r area name secs; do
 	esac
 	if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
 done <<<"$plan$last"
+[ $host_only = 0 ] || echo "runtime: $host_only tests of user space left to the host (not in their area's guest_tests)"
+echo "runtime: $((SECONDS - t_start)) s"
 if [ $((passed + failed + skipped)) = 0 ] && [ -z "${RUNTIME_PASS:-}" ]; then
 	echo "FAIL runtime: no test ran${only:+ (none matches -k $only)}"
 	failed=1

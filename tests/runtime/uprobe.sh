@@ -3,6 +3,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="uprobe_exact_args uretprobe_retval uprobe_pid uprobe_stack"
+
 UFN="$CALLS:pmt_ut_add"
 
 test_uprobe_exact_args() {

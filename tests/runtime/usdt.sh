@@ -4,6 +4,10 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
+# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# shellcheck disable=SC2034 # read by runner.sh
+guest_tests="usdt_args_exact usdt_semaphore_cmd usdt_semaphore_pid"
+
 UP=$TP/usdt_prog
 PY=/usr/bin/python3.11
 
