@@ -118,7 +118,21 @@ wait_for() {
 	done
 	[ "$tries" -gt 0 ] || fail "timed out waiting for '$pattern' in $file; it ends:"
 	tail -n 5 "$file" 2>/dev/null | sed 's/^/    | /' >&2
+	[ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null || threads_of "$pid"
 	return 1
+}
+
+# Where each thread of PID is: its state, and the kernel stack it waits
+# in (what a start that never ends was doing).
+threads_of() { # PID
+	local t
+	for t in /proc/"$1"/task/*; do
+		echo "    thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)): $(awk '/^State:/ { print $2, $3 }' "$t/status" 2>/dev/null)," \
+			"in $(cat "$t/wchan" 2>/dev/null)"
+		head -n 8 "$t/stack" 2>/dev/null | sed 's/^/    |   /'
+	done >&2
+	# and in user space (elfutils: make test-deps)
+	! command -v eu-stack >/dev/null || eu-stack -p "$1" 2>&1 | head -n 60 | sed 's/^/    |   /' >&2
 }
 
 # Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and
