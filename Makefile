@@ -197,7 +197,9 @@ asan: $(OUTPUT)/test_unit_asan
 # warnings are errors in the tests (and so in CI), here and in the
 # sub-makes tests/run.sh starts
 test test-load vmtest: export WERROR = 1
-test: pmtrace $(OUTPUT)/test_unit $(OUTPUT)/test_unit_asan $(OUTPUT)/filter_fuzz testprogs tools
+# what the guests need first: tests/run.sh builds the unit suites and the
+# fuzzer itself, once the guests have started
+test: pmtrace testprogs tools
 	$(Q)tests/run.sh
 
 # The runtime suite under load, before a hand-in (CI runs make test): on

@@ -135,6 +135,20 @@ threads_of() { # PID
 	! command -v eu-stack >/dev/null || eu-stack -p "$1" 2>&1 | head -n 60 | sed 's/^/    |   /' >&2
 }
 
+# The ids of the BPF programs, and the id of the map NAME, that process PID
+# holds open (another pmtrace may run beside the test, its programs and
+# maps named as this one's).
+prog_ids_of() { # PID
+	sed -n 's/^prog_id:[[:space:]]*//p' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un
+}
+map_id_of() { # PID NAME
+	local id
+	while read -r id; do
+		bpftool -j map show id "$id" 2>/dev/null | grep -q "\"name\":\"$2\"" && { echo "$id"; return 0; }
+	done < <(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un)
+	return 1
+}
+
 # Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and
 # PORT (the port it chose) once it serves. Killed when the test ends.
 serve() {

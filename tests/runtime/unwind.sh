@@ -434,7 +434,7 @@ test_unwind_many_processes_bounded() {
 	# still holds (16 a CPU); a slow guest gets a second print
 	if [ -n "${PMT_VM:-}" ]; then sleep 3; else sleep 1.6; fi
 	local left
-	left=$(bpftool -j map dump name pmt_stacks | check ustacks_of "$WORK/pids")
+	left=$(bpftool -j map dump id "$(map_id_of $pm pmt_stacks)" | check ustacks_of "$WORK/pids")
 	kill -INT $pm
 	wait $pm || return 1
 	wait
@@ -657,34 +657,38 @@ test_stacks_server_exact() {
 # needs tens of thousands (10,240 used to be the bound: 6% of a 20 s
 # profile was lost); the bound is sized from the run's rate and length.
 # What the kernel delivered is its own count of the sampling program's
-# runs (kernel.bpf_stats_enabled), read while pmtrace runs: the profile
-# holds at least the last count read. (The nominal rate is no measure: a
+# runs (kernel.bpf_stats_enabled), read before pmtrace is told to stop:
+# the profile holds at least that many samples. (The nominal rate is no
+# measure: a
 # busy machine delays the timers, and the kernel throttles sampling that
 # takes too long, 69% of it in one run.)
 test_profile_server_no_loss() {
 	requires host nginx wrk || return
-	local port=18082 p secs=12 freq=1999 n runs=0 r stats
+	local port=18082 p secs=12 freq=1999 n runs stats
 	stats=$(sysctl -n kernel.bpf_stats_enabled) || { fail "no kernel.bpf_stats_enabled"; return 1; }
 	start_nginx $port
 	sysctl -qw kernel.bpf_stats_enabled=1
-	trap 'sysctl -qw kernel.bpf_stats_enabled=$stats' EXIT
-	"$PMT" -a -e cpu-clock --freq $freq --stack --folded -d $secs -o "$WORK/p.folded" 2>"$WORK/p.err" &
+	# shellcheck disable=SC2064 # the value now
+	trap "sysctl -qw kernel.bpf_stats_enabled=$stats" EXIT
+	"$PMT" -a -e cpu-clock --freq $freq --stack --folded -o "$WORK/p.folded" 2>"$WORK/p.err" &
 	p=$!
-	wait_for "$WORK/p.err" Ctrl-C 600 && wrk -t2 -c64 -d$((secs + 2))s "http://127.0.0.1:$port/" >"$WORK/wrk.txt" &
-	while kill -0 $p 2>/dev/null; do
-		r=$(bpftool -j prog show | python3 -c 'import json, sys
-print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) if p.get("name") == "pmt_pe"))')
-		[ "${r:-0}" -gt "$runs" ] && runs=$r
-		sleep 0.2
-	done
-	wait $p
-	wait
+	wait_for "$WORK/p.err" Ctrl-C 600 $p || { kill -INT $p; return 1; }
+	wrk -t2 -c64 -d${secs}s "http://127.0.0.1:$port/" >"$WORK/wrk.txt"
+	# the runs of this pmtrace's program (prog_ids_of) before it is told
+	# to stop: each of those samples is the profile's
+	# shellcheck disable=SC2046 # one id a word
+	runs=$(bpftool -j prog show | python3 -c 'import json, sys
+ids = {int(i) for i in sys.argv[1:]}
+print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) if p.get("name") == "pmt_pe" and p["id"] in ids))' \
+		$(prog_ids_of $p))
+	kill -INT $p
+	wait $p || { cat "$WORK/p.err" >&2; return 1; }
 	kill $NGINX_PID
 	wait $NGINX_PID
 	! grep -E "warning|lost|dropped" "$WORK/p.err" || { fail "samples lost"; return 1; }
 	n=$(awk '{ n += $NF } END { print n }' "$WORK/p.folded")
 	note "$n samples of $(nproc) CPUs at $freq Hz for $secs s in $(wc -l <"$WORK/p.folded") stacks, none lost;" \
-		"the kernel had run the sampling program $runs times by the last look"
+		"the kernel had run the sampling program $runs times before pmtrace was stopped"
 	[ "$runs" -gt $((secs * freq / 10)) ] || { fail "the kernel ran the program $runs times"; return 1; }
 	[ "$n" -ge "$runs" ] || { fail "$n samples in the profile, the kernel delivered $runs"; return 1; }
 }
