@@ -51,10 +51,12 @@ summary() {
 
 # The runtime suite on Debian's stock kernels in QEMU (tools/vmtest): the
 # newest 6.1 and 6.12 packages, where kprobes and fentry exist. The two
-# guests (one TCG vCPU each) run in the background, at the lowest CPU
-# priority, while the unit suites and the fuzzer run; the host's runtime
-# suite runs after them, on a quiet machine (beside it, the guests' own
-# timers ran late: 1 ms sleeps measured in them took up to 8 ms).
+# guests (one TCG vCPU each) run in the background while the unit suites
+# and the fuzzer are built and run, at the same priority: they are the
+# longest part of the run (at nice 19 beside two CPU hogs they got 6% of
+# a CPU and never finished). The host's runtime suite runs after them, on
+# a quiet machine (beside it, the guests' own timers ran late: 1 ms
+# sleeps measured in them took up to 8 ms).
 vm_pkg() { # PACKAGE-REGEX
 	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1
 }
@@ -78,7 +80,7 @@ vm_start() { # NAME PACKAGE-REGEX: sets VM_PIDS, logs to .output/vm-NAME.log
 		return
 	fi
 	vm_budget
-	VMTEST_BUDGET=$VM_BUDGET nice -n 19 tools/vmtest "$pkg" tests/runtime/runner.sh >"$log" 2>&1 &
+	VMTEST_BUDGET=$VM_BUDGET tools/vmtest "$pkg" tests/runtime/runner.sh >"$log" 2>&1 &
 	VM_PIDS+=("$!")
 }
 vm_result() { # NAME: the guest's log (its suite ends "runtime: N passed, ...")
