@@ -263,3 +263,26 @@ test_kernel_btf_mapped() {
 	fi
 	echo "    $n read() calls in all: the BTF was mapped" >&2
 }
+
+# A guest that runs past its budget fails, naming the test it was in,
+# and ends its log with the counts so far (tools/vmtest): the guest
+# suite (400 s) in the newest 6.12 guest that make vmtest unpacked, given
+# 45 s, both scaled alike by the machine's speed: its boot and
+# calibration take about 25.
+test_guest_out_of_budget() {
+	requires host || return
+	local pkg budget
+	pkg=$(find .output/vm -maxdepth 1 -name 'linux-image-6.12.*' -printf '%f\n' 2>/dev/null | sort -V | tail -1)
+	if [ -z "$pkg" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+		skip "needs a guest kernel unpacked by make vmtest, and qemu"
+		return
+	fi
+	budget=$((45 * PMT_SLOWDOWN / 100))
+	VMTEST_BUDGET=$budget tools/vmtest "$pkg" tests/runtime/runner.sh >"$WORK/vm.log" 2>&1
+	expect_eq "vmtest's exit status" $? 1 || { cat "$WORK/vm.log" >&2; return 1; }
+	grep -E "^FAIL runtime/[a-z]+/[a-z_]+: the guest ran past its budget of $budget s" "$WORK/vm.log" >&2 ||
+		{ cat "$WORK/vm.log" >&2; fail "no failure naming a test"; return 1; }
+	grep -Eq '^runtime: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "$WORK/vm.log" ||
+		{ cat "$WORK/vm.log" >&2; fail "no counts"; return 1; }
+	grep -q "status out of budget after" "$WORK/vm.log" || { fail "vmtest's last line"; return 1; }
+}

@@ -948,6 +948,10 @@ make_build() { # DIR FILES: C files of some 300 lines and build.sh
 	} >"$d/build.sh"
 }
 
+# 75 s on a quiet machine here (six compiles twice, perf's DWARF copies
+# unwound by perf script): three times that, scaled as every timeout is
+# shellcheck disable=SC2034 # read by runner.sh
+timeout_build_stacks_vs_perf=240
 test_build_stacks_vs_perf() {
 	local d=$WORK/build
 	# under TCG three compiles and perf's unwinding of its copies took
