@@ -62,15 +62,15 @@ vm_pkg() { # PACKAGE-REGEX
 }
 # A guest's budget: twice what its suite may take on a quiet machine of
 # this kind (GUEST_S, boot included), scaled by how much slower this
-# machine runs now (tests/runtime/calibrate.sh, measured as the guests
-# start). A guest past it fails, naming the test it was in (tools/vmtest).
+# machine runs two CPU-bound processes now (tests/runtime/calibrate.sh
+# --guests, measured as the guests start). A guest past it fails, naming the test it was in (tools/vmtest).
 GUEST_S=480
 vm_budget() {
 	local cal
 	[ -n "${VM_BUDGET:-}" ] && return
-	cal=$(tests/runtime/calibrate.sh)
+	cal=$(tests/runtime/calibrate.sh --guests)
 	VM_BUDGET=$((2 * GUEST_S * ${cal%% *} / 100))
-	echo "vm: guests' budget $VM_BUDGET s (calibration ${cal#* } ms a round, a quiet machine: 90)"
+	echo "vm: guests' budget $VM_BUDGET s (two CPU-bound rounds at once: ${cal#* } ms, a quiet machine: 500)"
 }
 vm_start() { # NAME PACKAGE-REGEX: sets VM_PIDS, logs to .output/vm-NAME.log
 	local pkg log=.output/vm-$1.log

@@ -136,9 +136,11 @@ test_cgroup_usage_errors() {
 }
 
 # go tool pprof fetches /debug/pprof/profile?seconds=2 as it fetches Go's:
-# a spinner started as the request is made spins through the window; the
-# profile holds its functions and 2 s x 99 Hz of its samples (+-10%).
-# Two overlapping requests are each answered from their own window.
+# a spinner a CPU, started as the request is made, spin through the
+# window; the profile holds their functions and 2 s x 99 Hz x the CPUs of
+# samples (+-10%: every CPU busy throughout, with them or with whatever
+# else runs). Two overlapping requests are each answered from their own
+# window.
 test_pprof_served_to_go_tool() {
 	requires go userspace || return
 	serve -a -e cpu-clock --freq 99 --stack || return 1
@@ -147,15 +149,18 @@ test_pprof_served_to_go_tool() {
 	go tool pprof -raw "$url" >"$WORK/a.txt" 2>"$WORK/a.err" &
 	local a=$!
 	wait_for "$WORK/a.err" "Fetching profile" || return 1
-	"$TP"/spinner 5000 >/dev/null &
-	local spin=$!
+	local spin=() i
+	for ((i = 0; i < $(nproc); i++)); do
+		"$TP"/spinner 5000 >/dev/null &
+		spin+=($!)
+	done
 	sleep 1
 	go tool pprof -raw "$url" >"$WORK/b.txt" 2>"$WORK/b.err" &
 	local b=$!
-	wait $a || { cat "$WORK/a.err" >&2; fail "go tool pprof (first)"; kill $spin; return 1; }
-	wait $b || { cat "$WORK/b.err" >&2; fail "go tool pprof (second)"; kill $spin; return 1; }
-	kill $spin
-	check served_profile 2 99 "$WORK/a.txt" "$WORK/b.txt" || return 1
+	wait $a || { cat "$WORK/a.err" >&2; fail "go tool pprof (first)"; kill "${spin[@]}"; return 1; }
+	wait $b || { cat "$WORK/b.err" >&2; fail "go tool pprof (second)"; kill "${spin[@]}"; return 1; }
+	kill "${spin[@]}"
+	check served_profile 2 99 "$(nproc)" "$WORK/a.txt" "$WORK/b.txt" || return 1
 	# --offcpu: off-CPU time, and the sample type says so
 	kill -INT "$PMT_PID" && wait "$PMT_PID"
 	serve -a --offcpu || return 1
