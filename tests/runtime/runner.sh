@@ -88,7 +88,9 @@ for area in "${areas[@]}"; do
 	done <<<"$tests"
 done
 
-while read -r area name secs; do
+# the plan on fd 3: a test's commands may read their standard input (qemu
+# does), which must not eat the plan
+while read -r area name secs <&3; do
 	[ -n "$area" ] || continue
 	secs=$(((secs * PMT_SLOWDOWN + 99) / 100))
 	[ -z "${PMT_VM_PROGRESS:-}" ] || echo "$area/$name $secs" >"$PMT_VM_PROGRESS"
@@ -104,7 +106,7 @@ while read -r area name secs; do
 	*) echo "FAIL runtime/$area/$name ($t s)"; failed=$((failed + 1)) ;;
 	esac
 	if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
-done <<<"$plan$last"
+done 3<<<"$plan$last"
 [ $host_only = 0 ] || echo "runtime: $host_only tests of user space left to the host (not in their area's guest_tests)"
 echo "runtime: $((SECONDS - t_start)) s"
 if [ $((passed + failed + skipped)) = 0 ] && [ -z "${RUNTIME_PASS:-}" ]; then

@@ -750,9 +750,11 @@ test_unwind_pending_finished() {
 	note "$((ev - nopy)) of $ev samples in the eval loop with their Python frames (${said:-0} said to lack them)"
 	# (a sample in the outermost eval loop's entry or exit, between
 	# tstate->cframe set and its current_frame, has none to read: a
-	# window of a few instructions; under TCG one sample in some runs)
+	# window of a few instructions, never met here; TCG delivers its
+	# timer at the ends of translated blocks, which meets it in 1-2 of
+	# 640 samples: allowed 1 and 1 in 200 of the eval loop's there)
 	local window=0
-	[ -n "${PMT_VM:-}" ] && window=1
+	[ -n "${PMT_VM:-}" ] && window=$((1 + ev / 200))
 	[ "$nopy" -le $((${said:-0} + window)) ] ||
 		{ fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"; return 1; }
 	# (here some copies come after the interpreter is known: theirs are
