@@ -5,7 +5,7 @@
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="kprobe_exact_count_and_retval kprobe_stream_args kprobe_latency kprobe_glob_multi kprobe_not_ftraced kprobe_stack fentry_member_chains fentry_tcpaccept_capable"
+guest_tests="kprobe_errors kprobe_exact_count_and_retval kprobe_stream_args kprobe_latency kprobe_glob_multi kprobe_not_ftraced kprobe_stack fentry_member_chains fentry_tcpaccept_capable"
 
 # The kprobe modes this kernel has; skips (status 77) when none.
 kernel_modes() {
