@@ -11,7 +11,7 @@
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="python_loop python_offcpu"
+guest_tests="python_offcpu"
 
 PYF=tests/testprogs/pyframes.py
 # rounds of each mode: about a second here; TCG runs Python ~15x slower
