@@ -152,6 +152,9 @@ map_id_of() { # PID NAME
 # Start pmtrace ARGS... --listen 0 in the background; sets PMT_PID and
 # PORT (the port it chose) once it serves. Killed when the test ends.
 serve() {
+	# emptied here: the background shell's own redirection may come after
+	# the wait below has read a line of the test's previous serve
+	: >"$WORK/serve.err"
 	"$PMT" "$@" --listen 0 -o "$WORK/serve.out" 2>"$WORK/serve.err" &
 	PMT_PID=$!
 	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
