@@ -444,31 +444,39 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 	pthread_mutex_unlock(&u->lock);
 }
 
-/* Load the rows of the file open at fd under key, unless read already.
- * One file is read at a time: the main thread, finishing a stack, waits
- * for the loader's read of the file it needs instead of reading it
- * again. */
+/* A file read before, whose rows went back, that no process maps now:
+ * the late stacks of a process gone end there, rather than take rows from
+ * the files that run now (and give them back at the next reclaim, over
+ * and over). An entry without rows, held as a read would be, so it is not
+ * asked again at once (unwind/rereads.h). */
+static void enter_gone(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key)
+{
+	struct pmt_cfi_file none = {0};
+
+	pthread_mutex_lock(&u->lock);
+	pmt_rereads__read(&u->rereads, key, pmt_now_ns());
+	u->gone_not_reread++;
+	enter_file(u, key, &none);
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* Load the rows of the file open at fd under key, unless read already
+ * (or read before and mapped by no process now: enter_gone). One file is
+ * read at a time: the main thread, finishing a stack, waits for the
+ * loader's read of the file it needs instead of reading it again. */
 static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key, int fd,
 		      const char *name, bool mapped)
 {
-	struct pmt_file_read *r = malloc(sizeof(*r));
+	struct pmt_file_read *r;
 
 	pthread_mutex_lock(&u->read_lock);
-	if (r && !mapped && !read_already(u, key) && pmt_rereads__count(&u->rereads, key)) {
-		/* read before, gave its rows back, and no process maps it
-		 * now: the late stacks of a process gone end there, rather
-		 * than take rows from the files that run now (and give them
-		 * back at the next reclaim, over and over). An entry without
-		 * rows, held as a read would be, so it is not asked again
-		 * at once (unwind/rereads.h). */
-		struct pmt_cfi_file none = {0};
-
-		pthread_mutex_lock(&u->lock);
-		pmt_rereads__read(&u->rereads, key, pmt_now_ns());
-		u->gone_not_reread++;
-		enter_file(u, key, &none);
-		pthread_mutex_unlock(&u->lock);
-	} else if (r && !read_already(u, key)) {
+	if (read_already(u, key)) {
+		pthread_mutex_unlock(&u->read_lock);
+		return;
+	}
+	if (!mapped && pmt_rereads__count(&u->rereads, key)) {
+		enter_gone(u, key);
+	} else if ((r = malloc(sizeof(*r)))) {
 		/* an interpreter is known before its rows are read: a stack
 		 * left for user space meanwhile takes the thread's Python
 		 * frames along (bpf/unwind.bpf.h, pmt_py_dump) */
@@ -480,9 +488,9 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 		}
 		read_cfi(r, fd);
 		commit_file(u, r);
+		free(r);
 	}
 	pthread_mutex_unlock(&u->read_lock);
-	free(r);
 }
 
 /* Does the path end in one of the names? */
