@@ -5,19 +5,6 @@
 # served over HTTP, its own losses as metrics. Sourced by
 # tests/runtime/runner.sh after lib.sh; each test_NAME runs alone.
 
-# The cgroup v2 hierarchy into CG: where /proc/mounts has it, else mounted
-# for the test (and unmounted by cg_cleanup).
-cg_root() {
-	CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-	CG_MOUNTED=
-	if [ -z "$CG" ]; then
-		CG=$WORK/cgroup2
-		mkdir -p "$CG"
-		mount -t cgroup2 none "$CG" || { skip "no cgroup v2 hierarchy, and none can be mounted"; return; }
-		CG_MOUNTED=1
-	fi
-}
-
 # Cgroups named as systemd and Kubernetes name them, under a slice of the
 # test's own (T), and one outside it (OTHER); HEX a container id.
 # work.sh runs getppid_loop 1000 in demo.service, 700 in the container's

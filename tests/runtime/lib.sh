@@ -77,6 +77,21 @@ requires() {
 # reached. Usage: oracle_on_host || return 0
 oracle_on_host() { [ -z "${PMT_VM:-}" ]; }
 
+# The cgroup v2 hierarchy into CG: where /proc/mounts has it, else mounted
+# for the test (the caller's cleanup unmounts it where CG_MOUNTED is set).
+cg_root() {
+	CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	# shellcheck disable=SC2034 # read by the callers' cleanups
+	CG_MOUNTED=
+	if [ -z "$CG" ]; then
+		CG=$WORK/cgroup2
+		mkdir -p "$CG"
+		mount -t cgroup2 none "$CG" || { skip "no cgroup v2 hierarchy, and none can be mounted"; return; }
+		# shellcheck disable=SC2034
+		CG_MOUNTED=1
+	fi
+}
+
 # Nothing of pmtrace may remain loaded: no program named pmt_*, no link to
 # one. The kernel-side teardown of tracepoint links runs in pmtrace's
 # background closer (an RCU grace period per tracepoint), so allow it 60 s.
