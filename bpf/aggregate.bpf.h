@@ -467,11 +467,13 @@ static __always_inline __s64 pmt_agg_event_value(const struct pmt_agg_cfg *a, st
  */
 /* The start: an entry noting where the counts stand. Preempted before
  * the entry was there, the switches passed it by and what was read
- * counted others' events meanwhile: read again (the same CPU). */
+ * counted others' events meanwhile: the entry starts again from now (the
+ * same CPU), until no switch came while it did (a switch out after the
+ * stale read took others' events into acc). */
 static __always_inline void pmt_lat_start_counters(const struct pmt_lat_key *lk,
 						   struct pmt_lat_val *lv)
 {
-	__u32 z = 0;
+	__u32 z = 0, i, k;
 	__u64 *seq = bpf_map_lookup_elem(&pmt_switch_seq, &z), s0 = seq ? *seq : 0;
 	struct pmt_lat_val *sv;
 
@@ -480,8 +482,17 @@ static __always_inline void pmt_lat_start_counters(const struct pmt_lat_key *lk,
 		pmt_stat_inc(PMT_STAT_LAT_FULL);
 		return;
 	}
-	if (seq && *seq != s0 && (sv = bpf_map_lookup_elem(&pmt_lat, lk)))
+	if (!seq || *seq == s0 || !(sv = bpf_map_lookup_elem(&pmt_lat, lk)))
+		return;
+	for (i = 0; i < 2; i++) {
+		s0 = *seq;
+		for (k = 0; k < PMT_COUNTERS; k++)
+			sv->acc[k] = 0;
+		sv->away = 0;
 		pmt_counters_now(sv->last);
+		if (*seq == s0)
+			break;
+	}
 }
 
 /* The end: the entry's counts and its last segment's, into a copy. A
@@ -497,10 +508,13 @@ static __always_inline void pmt_lat_end_counters(const struct pmt_lat_val *sv,
 	for (i = 0; i < 2; i++) {
 		s0 = seq ? *seq : 0;
 		*lv = *sv;
-		pmt_counters_take(lv->acc, lv->last);
+		if (!lv->away)
+			pmt_counters_take(lv->acc, lv->last);
 		if (!seq || *seq == s0)
 			break;
 	}
+	if (lv->away) /* running, its arrival untraced: see pmt_counters_leave */
+		pmt_stat_inc(PMT_STAT_COUNTER_UNSEEN);
 }
 
 /* The non-streaming actions; returns after updating the maps. */

@@ -282,6 +282,33 @@ static __always_inline void pmt_counters_take(__u64 *acc, const __u64 *last)
 			acc[k] += pmt_counter_now(k) - last[k];
 }
 
+/*
+ * A thread leaving a CPU (away: 1 since it last left one): what it
+ * counted there since it arrived joins acc[]. Found leaving or running
+ * while away, its arrival was not traced (sched_switch did not fire for
+ * it): since when it ran here is not known, so that stretch is not
+ * counted (PMT_STAT_COUNTER_UNSEEN).
+ */
+static __always_inline void pmt_counters_leave(__u64 *acc, const __u64 *last, __u64 *away)
+{
+	if (*away)
+		pmt_stat_inc(PMT_STAT_COUNTER_UNSEEN);
+	else
+		pmt_counters_take(acc, last);
+	*away = 1;
+}
+
+/* A running thread's counts resume from here if its arrival went
+ * untraced (pmt_counters_leave). */
+static __always_inline void pmt_counters_found(__u64 *last, __u64 *away)
+{
+	if (!*away)
+		return;
+	pmt_stat_inc(PMT_STAT_COUNTER_UNSEEN);
+	pmt_counters_now(last);
+	*away = 0;
+}
+
 /* The current thread's counts so far and since its last streamed record
  * into out[0..pmt_ncounters); a thread not seen before starts at 0 now. */
 static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_counter_rec *out)
@@ -293,6 +320,8 @@ static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_coun
 	if (!t) {
 		pmt_counters_now(fresh.last);
 		bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
+	} else {
+		pmt_counters_found(t->last, &t->away);
 	}
 	for (k = 0; k < PMT_COUNTERS; k++) {
 		if (k >= pmt_ncounters)

@@ -24,11 +24,12 @@ static __always_inline int pmt_count_threads(struct task_struct *prev, struct ta
 
 	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
 	if (t)
-		pmt_counters_take(t->acc, t->last);
+		pmt_counters_leave(t->acc, t->last, &t->away);
 	tid = (__u32)BPF_CORE_READ(next, pid);
 	t = bpf_map_lookup_elem(&pmt_tcount, &tid);
 	if (t) {
 		pmt_counters_now(t->last);
+		t->away = 0;
 		return 0;
 	}
 	if (pmt_filter_target && !pmt_tgid_ok((__u32)BPF_CORE_READ(next, tgid)))
@@ -58,10 +59,12 @@ int pmt_count_switch(__u64 *ctx)
 	k.match = (__u64)BPF_CORE_READ(prev, pid);
 	v = bpf_map_lookup_elem(&pmt_lat, &k);
 	if (v)
-		pmt_counters_take(v->acc, v->last);
+		pmt_counters_leave(v->acc, v->last, &v->away);
 	k.match = (__u64)BPF_CORE_READ(next, pid);
 	v = bpf_map_lookup_elem(&pmt_lat, &k);
-	if (v)
+	if (v) {
 		pmt_counters_now(v->last);
+		v->away = 0;
+	}
 	return 0;
 }

@@ -154,12 +154,16 @@ struct pmt_lat_key {
  * is taken (bpf/count.bpf.c): acc += now - last when it leaves a CPU, last
  * = now when it arrives on one. END adds what it counted since last. A
  * call that blocks, is preempted or migrates gets exactly the events that
- * happened on CPU while its thread ran, the switches' own included.
+ * happened on CPU while its thread ran, the switches' own included. A
+ * thread found running while away (no sched_switch told its arrival:
+ * the 6.18 kernel of the machines here runs a woken thread now and then
+ * without one) counts from where it was found (PMT_STAT_COUNTER_UNSEEN).
  */
 struct pmt_lat_val {
 	__u64 start;		  /* ns */
 	__u64 acc[PMT_COUNTERS];  /* --counter: counted on the CPUs left since START */
 	__u64 last[PMT_COUNTERS]; /* --counter: the running CPU's count when it got it */
+	__u64 away;		  /* --counter: 1 from a switch off a CPU to the next arrival */
 };
 
 _Static_assert(sizeof(struct pmt_agg_key) == 8 + PMT_KEY_MAX, "the hash's key, read by the drain");

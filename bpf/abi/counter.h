@@ -28,9 +28,10 @@ struct pmt_tcount {
 	__u64 acc[PMT_COUNTERS];      /* counted on the CPUs it left */
 	__u64 last[PMT_COUNTERS];     /* the running CPU's counter when it got it */
 	__u64 reported[PMT_COUNTERS]; /* the values its last streamed record showed */
+	__u64 away;		      /* 1 from its switch off a CPU to its next arrival */
 };
 
 _Static_assert(sizeof(struct pmt_counter_rec) == 16, "read before a streamed header");
-_Static_assert(sizeof(struct pmt_tcount) == 3 * PMT_COUNTERS * 8, "pmt_tcount's values");
+_Static_assert(sizeof(struct pmt_tcount) == 3 * PMT_COUNTERS * 8 + 8, "pmt_tcount's values");
 
 #endif

@@ -49,6 +49,10 @@ enum pmt_stat {
 	 * update the event rings had no room for: keyed in the kernel as far
 	 * as it was walked (the count kept, the stack short) */
 	PMT_STAT_DEFER_CUT,
+	/* --counter: a thread found running on a CPU whose sched_switch to it
+	 * the kernel did not trace: what it counted there until then is not
+	 * known (not counted); counting goes on from there */
+	PMT_STAT_COUNTER_UNSEEN,
 	PMT_STAT__MAX,
 };
 

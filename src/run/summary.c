@@ -36,6 +36,10 @@ static void warn_stats(const uint64_t *st)
 				       "lived (the queue was full): their frames may show as "
 				       "[python]"},
 		{PMT_STAT_COUNTER_READ, "--counter reads failed (their calls count 0 there)"},
+		{PMT_STAT_COUNTER_UNSEEN,
+		 "times a thread ran on a CPU with no sched_switch telling its arrival: "
+		 "--counter did not count it there until it was next seen (the kernel "
+		 "skipped the tracepoint)"},
 	};
 	size_t i;
 

@@ -72,11 +72,12 @@ test_python_thread() {
 test_python_offcpu() {
 	local napped tol=0.02
 	[ -n "${PMT_VM:-}" ] && tol=0.05
-	napped=$("$PMT" -q --offcpu --folded -o "$WORK/nap.folded" -- "$PY" "$PYF" nap 10 |
-		sed -n 's/^napped \([0-9]*\) us$/\1/p') || return 1
+	napped=$("$PMT" --offcpu --folded -o "$WORK/nap.folded" -- "$PY" "$PYF" nap 10 2>"$WORK/nap.err" |
+		sed -n 's/^napped \([0-9]*\) us$/\1/p') || { cat "$WORK/nap.err" >&2; return 1; }
 	[ -n "$napped" ] || { fail "the script said nothing of its naps"; return 1; }
 	# the script's file as the interpreter makes it: absolute
-	check offcpu_measured "$WORK/nap.folded" ";<module> ($PWD/$PYF:64);nap ($PWD/$PYF:42);" "$napped" $tol
+	check offcpu_measured "$WORK/nap.folded" ";<module> ($PWD/$PYF:64);nap ($PWD/$PYF:42);" "$napped" $tol ||
+		{ cat "$WORK/nap.err" >&2; return 1; }
 }
 
 # Streamed (JSON: the code object's address, the name, file and line)
