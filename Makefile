@@ -43,7 +43,7 @@ LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 TEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS := $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 PURE_LIBS := $(TEP_LIBS) -ldw -lelf -liberty -lz -lm
-# libmicrohttpd is loaded by --listen alone (src/run/listen.c), by the
+# libmicrohttpd is loaded by --listen alone (src/run/listen_bpf.c), by the
 # soname of the library its header comes with
 MHD_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libmicrohttpd 2>/dev/null || \
 		echo /usr/lib/x86_64-linux-gnu)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
@@ -77,14 +77,16 @@ endif
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-# src/ is one folder per job (README.md, Design). Pure folders need
-# neither libbpf nor the skeleton: they compile without the skeleton's
-# include path and the unit tests link exactly them, without -lbpf, so a
-# wrong dependency fails the build. The loader folders own the skeleton.
-PURE_DIRS := util tracefs elf unwind symbols filter aggregate output options
-LOADER_DIRS := probes run
-PURE_SRCS := $(foreach d,$(PURE_DIRS),$(wildcard src/$(d)/*.c))
-LOADER_SRCS := $(foreach d,$(LOADER_DIRS),$(wildcard src/$(d)/*.c))
+# src/ is one folder per job (README.md, Design), each holding both its
+# halves. The line between them is drawn by file: NAME_bpf.c is the
+# kernel-facing half (libbpf, the skeleton, or what calls into them),
+# every other file is pure. Pure files need neither libbpf nor the
+# skeleton: they compile without the skeleton's include path and the unit
+# tests link exactly them, without -lbpf, so a wrong dependency fails the
+# build (tools/check-deps checks the includes).
+ALL_SRCS := $(wildcard src/*/*.c)
+LOADER_SRCS := $(filter %_bpf.c,$(ALL_SRCS))
+PURE_SRCS := $(filter-out $(LOADER_SRCS),$(ALL_SRCS))
 PURE_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(PURE_SRCS))
 LOADER_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LOADER_SRCS))
 OBJS := $(PURE_OBJS) $(LOADER_OBJS)
@@ -172,7 +174,7 @@ $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 include tests/testprogs/rules.mk
 
 # libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
-FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS) src/run/btftypes.c
+FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS) src/btf/btftypes_bpf.c
 $(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h bpf/abi/*.h) $(OUTPUT)/gen/syscall_nrs.h
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) \

@@ -24,15 +24,15 @@
  *        │      [counts,] hdr, record, frames, [a user stack's dump]
  *        │      (abi/record.h)
  *        │      bpf_perf_event_output ─► pmt_events : one ring a CPU
- *        │      ─► src/run/evloop.c (merged by time) ─► src/output/
+ *        │      ─► src/run/evloop_bpf.c (merged by time) ─► src/output/
  *        ├─ aggregate: pmt_agg_cache ─► pmt_agg hash, or pmt_agg_flat
  *        │      (abi/aggregate.h); stacks stored in pmt_stacks; an
  *        │      update whose user stack is left for user space goes
  *        │      through pmt_events (struct pmt_agg_deferred)
- *        │      ─► drained by src/run/aggmaps.c ─► src/aggregate/
+ *        │      ─► drained by src/aggregate/maps_bpf.c ─► src/aggregate/
  *        └─ --stack: frame pointers, or DWARF CFI from pmt_cfi_rows and
  *               Python frames from pmt_py_* (abi/unwind.h), fed by
- *               src/run/unwind.c; files met without tables queued in
+ *               src/unwind/tables_bpf.c; files met without tables queued in
  *               pmt_cfi_wanted; user frames named by src/symbols/
  *
  * Every loss on the way is counted in pmt_stats (abi/stats.h) or by the

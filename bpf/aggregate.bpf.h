@@ -78,7 +78,7 @@ struct {
  * pad, and each half has its own cache. The loader drains the hash into
  * its own totals by flipping it, waiting until no program can still be
  * writing the other half, then reading and deleting that half's keys and
- * clearing its cache (src/run/aggmaps.c): the hash then bounds what
+ * clearing its cache (src/aggregate/maps_bpf.c): the hash then bounds what
  * comes between two drains, not what a run sees.
  */
 volatile __u32 pmt_agg_gen __weak = 0;
@@ -109,7 +109,7 @@ struct {
 const volatile bool pmt_agg_defer __weak = false;
 
 /* What pmt_agg_defer_send sends, --str's and --counter's room before the
- * header as a streamed record has it (src/run/evloop.c reads them all
+ * header as a streamed record has it (src/run/evloop_bpf.c reads them all
  * alike). */
 struct pmt_agg_defer_buf {
 	__u8 pre[PMT_STREAM_STRS * PMT_STREAM_STR_LEN +

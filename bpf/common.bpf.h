@@ -50,7 +50,7 @@ const volatile __u32 pmt_str_len __weak = 64;
  * verifier folds, so one-probe sessions skip the cookie helper. */
 const volatile __s32 pmt_only_probe __weak = -1;
 /* Set by the loader when tracing ends: programs return at once while their
- * links are closed (which can take a while, see src/run/session.c). */
+ * links are closed (which can take a while, see src/run/session_bpf.c). */
 volatile bool pmt_stop __weak = false;
 
 struct {

@@ -10,7 +10,7 @@
  * sleepable programs may not use the perf buffer, and need not.
  *
  * The cookie is the mask of argument slots (bit N: argN) whose strings
- * the probe reads (src/probes/fault.c). The probe's program runs second
+ * the probe reads (src/probes/fault_bpf.c). The probe's program runs second
  * because the kernel calls a uprobe's consumers newest first, and these
  * are attached after it.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The PMU provider's kernel side: runs on every counter overflow of the
- * perf events src/probes/perf_event.c opened (one per CPU, or per task). It builds
+ * perf events src/probes/perf_event_bpf.c opened (one per CPU, or per task). It builds
  * a struct pmt_sample, and bpf/record.bpf.h filters, streams (with its
  * stack frames) or aggregates it (with stack ids as keys).
  */

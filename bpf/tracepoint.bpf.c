@@ -143,7 +143,7 @@ struct pmt_offcpu_start {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1); /* --offcpu: sized by src/probes/tracepoint.c */
+	__uint(max_entries, 1); /* --offcpu: sized by src/probes/tracepoint_bpf.c */
 	__type(key, __u32);	/* tid */
 	__type(value, struct pmt_offcpu_start);
 } pmt_offcpu_starts SEC(".maps");
@@ -241,7 +241,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	if (!lean && pmt_offcpu)
 		return pmt_tp_offcpu(ctx, id);
 	/* Always return 1: 0 would drop the event for every other perf user
-	 * of this tracepoint (see open_carrier() in src/probes/tracepoint.c). */
+	 * of this tracepoint (see open_carrier() in src/probes/tracepoint_bpf.c). */
 	if (pmt_stop || !pmt_target_ok(&fc) || !pmt_cpu_ok())
 		return 1;
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);

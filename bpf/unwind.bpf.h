@@ -4,7 +4,7 @@
  *
  * For each frame: the VMA holding pc (bpf_find_vma: its file's inode and
  * the file offset of pc), the file's rows (pmt_cfi_files, filled by
- * src/run/unwind.c from the file's .eh_frame), the row covering the offset
+ * src/unwind/tables_bpf.c from the file's .eh_frame), the row covering the offset
  * (a binary search), then the caller's pc, sp and fp from the CFA the row
  * gives. Where no row covers pc (JIT code, a file without tables yet),
  * frame pointers take over for that frame. A file seen without tables is
@@ -405,7 +405,7 @@ static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 cou
 
 	/* the row at base is the answer once n is 1: halve n, keeping the
 	 * half whose first row is at or below pc (22 rounds: count is at
-	 * most 2^22, the largest pmt_cfi_rows, src/run/unwind.c) */
+	 * most 2^22, the largest pmt_cfi_rows, src/unwind/tables_bpf.c) */
 	for (i = 0; i < 22; i++) {
 		if (n <= 1)
 			break;

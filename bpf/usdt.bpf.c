@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * USDT probes' kernel side: one program for every probe, attached by
- * libbpf's bpf_program__attach_usdt (src/probes/usdt.c), which writes each
+ * libbpf's bpf_program__attach_usdt (src/probes/usdt_bpf.c), which writes each
  * site's argument places into usdt.bpf.h's maps; its cookie is our probe
  * id. Builds a struct pmt_usdt and hands it to bpf/record.bpf.h (which
  * reads --str's strings, as for every probe).

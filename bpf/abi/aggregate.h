@@ -90,7 +90,7 @@ struct pmt_agg_val {
  * pmt_ustack_dump): sent through pmt_events under this probe id, this,
  * then its nuser frames and the dump. User space finishes the stack,
  * keeps it as the kernel keeps stacks, sets the key's user stack part to
- * it and adds value to its totals (src/run/aggmaps.c).
+ * it and adds value to its totals (src/aggregate/maps_bpf.c).
  */
 #define PMT_PROBE_AGG_DEFERRED 0xfffffffeU
 #define PMT_USTACK_DEFERRED 0xfffffffeU /* the user stack part's low half */
@@ -115,7 +115,7 @@ struct pmt_agg_deferred {
  * takes the slot's); otherwise it was written back meanwhile (the hash's
  * is right). Each half of the hash (pmt_agg_gen) has its own caches: a
  * drain reads the old half's slots with its keys, and clears them before
- * that half's next turn (src/aggregate/entries.c, src/run/aggmaps.c). A
+ * that half's next turn (src/aggregate/entries.c, src/aggregate/maps_bpf.c). A
  * slot whose entry is gone all the same adds only what it gained since
  * loading to a new one, so nothing counts twice.
  */

@@ -50,7 +50,7 @@ enum pmt_filter_src {
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and
-	 * mode are FIELD operands of that record (see src/probes/perf_event.c). */
+	 * mode are FIELD operands of that record (see src/probes/perf_event_bpf.c). */
 };
 
 #define PMT_FFLAG_SIGNED 0x01 /* operand and compare are signed */

@@ -23,7 +23,7 @@
  * of a frame reaches the low half (a stack's key; FNV's multiply alone
  * leaves the low 32 bits blind to the high ones, where a Python frame
  * keeps its line). The kernel hashes the stacks it unwinds, user space
- * those it finishes (src/run/aggmaps.c): one stack, one key. */
+ * those it finishes (src/aggregate/maps_bpf.c): one stack, one key. */
 #define PMT_STACK_HASH_SEED 0xcbf29ce484222325ULL
 static inline __attribute__((always_inline)) __u64 pmt_hash_word(__u64 h, __u64 v)
 {
@@ -65,7 +65,7 @@ struct pmt_sample {
 /*
  * A function call or return (kprobe, kretprobe, fentry, fexit, uprobe,
  * uretprobe) or a typed raw tracepoint's call (tp_btf): the argument slots and the return value, as the program's
- * context has them. Fields are named by src/probes/callrec.c: arg0..arg5, retval,
+ * context has them. Fields are named by src/probes/callrec_bpf.c: arg0..arg5, retval,
  * and with fentry the parameters' names from BTF.
  */
 #define PMT_CALL_SLOTS 12 /* argument registers/slots kept */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The in-kernel user-stack unwinder's tables (bpf/unwind.bpf.h,
- * bpf/python.bpf.h), written by user space (src/run/unwind.c) from each
+ * bpf/python.bpf.h), written by user space (src/unwind/tables_bpf.c) from each
  * file's DWARF CFI (src/unwind/cfi.c) and CPython's layout
  * (src/unwind/cpython.c).
  */

@@ -14,7 +14,7 @@
  *              JSON, folded stacks, a flame graph, a pprof profile
  *   metrics.c  the maps' totals as Prometheus/OpenMetrics (--listen)
  *
- * The loader (src/run/aggmaps.c) sizes and reads the maps; the session
+ * The loader (src/aggregate/maps_bpf.c) sizes and reads the maps; the session
  * owns a struct pmt_agg and never looks inside.
  */
 #ifndef PMT_AGGREGATE_H

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "aggregate/aggregate_internal.h"
-#include "tracefs/stackrec.h"
+#include "probes/stackrec.h"
 #include "filter/expr.h"
 #include "filter/operand.h"
 #include "util/log.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * What the loader drained from the kernel's hash (src/run/aggmaps.c):
+ * What the loader drained from the kernel's hash (src/aggregate/maps_bpf.c):
  * one entry a key, its values merged across drains, found through an
  * open-addressing index; and a copy of each stack the keys refer to, so
  * the kernel's stack table only holds what its live keys need.

@@ -44,7 +44,7 @@ struct pmt_tinfo {
 };
 
 /* The kernel's types, for member chains (curtask->real_parent->comm);
- * made by the loader from the kernel's BTF (src/run/btftypes.c). Each
+ * made by the loader from the kernel's BTF (src/btf/btftypes_bpf.c). Each
  * returns 0 or -ENOENT. */
 struct pmt_typesys {
 	void *ctx;

@@ -2,7 +2,7 @@
 /*
  * Every probe kind, a line each. The enum (opts.h), the options and their
  * messages (opts.c), --help (usage.c), --latency's prefixes and the
- * providers that serve each kind (src/probes/registry.c) are all made
+ * providers that serve each kind (src/probes/registry_bpf.c) are all made
  * from this table: a new kind is its provider's file in src/probes/ and
  * one line here (and its words in the man page, which a unit test checks).
  *

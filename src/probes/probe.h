@@ -60,7 +60,7 @@ int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const
 /* Let go of every link (the kernel-side teardown may go on elsewhere). */
 void pmt_probes__unlink(struct pmt_probes *l);
 /* Does a probe hold a single link (tracepoints, functions: their release
- * waits for the kernel, see spawn_closer() in src/run/session.c)? */
+ * waits for the kernel, see spawn_closer() in src/run/session_bpf.c)? */
 bool pmt_probes__linked(const struct pmt_probes *l);
 /* Room in p->links for one more link (false: out of memory). */
 bool pmt_probe__link_room(struct pmt_probe *p);

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include "output/output.h"
-#include "output/reorder.h"
+#include "run/reorder.h"
 #include "run/session.h"
 
 struct perf_buffer;

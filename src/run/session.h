@@ -9,11 +9,11 @@
 #include "tracefs/format.h"
 #include "options/opts.h"
 #include "probes/provider.h"
-#include "run/counter.h"
+#include "counting/counter.h"
 #include "filter/expr.h"
-#include "run/btftypes.h"
-#include "run/target.h"
-#include "run/unwind.h"
+#include "btf/btftypes.h"
+#include "target/target.h"
+#include "unwind/tables.h"
 
 struct pmtrace_bpf;
 struct pmt_syms;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Process tracking: each process's executable mappings, from /proc at
  * first sight, then kept current by the kernel's fork, exec, mmap and
- * exit records (run/sideband.c); exited processes kept, within a bound,
+ * exit records (symbols/sideband_bpf.c); exited processes kept, within a bound,
  * for the samples not yet printed. */
 #include <stddef.h>
 #include <stdlib.h>

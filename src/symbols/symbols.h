@@ -6,7 +6,7 @@
  * that maps it (symbols/symfile.c); the vDSO from pmtrace's own.
  *
  * A process's mappings come from what the kernel reports as it runs
- * (fork, exec, mmap, exit: run/sideband.c), or from /proc for a process
+ * (fork, exec, mmap, exit: symbols/sideband_bpf.c), or from /proc for a process
  * met before that (pmt_syms__note_pid, pmt_syms__note_all). An exited
  * process is kept until its samples are printed (pmt_syms__reap), so it
  * resolves like a live one; at most 8192 exited ones wait, the oldest
@@ -15,7 +15,7 @@
  * onto their files (pmt_syms__rebase: a frame becomes a pinned file and
  * an offset, named without the process) and the processes go, so what
  * is kept grows with the files named, not with the processes that
- * exited (run/evloop.c settles them). A file is opened when it is
+ * exited (run/evloop_bpf.c settles them). A file is opened when it is
  * first mapped (so a replaced or deleted one still resolves), read on
  * first use, then closed; files no process maps stay a while (64 of
  * them) for the next process that maps them.

@@ -2,7 +2,7 @@
 /*
  * How often each file's unwind rows were read, so that a file read again
  * after giving its rows back holds them longer before it may give them
- * back once more (src/run/unwind.c's reclaim): 1 s after its second read,
+ * back once more (src/unwind/tables_bpf.c's reclaim): 1 s after its second read,
  * twice that after each later one, up to PMT_REREAD_HOLD_MAX_NS. A file
  * that goes and comes back in a loop (stacks of a process gone finished
  * late, files mapped on and off) is read a handful of times, not hundreds;

@@ -2,7 +2,7 @@
 /*
  * Room in the kernel's array of CFI rows (pmt_cfi_rows): every file's rows
  * are one run of it. Rows are given out from the start up; the rows of a
- * file no process maps any more are given back (src/run/unwind.c) and
+ * file no process maps any more are given back (src/unwind/tables_bpf.c) and
  * taken again by a later file, once no program can still be reading them
  * (ripe: a time after they were given back). A run of hours that meets
  * thousands of files (builds, containers, upgraded libraries) then holds

@@ -15,7 +15,7 @@
 #include "util/error.h"
 #include "filter/expr.h"
 #include "filter/filter.h"
-#include "run/btftypes.h"
+#include "btf/btftypes.h"
 #include "tracefs/format.h"
 
 static struct pmt_format *fmts[2];

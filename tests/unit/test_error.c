@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The error value (util/error.h) and the mechanism of kernel function
- * probes on each kernel of the test matrix (tracefs/kfunc.h). */
+ * probes on each kernel of the test matrix (probes/kfunc.h). */
 #include <errno.h>
 #include <string.h>
 #include "abi.h"
-#include "tracefs/kfunc.h"
+#include "probes/kfunc.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "test.h"

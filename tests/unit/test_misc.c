@@ -6,7 +6,7 @@
 #include "util/error.h"
 #include "options/opts.h"
 #include "abi.h"
-#include "output/reorder.h"
+#include "run/reorder.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "tracefs/tracefs.h"

@@ -5,7 +5,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include "output/flamegraph.h"
-#include "tracefs/pmu.h"
+#include "pmu/pmu.h"
 #include "test.h"
 
 #define SYSFS "tests/data/pmu"

@@ -3,7 +3,7 @@
  * perf's own output, with these counts), the counting attributes, and
  * event lists. */
 #include <linux/perf_event.h>
-#include "tracefs/pmu.h"
+#include "pmu/pmu.h"
 #include "output/statfmt.h"
 #include "test.h"
 

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The PMU provider: -e EVENT opens one sampling perf event per online CPU
+ * (or per thread of the target, inherited by its children) and attaches
+ * pmt_pe (bpf/perf_event.bpf.c) to each. The program sees every overflow,
+ * builds a struct pmt_sample, and filters, streams or aggregates it; perf
+ * itself writes nothing (the events have no ring).
+ *
+ * The sample is presented as a record with a format of its own, so the
+ * filter compiler, the aggregation keys and the stream writer read ip,
+ * addr, period, value and mode as fields, with no code of their own.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "util/log.h"
+#include "pmu/pmu.h"
+#include "probes/provider.h"
+#include "probes/stackrec.h"
+#include "output/stacks.h"
+#include "symbols/symbols.h"
+#include "pmtrace.skel.h"
+
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_perf_provider;
+
+static const char *const mode_names[] = {"kernel", "user", NULL};
+
+/* The sample's fields, and the hidden stack keys. A counter that follows
+ * a task's children (inherit: -- CMD, -p) cannot be read from the overflow
+ * (perf_event_read_local() refuses inherited events): no value then. */
+static struct pmt_format *sample_format(const char *name, bool value)
+{
+	static const struct {
+		const char *name, *type;
+		uint32_t off;
+		enum pmt_field_kind kind;
+	} defs[] = {
+		{"ip", "void *", offsetof(struct pmt_sample, ip), PMT_F_PTR},
+		{"addr", "void *", offsetof(struct pmt_sample, addr), PMT_F_PTR},
+		{"period", "u64", offsetof(struct pmt_sample, period), PMT_F_INT},
+		{"value", "u64", offsetof(struct pmt_sample, value), PMT_F_INT},
+		{"mode", "u8", offsetof(struct pmt_sample, mode), PMT_F_INT},
+	};
+	struct pmt_format *f = pmt_format__new(name, sizeof(struct pmt_sample));
+	struct pmt_field *fl;
+	size_t i;
+
+	for (i = 0; f && i < sizeof(defs) / sizeof(defs[0]); i++) {
+		if (!value && !strcmp(defs[i].name, "value")) {
+			f->absent = "value";
+			f->absent_why = "a counter that follows a command's or process's children "
+					"(-- CMD, -p) cannot be read in the kernel; trace -a and "
+					"filter on pid, or use period";
+			continue;
+		}
+		fl = pmt_format__add(f, defs[i].name, defs[i].type, defs[i].off,
+				     strcmp(defs[i].name, "mode") ? 8 : 1, defs[i].kind);
+		if (!fl)
+			goto nomem;
+		if (!strcmp(defs[i].name, "mode"))
+			fl->symbols = mode_names;
+	}
+	if (f && !pmt_stackrec__add_fields(f))
+		return f;
+nomem:
+	pmt_format__free(f);
+	return NULL;
+}
+
+static void fill_attr(const struct pmt_prov_ctx *c, const struct pmt_pmu_event *ev,
+		      struct perf_event_attr *attr)
+{
+	const struct pmt_opts *o = c->opts;
+
+	/* the counting attributes, sampling besides (no reads: no format) */
+	pmt_pmu__count_attr(ev, !o->system_wide, false, attr);
+	attr->read_format = 0;
+	attr->sample_type =
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR;
+	if (o->period) {
+		attr->sample_period = o->period;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	}
+}
+
+static bool is_cycles(const struct pmt_pmu_event *ev)
+{
+	return ev->type == PERF_TYPE_HARDWARE && ev->config == PERF_COUNT_HW_CPU_CYCLES;
+}
+
+static void no_pmu_hint(struct pmt_prov_ctx *c)
+{
+	pmt_error__hint(c->err,
+			"software events sample without one: cpu-clock, task-clock, page-faults, "
+			"minor-faults, major-faults, context-switches, cpu-migrations");
+}
+
+/*
+ * Can this event be opened for sampling here? Tried once on one CPU before
+ * anything is loaded, so a bad event is a usage error with nothing left
+ * behind. cycles falls back to cpu-clock without a PMU, as perf does.
+ */
+static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
+{
+	struct perf_event_attr attr;
+	int fd, err;
+
+	fill_attr(c, ev, &attr);
+	attr.inherit = 0;
+	fd = pmt_pmu__open(&attr, -1, pmt_first_online_cpu());
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = errno;
+	if (ev->hardware && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV) &&
+	    !pmt_pmu__has_hardware(PMT_PMU_SYSFS)) {
+		if (is_cycles(ev)) {
+			const char *mods = strchr(ev->name, ':');
+			char old[sizeof(ev->name)];
+
+			snprintf(old, sizeof(old), "%s", ev->name);
+			ev->type = PERF_TYPE_SOFTWARE;
+			ev->config = PERF_COUNT_SW_CPU_CLOCK;
+			ev->hardware = false;
+			snprintf(ev->name, sizeof(ev->name), "cpu-clock%s", mods ? mods : "");
+			pmt_warn("%s: this machine has no hardware PMU (no CPU PMU in %s; a VM "
+				 "without PMU passthrough?): falling back to %s, as perf does",
+				 old, PMT_PMU_SYSFS, ev->name);
+			return check_event(c, ev);
+		}
+		pmt_error__usage(
+			c->err,
+			"%s: this machine has no hardware PMU (no CPU PMU in %s; a VM without "
+			"PMU passthrough?), so hardware events cannot be sampled",
+			ev->name, PMT_PMU_SYSFS);
+		no_pmu_hint(c);
+		return -EINVAL;
+	}
+	if (err == EINVAL && c->opts->freq > 1000) {
+		char *rate = NULL;
+		unsigned long long max = 0;
+
+		if (!pmt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &rate, NULL))
+			max = strtoull(rate, NULL, 10);
+		free(rate);
+		if (max && max < c->opts->freq) {
+			pmt_error__usage(
+				c->err,
+				"%s: --freq %u is above the kernel's limit of %llu samples/s",
+				ev->name, c->opts->freq, max);
+			pmt_error__hint(
+				c->err,
+				"a lower --freq, or raise kernel.perf_event_max_sample_rate");
+			return -EINVAL;
+		}
+	}
+	if (err == EINVAL || err == EOPNOTSUPP) {
+		pmt_error__usage(
+			c->err,
+			"%s: the kernel refused this event for sampling (%s): a counting-only "
+			"PMU event, or terms this PMU does not take",
+			ev->name, strerror(err));
+		pmt_error__hint(
+			c->err,
+			"sampling events: cpu-clock, task-clock, page-faults, ...; see pmtrace --list");
+		return -EINVAL;
+	}
+	if (err == ENOENT || err == ENODEV) {
+		pmt_error__usage(c->err, "%s: not supported by this machine's PMU (%s)", ev->name,
+				 strerror(err));
+		pmt_error__hint(c->err, "pmtrace --list shows the events this machine has");
+		return -EINVAL;
+	}
+	pmt_error__usage(c->err, "%s: perf_event_open: %s", ev->name, strerror(err));
+	if (err == EACCES || err == EPERM)
+		pmt_error__hint(c->err, "needs root or CAP_PERFMON (kernel.perf_event_paranoid)");
+	return -EINVAL;
+}
+
+static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
+{
+	struct pmt_pmu_event *ev = calloc(1, sizeof(*ev));
+	struct pmt_format *fmt;
+	uint32_t n;
+	int ret;
+
+	if (!ev)
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
+	if ((ret = pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, ev, c->err))) {
+		free(ev);
+		return ret;
+	}
+	if ((ret = check_event(c, ev))) {
+		free(ev);
+		return ret;
+	}
+	fmt = sample_format(ev->name, c->opts->system_wide);
+	if (!fmt) {
+		free(ev);
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
+	}
+	n = c->probes->n;
+	ret = pmt_probes__add(c->probes, &pmt_perf_provider, ev->name, fmt, arg->filter, c->err);
+	if (c->probes->n > n)
+		c->probes->v[n].priv = ev;
+	else
+		free(ev); /* a duplicate, already traced */
+	return ret;
+}
+
+/* A CPU clock's sample stands for its period of CPU time (1/freq s when
+ * sampled by rate); another event's for its period's count of events
+ * when sampled by --period, and for nothing known when by rate. */
+static bool pe_sample_value(const struct pmt_prov_ctx *c, const struct pmt_probe *p,
+			    struct pmt_sample_value *v)
+{
+	const struct pmt_pmu_event *ev = p->priv;
+	const struct pmt_opts *o = c->opts;
+
+	if (ev->type == PERF_TYPE_SOFTWARE &&
+	    (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK)) {
+		*v = (struct pmt_sample_value){
+			"cpu", "nanoseconds",
+			o->period ? (int64_t)o->period
+				  : (int64_t)(1000000000ULL / (o->freq ? o->freq : 1))};
+		return true;
+	}
+	if (!o->period)
+		return false;
+	*v = (struct pmt_sample_value){ev->name, "count", (int64_t)o->period};
+	return true;
+}
+
+static void pe_prepare(struct pmt_prov_ctx *c)
+{
+	bpf_program__set_autoload(c->skel->progs.pmt_pe, true);
+}
+
+static int add_link(struct pmt_prov_ctx *c, struct pmt_probe *p, int pfd)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = p->id);
+	struct bpf_link *l;
+	int err;
+
+	if (!pmt_probe__link_room(p)) {
+		close(pfd);
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", p->name);
+	}
+	l = bpf_program__attach_perf_event_opts(c->skel->progs.pmt_pe, pfd, &opts);
+	if (!l) {
+		err = pmt_error__attach(c->err, -errno, p->name, "the perf event", strerror(errno));
+		close(pfd);
+		return err;
+	}
+	p->links[p->nlinks++] = l; /* the link owns pfd; attach enabled it */
+	return 0;
+}
+
+/* -p PID: every thread it has now; inherit covers the ones to come. */
+static int attach_threads(struct pmt_prov_ctx *c, struct pmt_probe *p, struct perf_event_attr *attr)
+{
+	pid_t *tids = NULL;
+	size_t n = 0, i;
+	int fd, err = pmt_thread_ids(c->opts->pid, &tids, &n);
+
+	if (err)
+		return pmt_error__runtime(c->err, err,
+					  "%s: cannot list the threads of process %d: %s", p->name,
+					  (int)c->opts->pid, strerror(-err));
+	for (i = 0; i < n && !err; i++) {
+		fd = pmt_pmu__open(attr, tids[i], -1);
+		if (fd < 0) {
+			if (errno == ESRCH)
+				continue; /* the thread just ended */
+			err = pmt_error__runtime(c->err, -errno,
+						 "%s: perf_event_open for thread %d: %s", p->name,
+						 (int)tids[i], strerror(errno));
+			break;
+		}
+		err = add_link(c, p, fd);
+	}
+	free(tids);
+	return err;
+}
+
+static bool is_value(const struct pmt_operand *o)
+{
+	return o->src == PMT_FSRC_FIELD && o->off == offsetof(struct pmt_sample, value);
+}
+
+/* Does anything read the sample's counter value? */
+static bool wants_value(const struct pmt_probe *p)
+{
+	int i;
+
+	if (!pmt_format__field(p->fmt, "value"))
+		return false; /* -- CMD, -p: the kernel cannot read it */
+	if (p->action == PMT_ACT_STREAM || is_value(&p->agg.value))
+		return true;
+	for (i = 0; p->filter && i < p->filter->n && i < PMT_FILTER_MAX; i++)
+		if (is_value(&p->filter->e[i].o))
+			return true;
+	for (i = 0; i < p->agg.nkeys && i < PMT_AGG_KEYS; i++)
+		if (is_value(&p->agg.keys[i].o))
+			return true;
+	return false;
+}
+
+static int pe_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
+{
+	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_sample)};
+	struct perf_event_attr attr;
+	uint64_t online[PMT_MAX_CPUS / 64];
+	int cpu, fd, err;
+
+	cfg.want_value = wants_value(p);
+	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
+		return err;
+	fill_attr(c, p->priv, &attr);
+	if (c->opts->pid)
+		return attach_threads(c, p, &attr);
+	if (c->child) {
+		/* the held command; inherit follows its children */
+		fd = pmt_pmu__open(&attr, c->child, -1);
+		if (fd < 0)
+			return pmt_error__runtime(c->err, -errno,
+						  "%s: perf_event_open for the command: %s",
+						  p->name, strerror(errno));
+		return add_link(c, p, fd);
+	}
+	if ((err = pmt_online_cpus(online)))
+		return pmt_error__runtime(
+			c->err, err,
+			"cannot read the online CPUs from /sys/devices/system/cpu/online");
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		if (!(online[cpu / 64] & (1ULL << (cpu % 64))))
+			continue; /* offline: no event can be opened */
+		if (c->cpu_mask && !(c->cpu_mask[cpu / 64] & (1ULL << (cpu % 64))))
+			continue;
+		fd = pmt_pmu__open(&attr, -1, cpu);
+		if (fd < 0)
+			return pmt_error__runtime(c->err, -errno,
+						  "%s: perf_event_open on CPU %d: %s", p->name, cpu,
+						  strerror(errno));
+		if ((err = add_link(c, p, fd)))
+			return err;
+	}
+	return 0;
+}
+
+/* The sample's ip by name; false for a record too short to hold one. */
+static bool ip_name(const struct pmt_record *r, struct pmt_buf *name)
+{
+	const struct pmt_sample *smp = r->data;
+
+	if (r->len < sizeof(*smp))
+		return false;
+	pmt_syms__name(r->syms, r->pid, smp->ip, true, false, name);
+	return true;
+}
+
+/* After the fields: " sym=func+0x12", then the stack. */
+static void pe_extra_text(const struct pmt_record *r, struct pmt_buf *b)
+{
+	struct pmt_buf name = {0};
+
+	if (ip_name(r, &name)) {
+		pmt_buf__puts(b, " sym=");
+		pmt_buf__text_str(b, name.p, name.len);
+		pmt_stacks__text(r, b);
+	}
+	pmt_buf__free(&name);
+}
+
+static void pe_extra_json(const struct pmt_record *r, struct pmt_json *j)
+{
+	struct pmt_buf name = {0};
+
+	if (ip_name(r, &name)) {
+		pmt_json__field_strn(j, "sym", name.p, name.len);
+		pmt_stacks__json(r, j);
+	}
+	pmt_buf__free(&name);
+}
+
+const struct pmt_provider pmt_perf_provider = {
+	.name = "perf_event",
+	.resolve = pe_resolve,
+	.prepare = pe_prepare,
+	.sample_value = pe_sample_value,
+	.attach = pe_attach,
+	.extra_text = pe_extra_text,
+	.extra_json = pe_extra_json,
+	.user_addrs = true,
+};

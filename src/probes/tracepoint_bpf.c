@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracepoint provider: --tp CATEGORY:NAME (globs allowed). One BPF
+ * program (pmt_tp) is attached to every tracepoint; the attach cookie is the
+ * probe id, and pmt_probes[id] tells it how much of the raw record to copy.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "util/log.h"
+#include "probes/provider.h"
+#include "util/suggest.h"
+#include "probes/stackrec.h"
+#include "tracefs/syscalls.h"
+#include "pmu/pmu.h"
+#include "tracefs/tracefs.h"
+#include "output/stacks.h"
+#include "pmtrace.skel.h"
+
+/* this file's provider, defined at its end (src/options/kinds.h) */
+extern const struct pmt_provider pmt_tracepoint_provider;
+
+static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
+{
+	struct pmt_names all = {0};
+	const char *close[4];
+	int n, i;
+
+	if (pmt_tracefs__events(&all))
+		return;
+	n = pmt_suggest(spec, all.v, all.n, close, 4);
+	for (i = 0; i < n; i++)
+		pmt_error__hint(c->err, "did you mean %s?", close[i]);
+	if (!n)
+		pmt_error__hint(c->err, "pmtrace --list lists the %zu tracepoints of this kernel",
+				all.n);
+	pmt_names__free(&all);
+}
+
+static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, const char *filter)
+{
+	struct pmt_format *fmt;
+	struct pmt_error err = {0};
+	char full[512];
+	int ret;
+
+	ret = pmt_tracefs__format(cat, name, &fmt, &err);
+	if (ret == -ENOENT) {
+		snprintf(full, sizeof(full), "%s:%s", cat, name);
+		pmt_error__usage(c->err, "unknown tracepoint '%s'", full);
+		suggest_names(c, full);
+		return -EINVAL;
+	}
+	if (ret)
+		return pmt_error__runtime(c->err, ret, "%s:%s: %s", cat, name, err.msg);
+	if (pmt_stackrec__add_tp_fields(fmt)) {
+		pmt_format__free(fmt);
+		return pmt_error__runtime(c->err, -ENOMEM, "%s:%s: out of memory", cat, name);
+	}
+	snprintf(full, sizeof(full), "%s:%s", cat, name);
+	return pmt_probes__add(c->probes, &pmt_tracepoint_provider, full, fmt, filter, c->err);
+}
+
+static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
+{
+	const char *spec = arg->spec;
+	struct pmt_names all = {0}, hits = {0};
+	char cat[256], name[256];
+	int ret = 0;
+	size_t i;
+
+	if (pmt_tp_split(spec, cat, sizeof(cat), name, sizeof(name)))
+		return pmt_error__usage(
+			c->err, "--tp '%s': expected CATEGORY:NAME, e.g. sched:sched_switch", spec);
+	if (!strpbrk(spec, "*?["))
+		return add_tp(c, cat, name, arg->filter);
+
+	snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(spec, ":/"), spec);
+	snprintf(name, sizeof(name), "%s", spec + strlen(cat) + 1);
+	ret = pmt_tracefs__events(&all);
+	if (ret)
+		return ret;
+	{
+		/* available_events says cat:name; accept cat/name too */
+		char pattern[520];
+
+		snprintf(pattern, sizeof(pattern), "%s:%s", cat, name);
+		pmt_names__match(&all, pattern, &hits);
+	}
+	pmt_names__free(&all);
+	if (!hits.n) {
+		pmt_error__usage(c->err, "--tp '%s': no tracepoint matches", spec);
+		pmt_error__hint(c->err, "see pmtrace --list '%s:*'",
+				strpbrk(cat, "*?[") ? "*" : cat);
+		return -EINVAL;
+	}
+	for (i = 0; i < hits.n && !ret; i++) {
+		char *colon = strchr(hits.v[i], ':');
+
+		*colon = '\0';
+		ret = add_tp(c, hits.v[i], colon + 1, arg->filter);
+	}
+	pmt_names__free(&hits);
+	return ret;
+}
+
+/* The first copy is the lean one when nothing in the run aggregates,
+ * takes stacks or times off-CPU waits: a fifth of the full program, it
+ * halves the time from start to the first event. */
+static struct bpf_program *tp_prog(struct pmt_prov_ctx *c, int instance)
+{
+	bool lean = !c->skel->rodata->pmt_use_agg && !c->stack && !c->opts->agg.offcpu;
+	struct bpf_program *progs[PMT_TP_INSTANCES] = {
+		lean ? c->skel->progs.pmt_tp_lean : c->skel->progs.pmt_tp,
+		c->skel->progs.pmt_tp2,
+		c->skel->progs.pmt_tp3,
+		c->skel->progs.pmt_tp4,
+	};
+
+	return progs[instance];
+}
+
+/*
+ * Detaching a tracepoint's last perf event waits for an RCU grace period,
+ * one tracepoint at a time (see spawn_closer() in src/run/session_bpf.c):
+ * syscalls:sys_enter_* took 12 s to leave the kernel, in D state if
+ * pmtrace was killed. Every syscalls:* tracepoint is a view of
+ * raw_syscalls:sys_enter or sys_exit, so from SYS_ROUTE_MIN of them on,
+ * one program there serves them all by call number (pmt_sys), and only
+ * two tracepoints are left to detach.
+ */
+#define SYS_ROUTE_MIN 8
+
+struct sys_route {
+	int dir; /* PMT_SYS_ENTER or PMT_SYS_EXIT */
+	int nr;
+	bool carrier; /* this probe's link is the direction's attachment */
+};
+
+/* The call number and direction of a syscalls:* probe that can be routed,
+ * or -1. */
+static int sys_nr(const struct pmt_probe *p, int *dir)
+{
+	const char *n = p->name;
+	int nr = -1;
+
+	if (p->instance || strncmp(n, "syscalls:sys_", 13))
+		return -1;
+	if (!strncmp(n + 13, "enter_", 6)) {
+		*dir = PMT_SYS_ENTER;
+		nr = pmt_syscall_nr(n + 19);
+	} else if (!strncmp(n + 13, "exit_", 5)) {
+		*dir = PMT_SYS_EXIT;
+		nr = pmt_syscall_nr(n + 18);
+	}
+	return nr < PMT_SYS_NRS ? nr : -1;
+}
+
+static void plan_sys_routes(struct pmt_prov_ctx *c)
+{
+	static const char *const carriers[2] = {"raw_syscalls:sys_enter", "raw_syscalls:sys_exit"};
+	uint8_t *seen = calloc(2 * PMT_SYS_NRS, 1);
+	uint32_t i, n[2] = {0, 0};
+	bool clash[2] = {false, false}, first[2] = {true, true};
+	int dir, nr;
+
+	if (!seen)
+		return;
+	for (i = 0; i < c->probes->n; i++) {
+		if (c->probes->v[i].prov != &pmt_tracepoint_provider ||
+		    (nr = sys_nr(&c->probes->v[i], &dir)) < 0)
+			continue;
+		/* two names for one number: leave that direction alone */
+		clash[dir] |= seen[dir * PMT_SYS_NRS + nr]++ > 0;
+		n[dir]++;
+	}
+	free(seen);
+	for (i = 0; i < c->probes->n; i++) {
+		struct pmt_probe *p = &c->probes->v[i];
+		struct sys_route *r;
+
+		if (p->prov != &pmt_tracepoint_provider || (nr = sys_nr(p, &dir)) < 0 ||
+		    n[dir] < SYS_ROUTE_MIN || clash[dir] || !(r = calloc(1, sizeof(*r))))
+			continue;
+		r->dir = dir;
+		r->nr = nr;
+		r->carrier = first[dir];
+		if (first[dir] && pmt_verbose)
+			pmt_info("%u syscalls:* tracepoints served by %s", n[dir], carriers[dir]);
+		first[dir] = false;
+		p->priv = r;
+	}
+}
+
+/* --offcpu: one probe, sched_switch, whose program measures (and
+ * aggregates) each thread's time off the CPU (bpf/tracepoint.bpf.c). */
+static int tp_imply(struct pmt_prov_ctx *c)
+{
+	struct pmt_probe_arg sw = {.kind = PMT_PROBE_TRACEPOINT, .spec = "sched:sched_switch"};
+
+	return c->opts->agg.offcpu ? tp_resolve(c, &sw) : 0;
+}
+
+/* --offcpu's settings: where sched_switch has next_pid, the state and
+ * time bounds; its start map sized for the threads that can be off at
+ * once. */
+static void set_offcpu(struct pmt_prov_ctx *c, const struct pmt_probe *p)
+{
+	const struct pmt_agg_opts *ao = &c->opts->agg;
+	const struct pmt_field *f = pmt_format__field(p->fmt, "next_pid");
+
+	if (!f)
+		return;
+	c->skel->rodata->pmt_offcpu = true;
+	c->skel->rodata->pmt_offcpu_next_pid = f->offset;
+	c->skel->rodata->pmt_offcpu_state = (__u8)ao->offcpu_state;
+	c->skel->rodata->pmt_offcpu_min_ns = ao->min_block * 1000;
+	c->skel->rodata->pmt_offcpu_max_ns = ao->max_block ? ao->max_block * 1000 : ~0ULL;
+	bpf_map__set_max_entries(c->skel->maps.pmt_offcpu_starts, 65536);
+}
+
+/* The programs the probes need, and their bounds: the dynamic fields
+ * they follow, and the record words loaded straight from the context
+ * (PMT_FFLAG_CTX): no further than the shortest record. */
+static void tp_prepare(struct pmt_prov_ctx *c)
+{
+	uint32_t i, n, ndyn = 0, words = PMT_CTX_DIRECT / 4;
+
+	plan_sys_routes(c);
+	for (i = 0; i < c->probes->n; i++) {
+		const struct pmt_probe *p = &c->probes->v[i];
+
+		if (p->prov != &pmt_tracepoint_provider)
+			continue;
+		if (p->priv)
+			bpf_program__set_autoload(c->skel->progs.pmt_sys, true);
+		else
+			bpf_program__set_autoload(tp_prog(c, p->instance), true);
+		if ((n = pmt_format__ndyn(p->fmt)) > ndyn)
+			ndyn = n;
+		if (p->fmt->raw_ctx && p->fmt->fixed_size / 4 < words)
+			words = p->fmt->fixed_size / 4;
+	}
+	c->skel->rodata->pmt_tp_max_dyn = ndyn;
+	c->skel->rodata->pmt_ctx_words = words;
+	if (c->opts->agg.offcpu && c->probes->n)
+		set_offcpu(c, &c->probes->v[0]);
+}
+
+/*
+ * The BPF program hangs off a perf event of the tracepoint (the carrier).
+ * It returns 1 so that other users of the tracepoint (perf record, ...)
+ * still get their samples: a 0 from a tracepoint program drops the sample
+ * for every perf event on that tracepoint. Returning 1 would also make the
+ * kernel build a sample for the carrier itself, wasted work since it has
+ * no ring; a disabled carrier is not on the per-CPU list the kernel walks,
+ * while its BPF program still runs on every hit.
+ */
+static int open_carrier(int tp_id)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = (__u64)tp_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.disabled = 1,
+	};
+
+	return pmt_pmu__open(&attr, -1, pmt_first_online_cpu());
+}
+
+/* Attach prog to tracepoint tp_id with cookie: the link, or NULL (errno). */
+static struct bpf_link *attach_carrier(struct bpf_program *prog, int tp_id, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
+	struct bpf_link *link;
+	int pfd = open_carrier(tp_id), e;
+
+	if (pfd < 0)
+		return NULL;
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &opts);
+	if (!link) {
+		e = errno;
+		close(pfd);
+		errno = e;
+		return NULL;
+	}
+	/* libbpf enabled the carrier; the program keeps running without it */
+	ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0);
+	return link;
+}
+
+/* A routed syscall probe: its number in pmt_sysnr, and the direction's
+ * one attachment with its first probe. */
+static int attach_routed(struct pmt_prov_ctx *c, struct pmt_probe *p, const struct sys_route *r)
+{
+	__u32 key = (__u32)(r->dir * PMT_SYS_NRS + r->nr), val = p->id + 1;
+	struct pmt_format *fmt;
+	struct pmt_error err = {0};
+	int e;
+
+	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.pmt_sysnr), &key, &val, BPF_ANY))
+		return pmt_error__runtime(c->err, -errno, "%s: cannot store its call number: %s",
+					  p->name, strerror(errno));
+	if (!r->carrier)
+		return 0;
+	e = pmt_tracefs__format("raw_syscalls", r->dir == PMT_SYS_ENTER ? "sys_enter" : "sys_exit",
+				&fmt, &err);
+	if (e)
+		return pmt_error__runtime(c->err, e, "raw_syscalls: %s", err.msg);
+	p->link = attach_carrier(c->skel->progs.pmt_sys, fmt->id, (__u64)r->dir);
+	pmt_format__free(fmt);
+	if (!p->link)
+		return pmt_error__attach(c->err, -errno, p->name, "raw_syscalls", strerror(errno));
+	return 0;
+}
+
+static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
+{
+	struct pmt_probe_cfg cfg = {.fixed_size = p->fmt->fixed_size};
+	int i, err;
+
+	for (i = 0; i < p->fmt->nr_fields && cfg.n_dyn < PMT_MAX_DYN; i++) {
+		const struct pmt_field *f = &p->fmt->fields[i];
+
+		if (pmt_field__dynamic(f))
+			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
+	}
+	cfg.common_type = (__u16)p->fmt->id;
+	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
+		return err;
+	if (p->priv)
+		return attach_routed(c, p, p->priv);
+	p->link = attach_carrier(tp_prog(c, p->instance), p->fmt->id, p->id);
+	if (!p->link)
+		return pmt_error__attach(c->err, -errno, p->name, "the tracepoint",
+					 strerror(errno));
+	return 0;
+}
+
+const struct pmt_provider pmt_tracepoint_provider = {
+	.name = "tracepoint",
+	.resolve = tp_resolve,
+	.imply = tp_imply,
+	.prepare = tp_prepare,
+	.attach = tp_attach,
+	.extra_text = pmt_stacks__text,
+	.extra_json = pmt_stacks__json,
+	.renders = true,
+};

@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One perf ring per CPU, opened by libbpf's perf_buffer__new_raw so we pick
+ * the wakeup policy: the kernel wakes us when a ring is 1/8 full (not per
+ * record, libbpf's default), and a short epoll timeout drains the rest, so a
+ * quiet trace still shows its events within ~50 ms.
+ *
+ * Ordering: before draining, note the time T. Every event stamped before T
+ * is in a ring by then (modulo the few ns between stamp and commit: SLACK),
+ * so after the drain everything up to T - SLACK can be merged and written.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include "symbols/symbols.h"
+#include <bpf/libbpf.h>
+#include "abi.h"
+#include "tracefs/render.h"
+#include "output/stacks.h"
+#include "aggregate/maps.h"
+#include "run/evloop.h"
+#include "symbols/sideband.h"
+#include "util/log.h"
+#include "util/strutil.h"
+#include "target/signals.h"
+#include "pmtrace.skel.h"
+
+#define POLL_MS 50
+/* mappings are followed: read their records this often at least */
+#define SIDEBAND_MS 100
+/* aggregating: how often the new keys in the kernel's hash are looked at
+ * (src/aggregate/maps_bpf.c drains it when a quarter of it was taken since; one
+ * read of a per-CPU counter) */
+#define DRAIN_MS 50
+#define SLACK_NS (5 * 1000 * 1000ULL)
+/* while writing out: drain the rings after this many records */
+#define REFILL_EVERY 1024
+#define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
+/* Held events beyond this are written out even if a CPU lags behind. */
+#define REORDER_MAX_BYTES (256u << 20)
+
+struct raw_sample {
+	struct perf_event_header header;
+	__u32 size;
+	char data[];
+};
+
+struct lost_record {
+	struct perf_event_header header;
+	__u64 id;
+	__u64 lost;
+};
+
+/* Bytes before each record's header (struct pmt_event): --str's
+ * strings, then the thread's counts with streamed --counter. */
+static size_t strs_size(const struct pmt_evloop *l)
+{
+	return (size_t)l->s->nstrs * PMT_STREAM_STR_LEN;
+}
+
+static size_t prefix_size(const struct pmt_evloop *l)
+{
+	return strs_size(l) +
+	       (l->s->counter.stream ? l->s->counter.n * sizeof(struct pmt_counter_rec) : 0);
+}
+
+static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct pmt_evloop *l = ctx;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		const struct raw_sample *rs = (const void *)h;
+		/* --counter's counts come first (struct pmt_event) */
+		size_t pre = prefix_size(l);
+		const struct pmt_event_hdr *eh = (const void *)((const char *)rs->data + pre);
+
+		if (rs->size < pre + sizeof(*eh) ||
+		    eh->size + (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump >
+			    rs->size - pre - sizeof(*eh)) {
+			l->malformed++;
+			return LIBBPF_PERF_EVENT_CONT;
+		}
+		/* user addresses are symbolized when written, after the reorder
+		 * window: without the kernel's process records, read the
+		 * process's mappings now, while it still lives */
+		if (l->user_syms && !l->sb)
+			pmt_syms__note_pid(l->syms, eh->pid);
+		/* a stack left for user space: the files it met are read now,
+		 * while the record waits out the reorder window */
+		if (eh->dump || eh->probe_id == PMT_PROBE_AGG_DEFERRED)
+			pmt_unwinder__wake(&l->s->unwind);
+		/* the record, and a tracepoint's frames after it, and a user
+		 * stack's dump after them */
+		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data,
+				  pre + sizeof(*eh) + eh->size +
+					  (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump);
+	} else if (h->type == PERF_RECORD_LOST) {
+		l->lost[cpu] += ((const struct lost_record *)h)->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/*
+ * A user stack the kernel stopped at a file whose tables it did not have
+ * yet: its n frames (after nk kernel ones) and the rest from the copy of
+ * the stack it sent (struct pmt_ustack_dump, len bytes at dump), now that
+ * the tables are read (or read here), into l->frames, at most max user
+ * frames in all; how many frames in all (0: none to be had).
+ */
+static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t *in, uint32_t n,
+			      uint32_t nk, const void *dump, size_t len, uint32_t max)
+{
+	const struct pmt_ustack_dump *d = dump;
+	uint64_t t0, py[PMT_PY_DUMP];
+	struct pmt_resume got;
+
+	if (len < sizeof(*d) || d->size > PMT_DUMP_BYTES || d->npy > PMT_PY_DUMP ||
+	    PMT_DUMP_LEN(d->size, d->npy) != len || n < nk || n - nk > max || nk > PMT_STACK_DEPTH)
+		return 0;
+	memcpy(py, (const char *)dump + PMT_DUMP_PY_AT(d->size), d->npy * sizeof(*py));
+	if (!l->frames && !(l->frames = malloc(2 * PMT_STACK_DEPTH * sizeof(*l->frames))))
+		return 0;
+	memcpy(l->frames, in, n * sizeof(*in));
+	l->resumed++;
+	t0 = pmt_thread_cpu_ns();
+	got = pmt_unwinder__resume(&l->s->unwind, pid, d, d + 1, py, l->frames + n, max - (n - nk));
+	l->resume_ns += pmt_thread_cpu_ns() - t0;
+	if (!got.whole)
+		l->resumed_short++;
+	if (got.py_short)
+		l->resumed_nopy++;
+	return n + got.n;
+}
+
+/* A streamed record's: the record prints whole, as perf's DWARF mode
+ * would print it. */
+static void finish_stack(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail,
+			 struct pmt_record *r)
+{
+	const char *at = (const char *)(eh + 1) + eh->size + (size_t)(eh->nkernel + eh->nuser) * 8;
+	const uint64_t *frames = NULL;
+	uint32_t n, nk = 0;
+
+	if (!(l->s->stack & PMT_STACK_USER) || avail < (size_t)(at - (const char *)eh) + eh->dump)
+		return;
+	n = pmt_stacks__frames(r, &frames, &nk);
+	n = finish_frames(l, eh->pid, frames, n, nk, at, eh->dump, PMT_STACK_KEPT);
+	if (!n)
+		return;
+	r->frames = l->frames;
+	r->nframes = n;
+	r->nkernel = nk;
+}
+
+/* An aggregation's update whose user stack the kernel left (struct
+ * pmt_agg_deferred): added to the totals with its stack finished. */
+static void finish_update(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail)
+{
+	struct pmt_agg_deferred d;
+	const uint64_t *frames;
+	uint32_t n;
+
+	if (avail < sizeof(*eh) + eh->size || eh->size < sizeof(d)) {
+		l->malformed++;
+		return;
+	}
+	memcpy(&d, eh + 1, sizeof(d));
+	if (sizeof(d) + (size_t)d.nuser * 8 + d.dump != eh->size) {
+		l->malformed++;
+		return;
+	}
+	frames = (const void *)((const char *)(eh + 1) + sizeof(d));
+	n = finish_frames(l, eh->pid, frames, d.nuser, 0, frames + d.nuser, d.dump, PMT_STACK_KEPT);
+	if (pmt_aggmaps__add_finished(l->s->aggmaps, &d.key, d.value, eh->pid, l->frames, n) ==
+	    -ENOMEM)
+		pmt_warn("no memory for an aggregation's update");
+}
+
+static void emit(void *ctx, int cpu, const void *data, size_t len)
+{
+	struct pmt_evloop *l = ctx;
+	size_t pre = prefix_size(l);
+	const struct pmt_event_hdr *eh = (const void *)((const char *)data + pre);
+	struct pmt_probe *p;
+	struct pmt_record r;
+	uint32_t i;
+
+	if (eh->probe_id == PMT_PROBE_AGG_DEFERRED) {
+		pmt_sideband__apply_until(l->sb, eh->ts);
+		finish_update(l, eh, len - pre);
+		return;
+	}
+	p = pmt_session__probe(l->s, eh->probe_id);
+	if (!p) {
+		l->malformed++;
+		return;
+	}
+	/* named against the mappings of its time */
+	pmt_sideband__apply_until(l->sb, eh->ts);
+	p->events++;
+	l->events++;
+	r.ts = eh->ts;
+	r.cpu = (uint32_t)cpu;
+	r.pid = eh->pid;
+	r.tid = eh->tid;
+	r.comm = eh->comm;
+	r.comm_len = sizeof(eh->comm);
+	r.event = p->name;
+	r.fmt = p->fmt;
+	r.data = eh + 1;
+	r.len = eh->size;
+	r.truncated = eh->size >= PMT_MAX_DATA;
+	/* the thread's counts before eh, --str's strings before them */
+	r.ncounters = l->s->counter.stream ? l->s->counter.n : 0;
+	r.counters = l->s->counter.names;
+	r.counts = (const char *)data + strs_size(l);
+	r.strs = data;
+	r.nstrs = l->s->nstrs;
+	r.str_names = l->s->str_name_v;
+	r.str_mask = 0;
+	for (i = 0; i < r.nstrs; i++)
+		r.str_mask |= (p->strs[i].src == PMT_FSRC_PTR_STR) << i;
+	r.extra_text = p->prov->extra_text;
+	r.extra_json = p->prov->extra_json;
+	r.syms = l->syms;
+	r.stack = l->s->stack;
+	r.frames = NULL;
+	r.nframes = r.nkernel = 0;
+	if (eh->nkernel + eh->nuser &&
+	    len >= pre + sizeof(*eh) + eh->size + (size_t)(eh->nkernel + eh->nuser) * 8) {
+		r.frames = (const uint64_t *)((const char *)(eh + 1) + eh->size);
+		r.nframes = (uint32_t)(eh->nkernel + eh->nuser);
+		r.nkernel = eh->nkernel;
+	}
+	if (eh->dump)
+		finish_stack(l, eh, len - pre, &r);
+	pmt_output__record(l->out, &r);
+	/* Writing a batch takes long enough for the rings to fill behind
+	 * it: take in what arrived every so often (it is queued behind the
+	 * cutoff, data above is not touched again). Not once stopping: a
+	 * reader behind its rings (pmtrace sampling itself on one slow CPU)
+	 * would find records older than the cutoff at every refill and
+	 * never return to see the signal; the last drain, after the
+	 * programs stop, takes in the rest. */
+	if (!(l->events % REFILL_EVERY) && l->pb && !pmt_signalled)
+		perf_buffer__consume(l->pb);
+}
+
+static uint64_t lost_records(const struct pmt_evloop *l)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < l->s->ncpus; i++)
+		sum += l->lost[i];
+	return sum;
+}
+
+uint64_t pmt_evloop__lost(const struct pmt_evloop *l, uint64_t *per_cpu)
+{
+	uint64_t *full = pmt_session__stat_cpus(l->s, PMT_STAT_RING_FULL);
+	uint64_t *cut = pmt_session__stat_cpus(l->s, PMT_STAT_DEFER_CUT), sum = 0, n;
+	int i;
+
+	for (i = 0; i < l->s->ncpus; i++) {
+		n = l->lost[i];
+		if (cut)
+			n = n > cut[i] ? n - cut[i] : 0;
+		if (full && full[i] > n)
+			n = full[i];
+		if (per_cpu)
+			per_cpu[i] = n;
+		sum += n;
+	}
+	free(full);
+	free(cut);
+	return sum;
+}
+
+/* Text lines of tracepoints print what their print fmt says (a format
+ * libtraceevent cannot evaluate keeps name=value fields). */
+static void add_renderers(struct pmt_evloop *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->s->probes.n; i++) {
+		struct pmt_probe *p = &l->s->probes.v[i];
+
+		if (!p->prov->renders || p->action != PMT_ACT_STREAM || !p->fmt || !p->fmt->tep_ev)
+			continue;
+		if (pmt_render__enable(p->fmt) && pmt_verbose)
+			pmt_info(
+				"%s: its print format cannot be evaluated: fields shown as name=value",
+				p->name);
+	}
+}
+
+/* User addresses are named through the mappings of their processes:
+ * follow them from now on, and read those already running. */
+static void follow_processes(struct pmt_evloop *l)
+{
+	const struct pmt_opts *o = l->s->opts;
+
+	if (pmt_sideband__open(&l->sb, l->syms))
+		pmt_hint("processes are read from /proc when first met: "
+			 "short-lived ones may show [unknown] frames");
+	if (o->system_wide)
+		pmt_syms__note_all(l->syms);
+	else if (o->pid)
+		pmt_syms__note_pid(l->syms, (uint32_t)o->pid);
+}
+
+int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
+{
+	const struct pmt_opts *o = s->opts;
+	long page = sysconf(_SC_PAGESIZE);
+	uint32_t pi;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.watermark = 1,
+	};
+	LIBBPF_OPTS(perf_buffer_raw_opts, popts);
+	int *cpus = NULL, n = 0, i, err;
+
+	memset(l, 0, sizeof(*l));
+	l->s = s;
+	l->out = out;
+	/* user stacks, and PMU samples' ip */
+	l->syms = pmt_session__syms(s); /* the session's, made here once */
+	l->user_syms = s->stack & PMT_STACK_USER;
+	for (pi = 0; pi < s->probes.n; pi++)
+		l->user_syms |= s->probes.v[pi].prov->user_addrs;
+	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
+	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
+		return -ENOMEM;
+	if (l->user_syms || pmt_agg__wants_pids(s->agg))
+		follow_processes(l);
+	/* aggregating only: nothing comes through perf rings, but updates
+	 * whose user stacks the kernel left for user space to finish */
+	for (i = 0; i < (int)s->probes.n && s->probes.v[i].action != PMT_ACT_STREAM; i++)
+		;
+	if (i == (int)s->probes.n && !s->skel->rodata->pmt_agg_defer)
+		return 0;
+	if (!o->json && !o->raw)
+		add_renderers(l);
+	if (s->filter_cpu) {
+		cpus = calloc((size_t)s->ncpus, sizeof(*cpus));
+		if (!cpus)
+			return -ENOMEM;
+		for (i = 0; i < s->ncpus; i++)
+			if (s->cpu_mask[i / 64] & (1ULL << (i % 64)))
+				cpus[n++] = i;
+		popts.cpu_cnt = n;
+		popts.cpus = cpus;
+		popts.map_keys = cpus;
+	}
+	l->pages = pmt_opts__ring_pages(o, s->probes.n, s->ncpus, page);
+	for (;;) {
+		attr.wakeup_watermark = (__u32)((size_t)l->pages * (size_t)page / 8 ?: 1);
+		l->pb = perf_buffer__new_raw(bpf_map__fd(s->skel->maps.pmt_events),
+					     (size_t)l->pages, &attr, on_record, l, &popts);
+		/* rings chosen by the probes' number, not the user: smaller
+		 * ones where the locked-memory limit refuses them */
+		if (l->pb || o->buffer_pages_set || l->pages <= o->buffer_pages ||
+		    (errno != ENOMEM && errno != EPERM))
+			break;
+		l->pages /= 2;
+	}
+	free(cpus);
+	if (!l->pb) {
+		err = -errno;
+		pmt_err("cannot open the perf buffers (%d pages per CPU): %s", l->pages,
+			strerror(errno));
+		if (err == -ENOMEM || err == -EPERM)
+			pmt_hint(
+				"a smaller --buffer-pages, or a larger ulimit -l / perf_event_mlock_kb, may help");
+		if (err == -ENODEV || err == -ENOENT)
+			pmt_hint("-C names a CPU that is offline");
+		return err;
+	}
+	return 0;
+}
+
+static void report_lost(struct pmt_evloop *l, uint64_t now)
+{
+	uint64_t records = lost_records(l), lost;
+
+	if (records == l->lost_records_seen || now - l->last_report_ns < LOST_REPORT_NS)
+		return;
+	l->lost_records_seen = records;
+	lost = pmt_evloop__lost(l, NULL);
+	if (lost <= l->lost_reported)
+		return;
+	pmt_warn("lost %llu events so far (perf buffers full); a larger --buffer-pages may help",
+		 (unsigned long long)lost);
+	l->lost_reported = lost;
+	l->last_report_ns = now;
+}
+
+/*
+ * An aggregation by stack settles the processes that exited: once a
+ * quarter of the bound waits, or every SETTLE_NS while some do, a drain
+ * rebases their stacks onto their files, and they may go. Without it an
+ * exited process waits for the next print (and past the bound of those
+ * waiting, its frames would be [unknown]).
+ */
+#define SETTLE_NS (20 * 1000000000ULL)
+
+static void settle(struct pmt_evloop *l)
+{
+	size_t bound, waiting = pmt_syms__waiting(l->syms, &bound);
+	uint64_t now;
+
+	if (!waiting || !pmt_aggmaps__settles(l->s->aggmaps))
+		return;
+	now = pmt_now_ns();
+	if (!l->settled_ns)
+		l->settled_ns = now; /* the first comes SETTLE_NS in */
+	if (waiting < bound / 4 && now - l->settled_ns < SETTLE_NS)
+		return;
+	l->settled_ns = now;
+	/* the exits told so far are the ones settled: those that wait now
+	 * (the first to go: they wait in the order they were told) */
+	pmt_sideband__read(l->sb);
+	waiting = pmt_syms__waiting(l->syms, &bound);
+	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
+		pmt_syms__reap_oldest(l->syms, waiting);
+}
+
+/* Processes that exited before everything of theirs was printed go:
+ * the stream's up to cutoff, the aggregation's up to its last read. */
+static void reap(struct pmt_evloop *l, uint64_t cutoff)
+{
+	uint64_t window;
+
+	if (!l->sb)
+		return;
+	settle(l);
+	if (!l->pb)
+		cutoff = UINT64_MAX;
+	if (l->s->agg && l->agg_read_ns < cutoff)
+		cutoff = l->agg_read_ns;
+	/* a profile being taken names its samples when it ends */
+	window = pmt_aggmaps__windows_since(l->s->aggmaps);
+	if (window < cutoff)
+		cutoff = window;
+	pmt_syms__reap(l->syms, cutoff);
+}
+
+/* Drain every ring (the processes' records first: the samples name
+ * them), then write out what is safely ordered. */
+static int drain(struct pmt_evloop *l, uint64_t cutoff)
+{
+	int err;
+
+	if (l->pb)
+		pmt_sideband__fetch(l->sb);
+	else
+		pmt_sideband__read(l->sb);
+	err = l->pb ? perf_buffer__consume(l->pb) : 0;
+	/* the code objects their Python frames name */
+	pmt_unwinder__poll_python(&l->s->unwind);
+	if (err < 0 && err != -EINTR) {
+		pmt_err("reading the perf buffers failed: %s", strerror(-err));
+		return err;
+	}
+	if (l->ro.bytes > REORDER_MAX_BYTES)
+		cutoff = UINT64_MAX;
+	pmt_reorder__flush(&l->ro, cutoff, emit, l);
+	/* what happened up to the cutoff: the next samples are past it */
+	pmt_sideband__apply_until(l->sb, cutoff);
+	reap(l, cutoff);
+	return 0;
+}
+
+/* epoll data of the output's entry (libbpf's rings carry pointers) */
+#define OUT_TAG UINT64_MAX
+
+/* A pipe or socket whose reader went away shows as an error on our end
+ * at once: watch it, so a run that writes little still ends when its
+ * reader does, not at its next write. Regular files and terminals have
+ * no reader to lose (and epoll refuses regular files). */
+static bool watch_output(struct pmt_evloop *l, int epfd)
+{
+	struct epoll_event ev = {.events = 0, .data.u64 = OUT_TAG};
+	struct stat st;
+
+	if (fstat(l->out->fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	return epfd < 0 || !epoll_ctl(epfd, EPOLL_CTL_ADD, l->out->fd, &ev);
+}
+
+/* Sleep until events, a signal or timeout ms; stop when the output's
+ * reader has gone. 0 or -errno. */
+static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout)
+{
+	struct timespec ts = {timeout / 1000, (timeout % 1000) * 1000000L};
+	struct pollfd out = {.fd = l->out->fd, .events = 0};
+	struct epoll_event evs[16];
+	int r, i;
+
+	if (epfd >= 0) {
+		r = epoll_pwait(epfd, evs, 16, timeout, pmt_signals__wait_mask());
+		for (i = 0; i < r; i++)
+			if (evs[i].data.u64 == OUT_TAG)
+				l->stop = PMT_STOP_OUTPUT;
+	} else {
+		r = ppoll(&out, watch ? 1 : 0, &ts, pmt_signals__wait_mask());
+		if (r > 0 && (out.revents & (POLLERR | POLLHUP)))
+			l->stop = PMT_STOP_OUTPUT;
+	}
+	if (r < 0 && errno != EINTR) {
+		r = -errno;
+		pmt_err("waiting for events failed: %s", strerror(errno));
+		return r;
+	}
+	return 0;
+}
+
+/* An interval's printout is short of what did not fit: say so with it. */
+static void report_interval_drops(struct pmt_evloop *l)
+{
+	uint64_t keys = pmt_session__stat(l->s, PMT_STAT_AGG_FULL);
+	uint64_t stacks = pmt_session__stat(l->s, PMT_STAT_STACK_FULL) +
+			  pmt_session__stat(l->s, PMT_STAT_STACK_COLLISION) +
+			  pmt_session__stat(l->s, PMT_STAT_STACK_ERR);
+
+	if (keys > l->keys_dropped)
+		pmt_warn("this interval dropped %llu updates: --max-keys %d is full",
+			 (unsigned long long)(keys - l->keys_dropped), l->s->opts->agg.max_keys);
+	if (stacks > l->stacks_dropped)
+		pmt_warn("this interval lost %llu samples' stacks (the causes at exit)",
+			 (unsigned long long)(stacks - l->stacks_dropped));
+	l->keys_dropped = keys;
+	l->stacks_dropped = stacks;
+}
+
+int pmt_evloop__run(struct pmt_evloop *l)
+{
+	const struct pmt_opts *o = l->s->opts;
+	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
+	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err;
+	bool watch = watch_output(l, epfd);
+
+	if (o->duration > 0)
+		deadline = start + (uint64_t)(o->duration * 1e9);
+	if (o->agg.interval > 0) {
+		period = (uint64_t)(o->agg.interval * 1e9);
+		tick = start + period;
+	}
+	while (!l->stop) {
+		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : l->s->aggmaps ? DRAIN_MS : 1000;
+		now = pmt_now_ns();
+		if (deadline) {
+			if (now >= deadline) {
+				l->stop = PMT_STOP_DURATION;
+				break;
+			}
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (tick) {
+			if (now >= tick) {
+				/* the mappings of every process sampled so far */
+				pmt_sideband__read(l->sb);
+				pmt_aggmaps__print(l->s->aggmaps, l->syms, l->out, now);
+				l->agg_read_ns = now;
+				/* a print's names and snapshot are freed: their pages
+				 * go back, so a run of hours holds what one of minutes
+				 * does */
+				malloc_trim(0);
+				report_interval_drops(l);
+				tick += period;
+				if (tick < now)
+					tick = now + period;
+			}
+			if ((tick - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((tick - now) / 1000000) + 1;
+		}
+		err = wait_events(l, epfd, watch, timeout);
+		if (err) {
+			l->stop = PMT_STOP_ERROR;
+			return err;
+		}
+		if (l->s->aggmaps && (err = pmt_aggmaps__poll(l->s->aggmaps))) {
+			pmt_err("draining the aggregation's maps failed: %s", strerror(-err));
+			l->stop = PMT_STOP_ERROR;
+			return err;
+		}
+		now = pmt_now_ns();
+		err = drain(l, now > SLACK_NS ? now - SLACK_NS : 0);
+		if (err) {
+			l->stop = PMT_STOP_ERROR;
+			return err;
+		}
+		if (pmt_output__flush(l->out))
+			l->stop = PMT_STOP_OUTPUT;
+		report_lost(l, now);
+		pmt_signals__poll();
+		if (pmt_signalled)
+			l->stop = PMT_STOP_SIGNAL;
+		if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+			l->stop = PMT_STOP_TARGET_GONE;
+		if (pmt_child_signalled) {
+			pmt_child_signalled = 0;
+			if (pmt_child__reap(&l->s->child))
+				l->stop = PMT_STOP_CHILD;
+		}
+	}
+	return 0;
+}
+
+void pmt_evloop__drain(struct pmt_evloop *l)
+{
+	drain(l, UINT64_MAX);
+	pmt_output__flush(l->out);
+}
+
+void pmt_evloop__free(struct pmt_evloop *l)
+{
+	uint64_t lost = pmt_sideband__lost(l->sb);
+
+	if (lost)
+		pmt_warn("lost %llu records of processes' mappings (rings full, or no memory): "
+			 "some user frames may show [unknown]",
+			 (unsigned long long)lost);
+	pmt_sideband__free(l->sb);
+	l->sb = NULL;
+	perf_buffer__free(l->pb);
+	l->pb = NULL;
+	pmt_reorder__free(&l->ro);
+	free(l->lost);
+	l->lost = NULL;
+	free(l->frames);
+	l->frames = NULL;
+}

@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Session lifecycle, libbpf-tools style: open -> configure rodata and
+ * autoload -> load -> fill maps -> attach. Probes are resolved (names
+ * checked, formats parsed) before anything touches the kernel, so a usage
+ * error leaves nothing behind.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "util/machine.h"
+#include "util/log.h"
+#include "filter/filter.h"
+#include "aggregate/maps.h"
+#include "util/percpu.h"
+#include "run/session.h"
+#include "util/strutil.h"
+#include "symbols/symbols.h"
+#include "pmtrace.skel.h"
+
+/* What the providers see of the session, as it is at this step. */
+static struct pmt_prov_ctx *prov_ctx(struct pmt_session *s)
+{
+	struct pmt_prov_ctx *c = &s->prov;
+
+	c->opts = s->opts;
+	c->probes = &s->probes;
+	c->skel = s->skel;
+	c->err = &s->err;
+	c->child = s->child.pid;
+	c->ncpus = s->ncpus;
+	c->cpu_mask = s->filter_cpu ? s->cpu_mask : NULL;
+	c->stack = s->stack;
+	return c;
+}
+
+int pmt_session__fail(struct pmt_session *s)
+{
+	if (!pmt_error__set(&s->err))
+		return PMT_EXIT_FAIL;
+	pmt_error__print(&s->err);
+	return pmt_error__exit_status(&s->err);
+}
+
+struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id)
+{
+	return id < s->probes.n ? &s->probes.v[id] : NULL;
+}
+
+/* --pprof's value beside the sample count, when every probe's samples
+ * stand for the same (their providers say what: CPU time for the CPU
+ * clocks, say); else samples only. */
+static void profile_info(struct pmt_session *s)
+{
+	struct pmt_sample_value v = {0}, w;
+	uint32_t i;
+
+	for (i = 0; i < s->probes.n; i++) {
+		const struct pmt_probe *p = &s->probes.v[i];
+
+		if (!p->prov->sample_value || !p->prov->sample_value(prov_ctx(s), p, &w) ||
+		    (i &&
+		     (strcmp(w.type, v.type) || strcmp(w.unit, v.unit) || w.period != v.period))) {
+			v.type = NULL;
+			break;
+		}
+		v = w;
+	}
+	if (v.type)
+		pmt_agg__profile_info(s->agg, v.type, v.unit, v.period);
+	else
+		pmt_agg__profile_info(s->agg, NULL, NULL, 0);
+}
+
+/* The aggregation sees the probes' names and formats, and sets what each
+ * does with its events. */
+/* Does an expression walk the kernel's types: curtask, or a member
+ * chain (from a function parameter BTF types)? */
+static bool walks_types(const char *x)
+{
+	return x && (strstr(x, "curtask") || strstr(x, "kaddr") || strstr(x, "->") ||
+		     strchr(x, '.') || strchr(x, '['));
+}
+
+/* The kernel's types, when a key, value or filter walks them
+ * (curtask->..., path->dentry) */
+static void open_types(struct pmt_session *s)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	bool walks = walks_types(ao->by) || walks_types(ao->expr);
+	int i;
+
+	for (i = 0; i < s->opts->nr_probes; i++)
+		walks = walks || walks_types(s->opts->probes[i].filter);
+	walks = walks || walks_types(s->opts->str_args);
+	if (!walks)
+		return;
+	if (!pmt_btftypes__open(&s->types))
+		s->exprs.types = &s->types.sys;
+}
+
+static int compile_aggregation(struct pmt_session *s)
+{
+	struct pmt_agg_probe *ap = calloc(s->probes.n ? s->probes.n : 1, sizeof(*ap));
+	uint32_t i;
+	int err;
+
+	if (!ap)
+		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	for (i = 0; i < s->probes.n; i++) {
+		ap[i].name = s->probes.v[i].name;
+		ap[i].fmt = s->probes.v[i].fmt;
+	}
+	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->exprs, &s->stack, &s->agg,
+			       &s->err);
+	/* the types were for compiling: the kernel's BTF is 5 MB */
+	pmt_btftypes__close(&s->types);
+	s->exprs.types = NULL;
+	for (i = 0; !err && s->agg && i < s->probes.n; i++) {
+		s->probes.v[i].action = ap[i].action;
+		s->probes.v[i].agg = ap[i].cfg;
+	}
+	free(ap);
+	/* profiles: --pprof's, and those --listen serves */
+	if (err || !s->agg || (!s->opts->agg.pprof && !pmt_agg__is_profile(s->agg)))
+		return err;
+	if (s->opts->agg.offcpu)
+		pmt_agg__profile_info(s->agg, "off-cpu", "nanoseconds", 0);
+	else
+		profile_info(s);
+	return err;
+}
+
+/* --latency START[,END]: probe 0 starts the measurement, probe 1 ends
+ * it; a function alone is measured from its entry to its return (the
+ * kind its provider names). */
+static int resolve_latency(struct pmt_session *s)
+{
+	const struct pmt_agg_opts *ao = &s->opts->agg;
+	struct pmt_probe_arg ends[2] = {{0}};
+	const struct pmt_provider *prov;
+	int i, ret;
+
+	ends[0].kind = pmt_probe_kind_of(ao->lat_start, &ends[0].spec);
+	prov = pmt_provider__get(ends[0].kind);
+	if (ao->lat_end) {
+		ends[1].kind = pmt_probe_kind_of(ao->lat_end, &ends[1].spec);
+	} else if (pmt_probe_kind_return(ends[0].kind) != PMT_PROBE_NONE) {
+		ends[1].kind = pmt_probe_kind_return(ends[0].kind);
+		ends[1].spec = ends[0].spec;
+	} else {
+		return pmt_error__usage(
+			&s->err,
+			"--latency %s: a %s has no return to end the measurement at: "
+			"give START,END",
+			ao->lat_start, prov->name);
+	}
+	for (i = 0; i < 2; i++) {
+		if (strpbrk(ends[i].spec, "*?["))
+			return pmt_error__usage(&s->err,
+						"--latency: '%s': name one probe, not a glob",
+						ends[i].spec);
+		ret = pmt_provider__get(ends[i].kind)->resolve(prov_ctx(s), &ends[i]);
+		if (ret)
+			return ret;
+	}
+	if (s->probes.n != 2)
+		return pmt_error__usage(&s->err,
+					"--latency: START and END must be different probes");
+	return 0;
+}
+
+/* --str's name i, str(X) as given or X: "str(X)" into s, X into x */
+static void str_name(struct pmt_session *s, const char **n, char *x, size_t len)
+{
+	size_t k = strcspn(*n, ",");
+	char given[256], inner[256];
+
+	snprintf(given, sizeof(given), "%.*s", (int)k, *n);
+	*n += k + ((*n)[k] == ',');
+	if (pmt_operand__call_arg(given, "str", inner, sizeof(inner)))
+		memcpy(given, inner, sizeof(given));
+	snprintf(x, len, "%s", given);
+	snprintf(s->str_names[s->nstrs], sizeof(s->str_names[0]), "str(%.150s)", x);
+	s->str_name_v[s->nstrs] = s->str_names[s->nstrs];
+}
+
+/* --str X of probe p where X is a plain field: 0 (p->strs[i] set), 1
+ * (p lacks it), or -EINVAL */
+static int str_field(struct pmt_session *s, struct pmt_probe *p, uint32_t i, const char *x)
+{
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	char call[300];
+	int r;
+
+	snprintf(call, sizeof(call), "str(%s)", x);
+	r = pmt_operand__resolve(p->fmt, call, &info);
+	if (r == PMT_OPERAND_UNKNOWN)
+		return 1;
+	if (!r && info.o.src == PMT_FSRC_PTR_STR) {
+		p->strs[i] = info.o;
+		return 0;
+	}
+	if (!r || r == PMT_OPERAND_NOT_PTR) {
+		pmt_operand__resolve(p->fmt, x, &info);
+		pmt_operand__not_ptr(&b, x, &info);
+	} else {
+		pmt_buf__printf(&b, "%s: an array, not an address", x);
+	}
+	r = pmt_error__usage(&s->err, "--str: %s (in %s)", pmt_buf__cstr(&b), p->name);
+	pmt_buf__free(&b);
+	return r;
+}
+
+/* --str X of probe p where X computes an address (a member chain, an
+ * offset): compiled into mine, p->strs[i] reading its slot. */
+static int str_expr(struct pmt_session *s, struct pmt_probe *p, uint32_t i, const char *x,
+		    struct pmt_exprs *mine)
+{
+	struct pmt_opinfo info;
+	char call[300];
+
+	snprintf(call, sizeof(call), "str(%s)", x);
+	if (pmt_expr__compile(mine, call, p->fmt, p->name, "--str", s->exprs.types, &info, &s->err))
+		return -EINVAL;
+	if (info.o.src != PMT_FSRC_PTR_STR)
+		return pmt_error__usage(&s->err, "--str %s: not an address (in %s)", x, p->name);
+	p->strs[i] = info.o;
+	return 0;
+}
+
+/* --str X[,Y]: where each probe holds X's address (a field, or an
+ * expression: a member chain); a probe without the field streams an empty
+ * string there, and a name no probe has is a mistake. */
+static int resolve_strings(struct pmt_session *s)
+{
+	struct pmt_exprs *mine = calloc(s->probes.n ? s->probes.n : 1, sizeof(*mine));
+	struct pmt_operand *ops[PMT_STREAM_STRS];
+	const char *n = s->opts->str_args;
+	char x[256];
+	uint32_t i, j, found[PMT_STREAM_STRS] = {0};
+	struct pmt_buf b = {0};
+	int r = 0;
+
+	if (!mine)
+		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for --str");
+	for (s->nstrs = 0; n && *n && s->nstrs < PMT_STREAM_STRS && !r; s->nstrs++) {
+		str_name(s, &n, x, sizeof(x));
+		for (i = 0; i < s->probes.n && !r; i++) {
+			struct pmt_probe *p = &s->probes.v[i];
+
+			r = pmt_expr__is_expression(x) ? str_expr(s, p, s->nstrs, x, &mine[i])
+						       : str_field(s, p, s->nstrs, x);
+			found[s->nstrs] += r == 0;
+			r = r < 0 ? r : 0;
+		}
+		if (!r && !found[s->nstrs]) {
+			r = pmt_error__usage(&s->err, "--str %s: no probe has a field %s", x, x);
+			if (s->probes.n) {
+				pmt_operand__hint(&b, s->probes.v[0].fmt, s->probes.v[0].name, x);
+				pmt_error__hint(&s->err, "%s", pmt_buf__cstr(&b));
+				pmt_buf__free(&b);
+			}
+		}
+	}
+	/* each probe's expressions: one program */
+	for (i = 0; i < s->probes.n; i++) {
+		struct pmt_probe *p = &s->probes.v[i];
+
+		for (j = 0; j < PMT_STREAM_STRS; j++)
+			ops[j] = &p->strs[j];
+		if (!r && mine[i].n)
+			r = pmt_exprs__program(&s->exprs, &mine[i], ops, PMT_STREAM_STRS,
+					       &p->str_xprog, p->name, &s->err);
+		pmt_exprs__free(&mine[i]);
+	}
+	free(mine);
+	return r;
+}
+
+int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
+{
+	const struct pmt_provider *prov;
+	int i, ret;
+
+	s->opts = opts;
+	s->stack = opts->stack;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return pmt_error__runtime(&s->err, s->ncpus, "cannot read the possible CPUs: %s",
+					  strerror(-s->ncpus));
+	if (s->ncpus > PMT_MAX_CPUS)
+		s->ncpus = PMT_MAX_CPUS;
+	if (opts->cpus) {
+		if (pmt_parse_cpulist(opts->cpus, s->cpu_mask, s->ncpus, &s->err)) {
+			pmt_error__hint(&s->err, "this machine has CPUs 0-%d", s->ncpus - 1);
+			return -EINVAL;
+		}
+		s->filter_cpu = true;
+	}
+	if (opts->cgroup) {
+		char shown[256];
+
+		if ((ret = pmt_cgroup__open(opts->cgroup, &s->cgroup_fd, shown, sizeof(shown),
+					    &s->err)))
+			return ret;
+		s->cgroup_fd_open = true;
+	}
+	/* filters compile as their probes are found: their expressions into
+	 * the session's, with the kernel's types where they walk them */
+	s->probes.exprs = &s->exprs;
+	open_types(s);
+	for (i = 0; i < opts->nr_probes; i++) {
+		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
+
+		ret = prov->resolve(prov_ctx(s), &opts->probes[i]);
+		if (ret)
+			return ret;
+	}
+	if (opts->agg.lat_start && (ret = resolve_latency(s)))
+		return ret;
+	for (i = 0; (prov = pmt_provider__nth(i)); i++)
+		if (prov->imply && (ret = prov->imply(prov_ctx(s))))
+			return ret;
+	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) || (ret = resolve_strings(s)))
+		return ret;
+	return compile_aggregation(s);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && pmt_verbose < 2)
+		return 0;
+	if (level == LIBBPF_INFO && pmt_verbose < 1)
+		return 0;
+	if (level == LIBBPF_WARN && pmt_verbose < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static bool prov_used(const struct pmt_session *s, const struct pmt_provider *prov)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->probes.n; i++)
+		if (s->probes.v[i].prov == prov)
+			return true;
+	return false;
+}
+
+static int add_targets(struct pmt_session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.pmt_targets);
+	__u32 key;
+	__u8 val;
+
+	if (s->opts->pid) {
+		key = (__u32)s->opts->pid;
+		val = PMT_TARGET_ACTIVE;
+	} else {
+		key = (__u32)s->child.pid;
+		val = PMT_TARGET_PENDING;
+	}
+	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY))
+		return pmt_error__runtime(&s->err, -errno,
+					  "cannot add the target process to the BPF map: %s",
+					  strerror(errno));
+	return 0;
+}
+
+/* User stacks from CFI where the kernel can, else frame pointers. */
+static void size_unwinder(struct pmt_session *s)
+{
+	bool on = (s->stack & PMT_STACK_USER) && !s->opts->unwind_fp;
+	char exe[PATH_MAX] = "";
+	const char *why;
+
+	if (on && !pmt_unwind__supported(&why)) {
+		pmt_warn("user stacks by frame pointers (as --unwind fp): %s", why);
+		on = false;
+	}
+	pmt_unwind__size(s->skel, on, !s->opts->no_python);
+	/* aggregated stacks the kernel cannot finish come here to be */
+	s->skel->rodata->pmt_agg_defer = on && s->agg;
+	pmt_unwinder__init(&s->unwind, s->skel);
+	/* -- CMD's program, or -p's: its tables reach the kernel before the
+	 * probes are attached, so its stacks are complete from the first
+	 * sample (python3's interpreter loop is in the program) */
+	if (!s->opts->cmd && s->opts->pid) {
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->opts->pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	pmt_unwinder__prefetch(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : exe[0] ? exe : NULL);
+}
+
+#define PMT_VSTATS_PROGS 32
+
+/* PMT_VERIFIER_STATS=1 in the environment: each program's verifier
+ * statistics (instructions processed, time) on stderr after load, for
+ * tools/bench/run. before: ask for them; else print and let go. */
+static void verifier_stats(struct pmt_session *s, bool before)
+{
+	/* the lines of the log printed, in order, when it has the first */
+	static const char *const keys[] = {"processed", "verification time", "stack depth"};
+	static char buf[PMT_VSTATS_PROGS][1024];
+	struct bpf_program *prog;
+	const char *line;
+	size_t k;
+	int i = 0;
+
+	if (!getenv("PMT_VERIFIER_STATS"))
+		return;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (i >= PMT_VSTATS_PROGS || !bpf_program__autoload(prog))
+			continue;
+		if (before) {
+			buf[i][0] = 0;
+			bpf_program__set_log_buf(prog, buf[i], sizeof(buf[i]));
+			bpf_program__set_log_level(prog, 4); /* BPF_LOG_STATS */
+		} else if (strstr(buf[i], keys[0])) {
+			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+				if ((line = strstr(buf[i], keys[k])))
+					fprintf(stderr, "verifier: %s: %.*s\n",
+						bpf_program__name(prog), (int)strcspn(line, "\n"),
+						line);
+		}
+		i++;
+	}
+}
+
+static void set_uses(struct pmt_session *s)
+{
+	struct pmt_uses u;
+
+	pmt_probes__uses(&s->probes, &u);
+	pmt_exprs__uses(&s->exprs, &u);
+	s->skel->rodata->pmt_srcs_used = u.srcs;
+	s->skel->rodata->pmt_stream_strs = s->nstrs;
+	s->skel->rodata->pmt_str_len =
+		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
+	s->skel->rodata->pmt_key_kinds = u.key_kinds;
+	s->skel->rodata->pmt_fops_used = u.fops;
+	s->skel->rodata->pmt_agg_kinds = u.agg_kinds;
+	s->skel->rodata->pmt_agg_nparts = u.nparts;
+	s->skel->rodata->pmt_ctx_used = u.ctx_words;
+}
+
+/* After load: what the programs read from maps the session fills. */
+static int fill_maps(struct pmt_session *s)
+{
+	uint32_t i = 0;
+
+	if (s->cgroup_fd_open &&
+	    bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_cgroup), &i, &s->cgroup_fd, BPF_ANY))
+		return pmt_error__runtime(&s->err, -errno, "--cgroup %s: %s", s->opts->cgroup,
+					  strerror(errno));
+	for (i = 0; i < s->exprs.n; i++)
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_exprs), &i, &s->exprs.v[i],
+					BPF_ANY))
+			return pmt_error__runtime(&s->err, -errno, "cannot store an expression: %s",
+						  strerror(errno));
+	return 0;
+}
+
+int pmt_session__load(struct pmt_session *s)
+{
+	const struct pmt_provider *prov;
+	struct bpf_program *prog;
+	bool targeted = !s->opts->system_wide;
+	bool follow = targeted && s->opts->cmd;
+	uint32_t i;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	s->skel = pmtrace_bpf__open();
+	if (!s->skel)
+		return pmt_error__runtime(&s->err, -errno, "cannot open the BPF object: %s",
+					  strerror(errno));
+	s->skel->rodata->pmt_filter_target = targeted;
+	s->skel->rodata->pmt_follow_forks = follow;
+	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
+	s->skel->rodata->pmt_filter_cgroup = s->cgroup_fd_open;
+	s->skel->rodata->pmt_only_probe = s->probes.n == 1 ? 0 : -1;
+	s->skel->rodata->pmt_use_filter = false;
+	s->skel->rodata->pmt_use_agg = false;
+	s->skel->rodata->pmt_use_stream = false;
+	for (i = 0; i < s->probes.n; i++) {
+		if (s->probes.v[i].filter)
+			s->skel->rodata->pmt_use_filter = true;
+		if (s->probes.v[i].action != PMT_ACT_STREAM)
+			s->skel->rodata->pmt_use_agg = true;
+		else
+			s->skel->rodata->pmt_use_stream = true;
+	}
+	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
+	set_uses(s);
+	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_exprs, s->exprs.n ? (uint32_t)s->exprs.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_read_faults,
+				 2 * (s->probes.n ? s->probes.n : 1));
+	pmt_aggmaps__size(s->skel, s->agg);
+	/* stacks as keys, stored by content when aggregating with stacks (a
+	 * stack streamed is copied out, never stored): a key refers to two
+	 * at most, so the table cannot fill before --max-keys does (and 64
+	 * for stacks whose key was not stored) */
+	bpf_map__set_max_entries(s->skel->maps.pmt_stacks,
+				 s->agg && s->stack ? 2 * (uint32_t)s->opts->agg.max_keys + 64 : 1);
+	size_unwinder(s);
+	if (!targeted)
+		bpf_map__set_max_entries(s->skel->maps.pmt_targets, 1);
+
+	/* load only what this session uses */
+	bpf_object__for_each_program(prog, s->skel->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(s->skel->progs.pmt_fork, follow);
+	bpf_program__set_autoload(s->skel->progs.pmt_exec, follow);
+	bpf_program__set_autoload(s->skel->progs.pmt_exit, follow);
+	pmt_unwind__autoload(s->skel);
+	pmt_counter__prepare(&s->counter, s->skel, s->ncpus);
+	for (i = 0; (prov = pmt_provider__nth(i)); i++)
+		if (prov->prepare && prov_used(s, prov))
+			prov->prepare(prov_ctx(s));
+
+	verifier_stats(s, true);
+	err = pmtrace_bpf__load(s->skel);
+	verifier_stats(s, false);
+	if (err) {
+		pmt_error__runtime(&s->err, err, "failed to load BPF programs: %s", strerror(-err));
+		if (!pmt_verbose)
+			pmt_error__hint(&s->err, "-v shows libbpf's and the verifier's messages");
+		return err;
+	}
+	if ((err = fill_maps(s)))
+		return err;
+	if (s->agg && !(s->aggmaps = pmt_aggmaps__new(s->skel, s->agg, s->stack)))
+		return pmt_error__runtime(&s->err, -ENOMEM,
+					  "cannot set up the aggregation's maps: %s",
+					  strerror(errno));
+	return 0;
+}
+
+int pmt_session__attach(struct pmt_session *s)
+{
+	bool targeted = !s->opts->system_wide;
+	bool follow = targeted && s->opts->cmd;
+	uint32_t i;
+	int err;
+
+	if (follow) {
+		/* target tracking first, so no fork or exec slips past */
+		if (!(s->skel->links.pmt_fork = bpf_program__attach(s->skel->progs.pmt_fork)) ||
+		    !(s->skel->links.pmt_exec = bpf_program__attach(s->skel->progs.pmt_exec)) ||
+		    !(s->skel->links.pmt_exit = bpf_program__attach(s->skel->progs.pmt_exit)))
+			return pmt_error__attach(&s->err, -errno,
+						 "sched:sched_process_{fork,exec,free}",
+						 "the tracepoints following the command's children",
+						 strerror(errno));
+	}
+	if ((targeted && (err = add_targets(s))) ||
+	    (err = pmt_counter__start(&s->counter, s->skel, s->ncpus, &s->err)))
+		return err;
+	s->unwind.syms = pmt_session__syms(s);
+	if ((err = pmt_unwinder__start(&s->unwind, &s->err)))
+		return err;
+	for (i = 0; i < s->probes.n; i++) {
+		struct pmt_probe *p = &s->probes.v[i];
+
+		err = p->prov->attach(prov_ctx(s), p);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* In the closer: keep only kernel objects (anon inodes: BPF links, maps,
+ * programs, perf events), so no pipe or file stays open on our behalf. */
+static void closer_keep_kernel_objects(int keep_fd)
+{
+	char path[64], target[128];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int fd, dfd = dir ? dirfd(dir) : -1;
+	ssize_t n;
+
+	while (dir && (d = readdir(dir))) {
+		fd = atoi(d->d_name);
+		if (d->d_name[0] == '.' || fd == keep_fd || fd == dfd)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0 || (n >= 11 && !memcmp(target, "anon_inode:", 11)))
+			continue;
+		close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+}
+
+/*
+ * Closing the last perf event of a tracepoint makes the kernel wait for an
+ * RCU grace period, one tracepoint at a time under a global mutex
+ * (tracepoint_synchronize_unregister() in perf_trace_event_unreg()): about
+ * 75 ms per tracepoint here, 25 s for syscalls:sys_enter_*. So pmtrace does
+ * not wait for it: pmt_stop makes every program return at once, and a
+ * forked "closer" holding copies of the links waits until pmtrace has closed
+ * its own (cheaply: the closer still holds them), then exits; its exit pays
+ * the grace periods in the background. Nothing stays once it is gone.
+ */
+static void spawn_closer(struct pmt_session *s)
+{
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		return; /* then we close them ourselves, slowly */
+	s->closer = fork();
+	if (s->closer == 0) {
+		close(p[1]);
+		closer_keep_kernel_objects(p[0]);
+		setsid();
+		/* EOF once pmtrace has closed everything (or died) */
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	if (s->closer < 0) {
+		close(p[1]);
+		return;
+	}
+	s->closer_fd = p[1];
+}
+
+void pmt_session__detach(struct pmt_session *s)
+{
+	if (!s->skel)
+		return;
+	pmt_unwinder__stop(&s->unwind);
+	if (s->skel->bss)
+		s->skel->bss->pmt_stop = true;
+	/* PMU events close quickly: no closer needed for them */
+	if ((pmt_probes__linked(&s->probes) || s->skel->links.pmt_unwind_mmap) && !s->closer)
+		spawn_closer(s);
+	pmt_probes__unlink(&s->probes);
+	pmtrace_bpf__detach(s->skel);
+}
+
+uint64_t *pmt_session__stat_cpus(struct pmt_session *s, enum pmt_stat which)
+{
+	return s->skel ? pmt_percpu__vals(s->skel->maps.pmt_stats, which) : NULL;
+}
+
+uint64_t pmt_session__stat(struct pmt_session *s, enum pmt_stat which)
+{
+	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_stats, which) : 0;
+}
+
+/* Events the kernel ran none of our programs for: it runs no tracing
+ * program inside another on the same CPU (an interrupt's event during one
+ * is skipped) and counts each skip in the program's recursion_misses. */
+uint64_t pmt_session__missed(struct pmt_session *s)
+{
+	struct bpf_program *prog;
+	struct bpf_prog_info info;
+	uint64_t sum = 0;
+	__u32 len;
+
+	if (!s->skel)
+		return 0;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		if (bpf_program__fd(prog) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
+struct pmt_syms *pmt_session__syms(struct pmt_session *s)
+{
+	if (!s->syms)
+		s->syms = pmt_syms__new(!s->opts->no_demangle, !s->opts->no_inline);
+	return s->syms;
+}
+
+uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id)
+{
+	if (!s->agg)
+		return s->probes.v[id].events;
+	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_hits, id) : 0;
+}
+
+uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id)
+{
+	return s->skel && s->probes.v[id].filter ? pmt_percpu__sum(s->skel->maps.pmt_filtered, id)
+						 : 0;
+}
+
+uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool member)
+{
+	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_read_faults, 2 * id + member) : 0;
+}
+
+void pmt_session__free(struct pmt_session *s)
+{
+	pmt_session__detach(s);
+	pmt_unwinder__free(&s->unwind);
+	pmtrace_bpf__destroy(s->skel);
+	s->skel = NULL;
+	pmt_probes__free(&s->probes);
+	pmt_aggmaps__free(s->aggmaps);
+	s->aggmaps = NULL;
+	pmt_agg__free(s->agg);
+	s->agg = NULL;
+	pmt_btftypes__close(&s->types); /* a resolve that failed left them */
+	s->exprs.types = NULL;
+	pmt_exprs__free(&s->exprs);
+	pmt_syms__free(s->syms);
+	s->syms = NULL;
+	if (s->cgroup_fd_open)
+		close(s->cgroup_fd);
+	s->cgroup_fd_open = false;
+	if (s->closer > 0) {
+		close(s->closer_fd); /* the closer may go now */
+		s->closer = 0;
+	}
+}
