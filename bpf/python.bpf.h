@@ -14,7 +14,7 @@
  *
  * Each code object a process is first seen running is queued in
  * pmt_py_new, for user space to read its names and line table while the
- * process lives (src/unwind/cpython.c).
+ * process lives (src/python/cpython.c).
  */
 #ifndef PMTRACE_PYTHON_BPF_H
 #define PMTRACE_PYTHON_BPF_H

@@ -3,7 +3,7 @@
  * The in-kernel user-stack unwinder's tables (bpf/unwind.bpf.h,
  * bpf/python.bpf.h), written by user space (src/unwind/tables_bpf.c) from each
  * file's DWARF CFI (src/unwind/cfi.c) and CPython's layout
- * (src/unwind/cpython.c).
+ * (src/python/cpython.c).
  */
 #ifndef PMT_ABI_UNWIND_H
 #define PMT_ABI_UNWIND_H
@@ -65,7 +65,7 @@ struct pmt_cfi_want {
  * (key: as pmt_cfi_files') whose _PyEval_EvalFrameDefault frames are
  * each expanded into the Python frames that call of it runs, read from
  * the thread's PyThreadState. Offsets into the interpreter's structures
- * come from its headers (src/unwind/cpython.c; CPython 3.11).
+ * come from its headers (src/python/cpython.c; CPython 3.11).
  */
 struct pmt_py_file {
 	__u64 runtime; /* _PyRuntime: vm_start - vm_off + this */

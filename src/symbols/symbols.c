@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Addresses to names (symbols.h): the one lock, and the lookups that take
  * a pid and an address to a kernel symbol (ksyms.c), a Python frame
- * (pyframes.c) or a mapped file's symbol (procs.c, files.c). */
+ * (python/codes.c) or a mapped file's symbol (procs.c, files.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -48,7 +48,7 @@ void pmt_syms__free(struct pmt_syms *s)
 		syms_proc_free(s, s->procs[i]);
 	for (i = 0; i < s->nfiles; i++)
 		syms_file_free(s, s->files[i]);
-	syms_py_free(s);
+	pmt_pycodes__free(&s->py);
 	pmt_cgnames__free(s->cg);
 	pmt_debuginfod__free(s->dbgd);
 	free(s->pinned);
@@ -183,7 +183,7 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 	}
 	pthread_mutex_lock(&s->lock);
 	if (syms_is_py_frame(addr)) {
-		bool found = syms_py_name(s, addr, b);
+		bool found = pmt_pycodes__name(&s->py, addr, b);
 
 		pthread_mutex_unlock(&s->lock);
 		return found;
@@ -213,6 +213,38 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 	return name != NULL;
 }
 
+/* Python frames: their code objects are python/codes.c's, under the lock. */
+void pmt_syms__python_code(struct pmt_syms *s, uint32_t pid, uint32_t id, uint64_t addr,
+			   uint64_t qualname)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	pmt_pycodes__learn(&s->py, pid, id, addr, qualname);
+	pthread_mutex_unlock(&s->lock);
+}
+
+uint64_t pmt_syms__frame_addr(struct pmt_syms *s, uint64_t v)
+{
+	if (!s || !syms_is_py_frame(v))
+		return v;
+	pthread_mutex_lock(&s->lock);
+	v = pmt_pycodes__addr(&s->py, v);
+	pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+/* A Python frame value as a source frame, into s->pyframe. */
+static bool py_srcframe(struct pmt_syms *s, uint64_t v)
+{
+	struct pmt_pyframe f;
+
+	if (!pmt_pycodes__frame(&s->py, v, &f))
+		return false;
+	s->pyframe = (struct pmt_srcframe){f.name, f.file, f.line};
+	return true;
+}
+
 int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 			const struct pmt_srcframe **frames)
 {
@@ -226,7 +258,7 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 		return 0;
 	pthread_mutex_lock(&s->lock);
 	if (syms_is_py_frame(addr)) {
-		n = syms_py_frame(s, addr);
+		n = py_srcframe(s, addr);
 		*frames = &s->pyframe;
 		pthread_mutex_unlock(&s->lock);
 		return n;

@@ -13,7 +13,7 @@
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
-#include "unwind/cpython.h"
+#include "python/codes.h"
 
 /* Exited processes kept for samples not yet printed; beyond this the
  * oldest are forgotten (and counted). */
@@ -27,10 +27,6 @@
  * used longest ago is closed beyond this (and opened again by path when
  * needed). */
 #define MAX_SRC_FILES 8
-/* Python code objects kept (names, line tables), by process and address
- * into a table of this many slots; one that falls on a taken slot
- * replaces it. */
-#define PY_CODES 4096
 
 struct ksym {
 	uint64_t addr;
@@ -54,12 +50,6 @@ struct file {
 	 * fetches' generation when last looked */
 	bool fetching;
 	uint64_t fetch_gen;
-};
-
-struct pycode {
-	uint32_t id; /* the kernel's (abi.h); 0: empty */
-	uint64_t addr;
-	struct pmt_py_code c;
 };
 
 struct map {
@@ -109,7 +99,7 @@ struct pmt_syms {
 	bool demangle;		     /* C++/Rust names as perf shows them */
 	bool inlines;		     /* inlined frames and source lines from DWARF */
 	size_t nsrc;		     /* files with src open */
-	struct pycode *py;	     /* PY_CODES slots, made at first use */
+	struct pmt_pycodes py;	     /* the code objects read (python/codes.h) */
 	struct pmt_srcframe pyframe; /* the last Python frame's, for srcframes */
 	char *knames;		     /* one block holding every kernel name */
 	struct proc **procs;	     /* sorted by pid */
@@ -158,7 +148,6 @@ struct proc *syms_proc_get(struct pmt_syms *s, uint32_t pid);
 void syms_proc_free(struct pmt_syms *s, struct proc *p);
 struct map *syms_map_find(struct proc *p, uint64_t addr);
 
-/* pyframes.c */
 /* A frame rebased onto a file: PMT_FILE_FRAME | index << 36 | offset */
 #define FILE_FRAME_SHIFT 36
 #define MAX_PINNED (1u << 20)
@@ -173,8 +162,5 @@ static inline bool syms_is_py_frame(uint64_t v)
 {
 	return (v & PMT_PY_FRAME) && !pmt_is_kernel_addr(v);
 }
-bool syms_py_frame(struct pmt_syms *s, uint64_t v);
-bool syms_py_name(struct pmt_syms *s, uint64_t v, struct pmt_buf *b);
-void syms_py_free(struct pmt_syms *s);
 
 #endif

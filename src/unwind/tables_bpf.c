@@ -20,7 +20,7 @@
 #include "unwind/cfi.h"
 #include "elf/elfsym.h"
 #include "symbols/procmaps.h"
-#include "unwind/cpython.h"
+#include "python/python.h"
 #include "tracefs/tracefs.h"
 #include "symbols/symbols.h"
 #include "unwind/tables.h"
@@ -41,9 +41,6 @@
 #define REREAD_SLOTS 8192
 #define CFI_WANTED 1024
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
-#define PY_FILES 64    /* CPython interpreter files */
-#define PY_SEEN 16384  /* code objects met, per process (LRU) */
-#define PY_NEW 4096    /* ... not yet read by user space */
 
 bool pmt_unwind__supported(const char **why)
 {
@@ -72,12 +69,8 @@ static uint32_t cfi_rows(void)
 
 void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
 {
-	python = python && on;
 	skel->rodata->pmt_unwind_dwarf = on;
-	skel->rodata->pmt_python = python;
-	bpf_map__set_max_entries(skel->maps.pmt_py_files, python ? PY_FILES : 1);
-	bpf_map__set_max_entries(skel->maps.pmt_py_seen, python ? PY_SEEN : 1);
-	bpf_map__set_max_entries(skel->maps.pmt_py_new, python ? PY_NEW : 1);
+	pmt_python__size(skel, python && on);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? cfi_rows() : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
@@ -145,9 +138,7 @@ struct pmt_file_read {
 	struct pmt_cfi cfi;
 	int cfi_err;
 	char err[128];
-	enum pmt_py_probe py;
-	struct pmt_py_file py_file;
-	char py_version[32];
+	struct pmt_py_found py; /* python/python.h */
 	char name[PATH_MAX];
 };
 
@@ -158,8 +149,7 @@ static void read_python(struct pmt_file_read *r, const struct pmt_cfi_file_key *
 	memset(&r->cfi, 0, sizeof(r->cfi));
 	r->key = *key;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->py = python ? pmt_py__probe(fd, &r->py_file, r->py_version, sizeof(r->py_version))
-		       : PMT_PY_NONE;
+	pmt_python__find(fd, python, &r->py);
 }
 
 static void read_cfi(struct pmt_file_read *r, int fd)
@@ -177,55 +167,10 @@ static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *ke
 	read_cfi(r, fd);
 }
 
-/* A CPython interpreter: its eval loop and _PyRuntime for the kernel,
- * which then writes the Python frames of its processes' stacks. Once:
- * r->py is PMT_PY_NONE after. */
-static void commit_python(struct pmt_unwinder *u, struct pmt_file_read *r)
-{
-	switch (r->py) {
-	case PMT_PY_SUPPORTED:
-		bpf_map_update_elem(bpf_map__fd(u->skel->maps.pmt_py_files), &r->key, &r->py_file,
-				    BPF_ANY);
-		if (pmt_verbose > 1)
-			pmt_info("unwind: %s: CPython %s, Python frames read", r->name,
-				 r->py_version);
-		break;
-	case PMT_PY_UNSUPPORTED:
-		pmt_warn("%s is CPython %s: Python frames are read from 3.11 only, its stacks "
-			 "show the interpreter's native frames",
-			 r->name, r->py_version);
-		break;
-	default: break;
-	}
-	r->py = PMT_PY_NONE;
-}
-
-/* The code objects the kernel met first in a process: read while the
- * process lives, for naming its Python frames later. */
-static void poll_python(struct pmt_unwinder *u)
-{
-	int fd = bpf_map__fd(u->skel->maps.pmt_py_new);
-	struct pmt_py_id key, next;
-	struct pmt_py_new code;
-	bool first = true;
-	int i;
-
-	if (!u->skel->rodata->pmt_python)
-		return;
-	/* a deleted key starts the walk again: the queue empties */
-	for (i = 0; i < PY_NEW && !bpf_map_get_next_key(fd, first ? NULL : &key, &next); i++) {
-		first = false;
-		key = next;
-		if (!bpf_map_lookup_elem(fd, &key, &code))
-			pmt_syms__python_code(u->syms, key.tgid, key.id, code.code, code.qualname);
-		bpf_map_delete_elem(fd, &key);
-	}
-}
-
 void pmt_unwinder__poll_python(struct pmt_unwinder *u)
 {
 	if (u->running)
-		poll_python(u);
+		pmt_python__poll(u->skel, u->syms);
 }
 
 static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key);
@@ -303,6 +248,20 @@ static size_t gone_keys(int fd, const struct live *l, struct pmt_cfi_file_key **
 	return n;
 }
 
+/* A file no process maps, not read again lately (unwind/rereads.h). */
+struct gone_ctx {
+	struct pmt_unwinder *u;
+	const struct live *l;
+	uint64_t now;
+};
+
+static bool gone_for_good(void *ctx, const struct pmt_cfi_file_key *key)
+{
+	const struct gone_ctx *g = ctx;
+
+	return !is_live(g->l, key) && !pmt_rereads__held(&g->u->rereads, key, g->now);
+}
+
 /*
  * The files no process maps any more give back their entries and rows
  * (the rows ripen for RIPE_NS first) and their interpreters' entries: a
@@ -313,7 +272,6 @@ static size_t gone_keys(int fd, const struct live *l, struct pmt_cfi_file_key **
 static void reclaim(struct pmt_unwinder *u, uint64_t now)
 {
 	int files = bpf_map__fd(u->skel->maps.pmt_cfi_files);
-	int py = bpf_map__fd(u->skel->maps.pmt_py_files);
 	struct pmt_cfi_file_key *gone = NULL;
 	struct pmt_cfi_file f;
 	struct live l = {0};
@@ -342,12 +300,11 @@ static void reclaim(struct pmt_unwinder *u, uint64_t now)
 		u->reclaim_freed = true;
 	}
 	free(gone);
-	gone = NULL;
-	n = l.failed || !u->skel->rodata->pmt_python ? 0 : gone_keys(py, &l, &gone);
-	for (i = 0; i < n; i++)
-		if (!pmt_rereads__held(&u->rereads, &gone[i], now))
-			bpf_map_delete_elem(py, &gone[i]);
-	free(gone);
+	if (!l.failed) {
+		struct gone_ctx g = {u, &l, now};
+
+		pmt_python__forget(u->skel, gone_for_good, &g);
+	}
 	free(l.v);
 }
 
@@ -439,7 +396,7 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 				 r->key.dev, (unsigned long long)r->key.ino);
 	}
 	pmt_cfi__free(&r->cfi);
-	commit_python(u, r);
+	pmt_python__commit(u->skel, &r->key, &r->py, r->name);
 	enter_file(u, &r->key, &file);
 	pthread_mutex_unlock(&u->lock);
 }
@@ -481,9 +438,9 @@ static void load_file(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key
 		 * left for user space meanwhile takes the thread's Python
 		 * frames along (bpf/unwind.bpf.h, pmt_py_dump) */
 		read_python(r, key, fd, name, u->skel->rodata->pmt_python);
-		if (r->py == PMT_PY_SUPPORTED) {
+		if (r->py.py == PMT_PY_SUPPORTED) {
 			pthread_mutex_lock(&u->lock);
-			commit_python(u, r);
+			pmt_python__commit(u->skel, &r->key, &r->py, r->name);
 			pthread_mutex_unlock(&u->lock);
 		}
 		read_cfi(r, fd);
@@ -692,7 +649,7 @@ static void *loader(void *arg)
 
 	while (!u->stop) {
 		poll_wanted(u);
-		poll_python(u);
+		pmt_python__poll(u->skel, u->syms);
 		/* woken at once to stop (no exit waits for a round), or to
 		 * read what a stack left for user space needs */
 		if (poll(&pfd, 1, POLL_MS) > 0 && read(u->wake_fd, &n, sizeof(n)) == sizeof(n))
@@ -1014,9 +971,7 @@ static int resume_row_once(struct resuming *c, uint64_t pc, unsigned back, struc
 			if (bpf_map_lookup_elem(files, &key, &c->file))
 				c->file.count = 0;
 		}
-		c->python =
-			c->m.ino && !bpf_map_lookup_elem(bpf_map__fd(c->u->skel->maps.pmt_py_files),
-							 &key, &c->py);
+		c->python = c->m.ino && pmt_python__file(c->u->skel, &key, &c->py);
 	}
 	at = pc - c->m.start + c->m.pgoff - back;
 	*eval = c->python && at >= c->py.eval_start && at < c->py.eval_end;

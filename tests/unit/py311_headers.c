@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The offsets of CPython 3.11's structures as its own headers give them
- * (libpython3.11-dev), for test_python.c to hold unwind/cpython.c's
+ * (libpython3.11-dev), for test_python.c to hold python/cpython.c's
  * table against. Built with the headers' directory (Makefile). */
 #define Py_BUILD_CORE 1
 #include <Python.h>
@@ -8,7 +8,7 @@
 #include "internal/pycore_frame.h"
 #include "internal/pycore_interp.h"
 #include "internal/pycore_runtime.h"
-#include "unwind/cpython.h"
+#include "python/cpython.h"
 #include "py311_headers.h"
 
 #if PY_MAJOR_VERSION != 3 || PY_MINOR_VERSION != 11

@@ -5,7 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include "unwind/cpython.h"
+#include "python/cpython.h"
 #include "py311_headers.h"
 #include "test.h"
 

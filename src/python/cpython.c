@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "elf/elfsym.h"
-#include "unwind/cpython.h"
+#include "python/cpython.h"
 
 /* CPython 3.11 on x86-64 (Include/cpython/pystate.h, code.h,
  * unicodeobject.h, bytesobject.h; Include/internal/pycore_frame.h,

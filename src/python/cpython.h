@@ -12,8 +12,8 @@
  * _PyRuntime for tools such as this one. They are recognised (their
  * Py_Version) and said to be unsupported.
  */
-#ifndef PMT_PYTHON_H
-#define PMT_PYTHON_H
+#ifndef PMT_CPYTHON_H
+#define PMT_CPYTHON_H
 
 #include <stddef.h>
 #include <stdint.h>

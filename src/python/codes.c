@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Python frames named by the code objects they ran (python/codes.h). */
+#include <stdlib.h>
+#include "python/codes.h"
+
+static struct pmt_pycode *slot_of(struct pmt_pycodes *t, uint32_t id)
+{
+	if (!t->slots && !(t->slots = calloc(PMT_PYCODES, sizeof(*t->slots))))
+		return NULL;
+	return &t->slots[(id * 0x9e3779b1u) >> 20 & (PMT_PYCODES - 1)];
+}
+
+/* The code object the kernel calls id, if it was read. */
+static struct pmt_pycode *code_of(struct pmt_pycodes *t, uint32_t id)
+{
+	struct pmt_pycode *slot = slot_of(t, id);
+
+	return slot && slot->id == id ? slot : NULL;
+}
+
+void pmt_pycodes__learn(struct pmt_pycodes *t, uint32_t pid, uint32_t id, uint64_t addr,
+			uint64_t qualname)
+{
+	struct pmt_pycode *slot = slot_of(t, id);
+
+	if (!slot)
+		return;
+	pmt_py__code_free(&slot->c);
+	slot->id = 0;
+	if (!pmt_py__read_code(pid, addr, qualname, &slot->c)) {
+		slot->id = id;
+		slot->addr = addr;
+	}
+}
+
+uint64_t pmt_pycodes__addr(struct pmt_pycodes *t, uint64_t v)
+{
+	struct pmt_pycode *p = code_of(t, PMT_PY_ID(v));
+
+	return p ? p->addr : 0;
+}
+
+bool pmt_pycodes__frame(struct pmt_pycodes *t, uint64_t v, struct pmt_pyframe *out)
+{
+	struct pmt_pycode *p = code_of(t, PMT_PY_ID(v));
+	int line;
+
+	if (!p)
+		return false;
+	line = pmt_py__line(p->c.linetable, p->c.nlinetable, p->c.firstlineno, PMT_PY_INSTR(v));
+	*out = (struct pmt_pyframe){p->c.qualname, p->c.filename, (uint32_t)(line > 0 ? line : 0)};
+	return true;
+}
+
+bool pmt_pycodes__name(struct pmt_pycodes *t, uint64_t v, struct pmt_buf *b)
+{
+	struct pmt_pyframe f;
+
+	if (!pmt_pycodes__frame(t, v, &f)) {
+		pmt_buf__puts(b, "[python]");
+		return false;
+	}
+	pmt_buf__printf(b, f.line ? "%s (%s:%u)" : "%s (%s)", f.name, f.file, f.line);
+	return true;
+}
+
+void pmt_pycodes__free(struct pmt_pycodes *t)
+{
+	size_t i;
+
+	if (t->slots)
+		for (i = 0; i < PMT_PYCODES; i++)
+			pmt_py__code_free(&t->slots[i].c);
+	free(t->slots);
+	t->slots = NULL;
+}
