@@ -172,6 +172,14 @@ _Static_assert(sizeof(struct pmt_agg_cslot) == sizeof(struct pmt_agg_key) + 48,
 	       "a cache slot, read by the drain");
 _Static_assert(sizeof(struct pmt_agg_busy) == 64, "pmt_agg_busy: a cache line a CPU");
 _Static_assert(PMT_AGG_KEY_WORDS * 8 == sizeof(struct pmt_agg_key), "whole words");
+/* written by user space into each probe's settings: packed, 2-aligned
+ * operands, the 64-bit fields at 8-byte offsets */
+_Static_assert(sizeof(struct pmt_key_part) == sizeof(struct pmt_operand) + 4, "pmt_key_part");
+_Static_assert(__builtin_offsetof(struct pmt_agg_cfg, k) == 24 &&
+		       __builtin_offsetof(struct pmt_agg_cfg, keys) == 56,
+	       "pmt_agg_cfg's fields");
+_Static_assert(sizeof(struct pmt_agg_cfg) == 56 + PMT_AGG_KEYS * sizeof(struct pmt_key_part),
+	       "pmt_agg_cfg: as user space writes it");
 _Static_assert(sizeof(struct pmt_lat_key) == 16, "pmt_lat_key");
 _Static_assert(sizeof(struct pmt_agg_deferred) == sizeof(struct pmt_agg_key) + 24,
 	       "pmt_agg_deferred");

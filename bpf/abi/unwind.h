@@ -135,5 +135,6 @@ _Static_assert(sizeof(struct pmt_cfi_want) == 16, "pmt_cfi_want: read from a que
 _Static_assert(sizeof(struct pmt_py_file) == 56, "pmt_py_file");
 _Static_assert(sizeof(struct pmt_py_code_key) == 16, "pmt_py_code_key");
 _Static_assert(sizeof(struct pmt_py_new) == 16, "pmt_py_new: read from a queue");
+_Static_assert(sizeof(struct pmt_py_id) == 8, "pmt_py_id: the queue's key, read by user space");
 
 #endif
