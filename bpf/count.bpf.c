@@ -13,7 +13,7 @@
  * segment of a thread's run starts with its own arrival's count, so a
  * call that sleeps once counts the one switch of its return to a CPU.
  */
-#include "aggregate.bpf.h"
+#include "actions.bpf.h"
 
 /* Streamed probes: every traced thread's running count. A thread is
  * taken in at its first arrival on a CPU (a target's, with -p/-- CMD). */

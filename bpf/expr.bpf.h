@@ -10,6 +10,8 @@
 #ifndef PMTRACE_EXPR_BPF_H
 #define PMTRACE_EXPR_BPF_H
 
+#include "fetch.bpf.h"
+
 /* the session's programs (written by the loader before attaching) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

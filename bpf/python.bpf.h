@@ -19,6 +19,8 @@
 #ifndef PMTRACE_PYTHON_BPF_H
 #define PMTRACE_PYTHON_BPF_H
 
+#include "unwind_state.bpf.h"
+
 /* Set by the loader: Python frames wanted (--unwind dwarf, user stacks). */
 const volatile bool pmt_python __weak = false;
 

@@ -8,7 +8,7 @@
 #ifndef PMTRACE_RECORD_BPF_H
 #define PMTRACE_RECORD_BPF_H
 
-#include "aggregate.bpf.h"
+#include "actions.bpf.h"
 #include "filter.bpf.h"
 #include "unwind.bpf.h"
 
