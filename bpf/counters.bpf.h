@@ -32,6 +32,9 @@ struct {
 	__type(value, struct pmt_tcount);
 } pmt_tcount SEC(".maps") __weak;
 
+/* A thread's entry before it is first seen */
+const volatile struct pmt_tcount pmt_tcount_zero __weak = {};
+
 /* This CPU's count of --counter k (0 and counted if unreadable). */
 static __always_inline __u64 pmt_counter_now(__u32 k)
 {
@@ -97,12 +100,17 @@ static __always_inline void pmt_counters_found(__u64 *last, __u64 *away)
 static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_counter_rec *out)
 {
 	__u32 tid = (__u32)pmt_pid_tgid(c), k;
-	struct pmt_tcount *t = bpf_map_lookup_elem(&pmt_tcount, &tid), fresh = {};
+	struct pmt_tcount *t = bpf_map_lookup_elem(&pmt_tcount, &tid);
+	bool seen = t != NULL;
 	__u64 now;
 
 	if (!t) {
-		pmt_counters_now(fresh.last);
-		bpf_map_update_elem(&pmt_tcount, &tid, &fresh, BPF_NOEXIST);
+		/* its entry made from zeros in .rodata, not on the stack (6.1
+		 * allows 512 bytes for a program and the calls it is in) */
+		bpf_map_update_elem(&pmt_tcount, &tid, (void *)&pmt_tcount_zero, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&pmt_tcount, &tid);
+		if (t)
+			pmt_counters_now(t->last);
 	} else {
 		pmt_counters_found(t->last, &t->away);
 	}
@@ -110,7 +118,7 @@ static __always_inline void pmt_thread_count(struct pmt_fctx *c, struct pmt_coun
 		if (k >= pmt_ncounters)
 			break;
 		out[k].value = out[k].delta = 0;
-		if (!t)
+		if (!seen || !t)
 			continue;
 		now = pmt_counter_now(k);
 		out[k].value = t->acc[k] + (now - t->last[k]);
