@@ -765,8 +765,16 @@ test_unwind_pending_finished() {
 	# 640 samples: allowed 1 and 1 in 200 of the eval loop's there)
 	local window=0
 	[ -n "${PMT_VM:-}" ] && window=$((1 + ev / 200))
-	[ "$nopy" -le $((${said:-0} + window)) ] ||
-		{ fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"; return 1; }
+	[ "$nopy" -le $((${said:-0} + window)) ] || {
+		# which: their innermost frames, and what pmtrace said
+		awk 'function end() { if (c && ev && !py) print s } /cpu-clock:/ { end(); c = ($1 == "pyspin");
+			ev = py = 0; s = ""; d = 0; next } c && NF >= 2 && d++ < 6 { s = s ";" $2 }
+			/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \(.*:[0-9]+\)$|\[python\]/ { py = 1 }
+			END { end() }' "$out" | sort | uniq -c | sort -rn | head -5 >&2
+		grep "^pmtrace: " "$err" >&2
+		fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"
+		return 1
+	}
 	# (here some copies come after the interpreter is known: theirs are
 	# finished with the Python frames the kernel sent with them)
 	[ -n "${PMT_VM:-}" ] || [ "${said:-0}" -lt "$n" ] ||
