@@ -319,6 +319,8 @@ static void follow_processes(struct pmt_evloop *l)
 		pmt_syms__note_pid(l->syms, (uint32_t)o->pid);
 }
 
+static void settle_at_bound(void *ctx);
+
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
 {
 	const struct pmt_opts *o = s->opts;
@@ -348,6 +350,7 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		return -ENOMEM;
 	if (l->user_syms || pmt_agg__wants_pids(s->agg))
 		follow_processes(l);
+	pmt_syms__on_bound(l->syms, settle_at_bound, l);
 	/* aggregating only: nothing comes through perf rings, but updates
 	 * whose user stacks the kernel left for user space to finish */
 	for (i = 0; i < (int)s->probes.n && s->probes.v[i].action != PMT_ACT_STREAM; i++)
@@ -438,6 +441,22 @@ static void settle(struct pmt_evloop *l)
 	waiting = pmt_syms__waiting(l->syms, &bound);
 	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
 		pmt_syms__reap_oldest(l->syms, waiting);
+}
+
+/* The bound of exited processes waiting met while exits are told (one
+ * round read many of them: a loop behind, beside busy CPUs): those told
+ * so far are settled then, not forgotten. */
+static void settle_at_bound(void *ctx)
+{
+	struct pmt_evloop *l = ctx;
+	size_t bound, waiting;
+
+	if (!pmt_aggmaps__settles(l->s->aggmaps))
+		return;
+	waiting = pmt_syms__waiting(l->syms, &bound);
+	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
+		pmt_syms__reap_oldest(l->syms, waiting);
+	l->settled_ns = pmt_now_ns();
 }
 
 /* Processes that exited before everything of theirs was printed go:
@@ -637,6 +656,7 @@ void pmt_evloop__free(struct pmt_evloop *l)
 		pmt_warn("lost %llu records of processes' mappings (rings full, or no memory): "
 			 "some user frames may show [unknown]",
 			 (unsigned long long)lost);
+	pmt_syms__on_bound(l->syms, NULL, NULL);
 	pmt_sideband__free(l->sb);
 	l->sb = NULL;
 	perf_buffer__free(l->pb);

@@ -245,6 +245,16 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 		return;
 	pthread_mutex_lock(&s->lock);
 	p = syms_proc_find(s, pid, &at);
+	if (p && !p->dead && s->ndead == s->max_dead && s->on_bound && !s->settling) {
+		/* the owner settles those waiting first (its locks come
+		 * before this one: called without it) */
+		s->settling = true;
+		pthread_mutex_unlock(&s->lock);
+		s->on_bound(s->on_bound_ctx);
+		pthread_mutex_lock(&s->lock);
+		s->settling = false;
+		p = syms_proc_find(s, pid, &at);
+	}
 	if (p && !p->dead) {
 		if (s->ndead == s->max_dead) {
 			pop_dead(s);
@@ -275,6 +285,16 @@ void pmt_syms__reap_oldest(struct pmt_syms *s, size_t n)
 	pthread_mutex_lock(&s->lock);
 	while (n-- && s->ndead)
 		pop_dead(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pmt_syms__on_bound(struct pmt_syms *s, void (*settle)(void *ctx), void *ctx)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->on_bound = settle;
+	s->on_bound_ctx = ctx;
 	pthread_mutex_unlock(&s->lock);
 }
 

@@ -99,6 +99,11 @@ void pmt_syms__reap_oldest(struct pmt_syms *s, size_t n);
 size_t pmt_syms__waiting(struct pmt_syms *s, size_t *bound);
 /* Has pid exited (and not been reaped yet)? */
 bool pmt_syms__exited(struct pmt_syms *s, uint32_t pid);
+/* Called, without the lock, when an exit would find the bound of those
+ * waiting reached, before the oldest is forgotten: its owner settles
+ * what it can of theirs (an aggregation rebases their stacks onto their
+ * files) and reaps them. NULL: none. */
+void pmt_syms__on_bound(struct pmt_syms *s, void (*settle)(void *ctx), void *ctx);
 /* Exited processes forgotten before being reaped (too many waited)
  * since the last call. */
 uint64_t pmt_syms__forgotten(struct pmt_syms *s);

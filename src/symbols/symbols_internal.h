@@ -111,6 +111,9 @@ struct pmt_syms {
 	size_t dead_head, ndead;
 	uint64_t forgotten, forgotten_total; /* since the last call; in all */
 	size_t max_dead;		     /* MAX_DEAD, or PMT_MAX_DEAD's */
+	void (*on_bound)(void *ctx);	     /* pmt_syms__on_bound */
+	void *on_bound_ctx;
+	bool settling; /* on_bound under way */
 	/* files frames were rebased onto (pmt_syms__rebase), by index:
 	 * kept, with a reference, for the stacks that name them */
 	struct file **pinned;
