@@ -422,6 +422,17 @@ static void report_lost(struct pmt_evloop *l, uint64_t now)
  */
 #define SETTLE_NS (20 * 1000000000ULL)
 
+/* The exited processes waiting now: their stacks rebased onto their
+ * files, then reaped. */
+static void settle_waiting(struct pmt_evloop *l, uint64_t now)
+{
+	size_t bound, waiting = pmt_syms__waiting(l->syms, &bound);
+
+	l->settled_ns = now;
+	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
+		pmt_syms__reap_oldest(l->syms, waiting);
+}
+
 static void settle(struct pmt_evloop *l)
 {
 	size_t bound, waiting = pmt_syms__waiting(l->syms, &bound);
@@ -434,13 +445,10 @@ static void settle(struct pmt_evloop *l)
 		l->settled_ns = now; /* the first comes SETTLE_NS in */
 	if (waiting < bound / 4 && now - l->settled_ns < SETTLE_NS)
 		return;
-	l->settled_ns = now;
 	/* the exits told so far are the ones settled: those that wait now
 	 * (the first to go: they wait in the order they were told) */
 	pmt_sideband__read(l->sb);
-	waiting = pmt_syms__waiting(l->syms, &bound);
-	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
-		pmt_syms__reap_oldest(l->syms, waiting);
+	settle_waiting(l, now);
 }
 
 /* The bound of exited processes waiting met while exits are told (one
@@ -449,14 +457,9 @@ static void settle(struct pmt_evloop *l)
 static void settle_at_bound(void *ctx)
 {
 	struct pmt_evloop *l = ctx;
-	size_t bound, waiting;
 
-	if (!pmt_aggmaps__settles(l->s->aggmaps))
-		return;
-	waiting = pmt_syms__waiting(l->syms, &bound);
-	if (!pmt_aggmaps__settle(l->s->aggmaps, l->syms))
-		pmt_syms__reap_oldest(l->syms, waiting);
-	l->settled_ns = pmt_now_ns();
+	if (pmt_aggmaps__settles(l->s->aggmaps))
+		settle_waiting(l, pmt_now_ns());
 }
 
 /* Processes that exited before everything of theirs was printed go:
