@@ -11,21 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "filter/expr.h"
+#include "filter/lex.h"
 #include "util/grow.h"
 #include "util/suggest.h"
 
-/* tokens: the operators by their text, and three kinds */
-enum { X_END = 256, X_INT, X_NAME };
-
-struct xtok {
-	int kind; /* a character, a two-character operator's code, or X_* */
-	int pos, len;
-	uint64_t num;
-	bool hex; /* an integer written in hex (or octal): C types it another way */
+/* tokens: the lexer's (lex.h) */
+enum { X_END = PMT_TOK_END, X_INT = PMT_TOK_INT, X_NAME = PMT_TOK_NAME };
+enum {
+	X_SHL = PMT_TOK_SHL,
+	X_SHR = PMT_TOK_SHR,
+	X_LE = PMT_TOK_LE,
+	X_GE = PMT_TOK_GE,
+	X_EQ = PMT_TOK_EQ,
+	X_NE = PMT_TOK_NE,
+	X_LAND = PMT_TOK_LAND,
+	X_LOR = PMT_TOK_LOR,
+	X_ARROW = PMT_TOK_ARROW,
 };
-
-/* two-character operators */
-enum { X_SHL = 300, X_SHR, X_LE, X_GE, X_EQ, X_NE, X_LAND, X_LOR, X_ARROW };
 /* tree nodes of member chains: a load of a member, an offset into an
  * object, a string at an address */
 enum { X_LOADN = 400, X_OFFN, X_STRN };
@@ -55,13 +57,13 @@ struct xnode {
 #define UNARY(c) ('u' << 8 | (c))
 
 struct xparser {
+	struct pmt_lexer lx; /* its token: tok */
 	const char *src, *what, *probe;
 	const struct pmt_format *fmt;
 	const struct pmt_typesys *types;
 	struct pmt_error *err;
-	struct xtok tok;
+	struct pmt_tok tok;
 	int depth;
-	bool failed;
 };
 
 static int xerr(struct xparser *p, int pos, int len, const char *fmt, ...)
@@ -72,87 +74,21 @@ static int xerr(struct xparser *p, int pos, int len, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (p->failed)
-		return -EINVAL;
-	p->failed = true;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pmt_error__usage(p->err, "%s: %s", p->what, msg);
-	pmt_error__caret(p->err, p->src, pos, len);
-	return -EINVAL;
+	return pmt_lex__error(&p->lx, pos, len, "%s", msg);
 }
 
-/* --- lexer --------------------------------------------------------------- */
-
-static bool ident_char(char c, bool first)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	       (!first && c >= '0' && c <= '9');
-}
-
+/* The lexer's next token, one an expression has: no strings, no '='. */
 static int lex(struct xparser *p)
 {
-	static const struct {
-		char text[3];
-		int kind;
-	} two[] = {
-		{"<<", X_SHL}, {">>", X_SHR},  {"<=", X_LE},  {">=", X_GE},    {"==", X_EQ},
-		{"!=", X_NE},  {"&&", X_LAND}, {"||", X_LOR}, {"->", X_ARROW},
-	};
-	const char *s = p->src;
-	int i = p->tok.pos + p->tok.len, j;
-	size_t k;
-	char *end;
-
-	while (s[i] == ' ' || s[i] == '\t')
-		i++;
-	p->tok = (struct xtok){.pos = i};
-	if (!s[i]) {
-		p->tok.kind = X_END;
-		return 0;
-	}
-	for (k = 0; k < sizeof(two) / sizeof(two[0]); k++) {
-		if (s[i] == two[k].text[0] && s[i + 1] == two[k].text[1]) {
-			p->tok.kind = two[k].kind;
-			p->tok.len = 2;
-			return 0;
-		}
-	}
-	if (strchr("+-*/%&|^~!<>().[]", s[i])) {
-		p->tok.kind = (unsigned char)s[i];
-		p->tok.len = 1;
-		return 0;
-	}
-	if (s[i] >= '0' && s[i] <= '9') {
-		errno = 0;
-		p->tok.num = strtoull(s + i, &end, 0);
-		p->tok.len = (int)(end - (s + i));
-		if (errno == ERANGE)
-			return xerr(p, i, p->tok.len, "number too large for 64 bits");
-		if (ident_char(*end, false))
-			return xerr(p, i, p->tok.len + 1, "bad number: expected digits or 0x hex");
-		p->tok.kind = X_INT;
-		p->tok.hex = s[i] == '0' && p->tok.len > 1;
-		return 0;
-	}
-	if (ident_char(s[i], true)) {
-		for (j = i; ident_char(s[j], false); j++)
-			;
-		/* str(NAME): one name, a string */
-		if (j - i == 3 && !strncmp(s + i, "str", 3) && s[j] == '(') {
-			int e = j + 1;
-
-			while (ident_char(s[e], false))
-				e++;
-			if (s[e] == ')')
-				j = e + 1;
-		}
-		p->tok.kind = X_NAME;
-		p->tok.len = j - i;
-		return 0;
-	}
-	return xerr(p, i, 1, "unexpected character '%c'", s[i]);
+	if (pmt_lex__next(&p->lx))
+		return -EINVAL;
+	p->tok = p->lx.tok;
+	if (p->tok.kind == PMT_TOK_STR || p->tok.kind == '=')
+		return xerr(p, p->tok.pos, 1, "unexpected character '%c'", p->src[p->tok.pos]);
+	return 0;
 }
 
 /* --- types --------------------------------------------------------------- */
@@ -207,9 +143,9 @@ static struct xnode *xnew(struct xparser *p, int op, struct xnode *a, struct xno
 	struct xnode *n = calloc(1, sizeof(*n));
 
 	if (!n) {
-		if (!p->failed)
+		if (!p->lx.failed)
 			pmt_error__runtime(p->err, -ENOMEM, "%s: out of memory", p->what);
-		p->failed = true;
+		p->lx.failed = true;
 		xfree(a);
 		xfree(b);
 		return NULL;
@@ -478,43 +414,49 @@ static struct xnode *parse_deref(struct xparser *p, int pos)
 /* kaddr("SYMBOL"): the kernel symbol's address, a constant */
 static struct xnode *parse_kaddr(struct xparser *p)
 {
-	const char *s = p->src, *q;
-	int pos = p->tok.pos, at = pos + 5, end = 0, r;
-	char name[128];
+	struct pmt_lexer *lx = &p->lx;
+	struct pmt_buf name = {0};
+	int pos = p->tok.pos, at, len, r;
 	uint64_t addr;
 	struct xnode *n;
 
-	while (s[at] == ' ')
-		at++;
-	if (s[at] == '(' && s[at + 1] == '"' && (q = strchr(s + at + 2, '"')))
-		end = (int)(q - s);
-	if (end <= at + 2 || s[end + 1] != ')') {
+	/* the string is the lexer's token, not an expression's */
+	if (pmt_lex__next(lx) || lx->tok.kind != '(' || pmt_lex__next(lx) ||
+	    lx->tok.kind != PMT_TOK_STR || lx->tok.len <= 2) {
 		xerr(p, pos, 5, "kaddr takes a kernel symbol's name in quotes: kaddr(\"avenrun\")");
 		return NULL;
 	}
-	snprintf(name, sizeof(name), "%.*s", end - at - 2, s + at + 2);
-	if (!p->types || !p->types->ksym) {
-		xerr(p, pos, end + 2 - pos, "kaddr needs the kernel's symbols: none here");
+	at = lx->tok.pos + 1;
+	len = lx->tok.len - 2;
+	pmt_lex__string(lx, &lx->tok, &name);
+	if (pmt_lex__next(lx) || lx->tok.kind != ')') {
+		pmt_buf__free(&name);
+		xerr(p, pos, 5, "kaddr takes a kernel symbol's name in quotes: kaddr(\"avenrun\")");
 		return NULL;
 	}
-	r = p->types->ksym(p->types->ctx, name, &addr);
+	if (!p->types || !p->types->ksym) {
+		pmt_buf__free(&name);
+		xerr(p, pos, at + len + 2 - pos, "kaddr needs the kernel's symbols: none here");
+		return NULL;
+	}
+	r = p->types->ksym(p->types->ctx, pmt_buf__cstr(&name), &addr);
 	if (r) {
-		xerr(p, at + 2, end - at - 2, "no kernel symbol '%s' in /proc/kallsyms%s", name,
+		xerr(p, at, len, "no kernel symbol '%s' in /proc/kallsyms%s", pmt_buf__cstr(&name),
 		     r == -ENODATA ? ", which lists no variables on this kernel (built without "
 				     "CONFIG_KALLSYMS_ALL)"
 		     : r == -EPERM ? " that this user may see"
 				   : "");
+		pmt_buf__free(&name);
 		return NULL;
 	}
+	pmt_buf__free(&name);
 	n = xnew(p, X_INT, NULL, NULL);
 	if (!n)
 		return NULL;
 	n->num = addr;
 	n->t = (struct xtype){64, false};
 	n->pos = pos;
-	n->len = end + 2 - pos;
-	p->tok.pos = end + 2;
-	p->tok.len = 0;
+	n->len = at + len + 2 - pos;
 	return lex(p) ? (xfree(n), NULL) : n;
 }
 
@@ -956,12 +898,12 @@ bool pmt_expr__is_expression(const char *text)
 	if (!strncmp(s, "str(", 4)) {
 		/* str(NAME) is an operand's name; str(a->b) an expression */
 		for (s += 4; *s && *s != ')'; s++)
-			if (!ident_char(*s, false))
+			if (!pmt_lex__name_char(*s, false))
 				return true;
 		return false;
 	}
 	for (; *s; s++)
-		if (!ident_char(*s, false))
+		if (!pmt_lex__name_char(*s, false))
 			return true;
 	return *text >= '0' && *text <= '9';
 }
@@ -1004,13 +946,14 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 	int idx;
 
 	memset(out, 0, sizeof(*out));
+	pmt_lex__init(&p.lx, text, what, 0, err);
 	if (lex(&p))
 		return -EINVAL;
 	n = parse_binary(&p, 1);
 	if (n && p.tok.kind != X_END)
 		xerr(&p, p.tok.pos, p.tok.len,
 		     p.tok.kind == ')' ? "unbalanced ')'" : "expected an operator or the end");
-	if (p.failed) {
+	if (p.lx.failed) {
 		xfree(n);
 		return -EINVAL;
 	}

@@ -20,10 +20,12 @@
 #include <sys/stat.h>
 #include "filter/expr.h"
 #include "filter/filter.h"
+#include "filter/lex.h"
 #include "filter/operand.h"
 #include "symbols/cgroups.h"
 
 enum tok_kind {
+	T_NONE, /* not a token of the filter's */
 	T_END,
 	T_IDENT,
 	T_INT,
@@ -66,6 +68,7 @@ struct node {
 };
 
 struct parser {
+	struct pmt_lexer lx; /* its token, mapped: tok */
 	const char *src;
 	const struct pmt_format *fmt;
 	const char *probe;
@@ -76,7 +79,6 @@ struct parser {
 	struct tok tok; /* current token */
 	struct pmt_error *err;
 	int depth;
-	int failed;
 };
 
 static int perr(struct parser *p, int pos, int len, const char *fmt, ...)
@@ -87,15 +89,10 @@ static int perr(struct parser *p, int pos, int len, const char *fmt, ...)
 	char msg[768];
 	va_list ap;
 
-	if (p->failed)
-		return -EINVAL;
-	p->failed = 1;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pmt_error__usage(p->err, "--filter: %s", msg);
-	pmt_error__caret(p->err, p->src, pos, len);
-	return -EINVAL;
+	return pmt_lex__error(&p->lx, pos, len, "%s", msg);
 }
 
 static void hint(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -111,206 +108,63 @@ static void hint(struct parser *p, const char *fmt, ...)
 	pmt_error__hint(p->err, "%s", text);
 }
 
-/* --- lexer --------------------------------------------------------------- */
+/* --- tokens ------------------------------------------------------------- */
 
-static bool is_ident(char c, bool first)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-	       (!first && c >= '0' && c <= '9');
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int lex_string(struct parser *p, int start)
-{
-	const char *s = p->src;
-	struct pmt_buf b = {0};
-	int i = start + 1, h1, h2;
-
-	for (;;) {
-		char c = s[i];
-
-		if (!c) {
-			pmt_buf__free(&b);
-			return perr(p, start, i - start,
-				    "unterminated string: a closing \" is missing");
-		}
-		if (c == '"')
-			break;
-		if (c == '\\') {
-			switch (s[i + 1]) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case '0': c = '\0'; break;
-			case '\\': c = '\\'; break;
-			case '"': c = '"'; break;
-			/* glob metacharacters stay escaped for the glob parser */
-			case '*':
-			case '?':
-			case '[':
-			case ']':
-				pmt_buf__putc(&b, '\\');
-				c = s[i + 1];
-				break;
-			case 'x':
-				h1 = hexval(s[i + 2]);
-				h2 = h1 >= 0 ? hexval(s[i + 3]) : -1;
-				if (h2 < 0) {
-					pmt_buf__free(&b);
-					return perr(p, i, 2,
-						    "bad escape: \\x needs two hex digits");
-				}
-				c = (char)(h1 * 16 + h2);
-				i += 2;
-				break;
-			default:
-				pmt_buf__free(&b);
-				return perr(
-					p, i, 2,
-					"unknown escape '\\%c'; known: \\n \\t \\r \\0 \\\\ \\\" \\xNN \\* \\? \\[ \\]",
-					s[i + 1] ? s[i + 1] : ' ');
-			}
-			i += 2;
-			pmt_buf__putc(&b, c);
-			continue;
-		}
-		pmt_buf__putc(&b, c);
-		i++;
-	}
-	p->tok.kind = T_STR;
-	p->tok.len = i + 1 - start;
-	p->tok.slen = b.len;
-	pmt_buf__cstr(&b);
-	p->tok.str = b.p;
-	return 0;
-}
-
-static int lex_number(struct parser *p, int start)
-{
-	const char *s = p->src;
-	unsigned long long v;
-	uint64_t mul = 1;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s + start, &end, 0);
-	if (errno == ERANGE)
-		return perr(p, start, (int)(end - s) - start, "number too large for 64 bits");
-	switch (*end) {
-	case 'k':
-	case 'K':
-		mul = 1ULL << 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ULL << 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ULL << 30;
-		end++;
-		break;
-	}
-	if (is_ident(*end, false))
-		return perr(p, start, (int)(end - s) - start + 1,
-			    "bad number: expected digits, 0x hex, or a k/M/G suffix");
-	if (mul > 1 && v > UINT64_MAX / mul)
-		return perr(p, start, (int)(end - s) - start, "number too large for 64 bits");
-	p->tok.kind = T_INT;
-	p->tok.num = v * mul;
-	p->tok.len = (int)(end - s) - start;
-	return 0;
-}
-
+/* The lexer's next token as the filter reads it: the operators it has,
+ * a decoded string, a name's text; the rest worded here. */
 static int next(struct parser *p)
 {
-	const char *s = p->src;
-	int i = p->tok.pos + p->tok.len;
+	static const enum tok_kind kinds[] = {
+		['('] = T_LP,
+		[')'] = T_RP,
+		['~'] = T_GLOB,
+		['-'] = T_MINUS,
+		['!'] = T_NOT,
+		['<'] = T_LT,
+		['>'] = T_GT,
+		['&'] = T_BAND,
+		[PMT_TOK_END] = T_END,
+		[PMT_TOK_INT] = T_INT,
+		[PMT_TOK_NAME] = T_IDENT,
+		[PMT_TOK_STR] = T_STR,
+		[PMT_TOK_LE] = T_LE,
+		[PMT_TOK_GE] = T_GE,
+		[PMT_TOK_EQ] = T_EQ,
+		[PMT_TOK_NE] = T_NE,
+		[PMT_TOK_LAND] = T_AND,
+		[PMT_TOK_LOR] = T_OR,
+	};
+	struct pmt_tok *t = &p->lx.tok;
+	struct pmt_buf b = {0};
 
 	free(p->tok.str);
 	p->tok.str = NULL;
-	while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')
-		i++;
-	p->tok.pos = i;
-	p->tok.len = 1;
-	switch (s[i]) {
-	case '\0':
-		p->tok.kind = T_END;
-		p->tok.len = 0;
-		return 0;
-	case '(': p->tok.kind = T_LP; return 0;
-	case ')': p->tok.kind = T_RP; return 0;
-	case '~': p->tok.kind = T_GLOB; return 0;
-	case '-': p->tok.kind = T_MINUS; return 0;
-	case '"': return lex_string(p, i);
-	case '=':
-		if (s[i + 1] == '=') {
-			p->tok.kind = T_EQ;
-			p->tok.len = 2;
-			return 0;
-		}
-		return perr(p, i, 1, "'=' is not an operator: did you mean '=='?");
-	case '!':
-		p->tok.kind = s[i + 1] == '=' ? T_NE : T_NOT;
-		p->tok.len = s[i + 1] == '=' ? 2 : 1;
-		return 0;
-	case '<':
-		p->tok.kind = s[i + 1] == '=' ? T_LE : T_LT;
-		p->tok.len = s[i + 1] == '=' ? 2 : 1;
-		return 0;
-	case '>':
-		p->tok.kind = s[i + 1] == '=' ? T_GE : T_GT;
-		p->tok.len = s[i + 1] == '=' ? 2 : 1;
-		return 0;
-	case '&':
-		p->tok.kind = s[i + 1] == '&' ? T_AND : T_BAND;
-		p->tok.len = s[i + 1] == '&' ? 2 : 1;
-		return 0;
-	case '|':
-		if (s[i + 1] == '|') {
-			p->tok.kind = T_OR;
-			p->tok.len = 2;
-			return 0;
-		}
-		return perr(p, i, 1, "'|' is not an operator: did you mean '||'?");
+	if (pmt_lex__next(&p->lx))
+		return -EINVAL;
+	/* << >> ->: the filter has '<' '>' '-' alone */
+	if (t->kind == PMT_TOK_SHL || t->kind == PMT_TOK_SHR || t->kind == PMT_TOK_ARROW) {
+		t->kind = (unsigned char)p->src[t->pos];
+		t->len = 1;
 	}
-	if (s[i] >= '0' && s[i] <= '9')
-		return lex_number(p, i);
-	if (is_ident(s[i], true)) {
-		int j = i;
-
-		while (is_ident(s[j], false))
-			j++;
-		/* str(NAME): a field name of its own (USDT string arguments) */
-		if (j - i == 3 && !strncmp(s + i, "str", 3) && s[j] == '(' &&
-		    is_ident(s[j + 1], true)) {
-			int k = j + 1;
-
-			while (is_ident(s[k], false))
-				k++;
-			if (s[k] == ')')
-				j = k + 1;
-		}
-		p->tok.kind = T_IDENT;
-		p->tok.len = j - i;
-		p->tok.str = strndup(s + i, (size_t)(j - i));
-		return 0;
+	if (t->kind == '=')
+		return perr(p, t->pos, 1, "'=' is not an operator: did you mean '=='?");
+	if (t->kind == '|')
+		return perr(p, t->pos, 1, "'|' is not an operator: did you mean '||'?");
+	if (t->kind >= (int)(sizeof(kinds) / sizeof(kinds[0])) || !kinds[t->kind])
+		return perr(p, t->pos, 1, "unexpected character '%c'", p->src[t->pos]);
+	p->tok.kind = kinds[t->kind];
+	p->tok.pos = t->pos;
+	p->tok.len = t->len;
+	p->tok.num = t->num;
+	if (t->kind == PMT_TOK_STR) {
+		pmt_lex__string(&p->lx, t, &b);
+		p->tok.slen = b.len;
+		pmt_buf__cstr(&b);
+		p->tok.str = b.p;
+	} else if (t->kind == PMT_TOK_NAME) {
+		p->tok.str = strndup(p->src + t->pos, (size_t)t->len);
 	}
-	if (s[i] == '\'')
-		return perr(p, i, 1, "strings take double quotes: \"...\"");
-	return perr(p, i, 1, "unexpected character '%c'", s[i]);
+	return 0;
 }
 
 /* --- operands ------------------------------------------------------------ */
@@ -568,68 +422,98 @@ static void check_types(struct parser *p, const struct test *t)
 	}
 }
 
-/* Where an operand written as an expression ends, scanning from i: at a
- * comparison, '~', '&' (the bit test), && or || outside its parentheses,
- * at a ')' closing a group around the test, at a string, or at the end;
- * spaces before it left out. */
-static int operand_end(const char *s, int i)
+/* A lookahead from the current token: a copy of the lexer that reports
+ * nothing. */
+static struct pmt_lexer ahead(const struct parser *p)
 {
-	int depth = 0;
+	struct pmt_lexer lx = p->lx;
 
-	for (; s[i]; i++) {
-		char c = s[i], d = s[i + 1];
+	lx.err = NULL;
+	return lx;
+}
 
-		if (c == '-' && d == '>') {
-			i++; /* a member */
-		} else if (c == '(') {
-			depth++;
-		} else if (c == ')') {
+/* The lookahead's next token; a character no token starts with is
+ * passed over (the compiler that reads it says what is wrong). */
+static void ahead_next(struct pmt_lexer *lx)
+{
+	while (pmt_lex__next(lx)) {
+		lx->failed = false;
+		pmt_lex__skip_to(lx, lx->tok.pos + 1);
+	}
+}
+
+/* Where an operand written as an expression ends, reading from the
+ * lexer's token: at a comparison, '~', '&' (the bit test), && or ||
+ * outside its parentheses, at a ')' closing a group around the test, at
+ * a string, or at the end: the end of the token before. */
+static int operand_end(struct pmt_lexer *lx)
+{
+	int depth = 0, end = lx->tok.pos + lx->tok.len;
+
+	for (;; end = lx->tok.pos + lx->tok.len) {
+		ahead_next(lx);
+		switch (lx->tok.kind) {
+		case '(': depth++; continue;
+		case ')':
 			if (!depth--)
-				break;
-		} else if (depth) {
+				return end;
 			continue;
-		} else if (c == '"' || c == '~' || c == '&' || c == '=' || (c == '|' && d == '|') ||
-			   (c == '!' && d == '=')) {
-			break;
-		} else if (c == '<' || c == '>') {
-			if (d != c)
-				break;
-			i++; /* << >>: a shift */
+		case PMT_TOK_END: return end;
+		case PMT_TOK_STR:
+		case '~':
+		case '&':
+		case '=':
+		case '<':
+		case '>':
+		case PMT_TOK_LAND:
+		case PMT_TOK_LOR:
+		case PMT_TOK_EQ:
+		case PMT_TOK_NE:
+		case PMT_TOK_LE:
+		case PMT_TOK_GE:
+			if (!depth)
+				return end;
+			continue;
 		}
 	}
-	while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\n'))
-		i--;
-	return i;
 }
 
 /* Does the group opening at the current '(' hold an operand (an
  * operator follows its ')': (flags & 3) == 1) rather than tests? */
 static bool group_is_operand(const struct parser *p)
 {
-	const char *s = p->src;
-	int i = p->tok.pos, depth = 0;
+	struct pmt_lexer lx = ahead(p);
+	int depth = 1;
 
-	for (; s[i]; i++) {
-		if (s[i] == '"') {
-			for (i++; s[i] && s[i] != '"'; i++)
-				if (s[i] == '\\' && s[i + 1])
-					i++;
-			if (!s[i])
-				return false;
-		} else if (s[i] == '(') {
-			depth++;
-		} else if (s[i] == ')' && !--depth) {
-			break;
-		}
+	while (depth) {
+		ahead_next(&lx);
+		if (lx.tok.kind == PMT_TOK_END)
+			return false;
+		depth += lx.tok.kind == '(' ? 1 : lx.tok.kind == ')' ? -1 : 0;
 	}
-	if (!s[i])
-		return false;
-	for (i++; s[i] == ' ' || s[i] == '\t' || s[i] == '\n'; i++)
-		;
-	if ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|') ||
-	    (s[i] == '!' && s[i + 1] != '='))
-		return false;
-	return s[i] && strchr("=!<>~+-*/%^&|", s[i]);
+	ahead_next(&lx);
+	switch (lx.tok.kind) {
+	case '=':
+	case '<':
+	case '>':
+	case '~':
+	case '+':
+	case '-':
+	case '*':
+	case '/':
+	case '%':
+	case '^':
+	case '&':
+	case '|':
+	case PMT_TOK_EQ:
+	case PMT_TOK_NE:
+	case PMT_TOK_LE:
+	case PMT_TOK_GE:
+	case PMT_TOK_SHL:
+	case PMT_TOK_SHR:
+	case PMT_TOK_ARROW: return true;
+	}
+	return false;
 }
 
 /* Is the operand at the current token written as an expression (more
@@ -637,18 +521,19 @@ static bool group_is_operand(const struct parser *p)
  * Its text ends at *end. */
 static bool is_expr_operand(const struct parser *p, int *end)
 {
-	const char *s = p->src;
-	int at = p->tok.pos;
+	struct pmt_lexer lx = ahead(p);
 
 	if (p->tok.kind == T_MINUS) {
-		for (at++; s[at] == ' '; at++)
-			;
-		if (s[at] >= '0' && s[at] <= '9')
+		ahead_next(&lx);
+		if (lx.tok.kind == PMT_TOK_INT)
 			return false; /* a negative literal first: -5 < x */
+		lx = ahead(p);
 	} else if (p->tok.kind != T_IDENT && p->tok.kind != T_LP) {
 		return false;
 	}
-	*end = operand_end(s, p->tok.pos + (p->tok.kind == T_MINUS));
+	if (p->tok.kind == T_LP)
+		pmt_lex__skip_to(&lx, p->tok.pos);
+	*end = operand_end(&lx);
 	return !(p->tok.kind == T_IDENT && *end == p->tok.pos + p->tok.len);
 }
 
@@ -679,10 +564,7 @@ static int expr_operand(struct parser *p, struct test *t, int end)
 			hint(p, "%s", sub.hint);
 		return -EINVAL;
 	}
-	free(p->tok.str);
-	p->tok.str = NULL;
-	p->tok.pos = end;
-	p->tok.len = 0;
+	pmt_lex__skip_to(&p->lx, end);
 	return next(p);
 }
 
@@ -741,7 +623,7 @@ compared:
 		goto done;
 	}
 	check_types(p, &t);
-	if (p->failed)
+	if (p->lx.failed)
 		goto fail;
 done:
 	free(t.name);
@@ -1056,12 +938,13 @@ static int filter_program(struct parser *p, struct pmt_filter *out)
 
 /* A lone '&' (not &&) before pos: flags & 3 == 1 reads as a bit test
  * followed by a comparison with nothing to compare. */
-static bool bit_test_before(const char *s, int pos)
+static bool bit_test_before(const struct parser *p)
 {
-	int i;
+	struct pmt_lexer lx = ahead(p);
 
-	for (i = 0; i < pos && s[i]; i++)
-		if (s[i] == '&' && s[i + 1] != '&' && (i == 0 || s[i - 1] != '&'))
+	pmt_lex__skip_to(&lx, 0);
+	while (!pmt_lex__next(&lx) && lx.tok.pos < p->tok.pos)
+		if (lx.tok.kind == '&')
 			return true;
 	return false;
 }
@@ -1076,6 +959,7 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const ch
 
 	memset(out, 0, sizeof(*out));
 	out->xprog = PMT_XPROG_NONE;
+	pmt_lex__init(&p.lx, expr, "--filter", PMT_LEX_SIZES, err);
 	if (next(&p))
 		goto out;
 	if (p.tok.kind == T_END) {
@@ -1089,7 +973,7 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const ch
 		perr(&p, p.tok.pos, p.tok.len,
 		     p.tok.kind == T_RP ? "unbalanced ')'"
 					: "expected && or || or the end of the expression");
-		if (is_cmp(p.tok.kind) && bit_test_before(expr, p.tok.pos))
+		if (is_cmp(p.tok.kind) && bit_test_before(&p))
 			pmt_error__hint(err,
 					"'&' is the bit test (F & MASK holds where a bit is set): "
 					"to compare what it computes, write (F & MASK) %s N",

@@ -221,6 +221,14 @@ static const struct {
 	 "               ^~\n"
 	 "hint: '&' is the bit test (F & MASK holds where a bit is set): to compare what it "
 	 "computes, write (F & MASK) == N\n"},
+	/* an '&' in a string is not the bit test */
+	{"comm == \"a&b\" == 1",
+	 "--filter: expected && or || or the end of the expression\n  comm == \"a&b\" == 1\n"
+	 "                ^~\n"},
+	/* '|' is an operand's (an expression's), not the filter's */
+	{"pid | 1 == 2 && tid == 1 | 2", "--filter: '|' is not an operator: did you mean '||'?\n"
+					 "  pid | 1 == 2 && tid == 1 | 2\n"
+					 "                           ^\n"},
 	{"pid ==", "--filter: expected a number or a \"string\"\n  pid ==\n        ^\n"},
 	{"prev_pid == 3000000000",
 	 "--filter: prev_pid is a signed 32-bit field: 3000000000 is out of range -2147483648..2147483647\n"
