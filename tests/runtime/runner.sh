@@ -97,12 +97,18 @@ while read -r area name secs <&3; do
 	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
 	# timeout signals the test's whole process group
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	WORK=$work PMT_AREA=$area timeout -k 10 "$secs" bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
+	# the test's commands traced to a file: a test that runs out of time
+	# shows the commands it was in
+	WORK=$work PMT_AREA=$area timeout -k 10 "$secs" bash -c 'exec 9>"$WORK/.trace" && BASH_XTRACEFD=9 && set -x && . tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
 	rc=$? t=$((SECONDS - t0))
 	case $rc in
 	0) echo "ok   runtime/$area/$name ($t s)"; passed=$((passed + 1)) ;;
 	77) echo "skip runtime/$area/$name"; skipped=$((skipped + 1)) ;;
-	124 | 137) echo "FAIL runtime/$area/$name: timed out after $secs s"; failed=$((failed + 1)) ;;
+	124 | 137)
+		echo "FAIL runtime/$area/$name: timed out after $secs s; its last commands:"
+		tail -n 12 "$work/.trace" | cut -c1-300 | sed 's/^/    | /'
+		failed=$((failed + 1))
+		;;
 	*) echo "FAIL runtime/$area/$name ($t s)"; failed=$((failed + 1)) ;;
 	esac
 	if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
