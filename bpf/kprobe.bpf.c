@@ -23,35 +23,83 @@ const volatile __u32 pmt_fn_probe[2 * PMT_FN_SLOTS] __weak = {};
 const volatile __u32 pmt_rt_probe[PMT_RT_SLOTS] __weak = {};
 const volatile __u32 pmt_rt_nargs[PMT_RT_SLOTS] __weak = {};
 
-static __always_inline int pmt_regs_body(struct pt_regs *regs)
+/* Where a call's argument slots come from */
+enum pmt_call_from {
+	PMT_FROM_REGS,	 /* the registers of the calling convention */
+	PMT_FROM_FUNC,	 /* fentry/fexit's helpers */
+	PMT_FROM_TP_BTF, /* the array of a typed tracepoint's arguments */
+};
+
+static __always_inline void pmt_call_fill(struct pmt_call *c, void *ctx, enum pmt_call_from from,
+					  bool ret, __u32 n)
 {
-	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(regs);
-	struct pmt_fctx fc = {.ctx = regs};
+	struct pt_regs *regs = ctx;
+	__u32 i;
+
+	switch (from) {
+	case PMT_FROM_REGS:
+		/* user ABI: pt_regs is the context itself; at a return only
+		 * ret means anything */
+		c->arg[0] = PT_REGS_PARM1(regs);
+		c->arg[1] = PT_REGS_PARM2(regs);
+		c->arg[2] = PT_REGS_PARM3(regs);
+		c->arg[3] = PT_REGS_PARM4(regs);
+		c->arg[4] = PT_REGS_PARM5(regs);
+#if defined(__TARGET_ARCH_x86)
+		c->arg[5] = regs->r9;
+#else
+		c->arg[5] = 0;
+#endif
+		c->ret = PT_REGS_RC(regs);
+		break;
+	case PMT_FROM_FUNC:
+		for (i = 0; i < PMT_CALL_SLOTS; i++)
+			if (bpf_get_func_arg(ctx, i, &c->arg[i]))
+				c->arg[i] = 0;
+		c->ret = 0;
+		if (ret)
+			bpf_get_func_ret(ctx, &c->ret);
+		break;
+	case PMT_FROM_TP_BTF:
+		/* copied, not loaded: a load past the last argument would be
+		 * refused, and a direct load of a pointer argument is a typed
+		 * pointer the record has no use for (chains read through it
+		 * with offsets from BTF) */
+		for (i = 0; i < PMT_CALL_SLOTS; i++)
+			c->arg[i] = 0;
+		c->ret = 0;
+		if (n > PMT_CALL_SLOTS)
+			n = PMT_CALL_SLOTS;
+		if (n && bpf_probe_read_kernel(c->arg, n * sizeof(__u64), ctx))
+			c->arg[0] = 0;
+		break;
+	}
+}
+
+/* The one record of every function probe: its slots filled only when
+ * the probe keeps or tests them. */
+static __always_inline int pmt_call_record(__u32 id, struct pmt_fctx *fc, enum pmt_call_from from,
+					   bool ret, __u32 nargs)
+{
 	const struct pmt_probe_cfg *cfg;
-	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
+	struct pmt_event *e = pmt_record_begin(id, fc, &cfg);
 	struct pmt_call *c;
 
 	if (!e)
 		return 0;
 	c = (struct pmt_call *)e->data;
-	if (!pmt_record_needed(cfg))
-		goto finish;
-	/* the registers of the calling convention (user ABI: pt_regs is the
-	 * context itself); at a return only ret means anything */
-	c->arg[0] = PT_REGS_PARM1(regs);
-	c->arg[1] = PT_REGS_PARM2(regs);
-	c->arg[2] = PT_REGS_PARM3(regs);
-	c->arg[3] = PT_REGS_PARM4(regs);
-	c->arg[4] = PT_REGS_PARM5(regs);
-#if defined(__TARGET_ARCH_x86)
-	c->arg[5] = regs->r9;
-#else
-	c->arg[5] = 0;
-#endif
-	c->ret = PT_REGS_RC(regs);
-finish:
-	pmt_record_finish(cfg, e, sizeof(*c), id, &fc);
+	if (pmt_record_needed(cfg))
+		pmt_call_fill(c, fc->ctx, from, ret, nargs);
+	pmt_record_finish(cfg, e, sizeof(*c), id, fc);
 	return 0;
+}
+
+static __always_inline int pmt_regs_body(struct pt_regs *regs)
+{
+	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(regs);
+	struct pmt_fctx fc = {.ctx = regs};
+
+	return pmt_call_record(id, &fc, PMT_FROM_REGS, false, 0);
 }
 
 SEC("kprobe") int pmt_kp(struct pt_regs *regs)
@@ -71,25 +119,8 @@ static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 	/* its kernel stack from the function, as a kprobe's: past this
 	 * function, pmt_fe<N>/pmt_fx<N> and the trampoline */
 	struct pmt_fctx fc = {.ctx = ctx, .kskip = 3};
-	const struct pmt_probe_cfg *cfg;
-	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
-	struct pmt_call *c;
-	__u32 i;
 
-	if (!e)
-		return 0;
-	c = (struct pmt_call *)e->data;
-	if (!pmt_record_needed(cfg))
-		goto finish;
-	for (i = 0; i < PMT_CALL_SLOTS; i++)
-		if (bpf_get_func_arg(ctx, i, &c->arg[i]))
-			c->arg[i] = 0;
-	c->ret = 0;
-	if (ret)
-		bpf_get_func_ret(ctx, &c->ret);
-finish:
-	pmt_record_finish(cfg, e, sizeof(*c), id, &fc);
-	return 0;
+	return pmt_call_record(id, &fc, PMT_FROM_FUNC, ret, 0);
 }
 
 #define PMT_FN_PAIR(n)                             \
@@ -112,36 +143,16 @@ PMT_FN_PAIR(6)
 PMT_FN_PAIR(7)
 
 /* tp_btf: ctx is the array of the tracepoint's arguments, as many as it
- * passes. They are copied, not loaded: a load past the last one would be
- * refused, and a direct load of a pointer argument is a typed pointer the
- * record has no use for (chains read through it with offsets from BTF). */
+ * passes. */
 static __noinline int pmt_rt_body(__u64 *ctx, __u32 slot)
 {
 	__u32 id = pmt_rt_probe[slot & (PMT_RT_SLOTS - 1)];
-	__u32 n = pmt_rt_nargs[slot & (PMT_RT_SLOTS - 1)];
 	/* its kernel stack from the tracepoint's __traceiter_NAME, as a
 	 * tracepoint's: past this function, pmt_rt<N> and bpf_trace_run<N> */
 	struct pmt_fctx fc = {.ctx = ctx, .kskip = 3};
-	const struct pmt_probe_cfg *cfg;
-	struct pmt_event *e = pmt_record_begin(id, &fc, &cfg);
-	struct pmt_call *c;
-	__u32 i;
 
-	if (!e)
-		return 0;
-	c = (struct pmt_call *)e->data;
-	if (!pmt_record_needed(cfg))
-		goto finish;
-	for (i = 0; i < PMT_CALL_SLOTS; i++)
-		c->arg[i] = 0;
-	c->ret = 0;
-	if (n > PMT_CALL_SLOTS)
-		n = PMT_CALL_SLOTS;
-	if (n && bpf_probe_read_kernel(c->arg, n * sizeof(__u64), ctx))
-		c->arg[0] = 0;
-finish:
-	pmt_record_finish(cfg, e, sizeof(*c), id, &fc);
-	return 0;
+	return pmt_call_record(id, &fc, PMT_FROM_TP_BTF, false,
+			       pmt_rt_nargs[slot & (PMT_RT_SLOTS - 1)]);
 }
 
 #define PMT_RT_SLOT(n)                          \

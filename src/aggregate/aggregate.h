@@ -155,10 +155,11 @@ const struct pmt_agg_cslot *pmt_agg_cache__holding(const struct pmt_agg_cache *c
 void pmt_agg__touch_files(const struct pmt_agg *a, const struct pmt_agg_entries *cur,
 			  const struct pmt_agg_io *io);
 /* Print the snapshot cur (sorted here; the aggregation keeps it for the
- * next delta, so cur is taken over and emptied). 0 or -errno (a flame
- * graph that cannot be written, out of memory). */
+ * next delta, so cur is taken over and emptied). 0, or -errno with err
+ * filled (a flame graph that cannot be written, out of memory); every
+ * sink writes what it can. */
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
-		   struct pmt_output *out, uint64_t now_ns);
+		   struct pmt_output *out, uint64_t now_ns, struct pmt_error *err);
 
 /*
  * --interval (deltas): after a print, each key it printed is offered to

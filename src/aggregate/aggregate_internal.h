@@ -94,6 +94,7 @@ struct pmt_agg_snap {
 	struct pmt_agg_entry *e;
 	size_t n;
 	uint64_t now_ns;
+	struct pmt_error *err; /* what a sink could not do */
 	struct pmt_agg_group *groups[PMT_FORM__MAX];
 	size_t ngroups[PMT_FORM__MAX];
 };

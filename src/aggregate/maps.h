@@ -24,9 +24,10 @@ void pmt_aggmaps__free(struct pmt_aggmaps *m);
 /* The files the aggregated user stacks name read now (debuginfod asked
  * for stripped ones' debug files), before the last print. */
 void pmt_aggmaps__touch_files(struct pmt_aggmaps *m, struct pmt_syms *syms);
-/* Drain the maps and print one snapshot of the totals; 0 or -errno. */
+/* Drain the maps and print one snapshot of the totals; 0, or -errno
+ * with err filled. */
 int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
-		       uint64_t now_ns);
+		       uint64_t now_ns, struct pmt_error *err);
 /* Drain the maps and append the totals' metrics to b (see
  * pmt_agg__metrics); safe to call from another thread than the one
  * printing. */

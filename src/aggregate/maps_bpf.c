@@ -688,7 +688,7 @@ out:
 }
 
 int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
-		       uint64_t now_ns)
+		       uint64_t now_ns, struct pmt_error *e)
 {
 	const struct pmt_agg_io io = {syms, stack_lookup, m};
 	struct pmt_agg_entries cur;
@@ -697,9 +697,12 @@ int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_
 
 	pthread_mutex_lock(&m->lock);
 	err = read_entries(m, &cur);
-	if (!err) {
+	if (err) {
+		pmt_error__runtime(e, err, "reading the aggregation's maps failed: %s",
+				   strerror(-err));
+	} else {
 		pmt_syms__lock(syms);
-		err = pmt_agg__print(m->agg, &cur, &io, out, now_ns);
+		err = pmt_agg__print(m->agg, &cur, &io, out, now_ns, e);
 		pmt_syms__unlock(syms);
 	}
 	if (!err)

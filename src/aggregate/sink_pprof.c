@@ -180,12 +180,13 @@ static int write_pprof(struct pmt_agg_snap *s, struct pmt_output *out)
 
 	(void)out;
 	if (!pp)
-		return -ENOMEM;
+		return pmt_error__runtime(s->err, -ENOMEM, "no memory for the profile '%s'", path);
 	if (a->start_wall_ns)
 		pmt_pprof__times(pp, a->start_wall_ns, wall_ns() - a->start_wall_ns);
 	err = pmt_pprof__write(pp, path);
 	if (err)
-		pmt_err("cannot write the profile to '%s': %s", path, strerror(-err));
+		pmt_error__runtime(s->err, err, "cannot write the profile to '%s': %s", path,
+				   strerror(-err));
 	else
 		pmt_info("wrote %s: %llu samples", path, (unsigned long long)samples);
 	pmt_pprof__free(pp);

@@ -40,7 +40,8 @@ static int write_flamegraph(struct pmt_agg_snap *s, struct pmt_output *out)
 
 	(void)out;
 	if (!st)
-		return -ENOMEM;
+		return pmt_error__runtime(s->err, -ENOMEM, "no memory for the flame graph '%s'",
+					  path);
 	for (i = 0; i < ng; i++) {
 		st[i].folded = g[i].text;
 		st[i].count = weight(s, &g[i]);
@@ -51,7 +52,8 @@ static int write_flamegraph(struct pmt_agg_snap *s, struct pmt_output *out)
 						       : "pmtrace");
 	free(st);
 	if (err)
-		pmt_err("cannot write the flame graph to '%s': %s", path, strerror(-err));
+		pmt_error__runtime(s->err, err, "cannot write the flame graph to '%s': %s", path,
+				   strerror(-err));
 	else
 		pmt_info("wrote %s: %zu stacks", path, ng);
 	return err;

@@ -521,9 +521,9 @@ void pmt_agg__sinks(struct pmt_agg *a)
 }
 
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
-		   struct pmt_output *out, uint64_t now_ns)
+		   struct pmt_output *out, uint64_t now_ns, struct pmt_error *perr)
 {
-	struct pmt_agg_snap s = {.a = a, .io = io, .n = cur->n, .now_ns = now_ns};
+	struct pmt_agg_snap s = {.a = a, .io = io, .n = cur->n, .now_ns = now_ns, .err = perr};
 	int err = 0, e, i;
 	size_t k;
 
@@ -532,7 +532,7 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 	/* deltas go into a copy: cur becomes the next "previous" */
 	s.e = calloc(s.n ? s.n : 1, sizeof(*s.e));
 	if (!s.e) {
-		err = -ENOMEM;
+		err = pmt_error__runtime(perr, -ENOMEM, "no memory for the aggregation's print");
 		goto out;
 	}
 	if (s.n)

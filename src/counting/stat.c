@@ -416,9 +416,9 @@ int pmt_stat__run(const struct pmt_opts *o)
 		free(r.c[i].fds);
 	}
 	free(r.c);
-	pmt_output__close(&r.out);
-	if (r.out.err && r.out.err != -EPIPE) {
-		pmt_err("writing to %s failed: %s", r.out.path, strerror(-r.out.err));
+	pmt_error__clear(&r.err);
+	if (pmt_output__close(&r.out, &r.err)) {
+		pmt_error__print(&r.err);
 		ret = PMT_EXIT_FAIL;
 	}
 	if (r.child.pid) {

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "tracefs/render.h"
 #include "output/output.h"
+#include "output/stacks.h"
 #include "abi.h"
 
 /* Write out when this much is buffered: few, large write()s. */
@@ -235,8 +236,8 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 		pmt_buf__printf(b, " %s=%llu (+%llu)", r->counters[i], (unsigned long long)vd[0],
 				(unsigned long long)vd[1]);
 	}
-	if (r->extra_text)
-		r->extra_text(r, b);
+	if (r->named)
+		pmt_stacks__text(r->named, b);
 	if (r->truncated)
 		pmt_buf__puts(b, " [truncated]");
 	pmt_buf__putc(b, '\n');
@@ -297,8 +298,8 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 		}
 		pmt_json__end(&j);
 	}
-	if (r->extra_json)
-		r->extra_json(r, &j);
+	if (r->named)
+		pmt_stacks__json(r->named, &j);
 	pmt_json__end(&j);
 	pmt_buf__putc(b, '\n');
 }
@@ -413,7 +414,7 @@ int pmt_output__flush(struct pmt_output *o)
 	return o->err;
 }
 
-void pmt_output__close(struct pmt_output *o)
+int pmt_output__close(struct pmt_output *o, struct pmt_error *err)
 {
 	pmt_output__flush(o);
 	if (o->own_fd && o->fd >= 0) {
@@ -428,4 +429,8 @@ void pmt_output__close(struct pmt_output *o)
 	free(o->ends);
 	o->ends = NULL;
 	o->nends = o->cap_ends = 0;
+	if (!o->err || o->err == -EPIPE)
+		return 0;
+	return pmt_error__runtime(err, o->err, "writing to %s failed: %s", o->path,
+				  strerror(-o->err));
 }

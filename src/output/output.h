@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "symbols/named.h"
 #include "tracefs/format.h"
 #include "util/error.h"
 #include "util/json.h"
@@ -58,11 +59,11 @@ struct pmt_record {
 	const void *data;	      /* raw record */
 	size_t len;
 	bool truncated; /* the kernel side cut the record short */
-	/* More of the event after its fields (PMU samples: the symbol of
-	 * the ip and the stack): text appends " sym=..." and frame lines
-	 * before the newline; JSON adds members to the record's object. */
-	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
-	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
+	/* Its addresses by name, after its fields (PMU samples: the ip's
+	 * symbol; the stack): text appends " sym=..." and frame lines before
+	 * the newline; JSON adds members to the record's object. NULL:
+	 * none. Named before output sees the record. */
+	const struct pmt_named *named;
 	/* --counter: each event's count for the thread so far and since its
 	 * previous record, ncounters (value, delta) u64 pairs at counts */
 	const char *const *counters;
@@ -74,13 +75,6 @@ struct pmt_record {
 	const char *strs;
 	const char *const *str_names;
 	uint32_t nstrs, str_mask;
-	struct pmt_syms *syms; /* for extra: names of addresses */
-	uint8_t stack;	       /* for extra: PMT_STACK_* to print */
-	/* tracepoints' --stack: nframes frames after the record, the first
-	 * nkernel the kernel's (NULL: none, or in the record's own
-	 * struct pmt_stack_rec) */
-	const uint64_t *frames;
-	uint32_t nframes, nkernel;
 };
 
 /* path NULL or "-" writes to stdout. -errno with err set. */
@@ -98,7 +92,9 @@ void pmt_output__record(struct pmt_output *o, const struct pmt_record *r);
 void pmt_output__line(struct pmt_output *o, const char *s, size_t n);
 /* Write out what is buffered. Returns o->err. */
 int pmt_output__flush(struct pmt_output *o);
-void pmt_output__close(struct pmt_output *o);
+/* Write out the rest and close; 0, or -errno with err filled when a
+ * write failed (a reader that went away is not a failure). */
+int pmt_output__close(struct pmt_output *o, struct pmt_error *err);
 
 /* Format into b without writing: what the unit tests compare. */
 void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r);

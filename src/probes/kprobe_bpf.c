@@ -25,7 +25,6 @@
 #include "util/log.h"
 #include "probes/provider.h"
 #include "probes/stackrec.h"
-#include "output/stacks.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "tracefs/tracefs.h"
@@ -125,13 +124,14 @@ static int probe_fentry(const struct btf *btf, const char *func, struct pmt_kfea
 static const struct pmt_kfeatures *probe_features(const struct btf *btf, const char *func)
 {
 	struct pmt_kfeatures *f = &kf.f;
+	struct pmt_error quiet = {0}; /* no tracefs: no kprobe_events */
 	const char *root;
 
 	if (kf.probed)
 		return f;
 	kf.probed = true;
 	f->kprobe = !access(KPROBE_PMU, R_OK);
-	if (!f->kprobe && !pmt_tracefs__root(&root)) {
+	if (!f->kprobe && !pmt_tracefs__root(&root, &quiet)) {
 		char path[300];
 
 		snprintf(path, sizeof(path), "%s/kprobe_events", root);
@@ -186,7 +186,8 @@ static int match_functions(struct pmt_prov_ctx *c, const char *opt, const char *
 			   struct pmt_names *hits, bool *ftraced)
 {
 	struct pmt_names all = {0};
-	int err = pmt_tracefs__functions(&all);
+	struct pmt_error quiet = {0}; /* the code worded here */
+	int err = pmt_tracefs__functions(&all, &quiet);
 	bool glob = strpbrk(name, "*?[") != NULL;
 
 	if (err && glob)
@@ -268,23 +269,16 @@ static int add_fn_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 					      ret, c->err);
 	else
 		fmt = pmt_callrec__regs_format(name, ret);
-	if (!fmt)
-		return pmt_error__set(c->err)
-			       ? -EINVAL
-			       : pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
-	r = pmt_probes__add(c->probes, &pmt_kprobe_provider, name, fmt, arg->filter, c->err);
-	if (r || c->probes->n == n)
-		return r;
-	kp = calloc(1, sizeof(*kp) + strlen(func) + 1);
+	r = pmt_prov__add(c, &pmt_kprobe_provider, name, fmt, arg->filter,
+			  sizeof(*kp) + strlen(func) + 1, (void **)&kp);
 	if (!kp)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+		return r;
 	kp->mech = mech;
 	kp->ret = ret;
 	kp->offset = off;
 	kp->group = mech == PMT_KFN_MULTI ? group : n;
 	kp->slot = mech == PMT_KFN_FENTRY ? slot : -1;
 	strcpy(kp->func, func);
-	c->probes->v[n].priv = kp;
 	return 0;
 }
 
@@ -446,6 +440,4 @@ const struct pmt_provider pmt_kprobe_provider = {
 	.resolve = kp_resolve,
 	.prepare = kp_prepare,
 	.attach = kp_attach,
-	.extra_text = pmt_stacks__text,
-	.extra_json = pmt_stacks__json,
 };

@@ -23,7 +23,6 @@
 #include "pmu/pmu.h"
 #include "probes/provider.h"
 #include "probes/stackrec.h"
-#include "output/stacks.h"
 #include "symbols/symbols.h"
 #include "pmtrace.skel.h"
 
@@ -189,32 +188,17 @@ static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
 
 static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
-	struct pmt_pmu_event *ev = calloc(1, sizeof(*ev));
-	struct pmt_format *fmt;
-	uint32_t n;
+	struct pmt_pmu_event ev = {0}, *priv;
 	int ret;
 
-	if (!ev)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
-	if ((ret = pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, ev, c->err))) {
-		free(ev);
+	if ((ret = pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, &ev, c->err)) ||
+	    (ret = check_event(c, &ev)))
 		return ret;
-	}
-	if ((ret = check_event(c, ev))) {
-		free(ev);
-		return ret;
-	}
-	fmt = sample_format(ev->name, c->opts->system_wide);
-	if (!fmt) {
-		free(ev);
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", arg->spec);
-	}
-	n = c->probes->n;
-	ret = pmt_probes__add(c->probes, &pmt_perf_provider, ev->name, fmt, arg->filter, c->err);
-	if (c->probes->n > n)
-		c->probes->v[n].priv = ev;
-	else
-		free(ev); /* a duplicate, already traced */
+	ret = pmt_prov__add(c, &pmt_perf_provider, ev.name,
+			    sample_format(ev.name, c->opts->system_wide), arg->filter, sizeof(ev),
+			    (void **)&priv);
+	if (priv)
+		*priv = ev;
 	return ret;
 }
 
@@ -358,39 +342,16 @@ static int pe_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 	return 0;
 }
 
-/* The sample's ip by name; false for a record too short to hold one. */
-static bool ip_name(const struct pmt_record *r, struct pmt_buf *name)
+/* The sample's ip, named as its "sym"; false for a record too short to
+ * hold one. */
+static bool pe_record_ip(const struct pmt_record *r, uint64_t *ip)
 {
 	const struct pmt_sample *smp = r->data;
 
 	if (r->len < sizeof(*smp))
 		return false;
-	pmt_syms__name(r->syms, r->pid, smp->ip, true, false, name);
+	*ip = smp->ip;
 	return true;
-}
-
-/* After the fields: " sym=func+0x12", then the stack. */
-static void pe_extra_text(const struct pmt_record *r, struct pmt_buf *b)
-{
-	struct pmt_buf name = {0};
-
-	if (ip_name(r, &name)) {
-		pmt_buf__puts(b, " sym=");
-		pmt_buf__text_str(b, name.p, name.len);
-		pmt_stacks__text(r, b);
-	}
-	pmt_buf__free(&name);
-}
-
-static void pe_extra_json(const struct pmt_record *r, struct pmt_json *j)
-{
-	struct pmt_buf name = {0};
-
-	if (ip_name(r, &name)) {
-		pmt_json__field_strn(j, "sym", name.p, name.len);
-		pmt_stacks__json(r, j);
-	}
-	pmt_buf__free(&name);
 }
 
 const struct pmt_provider pmt_perf_provider = {
@@ -399,7 +360,6 @@ const struct pmt_provider pmt_perf_provider = {
 	.prepare = pe_prepare,
 	.sample_value = pe_sample_value,
 	.attach = pe_attach,
-	.extra_text = pe_extra_text,
-	.extra_json = pe_extra_json,
+	.record_ip = pe_record_ip,
 	.user_addrs = true,
 };

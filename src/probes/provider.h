@@ -38,6 +38,16 @@ struct pmt_prov_ctx {
 	uint8_t stack;		   /* PMT_STACK_*: stacks with each event */
 };
 
+/*
+ * The tail of every provider's resolve: the probe name with its record's
+ * format fmt added (NULL: making it failed, err set or out of memory),
+ * and its provider's part, priv_size zeroed bytes, made and hung on it
+ * (priv_size 0: none). 0 with *priv NULL when the probe is one already
+ * traced; -errno with the context's err set.
+ */
+int pmt_prov__add(struct pmt_prov_ctx *c, const struct pmt_provider *prov, const char *name,
+		  struct pmt_format *fmt, const char *filter, size_t priv_size, void **priv);
+
 /* What one sample of a probe stands for in a profile (--pprof's second
  * sample type): e.g. {"cpu", "nanoseconds", ns a sample}. */
 struct pmt_sample_value {
@@ -59,9 +69,9 @@ struct pmt_provider {
 	void (*prepare)(struct pmt_prov_ctx *c);
 	/* Write the probe's settings into the maps and attach it. */
 	int (*attach)(struct pmt_prov_ctx *c, struct pmt_probe *p);
-	/* What a streamed record shows after its fields (see pmt_record). */
-	void (*extra_text)(const struct pmt_record *r, struct pmt_buf *b);
-	void (*extra_json)(const struct pmt_record *r, struct pmt_json *j);
+	/* The address its streamed record r is named by (a PMU sample's
+	 * ip: perf script's "sym"); false for none in r. NULL: none. */
+	bool (*record_ip)(const struct pmt_record *r, uint64_t *ip);
 	/* What a sample of p stands for beside being one (false: only that). */
 	bool (*sample_value)(const struct pmt_prov_ctx *c, const struct pmt_probe *p,
 			     struct pmt_sample_value *v);

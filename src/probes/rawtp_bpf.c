@@ -23,7 +23,6 @@
 #include <bpf/libbpf.h>
 #include "probes/callrec.h"
 #include "probes/provider.h"
-#include "output/stacks.h"
 #include "util/log.h"
 #include "util/suggest.h"
 #include "tracefs/tracefs.h"
@@ -111,7 +110,6 @@ static int add_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg, co
 	const struct btf_type *pt;
 	struct pmt_format *fmt;
 	struct rt_priv *rt;
-	uint32_t n = c->probes->n;
 	char name[300];
 	int r;
 
@@ -125,21 +123,14 @@ static int add_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg, co
 					"would be one more)",
 					arg->spec, PMT_RT_SLOTS, tp);
 	fmt = pmt_callrec__rawtp_format(name, vmlinux, proto, c->err);
-	if (!fmt)
-		return pmt_error__set(c->err)
-			       ? -EINVAL
-			       : pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
-	r = pmt_probes__add(c->probes, &pmt_rawtp_provider, name, fmt, arg->filter, c->err);
-	if (r || c->probes->n == n)
-		return r;
-	rt = calloc(1, sizeof(*rt) + strlen(tp) + 1);
+	r = pmt_prov__add(c, &pmt_rawtp_provider, name, fmt, arg->filter,
+			  sizeof(*rt) + strlen(tp) + 1, (void **)&rt);
 	if (!rt)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+		return r;
 	pt = btf__type_by_id(vmlinux, (__u32)proto);
 	rt->slot = slot;
 	rt->nargs = btf_vlen(pt) > 0 ? btf_vlen(pt) - 1u : 0;
 	strcpy(rt->tp, tp);
-	c->probes->v[n].priv = rt;
 	return 0;
 }
 
@@ -250,6 +241,4 @@ const struct pmt_provider pmt_rawtp_provider = {
 	.resolve = rt_resolve,
 	.prepare = rt_prepare,
 	.attach = rt_attach,
-	.extra_text = pmt_stacks__text,
-	.extra_json = pmt_stacks__json,
 };

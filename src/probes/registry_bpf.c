@@ -70,3 +70,25 @@ int pmt_prov__binary(struct pmt_prov_ctx *c, const char *opt, const char *spec, 
 		return pmt_error__usage(c->err, "--%s '%s': %s: %s", opt, spec, file, strerror(-r));
 	return 0;
 }
+
+int pmt_prov__add(struct pmt_prov_ctx *c, const struct pmt_provider *prov, const char *name,
+		  struct pmt_format *fmt, const char *filter, size_t priv_size, void **priv)
+{
+	uint32_t n = c->probes->n;
+	int r;
+
+	if (priv)
+		*priv = NULL;
+	if (!fmt)
+		return pmt_error__set(c->err)
+			       ? -EINVAL
+			       : pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+	r = pmt_probes__add(c->probes, prov, name, fmt, filter, c->err);
+	if (r || c->probes->n == n || !priv_size)
+		return r;
+	c->probes->v[n].priv = calloc(1, priv_size);
+	if (!c->probes->v[n].priv)
+		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+	*priv = c->probes->v[n].priv;
+	return 0;
+}

@@ -37,3 +37,19 @@ bool pmt_stackrec__has(const struct pmt_format *f)
 {
 	return f && pmt_format__field(f, "kstack") && pmt_format__field(f, "ustack");
 }
+
+uint32_t pmt_stackrec__frames(const struct pmt_format *f, const void *data, size_t len,
+			      const uint64_t **frames, uint32_t *nkernel)
+{
+	size_t rec = f->fixed_size;
+	const struct pmt_stack_rec *st;
+	uint32_t n;
+
+	if (len < rec || rec < sizeof(*st) || f->raw_ctx)
+		return 0;
+	st = (const void *)((const char *)data + rec - sizeof(*st));
+	*frames = (const void *)((const char *)data + rec);
+	*nkernel = st->nkernel;
+	n = st->nkernel + st->nuser;
+	return n > (len - rec) / 8 ? (uint32_t)((len - rec) / 8) : n;
+}

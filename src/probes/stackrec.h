@@ -7,6 +7,8 @@
 #define PMT_STACKREC_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "tracefs/format.h"
 
 /* The hidden kstack/ustack key fields of the pmt_stack_rec that ends a
@@ -15,6 +17,11 @@ int pmt_stackrec__add_fields(struct pmt_format *f);
 /* A tracepoint's: the keys at PMT_TP_STACK of the program's copy of the
  * record (bpf/tracepoint.bpf.c), past any record. */
 int pmt_stackrec__add_tp_fields(struct pmt_format *f);
+/* The frames a program put after the record of format f it built (len
+ * bytes at data): how many, their addresses, and how many of them are
+ * the kernel's (innermost first); 0 for none. */
+uint32_t pmt_stackrec__frames(const struct pmt_format *f, const void *data, size_t len,
+			      const uint64_t **frames, uint32_t *nkernel);
 /* Does this record format carry stacks (--stack, --by stack)? */
 bool pmt_stackrec__has(const struct pmt_format *f);
 

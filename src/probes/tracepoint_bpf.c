@@ -20,7 +20,6 @@
 #include "tracefs/syscalls.h"
 #include "pmu/pmu.h"
 #include "tracefs/tracefs.h"
-#include "output/stacks.h"
 #include "pmtrace.skel.h"
 
 /* this file's provider, defined at its end (src/options/kinds.h) */
@@ -32,7 +31,9 @@ static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
 	const char *close[4];
 	int n, i;
 
-	if (pmt_tracefs__events(&all))
+	struct pmt_error quiet = {0}; /* no list: no names to suggest */
+
+	if (pmt_tracefs__events(&all, &quiet))
 		return;
 	n = pmt_suggest(spec, all.v, all.n, close, 4);
 	for (i = 0; i < n; i++)
@@ -64,7 +65,7 @@ static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, con
 		return pmt_error__runtime(c->err, -ENOMEM, "%s:%s: out of memory", cat, name);
 	}
 	snprintf(full, sizeof(full), "%s:%s", cat, name);
-	return pmt_probes__add(c->probes, &pmt_tracepoint_provider, full, fmt, filter, c->err);
+	return pmt_prov__add(c, &pmt_tracepoint_provider, full, fmt, filter, 0, NULL);
 }
 
 static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
@@ -83,7 +84,7 @@ static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 
 	snprintf(cat, sizeof(cat), "%.*s", (int)strcspn(spec, ":/"), spec);
 	snprintf(name, sizeof(name), "%s", spec + strlen(cat) + 1);
-	ret = pmt_tracefs__events(&all);
+	ret = pmt_tracefs__events(&all, c->err);
 	if (ret)
 		return ret;
 	{
@@ -351,7 +352,5 @@ const struct pmt_provider pmt_tracepoint_provider = {
 	.imply = tp_imply,
 	.prepare = tp_prepare,
 	.attach = tp_attach,
-	.extra_text = pmt_stacks__text,
-	.extra_json = pmt_stacks__json,
 	.renders = true,
 };

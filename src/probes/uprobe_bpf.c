@@ -20,7 +20,6 @@
 #include "util/log.h"
 #include "probes/provider.h"
 #include "probes/stackrec.h"
-#include "output/stacks.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "pmtrace.skel.h"
@@ -70,7 +69,6 @@ static int add_up_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 	struct pmt_format *fmt;
 	struct up_priv *up;
 	char name[PATH_MAX + 300];
-	uint32_t n = c->probes->n;
 	int r;
 
 	snprintf(name, sizeof(name), "%s:%s:%s", ret ? "uretprobe" : "uprobe", path, sym);
@@ -78,18 +76,13 @@ static int add_up_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg,
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), "+%llu",
 			 (unsigned long long)add);
 	fmt = pmt_callrec__regs_format(name, ret);
-	if (!fmt)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
-	r = pmt_probes__add(c->probes, &pmt_uprobe_provider, name, fmt, arg->filter, c->err);
-	if (r || c->probes->n == n)
-		return r;
-	up = calloc(1, sizeof(*up) + strlen(path) + 1);
+	r = pmt_prov__add(c, &pmt_uprobe_provider, name, fmt, arg->filter,
+			  sizeof(*up) + strlen(path) + 1, (void **)&up);
 	if (!up)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+		return r;
 	up->ret = ret;
 	up->off = off + add;
 	strcpy(up->path, path);
-	c->probes->v[n].priv = up;
 	return 0;
 }
 
@@ -213,6 +206,4 @@ const struct pmt_provider pmt_uprobe_provider = {
 	.resolve = up_resolve,
 	.prepare = up_prepare,
 	.attach = up_attach,
-	.extra_text = pmt_stacks__text,
-	.extra_json = pmt_stacks__json,
 };

@@ -20,7 +20,6 @@
 #include <bpf/libbpf.h>
 #include "probes/stackrec.h"
 #include "elf/stapsdt.h"
-#include "output/stacks.h"
 #include "probes/provider.h"
 #include "probes/fault.h"
 #include "util/strutil.h"
@@ -108,7 +107,6 @@ static int add_usdt_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *ar
 	struct pmt_format *fmt;
 	struct usdt_priv *up;
 	char name[PATH_MAX + 600];
-	uint32_t at = c->probes->n;
 	int r;
 
 	if (n->unreadable >= 0) {
@@ -124,18 +122,14 @@ static int add_usdt_probe(struct pmt_prov_ctx *c, const struct pmt_probe_arg *ar
 	}
 	snprintf(name, sizeof(name), "usdt:%s:%s:%s", path, n->provider, n->name);
 	fmt = usdt_format(name, n);
-	if (!fmt)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
-	r = pmt_probes__add(c->probes, &pmt_usdt_provider, name, fmt, arg->filter, c->err);
-	if (r || c->probes->n == at)
-		return r;
-	up = calloc(1, sizeof(*up) + strlen(path) + strlen(n->provider) + strlen(n->name) + 3);
+	r = pmt_prov__add(c, &pmt_usdt_provider, name, fmt, arg->filter,
+			  sizeof(*up) + strlen(path) + strlen(n->provider) + strlen(n->name) + 3,
+			  (void **)&up);
 	if (!up)
-		return pmt_error__runtime(c->err, -ENOMEM, "%s: out of memory", name);
+		return r;
 	up->path = strcpy(up->data, path);
 	up->provider = strcpy(up->data + strlen(path) + 1, n->provider);
 	up->name = strcpy((char *)up->provider + strlen(n->provider) + 1, n->name);
-	c->probes->v[at].priv = up;
 	return 0;
 }
 
@@ -284,6 +278,4 @@ const struct pmt_provider pmt_usdt_provider = {
 	.resolve = usdt_resolve,
 	.prepare = usdt_prepare,
 	.attach = usdt_attach,
-	.extra_text = pmt_stacks__text,
-	.extra_json = pmt_stacks__json,
 };

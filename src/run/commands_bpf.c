@@ -49,13 +49,11 @@ static int list_usdt(const char *spec)
 	snprintf(pat, sizeof(pat), "%s%s",
 		 colon && strchr(colon + 1, ':') ? "" : "*:", colon ? colon + 1 : "*");
 	r = pmt_elf__resolve(file, path, sizeof(path));
-	if (r) {
-		pmt_err("--list 'usdt:%s': %s: %s", spec, file,
-			r == -ENOENT && !strchr(file, '/') ? "no such program or library"
-							   : strerror(-r));
-		return PMT_EXIT_USAGE;
-	}
-	if (pmt_usdt__read(path, &notes, &e)) {
+	if (r)
+		pmt_error__usage(&e, "--list 'usdt:%s': %s: %s", spec, file,
+				 r == -ENOENT && !strchr(file, '/') ? "no such program or library"
+								    : strerror(-r));
+	if (r || pmt_usdt__read(path, &notes, &e)) {
 		pmt_error__print(&e);
 		return pmt_error__exit_status(&e);
 	}
@@ -71,9 +69,11 @@ static int list_usdt(const char *spec)
 	if (b.len && fwrite(b.p, 1, b.len, stdout) != b.len)
 		r = -EIO;
 	pmt_buf__free(&b);
-	if (!hits)
-		pmt_err("--list 'usdt:%s': %s has %s", spec, path,
-			notes.n ? "no USDT probe matching that" : "no USDT probes");
+	if (!hits) {
+		pmt_error__usage(&e, "--list 'usdt:%s': %s has %s", spec, path,
+				 notes.n ? "no USDT probe matching that" : "no USDT probes");
+		pmt_error__print(&e);
+	}
 	pmt_usdt__free(&notes);
 	return r || !hits ? PMT_EXIT_USAGE : PMT_EXIT_OK;
 }
@@ -84,15 +84,18 @@ static int list_usdt(const char *spec)
 int pmt_cmd__list(const struct pmt_opts *o)
 {
 	struct pmt_names tps = {0}, evs = {0}, hits = {0};
+	struct pmt_error e = {0};
 	struct pmt_buf b = {0};
 	size_t i;
 	int err;
 
 	if (o->list_glob && !strncmp(o->list_glob, "usdt:", 5))
 		return list_usdt(o->list_glob + 5);
-	err = pmt_tracefs__events(&tps);
-	if (err)
+	err = pmt_tracefs__events(&tps, &e);
+	if (err) {
+		pmt_error__print(&e);
 		return PMT_EXIT_FAIL;
+	}
 	for (i = 0; i < tps.n; i++) {
 		pmt_buf__puts(&b, "tracepoint:");
 		pmt_buf__puts(&b, tps.v[i]);
@@ -134,7 +137,8 @@ int pmt_cmd__list(const struct pmt_opts *o)
 		err = -EIO;
 	pmt_buf__free(&b);
 	if (o->list_glob && !hits.n) {
-		pmt_err("no tracepoint or event matches '%s'", o->list_glob);
+		pmt_error__usage(&e, "no tracepoint or event matches '%s'", o->list_glob);
+		pmt_error__print(&e);
 		err = -ENOENT;
 	}
 	pmt_names__free(&tps);

@@ -25,7 +25,7 @@
 #include <bpf/libbpf.h>
 #include "abi.h"
 #include "tracefs/render.h"
-#include "output/stacks.h"
+#include "probes/stackrec.h"
 #include "aggregate/maps.h"
 #include "run/evloop.h"
 #include "symbols/sideband.h"
@@ -141,24 +141,56 @@ static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t
 	return n + got.n;
 }
 
-/* A streamed record's: the record prints whole, as perf's DWARF mode
- * would print it. */
-static void finish_stack(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail,
-			 struct pmt_record *r)
+/* A streamed record's frames: the kernel's and those it unwound (after
+ * the record, or inside one a program built), and a user stack the
+ * kernel left finished from its dump, as perf's DWARF mode would print
+ * it. How many; *nk of them the kernel's. */
+static uint32_t record_frames(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail,
+			      const struct pmt_record *r, const uint64_t **frames, uint32_t *nk)
 {
-	const char *at = (const char *)(eh + 1) + eh->size + (size_t)(eh->nkernel + eh->nuser) * 8;
-	const uint64_t *frames = NULL;
-	uint32_t n, nk = 0;
+	const uint64_t *after = (const uint64_t *)((const char *)(eh + 1) + eh->size);
+	const char *dump = (const char *)(after + eh->nkernel + eh->nuser);
+	uint32_t n = 0, all;
 
-	if (!(l->s->stack & PMT_STACK_USER) || avail < (size_t)(at - (const char *)eh) + eh->dump)
+	*frames = NULL;
+	*nk = 0;
+	if (eh->nkernel + eh->nuser && avail >= (size_t)(dump - (const char *)eh)) {
+		*frames = after;
+		*nk = eh->nkernel;
+		n = (uint32_t)(eh->nkernel + eh->nuser);
+	} else if (l->s->stack && r->fmt) {
+		n = pmt_stackrec__frames(r->fmt, r->data, r->len, frames, nk);
+	}
+	if (!eh->dump || !(l->s->stack & PMT_STACK_USER) ||
+	    avail < (size_t)(dump - (const char *)eh) + eh->dump)
+		return n;
+	all = finish_frames(l, eh->pid, *frames, n, *nk, dump, eh->dump, PMT_STACK_KEPT);
+	if (!all)
+		return n; /* a dump not to be read: the frames the kernel had */
+	*frames = l->frames;
+	return all;
+}
+
+/* The record's addresses named before any output sees it: its
+ * provider's address (a PMU sample's ip) and the stack. */
+static void name_record(struct pmt_evloop *l, const struct pmt_probe *p,
+			const struct pmt_event_hdr *eh, size_t avail, struct pmt_record *r)
+{
+	const uint64_t *frames;
+	uint32_t n, nk;
+	uint64_t ip;
+
+	r->named = NULL;
+	if (p->prov->record_ip ? !p->prov->record_ip(r, &ip)
+			       : !l->s->stack && !(eh->nkernel + eh->nuser))
 		return;
-	n = pmt_stacks__frames(r, &frames, &nk);
-	n = finish_frames(l, eh->pid, frames, n, nk, at, eh->dump, PMT_STACK_KEPT);
-	if (!n)
-		return;
-	r->frames = l->frames;
-	r->nframes = n;
-	r->nkernel = nk;
+	pmt_named__reset(&l->named);
+	if (p->prov->record_ip)
+		pmt_named__sym(&l->named, l->syms, r->pid, ip);
+	n = record_frames(l, eh, avail, r, &frames, &nk);
+	l->named.stack = l->s->stack && r->fmt && (frames || r->len >= r->fmt->fixed_size);
+	pmt_named__frames(&l->named, l->syms, r->pid, frames, n, nk, l->out->mode == PMT_OUT_JSON);
+	r->named = &l->named;
 }
 
 /* An aggregation's update whose user stack the kernel left (struct
@@ -229,20 +261,7 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.str_mask = 0;
 	for (i = 0; i < r.nstrs; i++)
 		r.str_mask |= (p->strs[i].src == PMT_FSRC_PTR_STR) << i;
-	r.extra_text = p->prov->extra_text;
-	r.extra_json = p->prov->extra_json;
-	r.syms = l->syms;
-	r.stack = l->s->stack;
-	r.frames = NULL;
-	r.nframes = r.nkernel = 0;
-	if (eh->nkernel + eh->nuser &&
-	    len >= pre + sizeof(*eh) + eh->size + (size_t)(eh->nkernel + eh->nuser) * 8) {
-		r.frames = (const uint64_t *)((const char *)(eh + 1) + eh->size);
-		r.nframes = (uint32_t)(eh->nkernel + eh->nuser);
-		r.nkernel = eh->nkernel;
-	}
-	if (eh->dump)
-		finish_stack(l, eh, len - pre, &r);
+	name_record(l, p, eh, len - pre, &r);
 	pmt_output__record(l->out, &r);
 	/* Writing a batch takes long enough for the rings to fill behind
 	 * it: take in what arrived every so often (it is queued behind the
@@ -310,9 +329,14 @@ static void follow_processes(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
 
-	if (pmt_sideband__open(&l->sb, l->syms))
-		pmt_hint("processes are read from /proc when first met: "
-			 "short-lived ones may show [unknown] frames");
+	struct pmt_error e = {0};
+
+	/* not the run's end: told, and the run goes on */
+	if (pmt_sideband__open(&l->sb, l->syms, &e)) {
+		pmt_error__hint(&e, "processes are read from /proc when first met: "
+				    "short-lived ones may show [unknown] frames");
+		pmt_error__print(&e);
+	}
 	if (o->system_wide)
 		pmt_syms__note_all(l->syms);
 	else if (o->pid)
@@ -385,13 +409,15 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	free(cpus);
 	if (!l->pb) {
 		err = -errno;
-		pmt_err("cannot open the perf buffers (%d pages per CPU): %s", l->pages,
-			strerror(errno));
+		pmt_error__runtime(&s->err, err,
+				   "cannot open the perf buffers (%d pages per CPU): %s", l->pages,
+				   strerror(-err));
 		if (err == -ENOMEM || err == -EPERM)
-			pmt_hint(
+			pmt_error__hint(
+				&s->err,
 				"a smaller --buffer-pages, or a larger ulimit -l / perf_event_mlock_kb, may help");
 		if (err == -ENODEV || err == -ENOENT)
-			pmt_hint("-C names a CPU that is offline");
+			pmt_error__hint(&s->err, "-C names a CPU that is offline");
 		return err;
 	}
 	return 0;
@@ -484,7 +510,7 @@ static void reap(struct pmt_evloop *l, uint64_t cutoff)
 
 /* Drain every ring (the processes' records first: the samples name
  * them), then write out what is safely ordered. */
-static int drain(struct pmt_evloop *l, uint64_t cutoff)
+static int drain(struct pmt_evloop *l, uint64_t cutoff, struct pmt_error *e)
 {
 	int err;
 
@@ -495,10 +521,9 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff)
 	err = l->pb ? perf_buffer__consume(l->pb) : 0;
 	/* the code objects their Python frames name */
 	pmt_unwinder__poll_python(&l->s->unwind);
-	if (err < 0 && err != -EINTR) {
-		pmt_err("reading the perf buffers failed: %s", strerror(-err));
-		return err;
-	}
+	if (err < 0 && err != -EINTR)
+		return pmt_error__runtime(e, err, "reading the perf buffers failed: %s",
+					  strerror(-err));
 	if (l->ro.bytes > REORDER_MAX_BYTES)
 		cutoff = UINT64_MAX;
 	pmt_reorder__flush(&l->ro, cutoff, emit, l);
@@ -527,7 +552,7 @@ static bool watch_output(struct pmt_evloop *l, int epfd)
 
 /* Sleep until events, a signal or timeout ms; stop when the output's
  * reader has gone. 0 or -errno. */
-static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout)
+static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout, struct pmt_error *e)
 {
 	struct timespec ts = {timeout / 1000, (timeout % 1000) * 1000000L};
 	struct pollfd out = {.fd = l->out->fd, .events = 0};
@@ -544,12 +569,19 @@ static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout)
 		if (r > 0 && (out.revents & (POLLERR | POLLHUP)))
 			l->stop = PMT_STOP_OUTPUT;
 	}
-	if (r < 0 && errno != EINTR) {
-		r = -errno;
-		pmt_err("waiting for events failed: %s", strerror(errno));
-		return r;
-	}
+	if (r < 0 && errno != EINTR)
+		return pmt_error__runtime(e, -errno, "waiting for events failed: %s",
+					  strerror(errno));
 	return 0;
+}
+
+/* An interval's print; what it could not do told, and the run goes on. */
+static void print_interval(struct pmt_evloop *l, uint64_t now)
+{
+	struct pmt_error e = {0};
+
+	if (pmt_aggmaps__print(l->s->aggmaps, l->syms, l->out, now, &e))
+		pmt_error__print(&e);
 }
 
 /* An interval's printout is short of what did not fit: say so with it. */
@@ -598,7 +630,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			if (now >= tick) {
 				/* the mappings of every process sampled so far */
 				pmt_sideband__read(l->sb);
-				pmt_aggmaps__print(l->s->aggmaps, l->syms, l->out, now);
+				print_interval(l, now);
 				l->agg_read_ns = now;
 				/* a print's names and snapshot are freed: their pages
 				 * go back, so a run of hours holds what one of minutes
@@ -612,18 +644,19 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			if ((tick - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((tick - now) / 1000000) + 1;
 		}
-		err = wait_events(l, epfd, watch, timeout);
+		err = wait_events(l, epfd, watch, timeout, &l->s->err);
 		if (err) {
 			l->stop = PMT_STOP_ERROR;
 			return err;
 		}
 		if (l->s->aggmaps && (err = pmt_aggmaps__poll(l->s->aggmaps))) {
-			pmt_err("draining the aggregation's maps failed: %s", strerror(-err));
 			l->stop = PMT_STOP_ERROR;
-			return err;
+			return pmt_error__runtime(&l->s->err, err,
+						  "draining the aggregation's maps failed: %s",
+						  strerror(-err));
 		}
 		now = pmt_now_ns();
-		err = drain(l, now > SLACK_NS ? now - SLACK_NS : 0);
+		err = drain(l, now > SLACK_NS ? now - SLACK_NS : 0, &l->s->err);
 		if (err) {
 			l->stop = PMT_STOP_ERROR;
 			return err;
@@ -647,7 +680,11 @@ int pmt_evloop__run(struct pmt_evloop *l)
 
 void pmt_evloop__drain(struct pmt_evloop *l)
 {
-	drain(l, UINT64_MAX);
+	struct pmt_error e = {0};
+
+	/* after the run: what fails now is told here */
+	if (drain(l, UINT64_MAX, &e))
+		pmt_error__print(&e);
 	pmt_output__flush(l->out);
 }
 
@@ -669,4 +706,5 @@ void pmt_evloop__free(struct pmt_evloop *l)
 	l->lost = NULL;
 	free(l->frames);
 	l->frames = NULL;
+	pmt_named__free(&l->named);
 }

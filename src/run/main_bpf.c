@@ -39,7 +39,7 @@
 #define CAP_BPF_BIT 39
 #define CAP_SYS_ADMIN_BIT 21
 
-static int check_privileges(void)
+static int check_privileges(struct pmt_error *e)
 {
 	unsigned long long eff = 0;
 	char *status, *p;
@@ -55,18 +55,19 @@ static int check_privileges(void)
 	if ((eff & (1ULL << CAP_SYS_ADMIN_BIT)) ||
 	    ((eff & (1ULL << CAP_BPF_BIT)) && (eff & (1ULL << CAP_PERFMON_BIT))))
 		return 0;
-	pmt_err("permission denied: tracing needs root, or CAP_BPF and CAP_PERFMON");
-	pmt_hint("run it as root (sudo pmtrace ...), or grant the capabilities: "
-		 "setcap cap_bpf,cap_perfmon+ep pmtrace");
+	pmt_error__usage(e, "permission denied: tracing needs root, or CAP_BPF and CAP_PERFMON");
+	pmt_error__hint(e, "run it as root (sudo pmtrace ...), or grant the capabilities: "
+			   "setcap cap_bpf,cap_perfmon+ep pmtrace");
 	return -EPERM;
 }
 
-static int check_btf(void)
+static int check_btf(struct pmt_error *e)
 {
 	if (!access("/sys/kernel/btf/vmlinux", R_OK))
 		return 0;
-	pmt_err("kernel BTF not found at /sys/kernel/btf/vmlinux: %s", strerror(errno));
-	pmt_hint(
+	pmt_error__usage(e, "kernel BTF not found at /sys/kernel/btf/vmlinux: %s", strerror(errno));
+	pmt_error__hint(
+		e,
 		"pmtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (most distribution kernels are)");
 	return -ENOENT;
 }
@@ -196,6 +197,8 @@ static int run(struct pmt_session *s, struct pmt_evloop *loop, struct pmt_output
 static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_ready,
 		  struct pmt_output *out, int ret)
 {
+	struct pmt_error e = {0}; /* the last print's */
+
 	pmt_session__detach(s);
 	if (loop_ready) {
 		pmt_evloop__drain(loop);
@@ -205,21 +208,22 @@ static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_read
 			pmt_aggmaps__touch_files(s->aggmaps, s->syms);
 		pmt_syms__await_debug(s->syms, PMT_DEBUGINFOD_END_MS);
 		if (s->agg &&
-		    pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns()))
+		    pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns(), &e)) {
+			pmt_error__print(&e);
 			ret = PMT_EXIT_FAIL;
+		}
 		pmt_summary__print(loop, s);
 	}
-	pmt_output__close(out);
+	pmt_error__clear(&e);
+	if (pmt_output__close(out, &e))
+		ret = PMT_EXIT_FAIL;
 	if (out->unwritten)
 		pmt_warn("%llu events not written: the output's reader stopped reading, and "
 			 "the run was stopped",
 			 (unsigned long long)out->unwritten);
 	if (out->summary_cut)
 		pmt_warn("the summary was cut short: the output's reader stopped reading");
-	if (out->err && out->err != -EPIPE) {
-		pmt_err("writing to %s failed: %s", out->path, strerror(-out->err));
-		ret = PMT_EXIT_FAIL;
-	}
+	pmt_error__print(&e);
 	if (s->child.pid) {
 		pmt_child__kill(&s->child);
 		/* the command's status, unless pmtrace itself failed */
@@ -240,12 +244,12 @@ static int do_trace(const struct pmt_opts *o)
 	bool loop_ready = false;
 	int ret = PMT_EXIT_OK;
 
-	if (check_privileges())
+	if (check_privileges(&s.err) || (!o->stat && check_btf(&s.err))) {
+		pmt_error__print(&s.err);
 		return PMT_EXIT_USAGE;
+	}
 	if (o->stat) /* counters: no BPF */
 		return pmt_stat__run(o);
-	if (check_btf())
-		return PMT_EXIT_USAGE;
 	pmt_signals__install();
 	pmt_signals__startup(true);
 	/* a failure is told once, where it stops the run; its class gives

@@ -382,10 +382,10 @@ static void size_unwinder(struct pmt_session *s)
 {
 	bool on = (s->stack & PMT_STACK_USER) && !s->opts->unwind_fp;
 	char exe[PATH_MAX] = "";
-	const char *why;
+	struct pmt_error why = {0};
 
-	if (on && !pmt_unwind__supported(&why)) {
-		pmt_warn("user stacks by frame pointers (as --unwind fp): %s", why);
+	if (on && pmt_unwind__supported(&why)) {
+		pmt_warn("user stacks by frame pointers (as --unwind fp): %s", why.msg);
 		on = false;
 	}
 	pmt_unwind__size(s->skel, on, !s->opts->no_python);

@@ -11,11 +11,12 @@
 
 #include <stdint.h>
 
+struct pmt_error;
 struct pmt_syms;
 struct pmt_sideband;
 
-/* 0 or -errno (with a message). */
-int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms);
+/* 0, or -errno with e filled. */
+int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms, struct pmt_error *e);
 /* Apply what the rings hold (and what was held back). */
 void pmt_sideband__read(struct pmt_sideband *sb);
 /* Take in what the rings hold, applying nothing... */

@@ -218,7 +218,7 @@ void pmt_sideband__read(struct pmt_sideband *sb)
 	pmt_sideband__apply_until(sb, UINT64_MAX);
 }
 
-int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
+int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms, struct pmt_error *e)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -242,16 +242,17 @@ int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
 
 	*out = NULL;
 	if (!sb)
-		return -ENOMEM;
+		return pmt_error__runtime(e, -ENOMEM, "cannot follow processes' mappings: %s",
+					  strerror(ENOMEM));
 	attr.wakeup_watermark = (uint32_t)(RING_PAGES * sysconf(_SC_PAGESIZE) / 2);
 	sb->syms = syms;
 	sb->map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "pmt_sideband", 4, 4,
 				    ncpu > 0 ? (uint32_t)ncpu : 1, NULL);
 	if (sb->map_fd < 0) {
 		err = -errno;
-		pmt_err("cannot follow processes' mappings: %s", strerror(errno));
 		free(sb);
-		return err;
+		return pmt_error__runtime(e, err, "cannot follow processes' mappings: %s",
+					  strerror(-err));
 	}
 	sb->pb = perf_buffer__new_raw(sb->map_fd, RING_PAGES, &attr, on_record, sb, NULL);
 	if (!sb->pb) {
@@ -261,10 +262,10 @@ int pmt_sideband__open(struct pmt_sideband **out, struct pmt_syms *syms)
 	*out = sb;
 	return 0;
 fail:
-	pmt_err("cannot follow processes' mappings (a dummy perf event per CPU): %s",
-		strerror(-err));
 	pmt_sideband__free(sb);
-	return err;
+	return pmt_error__runtime(
+		e, err, "cannot follow processes' mappings (a dummy perf event per CPU): %s",
+		strerror(-err));
 }
 
 uint64_t pmt_sideband__lost(const struct pmt_sideband *sb)

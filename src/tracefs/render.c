@@ -22,12 +22,13 @@ static bool prints_symbols(const char *p)
 int pmt_render__enable(struct pmt_format *fmt)
 {
 	struct tep_event *ev = fmt->tep_ev;
+	struct pmt_error quiet = {0};
 	const char *root;
 	char path[512];
 
 	if (!ev || (ev->flags & TEP_EVENT_FL_FAILED))
 		return -EINVAL;
-	if (!pmt_tracefs__root(&root)) {
+	if (!pmt_tracefs__root(&root, &quiet)) { /* else: no symbols in prints */
 		snprintf(path, sizeof(path), "%s/printk_formats", root);
 		pmt_tep__load(path, tep_parse_printk_formats);
 		if (prints_symbols(ev->print_fmt.format))

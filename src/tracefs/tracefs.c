@@ -42,7 +42,7 @@ static bool has_events(const char *dir)
 	return access(path, R_OK) == 0;
 }
 
-int pmt_tracefs__root(const char **root)
+int pmt_tracefs__root(const char **root, struct pmt_error *e)
 {
 	char dir[256];
 	int err;
@@ -67,10 +67,13 @@ int pmt_tracefs__root(const char **root)
 	strncat(dir, "/tracing", sizeof(dir) - strlen(dir) - 1);
 	if (has_events(dir))
 		goto found;
-	pmt_err("tracefs not available: cannot mount it at /sys/kernel/tracing: %s",
-		strerror(-err));
-	pmt_hint("mount it with: mount -t tracefs nodev /sys/kernel/tracing (needs root)");
-	return err ? err : -ENOENT;
+	err = err ? err : -ENOENT;
+	pmt_error__runtime(e, err,
+			   "tracefs not available: cannot mount it at /sys/kernel/tracing: %s",
+			   strerror(-err));
+	pmt_error__hint(e,
+			"mount it with: mount -t tracefs nodev /sys/kernel/tracing (needs root)");
+	return err;
 found:
 	snprintf(tracefs_root, sizeof(tracefs_root), "%s", dir);
 	*root = tracefs_root;
@@ -108,21 +111,22 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* One name a line of <root>/file, up to the first space (available_filter_
- * functions adds " [module]"), sorted, without repeats. -errno, quiet. */
-static int read_names(const char *file, struct pmt_names *out)
+ * functions adds " [module]"), sorted, without repeats. */
+static int read_names(const char *file, struct pmt_names *out, struct pmt_error *e)
 {
 	const char *root;
 	char path[300], *text, *line, *save = NULL;
 	size_t i, n;
 	int err;
 
-	err = pmt_tracefs__root(&root);
+	err = pmt_tracefs__root(&root, e);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/%s", root, file);
 	err = pmt_read_file(path, &text, NULL);
 	if (err)
-		return err;
+		return pmt_error__runtime(e, err, "cannot read the tracefs file %s: %s", file,
+					  strerror(-err));
 	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
 		line[strcspn(line, " \t")] = '\0';
 		if (*line)
@@ -140,18 +144,14 @@ static int read_names(const char *file, struct pmt_names *out)
 	return err;
 }
 
-int pmt_tracefs__events(struct pmt_names *out)
+int pmt_tracefs__events(struct pmt_names *out, struct pmt_error *err)
 {
-	int err = read_names("available_events", out);
-
-	if (err)
-		pmt_err("cannot read the tracefs file available_events: %s", strerror(-err));
-	return err;
+	return read_names("available_events", out, err);
 }
 
-int pmt_tracefs__functions(struct pmt_names *out)
+int pmt_tracefs__functions(struct pmt_names *out, struct pmt_error *err)
 {
-	return read_names("available_filter_functions", out);
+	return read_names("available_filter_functions", out, err);
 }
 
 size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct pmt_names *out)
@@ -175,11 +175,9 @@ int pmt_tracefs__format(const char *cat, const char *name, struct pmt_format **o
 	char path[512], *text;
 	int ret;
 
-	ret = pmt_tracefs__root(&root);
-	if (ret) {
-		pmt_error__runtime(err, ret, "tracefs is not available");
+	ret = pmt_tracefs__root(&root, err);
+	if (ret)
 		return ret;
-	}
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", root, cat, name);
 	ret = pmt_read_file(path, &text, NULL);
 	if (ret) {

@@ -9,21 +9,21 @@
 
 /*
  * The tracefs root: an existing mount, else tracefs mounted at
- * /sys/kernel/tracing, else debugfs' tracing directory. -errno on failure
- * (message printed).
+ * /sys/kernel/tracing, else debugfs' tracing directory. 0, or -errno
+ * with err filled.
  */
-int pmt_tracefs__root(const char **root);
+int pmt_tracefs__root(const char **root, struct pmt_error *err);
 
 struct pmt_names {
 	char **v; /* sorted "category:name" */
 	size_t n, cap;
 };
 
-/* All tracepoints, from <root>/available_events. */
-int pmt_tracefs__events(struct pmt_names *out);
+/* All tracepoints, from <root>/available_events; -errno with err filled. */
+int pmt_tracefs__events(struct pmt_names *out, struct pmt_error *err);
 /* The kernel functions ftrace can hook (available_filter_functions),
- * without module tags or repeats; -errno, no message. */
-int pmt_tracefs__functions(struct pmt_names *out);
+ * without module tags or repeats; -errno with err filled. */
+int pmt_tracefs__functions(struct pmt_names *out, struct pmt_error *err);
 void pmt_names__free(struct pmt_names *names);
 /* Append names in all matching glob pattern (fnmatch); returns count. */
 size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct pmt_names *out);

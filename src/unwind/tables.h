@@ -81,8 +81,9 @@ struct pmt_unwinder {
 	bool prefetching;
 };
 
-/* Can this kernel unwind in BPF (bpf_find_vma, bpf_loop)? If not, why. */
-bool pmt_unwind__supported(const char **why);
+/* Can this kernel unwind in BPF (bpf_find_vma, bpf_loop)? 0, or
+ * -EOPNOTSUPP with err saying why not. */
+int pmt_unwind__supported(struct pmt_error *err);
 /* Before load: size the maps and set the rodata for on (dwarf) or off;
  * python: CPython frames among user frames (bpf/python.bpf.h). */
 void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python);

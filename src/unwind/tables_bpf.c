@@ -42,17 +42,14 @@
 #define CFI_WANTED 1024
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
 
-bool pmt_unwind__supported(const char **why)
+int pmt_unwind__supported(struct pmt_error *err)
 {
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) <= 0) {
-		*why = "this kernel has no bpf_find_vma (5.17+)";
-		return false;
-	}
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) <= 0) {
-		*why = "this kernel has no bpf_loop (5.17+)";
-		return false;
-	}
-	return true;
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) <= 0)
+		return pmt_error__runtime(err, -EOPNOTSUPP,
+					  "this kernel has no bpf_find_vma (5.17+)");
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) <= 0)
+		return pmt_error__runtime(err, -EOPNOTSUPP, "this kernel has no bpf_loop (5.17+)");
+	return 0;
 }
 
 /* PMT_UNWIND_ROWS in the environment: the row array's size, from 1024
@@ -90,11 +87,12 @@ void pmt_unwind__autoload(struct pmtrace_bpf *skel)
 static void attach_tracking(struct pmt_unwinder *u)
 {
 	struct pmtrace_bpf *skel = u->skel;
+	struct pmt_error quiet = {0}; /* libbpf's failure says it */
 	const char *root;
 
 	/* libbpf finds the mmap tracepoint's id in tracefs: mounted if it
 	 * is not (a run of -e events alone needs it nowhere else) */
-	pmt_tracefs__root(&root);
+	pmt_tracefs__root(&root, &quiet);
 	skel->links.pmt_unwind_exec = bpf_program__attach(skel->progs.pmt_unwind_exec);
 	skel->links.pmt_unwind_mmap = bpf_program__attach(skel->progs.pmt_unwind_mmap);
 	if (!skel->links.pmt_unwind_exec || !skel->links.pmt_unwind_mmap)

@@ -53,11 +53,6 @@ static void vsay(const char *prefix, const char *suffix, const char *fmt, va_lis
 		va_end(ap);                    \
 	} while (0)
 
-void pmt_err(const char *fmt, ...)
-{
-	PMT_SAY("pmtrace: ", "\n");
-}
-
 void pmt_warn(const char *fmt, ...)
 {
 	PMT_SAY("pmtrace: warning: ", "\n");

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* One error sink: every message goes to stderr as "pmtrace: ...". */
+/* One sink of messages: every one goes to stderr as "pmtrace: ...".
+ * Errors are not said here: they fill a struct pmt_error (util/error.h),
+ * printed once by what ends the run. */
 #ifndef PMT_LOG_H
 #define PMT_LOG_H
 
@@ -8,7 +10,6 @@
 extern int pmt_verbose; /* -v count */
 extern bool pmt_quiet;	/* -q */
 
-void pmt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pmt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pmt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "hint: ..." line under an error */

@@ -49,8 +49,8 @@ static char *print_snapshot(struct pmt_agg_opts *ao, struct pmt_agg_entries *cur
 	close(fd);
 	if (!pmt_agg__compile(ao, &probe, 1, &pmt_test_exprs, &stack, &agg, &err) &&
 	    !pmt_output__open(&out, path, PMT_OUT_TEXT, &err)) {
-		pmt_agg__print(agg, cur, &io, &out, 0);
-		pmt_output__close(&out);
+		pmt_agg__print(agg, cur, &io, &out, 0, &err);
+		pmt_output__close(&out, &err);
 		pmt_read_file(path, &text, NULL);
 	}
 	pmt_agg__free(agg);
@@ -227,13 +227,13 @@ static int printer__print(struct printer *p, struct pmt_agg_entries *cur)
 {
 	const struct pmt_agg_io io = {0};
 
-	return pmt_agg__print(p->agg, cur, &io, &p->out, 0);
+	return pmt_agg__print(p->agg, cur, &io, &p->out, 0, &p->err);
 }
 
 /* Only what is printed from here on is kept. */
 static int printer__restart(struct printer *p)
 {
-	pmt_output__close(&p->out);
+	pmt_output__close(&p->out, &p->err);
 	return pmt_output__open(&p->out, p->path, PMT_OUT_TEXT, &p->err);
 }
 
@@ -242,7 +242,7 @@ static char *printer__close(struct printer *p)
 {
 	char *text = NULL;
 
-	pmt_output__close(&p->out);
+	pmt_output__close(&p->out, &p->err);
 	pmt_read_file(p->path, &text, NULL);
 	pmt_agg__free(p->agg);
 	unlink(p->path);

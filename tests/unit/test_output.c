@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "output/output.h"
@@ -150,7 +151,7 @@ TEST(blocked_pipe_drops_and_counts)
 	ASSERT_EQ(pmt_output__flush(&o), 0);
 	ASSERT_EQ(o.buf.len, 0);
 	ASSERT_TRUE(o.unwritten > 0 && o.unwritten < (uint64_t)n);
-	pmt_output__close(&o);
+	ASSERT_EQ(pmt_output__close(&o, &err), 0); /* a reader gone is no failure */
 	close(p[1]);
 	got = read(p[0], buf, 1 << 20);
 	/* what was written and what was dropped add up to every record */
@@ -160,4 +161,17 @@ TEST(blocked_pipe_drops_and_counts)
 	ASSERT_TRUE((uint64_t)n == o.unwritten || (uint64_t)n + 1 == o.unwritten);
 	close(p[0]);
 	free(buf);
+}
+
+/* A write that fails is told when the output closes, naming the file. */
+TEST(output_write_failure_told)
+{
+	struct pmt_record r = {.comm = "t", .comm_len = 1, .event = "x:y"};
+	struct pmt_error err = {0};
+	struct pmt_output o;
+
+	ASSERT_EQ(pmt_output__open(&o, "/dev/full", PMT_OUT_TEXT, &err), 0);
+	pmt_output__record(&o, &r);
+	ASSERT_EQ(pmt_output__close(&o, &err), -ENOSPC);
+	ASSERT_STREQ(err.msg, "writing to /dev/full failed: No space left on device");
 }
