@@ -44,9 +44,10 @@ bool pmt_python__file(struct pmtrace_bpf *skel, const struct pmt_cfi_file_key *k
 /* The code objects the kernel met first in a process, read into syms
  * while the process lives. */
 void pmt_python__poll(struct pmtrace_bpf *skel, struct pmt_syms *syms);
-/* The interpreters of the files gone(ctx, key) says no process maps are
- * forgotten: a process that maps one again finds it again. */
-void pmt_python__forget(struct pmtrace_bpf *skel,
-			bool (*gone)(void *ctx, const struct pmt_cfi_file_key *key), void *ctx);
+/* The interpreters of the files gone(ctx, key) says no process maps (key:
+ * a struct pmt_cfi_file_key) are forgotten: a process that maps one
+ * again finds it again. */
+void pmt_python__forget(struct pmtrace_bpf *skel, bool (*gone)(void *ctx, const void *key),
+			void *ctx);
 
 #endif

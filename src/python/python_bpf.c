@@ -7,6 +7,7 @@
 #include "python/python.h"
 #include "symbols/symbols.h"
 #include "util/grow.h"
+#include "util/mapkeys.h"
 #include "util/log.h"
 #include "pmtrace.skel.h"
 
@@ -73,28 +74,16 @@ void pmt_python__poll(struct pmtrace_bpf *skel, struct pmt_syms *syms)
 	}
 }
 
-void pmt_python__forget(struct pmtrace_bpf *skel,
-			bool (*gone)(void *ctx, const struct pmt_cfi_file_key *key), void *ctx)
+void pmt_python__forget(struct pmtrace_bpf *skel, bool (*gone)(void *ctx, const void *key),
+			void *ctx)
 {
 	int fd = bpf_map__fd(skel->maps.pmt_py_files);
-	struct pmt_cfi_file_key key, next, *v = NULL, *g;
-	size_t n = 0, cap = 0, i;
-	bool more;
+	struct pmt_cfi_file_key *v;
+	size_t n, i;
 
 	if (!skel->rodata->pmt_python)
 		return;
-	/* collected before any goes: a walk of a hash map does not survive
-	 * its deletions */
-	for (more = !bpf_map_get_next_key(fd, NULL, &next); more;
-	     more = !bpf_map_get_next_key(fd, &key, &next)) {
-		key = next;
-		if (!gone(ctx, &key))
-			continue;
-		if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 16)))
-			break;
-		v = g;
-		v[n++] = key;
-	}
+	n = pmt_mapkeys__pick(fd, sizeof(*v), gone, ctx, (void **)&v);
 	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(fd, &v[i]);
 	free(v);

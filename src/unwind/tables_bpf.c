@@ -26,6 +26,7 @@
 #include "unwind/tables.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/mapkeys.h"
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
@@ -224,26 +225,10 @@ static bool is_live(const struct live *l, const struct pmt_cfi_file_key *k)
 	       bsearch(k, l->v, l->n, sizeof(*k), key_cmp);
 }
 
-/* The keys of map fd that no process maps: collected before any goes
- * (a walk of a hash map does not survive its deletions). */
-static size_t gone_keys(int fd, const struct live *l, struct pmt_cfi_file_key **out)
+/* A file no process maps (a pmt_mapkeys__pick of the files' map). */
+static bool not_live(void *ctx, const void *key)
 {
-	struct pmt_cfi_file_key key, next, *v = NULL, *g;
-	size_t n = 0, cap = 0;
-	bool more = !bpf_map_get_next_key(fd, NULL, &next);
-
-	while (more) {
-		key = next;
-		if (!is_live(l, &key)) {
-			if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 64)))
-				break;
-			v = g;
-			v[n++] = key;
-		}
-		more = !bpf_map_get_next_key(fd, &key, &next);
-	}
-	*out = v;
-	return n;
+	return !is_live(ctx, key);
 }
 
 /* A file no process maps, not read again lately (unwind/rereads.h). */
@@ -253,7 +238,7 @@ struct gone_ctx {
 	uint64_t now;
 };
 
-static bool gone_for_good(void *ctx, const struct pmt_cfi_file_key *key)
+static bool gone_for_good(void *ctx, const void *key)
 {
 	const struct gone_ctx *g = ctx;
 
@@ -280,7 +265,7 @@ static void reclaim(struct pmt_unwinder *u, uint64_t now)
 	u->reclaims++;
 	live_files(&l);
 	if (!l.failed)
-		n = gone_keys(files, &l, &gone);
+		n = pmt_mapkeys__pick(files, sizeof(*gone), not_live, &l, (void **)&gone);
 	if (n)
 		__atomic_add_fetch(&u->gen, 1, __ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++) {
