@@ -35,6 +35,8 @@ struct pmt_agg;
 /* One probe as the aggregation sees it; compile fills in action and cfg. */
 struct pmt_agg_probe {
 	const char *name;
+	const char *probe; /* the probe key's text, as bpftrace's probe builtin says
+			    * it ("tracepoint:sched:sched_switch"); NULL: name */
 	const struct pmt_format *fmt;
 	uint8_t action;		/* out: enum pmt_action */
 	struct pmt_agg_cfg cfg; /* out */

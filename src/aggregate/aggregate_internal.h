@@ -54,7 +54,8 @@ struct pmt_agg {
 	const struct pmt_agg_opts *opts;
 	const struct pmt_agg_sink *sinks[PMT_AGG_SINKS]; /* NULL-ended */
 	struct pmt_keylayout keys;
-	char **probe_names; /* PMT_KEY_PROBE keys show these */
+	char **probe_names; /* the probes' names (metrics, titles) */
+	char **probe_keys;  /* PMT_KEY_PROBE keys show these (bpftrace's probe) */
 	size_t nprobes;
 	struct pmt_agg_entries prev;	   /* last snapshot, sorted; for deltas */
 	int key_bytes;			   /* of pmt_agg_key.data that --by uses */

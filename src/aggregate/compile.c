@@ -545,7 +545,8 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 	ag->exprs = exprs;
 	ag->types = exprs ? exprs->types : NULL;
 	ag->probe_names = calloc(n ? n : 1, sizeof(*ag->probe_names));
-	if (!ag->probe_names)
+	ag->probe_keys = calloc(n ? n : 1, sizeof(*ag->probe_keys));
+	if (!ag->probe_names || !ag->probe_keys)
 		goto nomem;
 	ag->lat_start_keys = keys_at_start(ao, probes, n);
 	if (ag->lat_start_keys && ao->counter) {
@@ -558,9 +559,10 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 	}
 	for (i = 0; i < n; i++) {
 		ag->probe_names[i] = strdup(probes[i].name);
-		if (!ag->probe_names[i])
-			goto nomem;
+		ag->probe_keys[i] = strdup(probes[i].probe ? probes[i].probe : probes[i].name);
 		ag->nprobes++;
+		if (!ag->probe_names[i] || !ag->probe_keys[i])
+			goto nomem;
 		if (compile_probe_exprs(ag, &probes[i], i, stack)) {
 			pmt_agg__free(ag);
 			return -EINVAL;
@@ -656,6 +658,9 @@ void pmt_agg__free(struct pmt_agg *a)
 	for (i = 0; i < a->nprobes; i++)
 		free(a->probe_names[i]);
 	free(a->probe_names);
+	for (i = 0; a->probe_keys && i < a->nprobes; i++)
+		free(a->probe_keys[i]);
+	free(a->probe_keys);
 	pmt_agg_entries__free(&a->prev);
 	free(a);
 }

@@ -9,9 +9,9 @@
 #include "aggregate/aggregate_internal.h"
 #include "symbols/symbols.h"
 
-/* bpftrace's map name: @usecs for a latency, @page_faults for a
- * --counter's (a map name has no '-' or ':'), @ otherwise (several
- * counters: the key says which). */
+/* bpftrace's map name: a program's own, @usecs for a latency,
+ * @page_faults for a --counter's (a map name has no '-' or ':'), @
+ * otherwise (several counters: the key says which). */
 static void map_name(const struct pmt_agg_opts *ao, struct pmt_buf *b)
 {
 	static const char *const units[] = {"ns", "nsecs", "us", "usecs",
@@ -20,6 +20,10 @@ static void map_name(const struct pmt_agg_opts *ao, struct pmt_buf *b)
 	size_t i;
 
 	pmt_buf__putc(b, '@');
+	if (ao->map) {
+		pmt_buf__puts(b, ao->map);
+		return;
+	}
 	if (ao->ncounters == 1) {
 		for (p = ao->counter; *p; p++)
 			pmt_buf__putc(b,
@@ -102,7 +106,8 @@ static void group_text(const struct pmt_agg_snap *s, struct pmt_buf *b,
 				(long long)v->max, (long long)v->sum);
 		break;
 	default:
-		pmt_buf__putc(b, '\n');
+		/* bpftrace's header line ends in ": " */
+		pmt_buf__puts(b, " \n");
 		histogram_text(s->a, b, g);
 		break;
 	}

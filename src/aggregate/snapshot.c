@@ -145,7 +145,7 @@ static const char *name_part(const struct pmt_agg *a, uint8_t kind, uint64_t v)
 {
 	if (kind == PMT_KEY_COUNTER)
 		return v < (uint64_t)a->opts->ncounters ? a->opts->counters[v] : "?";
-	return v < a->nprobes ? a->probe_names[v] : "?";
+	return v < a->nprobes ? a->probe_keys[v] : "?";
 }
 
 const char *pmt_agg__key_string(const struct pmt_agg *a, const struct pmt_agg_key *k, int i,

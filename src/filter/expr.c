@@ -86,7 +86,8 @@ static int lex(struct xparser *p)
 	if (pmt_lex__next(&p->lx))
 		return -EINVAL;
 	p->tok = p->lx.tok;
-	if (p->tok.kind == PMT_TOK_STR || p->tok.kind == '=')
+	if (p->tok.kind == PMT_TOK_STR ||
+	    (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]", p->tok.kind)))
 		return xerr(p, p->tok.pos, 1, "unexpected character '%c'", p->src[p->tok.pos]);
 	return 0;
 }

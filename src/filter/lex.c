@@ -205,7 +205,7 @@ int pmt_lex__next(struct pmt_lexer *lx)
 			return 0;
 		}
 	}
-	if (strchr("+-*/%&|^~!<>().[]=", s[i])) {
+	if (strchr("+-*/%&|^~!<>().[]={};,@$:?", s[i])) {
 		lx->tok.kind = (unsigned char)s[i];
 		return 0;
 	}

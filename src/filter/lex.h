@@ -17,8 +17,8 @@
 #include "util/error.h"
 #include "util/strutil.h"
 
-/* Kinds: a one-character operator is its character ('(' '+' '~' ...);
- * the rest are these. */
+/* Kinds: a one-character operator or punctuation is its character ('('
+ * '+' '~' '{' '@' ...); the rest are these. */
 enum pmt_tok_kind {
 	PMT_TOK_END = 256,
 	PMT_TOK_INT,

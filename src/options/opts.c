@@ -14,6 +14,7 @@
 #include <string.h>
 #include "util/error.h"
 #include "util/grow.h"
+#include "lang/program.h"
 #include "options/opts.h"
 #include "abi.h"
 #include "util/strutil.h"
@@ -126,11 +127,26 @@ static int opt_mode(struct optctx *c, char *arg)
 
 /* --- probes --------------------------------------------------------------- */
 
+/* Is -e's argument a bpftrace program (a block, not perf's {a,b} group)? */
+static bool is_program(const char *arg)
+{
+	while (*arg == ' ' || *arg == '\t' || *arg == '\n')
+		arg++;
+	return *arg && *arg != '{' && strchr(arg, '{');
+}
+
 /* --tp, -e, --kprobe, ...: the option table gives the kind */
 static int opt_probe(struct optctx *c, char *arg)
 {
 	enum pmt_probe_kind k = (enum pmt_probe_kind)c->def->value;
 
+	if (k == PMT_PROBE_PERF && is_program(arg)) {
+		if (c->o->program)
+			return ERR(c, "one program a run: -e 'PROGRAM' given twice");
+		c->o->program = arg;
+		c->o->program_name = "-e";
+		return 0;
+	}
 	if (!*arg && kinds[k].needs)
 		return ERR(c, "--%s needs %s", kinds[k].option, kinds[k].needs);
 	return add_probe(c->o, k, arg);
@@ -511,6 +527,32 @@ static int opt_all(struct optctx *c, char *arg)
 	return 0;
 }
 
+/* -c CMD: bpftrace's command, its words split at spaces */
+static int opt_command(struct optctx *c, char *arg)
+{
+	char **w, *save = NULL, *tok, *copy;
+	size_t n = 0;
+
+	if (c->o->cmd_words)
+		return ERR(c, "-c/--command given twice");
+	w = calloc(strlen(arg) / 2 + 2, sizeof(*w));
+	copy = strdup(arg);
+	if (!w || !copy) {
+		free(w);
+		free(copy);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		w[n++] = tok;
+	if (!n) {
+		free(w);
+		free(copy);
+		return ERR(c, "-c/--command: expected a COMMAND, e.g. -c 'ls -l'");
+	}
+	c->o->cmd_words = w; /* w[0] owns the copy */
+	return 0;
+}
+
 static int opt_pid(struct optctx *c, char *arg)
 {
 	int64_t pid;
@@ -647,6 +689,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("metric", 0, required_argument, opt_metric),
 	OPT("all-cpus", 'a', no_argument, opt_all),
 	OPT("pid", 'p', required_argument, opt_pid),
+	OPT("command", 'c', required_argument, opt_command),
 	OPT("cpu", 'C', required_argument, opt_cpu),
 	OPT("cgroup", 0, required_argument, opt_cgroup),
 	OPT("output", 'o', required_argument, opt_output),
@@ -932,6 +975,73 @@ static int check_targets(struct optctx *c)
 	return 0;
 }
 
+/* pmtrace FILE.bt: a file named so, as bpftrace takes it */
+static bool is_program_file(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return n > 3 && !strcmp(arg + n - 3, ".bt");
+}
+
+static int read_program(struct optctx *c, const char *path)
+{
+	int r = pmt_read_file(path, &c->o->program_file, NULL);
+
+	if (r)
+		return ERR(c, "%s: %s", path, strerror(-r));
+	c->o->program = c->o->program_file;
+	c->o->program_name = path;
+	return 0;
+}
+
+/* The program read into probes and the aggregation, as the options
+ * would give them: what it says is not said by options beside it. */
+static int load_program(struct optctx *c)
+{
+	struct pmt_opts *o = c->o;
+	struct pmt_program *p;
+	enum pmt_probe_kind kind;
+	const char *rest;
+	size_t i;
+	int ret, fn;
+
+	if (o->nr_probes || o->agg.fn || o->agg.by || o->agg.lat_start || o->agg.offcpu)
+		return ERR(c,
+			   "%s: a program says its probes and its map: no probe, aggregation, "
+			   "--by, --latency or --offcpu options beside it",
+			   o->program_name);
+	p = o->prog = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ret = pmt_program__parse(o->program, o->program_name, p, c->err);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->nprobes; i++) {
+		kind = pmt_probe_kind_of(p->probes[i].spec, &rest);
+		if ((ret = add_probe(o, kind, rest)))
+			return ret;
+		o->probes[o->nr_probes - 1].filter = p->probes[i].filter;
+	}
+	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++)
+		if (!strcmp(p->fn, agg_fn_names[fn]))
+			break;
+	o->agg.fn = (enum pmt_agg_fn)fn;
+	if (fn == PMT_FN_LHIST) {
+		ret = parse_lhist(p->value, &o->agg);
+		if (ret)
+			return ERR(c,
+				   "%s: lhist(%s): expected lhist(VALUE, MIN, MAX, STEP) with "
+				   "MIN < MAX and STEP > 0, at most %d buckets",
+				   o->program_name, p->value, PMT_LHIST_MAX_BUCKETS);
+	} else {
+		o->agg.expr = p->value;
+	}
+	o->agg.by = p->keys && *p->keys ? p->keys : NULL;
+	o->agg.map = p->map;
+	o->begin = p->begin;
+	return 0;
+}
+
 int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error *err)
 {
 	struct optctx c = {.o = o, .argc = argc, .argv = argv, .err = err};
@@ -946,6 +1056,7 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error 
 	getopt_tables(lo, shorts);
 	optind = 0; /* full re-initialisation: parse may run more than once */
 	opterr = 0;
+again:
 	while ((ch = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		c.def = opt_lookup(ch);
 		if (!c.def)
@@ -956,11 +1067,27 @@ int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error 
 		if (o->mode == PMT_MODE_HELP || o->mode == PMT_MODE_VERSION)
 			return 0;
 	}
+	/* FILE.bt, as bpftrace takes it: options may follow it (-c CMD) */
+	if (optind < argc && !o->program && is_program_file(argv[optind]) &&
+	    (optind == 0 || strcmp(argv[optind - 1], "--"))) {
+		if ((ret = read_program(&c, argv[optind])))
+			return ret;
+		optind++;
+		goto again;
+	}
 	if (optind < argc) {
+		if (o->cmd_words)
+			return ERR(&c, "-c '%s' and a COMMAND after the options: one command a run",
+				   o->cmd_words[0]);
 		o->cmd = &argv[optind];
 		o->cmd_after_stack = c.bare_stack_at == optind;
-	} else if (optind > 1 && !strcmp(argv[optind - 1], "--"))
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		return ERR(&c, "'--' must be followed by the COMMAND to run, e.g. -- ls -l");
+	} else if (o->cmd_words) {
+		o->cmd = o->cmd_words;
+	}
+	if (o->program && (ret = load_program(&c)))
+		return ret;
 	if (o->mode == PMT_MODE_LIST || o->mode == PMT_MODE_INFO)
 		return check_modes(&c);
 	if (o->stat)
@@ -1000,6 +1127,17 @@ int pmt_opts__ring_pages(const struct pmt_opts *o, uint32_t nprobes, int ncpus, 
 
 void pmt_opts__free(struct pmt_opts *o)
 {
+	if (o->prog) {
+		pmt_program__free(o->prog);
+		free(o->prog);
+		o->prog = NULL;
+	}
+	free(o->program_file);
+	o->program_file = NULL;
+	if (o->cmd_words)
+		free(o->cmd_words[0]);
+	free(o->cmd_words);
+	o->cmd_words = NULL;
 	free(o->agg.expr_copy);
 	o->agg.expr_copy = NULL;
 	free(o->probes);

@@ -103,6 +103,7 @@ struct pmt_agg_opts {
 	bool json;		       /* --json: maps printed as JSON */
 	/* --str-len: bytes str(F) reads, NUL included (keys, filters) */
 	int str_len;
+	const char *map; /* a program's map name after '@' ("" for @), or NULL */
 };
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */
@@ -153,6 +154,14 @@ struct pmt_opts {
 	const char *str_args;  /* --str F[,G]: strings streamed, as given */
 	const char *list_glob; /* --list [GLOB] */
 	const char *info_spec; /* --info CAT:NAME */
+	/* a bpftrace program (-e 'PROGRAM', or FILE.bt): read into the
+	 * probes and the aggregation above (lang/program.h) */
+	const char *program;	  /* its text */
+	const char *program_name; /* "-e", or the file */
+	char *program_file;	  /* FILE.bt's text, owned */
+	struct pmt_program *prog; /* what it was read into, owned */
+	const char *begin;	  /* what its BEGIN prints, or NULL */
+	char **cmd_words;	  /* -c CMD split at spaces, owned */
 };
 
 /* Parse argv; on a usage error returns -EINVAL with a message in err. */

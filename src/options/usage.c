@@ -8,6 +8,7 @@
 
 static const char usage_head[] =
 	"usage: pmtrace [OPTIONS] --tp CATEGORY:NAME [--tp ...] [-- COMMAND [ARGS...]]\n"
+	"       pmtrace [OPTIONS] FILE.bt|-e 'PROGRAM' [-c 'CMD ARGS'|-- COMMAND [ARGS...]]\n"
 	"       pmtrace --stat [-e EVENT[,EVENT...]] [-a|-p PID|-- COMMAND [ARGS...]]\n"
 	"       pmtrace --list [GLOB]\n"
 	"       pmtrace --info CATEGORY:NAME|KIND:SPEC\n"
@@ -70,6 +71,11 @@ static const char usage_tail[] =
 	"                         by stack: profiles at /debug/pprof/profile?seconds=N\n"
 	"  --metric NAME          the metric's name (default from probe and value)\n"
 	"\n"
+	"Programs (bpftrace's; today the subset of one map, see pmtrace(8)):\n"
+	"  FILE.bt, -e 'PROGRAM'  probes, /predicates/ and @map[KEYS] = count(),\n"
+	"                         sum/avg/min/max/stats/hist(E), lhist(E,MIN,MAX,STEP)\n"
+	"                         or @map[KEYS]++; BEGIN { printf(\"...\") }\n"
+	"\n"
 	"Counting, as perf stat:\n"
 	"  --stat                 count each -e EVENT (comma lists allowed; default\n"
 	"                         perf stat's set) and print the totals, or each\n"
@@ -83,6 +89,7 @@ static const char usage_tail[] =
 	"  -p, --pid PID          trace only the threads of process PID\n"
 	"  -- COMMAND [ARGS...]   run COMMAND, trace it and its children, stop when it\n"
 	"                         exits and exit with its status\n"
+	"  -c, --command 'CMD ARGS'  the same, its words split at spaces (bpftrace's -c)\n"
 	"  -C, --cpu LIST         only events on these CPUs (0-3,6)\n"
 	"      --cgroup PATH      only the processes of cgroup PATH and of the cgroups\n"
 	"                         under it (cgroup v2, e.g. /system.slice/nginx.service)\n"

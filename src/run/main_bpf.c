@@ -186,6 +186,11 @@ static int run(struct pmt_session *s, struct pmt_evloop *loop, struct pmt_output
 		 o->cmd	  ? " while the command runs"
 		 : o->pid ? " of one process"
 			  : "");
+	/* a program's BEGIN, once its probes are attached */
+	if (o->begin) {
+		pmt_output__line(out, o->begin, strlen(o->begin));
+		pmt_output__flush(out);
+	}
 	if ((srv && pmt_listen__start(srv, s, &s->err)) ||
 	    (s->child.pid && pmt_child__release(&s->child, o->cmd[0], &s->err)))
 		return -1;

@@ -110,14 +110,24 @@ static void open_types(struct pmt_session *s)
 static int compile_aggregation(struct pmt_session *s)
 {
 	struct pmt_agg_probe *ap = calloc(s->probes.n ? s->probes.n : 1, sizeof(*ap));
+	char **keys = calloc(s->probes.n ? s->probes.n : 1, sizeof(*keys));
 	uint32_t i;
 	int err;
 
-	if (!ap)
+	if (!ap || !keys) {
+		free(ap);
+		free(keys);
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	}
 	for (i = 0; i < s->probes.n; i++) {
 		ap[i].name = s->probes.v[i].name;
 		ap[i].fmt = s->probes.v[i].fmt;
+		/* a tracepoint's probe key as bpftrace's probe: with its kind
+		 * (a probe given twice stays name#2: its filter makes it
+		 * another) */
+		if (s->probes.v[i].prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) &&
+		    asprintf(&keys[i], "tracepoint:%s", ap[i].name) > 0)
+			ap[i].probe = keys[i];
 	}
 	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->exprs, &s->stack, &s->agg,
 			       &s->err);
@@ -128,6 +138,9 @@ static int compile_aggregation(struct pmt_session *s)
 		s->probes.v[i].action = ap[i].action;
 		s->probes.v[i].agg = ap[i].cfg;
 	}
+	for (i = 0; i < s->probes.n; i++)
+		free(keys[i]);
+	free(keys);
 	free(ap);
 	/* profiles: --pprof's, and those --listen serves */
 	if (err || !s->agg || (!s->opts->agg.pprof && !pmt_agg__is_profile(s->agg)))

@@ -34,6 +34,8 @@ void pmt_buf__reserve(struct pmt_buf *b, size_t n)
 
 void pmt_buf__add(struct pmt_buf *b, const void *s, size_t n)
 {
+	if (!n)
+		return; /* an empty buffer may have no memory yet */
 	pmt_buf__reserve(b, n);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;

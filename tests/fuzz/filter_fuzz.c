@@ -5,8 +5,8 @@
  * byte picks the probe layout (% 3: sched_switch, sched_process_exec, or
  * none), the compiler (/ 3 % 2: the filter's, or the expressions' of --by
  * and values, whose code is then run) and the types (/ 6 % 2: none, or
- * the running kernel's BTF, for curtask->a->b.c[i] chains); the rest is
- * the text.
+ * the running kernel's BTF, for curtask->a->b.c[i] chains), or (/ 12 %
+ * 2) bpftrace's program reader instead; the rest is the text.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@
 #include "filter/filter.h"
 #include "btf/btftypes.h"
 #include "tracefs/format.h"
+#include "lang/program.h"
 
 static struct pmt_format *fmts[2];
 /* the kernel's types, kaddr() left out (each would read kallsyms); NULL
@@ -99,6 +100,25 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt, const stru
 	pmt_exprs__free(&t);
 }
 
+/* A program: read whole, or refused with a message and a caret. */
+static void fuzz_program(const char *text)
+{
+	struct pmt_error err = {0};
+	struct pmt_program p;
+	struct pmt_buf b = {0};
+
+	if (pmt_program__parse(text, "fuzz.bt", &p, &err)) {
+		if (!err.msg[0] || err.pos < 0 || err.len < 0)
+			abort();
+		pmt_error__format(&b, &err);
+		pmt_buf__free(&b);
+		return;
+	}
+	if (!p.nprobes || !p.fn || !p.map)
+		abort(); /* read: probes and their map's update */
+	pmt_program__free(&p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pmt_exprs fuzz_exprs = {0};
@@ -113,6 +133,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	expr = malloc(size);
 	memcpy(expr, data + 1, size - 1);
 	expr[size - 1] = '\0';
+	if (data[0] / 12 % 2) {
+		fuzz_program(expr);
+		free(expr);
+		return 0;
+	}
 	fuzz_exprs.types = data[0] / 6 % 2 ? types : NULL;
 	if (data[0] / 3 % 2) {
 		fuzz_expr(expr, data[0] % 3 == 2 ? NULL : fmts[data[0] % 3 == 1], fuzz_exprs.types);

@@ -126,7 +126,7 @@ test_agg_latency() {
 	"$TP"/sleeper 50 1 >/dev/null
 	kill -INT $tracer
 	wait $tracer || return 1
-	grep -q '^@usecs\[sleeper\]:$' "$out" || { cat "$out" >&2; fail "no run-queue latency of the sleeper"; }
+	grep -q '^@usecs\[sleeper\]: $' "$out" || { cat "$out" >&2; fail "no run-queue latency of the sleeper"; }
 }
 
 test_agg_max_keys_drops() {
@@ -206,7 +206,7 @@ test_agg_hist_negative() {
 	failed=$("$PMT" -q --tp syscalls:sys_exit_openat --filter 'ret < 0' --count -- "${cmd[@]}" | sed -n 's/^@: //p') || return 1
 	hist=$("$PMT" -q --tp syscalls:sys_exit_openat --hist ret -- "${cmd[@]}") || return 1
 	[ "${failed:-0}" -ge 2 ] || { fail "only '$failed' failed opens counted"; return 1; }
-	echo "$hist" | grep -A1 '^@:$' | sed -n 2p | grep -Eq "^\(\.\.\., 0\) +$failed \|" || {
+	echo "$hist" | grep -A1 '^@: $' | sed -n 2p | grep -Eq "^\(\.\.\., 0\) +$failed \|" || {
 		echo "$hist" >&2; fail "no (..., 0) bucket of $failed first"; return 1; }
 }
 

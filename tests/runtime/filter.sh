@@ -51,10 +51,10 @@ test_filter_ctx_fields() {
 	# shellcheck disable=SC2086 # $extra is empty or the words of short
 	for extra in "" "${short[*]}"; do
 		out=$("$PMT" -q --tp syscalls:sys_exit_read --filter 'ret == -21' $extra --count --by probe -- cat / 2>/dev/null)
-		expect_eq "EISDIR reads${extra:+ beside getppid}" "$out" "@[syscalls:sys_exit_read]: 1" || return 1
+		expect_eq "EISDIR reads${extra:+ beside getppid}" "$out" "@[tracepoint:syscalls:sys_exit_read]: 1" || return 1
 		out=$("$PMT" -q --tp syscalls:sys_enter_read --filter 'fd == 100 && count >= 64 && count < 1024' \
 			$extra --count --by probe -- "$TP"/reader 5)
-		expect_eq "reads of 64..512 bytes${extra:+ beside getppid}" "$out" "@[syscalls:sys_enter_read]: 20" || return 1
+		expect_eq "reads of 64..512 bytes${extra:+ beside getppid}" "$out" "@[tracepoint:syscalls:sys_enter_read]: 20" || return 1
 		"$PMT" -q --json --tp sched:sched_switch --filter 'prev_comm == "sleeper" && prev_prio > 100 && prev_pid > 1' \
 			$extra -o "$WORK/ctx.json" -- "$TP"/sleeper 5 1 >/dev/null || return 1
 		check filter_ctx_fields "$WORK/ctx.json" || return 1

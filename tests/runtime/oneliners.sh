@@ -649,7 +649,7 @@ test_setuids_vs_bpftrace() {
 	"$PMT" -q --tp syscalls:sys_enter_setuid --tp syscalls:sys_enter_setgid --tp syscalls:sys_enter_setresgid \
 		--count --by probe -- "$PY" "$WORK/ids.py" | grep '^@' | sort >"$WORK/ours"
 	expect_eq "calls" "$(tr '\n' ';' <"$WORK/ours")" \
-		"@[syscalls:sys_enter_setgid]: 1;@[syscalls:sys_enter_setresgid]: 1;@[syscalls:sys_enter_setuid]: 1;" || return 1
+		"@[tracepoint:syscalls:sys_enter_setgid]: 1;@[tracepoint:syscalls:sys_enter_setresgid]: 1;@[tracepoint:syscalls:sys_enter_setuid]: 1;" || return 1
 	"$PMT" -q --tp syscalls:sys_enter_setuid --count --by uid -- "$PY" "$WORK/ids.py" | grep '^@' >"$WORK/uid"
 	expect_eq "uid" "$(cat "$WORK/uid")" "@[65534]: 1" || return 1
 	vs_bpftrace "setuids" "$WORK/uid" \

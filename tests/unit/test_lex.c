@@ -44,7 +44,7 @@ TEST(lexer_tokens)
 	ASSERT_STREQ(tokens(&b, "16G 17179869184G", PMT_LEX_SIZES),
 		     "16G=17179869184 ! --x: number too large for 64 bits");
 	ASSERT_STREQ(tokens(&b, "a 'b'", 0), "a ! --x: strings take double quotes: \"...\"");
-	ASSERT_STREQ(tokens(&b, "a $", 0), "a ! --x: unexpected character '$'");
+	ASSERT_STREQ(tokens(&b, "a `", 0), "a ! --x: unexpected character '`'");
 	ASSERT_STREQ(
 		tokens(&b, "\"\\q\"", 0),
 		" ! --x: unknown escape '\\q'; known: \\n \\t \\r \\0 \\\\ \\\" \\xNN \\* \\? \\[ \\]");

@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * bpftrace's programs read into the engine's terms (program.h). The text
+ * is first copied with its comments and #include lines blanked (places
+ * kept, for messages); probe specs are read as text (paths hold '/' and
+ * '.'), predicates as the text between their slashes, and blocks token
+ * by token with the languages' lexer (filter/lex.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "filter/lex.h"
+#include "lang/program.h"
+#include "util/grow.h"
+
+struct parser {
+	const char *name; /* the file, or "-e" */
+	const char *orig; /* the text as given */
+	char *src;	  /* comments and #include lines blanked */
+	struct pmt_lexer lx;
+	struct pmt_error lexerr; /* the lexer's, told by next() */
+	struct pmt_error *err;
+	struct pmt_program *p;
+	bool failed;
+	int stmt_line; /* where the map's statement was first met */
+	bool incr;     /* it was @map++ */
+};
+
+/* What a block's statement does to the map. */
+struct update {
+	char *map, *fn, *value, *keys;
+	bool incr; /* @map++: an integer map, printed as count()'s */
+};
+
+static int line_of(const struct parser *P, int pos)
+{
+	int line = 1, i;
+
+	for (i = 0; i < pos && P->orig[i]; i++)
+		line += P->orig[i] == '\n';
+	return line;
+}
+
+/* "NAME:LINE: MSG", the line quoted with a caret under [pos, pos+len). */
+static int perr(struct parser *P, int pos, int len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int perr(struct parser *P, int pos, int len, const char *fmt, ...)
+{
+	const char *s = P->orig;
+	int start = pos, end = pos;
+	char msg[768], *line;
+	va_list ap;
+
+	if (P->failed)
+		return -EINVAL;
+	P->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	while (start > 0 && s[start - 1] != '\n')
+		start--;
+	while (s[end] && s[end] != '\n')
+		end++;
+	pmt_error__usage(P->err, "%s:%d: %s", P->name, line_of(P, pos), msg);
+	line = strndup(s + start, (size_t)(end - start));
+	if (line) {
+		if (len > end - pos)
+			len = end - pos;
+		pmt_error__caret(P->err, line, pos - start, len > 0 ? len : 1);
+		free(line);
+	}
+	return -EINVAL;
+}
+
+/* The lexer's next token; a bad one told with its line. */
+static int next(struct parser *P)
+{
+	const char *m = P->lexerr.msg;
+
+	if (!pmt_lex__next(&P->lx))
+		return 0;
+	if (!strncmp(m, P->name, strlen(P->name)) && !strncmp(m + strlen(P->name), ": ", 2))
+		m += strlen(P->name) + 2;
+	return perr(P, P->lexerr.pos, P->lexerr.len, "%s", m);
+}
+
+/* --- the text ------------------------------------------------------------- */
+
+/* Comments and #include lines (and a #! first line) become spaces. */
+static int blank(struct parser *P)
+{
+	char *s = P->src;
+	bool line_start = true;
+	int i = 0, j;
+
+	while (s[i]) {
+		if (s[i] == '"') {
+			for (i++; s[i] && s[i] != '"' && s[i] != '\n'; i++)
+				if (s[i] == '\\' && s[i + 1])
+					i++;
+			if (s[i] == '"')
+				i++;
+			line_start = false;
+		} else if (s[i] == '/' && s[i + 1] == '/') {
+			while (s[i] && s[i] != '\n')
+				s[i++] = ' ';
+		} else if (s[i] == '/' && s[i + 1] == '*') {
+			for (j = i; s[j] && !(s[j] == '*' && s[j + 1] == '/'); j++)
+				;
+			if (!s[j])
+				return perr(P, i, 2,
+					    "a comment opened here is not closed: '*/' is missing");
+			for (j += 2; i < j; i++)
+				if (s[i] != '\n')
+					s[i] = ' ';
+		} else if (line_start && s[i] == '#') {
+			if (strncmp(s + i, "#include", 8) && strncmp(s + i, "#!", 2)) {
+				for (j = i; s[j] && s[j] != '\n' && s[j] != ' '; j++)
+					;
+				return perr(
+					P, i, j - i,
+					"'%.*s' is not supported: of the preprocessor's lines only "
+					"#include is read (kernel types come from BTF)",
+					j - i, s + i);
+			}
+			while (s[i] && s[i] != '\n')
+				s[i++] = ' ';
+		} else {
+			if (s[i] == '\n')
+				line_start = true;
+			else if (s[i] != ' ' && s[i] != '\t')
+				line_start = false;
+			i++;
+		}
+	}
+	return 0;
+}
+
+static int skip_space(const char *s, int i)
+{
+	while (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')
+		i++;
+	return i;
+}
+
+/* --- probes --------------------------------------------------------------- */
+
+/* bpftrace's provider names and their one-letter forms, as pmtrace's kind
+ * prefixes (kfunc: pmtrace's kprobe takes fentry where the kernel has it) */
+static const struct {
+	const char *bt, *pmt;
+} providers[] = {
+	{"tracepoint", "tracepoint"},
+	{"t", "tracepoint"},
+	{"kprobe", "kprobe"},
+	{"k", "kprobe"},
+	{"kretprobe", "kretprobe"},
+	{"kr", "kretprobe"},
+	{"kfunc", "kprobe"},
+	{"fentry", "kprobe"},
+	{"f", "kprobe"},
+	{"kretfunc", "kretprobe"},
+	{"fexit", "kretprobe"},
+	{"fr", "kretprobe"},
+	{"uprobe", "uprobe"},
+	{"u", "uprobe"},
+	{"uretprobe", "uretprobe"},
+	{"ur", "uretprobe"},
+	{"usdt", "usdt"},
+	{"U", "usdt"},
+	{"rawtracepoint", "rawtracepoint"},
+	{"rt", "rawtracepoint"},
+};
+
+static int add_probe(struct parser *P, int pos, int len, const char *filter)
+{
+	const char *s = P->src + pos, *colon = memchr(s, ':', (size_t)len);
+	struct pmt_prog_probe *v;
+	size_t i, n = colon ? (size_t)(colon - s) : (size_t)len;
+
+	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (strlen(providers[i].bt) == n && !strncmp(s, providers[i].bt, n))
+			break;
+	if (i == sizeof(providers) / sizeof(providers[0]) || !colon || colon + 1 == s + len)
+		return perr(P, pos, len,
+			    "probe '%.*s' is not supported yet: expected tracepoint:, kprobe:, "
+			    "kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt: or "
+			    "rawtracepoint: and what it names",
+			    len, s);
+	v = pmt_grow(P->p->probes, &P->p->cap, P->p->nprobes, sizeof(*v), 4);
+	if (!v)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	P->p->probes = v;
+	v = &v[P->p->nprobes++];
+	memset(v, 0, sizeof(*v));
+	if (asprintf(&v->spec, "%s:%.*s", providers[i].pmt, (int)(len - n - 1), colon + 1) < 0 ||
+	    (filter && !(v->filter = strdup(filter)))) {
+		v->spec = NULL;
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	return 0;
+}
+
+/* --- expressions -------------------------------------------------------- */
+
+/* The text [start, end) in pmtrace's terms: args->F and args.F are the
+ * field F, retval is ret. */
+static char *rewrite(const struct parser *P, int start, int end)
+{
+	struct pmt_lexer lx = P->lx, peek;
+	struct pmt_buf b = {0};
+	const char *s = P->src;
+	int at = start;
+
+	lx.err = NULL;
+	pmt_lex__skip_to(&lx, start);
+	while (!pmt_lex__next(&lx) && lx.tok.kind != PMT_TOK_END && lx.tok.pos < end) {
+		const struct pmt_tok *t = &lx.tok;
+
+		if (t->kind != PMT_TOK_NAME)
+			continue;
+		if (t->len == 4 && !strncmp(s + t->pos, "args", 4)) {
+			peek = lx;
+			if (pmt_lex__next(&peek) ||
+			    (peek.tok.kind != PMT_TOK_ARROW && peek.tok.kind != '.'))
+				continue;
+			pmt_buf__add(&b, s + at, (size_t)(t->pos - at));
+			at = peek.tok.pos + peek.tok.len;
+			lx = peek;
+		} else if (t->len == 6 && !strncmp(s + t->pos, "retval", 6)) {
+			pmt_buf__add(&b, s + at, (size_t)(t->pos - at));
+			pmt_buf__puts(&b, "ret");
+			at = t->pos + t->len;
+		}
+	}
+	pmt_buf__add(&b, s + at, (size_t)(end - at));
+	pmt_buf__cstr(&b);
+	return b.p; /* its memory the caller's */
+}
+
+/* Tokens up to a ',' or the bracket that closes the list at depth 0:
+ * the span read, the stop token left in the lexer. */
+static int span(struct parser *P, int close, int *start, int *end)
+{
+	int depth = 0;
+
+	*start = P->lx.tok.pos;
+	*end = *start;
+	for (;;) {
+		int k = P->lx.tok.kind;
+
+		if (k == PMT_TOK_END || k == '}' || k == ';' ||
+		    (!depth && (k == ',' || k == close)))
+			break;
+		if (k == '(' || k == '[')
+			depth++;
+		else if (k == ')' || k == ']')
+			depth--;
+		*end = P->lx.tok.pos + P->lx.tok.len;
+		if (next(P))
+			return -EINVAL;
+	}
+	if (P->lx.tok.kind != ',' && P->lx.tok.kind != close)
+		return perr(P, P->lx.tok.pos, P->lx.tok.len, "expected '%c'", close);
+	if (*end == *start)
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "expected an expression");
+	return 0;
+}
+
+/* A list in brackets (the lexer at the opening one): its items rewritten,
+ * joined by sep; how many in *n. */
+static char *list(struct parser *P, int close, const char *sep, int *n)
+{
+	struct pmt_buf b = {0};
+	int start, end;
+	char *item;
+
+	*n = 0;
+	if (next(P))
+		return NULL;
+	if (P->lx.tok.kind == close)
+		return strdup("");
+	for (;;) {
+		if (span(P, close, &start, &end) || !(item = rewrite(P, start, end))) {
+			pmt_buf__free(&b);
+			return NULL;
+		}
+		pmt_buf__printf(&b, "%s%s", (*n)++ ? sep : "", item);
+		free(item);
+		if (P->lx.tok.kind == close)
+			break;
+		if (next(P)) {
+			pmt_buf__free(&b);
+			return NULL;
+		}
+	}
+	pmt_buf__cstr(&b);
+	return b.p; /* its memory the caller's */
+}
+
+/* --- statements ------------------------------------------------------------ */
+
+static const char *const fns[] = {"count", "sum", "avg", "min", "max", "stats", "hist", "lhist"};
+
+static void update_free(struct update *u)
+{
+	free(u->map);
+	free(u->fn);
+	free(u->value);
+	free(u->keys);
+	memset(u, 0, sizeof(*u));
+}
+
+/* @NAME[KEYS] = FN(ARGS) or @NAME[KEYS]++ (the lexer at '@') */
+static int map_update(struct parser *P, struct update *u)
+{
+	const char *s = P->src;
+	int at = P->lx.tok.pos, nargs, nkeys = 0, fpos, flen;
+	size_t i;
+
+	if (next(P))
+		return -EINVAL;
+	if (P->lx.tok.kind == PMT_TOK_NAME && P->lx.tok.pos == at + 1) {
+		u->map = strndup(s + P->lx.tok.pos, (size_t)P->lx.tok.len);
+		if (next(P))
+			return -EINVAL;
+	} else {
+		u->map = strdup("");
+	}
+	if (P->lx.tok.kind == '[') {
+		if (!(u->keys = list(P, ']', ",", &nkeys)))
+			return -EINVAL;
+		if (!nkeys)
+			return perr(P, P->lx.tok.pos, 1, "a map's [keys] hold at least one key");
+		if (next(P))
+			return -EINVAL;
+	}
+	if (P->lx.tok.kind == '+') {
+		if (next(P) || P->lx.tok.kind != '+')
+			return perr(P, P->lx.tok.pos, 1, "expected '++' or '= FUNCTION(...)'");
+		u->fn = strdup("count");
+		u->incr = true;
+		return next(P);
+	}
+	if (P->lx.tok.kind != '=')
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "expected '= FUNCTION(...)' or '++' after the map");
+	if (next(P))
+		return -EINVAL;
+	fpos = P->lx.tok.pos;
+	flen = P->lx.tok.len;
+	for (i = 0; P->lx.tok.kind == PMT_TOK_NAME && i < sizeof(fns) / sizeof(fns[0]); i++)
+		if ((int)strlen(fns[i]) == flen && !strncmp(s + fpos, fns[i], (size_t)flen))
+			break;
+	if (P->lx.tok.kind != PMT_TOK_NAME || i == sizeof(fns) / sizeof(fns[0]))
+		return perr(P, fpos, flen ? flen : 1,
+			    "a map is assigned count(), sum(), avg(), min(), max(), stats(), "
+			    "hist() or lhist() here: other values are not supported yet");
+	u->fn = strdup(fns[i]);
+	if (next(P))
+		return -EINVAL;
+	if (P->lx.tok.kind != '(')
+		return perr(P, P->lx.tok.pos, 1, "expected '(' after %s", fns[i]);
+	if (!(u->value = list(P, ')', i == 7 ? ":" : ",", &nargs)))
+		return -EINVAL;
+	if (nargs != (i == 0 ? 0 : i == 7 ? 4 : 1))
+		return perr(P, fpos, P->lx.tok.pos + 1 - fpos, "%s() takes %s", fns[i],
+			    i == 0   ? "no argument"
+			    : i == 7 ? "four arguments: (VALUE, MIN, MAX, STEP)"
+				     : "one argument");
+	if (!nargs) {
+		free(u->value);
+		u->value = NULL;
+	}
+	return next(P);
+}
+
+/* BEGIN's printf("literal") */
+static int begin_printf(struct parser *P)
+{
+	struct pmt_buf b = {0};
+	char *all;
+	size_t i;
+
+	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != PMT_TOK_STR)
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "BEGIN's printf takes a string literal here");
+	pmt_lex__string(&P->lx, &P->lx.tok, &b);
+	for (i = 0; i < b.len; i++) {
+		if (b.p[i] == '%' && b.p[i + 1] == '%') {
+			memmove(b.p + i, b.p + i + 1, b.len - i - 1);
+			b.len--;
+		} else if (b.p[i] == '%') {
+			pmt_buf__free(&b);
+			return perr(P, P->lx.tok.pos, P->lx.tok.len,
+				    "BEGIN's printf prints a literal here: no %% conversions yet");
+		}
+	}
+	if (next(P) || P->lx.tok.kind != ')') {
+		pmt_buf__free(&b);
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1, "expected ')'");
+	}
+	/* several printfs: one text, in order */
+	if (P->p->begin) {
+		pmt_buf__puts(&b, "");
+		if (asprintf(&all, "%s%s", P->p->begin, pmt_buf__cstr(&b)) < 0)
+			all = NULL;
+		pmt_buf__free(&b);
+		free(P->p->begin);
+		P->p->begin = all;
+		if (!all)
+			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	} else {
+		P->p->begin = strdup(pmt_buf__cstr(&b));
+		pmt_buf__free(&b);
+	}
+	return next(P);
+}
+
+/* The statement a construct the engine does not run yet begins. */
+static int unsupported(struct parser *P, bool begin)
+{
+	const struct pmt_tok *t = &P->lx.tok;
+
+	return perr(P, t->pos, t->len ? t->len : 1,
+		    "'%.*s' is not supported yet%s: a program's blocks update one map with "
+		    "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN "
+		    "prints a literal)",
+		    t->len ? t->len : 1, P->src + t->pos, begin ? " in BEGIN" : "");
+}
+
+/* The map's update must read the same in every block. */
+static int take_update(struct parser *P, struct update *u, int pos)
+{
+	struct pmt_program *p = P->p;
+
+	if (!u->map || !u->fn)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	if (!p->fn) {
+		P->incr = u->incr;
+		p->map = u->map;
+		p->fn = u->fn;
+		p->value = u->value;
+		p->keys = u->keys;
+		memset(u, 0, sizeof(*u));
+		P->stmt_line = line_of(P, pos);
+		return 0;
+	}
+	if (P->incr != u->incr)
+		return perr(P, pos, 1,
+			    "@%s is counted with ++ and with count(): bpftrace refuses the mix (an "
+			    "integer map and a count)",
+			    u->map);
+	if (strcmp(p->map, u->map) || strcmp(p->fn, u->fn) ||
+	    strcmp(p->value ? p->value : "", u->value ? u->value : "") ||
+	    strcmp(p->keys ? p->keys : "", u->keys ? u->keys : ""))
+		return perr(P, pos, 1,
+			    "a program updates one map the same way in every block, for now: "
+			    "this is not the update of line %d",
+			    P->stmt_line);
+	return 0;
+}
+
+/* { statements } (the lexer at '{'); begin: BEGIN's block */
+static int block(struct parser *P, bool begin)
+{
+	struct update u = {0};
+	int got = 0, pos;
+
+	if (next(P))
+		return -EINVAL;
+	while (P->lx.tok.kind != '}') {
+		const struct pmt_tok *t = &P->lx.tok;
+
+		pos = t->pos;
+		if (t->kind == ';') {
+			if (next(P))
+				return -EINVAL;
+			continue;
+		}
+		if (t->kind == PMT_TOK_END)
+			return perr(P, pos, 1, "a block is not closed: '}' is missing");
+		if (begin && t->kind == PMT_TOK_NAME && t->len == 6 &&
+		    !strncmp(P->src + t->pos, "printf", 6)) {
+			if (begin_printf(P))
+				return -EINVAL;
+		} else if (!begin && t->kind == '@') {
+			if (got)
+				return perr(P, pos, 1,
+					    "one map update a block, for now: this is the second");
+			if (map_update(P, &u) || take_update(P, &u, pos)) {
+				update_free(&u);
+				return -EINVAL;
+			}
+			update_free(&u); /* the first block's was taken */
+			got++;
+		} else {
+			return unsupported(P, begin);
+		}
+		if (P->lx.tok.kind == PMT_TOK_END)
+			return perr(P, P->lx.tok.pos, 1, "a block is not closed: '}' is missing");
+		if (P->lx.tok.kind != ';' && P->lx.tok.kind != '}')
+			return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+				    "expected ';' or '}' after the statement");
+	}
+	if (!begin && !got)
+		return perr(
+			P, P->lx.tok.pos, 1,
+			"this block updates no map: a program's blocks update one map, for now");
+	return 0;
+}
+
+/* --- the program ---------------------------------------------------------- */
+
+/* /PREDICATE/ from src[*at] (its '/'): as a filter, *at past it */
+static int predicate(struct parser *P, int *at, char **filter)
+{
+	const char *s = P->src;
+	int i = *at, j, end;
+
+	for (j = i + 1; s[j] && s[j] != '{'; j++) {
+		if (s[j] != '"')
+			continue;
+		for (j++; s[j] && s[j] != '"'; j++)
+			j += s[j] == '\\' && s[j + 1];
+		if (!s[j])
+			break;
+	}
+	for (end = j - 1; end > i && (s[end] == ' ' || s[end] == '\t' || s[end] == '\n'); end--)
+		;
+	if (!s[j] || end == i || s[end] != '/')
+		return perr(P, i, 1,
+			    "a predicate is /CONDITION/ before the block's '{': its closing '/' is "
+			    "missing");
+	if (!(*filter = rewrite(P, i + 1, end)))
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	*at = skip_space(s, end + 1);
+	return 0;
+}
+
+/* PROBE[, PROBE...] [/PREDICATE/] { ... } from src[*at] */
+static int probe_block(struct parser *P, int *at)
+{
+	const char *s = P->src;
+	int i = *at, specs[64][2], n = 0, k;
+	char *filter = NULL;
+	bool begin = false;
+	int ret;
+
+	for (;;) {
+		int start = i;
+
+		while (s[i] && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' &&
+		       s[i] != ',' && s[i] != '{')
+			i++;
+		if (i == start)
+			return perr(P, i, 1,
+				    "expected a probe, e.g. tracepoint:sched:sched_switch");
+		if (n == 64)
+			return perr(P, start, i - start, "more than 64 probes in one list");
+		specs[n][0] = start;
+		specs[n++][1] = i - start;
+		i = skip_space(s, i);
+		if (s[i] != ',')
+			break;
+		i = skip_space(s, i + 1);
+	}
+	if (s[i] == '/' && predicate(P, &i, &filter))
+		return -EINVAL;
+	if (s[i] != '{') {
+		free(filter);
+		return perr(P, i, 1, "expected '{' to open the probes' block");
+	}
+	if (n == 1 && specs[0][1] == 5 && !strncmp(s + specs[0][0], "BEGIN", 5)) {
+		begin = true;
+	} else {
+		for (k = 0; k < n; k++) {
+			if ((specs[k][1] == 5 && !strncmp(s + specs[k][0], "BEGIN", 5)) ||
+			    (specs[k][1] == 3 && !strncmp(s + specs[k][0], "END", 3))) {
+				free(filter);
+				return perr(P, specs[k][0], specs[k][1],
+					    "%.*s is not supported yet%s", specs[k][1],
+					    s + specs[k][0],
+					    specs[k][1] == 5 ? " among other probes" : "");
+			}
+			if (add_probe(P, specs[k][0], specs[k][1], filter)) {
+				free(filter);
+				return -EINVAL;
+			}
+		}
+	}
+	if (begin && filter) {
+		free(filter);
+		return perr(P, i, 1, "BEGIN takes no predicate");
+	}
+	free(filter);
+	pmt_lex__skip_to(&P->lx, i);
+	if (next(P))
+		return -EINVAL;
+	ret = block(P, begin);
+	if (!ret)
+		*at = P->lx.tok.pos + 1;
+	return ret;
+}
+
+int pmt_program__parse(const char *text, const char *name, struct pmt_program *p,
+		       struct pmt_error *err)
+{
+	struct parser P = {.name = name, .orig = text, .err = err, .p = p};
+	int at = 0, ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	P.src = strdup(text);
+	if (!P.src)
+		return pmt_error__runtime(err, -ENOMEM, "%s: out of memory", name);
+	pmt_lex__init(&P.lx, P.src, name, 0, &P.lexerr);
+	ret = blank(&P);
+	while (!ret && P.src[at = skip_space(P.src, at)])
+		ret = probe_block(&P, &at);
+	if (!ret && !p->nprobes)
+		ret = perr(&P, at, 1, "the program has no probe: nothing to trace");
+	free(P.src);
+	if (ret)
+		pmt_program__free(p);
+	return ret ? (pmt_error__set(err) ? -EINVAL : ret) : 0;
+}
+
+void pmt_program__free(struct pmt_program *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprobes; i++) {
+		free(p->probes[i].spec);
+		free(p->probes[i].filter);
+	}
+	free(p->probes);
+	free(p->map);
+	free(p->fn);
+	free(p->value);
+	free(p->keys);
+	free(p->begin);
+	memset(p, 0, sizeof(*p));
+}

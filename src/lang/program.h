@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * bpftrace's programs (`pmtrace FILE.bt`, `pmtrace -e 'PROGRAM'`) read
+ * into what the engine runs: probes with their predicates as filters,
+ * and the one map they update as an aggregation (its function, value
+ * and keys in pmtrace's expression language). What the engine cannot
+ * run yet is refused here, naming the construct and its line, before
+ * anything is attached.
+ *
+ * The subset today: probe lists of tracepoint, kprobe/kretprobe,
+ * kfunc/kretfunc, uprobe/uretprobe, usdt and rawtracepoint (and their
+ * one-letter forms), a /predicate/, and in every block the same
+ * @map[keys] = count() | sum(E) | avg(E) | min(E) | max(E) | stats(E) |
+ * hist(E) | lhist(E, MIN, MAX, STEP), or @map[keys]++; BEGIN's
+ * printf of a literal; #include lines (types come from BTF) and
+ * comments.
+ */
+#ifndef PMT_PROGRAM_H
+#define PMT_PROGRAM_H
+
+#include <stddef.h>
+#include "util/error.h"
+
+struct pmt_prog_probe {
+	char *spec;   /* "kprobe:vfs_read": pmtrace's kind prefix and the rest */
+	char *filter; /* its block's predicate as a filter, or NULL */
+};
+
+struct pmt_program {
+	struct pmt_prog_probe *probes;
+	size_t nprobes, cap;
+	char *map;   /* the map's name after '@' ("" for @) */
+	char *fn;    /* "count", "sum", ... "hist", "lhist" */
+	char *value; /* its argument (lhist: "E:MIN:MAX:STEP"), or NULL */
+	char *keys;  /* "comm,pid", or NULL */
+	char *begin; /* what BEGIN prints, or NULL */
+};
+
+/* Read the program text (name: its file, or "-e" for the option's) into
+ * p. 0, or -EINVAL with err saying what and where ("NAME:LINE: ..." and
+ * the line with a caret). */
+int pmt_program__parse(const char *text, const char *name, struct pmt_program *p,
+		       struct pmt_error *err);
+void pmt_program__free(struct pmt_program *p);
+
+#endif

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* bpftrace's programs read into the engine's terms (lang/program.h):
+ * what each construct becomes, and every refusal's whole message. */
+#include <string.h>
+#include "lang/program.h"
+#include "util/strutil.h"
+#include "test.h"
+
+/* The program as one line: probes with their filters, then the map's
+ * update. */
+static const char *read_as(struct pmt_buf *b, const char *text)
+{
+	struct pmt_error err = {0};
+	struct pmt_program p;
+	size_t i;
+
+	b->len = 0;
+	if (pmt_program__parse(text, "t.bt", &p, &err)) {
+		pmt_error__format(b, &err);
+		return pmt_buf__cstr(b);
+	}
+	for (i = 0; i < p.nprobes; i++)
+		pmt_buf__printf(b, "%s%s%s%s%s", i ? ", " : "", p.probes[i].spec,
+				p.probes[i].filter ? " /" : "",
+				p.probes[i].filter ? p.probes[i].filter : "",
+				p.probes[i].filter ? "/" : "");
+	pmt_buf__printf(b, " => @%s[%s] %s(%s)", p.map, p.keys ? p.keys : "", p.fn,
+			p.value ? p.value : "");
+	if (p.begin)
+		pmt_buf__printf(b, " begin '%s'", p.begin);
+	pmt_program__free(&p);
+	return pmt_buf__cstr(b);
+}
+
+TEST(program_read_into_the_engine)
+{
+	struct pmt_buf b = {0};
+
+	ASSERT_STREQ(read_as(&b, "tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }"),
+		     "tracepoint:syscalls:sys_enter_openat => @[comm] count()");
+	/* one-letter providers, kfunc as kprobe, a list, a predicate with
+	 * args-> and retval in pmtrace's terms; ++ counts */
+	ASSERT_STREQ(
+		read_as(&b, "kr:vfs_read, fr:vfs_write /retval > 0 && args->fd == 1/\n"
+			    "{ @bytes[comm, pid]++ }"),
+		"kretprobe:vfs_read /ret > 0 && fd == 1/, kretprobe:vfs_write /ret > 0 && fd == 1/ => "
+		"@bytes[comm,pid] count()");
+	ASSERT_STREQ(read_as(&b,
+			     "#!/usr/bin/env bpftrace\n#include <linux/fs.h>\n"
+			     "/* a comment\n over lines */\n"
+			     "BEGIN { printf(\"Tracing... Hit Ctrl-C to end. 100%%\\n\"); }\n"
+			     "// another\n"
+			     "uprobe:/bin/bash:readline { @us = lhist(args.len, 0, 100, 10); }"),
+		     "uprobe:/bin/bash:readline => @us[] lhist(len:0:100:10) begin 'Tracing... "
+		     "Hit Ctrl-C to end. 100%\n'");
+	/* the same update in several blocks, each with its predicate */
+	ASSERT_STREQ(read_as(&b, "t:a:b /pid == 1/ { @h = hist(args->len); } "
+				 "u:/x:y { @h = hist(args->len) }"),
+		     "tracepoint:a:b /pid == 1/, uprobe:/x:y => @h[] hist(len)");
+	ASSERT_STREQ(read_as(&b, "usdt:/bin/x:p:n { @s[str(arg0)] = sum(arg1 * 2); }"),
+		     "usdt:/bin/x:p:n => @s[str(arg0)] sum(arg1 * 2)");
+	pmt_buf__free(&b);
+}
+
+static const struct {
+	const char *text, *want;
+} refusals[] = {
+	{"tracepoint:a:b { printf(\"%d\\n\", pid); }",
+	 "t.bt:1: 'printf' is not supported yet: a program's blocks update one map with count(), "
+	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints a literal)\n"
+	 "  tracepoint:a:b { printf(\"%d\\n\", pid); }\n"
+	 "                   ^~~~~~\n"},
+	{"t:a:b {\n  @start[tid] = nsecs;\n}",
+	 "t.bt:2: a map is assigned count(), sum(), avg(), min(), max(), stats(), hist() or "
+	 "lhist() here: other values are not supported yet\n"
+	 "    @start[tid] = nsecs;\n"
+	 "                  ^~~~~\n"},
+	{"t:a:b { @a = count(); }\nt:c:d { @b = count(); }",
+	 "t.bt:2: a program updates one map the same way in every block, for now: this is not "
+	 "the update of line 1\n"
+	 "  t:c:d { @b = count(); }\n"
+	 "          ^\n"},
+	{"profile:hz:99 { @[kstack] = count(); }",
+	 "t.bt:1: probe 'profile:hz:99' is not supported yet: expected tracepoint:, kprobe:, "
+	 "kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt: or rawtracepoint: and what "
+	 "it names\n"
+	 "  profile:hz:99 { @[kstack] = count(); }\n"
+	 "  ^~~~~~~~~~~~~\n"},
+	{"t:a:b /pid == 1 { @ = count(); }",
+	 "t.bt:1: a predicate is /CONDITION/ before the block's '{': its closing '/' is missing\n"
+	 "  t:a:b /pid == 1 { @ = count(); }\n"
+	 "        ^\n"},
+	{"t:a:b { @x[comm]++ }\nt:c:d { @x[comm] = count(); }",
+	 "t.bt:2: @x is counted with ++ and with count(): bpftrace refuses the mix (an integer "
+	 "map and a count)\n"
+	 "  t:c:d { @x[comm] = count(); }\n"
+	 "          ^\n"},
+	{"t:a:b { @x = hist(); }",
+	 "t.bt:1: hist() takes one argument\n  t:a:b { @x = hist(); }\n               ^~~~~~\n"},
+	{"t:a:b { @x = count() }\nEND { clear(@x); }",
+	 "t.bt:2: END is not supported yet\n  END { clear(@x); }\n  ^~~\n"},
+	{"#define X 1\nt:a:b { @x = count() }",
+	 "t.bt:1: '#define' is not supported: of the preprocessor's lines only #include is read "
+	 "(kernel types come from BTF)\n"
+	 "  #define X 1\n"
+	 "  ^~~~~~~\n"},
+	{"t:a:b { @x = count()", "t.bt:1: a block is not closed: '}' is missing\n"
+				 "  t:a:b { @x = count()\n"
+				 "                      ^\n"},
+	{"t:a:b { @x = count(); } /* open", "t.bt:1: a comment opened here is not closed: '*/' "
+					    "is missing\n"
+					    "  t:a:b { @x = count(); } /* open\n"
+					    "                          ^~\n"},
+	{"BEGIN { printf(\"hi\\n\"); }", "t.bt:1: the program has no probe: nothing to trace\n"
+					 "  BEGIN { printf(\"hi\\n\"); }\n"
+					 "                           ^\n"},
+	{"t:a:b { @x[comm] = count(); exit(); }",
+	 "t.bt:1: 'exit' is not supported yet: a program's blocks update one map with count(), "
+	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints a literal)\n"
+	 "  t:a:b { @x[comm] = count(); exit(); }\n"
+	 "                              ^~~~\n"},
+	{"t:a:b { @x[comm] = count(\"a); }",
+	 "t.bt:1: unterminated string: a closing \" is missing\n"
+	 "  t:a:b { @x[comm] = count(\"a); }\n"
+	 "                           ^~~~~~\n"},
+};
+
+TEST(program_refusals)
+{
+	struct pmt_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		if (strcmp(read_as(&b, refusals[i].text), refusals[i].want))
+			FAIL_AT("'%s':\n    got:      %s\n    expected: %s", refusals[i].text, b.p,
+				refusals[i].want);
+	pmt_buf__free(&b);
+}
