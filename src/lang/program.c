@@ -89,15 +89,70 @@ static int next(struct parser *P)
 
 /* --- the text ------------------------------------------------------------- */
 
-/* Comments and #include lines (and a #! first line) become spaces. */
+/* The preprocessor's conditionals bpftrace's tools use: BTF is here,
+ * so #ifndef BPFTRACE_HAVE_BTF skips to its #else or #endif. */
+struct cond {
+	bool skip[8]; /* each open conditional's: its lines are skipped */
+	int n;
+};
+
+static bool skipping(const struct cond *c)
+{
+	return c->n && c->skip[c->n - 1];
+}
+
+static void blank_line(char *s, int *i)
+{
+	while (s[*i] && s[*i] != '\n')
+		s[(*i)++] = ' ';
+}
+
+/* A # line at s[*i]: taken in and blanked. */
+static int directive(struct parser *P, struct cond *c, int *i)
+{
+	const char *s = P->src + *i, *arg;
+	int n = (int)strcspn(s, " \t\n"), pos = *i;
+	bool btf;
+
+	arg = s + n + strspn(s + n, " \t");
+	btf = !strncmp(arg, "BPFTRACE_HAVE_BTF", 17) && strchr(" \t\n", arg[17]);
+	if ((n == 7 && !strncmp(s, "#ifndef", 7) && btf) ||
+	    (n == 6 && !strncmp(s, "#ifdef", 6) && btf)) {
+		if (c->n == 8)
+			return perr(P, pos, n, "conditionals nested more than 8 deep");
+		c->skip[c->n] = skipping(c) || n == 7;
+		c->n++;
+	} else if (n == 5 && !strncmp(s, "#else", 5) && c->n) {
+		c->skip[c->n - 1] = (c->n > 1 && c->skip[c->n - 2]) || !c->skip[c->n - 1];
+	} else if (n == 6 && !strncmp(s, "#endif", 6) && c->n) {
+		c->n--;
+	} else if (!(n == 8 && !strncmp(s, "#include", 8)) && strncmp(s, "#!", 2) && !skipping(c)) {
+		return perr(P, pos, n,
+			    "'%.*s' is not supported: of the preprocessor's lines #include is "
+			    "read (kernel types come from BTF) and #ifndef/#ifdef "
+			    "BPFTRACE_HAVE_BTF, #else, #endif",
+			    n, s);
+	}
+	blank_line(P->src, i);
+	return 0;
+}
+
+/* Comments, # lines (a #! first line too) and what conditionals skip
+ * become spaces. */
 static int blank(struct parser *P)
 {
 	char *s = P->src;
+	struct cond c = {0};
 	bool line_start = true;
 	int i = 0, j;
 
 	while (s[i]) {
-		if (s[i] == '"') {
+		if (line_start && s[i] == '#') {
+			if (directive(P, &c, &i))
+				return -EINVAL;
+		} else if (line_start && skipping(&c) && s[i] != '\n') {
+			blank_line(s, &i);
+		} else if (s[i] == '"') {
 			for (i++; s[i] && s[i] != '"' && s[i] != '\n'; i++)
 				if (s[i] == '\\' && s[i + 1])
 					i++;
@@ -105,8 +160,7 @@ static int blank(struct parser *P)
 				i++;
 			line_start = false;
 		} else if (s[i] == '/' && s[i + 1] == '/') {
-			while (s[i] && s[i] != '\n')
-				s[i++] = ' ';
+			blank_line(s, &i);
 		} else if (s[i] == '/' && s[i + 1] == '*') {
 			for (j = i; s[j] && !(s[j] == '*' && s[j + 1] == '/'); j++)
 				;
@@ -116,18 +170,6 @@ static int blank(struct parser *P)
 			for (j += 2; i < j; i++)
 				if (s[i] != '\n')
 					s[i] = ' ';
-		} else if (line_start && s[i] == '#') {
-			if (strncmp(s + i, "#include", 8) && strncmp(s + i, "#!", 2)) {
-				for (j = i; s[j] && s[j] != '\n' && s[j] != ' '; j++)
-					;
-				return perr(
-					P, i, j - i,
-					"'%.*s' is not supported: of the preprocessor's lines only "
-					"#include is read (kernel types come from BTF)",
-					j - i, s + i);
-			}
-			while (s[i] && s[i] != '\n')
-				s[i++] = ' ';
 		} else {
 			if (s[i] == '\n')
 				line_start = true;
@@ -136,7 +178,9 @@ static int blank(struct parser *P)
 			i++;
 		}
 	}
-	return 0;
+	return c.n ? perr(P, (int)strlen(s) - 1 > 0 ? (int)strlen(s) - 1 : 0, 1,
+			  "a conditional is not closed: #endif is missing")
+		   : 0;
 }
 
 static int skip_space(const char *s, int i)
@@ -379,45 +423,132 @@ static int map_update(struct parser *P, struct update *u)
 	return next(P);
 }
 
-/* BEGIN's printf("literal") */
+/* printf's literal arguments: strings and integers */
+struct lit {
+	bool str;
+	long long num;
+	char *s;
+};
+
+#define MAX_LITS 16
+
+/* fmt (decoded) with its arguments, as C's printf: into out */
+static int format_literals(struct parser *P, const char *fmt, size_t n, const struct lit *a, int na,
+			   int pos, int len, struct pmt_buf *out)
+{
+	char spec[32], conv;
+	size_t i, k;
+	int used = 0;
+
+	for (i = 0; i < n; i++) {
+		if (fmt[i] != '%') {
+			pmt_buf__putc(out, fmt[i]);
+			continue;
+		}
+		if (fmt[i + 1] == '%') {
+			pmt_buf__putc(out, '%');
+			i++;
+			continue;
+		}
+		for (k = 0;
+		     i < n && k < sizeof(spec) - 4 && (k == 0 || strchr("-+ #0123456789.", fmt[i]));
+		     i++)
+			spec[k++] = fmt[i];
+		while (i < n && strchr("hlLqjzt", fmt[i]))
+			i++;
+		conv = i < n ? fmt[i] : '\0';
+		if (!conv || !strchr("diuxXocs", conv))
+			return perr(P, pos, len, "printf's conversion %%%c is not supported",
+				    conv ? conv : ' ');
+		if (used == na)
+			return perr(P, pos, len, "printf has more conversions than arguments");
+		if ((conv == 's') != a[used].str)
+			return perr(P, pos, len, "printf's argument %d is a %s, its %%%c a %s",
+				    used + 1, a[used].str ? "string" : "number", conv,
+				    conv == 's' ? "string" : "number");
+		if (conv == 's' || conv == 'c') {
+			spec[k++] = conv;
+			spec[k] = '\0';
+		} else {
+			spec[k++] = 'l';
+			spec[k++] = 'l';
+			spec[k++] = conv;
+			spec[k] = '\0';
+		}
+		if (conv == 's')
+			pmt_buf__printf(out, spec, a[used].s);
+		else if (conv == 'c')
+			pmt_buf__printf(out, spec, (int)a[used].num);
+		else
+			pmt_buf__printf(out, spec, a[used].num);
+		used++;
+	}
+	if (used < na)
+		return perr(P, pos, len, "printf has more arguments than conversions");
+	return 0;
+}
+
+/* BEGIN's printf("format", literals...) */
 static int begin_printf(struct parser *P)
 {
-	struct pmt_buf b = {0};
+	struct pmt_buf fmt = {0}, b = {0};
+	struct lit a[MAX_LITS] = {0};
+	int na = 0, pos, len, ret, i;
 	char *all;
-	size_t i;
+	bool neg;
 
 	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != PMT_TOK_STR)
 		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
-			    "BEGIN's printf takes a string literal here");
-	pmt_lex__string(&P->lx, &P->lx.tok, &b);
-	for (i = 0; i < b.len; i++) {
-		if (b.p[i] == '%' && b.p[i + 1] == '%') {
-			memmove(b.p + i, b.p + i + 1, b.len - i - 1);
-			b.len--;
-		} else if (b.p[i] == '%') {
-			pmt_buf__free(&b);
-			return perr(P, P->lx.tok.pos, P->lx.tok.len,
-				    "BEGIN's printf prints a literal here: no %% conversions yet");
+			    "BEGIN's printf takes a format string here");
+	pos = P->lx.tok.pos;
+	len = P->lx.tok.len;
+	pmt_lex__string(&P->lx, &P->lx.tok, &fmt);
+	for (ret = next(P); !ret && P->lx.tok.kind == ','; na++) {
+		if (na == MAX_LITS) {
+			ret = perr(P, P->lx.tok.pos, 1, "printf takes at most %d arguments",
+				   MAX_LITS);
+			break;
 		}
+		if ((ret = next(P)))
+			break;
+		neg = P->lx.tok.kind == '-';
+		if (neg && (ret = next(P)))
+			break;
+		if (P->lx.tok.kind == PMT_TOK_STR && !neg) {
+			struct pmt_buf sb = {0};
+
+			pmt_lex__string(&P->lx, &P->lx.tok, &sb);
+			a[na].str = true;
+			pmt_buf__cstr(&sb);
+			a[na].s = sb.p;
+		} else if (P->lx.tok.kind == PMT_TOK_INT) {
+			a[na].num = neg ? -(long long)P->lx.tok.num : (long long)P->lx.tok.num;
+		} else {
+			ret = perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+				   "BEGIN's printf takes literal strings and numbers here");
+			break;
+		}
+		ret = next(P);
 	}
-	if (next(P) || P->lx.tok.kind != ')') {
+	if (!ret && P->lx.tok.kind != ')')
+		ret = perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1, "expected ')'");
+	if (!ret)
+		ret = format_literals(P, fmt.p ? fmt.p : "", fmt.len, a, na, pos, len, &b);
+	for (i = 0; i < na; i++)
+		free(a[i].s);
+	pmt_buf__free(&fmt);
+	if (ret) {
 		pmt_buf__free(&b);
-		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1, "expected ')'");
+		return ret;
 	}
 	/* several printfs: one text, in order */
-	if (P->p->begin) {
-		pmt_buf__puts(&b, "");
-		if (asprintf(&all, "%s%s", P->p->begin, pmt_buf__cstr(&b)) < 0)
-			all = NULL;
-		pmt_buf__free(&b);
-		free(P->p->begin);
-		P->p->begin = all;
-		if (!all)
-			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	} else {
-		P->p->begin = strdup(pmt_buf__cstr(&b));
-		pmt_buf__free(&b);
-	}
+	if (asprintf(&all, "%s%s", P->p->begin ? P->p->begin : "", pmt_buf__cstr(&b)) < 0)
+		all = NULL;
+	pmt_buf__free(&b);
+	free(P->p->begin);
+	P->p->begin = all;
+	if (!all)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	return next(P);
 }
 
@@ -429,7 +560,7 @@ static int unsupported(struct parser *P, bool begin)
 	return perr(P, t->pos, t->len ? t->len : 1,
 		    "'%.*s' is not supported yet%s: a program's blocks update one map with "
 		    "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN "
-		    "prints a literal)",
+		    "prints literals)",
 		    t->len ? t->len : 1, P->src + t->pos, begin ? " in BEGIN" : "");
 }
 

@@ -12,8 +12,8 @@
  * one-letter forms), a /predicate/, and in every block the same
  * @map[keys] = count() | sum(E) | avg(E) | min(E) | max(E) | stats(E) |
  * hist(E) | lhist(E, MIN, MAX, STEP), or @map[keys]++; BEGIN's
- * printf of a literal; #include lines (types come from BTF) and
- * comments.
+ * printf of literals; #include lines and #ifndef BPFTRACE_HAVE_BTF
+ * sections (types come from BTF), and comments.
  */
 #ifndef PMT_PROGRAM_H
 #define PMT_PROGRAM_H

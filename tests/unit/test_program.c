@@ -57,6 +57,16 @@ TEST(program_read_into_the_engine)
 	ASSERT_STREQ(read_as(&b, "t:a:b /pid == 1/ { @h = hist(args->len); } "
 				 "u:/x:y { @h = hist(args->len) }"),
 		     "tracepoint:a:b /pid == 1/, uprobe:/x:y => @h[] hist(len)");
+	/* BEGIN's column headers, as the tools print them; the BTF branch of
+	 * a conditional (a struct for kernels without BTF skipped) */
+	ASSERT_STREQ(
+		read_as(&b,
+			"#ifndef BPFTRACE_HAVE_BTF\n#include <linux/sched.h>\n"
+			"struct cfs_rq { unsigned int nr_running; };\n#else\n"
+			"#include <sys/socket.h>\n#endif\n"
+			"BEGIN { printf(\"%-6s %-4s %5d|%x %c%%\\n\", \"PID\", \"COMM\", -42, 255, 65); }\n"
+			"t:a:b { @x = count() }"),
+		"tracepoint:a:b => @x[] count() begin 'PID    COMM   -42|ff A%\n'");
 	ASSERT_STREQ(read_as(&b, "usdt:/bin/x:p:n { @s[str(arg0)] = sum(arg1 * 2); }"),
 		     "usdt:/bin/x:p:n => @s[str(arg0)] sum(arg1 * 2)");
 	pmt_buf__free(&b);
@@ -67,7 +77,7 @@ static const struct {
 } refusals[] = {
 	{"tracepoint:a:b { printf(\"%d\\n\", pid); }",
 	 "t.bt:1: 'printf' is not supported yet: a program's blocks update one map with count(), "
-	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints a literal)\n"
+	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints literals)\n"
 	 "  tracepoint:a:b { printf(\"%d\\n\", pid); }\n"
 	 "                   ^~~~~~\n"},
 	{"t:a:b {\n  @start[tid] = nsecs;\n}",
@@ -100,10 +110,22 @@ static const struct {
 	{"t:a:b { @x = count() }\nEND { clear(@x); }",
 	 "t.bt:2: END is not supported yet\n  END { clear(@x); }\n  ^~~\n"},
 	{"#define X 1\nt:a:b { @x = count() }",
-	 "t.bt:1: '#define' is not supported: of the preprocessor's lines only #include is read "
-	 "(kernel types come from BTF)\n"
+	 "t.bt:1: '#define' is not supported: of the preprocessor's lines #include is read "
+	 "(kernel types come from BTF) and #ifndef/#ifdef BPFTRACE_HAVE_BTF, #else, #endif\n"
 	 "  #define X 1\n"
 	 "  ^~~~~~~\n"},
+	{"#ifndef BPFTRACE_HAVE_BTF\nt:a:b { @x = count() }",
+	 "t.bt:2: a conditional is not closed: #endif is missing\n"
+	 "  t:a:b { @x = count() }\n"
+	 "                       ^\n"},
+	{"BEGIN { printf(\"%-6s %d\\n\", \"PID\"); } t:a:b { @x = count() }",
+	 "t.bt:1: printf has more conversions than arguments\n"
+	 "  BEGIN { printf(\"%-6s %d\\n\", \"PID\"); } t:a:b { @x = count() }\n"
+	 "                 ^~~~~~~~~~~\n"},
+	{"BEGIN { printf(\"%d\\n\", \"PID\"); } t:a:b { @x = count() }",
+	 "t.bt:1: printf's argument 1 is a string, its %d a number\n"
+	 "  BEGIN { printf(\"%d\\n\", \"PID\"); } t:a:b { @x = count() }\n"
+	 "                 ^~~~~~\n"},
 	{"t:a:b { @x = count()", "t.bt:1: a block is not closed: '}' is missing\n"
 				 "  t:a:b { @x = count()\n"
 				 "                      ^\n"},
@@ -116,7 +138,7 @@ static const struct {
 					 "                           ^\n"},
 	{"t:a:b { @x[comm] = count(); exit(); }",
 	 "t.bt:1: 'exit' is not supported yet: a program's blocks update one map with count(), "
-	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints a literal)\n"
+	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints literals)\n"
 	 "  t:a:b { @x[comm] = count(); exit(); }\n"
 	 "                              ^~~~\n"},
 	{"t:a:b { @x[comm] = count(\"a); }",
