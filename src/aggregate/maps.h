@@ -33,9 +33,12 @@ int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_
  * printing. */
 int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const char *name, bool om,
 			 struct pmt_buf *b);
-/* While tracing: drain when the kernel's hash took half its room in new
- * keys since the last drain. 0 or -errno. */
-int pmt_aggmaps__poll(struct pmt_aggmaps *m);
+/* While tracing: drain when the kernel's hash took a quarter of its room
+ * in new keys since the last drain. *next_ms (in: the most the caller
+ * waits) is lowered to when the next look is due at the rate new keys
+ * came since the last (a burst fills the hash in less than the caller's
+ * wait). 0 or -errno. */
+int pmt_aggmaps__poll(struct pmt_aggmaps *m, int *next_ms);
 /* Samples whose stack was dropped while draining: its key named another
  * stack already copied (two stacks of one owner with the same 32 bits of
  * hash, one of them gone from the kernel's table). */

@@ -66,6 +66,8 @@ struct pmt_aggmaps {
 	struct pmt_agg_totals totals;
 	struct pmt_stack_copies copies;
 	uint64_t new_at_drain; /* PMT_STAT_AGG_NEW when last drained */
+	uint64_t new_seen;     /* PMT_STAT_AGG_NEW at the last look, */
+	uint64_t seen_ns;      /* and when (CLOCK_MONOTONIC) */
 	uint64_t lost_stacks;  /* samples whose stack's key another stack had */
 	uint64_t lost_keys;    /* samples of new keys past the totals' bound */
 	struct window win[PMT_AGG_WINDOWS];
@@ -751,18 +753,40 @@ int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const cha
 	return err;
 }
 
-int pmt_aggmaps__poll(struct pmt_aggmaps *m)
+/* When the quarter is due to be full at the rate of new keys seen since
+ * the last look: the next look comes then, between POLL_MIN_MS and the
+ * caller's most. */
+#define POLL_MIN_MS 2
+static int next_look_ms(struct pmt_aggmaps *m, uint64_t fresh, uint64_t due, int most)
+{
+	uint64_t now = pmt_now_ns(), came = fresh - m->new_seen, dt = now - m->seen_ns;
+	uint64_t left = fresh - m->new_at_drain < due ? due - (fresh - m->new_at_drain) : 0;
+	uint64_t ms;
+
+	m->new_seen = fresh;
+	m->seen_ns = now;
+	if (!came || !dt)
+		return most;
+	/* half the time the rate gives: a burst need not be steady */
+	ms = left * dt / came / 2 / 1000000;
+	return ms < POLL_MIN_MS ? POLL_MIN_MS : ms > (uint64_t)most ? most : (int)ms;
+}
+
+int pmt_aggmaps__poll(struct pmt_aggmaps *m, int *next_ms)
 {
 	uint64_t keys = bpf_map__max_entries(m->skel->maps.pmt_agg);
-	uint64_t due = keys / 4 ? keys / 4 : 1;
+	uint64_t due = keys / 4 ? keys / 4 : 1, fresh;
 	int err = 0;
 
-	if (!m->hash ||
-	    pmt_percpu__sum(m->skel->maps.pmt_stats, PMT_STAT_AGG_NEW) - m->new_at_drain < due)
+	if (!m->hash)
 		return 0;
-	pthread_mutex_lock(&m->lock);
-	err = drain(m);
-	pthread_mutex_unlock(&m->lock);
+	fresh = pmt_percpu__sum(m->skel->maps.pmt_stats, PMT_STAT_AGG_NEW);
+	if (fresh - m->new_at_drain >= due) {
+		pthread_mutex_lock(&m->lock);
+		err = drain(m);
+		pthread_mutex_unlock(&m->lock);
+	}
+	*next_ms = next_look_ms(m, fresh, due, *next_ms);
 	return err;
 }
 

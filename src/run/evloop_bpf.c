@@ -37,9 +37,10 @@
 #define POLL_MS 50
 /* mappings are followed: read their records this often at least */
 #define SIDEBAND_MS 100
-/* aggregating: how often the new keys in the kernel's hash are looked at
- * (src/aggregate/maps_bpf.c drains it when a quarter of it was taken since; one
- * read of a per-CPU counter) */
+/* aggregating: how often at least the new keys in the kernel's hash are
+ * looked at (src/aggregate/maps_bpf.c drains it when a quarter of it was
+ * taken since, and asks for the next look sooner while keys come fast;
+ * one read of a per-CPU counter) */
 #define DRAIN_MS 50
 #define SLACK_NS (5 * 1000 * 1000ULL)
 /* while writing out: drain the rings after this many records */
@@ -606,7 +607,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
 	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
-	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err;
+	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, look = DRAIN_MS;
 	bool watch = watch_output(l, epfd);
 
 	if (o->duration > 0)
@@ -616,7 +617,9 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		tick = start + period;
 	}
 	while (!l->stop) {
-		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : l->s->aggmaps ? DRAIN_MS : 1000;
+		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : 1000;
+		if (l->s->aggmaps && look < timeout)
+			timeout = look;
 		now = pmt_now_ns();
 		if (deadline) {
 			if (now >= deadline) {
@@ -649,7 +652,8 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			l->stop = PMT_STOP_ERROR;
 			return err;
 		}
-		if (l->s->aggmaps && (err = pmt_aggmaps__poll(l->s->aggmaps))) {
+		look = DRAIN_MS;
+		if (l->s->aggmaps && (err = pmt_aggmaps__poll(l->s->aggmaps, &look))) {
 			l->stop = PMT_STOP_ERROR;
 			return pmt_error__runtime(&l->s->err, err,
 						  "draining the aggregation's maps failed: %s",
