@@ -92,6 +92,23 @@ cg_root() {
 	fi
 }
 
+# A cgroup of the test's own (OWN_CG, a path under CG), removed when the
+# test ends: a profile of it (--cgroup) sees the test's processes and
+# nothing else the machine runs (a compiler's libLLVM beside the suite
+# takes tables and memory that are not the test's). Enter it with
+# in_own_cg; usage: cg_own || return
+cg_own() {
+	cg_root || return
+	OWN_CG=$CG/pmt_own_$$
+	mkdir "$OWN_CG" || { fail "cannot make a cgroup under $CG"; return 1; }
+	trap 'rmdir "$OWN_CG"; [ -z "$CG_MOUNTED" ] || umount "$CG"' EXIT
+}
+
+# Run CMD... in OWN_CG (in a subshell that enters it).
+in_own_cg() {
+	(echo "$BASHPID" >"$OWN_CG/cgroup.procs" && "$@")
+}
+
 # Nothing of pmtrace may remain loaded: no program named pmt_*, no link to
 # one. The kernel-side teardown of tracepoint links runs in pmtrace's
 # background closer (an RCU grace period per tracepoint), so allow it 60 s.

@@ -311,15 +311,19 @@ while time.time() < t: pass"
 # give their rows back, and later files' stacks are whole. Six fresh
 # copies of python3.11 (64,575 rows each) one after the other beside a
 # table of 200,000 rows: kept, the third and later would be walked by
-# frame pointers, which python3.11 does not keep.
+# frame pointers, which python3.11 does not keep. The profile is of the
+# test's own cgroup: the tables of whatever else runs are not the test's.
+spin_each() { for i in 1 2 3 4 5 6; do spin_for "pyspin$i" 0.3; done; }
+
 test_unwind_tables_given_back() {
 	local f=$WORK/f.txt err=$WORK/pmt.err pm i k t
+	cg_own || return
 	for i in 1 2 3 4 5 6; do cp /usr/bin/python3.11 "$WORK/pyspin$i"; done
-	PMT_UNWIND_ROWS=200000 "$PMT" -v -a -e cpu-clock --freq 999 --stack user --folded -o "$f" \
-		2>"$err" &
+	PMT_UNWIND_ROWS=200000 "$PMT" -v -a --cgroup "$OWN_CG" -e cpu-clock --freq 999 --stack user \
+		--folded -o "$f" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
-	for i in 1 2 3 4 5 6; do spin_for "pyspin$i" 0.3; done
+	in_own_cg spin_each || { kill -INT $pm; fail "cannot enter cgroup $OWN_CG"; return 1; }
 	kill -INT $pm
 	wait $pm || { cat "$err" >&2; return 1; }
 	grep "gave their tables back" "$err" | sed 's/^pmtrace: /    /' >&2
@@ -420,17 +424,14 @@ test_unwind_many_processes_bounded() {
 	local out=$WORK/o.txt err=$WORK/pmt.err pm kb fds n=300 left
 	# user space's bounds: this kernel's run says it (40 s under TCG)
 	requires host || return
-	cg_root || return
-	MANY_CG=/pmt_many_$$
-	mkdir "$CG$MANY_CG" || { fail "cannot make a cgroup under $CG"; return 1; }
-	trap 'rmdir "$CG$MANY_CG"; [ -z "$CG_MOUNTED" ] || umount "$CG"' EXIT
-	"$PMT" -a --cgroup "$CG$MANY_CG" -e cpu-clock --freq 999 --stack user --no-inline --count \
+	cg_own || return
+	"$PMT" -a --cgroup "$OWN_CG" -e cpu-clock --freq 999 --stack user --no-inline --count \
 		--by comm,stack --interval 1 -o "$out" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	watch_peaks $pm >"$WORK/peaks" &
 	(
-		echo "$BASHPID" >"$CG$MANY_CG/cgroup.procs" || exit 1
+		echo "$BASHPID" >"$OWN_CG/cgroup.procs" || exit 1
 		for _ in $(seq $n); do
 			"$TP"/nofp 5 &
 			echo $! >>"$WORK/pids"
@@ -439,7 +440,7 @@ test_unwind_many_processes_bounded() {
 			echo $! >>"$WORK/pids"
 			wait $!
 		done
-	) || { kill -INT $pm; fail "cannot enter cgroup $CG$MANY_CG"; return 1; }
+	) || { kill -INT $pm; fail "cannot enter cgroup $OWN_CG"; return 1; }
 	# the print after their exit deletes the exited processes' keys and
 	# stacks from the kernel's maps, but for those a CPU's key cache
 	# still holds (16 a CPU); a slow guest gets a second print
@@ -695,7 +696,11 @@ print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) if p.get("name") == 
 	wait $p || { cat "$WORK/p.err" >&2; return 1; }
 	kill $NGINX_PID
 	wait $NGINX_PID
-	! grep -E "warning|lost|dropped" "$WORK/p.err" || { fail "samples lost"; return 1; }
+	# (tables full, when big programs run beside the suite, walks further
+	# files by frame pointers: each sample is still counted, with a
+	# shorter stack)
+	! grep -E "warning|lost|dropped" "$WORK/p.err" | grep -v "unwind tables full" ||
+		{ fail "samples lost"; return 1; }
 	n=$(awk '{ n += $NF } END { print n }' "$WORK/p.folded")
 	note "$n samples of $(nproc) CPUs at $freq Hz for $secs s in $(wc -l <"$WORK/p.folded") stacks, none lost;" \
 		"the kernel had run the sampling program $runs times before pmtrace was stopped"
