@@ -138,6 +138,7 @@ const volatile __u64 pmt_offcpu_max_ns __weak = ~0ULL;
 
 struct pmt_offcpu_start {
 	__u64 ts;
+	__u64 ran; /* the thread's se.sum_exec_runtime then */
 	struct pmt_agg_key key;
 };
 
@@ -182,6 +183,49 @@ static __always_inline bool pmt_offcpu_state_ok(void)
 	return true;
 }
 
+/* The current thread's time on a CPU so far (ns; the scheduler updated
+ * it as the thread left). */
+static __always_inline __u64 pmt_offcpu_ran(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(t, se.sum_exec_runtime);
+}
+
+/* d ns off the CPU, under the key taken as the thread left, if the
+ * block bounds pass it. */
+static __always_inline void pmt_offcpu_add(const struct pmt_probe_cfg *cfg,
+					   const struct pmt_offcpu_start *s, __u64 d)
+{
+	struct pmt_agg_key *k;
+	__u32 zero = 0;
+
+	k = bpf_map_lookup_elem(&pmt_key_buf, &zero);
+	if (k && d >= pmt_offcpu_min_ns && d <= pmt_offcpu_max_ns) {
+		*k = s->key;
+		pmt_agg_update_key(&cfg->agg, k, (__s64)(d / 1000));
+	}
+}
+
+/* The leaving thread still has a start: the kernel did not trace its
+ * arrival since (PMT_STAT_OFFCPU_UNSEEN). Its time off since that start
+ * is the time gone less the time it ran meanwhile, which the scheduler
+ * kept. */
+static __always_inline void pmt_offcpu_unseen(const struct pmt_probe_cfg *cfg, __u32 tid, __u64 now)
+{
+	struct pmt_offcpu_start *s = bpf_map_lookup_elem(&pmt_offcpu_starts, &tid);
+	__u64 ran, gone;
+
+	if (!s)
+		return;
+	pmt_stat_inc(PMT_STAT_OFFCPU_UNSEEN);
+	ran = pmt_offcpu_ran() - s->ran;
+	gone = now - s->ts;
+	if (gone > ran)
+		pmt_offcpu_add(cfg, s, gone - ran);
+	bpf_map_delete_elem(&pmt_offcpu_starts, &tid);
+}
+
 static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 {
 	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
@@ -190,7 +234,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 	struct pmt_agg_key *k;
 	struct pmt_event *e;
 	__u32 tid, zero = 0;
-	__u64 now, d;
+	__u64 now;
 
 	if (!cfg || pmt_stop)
 		return 1;
@@ -198,16 +242,14 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 	tid = (__u32)pmt_ctx_field(ctx, pmt_offcpu_next_pid & 0x7c, 4, false);
 	s = bpf_map_lookup_elem(&pmt_offcpu_starts, &tid);
 	if (s) {
-		d = now - s->ts;
-		k = bpf_map_lookup_elem(&pmt_key_buf, &zero);
-		if (k && d >= pmt_offcpu_min_ns && d <= pmt_offcpu_max_ns) {
-			*k = s->key;
-			pmt_agg_update_key(&cfg->agg, k, (__s64)(d / 1000));
-		}
+		pmt_offcpu_add(cfg, s, now - s->ts);
 		bpf_map_delete_elem(&pmt_offcpu_starts, &tid);
 	}
 	tid = (__u32)pmt_pid_tgid(&fc);
-	if (!tid || !pmt_target_ok(&fc) || !pmt_cpu_ok() || !pmt_offcpu_state_ok())
+	if (!tid)
+		return 1;
+	pmt_offcpu_unseen(cfg, tid, now);
+	if (!pmt_target_ok(&fc) || !pmt_cpu_ok() || !pmt_offcpu_state_ok())
 		return 1;
 	e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	k = bpf_map_lookup_elem(&pmt_key_buf, &zero);
@@ -220,6 +262,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 	pmt_x_prepare(cfg->agg.xprog, &fc);
 	pmt_agg_fill_key(&cfg->agg, &fc, k, id);
 	start->ts = now;
+	start->ran = pmt_offcpu_ran();
 	start->key = *k;
 	if (bpf_map_update_elem(&pmt_offcpu_starts, &tid, start, BPF_ANY))
 		pmt_stat_inc(PMT_STAT_OFFCPU_FULL);

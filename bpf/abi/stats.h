@@ -53,6 +53,10 @@ enum pmt_stat {
 	 * the kernel did not trace: what it counted there until then is not
 	 * known (not counted); counting goes on from there */
 	PMT_STAT_COUNTER_UNSEEN,
+	/* --offcpu: a thread found leaving a CPU with its last leaving still
+	 * open, its arrival since not traced: its time off since is the time
+	 * gone less its run time meanwhile (not a loss) */
+	PMT_STAT_OFFCPU_UNSEEN,
 	PMT_STAT__MAX,
 };
 

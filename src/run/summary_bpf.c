@@ -174,6 +174,11 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 		pmt_warn("%llu aggregation updates dropped: --max-keys %d is full",
 			 (unsigned long long)st[PMT_STAT_AGG_FULL], s->opts->agg.max_keys);
 	say_unwind(l, s, st);
+	if (st[PMT_STAT_OFFCPU_UNSEEN])
+		pmt_info("--offcpu: %llu times a thread left a CPU with no sched_switch telling "
+			 "its arrival since it last left one: its time off was the time gone less "
+			 "its run time meanwhile (the scheduler's count)",
+			 (unsigned long long)st[PMT_STAT_OFFCPU_UNSEEN]);
 	if (l->malformed)
 		pmt_warn("%llu malformed records skipped", (unsigned long long)l->malformed);
 	return lost;
