@@ -202,10 +202,14 @@ test_counter_sleep_and_migrate() {
 
 # Keys, intervals and JSON work on counts as on times.
 test_counter_by_comm_interval() {
-	local c=$TP/counted
+	local c=$TP/counted unseen
 	"$PMT" -q --json --interval 0.05 --latency "uprobe:$c:pmt_sleep_once" \
-		--counter context-switches --by comm -o "$WORK/i.json" -- "$c" 200 >/dev/null || return 1
-	check counter_intervals "$WORK/i.json" counted 200 || return 1
+		--counter context-switches --by comm -o "$WORK/i.json" -- "$c" 200 >/dev/null 2>"$WORK/i.err" ||
+		{ cat "$WORK/i.err" >&2; return 1; }
+	# a switch back the kernel did not trace leaves that stretch, and
+	# the switch that ended it, uncounted: said, and allowed that many
+	unseen=$(sed -n 's/^pmtrace: warning: \([0-9]*\) times a thread ran on a CPU with no sched_switch.*/\1/p' "$WORK/i.err")
+	check counter_intervals "$WORK/i.json" counted 200 "${unseen:-0}" || return 1
 }
 
 test_counter_refusals() {
