@@ -201,8 +201,7 @@ static __always_inline void pmt_agg_update_key(const struct pmt_agg_cfg *a, stru
 static __noinline __attribute__((unused)) long pmt_agg_defer_send(struct pmt_fctx *c,
 								  struct pmt_agg_key *k, __s64 v)
 {
-	const __u32 pre = pmt_stream_ncounts() * sizeof(struct pmt_counter_rec) +
-			  pmt_stream_nstrs() * PMT_STREAM_STR_LEN;
+	const __u32 pre = pmt_stream_pre();
 	struct pmt_agg_defer_buf *b;
 	__u64 len, off, pid_tgid = pmt_pid_tgid(c);
 	struct pmt_event *e;

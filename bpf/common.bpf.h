@@ -224,5 +224,7 @@ static __always_inline void pmt_current_comm(void *dst)
 const volatile bool pmt_stream_counter __weak = false;
 /* --str: the strings each streamed record carries (0..PMT_STREAM_STRS) */
 const volatile __u32 pmt_stream_strs __weak = 0;
+/* --printf: the numbers each streamed record carries (0..PMT_STREAM_VALS) */
+const volatile __u32 pmt_stream_vals __weak = 0;
 
 #endif /* PMTRACE_COMMON_BPF_H */

@@ -23,6 +23,19 @@ static __always_inline __u32 pmt_stream_nstrs(void)
 	return pmt_stream_strs < PMT_STREAM_STRS ? pmt_stream_strs : PMT_STREAM_STRS;
 }
 
+static __always_inline __u32 pmt_stream_nvals(void)
+{
+	return pmt_stream_vals < PMT_STREAM_VALS ? pmt_stream_vals : PMT_STREAM_VALS;
+}
+
+/* Bytes a streamed record carries before its header: --printf's numbers,
+ * --str's strings, --counter's counts (struct pmt_event). */
+static __always_inline __u32 pmt_stream_pre(void)
+{
+	return pmt_stream_ncounts() * sizeof(struct pmt_counter_rec) +
+	       pmt_stream_nstrs() * PMT_STREAM_STR_LEN + pmt_stream_nvals() * 8;
+}
+
 /* Send e: the record's size bytes, then frames bytes of stack frames
  * (nkernel kernel ones first; tracepoints, see pmt_event_hdr), then dump
  * bytes of a user stack's dump (struct pmt_ustack_dump). */
@@ -33,8 +46,9 @@ static __always_inline void pmt_emit_frames(struct pmt_fctx *c, struct pmt_event
 	__u64 pid_tgid = pmt_pid_tgid(c);
 	/* --counter's counts sent before the header (struct pmt_event) */
 	const __u32 cnt = pmt_stream_ncounts() * sizeof(struct pmt_counter_rec);
-	/* and --str's strings before them (pmt_stream_strs_fill) */
-	const __u32 pre = cnt + pmt_stream_nstrs() * PMT_STREAM_STR_LEN;
+	/* and --str's strings and --printf's numbers before them
+	 * (pmt_stream_strs_fill) */
+	const __u32 pre = pmt_stream_pre();
 	__u64 len;
 	long err;
 

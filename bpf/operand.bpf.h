@@ -66,17 +66,42 @@ static __always_inline void pmt_stream_str(const struct pmt_probe_cfg *cfg, stru
 		dst[1] = 1;
 }
 
-/* --str's strings of the streamed record built in e */
+/* --printf's numbers of the streamed record built in e: the first
+ * bytes sent (pmt_emit_frames), right before --str's strings */
+static __always_inline void pmt_stream_vals_fill(const struct pmt_probe_cfg *cfg,
+						 struct pmt_fctx *c, struct pmt_event *e)
+{
+	/* a positive offset, bounded: 6.1's verifier loses a constant
+	 * through the negation clang makes of "end - size" */
+	__u64 off = __builtin_offsetof(struct pmt_event, hdr) - pmt_stream_pre();
+	__u64 *dst;
+	__u32 i;
+
+	if (off > __builtin_offsetof(struct pmt_event, hdr))
+		return;
+	dst = (__u64 *)((char *)e + off);
+
+	for (i = 0; i < PMT_STREAM_VALS; i++) {
+		if (i >= pmt_stream_nvals())
+			break;
+		dst[i] = pmt_fetch_num(&cfg->vals[i], c);
+	}
+}
+
+/* --str's strings and --printf's numbers of the streamed record built
+ * in e */
 static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg,
 						 struct pmt_fctx *c, struct pmt_event *e)
 {
 	c->rec = e->data;
-	if (pmt_stream_strs > 0) {
+	if (pmt_stream_strs > 0 || pmt_stream_vals > 0)
 		pmt_x_prepare(cfg->str_xprog, c);
+	if (pmt_stream_strs > 0)
 		pmt_stream_str(cfg, c, e, 0);
-	}
 	if (pmt_stream_strs > 1)
 		pmt_stream_str(cfg, c, e, 1);
+	if (pmt_stream_vals > 0)
+		pmt_stream_vals_fill(cfg, c, e);
 }
 
 /* Fill buf with the string operand; returns how many bytes to look at (the

@@ -51,20 +51,22 @@ struct pmt_probe_cfg {
 	__u8 want_value; /* perf events: read the counter (a helper call) */
 	__u8 pad2;
 	/* --str: where each streamed string is (PMT_FSRC_PTR_STR), or 0;
-	 * the program computing the addresses written as expressions */
+	 * --printf: the numbers streamed (a probe's unused ones: any); the program
+	 * computing both where they are written as expressions */
 	struct pmt_operand strs[PMT_STREAM_STRS];
+	struct pmt_operand vals[PMT_STREAM_VALS];
 	__u16 str_xprog;
 	__u8 pad3[6];
-	struct pmt_filter filter; /* header and first entries: line 0-1 */
+	struct pmt_filter filter; /* header and first entries: lines 0-2 */
 	struct pmt_agg_cfg agg;
 };
 
 _Static_assert(sizeof(struct pmt_filter) % 8 == 0, "pmt_filter");
-/* written by user space into pmt_probes, read by every program: 48 bytes
+/* written by user space into pmt_probes, read by every program: 96 bytes
  * of settings before the filter, nothing padded */
-_Static_assert(__builtin_offsetof(struct pmt_probe_cfg, filter) == 48, "pmt_probe_cfg's header");
+_Static_assert(__builtin_offsetof(struct pmt_probe_cfg, filter) == 96, "pmt_probe_cfg's header");
 _Static_assert(sizeof(struct pmt_probe_cfg) ==
-		       48 + sizeof(struct pmt_filter) + sizeof(struct pmt_agg_cfg),
+		       96 + sizeof(struct pmt_filter) + sizeof(struct pmt_agg_cfg),
 	       "pmt_probe_cfg: as user space writes it");
 
 #endif

@@ -92,6 +92,10 @@ struct pmt_usdt {
  * a slot each, NUL-terminated. */
 #define PMT_STREAM_STRS 2
 #define PMT_STREAM_STR_LEN 128
+/* --printf: the numbers streamed with each record of the session, each
+ * the value of an operand of the probe's (struct pmt_probe_cfg.vals);
+ * sent before the strings, a u64 a slot. */
+#define PMT_STREAM_VALS 8
 
 /*
  * A streamed user stack the kernel could not finish (a file whose unwind
@@ -149,6 +153,9 @@ struct pmt_event_hdr {
 };
 
 struct pmt_event {
+	/* --printf: the numbers, sent before the strings (the last n slots
+	 * before them, n a load-time constant) */
+	__u64 vals[PMT_STREAM_VALS];
 	/* --str: the strings, sent before the counts (the last n slots
 	 * before them, n a load-time constant) */
 	char strs[PMT_STREAM_STRS][PMT_STREAM_STR_LEN];

@@ -26,6 +26,7 @@ struct parser {
 	bool failed;
 	int stmt_line; /* where the map's statement was first met */
 	bool incr;     /* it was @map++ */
+	bool printed;  /* a probe's block printed (printf) */
 };
 
 /* What a block's statement does to the map. */
@@ -241,8 +242,10 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 	v = &v[P->p->nprobes++];
 	memset(v, 0, sizeof(*v));
 	if (asprintf(&v->spec, "%s:%.*s", providers[i].pmt, (int)(len - n - 1), colon + 1) < 0 ||
+	    asprintf(&v->where, "%s:%d", P->name, line_of(P, pos)) < 0 ||
 	    (filter && !(v->filter = strdup(filter)))) {
 		v->spec = NULL;
+		v->where = NULL;
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
 	return 0;
@@ -552,15 +555,47 @@ static int begin_printf(struct parser *P)
 	return next(P);
 }
 
+/* printf(FORMAT, ARGS...) in a probe's block (the lexer at printf): its
+ * arguments' text appended to *text ('; ' between two printfs), checked
+ * as --printf reads it. */
+static int probe_printf(struct parser *P, char **text)
+{
+	struct pmt_printf_text t;
+	struct pmt_error e = {0};
+	int pos = P->lx.tok.pos, n;
+	char *args, *all;
+
+	if (next(P) || P->lx.tok.kind != '(')
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "expected '(' after printf");
+	if (!(args = list(P, ')', ", ", &n)))
+		return -EINVAL;
+	if (pmt_printf__split(args, "printf", &t, &e)) {
+		free(args);
+		return perr(P, pos, P->lx.tok.pos + 1 - pos, "%s",
+			    strncmp(e.msg, "printf: ", 8) ? e.msg : e.msg + 8);
+	}
+	pmt_printf__free(&t);
+	if (asprintf(&all, "%s%s%s", *text ? *text : "", *text ? "; " : "", args) < 0)
+		all = NULL;
+	free(args);
+	free(*text);
+	*text = all;
+	if (!all)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	P->printed = true;
+	return next(P);
+}
+
 /* The statement a construct the engine does not run yet begins. */
 static int unsupported(struct parser *P, bool begin)
 {
 	const struct pmt_tok *t = &P->lx.tok;
 
 	return perr(P, t->pos, t->len ? t->len : 1,
-		    "'%.*s' is not supported yet%s: a program's blocks update one map with "
-		    "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN "
-		    "prints literals)",
+		    "'%.*s' is not supported yet%s: a program's blocks printf, or update one "
+		    "map with count(), sum(), avg(), min(), max(), stats(), hist() or lhist() "
+		    "(and BEGIN prints literals)",
 		    t->len ? t->len : 1, P->src + t->pos, begin ? " in BEGIN" : "");
 }
 
@@ -596,8 +631,20 @@ static int take_update(struct parser *P, struct update *u, int pos)
 	return 0;
 }
 
-/* { statements } (the lexer at '{'); begin: BEGIN's block */
-static int block(struct parser *P, bool begin)
+/* A program prints in its probes' blocks or updates a map, for now. */
+static int print_or_map(struct parser *P, int pos)
+{
+	if (P->printed && P->p->fn)
+		return perr(P, pos, 1,
+			    "a program's blocks printf or update a map, not both, for now (the "
+			    "map of line %d)",
+			    P->stmt_line);
+	return 0;
+}
+
+/* { statements } (the lexer at '{'); begin: BEGIN's block. A probe's
+ * printf calls' arguments into *printed. */
+static int block(struct parser *P, bool begin, char **printed)
 {
 	struct update u = {0};
 	int got = 0, pos;
@@ -615,15 +662,16 @@ static int block(struct parser *P, bool begin)
 		}
 		if (t->kind == PMT_TOK_END)
 			return perr(P, pos, 1, "a block is not closed: '}' is missing");
-		if (begin && t->kind == PMT_TOK_NAME && t->len == 6 &&
+		if (t->kind == PMT_TOK_NAME && t->len == 6 &&
 		    !strncmp(P->src + t->pos, "printf", 6)) {
-			if (begin_printf(P))
+			if (begin ? begin_printf(P)
+				  : probe_printf(P, printed) || print_or_map(P, pos))
 				return -EINVAL;
 		} else if (!begin && t->kind == '@') {
 			if (got)
 				return perr(P, pos, 1,
 					    "one map update a block, for now: this is the second");
-			if (map_update(P, &u) || take_update(P, &u, pos)) {
+			if (map_update(P, &u) || take_update(P, &u, pos) || print_or_map(P, pos)) {
 				update_free(&u);
 				return -EINVAL;
 			}
@@ -638,10 +686,11 @@ static int block(struct parser *P, bool begin)
 			return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
 				    "expected ';' or '}' after the statement");
 	}
-	if (!begin && !got)
+	if (!begin && !got && !*printed)
 		return perr(
 			P, P->lx.tok.pos, 1,
-			"this block updates no map: a program's blocks update one map, for now");
+			"this block does nothing: a program's blocks printf, or update one map, "
+			"for now");
 	return 0;
 }
 
@@ -678,8 +727,9 @@ static int probe_block(struct parser *P, int *at)
 {
 	const char *s = P->src;
 	int i = *at, specs[64][2], n = 0, k;
-	char *filter = NULL;
+	char *filter = NULL, *printed = NULL;
 	bool begin = false;
+	size_t first;
 	int ret;
 
 	for (;;) {
@@ -732,7 +782,12 @@ static int probe_block(struct parser *P, int *at)
 	pmt_lex__skip_to(&P->lx, i);
 	if (next(P))
 		return -EINVAL;
-	ret = block(P, begin);
+	first = P->p->nprobes - (begin ? 0 : (size_t)n);
+	ret = block(P, begin, &printed);
+	for (k = 0; !ret && printed && first + (size_t)k < P->p->nprobes; k++)
+		if (!(P->p->probes[first + (size_t)k].printf = strdup(printed)))
+			ret = pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	free(printed);
 	if (!ret)
 		*at = P->lx.tok.pos + 1;
 	return ret;
@@ -767,6 +822,8 @@ void pmt_program__free(struct pmt_program *p)
 	for (i = 0; i < p->nprobes; i++) {
 		free(p->probes[i].spec);
 		free(p->probes[i].filter);
+		free(p->probes[i].printf);
+		free(p->probes[i].where);
 	}
 	free(p->probes);
 	free(p->map);
@@ -775,4 +832,85 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->keys);
 	free(p->begin);
 	memset(p, 0, sizeof(*p));
+}
+
+/* --- printf's arguments ---------------------------------------------------- */
+
+/* One argument, from the lexer's token to the ',' or ';' (or the end)
+ * at depth 0: its text into t. */
+static int printf_arg(struct pmt_lexer *lx, const char *text, struct pmt_printf_text *t)
+{
+	int start = lx->tok.pos, end = start, depth = 0, k;
+
+	for (;;) {
+		k = lx->tok.kind;
+		if (k == PMT_TOK_END || (!depth && (k == ',' || k == ';')))
+			break;
+		depth += (k == '(' || k == '[') - (k == ')' || k == ']');
+		end = lx->tok.pos + lx->tok.len;
+		if (pmt_lex__next(lx))
+			return -EINVAL;
+	}
+	if (end == start)
+		return pmt_lex__error(lx, lx->tok.pos, lx->tok.len ? lx->tok.len : 1,
+				      "expected an argument");
+	if (t->nargs == PMT_PRINTF_ARGS)
+		return pmt_lex__error(lx, start, end - start, "printf takes at most %d arguments",
+				      PMT_PRINTF_ARGS);
+	t->args[t->nargs] = strndup(text + start, (size_t)(end - start));
+	if (!t->args[t->nargs])
+		return -ENOMEM;
+	t->nargs++;
+	return 0;
+}
+
+int pmt_printf__split(const char *text, const char *name, struct pmt_printf_text *t,
+		      struct pmt_error *err)
+{
+	struct pmt_lexer lx;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	pmt_lex__init(&lx, text, name, 0, err);
+	if (pmt_lex__next(&lx))
+		ret = -EINVAL;
+	while (!ret) {
+		if (lx.tok.kind != PMT_TOK_STR) {
+			ret = pmt_lex__error(&lx, lx.tok.pos, lx.tok.len ? lx.tok.len : 1,
+					     "expected a format in double quotes: '\"%%d %%s\\n\", "
+					     "pid, comm'");
+			break;
+		}
+		pmt_lex__string(&lx, &lx.tok, &t->fmt);
+		if ((ret = pmt_lex__next(&lx)))
+			break;
+		while (!ret && lx.tok.kind == ',')
+			if (!(ret = pmt_lex__next(&lx)))
+				ret = printf_arg(&lx, text, t);
+		if (ret || lx.tok.kind == PMT_TOK_END)
+			break;
+		/* the next printf's: its format and arguments follow */
+		if (lx.tok.kind != ';')
+			ret = pmt_lex__error(&lx, lx.tok.pos, lx.tok.len ? lx.tok.len : 1,
+					     "expected ',' or the end");
+		else
+			ret = pmt_lex__next(&lx);
+	}
+	if (ret == -ENOMEM)
+		ret = pmt_error__runtime(err, -ENOMEM, "%s: out of memory", name);
+	if (ret)
+		pmt_printf__free(t);
+	else
+		pmt_buf__cstr(&t->fmt);
+	return ret;
+}
+
+void pmt_printf__free(struct pmt_printf_text *t)
+{
+	int i;
+
+	for (i = 0; i < t->nargs; i++)
+		free(t->args[i]);
+	pmt_buf__free(&t->fmt);
+	memset(t, 0, sizeof(*t));
 }

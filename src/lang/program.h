@@ -9,21 +9,27 @@
  *
  * The subset today: probe lists of tracepoint, kprobe/kretprobe,
  * kfunc/kretfunc, uprobe/uretprobe, usdt and rawtracepoint (and their
- * one-letter forms), a /predicate/, and in every block the same
- * @map[keys] = count() | sum(E) | avg(E) | min(E) | max(E) | stats(E) |
- * hist(E) | lhist(E, MIN, MAX, STEP), or @map[keys]++; BEGIN's
- * printf of literals; #include lines and #ifndef BPFTRACE_HAVE_BTF
- * sections (types come from BTF), and comments.
+ * one-letter forms), a /predicate/, and in every block either printf
+ * calls (streamed: --printf) or the same @map[keys] = count() | sum(E) |
+ * avg(E) | min(E) | max(E) | stats(E) | hist(E) | lhist(E, MIN, MAX,
+ * STEP), or @map[keys]++; BEGIN's printf of literals; #include lines and
+ * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
+ * comments.
  */
 #ifndef PMT_PROGRAM_H
 #define PMT_PROGRAM_H
 
 #include <stddef.h>
 #include "util/error.h"
+#include "util/strutil.h"
 
 struct pmt_prog_probe {
 	char *spec;   /* "kprobe:vfs_read": pmtrace's kind prefix and the rest */
 	char *filter; /* its block's predicate as a filter, or NULL */
+	/* its block's printf calls' arguments, '"FMT", A, B; "FMT2"' (as
+	 * --printf takes them), or NULL */
+	char *printf;
+	char *where; /* "FILE:LINE" of the probe, for what is refused later */
 };
 
 struct pmt_program {
@@ -36,11 +42,28 @@ struct pmt_program {
 	char *begin; /* what BEGIN prints, or NULL */
 };
 
+#define PMT_PRINTF_ARGS 16
+
+/* --printf's text, '"FORMAT", ARG, ...' and more such separated by ';':
+ * the formats decoded and joined into fmt, the arguments' texts (in the
+ * expression language) into args. */
+struct pmt_printf_text {
+	struct pmt_buf fmt;
+	char *args[PMT_PRINTF_ARGS];
+	int nargs;
+};
+
 /* Read the program text (name: its file, or "-e" for the option's) into
  * p. 0, or -EINVAL with err saying what and where ("NAME:LINE: ..." and
  * the line with a caret). */
 int pmt_program__parse(const char *text, const char *name, struct pmt_program *p,
 		       struct pmt_error *err);
 void pmt_program__free(struct pmt_program *p);
+
+/* Read text (name: what to call it in messages, "--printf") into t. 0,
+ * or -EINVAL with err saying what, with a caret. */
+int pmt_printf__split(const char *text, const char *name, struct pmt_printf_text *t,
+		      struct pmt_error *err);
+void pmt_printf__free(struct pmt_printf_text *t);
 
 #endif

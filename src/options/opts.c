@@ -105,6 +105,8 @@ static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *s
 	p[o->nr_probes].kind = kind;
 	p[o->nr_probes].spec = spec;
 	p[o->nr_probes].filter = NULL;
+	p[o->nr_probes].printf = NULL;
+	p[o->nr_probes].where = NULL;
 	o->nr_probes++;
 	return 0;
 }
@@ -222,20 +224,39 @@ static int opt_kprobe_mode(struct optctx *c, char *arg)
 	return ERR(c, "--kprobe-mode: '%s': expected auto, fentry or kprobe", arg);
 }
 
+/* An option of the probe before it (like perf's --filter): *slot of
+ * that probe's, once. */
+static int probe_option(struct optctx *c, const char *opt, const char **slot, char *arg,
+			const char *example, const char *again)
+{
+	struct pmt_opts *o = c->o;
+
+	if (!slot)
+		return ERR(c, "%s must follow the probe it applies to, e.g. %s", opt, example);
+	if (*slot)
+		return ERR(c, "a second %s for %s: %s", opt, o->probes[o->nr_probes - 1].spec,
+			   again);
+	*slot = arg;
+	return 0;
+}
+
 static int opt_filter(struct optctx *c, char *arg)
 {
 	struct pmt_opts *o = c->o;
 
-	/* like perf: a filter belongs to the probe before it */
-	if (!o->nr_probes)
-		return ERR(
-			c,
-			"--filter must follow the probe it filters, e.g. --tp sched:sched_switch --filter 'prev_pid == 0'");
-	if (o->probes[o->nr_probes - 1].filter)
-		return ERR(c, "a second --filter for %s: combine them with &&",
-			   o->probes[o->nr_probes - 1].spec);
-	o->probes[o->nr_probes - 1].filter = arg;
-	return 0;
+	return probe_option(
+		c, "--filter", o->nr_probes ? &o->probes[o->nr_probes - 1].filter : NULL, arg,
+		"--tp sched:sched_switch --filter 'prev_pid == 0'", "combine them with &&");
+}
+
+static int opt_printf(struct optctx *c, char *arg)
+{
+	struct pmt_opts *o = c->o;
+
+	return probe_option(c, "--printf",
+			    o->nr_probes ? &o->probes[o->nr_probes - 1].printf : NULL, arg,
+			    "--tp syscalls:sys_enter_openat --printf '\"%s\\n\", str(filename)'",
+			    "one format can say it all");
 }
 
 /* --- PMU sampling and stacks ----------------------------------------------- */
@@ -650,6 +671,7 @@ static int opt_info(struct optctx *c, char *arg)
 static const struct opt_def opt_defs[] = {
 	PMT_PROBE_KINDS(PROBE) /* --tp, -e, --kprobe, ... */
 	OPT("filter", 0, required_argument, opt_filter),
+	OPT("printf", 0, required_argument, opt_printf),
 	OPT("str", 0, required_argument, opt_str),
 	OPT("str-len", 0, required_argument, opt_str_len),
 	OPT("kprobe-mode", 0, required_argument, opt_kprobe_mode),
@@ -891,6 +913,13 @@ static int check_probes(struct optctx *c)
 			return ERR(c, "--%s applies to PMU events (-e); --%s %s has none",
 				   o->period ? "period" : "freq", kinds[k].option,
 				   o->probes[i].spec);
+		if (o->probes[i].printf && (o->agg.fn || o->agg.lat_start || o->agg.offcpu))
+			return ERR(c,
+				   "--printf prints each event of %s: not with an aggregation "
+				   "(--count, --hist, --latency, ...)",
+				   o->probes[i].spec);
+		if (o->probes[i].printf && o->str_args)
+			return ERR(c, "--printf's str() arguments are its strings: not with --str");
 	}
 	if (o->period && o->freq)
 		return ERR(c, "--period and --freq cannot be combined: sample by count or by rate");
@@ -1021,7 +1050,12 @@ static int load_program(struct optctx *c)
 		if ((ret = add_probe(o, kind, rest)))
 			return ret;
 		o->probes[o->nr_probes - 1].filter = p->probes[i].filter;
+		o->probes[o->nr_probes - 1].printf = p->probes[i].printf;
+		o->probes[o->nr_probes - 1].where = p->probes[i].where;
 	}
+	o->begin = p->begin;
+	if (!p->fn)
+		return 0; /* its blocks print */
 	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++)
 		if (!strcmp(p->fn, agg_fn_names[fn]))
 			break;
@@ -1038,7 +1072,6 @@ static int load_program(struct optctx *c)
 	}
 	o->agg.by = p->keys && *p->keys ? p->keys : NULL;
 	o->agg.map = p->map;
-	o->begin = p->begin;
 	return 0;
 }
 

@@ -39,6 +39,8 @@ struct pmt_probe_arg {
 	enum pmt_probe_kind kind;
 	const char *spec;   /* as given: "sched:sched_*" */
 	const char *filter; /* --filter after it, or NULL */
+	const char *printf; /* --printf after it ('"FMT", ARGS...'), or NULL */
+	const char *where;  /* a program's: "FILE:LINE" of the probe, or NULL */
 };
 
 enum pmt_mode {

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "tracefs/render.h"
 #include "output/output.h"
+#include "output/printf.h"
 #include "output/stacks.h"
 #include "abi.h"
 
@@ -176,6 +177,11 @@ void pmt_format_text(struct pmt_buf *b, const struct pmt_record *r)
 	const char *sym;
 	int i;
 
+	if (r->print) {
+		/* what the format says, nothing more (bpftrace's printf) */
+		pmt_print__render(b, r->print, r);
+		return;
+	}
 	/* right-align comm in 16 columns, as perf script does */
 	pmt_buf__reserve(b, 16);
 	pmt_buf__text_str(b, r->comm, cl);
@@ -252,6 +258,18 @@ void pmt_format_json(struct pmt_buf *b, const struct pmt_record *r)
 
 	pmt_json__init(&j, b);
 	pmt_json__object(&j);
+	if (r->print) {
+		/* bpftrace -f json's shape for printf */
+		struct pmt_buf text = {0};
+
+		pmt_print__render(&text, r->print, r);
+		pmt_json__field_str(&j, "type", "printf");
+		pmt_json__field_strn(&j, "data", text.p ? text.p : "", text.len);
+		pmt_buf__free(&text);
+		pmt_json__end(&j);
+		pmt_buf__putc(b, '\n');
+		return;
+	}
 	pmt_json__field_u64(&j, "ts", r->ts);
 	pmt_json__field_u64(&j, "cpu", r->cpu);
 	pmt_json__field_strn(&j, "comm", r->comm, comm_len(r));

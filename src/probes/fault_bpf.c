@@ -29,6 +29,8 @@ uint64_t pmt_fault__mask(const struct pmt_probe *p, unsigned nslots)
 	}
 	for (i = 0; i < PMT_STREAM_STRS; i++)
 		m |= slot_bit(&p->strs[i], nslots);
+	for (i = 0; i < (int)p->nvals && i < PMT_STREAM_VALS; i++)
+		m |= slot_bit(&p->vals[i], nslots);
 	return m;
 }
 

@@ -18,6 +18,7 @@
 struct bpf_link;
 struct pmt_provider;
 struct pmt_exprs;
+struct pmt_print;
 
 struct pmt_probe {
 	uint32_t id; /* attach cookie, index in the list */
@@ -33,6 +34,13 @@ struct pmt_probe {
 	/* --str: each string's place (PMT_FSRC_PTR_STR), or src 0 where the
 	 * probe lacks the field */
 	struct pmt_operand strs[PMT_STREAM_STRS];
+	/* --printf: its text (the options'), what it prints (print.h), and
+	 * the slots it uses: numbers (vals), strings (strs) */
+	const char *printf_text;
+	const char *where; /* a program's "FILE:LINE" of it, or NULL */
+	struct pmt_print *print;
+	struct pmt_operand vals[PMT_STREAM_VALS];
+	uint32_t nvals, nstrs_print;
 	uint16_t str_xprog; /* their expressions' program, or PMT_XPROG_NONE */
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */

@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 #include "util/grow.h"
 #include "filter/filter.h"
+#include "output/printf.h"
 #include "probes/probe.h"
 #include "util/log.h"
 
@@ -128,6 +129,8 @@ void pmt_probes__free(struct pmt_probes *l)
 		free(l->v[i].base);
 		free(l->v[i].filter);
 		free(l->v[i].priv);
+		pmt_print__free(l->v[i].print);
+		free(l->v[i].print);
 		pmt_format__free(l->v[i].fmt);
 	}
 	free(l->v);
@@ -156,5 +159,7 @@ void pmt_probes__uses(const struct pmt_probes *l, struct pmt_uses *u)
 		for (j = 0; j < PMT_STREAM_STRS; j++)
 			if (l->v[i].strs[j].src == PMT_FSRC_PTR_STR)
 				pmt_uses__operand(u, &l->v[i].strs[j]);
+		for (j = 0; j < l->v[i].nvals; j++)
+			pmt_uses__operand(u, &l->v[i].vals[j]);
 	}
 }

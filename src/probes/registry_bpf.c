@@ -46,6 +46,7 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 	if (p->filter)
 		cfg->filter = *p->filter;
 	memcpy(cfg->strs, p->strs, sizeof(cfg->strs));
+	memcpy(cfg->vals, p->vals, sizeof(cfg->vals));
 	cfg->str_xprog = p->str_xprog;
 	cfg->action = p->action;
 	cfg->agg = p->agg;

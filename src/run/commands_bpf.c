@@ -163,7 +163,7 @@ static const char *kind_name(enum pmt_field_kind k)
 int pmt_cmd__info(const struct pmt_opts *o)
 {
 	struct pmt_session s = {0};
-	struct pmt_probe_arg arg = {PMT_PROBE_TRACEPOINT, o->info_spec, NULL};
+	struct pmt_probe_arg arg = {.kind = PMT_PROBE_TRACEPOINT, .spec = o->info_spec};
 	struct pmt_opts one = *o;
 	const struct pmt_format *f;
 	uint32_t i;

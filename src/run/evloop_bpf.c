@@ -61,11 +61,12 @@ struct lost_record {
 	__u64 lost;
 };
 
-/* Bytes before each record's header (struct pmt_event): --str's
- * strings, then the thread's counts with streamed --counter. */
+/* Bytes before each record's header (struct pmt_event): --printf's
+ * numbers, --str's strings, then the thread's counts with streamed
+ * --counter. */
 static size_t strs_size(const struct pmt_evloop *l)
 {
-	return (size_t)l->s->nstrs * PMT_STREAM_STR_LEN;
+	return (size_t)l->s->nvals * 8 + (size_t)l->s->nstrs * PMT_STREAM_STR_LEN;
 }
 
 static size_t prefix_size(const struct pmt_evloop *l)
@@ -256,7 +257,10 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.ncounters = l->s->counter.stream ? l->s->counter.n : 0;
 	r.counters = l->s->counter.names;
 	r.counts = (const char *)data + strs_size(l);
-	r.strs = data;
+	r.vals = data;
+	r.nvals = l->s->nvals;
+	r.print = p->print;
+	r.strs = (const char *)data + (size_t)l->s->nvals * 8;
 	r.nstrs = l->s->nstrs;
 	r.str_names = l->s->str_name_v;
 	r.str_mask = 0;

@@ -44,8 +44,9 @@ struct pmt_session {
 	char str_names[PMT_STREAM_STRS][160];
 	const char *str_name_v[PMT_STREAM_STRS]; /* each of those */
 	uint32_t nstrs;
-	pid_t closer;  /* closes the links after we exit */
-	int closer_fd; /* its pipe: EOF lets it go */
+	uint32_t nvals; /* --printf: the numbers each streamed record carries */
+	pid_t closer;	/* closes the links after we exit */
+	int closer_fd;	/* its pipe: EOF lets it go */
 };
 
 /* Each returns 0, or -errno with s->err set (see pmt_session__fail). */

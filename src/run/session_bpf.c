@@ -24,6 +24,8 @@
 #include "run/session.h"
 #include "util/strutil.h"
 #include "symbols/symbols.h"
+#include "output/printf.h"
+#include "probes/print.h"
 #include "pmtrace.skel.h"
 
 /* What the providers see of the session, as it is at this step. */
@@ -300,6 +302,56 @@ static int resolve_strings(struct pmt_session *s)
 	return r;
 }
 
+/* Probe p's --printf: its arguments placed, their expressions one
+ * program; the session's slots raised to what it uses. */
+static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
+{
+	struct pmt_operand *ops[PMT_STREAM_STRS + PMT_STREAM_VALS];
+	struct pmt_exprs mine = {0};
+	char *bt_name = NULL;
+	uint32_t j;
+	int r;
+
+	/* bpftrace's probe builtin names a tracepoint with its kind */
+	if (p->prov == pmt_provider__get(PMT_PROBE_TRACEPOINT)
+		    ? asprintf(&bt_name, "tracepoint:%s", p->base) < 0
+		    : !(bt_name = strdup(p->base)))
+		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for --printf");
+	r = pmt_probe__print(p, p->printf_text, bt_name, &mine, s->exprs.types,
+			     (size_t)s->opts->agg.str_len - 1, &s->err);
+	free(bt_name);
+	if (p->print)
+		p->print->start_ns = pmt_now_ns(); /* elapsed's origin */
+	for (j = 0; j < PMT_STREAM_STRS; j++)
+		ops[j] = &p->strs[j];
+	for (j = 0; j < PMT_STREAM_VALS; j++)
+		ops[PMT_STREAM_STRS + j] = &p->vals[j];
+	if (!r && mine.n)
+		r = pmt_exprs__program(&s->exprs, &mine, ops, PMT_STREAM_STRS + PMT_STREAM_VALS,
+				       &p->str_xprog, p->name, &s->err);
+	pmt_exprs__free(&mine);
+	if (p->nvals > s->nvals)
+		s->nvals = p->nvals;
+	if (p->nstrs_print > s->nstrs)
+		s->nstrs = p->nstrs_print;
+	return r;
+}
+
+/* Each probe's --printf (the options refused it beside --str). */
+static int resolve_prints(struct pmt_session *s)
+{
+	uint32_t i;
+	int r = 0;
+
+	for (i = 0; i < s->probes.n && !r; i++) {
+		if (s->probes.v[i].printf_text)
+			r = resolve_print(s, &s->probes.v[i]);
+		if (r && s->probes.v[i].where)
+			pmt_error__prefix(&s->err, "%s: ", s->probes.v[i].where);
+	}
+	return r;
+}
+
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
 	const struct pmt_provider *prov;
@@ -334,17 +386,27 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	open_types(s);
 	for (i = 0; i < opts->nr_probes; i++) {
 		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
+		uint32_t k = s->probes.n;
 
 		ret = prov->resolve(prov_ctx(s), &opts->probes[i]);
-		if (ret)
+		if (ret) {
+			/* a program's probe: where it is (its filter, its name) */
+			if (opts->probes[i].where)
+				pmt_error__prefix(&s->err, "%s: ", opts->probes[i].where);
 			return ret;
+		}
+		for (; k < s->probes.n; k++) {
+			s->probes.v[k].printf_text = opts->probes[i].printf;
+			s->probes.v[k].where = opts->probes[i].where;
+		}
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
 		return ret;
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->imply && (ret = prov->imply(prov_ctx(s))))
 			return ret;
-	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) || (ret = resolve_strings(s)))
+	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) ||
+	    (ret = resolve_strings(s)) || (ret = resolve_prints(s)))
 		return ret;
 	return compile_aggregation(s);
 }
@@ -462,6 +524,7 @@ static void set_uses(struct pmt_session *s)
 	pmt_exprs__uses(&s->exprs, &u);
 	s->skel->rodata->pmt_srcs_used = u.srcs;
 	s->skel->rodata->pmt_stream_strs = s->nstrs;
+	s->skel->rodata->pmt_stream_vals = s->nvals;
 	s->skel->rodata->pmt_str_len =
 		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
 	s->skel->rodata->pmt_key_kinds = u.key_kinds;

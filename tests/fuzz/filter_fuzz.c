@@ -18,6 +18,8 @@
 #include "btf/btftypes.h"
 #include "tracefs/format.h"
 #include "lang/program.h"
+#include "output/printf.h"
+#include "output/record.h"
 
 static struct pmt_format *fmts[2];
 /* the kernel's types, kaddr() left out (each would read kallsyms); NULL
@@ -100,12 +102,45 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt, const stru
 	pmt_exprs__free(&t);
 }
 
+/* A probe's printf text, read when it was checked: its format checked
+ * again with its arguments numbers and strings in turn, and rendered
+ * over a record of zeros when that passes. */
+static void fuzz_printf(const char *text)
+{
+	static char zeros[PMT_STREAM_VALS * 8 + PMT_STREAM_STRS * PMT_STREAM_STR_LEN];
+	struct pmt_record r = {.comm = zeros,
+			       .comm_len = 16,
+			       .vals = zeros,
+			       .nvals = PMT_STREAM_VALS,
+			       .strs = zeros + PMT_STREAM_VALS * 8,
+			       .nstrs = PMT_STREAM_STRS};
+	struct pmt_printf_text t;
+	struct pmt_error err = {0};
+	struct pmt_print p = {.str_max = 63};
+	struct pmt_buf b = {0};
+	char why[256];
+	int i;
+
+	if (pmt_printf__split(text, "printf", &t, &err))
+		abort(); /* the reader checked it */
+	p.fmt = t.fmt.p;
+	p.len = t.fmt.len;
+	p.nargs = t.nargs;
+	for (i = 0; i < t.nargs; i++)
+		p.args[i].kind = i % 2 ? PMT_PARG_STR : PMT_PARG_NUM;
+	if (!pmt_print__check(&p, why, sizeof(why)))
+		pmt_print__render(&b, &p, &r);
+	pmt_buf__free(&b);
+	pmt_printf__free(&t);
+}
+
 /* A program: read whole, or refused with a message and a caret. */
 static void fuzz_program(const char *text)
 {
 	struct pmt_error err = {0};
 	struct pmt_program p;
 	struct pmt_buf b = {0};
+	size_t i;
 
 	if (pmt_program__parse(text, "fuzz.bt", &p, &err)) {
 		if (!err.msg[0] || err.pos < 0 || err.len < 0)
@@ -114,8 +149,11 @@ static void fuzz_program(const char *text)
 		pmt_buf__free(&b);
 		return;
 	}
-	if (!p.nprobes || !p.fn || !p.map)
-		abort(); /* read: probes and their map's update */
+	if (!p.nprobes || (!p.fn && !p.probes[0].printf) || (p.fn && !p.map))
+		abort(); /* read: probes and their map's update, or printfs */
+	for (i = 0; i < p.nprobes; i++)
+		if (p.probes[i].printf)
+			fuzz_printf(p.probes[i].printf);
 	pmt_program__free(&p);
 }
 

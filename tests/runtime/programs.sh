@@ -7,7 +7,7 @@
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace"
+guest_tests="program_file_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots"
 
 # A tracer's maps as bpftrace prints them at exit: from the first @ line
 # on, blank lines left out.
@@ -100,12 +100,68 @@ tracepoint:syscalls:sys_enter_openat /comm == "reader"/ { @[probe]++ }'
 	cmp -s "$WORK/ours" "$WORK/theirs" || { diff "$WORK/ours" "$WORK/theirs" >&2; fail "maps differ"; }
 }
 
+# printf in probes' blocks, as bpftrace prints it, on the same command:
+# a column header from BEGIN, the command's opens with a string field
+# read in the kernel (str), a flag field and an expression; its
+# returns with the probe's name, a negative errno as %d and %u, uid.
+# open_loop opens /etc/hostname 5 times and a missing file 3 times:
+# exact lines.
+test_program_printf_vs_bpftrace() {
+	local prog='BEGIN { printf("%-16s %6s %s\n", "COMM", "FLAGS", "PATH"); }
+tracepoint:syscalls:sys_enter_openat /comm == "open_loop"/ {
+	printf("%-16s %6x %s\n", comm, args->flags, str(args->filename));
+}
+tracepoint:syscalls:sys_exit_openat /comm == "open_loop" && args->ret < 0/ {
+	printf("%s: %d %u uid=%d x=%d\n", probe, args->ret, args->ret, uid, args->ret * 10 + 1);
+}'
+	local cmd="/bin/sh $WORK/opens.sh"
+	printf '%s\n' "$TP/open_loop 5 /etc/hostname" "exec $TP/open_loop 3 /nonexistent/x" >"$WORK/opens.sh"
+	"$PMT" -q -e "$prog" -c "$cmd" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the header" "$(head -1 "$WORK/out.txt")" "COMM              FLAGS PATH" || return 1
+	expect_eq "opens of /etc/hostname" "$(grep -c '^open_loop *0 /etc/hostname$' "$WORK/out.txt")" 5 || return 1
+	expect_eq "failed opens" "$(grep -c "^tracepoint:syscalls:sys_exit_openat: -2 4294967294 uid=0 x=-19\$" "$WORK/out.txt")" 3 || return 1
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$prog" -c "$cmd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { fail "bpftrace failed"; cat "$WORK/bt.err" >&2; return 1; }
+	grep -v -e '^Attaching' -e '^$' "$WORK/bt.txt" >"$WORK/theirs"
+	grep -v '^$' "$WORK/out.txt" >"$WORK/ours"
+	cmp -s "$WORK/ours" "$WORK/theirs" || {
+		diff "$WORK/ours" "$WORK/theirs" >&2
+		fail "pmtrace's lines (<) are not bpftrace's (>)"
+		return 1
+	}
+	note "$(wc -l <"$WORK/ours") lines as bpftrace's"
+}
+
+# printf in a function probe's block: eight numbers computed in the
+# kernel (the most a probe's printf has), in calls' order; and one alone
+# with --printf. pmt_ut_add(i, 2i) for i in 0..9: exact lines.
+test_program_printf_uprobe_slots() {
+	local prog="uprobe:$CALLS:pmt_ut_add { printf(\"%d %d %d %d %d %d %d %ld\\n\", arg0, arg1,
+		arg0 + arg1, arg0 * 100, arg1 - 100, arg0 & 1, uid, -arg0); }"
+	"$PMT" -q -e "$prog" -c "$CALLS 10" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	local want i
+	want=$(for i in 0 1 2 3 4 5 6 7 8 9; do
+		echo "$i $((2 * i)) $((3 * i)) $((100 * i)) $((2 * i - 100)) $((i & 1)) 0 $((-i))"
+	done)
+	expect_eq "the calls" "$(cat "$WORK/out.txt")" "$want" || return 1
+	# one number alone, with the option (the fewest bytes before a record)
+	"$PMT" -q --uprobe "$CALLS:pmt_ut_add" --printf '"%d;", arg0 * 3' -o "$WORK/one.txt" -- "$CALLS" 10 ||
+		{ fail "pmtrace --printf failed"; return 1; }
+	expect_eq "one number" "$(cat "$WORK/one.txt")" "0;3;6;9;12;15;18;21;24;27;"
+}
+
 # What the engine cannot run yet is refused with its line, exit 2, and
 # nothing attached.
 test_program_refusals() {
-	printf 'tracepoint:syscalls:sys_enter_read\n{\n\tprintf("%%d\\n", pid);\n}\n' >"$WORK/p.bt"
-	usage_error "^pmtrace: $WORK/p.bt:3: 'printf' is not supported yet" "$WORK/p.bt" || return 1
-	grep -q '^ *printf("%d\\n", pid);$' "$WORK/usage.err" || { fail "the line is not quoted"; cat "$WORK/usage.err" >&2; return 1; }
+	# shellcheck disable=SC2016 # bpftrace's $variable, not the shell's
+	printf 'tracepoint:syscalls:sys_enter_read\n{\n\t$n = pid;\n}\n' >"$WORK/p.bt"
+	usage_error "^pmtrace: $WORK/p.bt:3: '\\$' is not supported yet" "$WORK/p.bt" || return 1
+	# shellcheck disable=SC2016 # the same
+	grep -q '^ *\$n = pid;$' "$WORK/usage.err" || { fail "the line is not quoted"; cat "$WORK/usage.err" >&2; return 1; }
+	# what the kernel's formats say, found when the probe is made: its line
+	printf 'BEGIN { }\ntracepoint:syscalls:sys_enter_read { printf("%%s", args->count); }\n' >"$WORK/q.bt"
+	usage_error "^pmtrace: $WORK/q.bt:2: printf for syscalls:sys_enter_read: argument 1 is a number, its conversion %s a string's" "$WORK/q.bt" || return 1
 	usage_error "^pmtrace: -e:1: probe 'interval:s:1' is not supported yet" -e 'interval:s:1 { @ = count(); }' || return 1
 	usage_error "^pmtrace: -e: a program says its probes and its map" -e 't:a:b { @ = count(); }' --count || return 1
 	usage_error "unknown tracepoint 'syscalls:sys_enter_nope'" -e 'tracepoint:syscalls:sys_enter_nope { @ = count(); }' || return 1

@@ -2,7 +2,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <string.h>
+#include "abi.h"
 #include "output/output.h"
+#include "output/printf.h"
 #include "util/strutil.h"
 #include "test.h"
 
@@ -124,6 +127,95 @@ TEST(record_text_and_json)
 		"{\"ts\":12345678901234,\"cpu\":1,\"comm\":\"tr\\\"ue\",\"pid\":4242,\"tid\":4243,"
 		"\"event\":\"sched:sched_process_exec\",\"fields\":{\"filename\":\"/bin/t\\u0001 x\","
 		"\"pid\":4242,\"old_pid\":4242}}\n");
+	pmt_buf__free(&b);
+	pmt_format__free(fmt);
+}
+
+static const struct pmt_field *field_named(const struct pmt_format *f, const char *name)
+{
+	int i;
+
+	for (i = 0; i < f->nr_fields; i++)
+		if (!strcmp(f->fields[i].name, name))
+			return &f->fields[i];
+	return NULL;
+}
+
+/* --printf over the same record: its field (a __data_loc string, an
+ * integer), the header's, a number slot (negative, as %d, %lu, and %u
+ * and %hhd, which keep 32 and 8 bits, as C's printf does), a
+ * string slot (cut at str()'s length; a faulted read empty) and
+ * bpftrace's JSON shape. */
+TEST(record_printf)
+{
+	struct pmt_format *fmt = pmt_test__format("sched_process_exec.format");
+	unsigned char rec[32];
+	char strs[2 * PMT_STREAM_STR_LEN] = "/etc/hostname-and-more";
+	uint64_t vals[2] = {(uint64_t)-5, 255};
+	struct pmt_buf b = {0};
+	struct pmt_print p = {.str_max = 13, .start_ns = 12345000000000ULL};
+	struct pmt_record r = {
+		.ts = 12345678901234ULL,
+		.cpu = 1,
+		.pid = 4242,
+		.tid = 4243,
+		.comm = "true",
+		.comm_len = 16,
+		.event = "sched:sched_process_exec",
+		.data = rec,
+		.len = sizeof(rec),
+		.strs = strs,
+		.nstrs = 2,
+		.vals = (const char *)vals,
+		.nvals = 2,
+		.print = &p,
+	};
+	const struct pmt_field *fname, *fpid;
+	char why[256];
+
+	ASSERT_TRUE(fmt);
+	fname = field_named(fmt, "filename");
+	fpid = field_named(fmt, "pid");
+	ASSERT_TRUE(fname && fpid);
+	r.fmt = fmt;
+	exec_record(rec, sizeof(rec));
+	strs[PMT_STREAM_STR_LEN + 1] = 1; /* slot 1: a read that faulted */
+	p.fmt = "%-6d|%s|%d %lu %u %hhd|%04x|%s|%s|%-5s|%d %d %llu%%\n";
+	p.len = strlen(p.fmt);
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_PID};
+	p.args[1] = (struct pmt_print_arg){.kind = PMT_PARG_FIELD, .str = true, .field = fname};
+	p.args[2] = (struct pmt_print_arg){.kind = PMT_PARG_NUM, .slot = 0};
+	p.args[3] = (struct pmt_print_arg){.kind = PMT_PARG_NUM, .slot = 0};
+	p.args[4] = (struct pmt_print_arg){.kind = PMT_PARG_NUM, .slot = 0};
+	p.args[5] = (struct pmt_print_arg){.kind = PMT_PARG_NUM, .slot = 1};
+	p.args[6] = (struct pmt_print_arg){.kind = PMT_PARG_NUM, .slot = 1};
+	p.args[7] = (struct pmt_print_arg){.kind = PMT_PARG_STR, .slot = 0};
+	p.args[8] = (struct pmt_print_arg){.kind = PMT_PARG_STR, .slot = 1};
+	p.args[9] = (struct pmt_print_arg){.kind = PMT_PARG_COMM};
+	p.args[10] = (struct pmt_print_arg){.kind = PMT_PARG_FIELD, .field = fpid};
+	p.args[11] = (struct pmt_print_arg){.kind = PMT_PARG_TID};
+	p.args[12] = (struct pmt_print_arg){.kind = PMT_PARG_ELAPSED};
+	p.nargs = 13;
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+	pmt_format_text(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "4242  |/bin/t\x01 x|-5 18446744073709551611 4294967291 -1|00ff|"
+		     "/etc/hostname||true |4242 4243 678901234%\n");
+	b.len = 0;
+	pmt_format_json(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "{\"type\":\"printf\",\"data\":\"4242  |/bin/t\\u0001 "
+		     "x|-5 18446744073709551611 4294967291 -1|00ff|/etc/hostname||true |4242 4243 "
+		     "678901234%\\n\"}\n");
+	/* a conversion and its argument disagree; one too many */
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_COMM};
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), -EINVAL);
+	ASSERT_STREQ(why, "argument 1 is a string, its conversion %d a number's");
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_PID};
+	p.nargs = 14;
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), -EINVAL);
+	ASSERT_STREQ(why, "14 arguments, but the format has 13 conversions");
+	p.fmt = NULL; /* not the test's to free */
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* bpftrace's programs read into the engine's terms (lang/program.h):
  * what each construct becomes, and every refusal's whole message. */
+#include <errno.h>
 #include <string.h>
 #include "lang/program.h"
 #include "util/strutil.h"
@@ -20,12 +21,15 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 		return pmt_buf__cstr(b);
 	}
 	for (i = 0; i < p.nprobes; i++)
-		pmt_buf__printf(b, "%s%s%s%s%s", i ? ", " : "", p.probes[i].spec,
+		pmt_buf__printf(b, "%s%s%s%s%s%s%s%s", i ? ", " : "", p.probes[i].spec,
 				p.probes[i].filter ? " /" : "",
 				p.probes[i].filter ? p.probes[i].filter : "",
-				p.probes[i].filter ? "/" : "");
-	pmt_buf__printf(b, " => @%s[%s] %s(%s)", p.map, p.keys ? p.keys : "", p.fn,
-			p.value ? p.value : "");
+				p.probes[i].filter ? "/" : "", p.probes[i].printf ? " printf{" : "",
+				p.probes[i].printf ? p.probes[i].printf : "",
+				p.probes[i].printf ? "}" : "");
+	if (p.fn)
+		pmt_buf__printf(b, " => @%s[%s] %s(%s)", p.map, p.keys ? p.keys : "", p.fn,
+				p.value ? p.value : "");
 	if (p.begin)
 		pmt_buf__printf(b, " begin '%s'", p.begin);
 	pmt_program__free(&p);
@@ -69,17 +73,70 @@ TEST(program_read_into_the_engine)
 		"tracepoint:a:b => @x[] count() begin 'PID    COMM   -42|ff A%\n'");
 	ASSERT_STREQ(read_as(&b, "usdt:/bin/x:p:n { @s[str(arg0)] = sum(arg1 * 2); }"),
 		     "usdt:/bin/x:p:n => @s[str(arg0)] sum(arg1 * 2)");
+	/* printf in probes' blocks: each block's calls as --printf reads
+	 * them, in pmtrace's terms (args->, retval) */
+	ASSERT_STREQ(read_as(&b, "t:a:b /pid > 1/ { printf(\"%-6d %s\\n\", pid, "
+				 "str(args->filename)); printf(\"%d\", args->flags & 3) }\n"
+				 "kr:f { printf(\"%d\\n\", retval) }"),
+		     "tracepoint:a:b /pid > 1/ printf{\"%-6d %s\\n\", pid, str(filename); "
+		     "\"%d\", flags & 3}, kretprobe:f printf{\"%d\\n\", ret}");
+	pmt_buf__free(&b);
+}
+
+/* --printf's text split: the formats decoded and joined, the arguments
+ * as written; and what is refused. */
+TEST(printf_split)
+{
+	struct pmt_printf_text t;
+	struct pmt_error err = {0};
+	struct pmt_buf b = {0};
+
+	ASSERT_EQ(pmt_printf__split("\"%-6d %s\\t\", pid, f(a, b)[1]; \"|%x\\n\", x >> 2",
+				    "--printf", &t, &err),
+		  0);
+	ASSERT_STREQ(t.fmt.p, "%-6d %s\t|%x\n");
+	ASSERT_EQ(t.nargs, 3);
+	ASSERT_STREQ(t.args[0], "pid");
+	ASSERT_STREQ(t.args[1], "f(a, b)[1]");
+	ASSERT_STREQ(t.args[2], "x >> 2");
+	pmt_printf__free(&t);
+	ASSERT_EQ(pmt_printf__split("\"hi\\n\"", "--printf", &t, &err), 0);
+	ASSERT_STREQ(t.fmt.p, "hi\n");
+	ASSERT_EQ(t.nargs, 0);
+	pmt_printf__free(&t);
+	ASSERT_EQ(pmt_printf__split("\"%d\", pid,", "--printf", &t, &err), -EINVAL);
+	pmt_error__format(&b, &err);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "--printf: expected an argument\n"
+					"  \"%d\", pid,\n"
+					"            ^\n");
+	pmt_error__clear(&err);
+	b.len = 0;
+	ASSERT_EQ(pmt_printf__split("\"%d\" pid", "--printf", &t, &err), -EINVAL);
+	pmt_error__format(&b, &err);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "--printf: expected ',' or the end\n"
+					"  \"%d\" pid\n"
+					"       ^~~\n");
 	pmt_buf__free(&b);
 }
 
 static const struct {
 	const char *text, *want;
 } refusals[] = {
-	{"tracepoint:a:b { printf(\"%d\\n\", pid); }",
-	 "t.bt:1: 'printf' is not supported yet: a program's blocks update one map with count(), "
-	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints literals)\n"
-	 "  tracepoint:a:b { printf(\"%d\\n\", pid); }\n"
-	 "                   ^~~~~~\n"},
+	{"tracepoint:a:b {\n\t$x = pid;\n}",
+	 "t.bt:2: '$' is not supported yet: a program's blocks printf, or update one map with "
+	 "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints "
+	 "literals)\n"
+	 "   $x = pid;\n"
+	 "   ^\n"},
+	{"t:a:b { printf(\"%d\\n\", pid); }\nt:c:d { @ = count(); }",
+	 "t.bt:2: a program's blocks printf or update a map, not both, for now (the map of line "
+	 "2)\n"
+	 "  t:c:d { @ = count(); }\n"
+	 "          ^\n"},
+	{"t:a:b { printf(pid); }", "t.bt:1: expected a format in double quotes: '\"%d %s\\n\", "
+				   "pid, comm'\n"
+				   "  t:a:b { printf(pid); }\n"
+				   "          ^~~~~~~~~~~\n"},
 	{"t:a:b {\n  @start[tid] = nsecs;\n}",
 	 "t.bt:2: a map is assigned count(), sum(), avg(), min(), max(), stats(), hist() or "
 	 "lhist() here: other values are not supported yet\n"
@@ -137,8 +194,9 @@ static const struct {
 					 "  BEGIN { printf(\"hi\\n\"); }\n"
 					 "                           ^\n"},
 	{"t:a:b { @x[comm] = count(); exit(); }",
-	 "t.bt:1: 'exit' is not supported yet: a program's blocks update one map with count(), "
-	 "sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints literals)\n"
+	 "t.bt:1: 'exit' is not supported yet: a program's blocks printf, or update one map with "
+	 "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints "
+	 "literals)\n"
 	 "  t:a:b { @x[comm] = count(); exit(); }\n"
 	 "                              ^~~~\n"},
 	{"t:a:b { @x[comm] = count(\"a); }",

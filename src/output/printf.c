@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * bpftrace's printf over a streamed record (printf.h). Conversions are
+ * C's, length modifiers included, as bpftrace passes its 64-bit values
+ * to C's printf: %d and %u show the low 32 bits, %hd 16, %hhu 8, %ld
+ * and %lld all 64.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "abi.h"
+#include "output/record.h"
+#include "output/printf.h"
+
+/* One conversion of a format: spec is "%-16" without its length
+ * modifiers or letter; conv its letter; *end past it. */
+struct conv {
+	char spec[24];
+	char conv;
+	int bits; /* what the length modifiers leave of a number: 8 .. 64 */
+	size_t end;
+};
+
+/* Widths and precisions are at most this: a line is not megabytes. */
+#define WIDTH_MAX 1000
+
+/* The conversion at fmt[i] (a '%', not "%%"): false if it is cut short,
+ * too long, or wider than WIDTH_MAX. */
+static bool read_conv(const char *fmt, size_t len, size_t i, struct conv *c)
+{
+	size_t k = 0;
+	long n = 0;
+
+	c->spec[k++] = '%';
+	for (i++; i < len && fmt[i] && strchr("-+ #0123456789.", fmt[i]); i++) {
+		if (k + 4 >= sizeof(c->spec))
+			return false;
+		n = fmt[i] >= '0' && fmt[i] <= '9' ? n * 10 + (fmt[i] - '0') : 0;
+		if (n > WIDTH_MAX)
+			return false;
+		c->spec[k++] = fmt[i];
+	}
+	c->bits = 32;
+	for (; i < len && fmt[i] && strchr("hlLqjzt", fmt[i]); i++)
+		c->bits = fmt[i] != 'h' ? 64 : c->bits == 16 ? 8 : 16;
+	c->spec[k] = '\0';
+	c->conv = i < len ? fmt[i] : '\0';
+	c->end = i + 1;
+	return c->conv != '\0';
+}
+
+bool pmt_parg__is_str(const struct pmt_print_arg *a)
+{
+	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
+	       (a->kind == PMT_PARG_FIELD && a->str);
+}
+
+int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
+{
+	struct conv c;
+	size_t i;
+	int used = 0;
+	bool str;
+
+	for (i = 0; i < p->len; i++) {
+		if (p->fmt[i] != '%')
+			continue;
+		if (i + 1 < p->len && p->fmt[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		if (!read_conv(p->fmt, p->len, i, &c) || !c.conv || !strchr("diouxXcsp", c.conv)) {
+			snprintf(
+				why, len,
+				"the conversion at byte %zu is not one printf takes: %%[flags][width]"
+				"[.precision][length]d i o u x X c s or p, widths up to %d",
+				i, WIDTH_MAX);
+			return -EINVAL;
+		}
+		if (used == p->nargs) {
+			snprintf(why, len, "the format has more conversions than arguments (%d)",
+				 p->nargs);
+			return -EINVAL;
+		}
+		str = pmt_parg__is_str(&p->args[used]);
+		if ((c.conv == 's') != str) {
+			snprintf(why, len, "argument %d is a %s, its conversion %%%c a %s",
+				 used + 1, str ? "string" : "number", c.conv,
+				 c.conv == 's' ? "string's" : "number's");
+			return -EINVAL;
+		}
+		used++;
+		i = c.end - 1;
+	}
+	if (used < p->nargs) {
+		snprintf(why, len, "%d arguments, but the format has %d conversions", p->nargs,
+			 used);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A number argument's value (0 where the record lacks it). */
+static uint64_t num_of(const struct pmt_print *p, const struct pmt_print_arg *a,
+		       const struct pmt_record *r)
+{
+	struct pmt_value fv;
+	uint64_t v = 0;
+
+	switch ((enum pmt_parg_kind)a->kind) {
+	case PMT_PARG_FIELD:
+		pmt_field__value(a->field, r->data, r->len, &fv);
+		return fv.kind == PMT_V_STR || fv.kind == PMT_V_ARRAY ? 0 : fv.u;
+	case PMT_PARG_NUM:
+		if (a->slot < r->nvals)
+			memcpy(&v, r->vals + (size_t)a->slot * 8, sizeof(v));
+		return v;
+	case PMT_PARG_PID: return r->pid;
+	case PMT_PARG_TID: return r->tid;
+	case PMT_PARG_CPU: return r->cpu;
+	case PMT_PARG_NSECS: return r->ts;
+	case PMT_PARG_ELAPSED: return r->ts > p->start_ns ? r->ts - p->start_ns : 0;
+	default: return 0;
+	}
+}
+
+/* A string argument's bytes (a faulted read is empty, as bpftrace's). */
+static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
+			  const struct pmt_record *r, int *n)
+{
+	const char *s = "";
+	size_t most = p->str_max;
+	struct pmt_value fv;
+
+	if (a->kind == PMT_PARG_FIELD) {
+		pmt_field__value(a->field, r->data, r->len, &fv);
+		if (fv.kind == PMT_V_STR) {
+			s = fv.str;
+			most = fv.len;
+		}
+	} else if (a->kind == PMT_PARG_STR && a->slot < r->nstrs) {
+		s = r->strs + (size_t)a->slot * PMT_STREAM_STR_LEN;
+		if (most > PMT_STREAM_STR_LEN - 1)
+			most = PMT_STREAM_STR_LEN - 1;
+	} else if (a->kind == PMT_PARG_COMM) {
+		s = r->comm;
+		most = r->comm_len;
+	} else if (a->kind == PMT_PARG_PROBE && p->probe) {
+		s = p->probe;
+		most = strlen(s);
+	}
+	*n = (int)pmt_strnlen(s, most);
+	return s;
+}
+
+/* One conversion of argument a, as C's printf does it. */
+static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const struct conv *c,
+			const struct pmt_print_arg *a, const struct pmt_record *r)
+{
+	char spec[sizeof(c->spec) + 4];
+	uint64_t v;
+	int n;
+
+	if (c->conv == 's') {
+		const char *s = str_of(p, a, r, &n);
+		char *copy = strndup(s, (size_t)n);
+
+		snprintf(spec, sizeof(spec), "%ss", c->spec);
+		pmt_buf__printf(b, spec, copy ? copy : "");
+		free(copy);
+		return;
+	}
+	v = num_of(p, a, r);
+	/* what C's printf reads of the 64-bit value bpftrace gives it */
+	if (c->bits < 64 && strchr("diouxX", c->conv)) {
+		v &= (1ULL << c->bits) - 1;
+		if ((c->conv == 'd' || c->conv == 'i') && (v >> (c->bits - 1)))
+			v |= ~0ULL << c->bits; /* negative: sign-extended */
+	}
+	if (c->conv == 'c') {
+		snprintf(spec, sizeof(spec), "%sc", c->spec);
+		pmt_buf__printf(b, spec, (int)(unsigned char)v);
+	} else if (c->conv == 'p') {
+		snprintf(spec, sizeof(spec), "%s#llx", c->spec); /* 0x..., as glibc's %p */
+		pmt_buf__printf(b, spec, (unsigned long long)v);
+	} else if (c->conv == 'd' || c->conv == 'i') {
+		snprintf(spec, sizeof(spec), "%sll%c", c->spec, c->conv);
+		pmt_buf__printf(b, spec, (long long)v);
+	} else {
+		snprintf(spec, sizeof(spec), "%sll%c", c->spec, c->conv);
+		pmt_buf__printf(b, spec, (unsigned long long)v);
+	}
+}
+
+void pmt_print__render(struct pmt_buf *b, const struct pmt_print *p, const struct pmt_record *r)
+{
+	size_t i, from = 0;
+	struct conv c;
+	int used = 0;
+
+	for (i = 0; i < p->len; i++) {
+		if (p->fmt[i] != '%')
+			continue;
+		pmt_buf__add(b, p->fmt + from, i - from);
+		if (i + 1 < p->len && p->fmt[i + 1] == '%') {
+			pmt_buf__putc(b, '%');
+			from = ++i + 1;
+			continue;
+		}
+		/* checked when the probe was made: each has its argument */
+		if (!read_conv(p->fmt, p->len, i, &c) || used == p->nargs)
+			return;
+		render_conv(b, p, &c, &p->args[used++], r);
+		i = c.end - 1;
+		from = c.end;
+	}
+	pmt_buf__add(b, p->fmt + from, p->len - from);
+}
+
+void pmt_print__free(struct pmt_print *p)
+{
+	if (!p)
+		return;
+	free(p->fmt);
+	free(p->probe);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A probe's printf (--printf, a program's printf): bpftrace's format,
+ * rendered from a streamed record: its header (comm, pid, tid, cpu, the
+ * time), the numbers the kernel computed for it (--printf's slots) and
+ * the strings it read (str()). Checked once, when the probe is made: a
+ * conversion and its argument agree, as bpftrace checks them.
+ */
+#ifndef PMT_PRINTF_H
+#define PMT_PRINTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tracefs/format.h"
+#include "util/strutil.h"
+
+struct pmt_record;
+
+#define PMT_PRINT_ARGS 16
+
+/* Where an argument's value is. */
+enum pmt_parg_kind {
+	PMT_PARG_FIELD,	  /* a field of the record, decoded here */
+	PMT_PARG_NUM,	  /* the record's number slot */
+	PMT_PARG_STR,	  /* the record's string slot */
+	PMT_PARG_COMM,	  /* the header's */
+	PMT_PARG_PID,	  /* the header's tgid */
+	PMT_PARG_TID,	  /* the header's */
+	PMT_PARG_CPU,	  /* the ring's */
+	PMT_PARG_NSECS,	  /* the record's time (CLOCK_MONOTONIC ns) */
+	PMT_PARG_ELAPSED, /* ... since the session began */
+	PMT_PARG_PROBE,	  /* the probe's name, as bpftrace spells it */
+};
+
+struct pmt_print_arg {
+	uint8_t kind;		       /* enum pmt_parg_kind */
+	uint8_t slot;		       /* NUM, STR: which */
+	bool str;		       /* a string (FIELD: a char array or __data_loc string) */
+	const struct pmt_field *field; /* FIELD: of the probe's format */
+};
+
+struct pmt_print {
+	char *fmt; /* decoded (escapes done), NUL-terminated */
+	size_t len;
+	struct pmt_print_arg args[PMT_PRINT_ARGS];
+	int nargs;
+	char *probe;	   /* PROBE's text: "tracepoint:syscalls:sys_enter_openat" */
+	size_t str_max;	   /* bytes of a string shown at most (str()'s length - 1) */
+	uint64_t start_ns; /* ELAPSED's origin */
+};
+
+/* Is the argument a string (comm, str(), probe, a string field)? */
+bool pmt_parg__is_str(const struct pmt_print_arg *a);
+
+/* Do p's format's conversions agree with its arguments, in number and
+ * kind? 0, or -EINVAL with why (what is wrong, and where in the format). */
+int pmt_print__check(const struct pmt_print *p, char *why, size_t len);
+
+/* p's text for record r (whose vals and strs it reads) into b. */
+void pmt_print__render(struct pmt_buf *b, const struct pmt_print *p, const struct pmt_record *r);
+
+void pmt_print__free(struct pmt_print *p);
+
+#endif

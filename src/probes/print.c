@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A probe's --printf made (print.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lang/program.h"
+#include "output/printf.h"
+#include "probes/print.h"
+
+/* What the header and the run bring, by bpftrace's names. */
+static const struct {
+	const char *name;
+	enum pmt_parg_kind kind;
+} builtins[] = {
+	{"comm", PMT_PARG_COMM},   {"pid", PMT_PARG_PID},     {"tid", PMT_PARG_TID},
+	{"cpu", PMT_PARG_CPU},	   {"nsecs", PMT_PARG_NSECS}, {"elapsed", PMT_PARG_ELAPSED},
+	{"probe", PMT_PARG_PROBE},
+};
+
+/* The streamed record has the field: decoded in user space. */
+static bool record_field(const struct pmt_opinfo *info)
+{
+	return info->field && (info->o.src == PMT_FSRC_FIELD || info->o.src == PMT_FSRC_FIELD_STR ||
+			       info->o.src == PMT_FSRC_FIELD_DSTR);
+}
+
+/* x's operand: str(F) of a field F as the field's (what it points at),
+ * anything else compiled into mine */
+static int compile(struct pmt_probe *p, const char *x, struct pmt_opinfo *info,
+		   struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+{
+	char inner[256];
+	int r;
+
+	if (pmt_operand__call_arg(x, "str", inner, sizeof(inner)) &&
+	    !pmt_expr__is_expression(inner)) {
+		r = pmt_operand__resolve(p->fmt, x, info);
+		if (!r && info->o.src == PMT_FSRC_PTR_STR)
+			return 0;
+		if (r == PMT_OPERAND_UNKNOWN) {
+			struct pmt_buf b = {0};
+
+			r = pmt_error__usage(err, "printf's %s: %s has no field %s", x, p->name,
+					     inner);
+			pmt_operand__hint(&b, p->fmt, p->name, inner);
+			pmt_error__hint(err, "%s", pmt_buf__cstr(&b));
+			pmt_buf__free(&b);
+			return r;
+		}
+		return pmt_error__usage(err, "printf's %s: %s holds no address (in %s)", x, inner,
+					p->name);
+	}
+	return pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, info, err);
+}
+
+/* Argument text x of p into a. */
+static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		 struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+{
+	struct pmt_opinfo info;
+	size_t i;
+
+	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (!strcmp(x, builtins[i].name)) {
+			a->kind = (uint8_t)builtins[i].kind;
+			return 0;
+		}
+	if (compile(p, x, &info, mine, types, err))
+		return -EINVAL;
+	if (record_field(&info)) {
+		a->kind = PMT_PARG_FIELD;
+		a->field = info.field;
+		a->str = info.is_str;
+	} else if (info.is_str && info.o.src != PMT_FSRC_PTR_STR) {
+		return pmt_error__usage(err, "printf's %s: a string printf cannot show yet (in %s)",
+					x, p->name);
+	} else {
+		/* a string the kernel reads (str()), or a number it computes */
+		bool str = info.o.src == PMT_FSRC_PTR_STR;
+		uint32_t *n = str ? &p->nstrs_print : &p->nvals;
+		uint32_t most = str ? PMT_STREAM_STRS : PMT_STREAM_VALS;
+
+		if (*n == most)
+			return pmt_error__usage(err,
+						"printf's %s: a probe's printf has %u %s at most "
+						"(in %s)",
+						x, most,
+						str ? "strings read by str()"
+						    : "numbers computed in the kernel",
+						p->name);
+		a->kind = str ? PMT_PARG_STR : PMT_PARG_NUM;
+		a->slot = (uint8_t)*n;
+		(str ? p->strs : p->vals)[(*n)++] = info.o;
+	}
+	return 0;
+}
+
+int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
+		     struct pmt_exprs *mine, const struct pmt_typesys *types, size_t str_max,
+		     struct pmt_error *err)
+{
+	struct pmt_printf_text t;
+	struct pmt_print *pr;
+	char why[256];
+	int i, ret = 0;
+
+	if (pmt_printf__split(text, "printf", &t, err))
+		return -EINVAL;
+	pr = p->print = calloc(1, sizeof(*pr));
+	if (!pr || !(pr->probe = strdup(bt_name)) || !(pr->fmt = strdup(t.fmt.p))) {
+		pmt_printf__free(&t);
+		return pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
+	}
+	pr->len = t.fmt.len;
+	pr->str_max = str_max;
+	for (i = 0; i < t.nargs && !ret; i++) {
+		pr->args[i].kind = PMT_PARG_NUM;
+		ret = place(p, t.args[i], &pr->args[i], mine, types, err);
+	}
+	pr->nargs = t.nargs;
+	pmt_printf__free(&t);
+	if (!ret && pmt_print__check(pr, why, sizeof(why)))
+		ret = pmt_error__usage(err, "printf for %s: %s", p->name, why);
+	return ret;
+}
