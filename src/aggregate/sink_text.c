@@ -101,7 +101,14 @@ static void group_text(const struct pmt_agg_snap *s, struct pmt_buf *b,
 	case PMT_FN_MIN: pmt_buf__printf(b, " %lld\n", (long long)v->min); break;
 	case PMT_FN_MAX: pmt_buf__printf(b, " %lld\n", (long long)v->max); break;
 	case PMT_FN_STATS:
-		pmt_buf__printf(b, " count %llu, average %lld, min %lld, max %lld, total %lld\n",
+		/* a program's map is bpftrace's stats(), which has no min
+		 * and max; --stats shows them */
+		if (ao->map)
+			pmt_buf__printf(b, " count %llu, average %lld, total %lld\n",
+					(unsigned long long)v->count, avg, (long long)v->sum);
+		else
+			pmt_buf__printf(
+				b, " count %llu, average %lld, min %lld, max %lld, total %lld\n",
 				(unsigned long long)v->count, avg, (long long)v->min,
 				(long long)v->max, (long long)v->sum);
 		break;

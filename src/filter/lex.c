@@ -136,6 +136,16 @@ static int number_at(struct pmt_lexer *lx, int start)
 		}
 		end += mul > 1;
 	}
+	/* bpftrace's integers in scientific notation: 1e6 */
+	if (!t->hex && mul == 1 && (*end == 'e' || *end == 'E') && end[1] >= '0' && end[1] <= '9') {
+		unsigned long e = strtoul(end + 1, &end, 10);
+
+		for (; e && mul <= UINT64_MAX / 10; e--)
+			mul *= 10;
+		if (e)
+			return pmt_lex__error(lx, start, (int)(end - s) - start,
+					      "number too large for 64 bits");
+	}
 	if (pmt_lex__name_char(*end, false))
 		return pmt_lex__error(
 			lx, start, (int)(end - s) - start + 1,

@@ -27,6 +27,7 @@ struct parser {
 	int stmt_line; /* where the map's statement was first met */
 	bool incr;     /* it was @map++ */
 	bool printed;  /* a probe's block printed (printf) */
+	char *end_key; /* the start time's key where it is read back */
 };
 
 /* What a block's statement does to the map. */
@@ -400,6 +401,10 @@ static int map_update(struct parser *P, struct update *u)
 		return -EINVAL;
 	fpos = P->lx.tok.pos;
 	flen = P->lx.tok.len;
+	if (P->lx.tok.kind == PMT_TOK_NAME && flen == 5 && !strncmp(s + fpos, "nsecs", 5)) {
+		u->fn = strdup("nsecs"); /* a start time (start_store) */
+		return next(P);
+	}
 	for (i = 0; P->lx.tok.kind == PMT_TOK_NAME && i < sizeof(fns) / sizeof(fns[0]); i++)
 		if ((int)strlen(fns[i]) == flen && !strncmp(s + fpos, fns[i], (size_t)flen))
 			break;
@@ -642,51 +647,253 @@ static int print_or_map(struct parser *P, int pos)
 	return 0;
 }
 
-/* { statements } (the lexer at '{'); begin: BEGIN's block. A probe's
- * printf calls' arguments into *printed. */
-static int block(struct parser *P, bool begin, char **printed)
+/* What a block is. */
+enum blk { BLK_PROBE, BLK_BEGIN, BLK_END };
+
+/* One block's state while its statements are read. */
+struct blk_state {
+	enum blk kind;
+	char *printed; /* its printf calls' arguments */
+	int got;       /* map statements */
+	int role;      /* PMT_PROG_START, PMT_PROG_END, or 0 */
+};
+
+/* text without its spaces (malloc'd) */
+static char *squeezed(const char *text)
+{
+	char *v = malloc(strlen(text) + 1), *o = v;
+
+	for (; v && *text; text++)
+		if (*text != ' ' && *text != '\t' && *text != '\n')
+			*o++ = *text;
+	if (v)
+		*o = '\0';
+	return v;
+}
+
+/* "@MAP[" at v for the start-time map: the key up to the matching ']'
+ * into *key, *rest past it; false if v is not that. */
+static bool start_ref(const struct parser *P, const char *v, char **key, const char **rest)
+{
+	const char *m = P->p->lat_map, *k;
+	size_t n = m ? strlen(m) : 0;
+	int depth = 1;
+
+	if (!m || v[0] != '@' || strncmp(v + 1, m, n) || v[1 + n] != '[')
+		return false;
+	for (k = v + n + 2; *k && (depth += (*k == '[') - (*k == ']')); k++)
+		;
+	if (!*k || k == v + n + 2)
+		return false;
+	*key = strndup(v + n + 2, (size_t)(k - (v + n + 2)));
+	*rest = k + 1;
+	return *key != NULL;
+}
+
+/* The key the start time is read back under: the same everywhere. */
+static int end_key(struct parser *P, char *key, int pos)
+{
+	if (P->end_key && strcmp(P->end_key, key)) {
+		int r = perr(P, pos, 1,
+			     "the start time is read back under [%s] here and [%s] before", key,
+			     P->end_key);
+
+		free(key);
+		return r;
+	}
+	free(P->end_key);
+	P->end_key = key;
+	return 0;
+}
+
+/* /@MAP[KEY]/: the start time is there (what --latency matches); the
+ * probe is its END. Other predicates reading a map are refused. */
+static int start_predicate(struct parser *P, char **filter, struct blk_state *b, int pos)
+{
+	char *v = squeezed(*filter), *key = NULL;
+	const char *rest = "";
+	int ret = 0;
+
+	if (!v)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	if (start_ref(P, v, &key, &rest) && !*rest) {
+		ret = end_key(P, key, pos);
+		b->role = PMT_PROG_END;
+		free(*filter);
+		*filter = NULL;
+	} else if (strchr(v, '@')) {
+		free(key);
+		free(*filter);
+		*filter = NULL;
+		ret = perr(P, pos, 1,
+			   "a predicate reads a map only as /@start[KEY]/, the start time stored "
+			   "before (@start[KEY] = nsecs), for now");
+	}
+	free(v);
+	return ret;
+}
+
+/* The update's value read back from the start time, (nsecs -
+ * @MAP[KEY]) / N or nsecs - @MAP[KEY]: what --latency measures, in the
+ * unit N says (lhist's bounds kept). Not a map's: left as it is. */
+static int latency_value(struct parser *P, struct update *u, struct blk_state *b, int pos)
+{
+	static const char *const divs[][2] = {
+		{"", "ns"},	{"/1000", "us"},      {"/1e3", "us"}, {"/1000000", "ms"},
+		{"/1e6", "ms"}, {"/1000000000", "s"}, {"/1e9", "s"},
+	};
+	char *v = u->value ? squeezed(u->value) : NULL, *key = NULL, *tail, *lh;
+	const char *rest = NULL;
+	size_t i = sizeof(divs) / sizeof(divs[0]), n;
+	bool paren;
+
+	if (!v || !strchr(v, '@')) {
+		free(v);
+		return 0;
+	}
+	tail = strchr(v, ':'); /* lhist's MIN:MAX:STEP */
+	n = tail ? (size_t)(tail - v) : strlen(v);
+	paren = !strncmp(v, "(nsecs-", 7);
+	if ((paren || !strncmp(v, "nsecs-", 6)) && start_ref(P, v + (paren ? 7 : 6), &key, &rest) &&
+	    (!paren || *rest++ == ')'))
+		for (i = 0; i < sizeof(divs) / sizeof(divs[0]); i++)
+			if ((paren || !i) && strlen(divs[i][0]) == n - (size_t)(rest - v) &&
+			    !strncmp(rest, divs[i][0], strlen(divs[i][0])))
+				break;
+	if (!key || !rest || i == sizeof(divs) / sizeof(divs[0])) {
+		free(key);
+		free(v);
+		return perr(P, pos, 1,
+			    "a start time is read back as (nsecs - @%s[KEY]) / 1000 (or 1000000, "
+			    "1e6, 1e9, or no division), for now",
+			    P->p->lat_map ? P->p->lat_map : "start");
+	}
+	P->p->lat_unit = divs[i][1];
+	b->role = PMT_PROG_END;
+	if (!tail || asprintf(&lh, "latency%s", tail) < 0)
+		lh = NULL;
+	free(v);
+	free(u->value);
+	u->value = lh; /* --latency's own value */
+	return end_key(P, key, pos);
+}
+
+/* Is the text [pos, pos + len) the name? */
+static bool is_word(const struct parser *P, const struct pmt_tok *t, const char *name)
+{
+	return t->kind == PMT_TOK_NAME && t->len == (int)strlen(name) &&
+	       !strncmp(P->src + t->pos, name, (size_t)t->len);
+}
+
+/* @MAP[KEY] = nsecs: the start time (u read by map_update). */
+static int start_store(struct parser *P, struct update *u, struct blk_state *b, int pos)
+{
+	struct pmt_program *p = P->p;
+
+	if (b->got || b->printed)
+		return perr(P, pos, 1,
+			    "a start time's block stores it alone, for now (@%s[KEY] = nsecs)",
+			    u->map);
+	if (p->lat_map && strcmp(p->lat_map, u->map))
+		return perr(P, pos, 1, "one start-time map a program, for now: this is @%s's",
+			    p->lat_map);
+	if (!u->keys || strchr(u->keys, ','))
+		return perr(P, pos, 1, "a start time is kept under one key: @%s[tid] = nsecs",
+			    u->map);
+	if (!p->lat_map) {
+		p->lat_map = u->map;
+		p->lat_key = u->keys;
+		u->map = u->keys = NULL;
+	}
+	b->role = PMT_PROG_START;
+	b->got++;
+	return 0;
+}
+
+/* delete(@MAP[KEY]) or clear(@MAP) of the start-time map: its entries
+ * are --latency's own (the lexer at the name). */
+static int forget(struct parser *P)
+{
+	int pos = P->lx.tok.pos, depth = 0, at;
+	const char *m = P->p->lat_map;
+
+	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != '@' || next(P))
+		return perr(P, pos, 1, "expected delete(@map[key]) or clear(@map)");
+	at = P->lx.tok.pos;
+	if (!m || P->lx.tok.kind != PMT_TOK_NAME || P->lx.tok.len != (int)strlen(m) ||
+	    strncmp(P->src + at, m, strlen(m)))
+		return perr(P, at, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "delete() and clear() take the start-time map here, for now");
+	while (depth || P->lx.tok.kind != ')') {
+		if (P->lx.tok.kind == PMT_TOK_END)
+			return perr(P, pos, 1, "expected ')'");
+		depth += (P->lx.tok.kind == '[') - (P->lx.tok.kind == ']');
+		if (next(P))
+			return -EINVAL;
+	}
+	return next(P);
+}
+
+/* A map statement: the start time's store, or the one update. */
+static int map_statement(struct parser *P, struct blk_state *b, int pos)
 {
 	struct update u = {0};
-	int got = 0, pos;
+	int ret;
 
+	if (b->got)
+		return perr(P, pos, 1, "one map update a block, for now: this is the second");
+	ret = map_update(P, &u);
+	if (!ret && !strcmp(u.fn, "nsecs"))
+		ret = start_store(P, &u, b, pos);
+	else if (!ret && !(ret = latency_value(P, &u, b, pos)) && !(ret = take_update(P, &u, pos)))
+		ret = print_or_map(P, pos);
+	if (!ret && b->role != PMT_PROG_START)
+		b->got++;
+	update_free(&u); /* what was kept was taken */
+	return ret;
+}
+
+/* One statement of block b (the lexer at its first token). */
+static int statement(struct parser *P, struct blk_state *b)
+{
+	const struct pmt_tok *t = &P->lx.tok;
+	int pos = t->pos;
+
+	if (b->kind != BLK_END && is_word(P, t, "printf"))
+		return b->kind == BLK_BEGIN ? begin_printf(P)
+					    : probe_printf(P, &b->printed) || print_or_map(P, pos);
+	if (b->kind == BLK_PROBE && t->kind == '@')
+		return map_statement(P, b, pos);
+	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||
+	    (b->kind == BLK_END && is_word(P, t, "clear")))
+		return forget(P);
+	return unsupported(P, b->kind == BLK_BEGIN);
+}
+
+/* { statements } (the lexer at '{') into b. */
+static int block(struct parser *P, struct blk_state *b)
+{
 	if (next(P))
 		return -EINVAL;
 	while (P->lx.tok.kind != '}') {
-		const struct pmt_tok *t = &P->lx.tok;
+		int pos = P->lx.tok.pos;
 
-		pos = t->pos;
-		if (t->kind == ';') {
+		if (P->lx.tok.kind == ';') {
 			if (next(P))
 				return -EINVAL;
 			continue;
 		}
-		if (t->kind == PMT_TOK_END)
+		if (P->lx.tok.kind == PMT_TOK_END)
 			return perr(P, pos, 1, "a block is not closed: '}' is missing");
-		if (t->kind == PMT_TOK_NAME && t->len == 6 &&
-		    !strncmp(P->src + t->pos, "printf", 6)) {
-			if (begin ? begin_printf(P)
-				  : probe_printf(P, printed) || print_or_map(P, pos))
-				return -EINVAL;
-		} else if (!begin && t->kind == '@') {
-			if (got)
-				return perr(P, pos, 1,
-					    "one map update a block, for now: this is the second");
-			if (map_update(P, &u) || take_update(P, &u, pos) || print_or_map(P, pos)) {
-				update_free(&u);
-				return -EINVAL;
-			}
-			update_free(&u); /* the first block's was taken */
-			got++;
-		} else {
-			return unsupported(P, begin);
-		}
+		if (statement(P, b))
+			return -EINVAL;
 		if (P->lx.tok.kind == PMT_TOK_END)
 			return perr(P, P->lx.tok.pos, 1, "a block is not closed: '}' is missing");
 		if (P->lx.tok.kind != ';' && P->lx.tok.kind != '}')
 			return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
 				    "expected ';' or '}' after the statement");
 	}
-	if (!begin && !got && !*printed)
+	if (b->kind == BLK_PROBE && !b->got && !b->printed)
 		return perr(
 			P, P->lx.tok.pos, 1,
 			"this block does nothing: a program's blocks printf, or update one map, "
@@ -722,17 +929,14 @@ static int predicate(struct parser *P, int *at, char **filter)
 	return 0;
 }
 
-/* PROBE[, PROBE...] [/PREDICATE/] { ... } from src[*at] */
-static int probe_block(struct parser *P, int *at)
+/* The probes' list from src[*at]: [start, len) of each into specs, *n;
+ * *at past it. */
+static int probe_list(struct parser *P, int *at, int specs[][2], int *n)
 {
 	const char *s = P->src;
-	int i = *at, specs[64][2], n = 0, k;
-	char *filter = NULL, *printed = NULL;
-	bool begin = false;
-	size_t first;
-	int ret;
+	int i = *at;
 
-	for (;;) {
+	for (*n = 0;;) {
 		int start = i;
 
 		while (s[i] && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r' &&
@@ -741,56 +945,118 @@ static int probe_block(struct parser *P, int *at)
 		if (i == start)
 			return perr(P, i, 1,
 				    "expected a probe, e.g. tracepoint:sched:sched_switch");
-		if (n == 64)
+		if (*n == 64)
 			return perr(P, start, i - start, "more than 64 probes in one list");
-		specs[n][0] = start;
-		specs[n++][1] = i - start;
+		specs[*n][0] = start;
+		specs[(*n)++][1] = i - start;
 		i = skip_space(s, i);
 		if (s[i] != ',')
 			break;
 		i = skip_space(s, i + 1);
 	}
-	if (s[i] == '/' && predicate(P, &i, &filter))
+	*at = i;
+	return 0;
+}
+
+/* BEGIN or END alone, or the list's probes added (with filter). */
+static int list_kind(struct parser *P, int specs[][2], int n, const char *filter, enum blk *kind)
+{
+	const char *s = P->src;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		bool b = specs[k][1] == 5 && !strncmp(s + specs[k][0], "BEGIN", 5);
+		bool e = specs[k][1] == 3 && !strncmp(s + specs[k][0], "END", 3);
+
+		if ((b || e) && n == 1) {
+			*kind = b ? BLK_BEGIN : BLK_END;
+			return filter ? perr(P, specs[k][0], specs[k][1], "%s takes no predicate",
+					     b ? "BEGIN" : "END")
+				      : 0;
+		}
+		if (b || e)
+			return perr(P, specs[k][0], specs[k][1], "%.*s among other probes",
+				    specs[k][1], s + specs[k][0]);
+		if (add_probe(P, specs[k][0], specs[k][1], filter))
+			return -EINVAL;
+	}
+	*kind = BLK_PROBE;
+	return 0;
+}
+
+/* The block's printf and role onto its probes from first on. */
+static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
+{
+	struct pmt_program *p = P->p;
+	size_t k;
+
+	for (k = first; k < p->nprobes; k++) {
+		p->probes[k].role = b->role;
+		if (b->printed && !(p->probes[k].printf = strdup(b->printed)))
+			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	if (b->role && p->nprobes - first != 1)
+		return perr(P, P->lx.tok.pos, 1,
+			    "a start time is stored by one probe and read by one, for now: this "
+			    "block has %zu",
+			    p->nprobes - first);
+	return 0;
+}
+
+/* PROBE[, PROBE...] [/PREDICATE/] { ... } from src[*at] */
+static int probe_block(struct parser *P, int *at)
+{
+	struct blk_state b = {0};
+	int i = *at, specs[64][2], n, ret;
+	char *filter = NULL;
+	size_t first = P->p->nprobes;
+
+	if (probe_list(P, &i, specs, &n))
 		return -EINVAL;
-	if (s[i] != '{') {
+	if (P->src[i] == '/' && (predicate(P, &i, &filter) || start_predicate(P, &filter, &b, *at)))
+		return -EINVAL;
+	if (P->src[i] != '{') {
 		free(filter);
 		return perr(P, i, 1, "expected '{' to open the probes' block");
 	}
-	if (n == 1 && specs[0][1] == 5 && !strncmp(s + specs[0][0], "BEGIN", 5)) {
-		begin = true;
-	} else {
-		for (k = 0; k < n; k++) {
-			if ((specs[k][1] == 5 && !strncmp(s + specs[k][0], "BEGIN", 5)) ||
-			    (specs[k][1] == 3 && !strncmp(s + specs[k][0], "END", 3))) {
-				free(filter);
-				return perr(P, specs[k][0], specs[k][1],
-					    "%.*s is not supported yet%s", specs[k][1],
-					    s + specs[k][0],
-					    specs[k][1] == 5 ? " among other probes" : "");
-			}
-			if (add_probe(P, specs[k][0], specs[k][1], filter)) {
-				free(filter);
-				return -EINVAL;
-			}
-		}
-	}
-	if (begin && filter) {
-		free(filter);
-		return perr(P, i, 1, "BEGIN takes no predicate");
-	}
+	ret = list_kind(P, specs, n, filter, &b.kind);
 	free(filter);
+	if (ret)
+		return ret;
 	pmt_lex__skip_to(&P->lx, i);
 	if (next(P))
 		return -EINVAL;
-	first = P->p->nprobes - (begin ? 0 : (size_t)n);
-	ret = block(P, begin, &printed);
-	for (k = 0; !ret && printed && first + (size_t)k < P->p->nprobes; k++)
-		if (!(P->p->probes[first + (size_t)k].printf = strdup(printed)))
-			ret = pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	free(printed);
+	ret = block(P, &b);
+	if (!ret)
+		ret = block_onto(P, &b, first);
+	free(b.printed);
 	if (!ret)
 		*at = P->lx.tok.pos + 1;
 	return ret;
+}
+
+/* A start time stored by one probe and read back by another into the
+ * map: --latency START,END, matched by the keys. */
+static int latency_shape(struct parser *P, int at)
+{
+	struct pmt_program *p = P->p;
+	size_t k, roles[3] = {0};
+
+	for (k = 0; k < p->nprobes; k++)
+		roles[p->probes[k].role]++;
+	if (roles[PMT_PROG_START] != 1 || roles[PMT_PROG_END] != 1 || roles[0])
+		return perr(P, at, 1,
+			    "@%s, a start time, needs one probe storing it and one reading it "
+			    "back into the map, and no other probe, for now",
+			    p->lat_map);
+	if (!p->fn || !p->lat_unit)
+		return perr(P, at, 1, "@%s, a start time, is not read back into a map", p->lat_map);
+	if ((strcmp(p->lat_key, "tid") || strcmp(P->end_key, "tid")) &&
+	    asprintf(&p->lat_match, "%s=%s", p->lat_key, P->end_key) < 0) {
+		p->lat_match = NULL;
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	return 0;
 }
 
 int pmt_program__parse(const char *text, const char *name, struct pmt_program *p,
@@ -809,6 +1075,9 @@ int pmt_program__parse(const char *text, const char *name, struct pmt_program *p
 		ret = probe_block(&P, &at);
 	if (!ret && !p->nprobes)
 		ret = perr(&P, at, 1, "the program has no probe: nothing to trace");
+	if (!ret && p->lat_map)
+		ret = latency_shape(&P, at);
+	free(P.end_key);
 	free(P.src);
 	if (ret)
 		pmt_program__free(p);
@@ -831,6 +1100,9 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->value);
 	free(p->keys);
 	free(p->begin);
+	free(p->lat_map);
+	free(p->lat_key);
+	free(p->lat_match);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -12,7 +12,9 @@
  * one-letter forms), a /predicate/, and in every block either printf
  * calls (streamed: --printf) or the same @map[keys] = count() | sum(E) |
  * avg(E) | min(E) | max(E) | stats(E) | hist(E) | lhist(E, MIN, MAX,
- * STEP), or @map[keys]++; BEGIN's printf of literals; #include lines and
+ * STEP), or @map[keys]++; a start time (@start[K] = nsecs in one
+ * probe's block, read back as (nsecs - @start[K]) / N into the map in
+ * another's: --latency); BEGIN's printf of literals; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
  */
@@ -30,7 +32,12 @@ struct pmt_prog_probe {
 	 * --printf takes them), or NULL */
 	char *printf;
 	char *where; /* "FILE:LINE" of the probe, for what is refused later */
+	/* a start time's probes (@start[K] = nsecs, read back as nsecs -
+	 * @start[K]): PMT_PROG_START, PMT_PROG_END; else 0 */
+	int role;
 };
+
+enum { PMT_PROG_START = 1, PMT_PROG_END = 2 };
 
 struct pmt_program {
 	struct pmt_prog_probe *probes;
@@ -40,6 +47,12 @@ struct pmt_program {
 	char *value; /* its argument (lhist: "E:MIN:MAX:STEP"), or NULL */
 	char *keys;  /* "comm,pid", or NULL */
 	char *begin; /* what BEGIN prints, or NULL */
+	/* the start time's map (NULL: none), as --latency measures it: the
+	 * map's value is the time from the START probe's event to the END
+	 * probe's, matched by lat_match ("K1=K2"; NULL: by thread), in
+	 * lat_unit ("ns" "us" "ms" "s") */
+	char *lat_map, *lat_key, *lat_match;
+	const char *lat_unit;
 };
 
 #define PMT_PRINTF_ARGS 16

@@ -1046,6 +1046,16 @@ static int load_program(struct optctx *c)
 	if (ret)
 		return ret;
 	for (i = 0; i < p->nprobes; i++) {
+		if (p->probes[i].role) {
+			/* a start time's: --latency START,END */
+			int e = p->probes[i].role == PMT_PROG_END;
+
+			*(e ? &o->agg.lat_end : &o->agg.lat_start) = p->probes[i].spec;
+			o->agg.lat_filters[e] = p->probes[i].filter;
+			o->agg.match = p->lat_match;
+			o->agg.unit = p->lat_unit;
+			continue;
+		}
 		kind = pmt_probe_kind_of(p->probes[i].spec, &rest);
 		if ((ret = add_probe(o, kind, rest)))
 			return ret;

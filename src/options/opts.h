@@ -89,7 +89,9 @@ struct pmt_agg_opts {
 	/* --latency START,END; END NULL: START's return (kprobe:F, uprobe:P:S) */
 	const char *lat_start, *lat_end;
 	const char *match; /* START_FIELD=END_FIELD */
-	const char *unit;  /* latency: ns us ms s */
+	/* a program's predicates on START and END (NULL: none) */
+	const char *lat_filters[2];
+	const char *unit; /* latency: ns us ms s */
 	/* --counter EVENT...: what latency counts instead of time; with
 	 * several, each call updates one entry a counter (key "counter") */
 	const char *counter; /* the first, or NULL */

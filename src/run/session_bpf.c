@@ -165,6 +165,8 @@ static int resolve_latency(struct pmt_session *s)
 	int i, ret;
 
 	ends[0].kind = pmt_probe_kind_of(ao->lat_start, &ends[0].spec);
+	ends[0].filter = ao->lat_filters[0];
+	ends[1].filter = ao->lat_filters[1];
 	prov = pmt_provider__get(ends[0].kind);
 	if (ao->lat_end) {
 		ends[1].kind = pmt_probe_kind_of(ao->lat_end, &ends[1].spec);

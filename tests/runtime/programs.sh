@@ -122,9 +122,16 @@ tracepoint:syscalls:sys_exit_openat /comm == "open_loop" && args->ret < 0/ {
 	expect_eq "failed opens" "$(grep -c "^tracepoint:syscalls:sys_exit_openat: -2 4294967294 uid=0 x=-19\$" "$WORK/out.txt")" 3 || return 1
 	oracle_on_host || return 0
 	requires bpftrace || return
-	bpftrace -e "$prog" -c "$cmd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { fail "bpftrace failed"; cat "$WORK/bt.err" >&2; return 1; }
-	grep -v -e '^Attaching' -e '^$' "$WORK/bt.txt" >"$WORK/theirs"
 	grep -v '^$' "$WORK/out.txt" >"$WORK/ours"
+	# bpftrace -c beside busy CPUs now and then misses the first
+	# process's events (its lines lack them, ours are exact above): it
+	# gets a second run
+	local try
+	for try in 1 2; do
+		bpftrace -e "$prog" -c "$cmd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { fail "bpftrace failed"; cat "$WORK/bt.err" >&2; return 1; }
+		grep -v -e '^Attaching' -e '^$' "$WORK/bt.txt" >"$WORK/theirs"
+		cmp -s "$WORK/ours" "$WORK/theirs" && break
+	done
 	cmp -s "$WORK/ours" "$WORK/theirs" || {
 		diff "$WORK/ours" "$WORK/theirs" >&2
 		fail "pmtrace's lines (<) are not bpftrace's (>)"
@@ -149,6 +156,35 @@ test_program_printf_uprobe_slots() {
 	"$PMT" -q --uprobe "$CALLS:pmt_ut_add" --printf '"%d;", arg0 * 3' -o "$WORK/one.txt" -- "$CALLS" 10 ||
 		{ fail "pmtrace --printf failed"; return 1; }
 	expect_eq "one number" "$(cat "$WORK/one.txt")" "0;3;6;9;12;15;18;21;24;27;"
+}
+
+# A start time stored by one probe and read back by another (biolatency's
+# shape, on the reader's 39 reads of fd 100): --latency, keyed by comm, in
+# the unit the division says; bpftrace's map has the same key and as many
+# reads (their buckets are two runs' times). And a function's calls
+# (pmt_ut_add, 1,000) in ns, matched by thread: every call counted.
+test_program_start_time_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_read /args->fd == 100/ { @start[tid] = nsecs; }
+tracepoint:syscalls:sys_exit_read /@start[tid]/
+{
+	@us[comm] = hist((nsecs - @start[tid]) / 1000);
+	delete(@start[tid]);
+}
+END { clear(@start); }'
+	local fn="uprobe:$CALLS:pmt_ut_add { @s[tid] = nsecs; } uretprobe:$CALLS:pmt_ut_add /@s[tid]/ { @ns = stats(nsecs - @s[tid]); delete(@s[tid]); }"
+	"$PMT" -q -e "$prog" -c "$TP/reader 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	maps_of "$WORK/out.txt" >"$WORK/ours"
+	expect_eq "the map" "$(head -1 "$WORK/ours")" "@us[reader]: " || return 1
+	expect_eq "reads timed" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/ours")" 39 || return 1
+	"$PMT" -q -e "$fn" -c "$CALLS 1000" -o "$WORK/calls.txt" || { fail "pmtrace -e (calls) failed"; return 1; }
+	grep -q '^@ns: count 1000, average [0-9]*, total [0-9]*$' "$WORK/calls.txt" ||
+		{ cat "$WORK/calls.txt" >&2; fail "not 1000 calls timed"; return 1; }
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$prog" -c "$TP/reader 3" >"$WORK/bt.txt" 2>&1 || { fail "bpftrace failed"; cat "$WORK/bt.txt" >&2; return 1; }
+	maps_of "$WORK/bt.txt" >"$WORK/theirs"
+	expect_eq "bpftrace's map" "$(head -1 "$WORK/theirs")" "@us[reader]: " || return 1
+	expect_eq "bpftrace's reads" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/theirs")" 39
 }
 
 # What the engine cannot run yet is refused with its line, exit 2, and

@@ -43,6 +43,11 @@ TEST(lexer_tokens)
 		"18446744073709551615=18446744073709551615 ! --x: number too large for 64 bits");
 	ASSERT_STREQ(tokens(&b, "16G 17179869184G", PMT_LEX_SIZES),
 		     "16G=17179869184 ! --x: number too large for 64 bits");
+	/* bpftrace's scientific integers */
+	ASSERT_STREQ(
+		tokens(&b, "1e6 2E3 1e19 1e20", 0),
+		"1e6=1000000 2E3=2000 1e19=10000000000000000000 ! --x: number too large for 64 "
+		"bits");
 	ASSERT_STREQ(tokens(&b, "a 'b'", 0), "a ! --x: strings take double quotes: \"...\"");
 	ASSERT_STREQ(tokens(&b, "a `", 0), "a ! --x: unexpected character '`'");
 	ASSERT_STREQ(

@@ -21,8 +21,11 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 		return pmt_buf__cstr(b);
 	}
 	for (i = 0; i < p.nprobes; i++)
-		pmt_buf__printf(b, "%s%s%s%s%s%s%s%s", i ? ", " : "", p.probes[i].spec,
-				p.probes[i].filter ? " /" : "",
+		pmt_buf__printf(b, "%s%s%s%s%s%s%s%s%s", i ? ", " : "",
+				p.probes[i].role == PMT_PROG_START ? "START "
+				: p.probes[i].role == PMT_PROG_END ? "END "
+								   : "",
+				p.probes[i].spec, p.probes[i].filter ? " /" : "",
 				p.probes[i].filter ? p.probes[i].filter : "",
 				p.probes[i].filter ? "/" : "", p.probes[i].printf ? " printf{" : "",
 				p.probes[i].printf ? p.probes[i].printf : "",
@@ -30,6 +33,9 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 	if (p.fn)
 		pmt_buf__printf(b, " => @%s[%s] %s(%s)", p.map, p.keys ? p.keys : "", p.fn,
 				p.value ? p.value : "");
+	if (p.lat_map)
+		pmt_buf__printf(b, " latency of @%s by %s in %s", p.lat_map,
+				p.lat_match ? p.lat_match : "thread", p.lat_unit);
 	if (p.begin)
 		pmt_buf__printf(b, " begin '%s'", p.begin);
 	pmt_program__free(&p);
@@ -80,6 +86,25 @@ TEST(program_read_into_the_engine)
 				 "kr:f { printf(\"%d\\n\", retval) }"),
 		     "tracepoint:a:b /pid > 1/ printf{\"%-6d %s\\n\", pid, str(filename); "
 		     "\"%d\", flags & 3}, kretprobe:f printf{\"%d\\n\", ret}");
+	/* a start time read back: --latency, matched by thread or keys, in
+	 * the unit its division says; its map's entries forgotten as
+	 * --latency forgets them */
+	ASSERT_STREQ(read_as(&b, "k:blk_start { @start[arg0] = nsecs; }\n"
+				 "k:blk_done /@start[arg0]/ {\n"
+				 "\t@usecs = hist((nsecs - @start[arg0]) / 1000);\n"
+				 "\tdelete(@start[arg0]);\n}\nEND { clear(@start); }"),
+		     "START kprobe:blk_start, END kprobe:blk_done => @usecs[] hist() latency of "
+		     "@start by arg0=arg0 in us");
+	ASSERT_STREQ(
+		read_as(&b,
+			"t:a:b /args->fd == 3/ { @s[tid] = nsecs; }\n"
+			"t:a:c /@s[tid]/ { @[comm] = lhist((nsecs - @s[tid]) / 1e6, 0, 10, 1); }"),
+		"START tracepoint:a:b /fd == 3/, END tracepoint:a:c => @[comm] "
+		"lhist(latency:0:10:1) latency of @s by thread in ms");
+	ASSERT_STREQ(
+		read_as(&b, "u:/x:f { @s[tid] = nsecs } ur:/x:f { @ns = stats(nsecs - @s[tid]) }"),
+		"START uprobe:/x:f, END uretprobe:/x:f => @ns[] stats() latency of @s by "
+		"thread in ns");
 	pmt_buf__free(&b);
 }
 
@@ -137,11 +162,26 @@ static const struct {
 				   "pid, comm'\n"
 				   "  t:a:b { printf(pid); }\n"
 				   "          ^~~~~~~~~~~\n"},
-	{"t:a:b {\n  @start[tid] = nsecs;\n}",
+	{"t:a:b {\n  @start[tid] = pid;\n}",
 	 "t.bt:2: a map is assigned count(), sum(), avg(), min(), max(), stats(), hist() or "
 	 "lhist() here: other values are not supported yet\n"
-	 "    @start[tid] = nsecs;\n"
-	 "                  ^~~~~\n"},
+	 "    @start[tid] = pid;\n"
+	 "                  ^~~\n"},
+	{"t:a:b { @start[tid] = nsecs; }\nt:c:d /@start[tid]/ { @ = hist((nsecs - @start[tid]) * 2); }",
+	 "t.bt:2: a start time is read back as (nsecs - @start[KEY]) / 1000 (or 1000000, 1e6, "
+	 "1e9, or no division), for now\n"
+	 "  t:c:d /@start[tid]/ { @ = hist((nsecs - @start[tid]) * 2); }\n"
+	 "                        ^\n"},
+	{"t:a:b { @s[tid] = nsecs; }\nt:c:d /@s[tid] && pid > 1/ { @ = count(); }",
+	 "t.bt:2: a predicate reads a map only as /@start[KEY]/, the start time stored before "
+	 "(@start[KEY] = nsecs), for now\n"
+	 "  t:c:d /@s[tid] && pid > 1/ { @ = count(); }\n"
+	 "  ^\n"},
+	{"t:a:b { @s[tid] = nsecs; }\nt:c:d { @ = hist(nsecs - @s[tid]); }\nt:e:f { @ = hist(nsecs - @s[tid]); }",
+	 "t.bt:3: @s, a start time, needs one probe storing it and one reading it back into the "
+	 "map, and no other probe, for now\n"
+	 "  t:e:f { @ = hist(nsecs - @s[tid]); }\n"
+	 "                                      ^\n"},
 	{"t:a:b { @a = count(); }\nt:c:d { @b = count(); }",
 	 "t.bt:2: a program updates one map the same way in every block, for now: this is not "
 	 "the update of line 1\n"
@@ -165,7 +205,9 @@ static const struct {
 	{"t:a:b { @x = hist(); }",
 	 "t.bt:1: hist() takes one argument\n  t:a:b { @x = hist(); }\n               ^~~~~~\n"},
 	{"t:a:b { @x = count() }\nEND { clear(@x); }",
-	 "t.bt:2: END is not supported yet\n  END { clear(@x); }\n  ^~~\n"},
+	 "t.bt:2: delete() and clear() take the start-time map here, for now\n"
+	 "  END { clear(@x); }\n"
+	 "               ^\n"},
 	{"#define X 1\nt:a:b { @x = count() }",
 	 "t.bt:1: '#define' is not supported: of the preprocessor's lines #include is read "
 	 "(kernel types come from BTF) and #ifndef/#ifdef BPFTRACE_HAVE_BTF, #else, #endif\n"
