@@ -42,8 +42,9 @@ struct xtype {
 };
 
 struct xnode {
-	int op; /* X_INT, X_NAME, a unary ('-' '~' '!' as 'u' << 8 | c) or binary operator */
-	struct xnode *a, *b;
+	int op; /* X_INT, X_NAME, a unary ('-' '~' '!' as 'u' << 8 | c) or binary operator;
+		 * '?': cond ? a : b */
+	struct xnode *a, *b, *cond;
 	struct xtype t;
 	uint64_t num;		/* X_INT; X_LOADN, X_OFFN: the offset */
 	struct pmt_operand opd; /* X_NAME; X_LOADN: o.size, the bytes read */
@@ -87,7 +88,7 @@ static int lex(struct xparser *p)
 		return -EINVAL;
 	p->tok = p->lx.tok;
 	if (p->tok.kind == PMT_TOK_STR ||
-	    (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]", p->tok.kind)))
+	    (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]?:", p->tok.kind)))
 		return xerr(p, p->tok.pos, 1, "unexpected character '%c'", p->src[p->tok.pos]);
 	return 0;
 }
@@ -136,6 +137,7 @@ static void xfree(struct xnode *n)
 		return;
 	xfree(n->a);
 	xfree(n->b);
+	xfree(n->cond);
 	free(n);
 }
 
@@ -158,6 +160,7 @@ static struct xnode *xnew(struct xparser *p, int op, struct xnode *a, struct xno
 }
 
 static struct xnode *parse_binary(struct xparser *p, int min_prec);
+static struct xnode *parse_cond(struct xparser *p);
 static struct xnode *parse_unary(struct xparser *p);
 static bool numeric(struct xparser *p, const struct xnode *n);
 
@@ -569,7 +572,7 @@ static struct xnode *parse_unary(struct xparser *p)
 		if (n)
 			n->t = op == '!' ? (struct xtype){32, true} : n->a->t;
 	} else if (op == '(') {
-		if (lex(p) || !(n = parse_binary(p, 1)))
+		if (lex(p) || !(n = parse_cond(p)))
 			return NULL;
 		if (p->tok.kind != ')') {
 			xerr(p, p->tok.kind == X_END ? pos : p->tok.pos,
@@ -702,6 +705,40 @@ static struct xnode *parse_binary(struct xparser *p, int min_prec)
 	return l;
 }
 
+/* C's COND ? A : B, the lowest of the operators, right to left; its
+ * type A's and B's common one. */
+static struct xnode *parse_cond(struct xparser *p)
+{
+	struct xnode *c = parse_binary(p, 1), *a = NULL, *b = NULL, *n;
+	int pos = p->tok.pos;
+
+	if (!c || p->tok.kind != '?')
+		return c;
+	if (lex(p) || !(a = parse_cond(p)))
+		goto fail;
+	if (p->tok.kind != ':') {
+		xerr(p, p->tok.kind == X_END ? pos : p->tok.pos, 1, "expected ':' of COND ? A : B");
+		goto fail;
+	}
+	if (lex(p) || !(b = parse_cond(p)) || !numeric(p, c) || !numeric(p, a) || !numeric(p, b))
+		goto fail;
+	n = xnew(p, '?', a, b);
+	if (!n) {
+		xfree(c);
+		return NULL;
+	}
+	n->cond = c;
+	n->t = common(a->t, b->t);
+	n->pos = c->pos;
+	n->len = b->pos + b->len - c->pos;
+	return n;
+fail:
+	xfree(c);
+	xfree(a);
+	xfree(b);
+	return NULL;
+}
+
 /* --- code ---------------------------------------------------------------- */
 
 /* operations one expression may take: a probe's program holds several */
@@ -727,6 +764,24 @@ static void put(struct xcode *c, uint8_t code, struct xtype t, int sp_change)
 	c->sp += sp_change;
 	if (c->sp > c->max_sp)
 		c->max_sp = c->sp;
+}
+
+static void emit(struct xcode *c, const struct xnode *n);
+
+/* COND ? A : B: both sides evaluated (they have no side effects), each
+ * times its condition, 0 or 1: A * !!COND + B * !COND */
+static void emit_cond(struct xcode *c, const struct xnode *n)
+{
+	emit(c, n->a);
+	emit(c, n->cond);
+	put(c, PMT_X_LNOT, n->cond->t, 0);
+	put(c, PMT_X_LNOT, (struct xtype){32, true}, 0);
+	put(c, PMT_X_MUL, n->t, -1);
+	emit(c, n->b);
+	emit(c, n->cond);
+	put(c, PMT_X_LNOT, n->cond->t, 0);
+	put(c, PMT_X_MUL, n->t, -1);
+	put(c, PMT_X_ADD, n->t, -1);
 }
 
 static void emit(struct xcode *c, const struct xnode *n)
@@ -789,6 +844,7 @@ static void emit(struct xcode *c, const struct xnode *n)
 		emit(c, n->a);
 		put(c, PMT_X_LNOT, n->t, 0);
 		return;
+	case '?': emit_cond(c, n); return;
 	}
 	for (i = 0; i < sizeof(bin) / sizeof(bin[0]) && bin[i].op != n->op; i++)
 		;
@@ -950,7 +1006,7 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 	pmt_lex__init(&p.lx, text, what, 0, err);
 	if (lex(&p))
 		return -EINVAL;
-	n = parse_binary(&p, 1);
+	n = parse_cond(&p);
 	if (n && p.tok.kind != X_END)
 		xerr(&p, p.tok.pos, p.tok.len,
 		     p.tok.kind == ')' ? "unbalanced ')'" : "expected an operator or the end");

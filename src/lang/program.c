@@ -28,6 +28,12 @@ struct parser {
 	bool incr;     /* it was @map++ */
 	bool printed;  /* a probe's block printed (printf) */
 	char *end_key; /* the start time's key where it is read back */
+	/* the block's $variables so far: each its value's text, used in
+	 * its place (a value of the event: nothing changes it meanwhile) */
+	struct var {
+		char *name, *text;
+	} vars[32];
+	int nvars;
 };
 
 /* What a block's statement does to the map. */
@@ -254,9 +260,37 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 
 /* --- expressions -------------------------------------------------------- */
 
+/* The block's $NAME at lx's '$' into b: its value's text in parentheses;
+ * false if it has none (said). */
+static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
+{
+	struct pmt_lexer peek = *lx;
+	int i, pos = lx->tok.pos;
+
+	if (pmt_lex__next(&peek) || peek.tok.kind != PMT_TOK_NAME || peek.tok.pos != pos + 1) {
+		perr(P, pos, 1, "expected a variable's name after '$'");
+		return false;
+	}
+	for (i = P->nvars - 1; i >= 0; i--)
+		if ((int)strlen(P->vars[i].name) == peek.tok.len &&
+		    !strncmp(P->vars[i].name, P->src + peek.tok.pos, (size_t)peek.tok.len))
+			break;
+	if (i < 0) {
+		perr(P, pos, peek.tok.len + 1,
+		     "$%.*s has no value here: a variable is assigned in its block before it "
+		     "is used",
+		     peek.tok.len, P->src + peek.tok.pos);
+		return false;
+	}
+	pmt_buf__printf(b, "(%s)", P->vars[i].text);
+	*lx = peek;
+	return true;
+}
+
 /* The text [start, end) in pmtrace's terms: args->F and args.F are the
- * field F, retval is ret. */
-static char *rewrite(const struct parser *P, int start, int end)
+ * field F, retval is ret, a $variable its value. NULL: refused (said) or
+ * out of memory. */
+static char *rewrite(struct parser *P, int start, int end)
 {
 	struct pmt_lexer lx = P->lx, peek;
 	struct pmt_buf b = {0};
@@ -268,6 +302,15 @@ static char *rewrite(const struct parser *P, int start, int end)
 	while (!pmt_lex__next(&lx) && lx.tok.kind != PMT_TOK_END && lx.tok.pos < end) {
 		const struct pmt_tok *t = &lx.tok;
 
+		if (t->kind == '$') {
+			pmt_buf__add(&b, s + at, (size_t)(t->pos - at));
+			if (!use_var(P, &lx, &b)) {
+				pmt_buf__free(&b);
+				return NULL;
+			}
+			at = lx.tok.pos + lx.tok.len;
+			continue;
+		}
 		if (t->kind != PMT_TOK_NAME)
 			continue;
 		if (t->len == 4 && !strncmp(s + t->pos, "args", 4)) {
@@ -853,6 +896,58 @@ static int map_statement(struct parser *P, struct blk_state *b, int pos)
 	return ret;
 }
 
+/* $NAME = EXPR (the lexer at '$'): the block's variable, its value's
+ * text (rewritten: earlier variables in it are theirs) used from here on. */
+static int assign_var(struct parser *P)
+{
+	int pos = P->lx.tok.pos, start, end, depth = 0, k;
+	char *name, *text;
+
+	if (next(P) || P->lx.tok.kind != PMT_TOK_NAME || P->lx.tok.pos != pos + 1)
+		return perr(P, pos, 1, "expected a variable's name after '$'");
+	if (!(name = strndup(P->src + P->lx.tok.pos, (size_t)P->lx.tok.len)))
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	if (next(P) || P->lx.tok.kind != '=') {
+		int r = perr(P, P->lx.tok.pos, 1, "expected '=': $%s = VALUE", name);
+
+		free(name);
+		return r;
+	}
+	if (next(P)) {
+		free(name);
+		return -EINVAL;
+	}
+	start = end = P->lx.tok.pos;
+	while ((k = P->lx.tok.kind) != PMT_TOK_END && (depth || (k != ';' && k != '}'))) {
+		depth += (k == '(' || k == '[') - (k == ')' || k == ']');
+		end = P->lx.tok.pos + P->lx.tok.len;
+		if (next(P)) {
+			free(name);
+			return -EINVAL;
+		}
+	}
+	text = end > start ? rewrite(P, start, end) : NULL;
+	if (!text || P->nvars == (int)(sizeof(P->vars) / sizeof(P->vars[0]))) {
+		free(name);
+		free(text);
+		return P->failed ? -EINVAL
+		       : text	 ? perr(P, pos, 1, "more than 32 variables in one block")
+				 : perr(P, start, 1, "expected a value: $VAR = VALUE");
+	}
+	P->vars[P->nvars].name = name;
+	P->vars[P->nvars++].text = text;
+	return 0;
+}
+
+static void forget_vars(struct parser *P)
+{
+	while (P->nvars > 0) {
+		P->nvars--;
+		free(P->vars[P->nvars].name);
+		free(P->vars[P->nvars].text);
+	}
+}
+
 /* One statement of block b (the lexer at its first token). */
 static int statement(struct parser *P, struct blk_state *b)
 {
@@ -864,6 +959,8 @@ static int statement(struct parser *P, struct blk_state *b)
 					    : probe_printf(P, &b->printed) || print_or_map(P, pos);
 	if (b->kind == BLK_PROBE && t->kind == '@')
 		return map_statement(P, b, pos);
+	if (b->kind == BLK_PROBE && t->kind == '$')
+		return assign_var(P);
 	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||
 	    (b->kind == BLK_END && is_word(P, t, "clear")))
 		return forget(P);
@@ -924,7 +1021,9 @@ static int predicate(struct parser *P, int *at, char **filter)
 			    "a predicate is /CONDITION/ before the block's '{': its closing '/' is "
 			    "missing");
 	if (!(*filter = rewrite(P, i + 1, end)))
-		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+		return P->failed
+			       ? -EINVAL
+			       : pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	*at = skip_space(s, end + 1);
 	return 0;
 }
@@ -1027,6 +1126,7 @@ static int probe_block(struct parser *P, int *at)
 	if (next(P))
 		return -EINVAL;
 	ret = block(P, &b);
+	forget_vars(P); /* a block's own */
 	if (!ret)
 		ret = block_onto(P, &b, first);
 	free(b.printed);
@@ -1077,6 +1177,7 @@ int pmt_program__parse(const char *text, const char *name, struct pmt_program *p
 		ret = perr(&P, at, 1, "the program has no probe: nothing to trace");
 	if (!ret && p->lat_map)
 		ret = latency_shape(&P, at);
+	forget_vars(&P);
 	free(P.end_key);
 	free(P.src);
 	if (ret)

@@ -14,7 +14,8 @@
  * avg(E) | min(E) | max(E) | stats(E) | hist(E) | lhist(E, MIN, MAX,
  * STEP), or @map[keys]++; a start time (@start[K] = nsecs in one
  * probe's block, read back as (nsecs - @start[K]) / N into the map in
- * another's: --latency); BEGIN's printf of literals; #include lines and
+ * another's: --latency); $variables (their values' text in their
+ * place); BEGIN's printf of literals; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
  */

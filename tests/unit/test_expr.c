@@ -116,6 +116,15 @@ static const struct {
 	CASE(3 > 2 && 0 || 7),
 	CASE(!0 + !5 + ~0),
 	CASE(-s32 * 2 % 5),
+	/* the conditional: lowest, right to left, the sides' common type */
+	CASE(s32 < 0 ? -s32 : s32),
+	CASE(u8 ? s64 : 5),
+	CASE(0	 ? 1
+	     : 2 ? 3
+		 : 4),
+	CASE(1 + 1 ? 2 * 3 : 4 || 0),
+	CASEU(s32 ? u32 : s32),
+	CASE((s16 > 0 ? s16 : -s16) * 2),
 	/* promotion: narrow types become int */
 	CASE(s8 + u8),
 	CASE(-u8),
@@ -269,6 +278,9 @@ TEST(expr_code)
 static const struct {
 	const char *text, *want;
 } diagnostics[] = {
+	{"s32 ? 1", "--by: expected ':' of COND ? A : B\n"
+		    "  s32 ? 1\n"
+		    "      ^\n"},
 	{"-rett", "--by: unknown field 'rett' for t:narrow\n"
 		  "  -rett\n"
 		  "   ^~~~\n"

@@ -105,6 +105,13 @@ TEST(program_read_into_the_engine)
 		read_as(&b, "u:/x:f { @s[tid] = nsecs } ur:/x:f { @ns = stats(nsecs - @s[tid]) }"),
 		"START uprobe:/x:f, END uretprobe:/x:f => @ns[] stats() latency of @s by "
 		"thread in ns");
+	/* $variables: their values in their place, each in its block */
+	ASSERT_STREQ(read_as(&b, "t:a:b { $r = args->ret; $fd = $r >= 0 ? $r : -1;\n"
+				 "  printf(\"%d %d\\n\", $fd, $r); $r = 5; printf(\"%d\", $r); }"),
+		     "tracepoint:a:b printf{\"%d %d\\n\", ((ret) >= 0 ? (ret) : -1), (ret); "
+		     "\"%d\", (5)}");
+	ASSERT_STREQ(read_as(&b, "t:a:b { $k = comm; @x[$k, pid] = sum(args->n * 2); }"),
+		     "tracepoint:a:b => @x[(comm),pid] sum(n * 2)");
 	pmt_buf__free(&b);
 }
 
@@ -147,12 +154,19 @@ TEST(printf_split)
 static const struct {
 	const char *text, *want;
 } refusals[] = {
-	{"tracepoint:a:b {\n\t$x = pid;\n}",
-	 "t.bt:2: '$' is not supported yet: a program's blocks printf, or update one map with "
+	{"tracepoint:a:b {\n\tif (pid > 1) { @ = count(); }\n}",
+	 "t.bt:2: 'if' is not supported yet: a program's blocks printf, or update one map with "
 	 "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints "
 	 "literals)\n"
-	 "   $x = pid;\n"
-	 "   ^\n"},
+	 "   if (pid > 1) { @ = count(); }\n"
+	 "   ^~\n"},
+	{"t:a:b { $x = 1; printf(\"a\"); } t:c:d { printf(\"%d\", $x); }",
+	 "t.bt:1: $x has no value here: a variable is assigned in its block before it is used\n"
+	 "  t:a:b { $x = 1; printf(\"a\"); } t:c:d { printf(\"%d\", $x); }\n"
+	 "                                                      ^~\n"},
+	{"t:a:b { $x = ; }", "t.bt:1: expected a value: $VAR = VALUE\n"
+			     "  t:a:b { $x = ; }\n"
+			     "               ^\n"},
 	{"t:a:b { printf(\"%d\\n\", pid); }\nt:c:d { @ = count(); }",
 	 "t.bt:2: a program's blocks printf or update a map, not both, for now (the map of line "
 	 "2)\n"
