@@ -635,6 +635,33 @@ static int probe_printf(struct parser *P, char **text)
 	return next(P);
 }
 
+/* time("FORMAT") or time() in a probe's block (the lexer at time): the
+ * event's time on the wall clock, printed as printf("%s",
+ * strftime("FORMAT", nsecs)) would (bpftrace's default "%H:%M:%S\n"). */
+static int probe_time(struct parser *P, char **text)
+{
+	int pos = P->lx.tok.pos, fpos, flen;
+	char *all;
+
+	if (next(P) || P->lx.tok.kind != '(' || next(P))
+		return perr(P, pos, 4, "expected time(\"FORMAT\") or time()");
+	fpos = P->lx.tok.pos;
+	flen = P->lx.tok.kind == PMT_TOK_STR ? P->lx.tok.len : 0;
+	if ((flen && next(P)) || P->lx.tok.kind != ')')
+		return perr(P, P->lx.tok.pos, 1,
+			    "expected ')': time() takes one format string at most");
+	if (asprintf(&all, "%s%s\"%%s\", strftime(%.*s, nsecs)", *text ? *text : "",
+		     *text ? "; " : "", flen ? flen : 12,
+		     flen ? P->src + fpos : "\"%H:%M:%S\\n\"") < 0)
+		all = NULL;
+	free(*text);
+	*text = all;
+	if (!all)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	P->printed = true;
+	return next(P);
+}
+
 /* The statement a construct the engine does not run yet begins. */
 static int unsupported(struct parser *P, bool begin)
 {
@@ -957,6 +984,8 @@ static int statement(struct parser *P, struct blk_state *b)
 	if (b->kind != BLK_END && is_word(P, t, "printf"))
 		return b->kind == BLK_BEGIN ? begin_printf(P)
 					    : probe_printf(P, &b->printed) || print_or_map(P, pos);
+	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
+		return probe_time(P, &b->printed) || print_or_map(P, pos);
 	if (b->kind == BLK_PROBE && t->kind == '@')
 		return map_statement(P, b, pos);
 	if (b->kind == BLK_PROBE && t->kind == '$')

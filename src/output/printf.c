@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "abi.h"
 #include "output/record.h"
 #include "output/printf.h"
@@ -53,7 +54,7 @@ static bool read_conv(const char *fmt, size_t len, size_t i, struct conv *c)
 bool pmt_parg__is_str(const struct pmt_print_arg *a)
 {
 	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
-	       (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_TIME || (a->kind == PMT_PARG_FIELD && a->str);
 }
 
 int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
@@ -125,9 +126,24 @@ static uint64_t num_of(const struct pmt_print *p, const struct pmt_print_arg *a,
 	}
 }
 
-/* A string argument's bytes (a faulted read is empty, as bpftrace's). */
+/* The record's time on the wall clock, as strftime(a->tfmt) says, into
+ * buf (the local time zone's, as bpftrace's). */
+static const char *time_of(const struct pmt_print *p, const struct pmt_print_arg *a,
+			   const struct pmt_record *r, char *buf, size_t len)
+{
+	time_t t = (time_t)(((int64_t)r->ts + p->wall_ns) / 1000000000);
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (a->tfmt && localtime_r(&t, &tm) && !strftime(buf, len, a->tfmt, &tm))
+		buf[0] = '\0';
+	return buf;
+}
+
+/* A string argument's bytes (a faulted read is empty, as bpftrace's).
+ * buf: room for a time's text. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
-			  const struct pmt_record *r, int *n)
+			  const struct pmt_record *r, int *n, char *buf, size_t len)
 {
 	const char *s = "";
 	size_t most = p->str_max;
@@ -149,6 +165,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 	} else if (a->kind == PMT_PARG_PROBE && p->probe) {
 		s = p->probe;
 		most = strlen(s);
+	} else if (a->kind == PMT_PARG_TIME) {
+		s = time_of(p, a, r, buf, len);
+		most = len;
 	}
 	*n = (int)pmt_strnlen(s, most);
 	return s;
@@ -163,7 +182,8 @@ static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const stru
 	int n;
 
 	if (c->conv == 's') {
-		const char *s = str_of(p, a, r, &n);
+		char tbuf[256];
+		const char *s = str_of(p, a, r, &n, tbuf, sizeof(tbuf));
 		char *copy = strndup(s, (size_t)n);
 
 		snprintf(spec, sizeof(spec), "%ss", c->spec);
@@ -220,8 +240,12 @@ void pmt_print__render(struct pmt_buf *b, const struct pmt_print *p, const struc
 
 void pmt_print__free(struct pmt_print *p)
 {
+	int i;
+
 	if (!p)
 		return;
+	for (i = 0; i < p->nargs && i < PMT_PRINT_ARGS; i++)
+		free(p->args[i].tfmt);
 	free(p->fmt);
 	free(p->probe);
 	memset(p, 0, sizeof(*p));

@@ -31,6 +31,7 @@ enum pmt_parg_kind {
 	PMT_PARG_NSECS,	  /* the record's time (CLOCK_MONOTONIC ns) */
 	PMT_PARG_ELAPSED, /* ... since the session began */
 	PMT_PARG_PROBE,	  /* the probe's name, as bpftrace spells it */
+	PMT_PARG_TIME,	  /* the record's time on the wall clock, by strftime(tfmt) */
 };
 
 struct pmt_print_arg {
@@ -38,6 +39,7 @@ struct pmt_print_arg {
 	uint8_t slot;		       /* NUM, STR: which */
 	bool str;		       /* a string (FIELD: a char array or __data_loc string) */
 	const struct pmt_field *field; /* FIELD: of the probe's format */
+	char *tfmt;		       /* TIME: strftime's format (the print's) */
 };
 
 struct pmt_print {
@@ -48,6 +50,7 @@ struct pmt_print {
 	char *probe;	   /* PROBE's text: "tracepoint:syscalls:sys_enter_openat" */
 	size_t str_max;	   /* bytes of a string shown at most (str()'s length - 1) */
 	uint64_t start_ns; /* ELAPSED's origin */
+	int64_t wall_ns;   /* TIME: CLOCK_REALTIME less CLOCK_MONOTONIC */
 };
 
 /* Is the argument a string (comm, str(), probe, a string field)? */

@@ -54,18 +54,45 @@ static int compile(struct pmt_probe *p, const char *x, struct pmt_opinfo *info,
 	return pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, info, err);
 }
 
+/* strftime("FORMAT", nsecs): the record's time on the wall clock, in
+ * FORMAT (a string); 1 if x is not strftime() */
+static int wall_time(const char *x, struct pmt_print_arg *a, struct pmt_error *err)
+{
+	struct pmt_printf_text t;
+	char inner[256];
+
+	if (!pmt_operand__call_arg(x, "strftime", inner, sizeof(inner)))
+		return 1;
+	if (pmt_printf__split(inner, "strftime", &t, err))
+		return -EINVAL;
+	if (t.nargs != 1 || strcmp(t.args[0], "nsecs")) {
+		pmt_printf__free(&t);
+		return pmt_error__usage(err,
+					"printf's %s: strftime takes (\"FORMAT\", nsecs): the "
+					"event's time",
+					x);
+	}
+	a->kind = PMT_PARG_TIME;
+	a->tfmt = strdup(t.fmt.p);
+	pmt_printf__free(&t);
+	return a->tfmt ? 0 : pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
+}
+
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
 {
 	struct pmt_opinfo info;
 	size_t i;
+	int r;
 
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(x, builtins[i].name)) {
 			a->kind = (uint8_t)builtins[i].kind;
 			return 0;
 		}
+	if ((r = wall_time(x, a, err)) <= 0)
+		return r;
 	if (compile(p, x, &info, mine, types, err))
 		return -EINVAL;
 	if (record_field(&info)) {
@@ -114,11 +141,11 @@ int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 	}
 	pr->len = t.fmt.len;
 	pr->str_max = str_max;
+	pr->nargs = t.nargs; /* their tfmt freed with pr */
 	for (i = 0; i < t.nargs && !ret; i++) {
 		pr->args[i].kind = PMT_PARG_NUM;
 		ret = place(p, t.args[i], &pr->args[i], mine, types, err);
 	}
-	pr->nargs = t.nargs;
 	pmt_printf__free(&t);
 	if (!ret && pmt_print__check(pr, why, sizeof(why)))
 		ret = pmt_error__usage(err, "printf for %s: %s", p->name, why);

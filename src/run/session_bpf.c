@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -322,8 +323,14 @@ static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 	r = pmt_probe__print(p, p->printf_text, bt_name, &mine, s->exprs.types,
 			     (size_t)s->opts->agg.str_len - 1, &s->err);
 	free(bt_name);
-	if (p->print)
+	if (p->print) {
+		struct timespec wall;
+
 		p->print->start_ns = pmt_now_ns(); /* elapsed's origin */
+		clock_gettime(CLOCK_REALTIME, &wall);
+		p->print->wall_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
+				    (int64_t)p->print->start_ns;
+	}
 	for (j = 0; j < PMT_STREAM_STRS; j++)
 		ops[j] = &p->strs[j];
 	for (j = 0; j < PMT_STREAM_VALS; j++)

@@ -143,6 +143,34 @@ test_program_vars_vs_bpftrace() {
 	lines_vs_bpftrace "$prog" "$cmd"
 }
 
+# bpftrace's own syncsnoop.bt, unchanged: time("%H:%M:%S  ") and a
+# probe list with a glob, on sync(1). Its lines are bpftrace's but for
+# the clock, which reads this machine's between the run's start and end.
+test_program_syncsnoop_vs_bpftrace() {
+	local tool=/usr/sbin/syncsnoop.bt t0 t1 at
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	t0=$(date +%s)
+	"$PMT" -q "$tool" -c /usr/bin/sync -o "$WORK/raw.txt" || { fail "pmtrace $tool failed"; return 1; }
+	t1=$(date +%s)
+	expect_eq "events" "$(grep -c ' sync  *tracepoint:syscalls:sys_enter_sync$' "$WORK/raw.txt")" 1 || return 1
+	at=$(awk '/ sync  *tracepoint/ { split($1, h, ":"); print h[1] * 3600 + h[2] * 60 + h[3] }' "$WORK/raw.txt")
+	# the local clock's seconds into the day at t0 and t1 (a run over
+	# midnight is not judged)
+	t0=$(date -d "@$t0" '+%H %M %S' | awk '{ print $1 * 3600 + $2 * 60 + $3 }')
+	t1=$(date -d "@$t1" '+%H %M %S' | awk '{ print $1 * 3600 + $2 * 60 + $3 }')
+	if [ "$t1" -ge "$t0" ] && { [ "$at" -lt "$t0" ] || [ "$at" -gt "$t1" ]; }; then
+		fail "the event's time is $at s into the day, not between $t0 and $t1"
+		return 1
+	fi
+	sed -E 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}  /TIME      /; s/^TIME      [0-9]+ /TIME      PID /' "$WORK/raw.txt" >"$WORK/out.txt"
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace "$tool" -c /usr/bin/sync 2>/dev/null | sed -E 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}  /TIME      /; s/^TIME      [0-9]+ /TIME      PID /' |
+		grep -v -e '^Attaching' -e '^$' >"$WORK/theirs"
+	grep -v '^$' "$WORK/out.txt" >"$WORK/ours"
+	cmp -s "$WORK/ours" "$WORK/theirs" || { diff "$WORK/ours" "$WORK/theirs" >&2; fail "pmtrace's lines (<) are not bpftrace's (>)"; return 1; }
+}
+
 # bpftrace runs PROGRAM on CMD: its lines must be ours ($WORK/out.txt).
 # The oracle's half: host only.
 lines_vs_bpftrace() { # PROGRAM CMD

@@ -215,7 +215,20 @@ TEST(record_printf)
 	p.nargs = 14;
 	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), -EINVAL);
 	ASSERT_STREQ(why, "14 arguments, but the format has 13 conversions");
+	/* strftime(FORMAT, nsecs): the record's time on the wall clock
+	 * (1,700,000,000 s: in 2023, in any time zone) */
+	p.fmt = "%s|%-6s|\n";
+	p.len = strlen(p.fmt);
+	p.wall_ns = 1700000000000000000LL - (int64_t)r.ts;
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_TIME, .tfmt = "%Y"};
+	p.args[1] = (struct pmt_print_arg){.kind = PMT_PARG_TIME, .tfmt = "%y"};
+	p.nargs = 2;
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+	b.len = 0;
+	pmt_format_text(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "2023|23    |\n");
 	p.fmt = NULL; /* not the test's to free */
+	p.nargs = 0;
 	pmt_buf__free(&b);
 	pmt_format__free(fmt);
 }

@@ -110,6 +110,10 @@ TEST(program_read_into_the_engine)
 				 "  printf(\"%d %d\\n\", $fd, $r); $r = 5; printf(\"%d\", $r); }"),
 		     "tracepoint:a:b printf{\"%d %d\\n\", ((ret) >= 0 ? (ret) : -1), (ret); "
 		     "\"%d\", (5)}");
+	/* time(): the event's wall clock time, as strftime() prints it */
+	ASSERT_STREQ(read_as(&b, "t:a:b { time(\"%H:%M \"); printf(\"%d\\n\", pid); time() }"),
+		     "tracepoint:a:b printf{\"%s\", strftime(\"%H:%M \", nsecs); \"%d\\n\", pid; "
+		     "\"%s\", strftime(\"%H:%M:%S\\n\", nsecs)}");
 	ASSERT_STREQ(read_as(&b, "t:a:b { $k = comm; @x[$k, pid] = sum(args->n * 2); }"),
 		     "tracepoint:a:b => @x[(comm),pid] sum(n * 2)");
 	pmt_buf__free(&b);
