@@ -132,10 +132,14 @@ test_stat_system_wide_and_pid() {
 	check stat_cpus_utilized "$WORK/a.json" "$n" || return 1
 	"$TP"/spinner 3000 >/dev/null &
 	pid=$!
+	# the spinner's fair share of the CPUs: the tasks runnable now (it
+	# among them; /proc/loadavg's fourth field) share the CPUs
+	local runnable
+	runnable=$(awk '{ split($4, r, "/"); print r[1] }' /proc/loadavg)
 	"$PMT" --stat -p "$pid" -e task-clock -d 0.3 -o "$WORK/p.txt"
 	kill "$pid" 2>/dev/null
 	grep -q "^ Performance counter stats for process id '$pid':" "$WORK/p.txt" || { cat "$WORK/p.txt" >&2; fail "no header for -p"; return 1; }
-	check stat_pid_busy "$WORK/p.txt" || return 1
+	check stat_pid_busy "$WORK/p.txt" "$n" "$runnable" || return 1
 }
 
 test_counting_bad_inputs() {
