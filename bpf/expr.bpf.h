@@ -65,7 +65,10 @@ static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct p
 	__u64 mem = 0, n = op->o.size;
 
 	n = n > 8 ? 8 : n;
-	if (bpf_probe_read_kernel(&mem, n & 15, (const void *)(addr + op->k))) {
+	/* x86-64: user addresses have the top bit clear (a syscall's
+	 * pointer argument: args->rqtp->tv_sec), the kernel's set */
+	if ((__s64)addr >= 0 ? bpf_probe_read_user(&mem, n & 15, (const void *)(addr + op->k))
+			     : bpf_probe_read_kernel(&mem, n & 15, (const void *)(addr + op->k))) {
 		mem = 0;
 		pmt_read_failed(c, true);
 	}

@@ -499,12 +499,43 @@ static struct xnode *parse_str(struct xparser *p)
 
 /* A function parameter typed by the kernel's BTF (fentry/fexit) that is
  * a pointer: member chains start from it, as from curtask. */
+/* A field a tracepoint's format types "struct NAME *" (a syscall's
+ * user pointer, say): that struct's BTF id, by its name; 0 if none. */
+static int format_struct(struct xparser *p, const struct pmt_field *f)
+{
+	const char *t = f->type ? f->type : "", *e, *star;
+	char name[128];
+	int id;
+
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	if (strncmp(t, "struct ", 7))
+		return 0;
+	t += 7;
+	e = t + strcspn(t, " *");
+	star = strchr(e, '*');
+	if (e == t || (size_t)(e - t) >= sizeof(name) || !star || strchr(star + 1, '*'))
+		return 0; /* one pointer to a struct, no more */
+	memcpy(name, t, (size_t)(e - t));
+	name[e - t] = '\0';
+	return p->types->find_struct(p->types->ctx, name, &id) ? 0 : id;
+}
+
 static void typed_pointer(struct xparser *p, struct xnode *n, const struct pmt_field *f)
 {
 	struct pmt_tinfo ti;
+	int id;
 
-	if (!f || !f->btf_type || !p->types || f->kind != PMT_F_PTR ||
-	    p->types->describe(p->types->ctx, f->btf_type, &ti) || ti.kind != PMT_TK_PTR)
+	if (!f || !p->types || f->kind != PMT_F_PTR)
+		return;
+	if (!f->btf_type) {
+		if ((id = format_struct(p, f))) {
+			n->vk = V_PTR;
+			n->tid = id;
+		}
+		return;
+	}
+	if (p->types->describe(p->types->ctx, f->btf_type, &ti) || ti.kind != PMT_TK_PTR)
 		return;
 	n->vk = V_PTR;
 	n->tid = ti.target;

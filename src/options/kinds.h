@@ -44,10 +44,11 @@
 	  NONE, pmt_kprobe_provider)                                                               \
 	X(UPROBE, "uprobe", "uprobe", 0, "PATH:SYM[+OFF]",                                         \
 	  "PATH:SYMBOL, e.g. /usr/bin/bash:readline",                                              \
-	  "user function entry (executable or library)\n", URETPROBE, pmt_uprobe_provider)         \
+	  "user function entry (executable or library);\n" PMT_HELP_INDENT "fields arg0..arg5\n",  \
+	  URETPROBE, pmt_uprobe_provider)                                                          \
 	X(URETPROBE, "uretprobe", "uretprobe", 0, "PATH:SYM",                                      \
 	  "PATH:SYMBOL, e.g. /usr/bin/bash:readline",                                              \
-	  "user function return; fields arg0..arg5, retval\n", NONE, pmt_uprobe_provider)          \
+	  "user function return; field retval (as bpftrace's)\n", NONE, pmt_uprobe_provider)       \
 	X(USDT, "usdt", "usdt", 0, "PATH:[PROVIDER:]NAME",                                         \
 	  "PATH:[PROVIDER:]NAME, e.g. python3:gc__start",                                          \
 	  "a USDT probe (sys/sdt.h); globs allowed;\n" PMT_HELP_INDENT                             \

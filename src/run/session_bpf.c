@@ -102,7 +102,9 @@ static void open_types(struct pmt_session *s)
 	int i;
 
 	for (i = 0; i < s->opts->nr_probes; i++)
-		walks = walks || walks_types(s->opts->probes[i].filter);
+		walks = walks || walks_types(s->opts->probes[i].filter) ||
+			walks_types(s->opts->probes[i].printf);
+	walks = walks || walks_types(ao->lat_filters[0]) || walks_types(ao->lat_filters[1]);
 	walks = walks || walks_types(s->opts->str_args);
 	if (!walks)
 		return;

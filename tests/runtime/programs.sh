@@ -171,6 +171,20 @@ test_program_syncsnoop_vs_bpftrace() {
 	cmp -s "$WORK/ours" "$WORK/theirs" || { diff "$WORK/ours" "$WORK/theirs" >&2; fail "pmtrace's lines (<) are not bpftrace's (>)"; return 1; }
 }
 
+# A syscall's user pointer walked as its struct (naptime's
+# args->rqtp->tv_sec): the format types it "struct __kernel_timespec *",
+# BTF has the struct, the member is read from user memory. sleep(1)'s
+# 1.25 s, as bpftrace prints it.
+test_program_user_pointer_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_clock_nanosleep /args->rqtp->tv_sec + args->rqtp->tv_nsec/
+{
+	printf("%s %d.%03d\n", comm, args->rqtp->tv_sec, args->rqtp->tv_nsec / 1000000);
+}'
+	"$PMT" -q -e "$prog" -c "/usr/bin/sleep 1.25" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the sleep" "$(cat "$WORK/out.txt")" "sleep 1.250" || return 1
+	lines_vs_bpftrace "$prog" "/usr/bin/sleep 1.25"
+}
+
 # bpftrace runs PROGRAM on CMD: its lines must be ours ($WORK/out.txt).
 # The oracle's half: host only.
 lines_vs_bpftrace() { # PROGRAM CMD

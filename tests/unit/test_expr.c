@@ -536,14 +536,21 @@ TEST(expr_member_chains)
 	/* a bare curtask is its operand */
 	ASSERT_EQ(pmt_expr__compile(&t, "curtask", fmt, "t", "--by", &fake_types, &info, &err), 0);
 	ASSERT_EQ(info.o.src, PMT_FSRC_TASK);
-	/* a parameter typed by BTF (fentry's "struct task_struct *p"): a
-	 * chain from its value; untyped, a number */
+	/* a tracepoint's field its format types "struct task_struct *" (a
+	 * syscall's user pointer, say): the struct found by its name; a
+	 * pointer to anything else is a number */
 	pf = pmt_format__add(fmt, "p", "struct task_struct *", 48, 8, PMT_F_PTR);
 	ASSERT_TRUE(pf != NULL);
-	ASSERT_TRUE(pmt_expr__compile(&t, "p->pid", fmt, "t", "--by", &fake_types, &info, &err) !=
+	ASSERT_EQ(pmt_expr__compile(&t, "p->pid", fmt, "t", "--by", &fake_types, &info, &err), 0);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src0@48:8\nload s32 8\n");
+	ASSERT_TRUE(pmt_format__add(fmt, "q", "const char * const *", 56, 8, PMT_F_PTR) != NULL);
+	ASSERT_TRUE(pmt_expr__compile(&t, "q->pid", fmt, "t", "--by", &fake_types, &info, &err) !=
 		    0);
 	ASSERT_STREQ(err.msg, "--by: '->' needs a pointer to a struct or union: this is a number");
 	pmt_error__clear(&err);
+	/* a parameter typed by BTF (fentry's "struct task_struct *p") */
 	pf->btf_type = 5;
 	ASSERT_EQ(pmt_expr__compile(&t, "p->real_parent->pid", fmt, "t", "--by", &fake_types, &info,
 				    &err),
