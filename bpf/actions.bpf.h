@@ -99,8 +99,8 @@ static __always_inline void pmt_lat_end_counters(const struct pmt_lat_val *sv,
 }
 
 /* The non-streaming actions; returns after updating the maps. */
-static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
-					  __u32 probe_id)
+static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg,
+						 struct pmt_fctx *c, __u32 probe_id)
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	struct pmt_lat_key lk = {};
@@ -171,6 +171,14 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 	}
 }
 
+/* The action, then the block's statements (PMT_ACT_NONE: those alone) */
+static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					  __u32 probe_id)
+{
+	pmt_aggregate_action(cfg, c, probe_id);
+	pmt_x_statements(cfg->sprog, c);
+}
+
 /*
  * The same for an update whose user stack was left for user space
  * (c->udefer; cfg->action is PMT_ACT_AGG): its key built, then sent with
@@ -201,6 +209,7 @@ static __noinline __attribute__((unused)) long pmt_aggregate_deferred(
 	hits = bpf_map_lookup_elem(&pmt_hits, &id);
 	if (hits)
 		(*hits)++;
+	pmt_x_statements(cfg->sprog, c);
 	return 0;
 }
 

@@ -27,6 +27,16 @@ struct {
 	__type(value, struct pmt_xmem);
 } pmt_xmem SEC(".maps") __weak;
 
+/* a program's saved values (PMT_X_VLOAD ...), where the session has any */
+const volatile bool pmt_use_vars __weak = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PMT_VAR_ENTRIES);
+	__type(key, struct pmt_var_key);
+	__type(value, __u64);
+} pmt_vars SEC(".maps") __weak;
+
 struct pmt_xrun {
 	const struct pmt_expr *x;
 	struct pmt_fctx *c;
@@ -76,6 +86,33 @@ static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct p
 	return sg ? (__u64)((__s64)(mem << n) >> n) : (mem << n) >> n;
 }
 
+/* VLOAD, VSTORE, VDEL: the saved value of variable op->k under the key
+ * on the stack (sp > 0 values there) */
+static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp)
+{
+	struct pmt_var_key vk = {.var = (__u32)op->k};
+	__u64 *v;
+
+	if (op->code == PMT_X_VLOAD) {
+		vk.key = PMT_XST(m, sp - 1);
+		v = bpf_map_lookup_elem(&pmt_vars, &vk);
+		PMT_XST(m, sp - 1) = v ? *v : 0;
+		return 0;
+	}
+	if (op->code == PMT_X_VDEL) {
+		vk.key = PMT_XST(m, sp - 1);
+		bpf_map_delete_elem(&pmt_vars, &vk);
+		m->sp = sp - 1;
+		return 0;
+	}
+	if (op->code != PMT_X_VSTORE || sp < 2)
+		return 1;
+	vk.key = PMT_XST(m, sp - 2);
+	bpf_map_update_elem(&pmt_vars, &vk, &PMT_XST(m, sp - 1), BPF_ANY);
+	m->sp = sp - 2;
+	return 0;
+}
+
 static long pmt_x_step(__u32 i, void *ctx)
 {
 	struct pmt_xrun *r = ctx;
@@ -102,6 +139,8 @@ static long pmt_x_step(__u32 i, void *ctx)
 	}
 	if (!sp || sp > PMT_EXPR_STACK)
 		return 1;
+	if (pmt_use_vars && op->code >= PMT_X_VLOAD)
+		return pmt_x_var(op, m, sp);
 	a = pmt_x_type(PMT_XST(m, sp - 1), f);
 	if (op->code == PMT_X_LOAD) {
 		PMT_XST(m, sp - 1) = pmt_x_load(r->c, op, PMT_XST(m, sp - 1), sg);
@@ -153,14 +192,13 @@ static long pmt_x_step(__u32 i, void *ctx)
 	return 0;
 }
 
-/* Run program idx (a probe's expressions) for this event: its values in
- * the slots c->xslot points at, read by pmt_fetch_num */
-static __always_inline void pmt_x_prepare(__u32 idx, struct pmt_fctx *c)
+/* Run program idx for this event (pmt_x_prepare, pmt_x_statements) */
+static __always_inline void pmt_x_run(__u32 idx, struct pmt_fctx *c)
 {
 	struct pmt_xrun r = {.c = c};
 	__u32 zero = 0;
 
-	if (!pmt_uses_src(PMT_FSRC_EXPR) || idx == PMT_XPROG_NONE)
+	if (idx == PMT_XPROG_NONE)
 		return;
 	r.x = bpf_map_lookup_elem(&pmt_exprs, &idx);
 	r.m = bpf_map_lookup_elem(&pmt_xmem, &zero);
@@ -169,6 +207,23 @@ static __always_inline void pmt_x_prepare(__u32 idx, struct pmt_fctx *c)
 	r.m->sp = 0;
 	bpf_loop(PMT_EXPR_OPS, pmt_x_step, &r, 0);
 	c->xslot = r.m->slot;
+}
+
+/* Run program idx (a probe's expressions) for this event: its values in
+ * the slots c->xslot points at, read by pmt_fetch_num */
+static __always_inline void pmt_x_prepare(__u32 idx, struct pmt_fctx *c)
+{
+	if (pmt_uses_src(PMT_FSRC_EXPR))
+		pmt_x_run(idx, c);
+}
+
+/* A block's statements (cfg->sprog: values saved and forgotten), once
+ * the event passed and what the block reads was read: the slots are
+ * then free to reuse */
+static __always_inline void pmt_x_statements(__u16 sprog, struct pmt_fctx *c)
+{
+	if (pmt_use_vars)
+		pmt_x_run(sprog, c);
 }
 
 #endif /* PMTRACE_EXPR_BPF_H */

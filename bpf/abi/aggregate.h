@@ -25,6 +25,7 @@ enum pmt_action {
 	PMT_ACT_AGG,	   /* update pmt_agg */
 	PMT_ACT_LAT_START, /* remember when, by match key */
 	PMT_ACT_LAT_END,   /* aggregate now - start */
+	PMT_ACT_NONE,	   /* its statements alone (struct pmt_probe_cfg's sprog) */
 };
 
 enum pmt_agg_kind {

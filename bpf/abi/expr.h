@@ -54,6 +54,11 @@ enum pmt_expr_code {
 	 * member's own signedness, not its promoted type's); 0 where the
 	 * read fails (counted) */
 	PMT_X_LOAD,
+	/* a program's saved values (bpftrace's @name[key] = value: pmt_vars),
+	 * variable k: replace the top, a key, by its value (0 where none) */
+	PMT_X_VLOAD,
+	PMT_X_VSTORE, /* pop a value, then its key: saved */
+	PMT_X_VDEL,   /* pop a key: its value forgotten */
 	PMT_X__MAX,
 };
 
@@ -88,5 +93,18 @@ struct pmt_xmem {
 };
 
 _Static_assert(sizeof(struct pmt_expr) == 8 + 16 * PMT_EXPR_OPS, "pmt_expr");
+
+/* Saved values: variables a session (names: the program's maps) */
+#define PMT_VARS 64
+#define PMT_VAR_ENTRIES 10240 /* LRU: a value never read back cannot pile up */
+
+/* pmt_vars' key: the variable, and the key it is saved under */
+struct pmt_var_key {
+	__u32 var;
+	__u32 pad;
+	__u64 key;
+};
+
+_Static_assert(sizeof(struct pmt_var_key) == 16, "pmt_var_key");
 
 #endif

@@ -45,8 +45,9 @@ enum pmt_filter_src {
 	 * (off, size, flags: F's, as a FIELD): user memory below the
 	 * canonical split, kernel memory above it */
 	PMT_FSRC_PTR_STR,
-	PMT_FSRC_EXPR, /* slot off of the probe's expressions (abi/expr.h) */
-	PMT_FSRC_TASK, /* the current task_struct's address (curtask) */
+	PMT_FSRC_EXPR,	/* slot off of the probe's expressions (abi/expr.h) */
+	PMT_FSRC_TASK,	/* the current task_struct's address (curtask) */
+	PMT_FSRC_NSECS, /* the time now, ns since boot (an expression's nsecs) */
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and

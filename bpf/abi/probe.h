@@ -56,7 +56,10 @@ struct pmt_probe_cfg {
 	struct pmt_operand strs[PMT_STREAM_STRS];
 	struct pmt_operand vals[PMT_STREAM_VALS];
 	__u16 str_xprog;
-	__u8 pad3[6];
+	/* a program's block's statements (saving values, forgetting them):
+	 * run once the event passed the filter, after what the block reads */
+	__u16 sprog;
+	__u8 pad3[4];
 	struct pmt_filter filter; /* header and first entries: lines 0-2 */
 	struct pmt_agg_cfg agg;
 };

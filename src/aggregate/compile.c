@@ -489,7 +489,7 @@ static int compile_probe_exprs(struct pmt_agg *ag, struct pmt_agg_probe *p, size
 {
 	struct pmt_agg_cfg *a = &p->cfg;
 	struct pmt_operand *ops[PMT_AGG_KEYS + 1];
-	struct pmt_exprs mine = {0};
+	struct pmt_exprs mine = {.vars = ag->exprs->vars};
 	size_t n = 0, k;
 	int r;
 

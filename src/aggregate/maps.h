@@ -11,6 +11,17 @@
 
 struct pmtrace_bpf;
 struct pmt_syms;
+struct pmt_varnames;
+
+/* A program's saved values left at its end, as bpftrace prints the maps
+ * it did not clear: "@name[key]: value", map by map in their names'
+ * order, each by value; the maps listed in cleared (" NAME NAME ", may
+ * be NULL) left out, and those whose names sort before from or from to
+ * on (NULL: no bound; the aggregation's map prints between). 0, or
+ * -errno with err filled. */
+int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
+		     const char *cleared, const char *from, const char *to, struct pmt_output *out,
+		     struct pmt_error *err);
 
 /* Before load: size pmt_agg, pmt_agg_flat, pmt_lat and the rodata that
  * goes with them (agg NULL: not aggregating, everything minimal). */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -292,6 +293,23 @@ int pmt_elf__locate(const char *name, char *out, size_t len)
 		}
 	}
 	free(copy);
+	/* a library by its name alone, as bpftrace takes uprobe:libc:...:
+	 * NAME.so's ELF file (libc.so is a linker script), or NAME.so.N's */
+	for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		glob_t g;
+		size_t k;
+		bool hit = false;
+
+		snprintf(out, len, "%s/%s.so*", libdirs[i], name);
+		if (glob(out, 0, NULL, &g))
+			continue;
+		for (k = 0; k < g.gl_pathc && !hit; k++)
+			if ((hit = is_elf(g.gl_pathv[k])))
+				snprintf(out, len, "%s", g.gl_pathv[k]);
+		globfree(&g);
+		if (hit)
+			return 0;
+	}
 	return -ENOENT;
 }
 

@@ -45,7 +45,8 @@ int pmt_elf__has_table(Elf *elf, unsigned int sht);
 int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off);
 
 /* A binary named without a '/': found in $PATH, or (a library) in the
- * usual library directories. Fills out; -ENOENT. */
+ * usual library directories, NAME.so... for a bare NAME (libc: libc.so.6)
+ * as bpftrace finds it. Fills out; -ENOENT. */
 int pmt_elf__locate(const char *name, char *out, size_t len);
 /* The libraries file path needs (DT_NEEDED), each as the dynamic loader
  * finds it (its DT_RUNPATH or DT_RPATH, $ORIGIN expanded, then the usual

@@ -30,7 +30,7 @@ enum {
 };
 /* tree nodes of member chains: a load of a member, an offset into an
  * object, a string at an address */
-enum { X_LOADN = 400, X_OFFN, X_STRN };
+enum { X_LOADN = 400, X_OFFN, X_STRN, X_VARN /* a saved value: num its variable */ };
 
 /* what a value is: a number, a pointer (its pointee typed), an object in
  * memory (its address: a struct or an array), a string at an address */
@@ -62,9 +62,11 @@ struct xparser {
 	const char *src, *what, *probe;
 	const struct pmt_format *fmt;
 	const struct pmt_typesys *types;
+	struct pmt_varnames *vars; /* NULL: no saved values here */
 	struct pmt_error *err;
 	struct pmt_tok tok;
 	int depth;
+	bool stmts; /* statements: '=' ';' too */
 };
 
 static int xerr(struct xparser *p, int pos, int len, const char *fmt, ...)
@@ -88,7 +90,8 @@ static int lex(struct xparser *p)
 		return -EINVAL;
 	p->tok = p->lx.tok;
 	if (p->tok.kind == PMT_TOK_STR ||
-	    (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]?:", p->tok.kind)))
+	    (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]?:@", p->tok.kind) &&
+	     !(p->stmts && strchr("=;", p->tok.kind))))
 		return xerr(p, p->tok.pos, 1, "unexpected character '%c'", p->src[p->tok.pos]);
 	return 0;
 }
@@ -553,8 +556,18 @@ static struct xnode *parse_name(struct xparser *p)
 	r = pmt_operand__resolve(p->fmt, name, &info);
 	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "curtask"))
 		return parse_curtask(p);
+	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "nsecs")) {
+		/* bpftrace's: the time now, in ns (a program's start times) */
+		r = 0;
+		memset(&info, 0, sizeof(info));
+		info.o.src = PMT_FSRC_NSECS;
+		info.o.size = 8;
+	}
 	if (!r && info.is_str) {
-		xerr(p, p->tok.pos, p->tok.len, "'%s' is a string: expressions compute numbers",
+		xerr(p, p->tok.pos, p->tok.len,
+		     p->stmts ? "a map saves a number here: save the address and read str() of it "
+				"where it is printed"
+			      : "'%s' is a string: expressions compute numbers",
 		     name);
 		return NULL;
 	}
@@ -583,6 +596,91 @@ static struct xnode *parse_name(struct xparser *p)
 	return lex(p) ? (xfree(n), NULL) : n;
 }
 
+/* The token closing what n was read in (close), passed: n; else msg
+ * said (at errpos, or -1: the token) and n freed: NULL */
+static struct xnode *closed(struct xparser *p, struct xnode *n, int close, int errpos,
+			    const char *msg)
+{
+	if (p->tok.kind != close) {
+		xerr(p, errpos >= 0 ? errpos : p->tok.pos,
+		     errpos >= 0 || !p->tok.len ? 1 : p->tok.len, "%s", msg);
+		xfree(n);
+		return NULL;
+	}
+	if (lex(p)) {
+		xfree(n);
+		return NULL;
+	}
+	return n;
+}
+
+/* The number of the saved value named name (len bytes): a new one
+ * numbered on first sight; -1 when there are too many (reported) */
+static int var_id(struct xparser *p, const char *name, int len, int pos)
+{
+	struct pmt_varnames *v = p->vars;
+	uint32_t i;
+
+	if (!v) {
+		xerr(p, pos, len + 1,
+		     "@%.*s: maps are a program's (pmtrace FILE.bt, or -e 'PROGRAM'), read where "
+		     "it saved them",
+		     len, name);
+		return -1;
+	}
+	for (i = 0; i < v->n; i++)
+		if ((int)strlen(v->name[i]) == len && !strncmp(v->name[i], name, (size_t)len))
+			return (int)i;
+	if (v->n == PMT_VARS || len >= (int)sizeof(v->name[0])) {
+		xerr(p, pos, len + 1,
+		     v->n == PMT_VARS ? "more than %d maps of saved values in one program"
+				      : "a map's name is shorter than %d characters",
+		     v->n == PMT_VARS ? PMT_VARS : (int)sizeof(v->name[0]));
+		return -1;
+	}
+	snprintf(v->name[v->n], sizeof(v->name[0]), "%.*s", len, name);
+	return (int)v->n++;
+}
+
+/* @NAME or @NAME[KEY] (the lexer at '@'): a saved value, 64 bits as
+ * bpftrace's maps keep them; its key a number (none: 0) */
+static struct xnode *parse_var(struct xparser *p)
+{
+	int pos = p->tok.pos, len = 0, id;
+	struct xnode *n, *key = NULL;
+
+	if (lex(p))
+		return NULL;
+	if (p->tok.kind == X_NAME && p->tok.pos == pos + 1) {
+		len = p->tok.len;
+		if (lex(p))
+			return NULL;
+	}
+	if ((id = var_id(p, p->src + pos + 1, len, pos)) < 0)
+		return NULL;
+	if (p->tok.kind == '[') {
+		p->vars->keyed[id] = true;
+		if (lex(p) || !(key = parse_cond(p)))
+			return NULL;
+		if (!numeric(p, key)) {
+			xfree(key);
+			return NULL;
+		}
+		if (!(key = closed(p, key, ']', -1,
+				   p->tok.kind == ',' ? "a saved value has one key, for now"
+						      : "expected ']' after the map's key")))
+			return NULL;
+	}
+	n = xnew(p, X_VARN, key, NULL);
+	if (n) {
+		n->num = (uint64_t)id;
+		n->t = (struct xtype){64, true};
+		n->pos = pos;
+		n->len = p->tok.pos - pos;
+	}
+	return n;
+}
+
 static struct xnode *parse_unary(struct xparser *p)
 {
 	struct xnode *n;
@@ -605,18 +703,9 @@ static struct xnode *parse_unary(struct xparser *p)
 	} else if (op == '(') {
 		if (lex(p) || !(n = parse_cond(p)))
 			return NULL;
-		if (p->tok.kind != ')') {
-			xerr(p, p->tok.kind == X_END ? pos : p->tok.pos,
-			     p->tok.kind == X_END ? 1 : p->tok.len,
-			     p->tok.kind == X_END ? "unbalanced '(': a ')' is missing"
-						  : "expected ')'");
-			xfree(n);
-			return NULL;
-		}
-		if (lex(p)) {
-			xfree(n);
-			return NULL;
-		}
+		n = closed(p, n, ')', p->tok.kind == X_END ? pos : -1,
+			   p->tok.kind == X_END ? "unbalanced '(': a ')' is missing"
+						: "expected ')'");
 	} else if (op == X_INT) {
 		n = xnew(p, X_INT, NULL, NULL);
 		if (!n)
@@ -629,6 +718,8 @@ static struct xnode *parse_unary(struct xparser *p)
 		}
 	} else if (op == '*') {
 		n = parse_deref(p, pos);
+	} else if (op == '@') {
+		n = parse_var(p);
 	} else if (op == X_NAME && p->tok.len == 5 && !strncmp(p->src + p->tok.pos, "kaddr", 5)) {
 		n = parse_kaddr(p);
 	} else if (op == X_NAME && p->tok.len == 3 && !strncmp(p->src + p->tok.pos, "str", 3) &&
@@ -779,13 +870,14 @@ struct xcode {
 	struct pmt_expr x;
 	int sp, max_sp;
 	bool too_long, has_operand;
+	uint32_t max_ops; /* 0: EXPR_OPS */
 };
 
 static void put(struct xcode *c, uint8_t code, struct xtype t, int sp_change)
 {
 	struct pmt_expr_op *op;
 
-	if (c->x.n >= EXPR_OPS) {
+	if (c->x.n >= (c->max_ops ? c->max_ops : EXPR_OPS)) {
 		c->too_long = true;
 		return;
 	}
@@ -798,6 +890,18 @@ static void put(struct xcode *c, uint8_t code, struct xtype t, int sp_change)
 }
 
 static void emit(struct xcode *c, const struct xnode *n);
+
+/* a saved value's key: 0 for none */
+static void emit_key(struct xcode *c, const struct xnode *key)
+{
+	if (key) {
+		emit(c, key);
+		return;
+	}
+	put(c, PMT_X_CONST, (struct xtype){64, false}, 1);
+	if (!c->too_long)
+		c->x.op[c->x.n - 1].k = 0;
+}
 
 /* COND ? A : B: both sides evaluated (they have no side effects), each
  * times its condition, 0 or 1: A * !!COND + B * !COND */
@@ -863,6 +967,13 @@ static void emit(struct xcode *c, const struct xnode *n)
 		}
 		return;
 	case X_STRN: emit(c, n->a); return;
+	case X_VARN:
+		emit_key(c, n->a);
+		put(c, PMT_X_VLOAD, n->t, 0);
+		c->has_operand = true; /* saved: nothing to fold */
+		if (!c->too_long)
+			c->x.op[c->x.n - 1].k = n->num;
+		return;
 	case UNARY('-'):
 		emit(c, n->a);
 		put(c, PMT_X_NEG, n->t, 0);
@@ -931,8 +1042,12 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 			top = st[--sp];
 			continue;
 		}
-		if (op->code == PMT_X_LOAD) {
-			st[sp - 1] = 0; /* kernel memory: the kernel's to read */
+		if (op->code == PMT_X_LOAD || op->code == PMT_X_VLOAD) {
+			st[sp - 1] = 0; /* kernel memory, saved values: the kernel's */
+			continue;
+		}
+		if (op->code == PMT_X_VDEL || op->code == PMT_X_VSTORE) {
+			sp -= op->code == PMT_X_VDEL || sp < 2 ? 1 : 2;
 			continue;
 		}
 		a = to_type(st[sp - 1], op->flags);
@@ -1021,12 +1136,36 @@ static uint64_t no_load(const struct pmt_operand *o, void *arg)
 	return 0;
 }
 
+/* add()'s failure r, said */
+static int add_failed(struct xparser *p, int r)
+{
+	if (r == -E2BIG)
+		return xerr(p, 0, (int)strlen(p->src), "too many expressions: at most %d a run",
+			    PMT_EXPRS);
+	return pmt_error__runtime(p->err, r, "%s: out of memory", p->what);
+}
+
+/* p set to read text (the lexer at its first token): 0, or -EINVAL */
+static int start(struct xparser *p, const struct pmt_exprs *t, const char *text,
+		 const struct pmt_format *fmt, const char *probe, const char *what,
+		 const struct pmt_typesys *types, struct pmt_error *err)
+{
+	*p = (struct xparser){.src = text,
+			      .what = what,
+			      .probe = probe,
+			      .fmt = fmt,
+			      .types = types,
+			      .vars = t->vars,
+			      .err = err};
+	pmt_lex__init(&p->lx, text, what, 0, err);
+	return lex(p);
+}
+
 int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
 		      const char *probe, const char *what, const struct pmt_typesys *types,
 		      struct pmt_opinfo *out, struct pmt_error *err)
 {
-	struct xparser p = {
-		.src = text, .what = what, .probe = probe, .fmt = fmt, .types = types, .err = err};
+	struct xparser p;
 	int vk = V_NUM;
 	uint32_t slen = 0;
 	struct xcode c = {0};
@@ -1034,8 +1173,7 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 	int idx;
 
 	memset(out, 0, sizeof(*out));
-	pmt_lex__init(&p.lx, text, what, 0, err);
-	if (lex(&p))
+	if (start(&p, t, text, fmt, probe, what, types, err))
 		return -EINVAL;
 	n = parse_cond(&p);
 	if (n && p.tok.kind != X_END)
@@ -1080,11 +1218,8 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 		c.x.op[0].k = v;
 	}
 	idx = add(t, &c.x);
-	if (idx == -E2BIG)
-		return xerr(&p, 0, (int)strlen(text), "too many expressions: at most %d a run",
-			    PMT_EXPRS);
 	if (idx < 0)
-		return pmt_error__runtime(err, idx, "%s: out of memory", what);
+		return add_failed(&p, idx);
 	out->o.src = PMT_FSRC_EXPR;
 	out->o.size = 8;
 	out->o.off = (uint16_t)idx;
@@ -1150,6 +1285,100 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 	return 0;
 }
 
+/* --- statements ----------------------------------------------------------- */
+
+/* @NAME[KEY] = VALUE or delete(@NAME[KEY]) (the lexer at its start) into c */
+static int statement(struct xparser *p, struct xcode *c)
+{
+	struct xnode *target, *value = NULL;
+	bool del = p->tok.kind == X_NAME && p->tok.len == 6 &&
+		   !strncmp(p->src + p->tok.pos, "delete", 6);
+
+	if (del && (lex(p) || p->tok.kind != '(' || lex(p)))
+		return p->lx.failed ? -EINVAL
+				    : xerr(p, p->tok.pos, 1, "expected delete(@MAP[KEY])");
+	if (p->tok.kind != '@')
+		return xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+			    "expected @MAP[KEY] = VALUE or delete(@MAP[KEY])");
+	if (!(target = parse_var(p)))
+		return -EINVAL;
+	if (p->tok.kind != (del ? ')' : '=')) {
+		xfree(target);
+		return xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+			    del ? "expected ')' after delete(@MAP[KEY]"
+				: "expected '=' after the map: @MAP[KEY] = VALUE");
+	}
+	if (lex(p) || (!del && !(value = parse_cond(p)))) {
+		xfree(target);
+		return -EINVAL;
+	}
+	if (value && value->vk != V_NUM && value->vk != V_PTR) {
+		xerr(p, value->pos, value->len,
+		     value->vk == V_STR
+			     ? "a map saves a number here: save the address and read str() of it "
+			       "where it is printed"
+			     : "a struct or an array: name a member with -> or .");
+		xfree(target);
+		xfree(value);
+		return -EINVAL;
+	}
+	emit_key(c, target->a);
+	if (value)
+		emit(c, value);
+	put(c, value ? PMT_X_VSTORE : PMT_X_VDEL, target->t, value ? -2 : -1);
+	if (!c->too_long)
+		c->x.op[c->x.n - 1].k = target->num;
+	xfree(target);
+	xfree(value);
+	return 0;
+}
+
+int pmt_expr__statements(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
+			 const char *probe, const char *what, const struct pmt_typesys *types,
+			 uint16_t *prog, struct pmt_error *err)
+{
+	struct xparser p;
+	struct xcode c = {.max_ops = PMT_EXPR_OPS};
+	int idx;
+
+	*prog = PMT_XPROG_NONE;
+	if (start(&p, t, text, fmt, probe, what, types, err))
+		return -EINVAL;
+	p.stmts = true; /* '=' and ';' from the next token on */
+	while (p.tok.kind != X_END) {
+		if (p.tok.kind != ';' && statement(&p, &c))
+			return -EINVAL;
+		if (p.tok.kind != ';' && p.tok.kind != X_END)
+			return xerr(&p, p.tok.pos, p.tok.len ? p.tok.len : 1,
+				    "expected ';' after the statement");
+		if (p.tok.kind == ';' && lex(&p))
+			return -EINVAL;
+	}
+	if (c.too_long || c.max_sp > PMT_EXPR_STACK)
+		return xerr(&p, 0, (int)strlen(text),
+			    "a block's statements take more than %d operations or %d values "
+			    "pending at once",
+			    PMT_EXPR_OPS, PMT_EXPR_STACK);
+	if (!c.x.n)
+		return 0;
+	idx = add(t, &c.x);
+	if (idx < 0)
+		return add_failed(&p, idx);
+	*prog = (uint16_t)idx;
+	return 0;
+}
+
+bool pmt_exprs__uses_vars(const struct pmt_exprs *t)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->n; i++)
+		for (j = 0; j < t->v[i].n && j < PMT_EXPR_OPS; j++)
+			if (t->v[i].op[j].code >= PMT_X_VLOAD)
+				return true;
+	return false;
+}
+
 void pmt_exprs__uses(const struct pmt_exprs *t, struct pmt_uses *u)
 {
 	size_t i, j;
@@ -1184,9 +1413,9 @@ void pmt_exprs__free(struct pmt_exprs *t)
 void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 {
 	static const char *const names[PMT_X__MAX] = {
-		"operand", "const", "neg", "not",  "lnot", "add",   "sub",  "mul",
-		"div",	   "mod",   "and", "or",   "xor",  "shl",   "shr",  "eq",
-		"ne",	   "lt",    "le",  "land", "lor",  "store", "load",
+		"operand", "const", "neg", "not",   "lnot", "add",   "sub",    "mul",  "div",
+		"mod",	   "and",   "or",  "xor",   "shl",  "shr",   "eq",     "ne",   "lt",
+		"le",	   "land",  "lor", "store", "load", "vload", "vstore", "vdel",
 	};
 	uint32_t i;
 
@@ -1195,7 +1424,7 @@ void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 
 		pmt_buf__printf(b, "%s%s", op->code < PMT_X__MAX ? names[op->code] : "?",
 				op->code == PMT_X_OPERAND || op->code == PMT_X_CONST ||
-						op->code == PMT_X_STORE
+						op->code == PMT_X_STORE || op->code >= PMT_X_VLOAD
 					? ""
 				: op->flags & PMT_XF_32
 					? (op->flags & PMT_XF_SIGNED ? " s32" : " u32")
@@ -1205,7 +1434,7 @@ void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 			pmt_buf__printf(b, " src%u@%u:%u%s", op->o.src, op->o.off, op->o.size,
 					op->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
 		else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE ||
-			 op->code == PMT_X_LOAD)
+			 op->code == PMT_X_LOAD || op->code >= PMT_X_VLOAD)
 			pmt_buf__printf(b, " %llu", (unsigned long long)op->k);
 		pmt_buf__putc(b, '\n');
 	}

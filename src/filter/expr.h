@@ -8,15 +8,16 @@
  *   binary  := unary { OP unary }     OP: * / %  + -  << >>  < <= > >=
  *                                         == !=  &  ^  |  &&  ||
  *   unary   := ("-" | "~" | "!" | "*") unary | "(" expr ")" | INTEGER | NAME
- *              | kaddr("SYMBOL")
+ *              | kaddr("SYMBOL") | "@" [NAME] ["[" expr "]"]
  *
  * NAME is a field of the probe or a common value (pid tid cpu uid gid
- * cgroup), or curtask (the current task_struct, with types). Postfix
+ * cgroup), nsecs (the time now), or curtask (the current task_struct, with types). Postfix
  * "->m", ".m" and "[N]" walk the kernel's types (PMT_CHAIN_MAX members):
  * integers and pointers are read (8 bytes a pointer), a char array is a
  * string; str(E) is the string at the address E; *E the value at the
  * kernel address E (its pointee's type, else 8 bytes); kaddr("SYM") a
- * kernel symbol's address (/proc/kallsyms). A string is a whole
+ * kernel symbol's address (/proc/kallsyms); @NAME[KEY] a program's saved
+ * value (0 where none is saved under KEY). A string is a whole
  * expression's value only (a key), never an operand of an operator. Integers: decimal or 0x hex, typed as C
  * types a literal (int, then long, then unsigned long).
  */
@@ -64,6 +65,14 @@ struct pmt_typesys {
 /* Members a chain may walk (curtask->a->b.c is 3) */
 #define PMT_CHAIN_MAX 8
 
+/* A program's saved values (bpftrace's @name[key] = value, read back as
+ * @name[key]): each variable's name, its number its index. */
+struct pmt_varnames {
+	char name[PMT_VARS][64];
+	bool keyed[PMT_VARS]; /* read or saved with a [key] */
+	uint32_t n;
+};
+
 /* A session's expressions: what PMT_FSRC_EXPR operands number. */
 struct pmt_exprs {
 	struct pmt_expr *v;
@@ -71,6 +80,9 @@ struct pmt_exprs {
 	/* the kernel's types, for member chains: set by the owner (the
 	 * session), NULL where none */
 	const struct pmt_typesys *types;
+	/* the session's saved values' names (a program's): NULL where none
+	 * may be named; a probe's table shares the session's */
+	struct pmt_varnames *vars;
 };
 
 /*
@@ -91,6 +103,17 @@ int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_fo
 int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 		       struct pmt_operand *const *ops, size_t n, uint16_t *prog, const char *probe,
 		       struct pmt_error *err);
+/*
+ * A program block's statements, text: "@NAME[KEY] = EXPR" (a value
+ * saved) and "delete(@NAME[KEY])" (forgotten), ';' between them, into
+ * one program of t run in turn (*prog its index; PMT_XPROG_NONE for an
+ * empty text). Keys and values are numbers. 0, or -EINVAL with a caret.
+ */
+int pmt_expr__statements(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
+			 const char *probe, const char *what, const struct pmt_typesys *types,
+			 uint16_t *prog, struct pmt_error *err);
+/* Does a program of t save or read values (PMT_X_VLOAD...)? */
+bool pmt_exprs__uses_vars(const struct pmt_exprs *t);
 /* Is text more than a name (an operator, a number, parentheses)? */
 bool pmt_expr__is_expression(const char *text);
 /* What t's operands use (their sources, context words), into u. */

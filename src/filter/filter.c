@@ -44,6 +44,7 @@ enum tok_kind {
 	T_LP,
 	T_RP,
 	T_MINUS,
+	T_MAP, /* '@': a program's saved value, an expression's operand */
 };
 
 struct tok {
@@ -115,23 +116,12 @@ static void hint(struct parser *p, const char *fmt, ...)
 static int next(struct parser *p)
 {
 	static const enum tok_kind kinds[] = {
-		['('] = T_LP,
-		[')'] = T_RP,
-		['~'] = T_GLOB,
-		['-'] = T_MINUS,
-		['!'] = T_NOT,
-		['<'] = T_LT,
-		['>'] = T_GT,
-		['&'] = T_BAND,
-		[PMT_TOK_END] = T_END,
-		[PMT_TOK_INT] = T_INT,
-		[PMT_TOK_NAME] = T_IDENT,
-		[PMT_TOK_STR] = T_STR,
-		[PMT_TOK_LE] = T_LE,
-		[PMT_TOK_GE] = T_GE,
-		[PMT_TOK_EQ] = T_EQ,
-		[PMT_TOK_NE] = T_NE,
-		[PMT_TOK_LAND] = T_AND,
+		['('] = T_LP,	       [')'] = T_RP,	      ['~'] = T_GLOB,
+		['-'] = T_MINUS,       ['!'] = T_NOT,	      ['<'] = T_LT,
+		['>'] = T_GT,	       ['&'] = T_BAND,	      ['@'] = T_MAP,
+		[PMT_TOK_END] = T_END, [PMT_TOK_INT] = T_INT, [PMT_TOK_NAME] = T_IDENT,
+		[PMT_TOK_STR] = T_STR, [PMT_TOK_LE] = T_LE,   [PMT_TOK_GE] = T_GE,
+		[PMT_TOK_EQ] = T_EQ,   [PMT_TOK_NE] = T_NE,   [PMT_TOK_LAND] = T_AND,
 		[PMT_TOK_LOR] = T_OR,
 	};
 	struct pmt_tok *t = &p->lx.tok;
@@ -528,10 +518,10 @@ static bool is_expr_operand(const struct parser *p, int *end)
 		if (lx.tok.kind == PMT_TOK_INT)
 			return false; /* a negative literal first: -5 < x */
 		lx = ahead(p);
-	} else if (p->tok.kind != T_IDENT && p->tok.kind != T_LP) {
+	} else if (p->tok.kind != T_IDENT && p->tok.kind != T_LP && p->tok.kind != T_MAP) {
 		return false;
 	}
-	if (p->tok.kind == T_LP)
+	if (p->tok.kind == T_LP || p->tok.kind == T_MAP)
 		pmt_lex__skip_to(&lx, p->tok.pos);
 	*end = operand_end(&lx);
 	return !(p->tok.kind == T_IDENT && *end == p->tok.pos + p->tok.len);
@@ -959,6 +949,7 @@ int pmt_filter__compile(const char *expr, const struct pmt_format *fmt, const ch
 
 	memset(out, 0, sizeof(*out));
 	out->xprog = PMT_XPROG_NONE;
+	p.mine.vars = p.exprs ? p.exprs->vars : NULL;
 	pmt_lex__init(&p.lx, expr, "--filter", PMT_LEX_SIZES, err);
 	if (next(&p))
 		goto out;
@@ -1018,7 +1009,7 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 	static const char *const ops[] = {"==", "<", "<=", "&", "~"};
 	static const char *const srcs[] = {
 		"field", "field_str", "field_dstr", "pid", "tid",  "cpu",  "uid",
-		"gid",	 "cgroup",    "comm",	    "str", "expr", "task",
+		"gid",	 "cgroup",    "comm",	    "str", "expr", "task", "nsecs",
 	};
 	_Static_assert(sizeof(srcs) / sizeof(srcs[0]) == PMT_FSRC__MAX, "a name a source");
 	int i;

@@ -24,10 +24,16 @@ struct parser {
 	struct pmt_error *err;
 	struct pmt_program *p;
 	bool failed;
+	/* the start time's shape (--latency) refused: the program is read
+	 * again with every map a saved value's (no_lat) */
+	bool lat_refused, no_lat;
 	int stmt_line; /* where the map's statement was first met */
 	bool incr;     /* it was @map++ */
 	bool printed;  /* a probe's block printed (printf) */
 	char *end_key; /* the start time's key where it is read back */
+	/* the maps of saved values (@NAME[KEY] = VALUE), those END clears:
+	 * " NAME NAME " */
+	struct pmt_buf saved, cleared;
 	/* the block's $variables so far: each its value's text, used in
 	 * its place (a value of the event: nothing changes it meanwhile) */
 	struct var {
@@ -84,6 +90,10 @@ static int perr(struct parser *P, int pos, int len, const char *fmt, ...)
 }
 
 /* The lexer's next token; a bad one told with its line. */
+/* perr of the start time's shape: the program may still read as
+ * saved values */
+#define lat_perr(P, ...) ((P)->lat_refused = true, perr((P), __VA_ARGS__))
+
 static int next(struct parser *P)
 {
 	const char *m = P->lexerr.msg;
@@ -406,7 +416,10 @@ static void update_free(struct update *u)
 	memset(u, 0, sizeof(*u));
 }
 
-/* @NAME[KEYS] = FN(ARGS) or @NAME[KEYS]++ (the lexer at '@') */
+static int value_text(struct parser *P, char **text);
+
+/* @NAME[KEYS] = FN(ARGS), @NAME[KEYS]++, or @NAME[KEYS] = VALUE (the
+ * lexer at '@') */
 static int map_update(struct parser *P, struct update *u)
 {
 	const char *s = P->src;
@@ -444,17 +457,22 @@ static int map_update(struct parser *P, struct update *u)
 		return -EINVAL;
 	fpos = P->lx.tok.pos;
 	flen = P->lx.tok.len;
-	if (P->lx.tok.kind == PMT_TOK_NAME && flen == 5 && !strncmp(s + fpos, "nsecs", 5)) {
+	if (!P->no_lat && P->lx.tok.kind == PMT_TOK_NAME && flen == 5 &&
+	    !strncmp(s + fpos, "nsecs", 5)) {
 		u->fn = strdup("nsecs"); /* a start time (start_store) */
 		return next(P);
 	}
 	for (i = 0; P->lx.tok.kind == PMT_TOK_NAME && i < sizeof(fns) / sizeof(fns[0]); i++)
 		if ((int)strlen(fns[i]) == flen && !strncmp(s + fpos, fns[i], (size_t)flen))
 			break;
-	if (P->lx.tok.kind != PMT_TOK_NAME || i == sizeof(fns) / sizeof(fns[0]))
-		return perr(P, fpos, flen ? flen : 1,
-			    "a map is assigned count(), sum(), avg(), min(), max(), stats(), "
-			    "hist() or lhist() here: other values are not supported yet");
+	if (P->lx.tok.kind != PMT_TOK_NAME || i == sizeof(fns) / sizeof(fns[0])) {
+		/* a value saved (save_value) */
+		u->fn = strdup("=");
+		if (value_text(P, &u->value))
+			return -EINVAL;
+		return u->value ? 0
+				: perr(P, fpos, 1, "expected a value: @%s[KEY] = VALUE", u->map);
+	}
 	u->fn = strdup(fns[i]);
 	if (next(P))
 		return -EINVAL;
@@ -726,7 +744,46 @@ struct blk_state {
 	char *printed; /* its printf calls' arguments */
 	int got;       /* map statements */
 	int role;      /* PMT_PROG_START, PMT_PROG_END, or 0 */
+	char *stmts;   /* its values saved and forgotten (pmt_prog_probe's) */
+	/* the maps it saved or forgot so far, " NAME NAME " */
+	struct pmt_buf touched;
 };
+
+/* Does text name map @name (not @name2)? */
+static bool names_map(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *at;
+
+	for (at = text ? strchr(text, '@') : NULL; at; at = strchr(at + 1, '@'))
+		if (!strncmp(at + 1, name, n) && !pmt_lex__name_char(at[1 + n], false))
+			return true;
+	return false;
+}
+
+/* Is name in list (" NAME NAME ")? */
+static bool listed(const struct pmt_buf *list, const char *name)
+{
+	const char *s = list->p;
+	size_t n = strlen(name);
+
+	for (; s && (s = strchr(s, ' ')); s++)
+		if (!strncmp(s + 1, name, n) && s[1 + n] == ' ')
+			return true;
+	return false;
+}
+
+/* name into list, once */
+static void list_add(struct pmt_buf *list, const char *name)
+{
+	if (!list->len) {
+		pmt_buf__putc(list, ' ');
+		pmt_buf__cstr(list);
+	}
+	if (!listed(list, name))
+		pmt_buf__printf(list, "%s ", name);
+	pmt_buf__cstr(list);
+}
 
 /* text without its spaces (malloc'd) */
 static char *squeezed(const char *text)
@@ -764,9 +821,9 @@ static bool start_ref(const struct parser *P, const char *v, char **key, const c
 static int end_key(struct parser *P, char *key, int pos)
 {
 	if (P->end_key && strcmp(P->end_key, key)) {
-		int r = perr(P, pos, 1,
-			     "the start time is read back under [%s] here and [%s] before", key,
-			     P->end_key);
+		int r = lat_perr(P, pos, 1,
+				 "the start time is read back under [%s] here and [%s] before", key,
+				 P->end_key);
 
 		free(key);
 		return r;
@@ -791,13 +848,15 @@ static int start_predicate(struct parser *P, char **filter, struct blk_state *b,
 		b->role = PMT_PROG_END;
 		free(*filter);
 		*filter = NULL;
-	} else if (strchr(v, '@')) {
+	} else if (P->p->lat_map && names_map(v, P->p->lat_map)) {
 		free(key);
 		free(*filter);
 		*filter = NULL;
-		ret = perr(P, pos, 1,
-			   "a predicate reads a map only as /@start[KEY]/, the start time stored "
-			   "before (@start[KEY] = nsecs), for now");
+		ret = lat_perr(P, pos, 1,
+			       "a predicate reads a start time only as /@%s[KEY]/, for now",
+			       P->p->lat_map);
+	} else {
+		free(key); /* a saved value's map, read where the filter runs */
 	}
 	free(v);
 	return ret;
@@ -817,8 +876,8 @@ static int latency_value(struct parser *P, struct update *u, struct blk_state *b
 	size_t i = sizeof(divs) / sizeof(divs[0]), n;
 	bool paren;
 
-	if (!v || !strchr(v, '@')) {
-		free(v);
+	if (!v || !P->p->lat_map || !names_map(v, P->p->lat_map)) {
+		free(v); /* not the start time's: maybe a saved value's */
 		return 0;
 	}
 	tail = strchr(v, ':'); /* lhist's MIN:MAX:STEP */
@@ -833,10 +892,11 @@ static int latency_value(struct parser *P, struct update *u, struct blk_state *b
 	if (!key || !rest || i == sizeof(divs) / sizeof(divs[0])) {
 		free(key);
 		free(v);
-		return perr(P, pos, 1,
-			    "a start time is read back as (nsecs - @%s[KEY]) / 1000 (or 1000000, "
-			    "1e6, 1e9, or no division), for now",
-			    P->p->lat_map ? P->p->lat_map : "start");
+		return lat_perr(
+			P, pos, 1,
+			"a start time is read back as (nsecs - @%s[KEY]) / 1000 (or 1000000, "
+			"1e6, 1e9, or no division), for now",
+			P->p->lat_map ? P->p->lat_map : "start");
 	}
 	P->p->lat_unit = divs[i][1];
 	b->role = PMT_PROG_END;
@@ -861,15 +921,15 @@ static int start_store(struct parser *P, struct update *u, struct blk_state *b, 
 	struct pmt_program *p = P->p;
 
 	if (b->got || b->printed)
-		return perr(P, pos, 1,
-			    "a start time's block stores it alone, for now (@%s[KEY] = nsecs)",
-			    u->map);
+		return lat_perr(P, pos, 1,
+				"a start time's block stores it alone, for now (@%s[KEY] = nsecs)",
+				u->map);
 	if (p->lat_map && strcmp(p->lat_map, u->map))
-		return perr(P, pos, 1, "one start-time map a program, for now: this is @%s's",
-			    p->lat_map);
+		return lat_perr(P, pos, 1, "one start-time map a program, for now: this is @%s's",
+				p->lat_map);
 	if (!u->keys || strchr(u->keys, ','))
-		return perr(P, pos, 1, "a start time is kept under one key: @%s[tid] = nsecs",
-			    u->map);
+		return lat_perr(P, pos, 1, "a start time is kept under one key: @%s[tid] = nsecs",
+				u->map);
 	if (!p->lat_map) {
 		p->lat_map = u->map;
 		p->lat_key = u->keys;
@@ -880,54 +940,147 @@ static int start_store(struct parser *P, struct update *u, struct blk_state *b, 
 	return 0;
 }
 
-/* delete(@MAP[KEY]) or clear(@MAP) of the start-time map: its entries
- * are --latency's own (the lexer at the name). */
-static int forget(struct parser *P)
+/* stmt appended to the block's statements */
+static int add_stmt(struct parser *P, struct blk_state *b, const char *map, const char *stmt)
 {
-	int pos = P->lx.tok.pos, depth = 0, at;
-	const char *m = P->p->lat_map;
+	char *all;
 
-	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != '@' || next(P))
-		return perr(P, pos, 1, "expected delete(@map[key]) or clear(@map)");
-	at = P->lx.tok.pos;
-	if (!m || P->lx.tok.kind != PMT_TOK_NAME || P->lx.tok.len != (int)strlen(m) ||
-	    strncmp(P->src + at, m, strlen(m)))
-		return perr(P, at, P->lx.tok.len ? P->lx.tok.len : 1,
-			    "delete() and clear() take the start-time map here, for now");
-	while (depth || P->lx.tok.kind != ')') {
-		if (P->lx.tok.kind == PMT_TOK_END)
-			return perr(P, pos, 1, "expected ')'");
-		depth += (P->lx.tok.kind == '[') - (P->lx.tok.kind == ']');
-		if (next(P))
-			return -EINVAL;
-	}
-	return next(P);
+	if (asprintf(&all, "%s%s%s", b->stmts ? b->stmts : "", b->stmts ? "; " : "", stmt) < 0)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	free(b->stmts);
+	b->stmts = all;
+	list_add(&b->touched, map);
+	return 0;
 }
 
-/* A map statement: the start time's store, or the one update. */
+/* @MAP[KEY] = VALUE: a value saved, read back elsewhere as @MAP[KEY] (u
+ * read by map_update) */
+static int save_value(struct parser *P, struct update *u, struct blk_state *b, int pos)
+{
+	char *stmt;
+	int r;
+
+	if (P->p->lat_map && !strcmp(P->p->lat_map, u->map))
+		return perr(P, pos, 1, "@%s holds a start time (= nsecs): not another value",
+			    u->map);
+	if (u->keys && strchr(u->keys, ','))
+		return perr(P, pos, 1, "a saved value has one key, for now: @%s[%s]", u->map,
+			    u->keys);
+	if (asprintf(&stmt, "@%s%s%s%s = %s", u->map, u->keys ? "[" : "", u->keys ? u->keys : "",
+		     u->keys ? "]" : "", u->value) < 0)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	r = add_stmt(P, b, u->map, stmt);
+	free(stmt);
+	list_add(&P->saved, u->map);
+	return r;
+}
+
+/* delete(@MAP[KEY]) in a probe's block, clear(@MAP) in END's (the lexer
+ * at the name): a saved value forgotten; the start-time map's entries
+ * are --latency's own, and a map cleared at the end is not printed. */
+static int forget(struct parser *P, struct blk_state *b)
+{
+	int pos = P->lx.tok.pos, depth = 0, at, end;
+	char *name, *text, *stmt;
+	int r = 0;
+
+	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != '@')
+		return perr(P, pos, 1, "expected delete(@map[key]) or clear(@map)");
+	at = P->lx.tok.pos;
+	if (next(P))
+		return -EINVAL;
+	name = P->lx.tok.kind == PMT_TOK_NAME && P->lx.tok.pos == at + 1
+		       ? strndup(P->src + at + 1, (size_t)P->lx.tok.len)
+		       : strdup("");
+	if (!name)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	for (end = at + 1; depth || P->lx.tok.kind != ')';) {
+		if (P->lx.tok.kind == PMT_TOK_END) {
+			free(name);
+			return perr(P, pos, 1, "expected ')'");
+		}
+		depth += (P->lx.tok.kind == '[') - (P->lx.tok.kind == ']');
+		end = P->lx.tok.pos + P->lx.tok.len;
+		if (next(P)) {
+			free(name);
+			return -EINVAL;
+		}
+	}
+	if (b->kind == BLK_END && !listed(&P->saved, name) &&
+	    !(P->p->lat_map && !strcmp(name, P->p->lat_map))) {
+		free(name);
+		return perr(P, at, end - at,
+			    "END clears the start time or saved values here, for now: not an "
+			    "aggregation (printed at the end)");
+	}
+	if (b->kind == BLK_END || (P->p->lat_map && !strcmp(name, P->p->lat_map))) {
+		if (b->kind == BLK_END)
+			list_add(&P->cleared, name);
+		free(name);
+		return next(P);
+	}
+	text = rewrite(P, at, end);
+	if (!text || asprintf(&stmt, "delete(%s)", text) < 0)
+		stmt = NULL;
+	if (stmt)
+		r = add_stmt(P, b, name, stmt);
+	free(text);
+	free(stmt);
+	free(name);
+	if (!stmt)
+		return P->failed
+			       ? -EINVAL
+			       : pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	return r ? r : next(P);
+}
+
+/* A map statement: a value saved, the start time's store, or the one
+ * update. */
 static int map_statement(struct parser *P, struct blk_state *b, int pos)
 {
 	struct update u = {0};
+	bool saving;
 	int ret;
 
-	if (b->got)
-		return perr(P, pos, 1, "one map update a block, for now: this is the second");
 	ret = map_update(P, &u);
-	if (!ret && !strcmp(u.fn, "nsecs"))
+	saving = !ret && !strcmp(u.fn, "=");
+	if (saving)
+		ret = save_value(P, &u, b, pos);
+	else if (!ret && b->got)
+		ret = perr(P, pos, 1, "one map update a block, for now: this is the second");
+	else if (!ret && !strcmp(u.fn, "nsecs"))
 		ret = start_store(P, &u, b, pos);
 	else if (!ret && !(ret = latency_value(P, &u, b, pos)) && !(ret = take_update(P, &u, pos)))
 		ret = print_or_map(P, pos);
-	if (!ret && b->role != PMT_PROG_START)
+	if (!ret && b->role != PMT_PROG_START && !saving)
 		b->got++;
 	update_free(&u); /* what was kept was taken */
 	return ret;
+}
+
+/* The statement's value from the lexer's token up to its ';' or '}'
+ * (the lexer left there), rewritten into *text; NULL there if it is
+ * empty. 0, or -EINVAL (said). */
+static int value_text(struct parser *P, char **text)
+{
+	int start, end, depth = 0, k;
+
+	start = end = P->lx.tok.pos;
+	while ((k = P->lx.tok.kind) != PMT_TOK_END && (depth || (k != ';' && k != '}'))) {
+		depth += (k == '(' || k == '[') - (k == ')' || k == ']');
+		end = P->lx.tok.pos + P->lx.tok.len;
+		if (next(P))
+			return -EINVAL;
+	}
+	*text = end > start ? rewrite(P, start, end) : NULL;
+	return end > start && !*text && P->failed ? -EINVAL : 0;
 }
 
 /* $NAME = EXPR (the lexer at '$'): the block's variable, its value's
  * text (rewritten: earlier variables in it are theirs) used from here on. */
 static int assign_var(struct parser *P)
 {
-	int pos = P->lx.tok.pos, start, end, depth = 0, k;
+	int pos = P->lx.tok.pos, start;
 	char *name, *text;
 
 	if (next(P) || P->lx.tok.kind != PMT_TOK_NAME || P->lx.tok.pos != pos + 1)
@@ -944,16 +1097,11 @@ static int assign_var(struct parser *P)
 		free(name);
 		return -EINVAL;
 	}
-	start = end = P->lx.tok.pos;
-	while ((k = P->lx.tok.kind) != PMT_TOK_END && (depth || (k != ';' && k != '}'))) {
-		depth += (k == '(' || k == '[') - (k == ')' || k == ']');
-		end = P->lx.tok.pos + P->lx.tok.len;
-		if (next(P)) {
-			free(name);
-			return -EINVAL;
-		}
+	start = P->lx.tok.pos;
+	if (value_text(P, &text)) {
+		free(name);
+		return -EINVAL;
 	}
-	text = end > start ? rewrite(P, start, end) : NULL;
 	if (!text || P->nvars == (int)(sizeof(P->vars) / sizeof(P->vars[0]))) {
 		free(name);
 		free(text);
@@ -975,15 +1123,38 @@ static void forget_vars(struct parser *P)
 	}
 }
 
+/* The printf just read (at pos) reads no map the block saved or forgot
+ * before it: the block's statements run after what it prints. */
+static int read_after_write(struct parser *P, struct blk_state *b, int pos, size_t before)
+{
+	const char *last = b->printed + before, *s, *n;
+	char name[64];
+
+	for (s = b->touched.p; s && *s && (n = strchr(s + 1, ' ')); s = n) {
+		snprintf(name, sizeof(name), "%.*s", (int)(n - s - 1), s + 1);
+		if (names_map(last, name))
+			return perr(P, pos, 6,
+				    "printf reads @%s after the block saved or deleted it: not "
+				    "supported yet (print it first)",
+				    name);
+	}
+	return 0;
+}
+
 /* One statement of block b (the lexer at its first token). */
 static int statement(struct parser *P, struct blk_state *b)
 {
 	const struct pmt_tok *t = &P->lx.tok;
 	int pos = t->pos;
 
-	if (b->kind != BLK_END && is_word(P, t, "printf"))
-		return b->kind == BLK_BEGIN ? begin_printf(P)
-					    : probe_printf(P, &b->printed) || print_or_map(P, pos);
+	if (b->kind == BLK_BEGIN && is_word(P, t, "printf"))
+		return begin_printf(P);
+	if (b->kind == BLK_PROBE && is_word(P, t, "printf")) {
+		size_t before = b->printed ? strlen(b->printed) : 0;
+
+		return probe_printf(P, &b->printed) || print_or_map(P, pos) ||
+		       read_after_write(P, b, pos, before);
+	}
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
 		return probe_time(P, &b->printed) || print_or_map(P, pos);
 	if (b->kind == BLK_PROBE && t->kind == '@')
@@ -992,7 +1163,7 @@ static int statement(struct parser *P, struct blk_state *b)
 		return assign_var(P);
 	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||
 	    (b->kind == BLK_END && is_word(P, t, "clear")))
-		return forget(P);
+		return forget(P, b);
 	return unsupported(P, b->kind == BLK_BEGIN);
 }
 
@@ -1019,7 +1190,7 @@ static int block(struct parser *P, struct blk_state *b)
 			return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
 				    "expected ';' or '}' after the statement");
 	}
-	if (b->kind == BLK_PROBE && !b->got && !b->printed)
+	if (b->kind == BLK_PROBE && !b->got && !b->printed && !b->stmts)
 		return perr(
 			P, P->lx.tok.pos, 1,
 			"this block does nothing: a program's blocks printf, or update one map, "
@@ -1120,14 +1291,20 @@ static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 
 	for (k = first; k < p->nprobes; k++) {
 		p->probes[k].role = b->role;
-		if (b->printed && !(p->probes[k].printf = strdup(b->printed)))
+		p->probes[k].stmts_only = b->stmts && !b->printed && !b->got && !b->role;
+		if ((b->printed && !(p->probes[k].printf = strdup(b->printed))) ||
+		    (b->stmts && !(p->probes[k].stmts = strdup(b->stmts))))
 			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
+	if (b->stmts && b->role)
+		return lat_perr(P, P->lx.tok.pos, 1,
+				"a start time's block saves no other value, for now");
 	if (b->role && p->nprobes - first != 1)
-		return perr(P, P->lx.tok.pos, 1,
-			    "a start time is stored by one probe and read by one, for now: this "
-			    "block has %zu",
-			    p->nprobes - first);
+		return lat_perr(
+			P, P->lx.tok.pos, 1,
+			"a start time is stored by one probe and read by one, for now: this "
+			"block has %zu",
+			p->nprobes - first);
 	return 0;
 }
 
@@ -1159,6 +1336,8 @@ static int probe_block(struct parser *P, int *at)
 	if (!ret)
 		ret = block_onto(P, &b, first);
 	free(b.printed);
+	free(b.stmts);
+	pmt_buf__free(&b.touched);
 	if (!ret)
 		*at = P->lx.tok.pos + 1;
 	return ret;
@@ -1174,12 +1353,13 @@ static int latency_shape(struct parser *P, int at)
 	for (k = 0; k < p->nprobes; k++)
 		roles[p->probes[k].role]++;
 	if (roles[PMT_PROG_START] != 1 || roles[PMT_PROG_END] != 1 || roles[0])
-		return perr(P, at, 1,
-			    "@%s, a start time, needs one probe storing it and one reading it "
-			    "back into the map, and no other probe, for now",
-			    p->lat_map);
+		return lat_perr(P, at, 1,
+				"@%s, a start time, needs one probe storing it and one reading it "
+				"back into the map, and no other probe, for now",
+				p->lat_map);
 	if (!p->fn || !p->lat_unit)
-		return perr(P, at, 1, "@%s, a start time, is not read back into a map", p->lat_map);
+		return lat_perr(P, at, 1, "@%s, a start time, is not read back into a map",
+				p->lat_map);
 	if ((strcmp(p->lat_key, "tid") || strcmp(P->end_key, "tid")) &&
 	    asprintf(&p->lat_match, "%s=%s", p->lat_key, P->end_key) < 0) {
 		p->lat_match = NULL;
@@ -1188,10 +1368,49 @@ static int latency_shape(struct parser *P, int at)
 	return 0;
 }
 
-int pmt_program__parse(const char *text, const char *name, struct pmt_program *p,
-		       struct pmt_error *err)
+/* Where @name first stands in the source (0 if nowhere) */
+static int map_pos(const struct parser *P, const char *name)
 {
-	struct parser P = {.name = name, .orig = text, .err = err, .p = p};
+	const char *at;
+
+	for (at = strchr(P->src, '@'); at; at = strchr(at + 1, '@'))
+		if (!strncmp(at + 1, name, strlen(name)) &&
+		    !pmt_lex__name_char(at[1 + strlen(name)], false))
+			return (int)(at - P->src);
+	return 0;
+}
+
+/* Every map text reads is one the program saves values in: an
+ * aggregation is read at the end, not per event, for now. */
+static int maps_read(struct parser *P, const char *text)
+{
+	const char *at;
+	char name[64];
+	int n;
+
+	for (at = text ? strchr(text, '@') : NULL; at; at = strchr(at + 1, '@')) {
+		for (n = 0; pmt_lex__name_char(at[1 + n], !n); n++)
+			;
+		snprintf(name, sizeof(name), "%.*s", n, at + 1);
+		if (listed(&P->saved, name))
+			continue;
+		return perr(
+			P, map_pos(P, name), n + 1,
+			P->p->map && !strcmp(P->p->map, name)
+				? "@%s is an aggregation: it is printed at the end, not read by "
+				  "the probes, for now"
+				: "@%s is read but no probe saves a value in it (@%s[KEY] = VALUE)",
+			name, name);
+	}
+	return 0;
+}
+
+/* One reading of text into p: its start times as --latency's, or as
+ * saved values (no_lat); *lat_refused: the first refused their shape. */
+static int parse_as(const char *text, const char *name, struct pmt_program *p, bool no_lat,
+		    bool *lat_refused, struct pmt_error *err)
+{
+	struct parser P = {.name = name, .orig = text, .err = err, .p = p, .no_lat = no_lat};
 	int at = 0, ret = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -1206,12 +1425,33 @@ int pmt_program__parse(const char *text, const char *name, struct pmt_program *p
 		ret = perr(&P, at, 1, "the program has no probe: nothing to trace");
 	if (!ret && p->lat_map)
 		ret = latency_shape(&P, at);
+	for (size_t i = 0; !ret && i < p->nprobes; i++)
+		ret = maps_read(&P, p->probes[i].filter) || maps_read(&P, p->probes[i].printf) ||
+		      maps_read(&P, p->probes[i].stmts);
 	forget_vars(&P);
 	free(P.end_key);
+	pmt_buf__free(&P.saved);
+	p->cleared = P.cleared.p; /* its memory p's */
 	free(P.src);
 	if (ret)
 		pmt_program__free(p);
+	*lat_refused = P.lat_refused;
 	return ret ? (pmt_error__set(err) ? -EINVAL : ret) : 0;
+}
+
+int pmt_program__parse(const char *text, const char *name, struct pmt_program *p,
+		       struct pmt_error *err)
+{
+	bool lat_refused = false;
+	int ret = parse_as(text, name, p, false, &lat_refused, err);
+
+	/* a start time --latency cannot measure (several probes store or
+	 * read it, its block saves more): a saved value like any other */
+	if (ret == -EINVAL && lat_refused) {
+		pmt_error__clear(err);
+		ret = parse_as(text, name, p, true, &lat_refused, err);
+	}
+	return ret;
 }
 
 void pmt_program__free(struct pmt_program *p)
@@ -1223,6 +1463,7 @@ void pmt_program__free(struct pmt_program *p)
 		free(p->probes[i].filter);
 		free(p->probes[i].printf);
 		free(p->probes[i].where);
+		free(p->probes[i].stmts);
 	}
 	free(p->probes);
 	free(p->map);
@@ -1233,6 +1474,7 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->lat_map);
 	free(p->lat_key);
 	free(p->lat_match);
+	free(p->cleared);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -14,7 +14,9 @@
  * avg(E) | min(E) | max(E) | stats(E) | hist(E) | lhist(E, MIN, MAX,
  * STEP), or @map[keys]++; a start time (@start[K] = nsecs in one
  * probe's block, read back as (nsecs - @start[K]) / N into the map in
- * another's: --latency); $variables (their values' text in their
+ * another's: --latency); values saved (@name[K] = V, a number under one
+ * key) and read back (@name[K] anywhere a value is read), or forgotten
+ * (delete); $variables (their values' text in their
  * place); BEGIN's printf of literals; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
@@ -22,6 +24,7 @@
 #ifndef PMT_PROGRAM_H
 #define PMT_PROGRAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "util/error.h"
 #include "util/strutil.h"
@@ -36,6 +39,11 @@ struct pmt_prog_probe {
 	/* a start time's probes (@start[K] = nsecs, read back as nsecs -
 	 * @start[K]): PMT_PROG_START, PMT_PROG_END; else 0 */
 	int role;
+	/* its block's values saved and forgotten, "@M[K] = V; delete(@M[K])"
+	 * (filter/expr.h's statements), or NULL; stmts_only: its block does
+	 * nothing else */
+	char *stmts;
+	bool stmts_only;
 };
 
 enum { PMT_PROG_START = 1, PMT_PROG_END = 2 };
@@ -54,6 +62,8 @@ struct pmt_program {
 	 * lat_unit ("ns" "us" "ms" "s") */
 	char *lat_map, *lat_key, *lat_match;
 	const char *lat_unit;
+	/* the maps END clears, " NAME NAME " (not printed at the end), or NULL */
+	char *cleared;
 };
 
 #define PMT_PRINTF_ARGS 16

@@ -107,6 +107,8 @@ static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *s
 	p[o->nr_probes].filter = NULL;
 	p[o->nr_probes].printf = NULL;
 	p[o->nr_probes].where = NULL;
+	p[o->nr_probes].stmts = NULL;
+	p[o->nr_probes].stmts_only = false;
 	o->nr_probes++;
 	return 0;
 }
@@ -1062,6 +1064,8 @@ static int load_program(struct optctx *c)
 		o->probes[o->nr_probes - 1].filter = p->probes[i].filter;
 		o->probes[o->nr_probes - 1].printf = p->probes[i].printf;
 		o->probes[o->nr_probes - 1].where = p->probes[i].where;
+		o->probes[o->nr_probes - 1].stmts = p->probes[i].stmts;
+		o->probes[o->nr_probes - 1].stmts_only = p->probes[i].stmts_only;
 	}
 	o->begin = p->begin;
 	if (!p->fn)

@@ -42,6 +42,12 @@ struct pmt_probe {
 	struct pmt_operand vals[PMT_STREAM_VALS];
 	uint32_t nvals, nstrs_print;
 	uint16_t str_xprog; /* their expressions' program, or PMT_XPROG_NONE */
+	/* a program's block's statements (the options'), all it does where
+	 * stmts_only (PMT_ACT_NONE), and their program (PMT_XPROG_NONE) */
+	const char *stmts_text;
+	bool stmts_only;
+	bool stmts_record; /* they read the record's fields */
+	uint16_t sprog;
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;

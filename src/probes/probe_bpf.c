@@ -78,6 +78,7 @@ int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const
 	p = &l->v[l->n];
 	memset(p, 0, sizeof(*p));
 	p->str_xprog = PMT_XPROG_NONE;
+	p->sprog = PMT_XPROG_NONE;
 	p->id = l->n++; /* from here on pmt_probes__free frees it */
 	p->prov = prov;
 	p->fmt = fmt;

@@ -48,6 +48,7 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 	memcpy(cfg->strs, p->strs, sizeof(cfg->strs));
 	memcpy(cfg->vals, p->vals, sizeof(cfg->vals));
 	cfg->str_xprog = p->str_xprog;
+	cfg->sprog = p->sprog;
 	cfg->action = p->action;
 	cfg->agg = p->agg;
 	cfg->stack = c->stack;

@@ -212,8 +212,14 @@ static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_read
 		if (s->agg && pmt_syms__debuginfod(s->syms))
 			pmt_aggmaps__touch_files(s->aggmaps, s->syms);
 		pmt_syms__await_debug(s->syms, PMT_DEBUGINFOD_END_MS);
-		if (s->agg &&
-		    pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns(), &e)) {
+		/* the maps in their names' order, as bpftrace prints them */
+		if (pmt_session__print_saved(s, true, out, &e) ||
+		    (s->agg &&
+		     pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns(), &e))) {
+			pmt_error__print(&e);
+			ret = PMT_EXIT_FAIL;
+		}
+		if (pmt_session__print_saved(s, false, out, &e)) {
 			pmt_error__print(&e);
 			ret = PMT_EXIT_FAIL;
 		}

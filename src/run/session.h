@@ -35,6 +35,7 @@ struct pmt_session {
 	struct pmt_agg *agg;	     /* --count, --hist, ...: NULL when streaming */
 	struct pmt_exprs exprs;	     /* what keys and values compute (pmt_exprs) */
 	struct pmt_btftypes types;   /* the kernel's, where an expression walks them */
+	struct pmt_varnames vars;    /* a program's saved values (exprs.vars) */
 	struct pmt_aggmaps *aggmaps; /* its maps, drained: made at load */
 	struct pmt_syms *syms;	     /* symbolizer, made when needed */
 	uint8_t stack;		     /* --stack: PMT_STACK_* */
@@ -66,6 +67,11 @@ void pmt_session__free(struct pmt_session *s);
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 /* Events of probe id that were aggregated (streamed: received). */
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id);
+/* A program's saved values left at the end, as bpftrace prints them:
+ * those whose maps' names sort before the aggregation's (before), or the
+ * others; 0, or -errno with err filled */
+int pmt_session__print_saved(struct pmt_session *s, bool before, struct pmt_output *out,
+			     struct pmt_error *err);
 /* Probe id's reads that failed: str()'s, or (member) members' */
 uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool member);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);

@@ -26,6 +26,7 @@
 #include "util/strutil.h"
 #include "symbols/symbols.h"
 #include "output/printf.h"
+#include "lang/program.h"
 #include "probes/print.h"
 #include "pmtrace.skel.h"
 
@@ -116,7 +117,7 @@ static int compile_aggregation(struct pmt_session *s)
 {
 	struct pmt_agg_probe *ap = calloc(s->probes.n ? s->probes.n : 1, sizeof(*ap));
 	char **keys = calloc(s->probes.n ? s->probes.n : 1, sizeof(*keys));
-	uint32_t i;
+	uint32_t i, n, k;
 	int err;
 
 	if (!ap || !keys) {
@@ -124,26 +125,39 @@ static int compile_aggregation(struct pmt_session *s)
 		free(keys);
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
 	}
-	for (i = 0; i < s->probes.n; i++) {
-		ap[i].name = s->probes.v[i].name;
-		ap[i].fmt = s->probes.v[i].fmt;
+	/* the probes that aggregate: not those whose block saves values alone */
+	for (i = n = 0; i < s->probes.n; i++) {
+		if (s->probes.v[i].stmts_only)
+			continue;
+		ap[n].name = s->probes.v[i].name;
+		ap[n].fmt = s->probes.v[i].fmt;
 		/* a tracepoint's probe key as bpftrace's probe: with its kind
 		 * (a probe given twice stays name#2: its filter makes it
 		 * another) */
 		if (s->probes.v[i].prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) &&
-		    asprintf(&keys[i], "tracepoint:%s", ap[i].name) > 0)
-			ap[i].probe = keys[i];
+		    asprintf(&keys[n], "tracepoint:%s", ap[n].name) > 0)
+			ap[n].probe = keys[n];
+		n++;
 	}
-	err = pmt_agg__compile(&s->opts->agg, ap, s->probes.n, &s->exprs, &s->stack, &s->agg,
-			       &s->err);
+	err = pmt_agg__compile(&s->opts->agg, ap, n, &s->exprs, &s->stack, &s->agg, &s->err);
 	/* the types were for compiling: the kernel's BTF is 5 MB */
 	pmt_btftypes__close(&s->types);
 	s->exprs.types = NULL;
-	for (i = 0; !err && s->agg && i < s->probes.n; i++) {
-		s->probes.v[i].action = ap[i].action;
-		s->probes.v[i].agg = ap[i].cfg;
+	for (i = k = 0; !err && i < s->probes.n; i++) {
+		struct pmt_probe *p = &s->probes.v[i];
+
+		if (p->stmts_only) {
+			p->action = PMT_ACT_NONE;
+			memset(&p->agg, 0, sizeof(p->agg));
+			p->agg.xprog = PMT_XPROG_NONE;
+		} else if (s->agg) {
+			p->action = ap[k].action;
+			p->agg = ap[k].cfg;
+		}
+		k += !p->stmts_only;
+		p->agg.needs_record |= p->stmts_record;
 	}
-	for (i = 0; i < s->probes.n; i++)
+	for (i = 0; i < n; i++)
 		free(keys[i]);
 	free(keys);
 	free(ap);
@@ -273,6 +287,8 @@ static int resolve_strings(struct pmt_session *s)
 
 	if (!mine)
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for --str");
+	for (i = 0; i < s->probes.n; i++)
+		mine[i].vars = s->exprs.vars;
 	for (s->nstrs = 0; n && *n && s->nstrs < PMT_STREAM_STRS && !r; s->nstrs++) {
 		str_name(s, &n, x, sizeof(x));
 		for (i = 0; i < s->probes.n && !r; i++) {
@@ -312,7 +328,7 @@ static int resolve_strings(struct pmt_session *s)
 static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 {
 	struct pmt_operand *ops[PMT_STREAM_STRS + PMT_STREAM_VALS];
-	struct pmt_exprs mine = {0};
+	struct pmt_exprs mine = {.vars = s->exprs.vars};
 	char *bt_name = NULL;
 	uint32_t j;
 	int r;
@@ -363,6 +379,31 @@ static int resolve_prints(struct pmt_session *s)
 	return r;
 }
 
+/* Each program probe's statements: one program, run after what its
+ * block reads (abi/probe.h's sprog) */
+static int resolve_statements(struct pmt_session *s)
+{
+	struct pmt_operand o = {.src = PMT_FSRC_EXPR};
+	uint32_t i;
+
+	for (i = 0; i < s->probes.n; i++) {
+		struct pmt_probe *p = &s->probes.v[i];
+
+		if (!p->stmts_text)
+			continue;
+		if (pmt_expr__statements(&s->exprs, p->stmts_text, p->fmt, p->name, p->name,
+					 s->exprs.types, &p->sprog, &s->err)) {
+			if (p->where)
+				pmt_error__prefix(&s->err, "%s: ", p->where);
+			return -EINVAL;
+		}
+		o.off = p->sprog;
+		p->stmts_record =
+			p->sprog != PMT_XPROG_NONE && pmt_exprs__needs_record(&s->exprs, &o);
+	}
+	return 0;
+}
+
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
 	const struct pmt_provider *prov;
@@ -392,8 +433,10 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 		s->cgroup_fd_open = true;
 	}
 	/* filters compile as their probes are found: their expressions into
-	 * the session's, with the kernel's types where they walk them */
+	 * the session's, with the kernel's types where they walk them; a
+	 * program's, with its saved values */
 	s->probes.exprs = &s->exprs;
+	s->exprs.vars = opts->prog ? &s->vars : NULL;
 	open_types(s);
 	for (i = 0; i < opts->nr_probes; i++) {
 		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
@@ -409,6 +452,8 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 		for (; k < s->probes.n; k++) {
 			s->probes.v[k].printf_text = opts->probes[i].printf;
 			s->probes.v[k].where = opts->probes[i].where;
+			s->probes.v[k].stmts_text = opts->probes[i].stmts;
+			s->probes.v[k].stmts_only = opts->probes[i].stmts_only;
 		}
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
@@ -417,7 +462,8 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 		if (prov->imply && (ret = prov->imply(prov_ctx(s))))
 			return ret;
 	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) ||
-	    (ret = resolve_strings(s)) || (ret = resolve_prints(s)))
+	    (ret = resolve_strings(s)) || (ret = resolve_prints(s)) ||
+	    (ret = resolve_statements(s)))
 		return ret;
 	return compile_aggregation(s);
 }
@@ -527,9 +573,24 @@ static void verifier_stats(struct pmt_session *s, bool before)
 	}
 }
 
+/* What the session uses, as the programs' load-time constants */
 static void set_uses(struct pmt_session *s)
 {
 	struct pmt_uses u;
+	uint32_t i;
+
+	s->skel->rodata->pmt_use_filter = false;
+	s->skel->rodata->pmt_use_agg = false;
+	s->skel->rodata->pmt_use_stream = false;
+	for (i = 0; i < s->probes.n; i++) {
+		if (s->probes.v[i].filter)
+			s->skel->rodata->pmt_use_filter = true;
+		if (s->probes.v[i].action != PMT_ACT_STREAM)
+			s->skel->rodata->pmt_use_agg = true;
+		else
+			s->skel->rodata->pmt_use_stream = true;
+	}
+	s->skel->rodata->pmt_use_vars = pmt_exprs__uses_vars(&s->exprs);
 
 	pmt_probes__uses(&s->probes, &u);
 	pmt_exprs__uses(&s->exprs, &u);
@@ -581,23 +642,15 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_filter_cpu = s->filter_cpu;
 	s->skel->rodata->pmt_filter_cgroup = s->cgroup_fd_open;
 	s->skel->rodata->pmt_only_probe = s->probes.n == 1 ? 0 : -1;
-	s->skel->rodata->pmt_use_filter = false;
-	s->skel->rodata->pmt_use_agg = false;
-	s->skel->rodata->pmt_use_stream = false;
-	for (i = 0; i < s->probes.n; i++) {
-		if (s->probes.v[i].filter)
-			s->skel->rodata->pmt_use_filter = true;
-		if (s->probes.v[i].action != PMT_ACT_STREAM)
-			s->skel->rodata->pmt_use_agg = true;
-		else
-			s->skel->rodata->pmt_use_stream = true;
-	}
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	set_uses(s);
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_exprs, s->exprs.n ? (uint32_t)s->exprs.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
-	bpf_map__set_max_entries(s->skel->maps.pmt_hits, s->agg && s->probes.n ? s->probes.n : 1);
+	/* events of the probes that stream none (aggregations; blocks that
+	 * only save values) */
+	bpf_map__set_max_entries(s->skel->maps.pmt_hits,
+				 s->skel->rodata->pmt_use_agg && s->probes.n ? s->probes.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_read_faults,
 				 2 * (s->probes.n ? s->probes.n : 1));
 	pmt_aggmaps__size(s->skel, s->agg);
@@ -795,9 +848,20 @@ struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 	return s->syms;
 }
 
+int pmt_session__print_saved(struct pmt_session *s, bool before, struct pmt_output *out,
+			     struct pmt_error *err)
+{
+	const char *map = s->agg ? s->opts->agg.map : NULL;
+
+	if (!s->skel || !s->exprs.vars || !s->vars.n || (before && !map))
+		return 0;
+	return pmt_saved__print(s->skel, &s->vars, s->opts->prog->cleared, before ? NULL : map,
+				before ? map : NULL, out, err);
+}
+
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id)
 {
-	if (!s->agg)
+	if (!s->agg && s->probes.v[id].action != PMT_ACT_NONE)
 		return s->probes.v[id].events;
 	return s->skel ? pmt_percpu__sum(s->skel->maps.pmt_hits, id) : 0;
 }

@@ -217,11 +217,11 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 		pmt_eprintf(", %llu filtered out in the kernel", (unsigned long long)filtered);
 	pmt_eprintf("\n");
 	for (i = 0; i < s->probes.n; i++) {
-		if (!s->probes.v[i].events && s->probes.n > 20) {
+		if (!pmt_session__hits(s, i) && s->probes.n > 20) {
 			silent++;
 			continue;
 		}
-		pmt_eprintf("%12llu  %s", (unsigned long long)s->probes.v[i].events,
+		pmt_eprintf("%12llu  %s", (unsigned long long)pmt_session__hits(s, i),
 			    s->probes.v[i].name);
 		if (pf && s->probes.v[i].filter)
 			pmt_eprintf("  (%llu filtered)", (unsigned long long)pf[i]);

@@ -68,8 +68,9 @@ static uint64_t load_value(const struct pmt_operand *o, void *arg)
  * bounds (operations, values pending) and runs. */
 static void fuzz_expr(const char *text, const struct pmt_format *fmt, const struct pmt_typesys *ts)
 {
+	struct pmt_varnames names = {0};
 	struct pmt_error err = {0};
-	struct pmt_exprs t = {0};
+	struct pmt_exprs t = {.vars = &names};
 	struct pmt_opinfo info;
 	struct pmt_buf b = {0};
 	uint32_t i;
@@ -86,10 +87,12 @@ static void fuzz_expr(const char *text, const struct pmt_format *fmt, const stru
 		if (info.o.off >= t.n || !x->n || x->n > PMT_EXPR_OPS)
 			abort();
 		for (i = 0; i < x->n; i++) {
-			/* pushes, unary ones (LOAD: *E) and binary ones */
-			sp += x->op[i].code <= PMT_X_CONST				   ? 1
-			      : x->op[i].code <= PMT_X_LNOT || x->op[i].code == PMT_X_LOAD ? 0
-											   : -1;
+			/* pushes, unary ones (LOAD: *E; VLOAD: @m[K]) and binary ones */
+			sp += x->op[i].code <= PMT_X_CONST ? 1
+			      : x->op[i].code <= PMT_X_LNOT || x->op[i].code == PMT_X_LOAD ||
+					      x->op[i].code == PMT_X_VLOAD
+				      ? 0
+				      : -1;
 			if (sp < 1 || sp > PMT_EXPR_STACK || x->op[i].o.src == PMT_FSRC_EXPR)
 				abort();
 		}
@@ -134,6 +137,40 @@ static void fuzz_printf(const char *text)
 	pmt_printf__free(&t);
 }
 
+/* A block's statements (fmt: sched_switch's fields): a program that
+ * leaves nothing pending, or an error pointing into the text. */
+static void fuzz_statements(const char *text, const struct pmt_format *fmt)
+{
+	struct pmt_varnames names = {0};
+	struct pmt_exprs t = {.vars = &names};
+	struct pmt_error err = {0};
+	struct pmt_buf b = {0};
+	uint16_t prog;
+	uint32_t i;
+	int sp = 0;
+
+	if (pmt_expr__statements(&t, text, fmt, "fuzz:probe", "fuzz", NULL, &prog, &err)) {
+		if (err.pos < 0 || err.pos > (int)strlen(text) || err.len < 1 || !err.msg[0])
+			abort();
+	} else if (prog != PMT_XPROG_NONE) {
+		for (i = 0; i < t.v[prog].n; i++) {
+			uint8_t c = t.v[prog].op[i].code;
+
+			sp += c <= PMT_X_CONST					       ? 1
+			      : c <= PMT_X_LNOT || c == PMT_X_LOAD || c == PMT_X_VLOAD ? 0
+			      : c == PMT_X_VSTORE				       ? -2
+										       : -1;
+			if (sp < 0 || sp > PMT_EXPR_STACK || c == PMT_X_STORE)
+				abort();
+		}
+		if (sp || names.n > PMT_VARS)
+			abort();
+		pmt_expr__dump(&b, &t.v[prog]);
+	}
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+}
+
 /* A program: read whole, or refused with a message and a caret. */
 static void fuzz_program(const char *text)
 {
@@ -149,11 +186,17 @@ static void fuzz_program(const char *text)
 		pmt_buf__free(&b);
 		return;
 	}
-	if (!p.nprobes || (!p.fn && !p.probes[0].printf) || (p.fn && !p.map))
-		abort(); /* read: probes and their map's update, or printfs */
+	if (!p.nprobes || (p.fn && !p.map))
+		abort(); /* read: probes, and a map's update with its name */
 	for (i = 0; i < p.nprobes; i++)
+		if (!p.fn && !p.probes[i].printf && !p.probes[i].stmts && !p.probes[i].role)
+			abort(); /* each probe prints, saves values, or updates the map */
+	for (i = 0; i < p.nprobes; i++) {
 		if (p.probes[i].printf)
 			fuzz_printf(p.probes[i].printf);
+		if (p.probes[i].stmts)
+			fuzz_statements(p.probes[i].stmts, fmts[0]);
+	}
 	pmt_program__free(&p);
 }
 

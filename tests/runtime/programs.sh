@@ -7,7 +7,7 @@
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots"
+guest_tests="program_file_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace"
 
 # A tracer's maps as bpftrace prints them at exit: from the first @ line
 # on, blank lines left out.
@@ -185,6 +185,16 @@ test_program_user_pointer_vs_bpftrace() {
 	lines_vs_bpftrace "$prog" "/usr/bin/sleep 1.25"
 }
 
+# $WORK/ours and $WORK/theirs, the same lines
+same_lines() {
+	cmp -s "$WORK/ours" "$WORK/theirs" || {
+		diff "$WORK/ours" "$WORK/theirs" >&2
+		fail "pmtrace's lines (<) are not bpftrace's (>)"
+		return 1
+	}
+	note "$(wc -l <"$WORK/ours") lines as bpftrace's"
+}
+
 # bpftrace runs PROGRAM on CMD: its lines must be ours ($WORK/out.txt).
 # The oracle's half: host only.
 lines_vs_bpftrace() { # PROGRAM CMD
@@ -200,12 +210,7 @@ lines_vs_bpftrace() { # PROGRAM CMD
 		grep -v -e '^Attaching' -e '^$' "$WORK/bt.txt" >"$WORK/theirs"
 		cmp -s "$WORK/ours" "$WORK/theirs" && break
 	done
-	cmp -s "$WORK/ours" "$WORK/theirs" || {
-		diff "$WORK/ours" "$WORK/theirs" >&2
-		fail "pmtrace's lines (<) are not bpftrace's (>)"
-		return 1
-	}
-	note "$(wc -l <"$WORK/ours") lines as bpftrace's"
+	same_lines
 }
 
 # printf in a function probe's block: eight numbers computed in the
@@ -226,6 +231,25 @@ test_program_printf_uprobe_slots() {
 	expect_eq "one number" "$(cat "$WORK/one.txt")" "0;3;6;9;12;15;18;21;24;27;"
 }
 
+# PROGRAM on the reader's 39 reads of fd 100 (test_program_start_time*):
+# @us[reader] has them all
+reads_timed() { # PROGRAM
+	"$PMT" -q -e "$1" -c "$TP/reader 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	maps_of "$WORK/out.txt" >"$WORK/ours"
+	expect_eq "the map" "$(head -1 "$WORK/ours")" "@us[reader]: " || return 1
+	expect_eq "reads timed" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/ours")" 39
+}
+
+# ... and bpftrace's @us[reader] too (host only)
+reads_timed_by_bpftrace() { # PROGRAM
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$1" -c "$TP/reader 3" >"$WORK/bt.txt" 2>&1 || { fail "bpftrace failed"; cat "$WORK/bt.txt" >&2; return 1; }
+	maps_of "$WORK/bt.txt" >"$WORK/theirs"
+	expect_eq "bpftrace's map" "$(head -1 "$WORK/theirs")" "@us[reader]: " || return 1
+	expect_eq "bpftrace's reads" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/theirs")" 39
+}
+
 # A start time stored by one probe and read back by another (biolatency's
 # shape, on the reader's 39 reads of fd 100): --latency, keyed by comm, in
 # the unit the division says; bpftrace's map has the same key and as many
@@ -240,19 +264,116 @@ tracepoint:syscalls:sys_exit_read /@start[tid]/
 }
 END { clear(@start); }'
 	local fn="uprobe:$CALLS:pmt_ut_add { @s[tid] = nsecs; } uretprobe:$CALLS:pmt_ut_add /@s[tid]/ { @ns = stats(nsecs - @s[tid]); delete(@s[tid]); }"
-	"$PMT" -q -e "$prog" -c "$TP/reader 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
-	maps_of "$WORK/out.txt" >"$WORK/ours"
-	expect_eq "the map" "$(head -1 "$WORK/ours")" "@us[reader]: " || return 1
-	expect_eq "reads timed" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/ours")" 39 || return 1
+	reads_timed "$prog" || return 1
 	"$PMT" -q -e "$fn" -c "$CALLS 1000" -o "$WORK/calls.txt" || { fail "pmtrace -e (calls) failed"; return 1; }
 	grep -q '^@ns: count 1000, average [0-9]*, total [0-9]*$' "$WORK/calls.txt" ||
 		{ cat "$WORK/calls.txt" >&2; fail "not 1000 calls timed"; return 1; }
+	reads_timed_by_bpftrace "$prog"
+}
+
+# A start time stored by two probes (biolatency's shape): not
+# --latency's, so a saved value (nsecs the time now), read back by the
+# predicate and the histogram's value: the reader's 39 reads of fd 100,
+# every one timed, under bpftrace's key.
+test_program_start_times_saved_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_read, tracepoint:syscalls:sys_enter_pread64
+/args->fd == 100/ { @start[tid] = nsecs; }
+tracepoint:syscalls:sys_exit_read, tracepoint:syscalls:sys_exit_pread64 /@start[tid]/
+{
+	@us[comm] = hist((nsecs - @start[tid]) / 1000);
+	delete(@start[tid]);
+}
+END { clear(@start); }'
+	reads_timed "$prog" || return 1
+	expect_eq "maps at the end" "$(grep -c '^@' "$WORK/ours")" 1 || return 1
+	reads_timed_by_bpftrace "$prog"
+}
+
+# bpftrace's tool (/usr/sbin/TOOL.bt) unchanged on CMD: the lines of
+# COMM's events (column COL), times and pids set aside (sed SCRIPT), are
+# bpftrace's. bpftrace traces every process; its lines of COMM count.
+tool_vs_bpftrace() { # TOOL CMD COMM COL SCRIPT
+	local tool=/usr/sbin/$1.bt
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	"$PMT" -q "$tool" -c "$2" -o "$WORK/raw.txt" || { fail "pmtrace $tool failed"; return 1; }
+	awk -v c="$4" -v comm="$3" '$c == comm' "$WORK/raw.txt" | sed -E "$5" >"$WORK/ours"
+	[ -s "$WORK/ours" ] || { cat "$WORK/raw.txt" >&2; fail "no line of $3's"; return 1; }
 	oracle_on_host || return 0
 	requires bpftrace || return
-	bpftrace -e "$prog" -c "$TP/reader 3" >"$WORK/bt.txt" 2>&1 || { fail "bpftrace failed"; cat "$WORK/bt.txt" >&2; return 1; }
-	maps_of "$WORK/bt.txt" >"$WORK/theirs"
-	expect_eq "bpftrace's map" "$(head -1 "$WORK/theirs")" "@us[reader]: " || return 1
-	expect_eq "bpftrace's reads" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/theirs")" 39
+	local try
+	for try in 1 2; do
+		bpftrace "$tool" -c "$2" 2>"$WORK/bt.err" >"$WORK/bt.txt" ||
+			{ cat "$WORK/bt.err" >&2; fail "bpftrace $tool failed"; return 1; }
+		awk -v c="$4" -v comm="$3" '$c == comm' "$WORK/bt.txt" | sed -E "$5" >"$WORK/theirs"
+		cmp -s "$WORK/ours" "$WORK/theirs" && break
+	done
+	same_lines
+}
+
+# opensnoop.bt: the path saved at the call's entry (@filename[tid] =
+# args->filename), read at its return by the predicate and by str() in
+# printf, then deleted. head's opens, its file's among them.
+test_program_opensnoop_vs_bpftrace() {
+	tool_vs_bpftrace opensnoop "/usr/bin/head -c 0 /etc/hostname" head 2 's/^[0-9]+ +/PID /' || return 1
+	grep -Eq '^PID head +[0-9]+ +0 /etc/hostname$' "$WORK/ours" || { cat "$WORK/ours" >&2; fail "no open of /etc/hostname"; }
+}
+
+# statsnoop.bt: a value saved by several probes, read by several.
+test_program_statsnoop_vs_bpftrace() {
+	tool_vs_bpftrace statsnoop "/usr/bin/stat /etc/hostname" stat 2 's/^[0-9]+ +/PID /' || return 1
+	grep -q '^PID stat  *0 /etc/hostname$' "$WORK/ours" || { cat "$WORK/ours" >&2; fail "no stat of /etc/hostname"; }
+}
+
+# killsnoop.bt: two values saved at the entry, both printed at the
+# return, with time(); no END block, so bpftrace prints its (empty) maps.
+# Two kills: one that works (signal 0 to itself), one of no process.
+test_program_killsnoop_vs_bpftrace() {
+	printf 'import os\nos.kill(os.getpid(), 0)\ntry:\n    os.kill(4194303, 9)\nexcept OSError:\n    pass\n' >"$WORK/kill.py"
+	tool_vs_bpftrace killsnoop "$PY $WORK/kill.py" python3.11 3 's/^[0-9:]+ +[0-9]+ +/TIME PID /; s/^(TIME PID python3.11 +0 +)[0-9]+/\1SELF/' || return 1
+	expect_eq "the kills" "$(tr -s ' ' <"$WORK/ours")" "TIME PID python3.11 0 SELF 0
+TIME PID python3.11 9 4194303 -3"
+}
+
+# setuids.bt: four values saved by one probe, printed by two printfs.
+test_program_setuids_vs_bpftrace() {
+	printf 'import os\nos.setuid(0)\nos.setresuid(0, 0, 0)\n' >"$WORK/uid.py"
+	tool_vs_bpftrace setuids "$PY $WORK/uid.py" python3.11 3 's/^[0-9:]+ +[0-9]+ +/TIME PID /' || return 1
+	expect_eq "the calls" "$(tr -s ' ' <"$WORK/ours")" "TIME PID python3.11 0 setuid uid=0 (0)
+TIME PID python3.11 0 setresuid ruid=0 euid=0 suid=0 (0)"
+}
+
+# gethostlatency.bt: a start time and the call's argument saved by one
+# uprobe (uprobe:libc:getaddrinfo: libc found as bpftrace finds it), the
+# time since and str() of the argument printed by its uretprobe: not
+# --latency's shape, saved values. Two lookups of localhost.
+test_program_gethostlatency_vs_bpftrace() {
+	printf 'import socket\nsocket.getaddrinfo("localhost", 80)\nsocket.getaddrinfo("localhost", 81)\n' >"$WORK/gai.py"
+	tool_vs_bpftrace gethostlatency "$PY $WORK/gai.py" python3.11 3 's/^[0-9:]+ +[0-9]+ +/TIME PID /; s/(python3.11 +)[0-9]+/\1LAT/' || return 1
+	expect_eq "the lookups" "$(tr -s ' ' <"$WORK/ours")" "TIME PID python3.11 LAT localhost
+TIME PID python3.11 LAT localhost"
+}
+
+# Saved values left at the end print as bpftrace prints them: map by
+# map in their names' order, each by value, keyed or not. The process's
+# two getppid() calls: exact values, its tid set aside.
+test_program_saved_at_end_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_getppid { @z[tid] = 5; @a[tid] = @a[tid] + 7; @b = 3;
+	@s[tid] = -4; @s[tid + 1] = 9; @s[tid + 2] = 1; @n = count(); }'
+	printf 'import os\nos.getppid()\nos.getppid()\n' >"$WORK/gp.py"
+	"$PMT" -q -e "$prog" -c "$PY $WORK/gp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	maps_of "$WORK/out.txt" | sed -E 's/\[[0-9]+\]/[T]/' >"$WORK/ours"
+	expect_eq "the maps" "$(cat "$WORK/ours")" "@a[T]: 14
+@b: 3
+@n: 2
+@s[T]: -4
+@s[T]: 1
+@s[T]: 9
+@z[T]: 5" || return 1
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$prog" -c "$PY $WORK/gp.py" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
+	maps_of "$WORK/bt.txt" | sed -E 's/\[[0-9]+\]/[T]/' >"$WORK/theirs"
+	cmp -s "$WORK/ours" "$WORK/theirs" || { diff "$WORK/ours" "$WORK/theirs" >&2; fail "pmtrace's maps (<) are not bpftrace's (>)"; return 1; }
 }
 
 # What the engine cannot run yet is refused with its line, exit 2, and
@@ -268,5 +389,11 @@ test_program_refusals() {
 	usage_error "^pmtrace: -e: a program says its probes and its map" -e 't:a:b { @ = count(); }' --count || return 1
 	usage_error "unknown tracepoint 'syscalls:sys_enter_nope'" -e 'tracepoint:syscalls:sys_enter_nope { @ = count(); }' || return 1
 	usage_error "^pmtrace: $WORK/none.bt: No such file or directory" "$WORK/none.bt" || return 1
+	# saved values: read where none is saved, printed after the block
+	# forgot it, kept under two keys
+	usage_error "^pmtrace: -e:1: @q is read but no probe saves a value in it" -e 't:syscalls:sys_enter_read /@q[tid]/ { @z[tid] = 5; }' || return 1
+	usage_error "^pmtrace: -e:1: printf reads @z after the block saved or deleted it" -e 't:syscalls:sys_enter_read { @z[tid] = 5; printf("%d", @z[tid]); }' || return 1
+	usage_error "^pmtrace: -e:1: a saved value has one key, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1] = 5; }' || return 1
+	usage_error "a map saves a number here: save the address" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); }' || return 1
 	no_leftovers
 }

@@ -369,6 +369,60 @@ TEST(expr_diagnostics)
 	pmt_format__free(fmt);
 }
 
+/* A program's saved values: statements in turn into one program, each
+ * map numbered on first sight; read back as an expression's value (not
+ * folded: the kernel's); refused where no program names them. */
+TEST(expr_saved_values)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_varnames names = {0};
+	struct pmt_exprs t = {.vars = &names}, none = {0};
+	struct pmt_error err = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	uint16_t prog;
+
+	ASSERT_TRUE(fmt);
+	ASSERT_EQ(pmt_expr__statements(&t, "@f[tid] = ptr; delete(@f[tid]);; @n = u32 * 2", fmt,
+				       "t:narrow", "t", NULL, &prog, &err),
+		  0);
+	ASSERT_EQ(prog, 0);
+	pmt_expr__dump(&b, &t.v[prog]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\noperand src0@40:8\nvstore 0\n"
+					"operand src4@0:4\nvdel 0\nconst 0\noperand src0@20:4\n"
+					"const 2\nmul u32\nvstore 1\n");
+	ASSERT_EQ(names.n, 2);
+	ASSERT_STREQ(names.name[1], "n");
+	ASSERT_TRUE(names.keyed[0] && !names.keyed[1]);
+	ASSERT_TRUE(pmt_exprs__uses_vars(&t));
+	ASSERT_EQ(pmt_expr__compile(&t, "@n + 1", fmt, "t:narrow", "--filter", NULL, &info, &err),
+		  0);
+	ASSERT_EQ(info.o.src, PMT_FSRC_EXPR);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "const 0\nvload 1\nconst 1\nadd s64\n");
+	ASSERT_EQ(pmt_expr__statements(&t, "@f[tid] == 1", fmt, "t:narrow", "t", NULL, &prog, &err),
+		  -EINVAL);
+	b.len = 0;
+	pmt_error__format(&b, &err);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "t: expected '=' after the map: @MAP[KEY] = VALUE\n"
+					"  @f[tid] == 1\n"
+					"          ^~\n");
+	pmt_error__clear(&err);
+	ASSERT_EQ(pmt_expr__compile(&none, "@n", fmt, "t:narrow", "--filter", NULL, &info, &err),
+		  -EINVAL);
+	b.len = 0;
+	pmt_error__format(&b, &err);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "--filter: @n: maps are a program's (pmtrace FILE.bt, or "
+					"-e 'PROGRAM'), read where it saved them\n"
+					"  @n\n"
+					"  ^~\n");
+	pmt_error__clear(&err);
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
 /* Which --by words are expressions (a name is a field or a value) */
 TEST(expr_told_from_names)
 {

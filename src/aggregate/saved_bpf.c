@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A program's saved values printed at its end (maps.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "aggregate/maps.h"
+#include "filter/expr.h"
+#include "util/grow.h"
+#include "pmtrace.skel.h"
+
+struct saved {
+	struct pmt_var_key k;
+	int64_t v;
+};
+
+static const struct pmt_varnames *sort_names;
+
+/* map by name, then value, then key */
+static int by_map_value(const void *a, const void *b)
+{
+	const struct saved *x = a, *y = b;
+	int r = strcmp(sort_names->name[x->k.var], sort_names->name[y->k.var]);
+
+	if (r)
+		return r;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return (int64_t)x->k.key < (int64_t)y->k.key ? -1 : (int64_t)x->k.key > (int64_t)y->k.key;
+}
+
+/* Is name listed in " NAME NAME "? */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; list && (list = strchr(list, ' ')); list++)
+		if (!strncmp(list + 1, name, n) && list[1 + n] == ' ')
+			return true;
+	return false;
+}
+
+int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
+		     const char *cleared, const char *from, const char *to, struct pmt_output *out,
+		     struct pmt_error *err)
+{
+	int fd = bpf_map__fd(skel->maps.pmt_vars);
+	struct pmt_var_key k, *prev = NULL;
+	struct saved *v = NULL, *g;
+	size_t n = 0, cap = 0, i;
+	char line[256];
+	uint64_t val;
+
+	while (!bpf_map_get_next_key(fd, prev, &k)) {
+		prev = &k;
+		if (k.var >= names->n || listed(cleared, names->name[k.var]) ||
+		    (from && strcmp(names->name[k.var], from) < 0) ||
+		    (to && strcmp(names->name[k.var], to) >= 0) ||
+		    bpf_map_lookup_elem(fd, &k, &val))
+			continue;
+		if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 64))) {
+			free(v);
+			return pmt_error__runtime(err, -ENOMEM,
+						  "out of memory for the saved values");
+		}
+		v = g;
+		v[n].k = k;
+		v[n++].v = (int64_t)val;
+	}
+	sort_names = names;
+	qsort(v, n, sizeof(*v), by_map_value);
+	for (i = 0; i < n; i++) {
+		int len = names->keyed[v[i].k.var]
+				  ? snprintf(line, sizeof(line), "@%s[%lld]: %lld\n",
+					     names->name[v[i].k.var], (long long)v[i].k.key,
+					     (long long)v[i].v)
+				  : snprintf(line, sizeof(line), "@%s: %lld\n",
+					     names->name[v[i].k.var], (long long)v[i].v);
+
+		pmt_output__line(out, line, (size_t)len);
+	}
+	free(v);
+	return 0;
+}
