@@ -619,7 +619,7 @@ static struct xnode *closed(struct xparser *p, struct xnode *n, int close, int e
 static int var_id(struct xparser *p, const char *name, int len, int pos)
 {
 	struct pmt_varnames *v = p->vars;
-	uint32_t i;
+	int id;
 
 	if (!v) {
 		xerr(p, pos, len + 1,
@@ -628,17 +628,24 @@ static int var_id(struct xparser *p, const char *name, int len, int pos)
 		     len, name);
 		return -1;
 	}
-	for (i = 0; i < v->n; i++)
-		if ((int)strlen(v->name[i]) == len && !strncmp(v->name[i], name, (size_t)len))
-			return (int)i;
-	if (v->n == PMT_VARS || len >= (int)sizeof(v->name[0])) {
+	if ((id = pmt_varnames__id(v, name, (size_t)len)) < 0)
 		xerr(p, pos, len + 1,
 		     v->n == PMT_VARS ? "more than %d maps of saved values in one program"
 				      : "a map's name is shorter than %d characters",
 		     v->n == PMT_VARS ? PMT_VARS : (int)sizeof(v->name[0]));
+	return id;
+}
+
+int pmt_varnames__id(struct pmt_varnames *v, const char *name, size_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->n; i++)
+		if (strlen(v->name[i]) == len && !strncmp(v->name[i], name, len))
+			return (int)i;
+	if (v->n == PMT_VARS || len >= sizeof(v->name[0]))
 		return -1;
-	}
-	snprintf(v->name[v->n], sizeof(v->name[0]), "%.*s", len, name);
+	snprintf(v->name[v->n], sizeof(v->name[0]), "%.*s", (int)len, name);
 	return (int)v->n++;
 }
 

@@ -73,6 +73,11 @@ struct pmt_varnames {
 	uint32_t n;
 };
 
+/* The number of the saved value named name (len bytes), new ones
+ * numbered on first sight; -1 when there are PMT_VARS already or the
+ * name is too long */
+int pmt_varnames__id(struct pmt_varnames *v, const char *name, size_t len);
+
 /* A session's expressions: what PMT_FSRC_EXPR operands number. */
 struct pmt_exprs {
 	struct pmt_expr *v;

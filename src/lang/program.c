@@ -621,6 +621,190 @@ static int begin_printf(struct parser *P)
 	return next(P);
 }
 
+/* Does text name map @name (not @name2)? */
+static bool names_map(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *at;
+
+	for (at = text ? strchr(text, '@') : NULL; at; at = strchr(at + 1, '@'))
+		if (!strncmp(at + 1, name, n) && !pmt_lex__name_char(at[1 + n], false))
+			return true;
+	return false;
+}
+
+/* Is name in list (" NAME NAME ")? */
+static bool listed(const struct pmt_buf *list, const char *name)
+{
+	const char *s = list->p;
+	size_t n = strlen(name);
+
+	for (; s && (s = strchr(s, ' ')); s++)
+		if (!strncmp(s + 1, name, n) && s[1 + n] == ' ')
+			return true;
+	return false;
+}
+
+/* name into list, once */
+static void list_add(struct pmt_buf *list, const char *name)
+{
+	if (!list->len) {
+		pmt_buf__putc(list, ' ');
+		pmt_buf__cstr(list);
+	}
+	if (!listed(list, name))
+		pmt_buf__printf(list, "%s ", name);
+	pmt_buf__cstr(list);
+}
+
+/* BEGIN's table named name (len bytes), made if new: NULL when out of
+ * memory */
+static struct pmt_prog_table *table_of(struct parser *P, const char *name, int len)
+{
+	struct pmt_program *p = P->p;
+	struct pmt_prog_table *t;
+	size_t i;
+
+	for (i = 0; i < p->ntables; i++)
+		if ((int)strlen(p->tables[i].map) == len &&
+		    !strncmp(p->tables[i].map, name, (size_t)len))
+			return &p->tables[i];
+	t = realloc(p->tables, (p->ntables + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	p->tables = t;
+	t = &t[p->ntables];
+	memset(t, 0, sizeof(*t));
+	if (!(t->map = strndup(name, (size_t)len)))
+		return NULL;
+	p->ntables++;
+	return t;
+}
+
+/* A literal number, maybe negative, into *v (the lexer past it) */
+static int literal(struct parser *P, int64_t *v, const char *what)
+{
+	bool neg = P->lx.tok.kind == '-';
+
+	if (neg && next(P))
+		return -EINVAL;
+	if (P->lx.tok.kind != PMT_TOK_INT)
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "BEGIN's maps take %s here", what);
+	*v = neg ? -(int64_t)P->lx.tok.num : (int64_t)P->lx.tok.num;
+	return next(P);
+}
+
+/* key = value into t, keys kept sorted (a key given again: the new value) */
+static int table_put(struct pmt_prog_table *t, int64_t key, char *str, int64_t num)
+{
+	size_t i, j;
+
+	for (i = 0; i < t->n && t->keys[i] < key; i++)
+		;
+	if (i < t->n && t->keys[i] == key) {
+		if (t->strs) {
+			free(t->str[i]);
+			t->str[i] = str;
+		} else {
+			t->num[i] = num;
+		}
+		return 0;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		int64_t *k = realloc(t->keys, cap * sizeof(*k)), *n;
+		char **s;
+
+		if (k)
+			t->keys = k;
+		n = k ? realloc(t->num, cap * sizeof(*n)) : NULL;
+		if (n)
+			t->num = n;
+		s = n ? realloc(t->str, cap * sizeof(*s)) : NULL;
+		if (!s)
+			return -ENOMEM;
+		t->str = s;
+		t->cap = cap;
+	}
+	for (j = t->n; j > i; j--) {
+		t->keys[j] = t->keys[j - 1];
+		t->str[j] = t->str[j - 1];
+		t->num[j] = t->num[j - 1];
+	}
+	t->keys[i] = key;
+	t->str[i] = str;
+	t->num[i] = num;
+	t->n++;
+	return 0;
+}
+
+/* @NAME[KEY] = "TEXT" or = NUMBER in BEGIN (the lexer at '@'): a
+ * constant of the program's, KEY a number */
+static int begin_table(struct parser *P)
+{
+	struct pmt_prog_table *t;
+	int pos = P->lx.tok.pos, len = 0;
+	int64_t key = 0, num = 0;
+	bool keyed = false;
+	char *str = NULL;
+
+	if (next(P))
+		return -EINVAL;
+	if (P->lx.tok.kind == PMT_TOK_NAME && P->lx.tok.pos == pos + 1) {
+		len = P->lx.tok.len;
+		if (next(P))
+			return -EINVAL;
+	}
+	if (P->lx.tok.kind == '[') {
+		keyed = true;
+		if (next(P) || literal(P, &key, "a number as the key"))
+			return -EINVAL;
+		if (P->lx.tok.kind != ']')
+			return perr(P, P->lx.tok.pos, 1, "expected ']': BEGIN's maps take one key");
+		if (next(P))
+			return -EINVAL;
+	}
+	if (P->lx.tok.kind != '=' || next(P))
+		return perr(P, P->lx.tok.pos, 1, "expected '=': @%.*s[KEY] = \"TEXT\" or NUMBER",
+			    len, P->src + pos + 1);
+	if (P->lx.tok.kind == PMT_TOK_STR) {
+		struct pmt_buf b = {0};
+
+		pmt_lex__string(&P->lx, &P->lx.tok, &b);
+		pmt_buf__cstr(&b);
+		str = b.p;
+		if (!str || next(P)) {
+			free(str);
+			return str ? -EINVAL
+				   : pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory",
+							P->name);
+		}
+	} else if (literal(P, &num, "a string or a number as the value")) {
+		return -EINVAL;
+	}
+	if (!(t = table_of(P, P->src + pos + 1, len))) {
+		free(str);
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	if (t->n && (t->strs != !!str || t->keyed != keyed)) {
+		free(str);
+		return perr(P, pos, len + 1, "@%s holds %s: not %s", t->map,
+			    t->strs ? "strings" : "numbers",
+			    t->keyed != keyed ? "a key more or less"
+			    : str	      ? "a string"
+					      : "a number");
+	}
+	t->strs = str != NULL;
+	t->keyed = keyed;
+	list_add(&P->saved, t->map);
+	if (table_put(t, key, str, num)) {
+		free(str);
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	return 0;
+}
+
 /* printf(FORMAT, ARGS...) in a probe's block (the lexer at printf): its
  * arguments' text appended to *text ('; ' between two printfs), checked
  * as --printf reads it. */
@@ -748,42 +932,6 @@ struct blk_state {
 	/* the maps it saved or forgot so far, " NAME NAME " */
 	struct pmt_buf touched;
 };
-
-/* Does text name map @name (not @name2)? */
-static bool names_map(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-	const char *at;
-
-	for (at = text ? strchr(text, '@') : NULL; at; at = strchr(at + 1, '@'))
-		if (!strncmp(at + 1, name, n) && !pmt_lex__name_char(at[1 + n], false))
-			return true;
-	return false;
-}
-
-/* Is name in list (" NAME NAME ")? */
-static bool listed(const struct pmt_buf *list, const char *name)
-{
-	const char *s = list->p;
-	size_t n = strlen(name);
-
-	for (; s && (s = strchr(s, ' ')); s++)
-		if (!strncmp(s + 1, name, n) && s[1 + n] == ' ')
-			return true;
-	return false;
-}
-
-/* name into list, once */
-static void list_add(struct pmt_buf *list, const char *name)
-{
-	if (!list->len) {
-		pmt_buf__putc(list, ' ');
-		pmt_buf__cstr(list);
-	}
-	if (!listed(list, name))
-		pmt_buf__printf(list, "%s ", name);
-	pmt_buf__cstr(list);
-}
 
 /* text without its spaces (malloc'd) */
 static char *squeezed(const char *text)
@@ -1123,22 +1271,29 @@ static void forget_vars(struct parser *P)
 	}
 }
 
-/* The printf just read (at pos) reads no map the block saved or forgot
- * before it: the block's statements run after what it prints. */
-static int read_after_write(struct parser *P, struct blk_state *b, int pos, size_t before)
+/* The statement just read, the source from pos to the lexer's token (a
+ * printf, a $variable's value: not as rewritten, where a variable
+ * stands for what was read before), reads no map the block saved or
+ * forgot before it: the block's statements run after what it reads. */
+static int read_after_write(struct parser *P, struct blk_state *b, int pos)
 {
-	const char *last = b->printed + before, *s, *n;
-	char name[64];
+	char *text = strndup(P->src + pos, (size_t)(P->lx.tok.pos - pos)), name[64];
+	const char *s, *n;
+	int r = 0;
 
-	for (s = b->touched.p; s && *s && (n = strchr(s + 1, ' ')); s = n) {
+	if (!text)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	for (s = b->touched.p; !r && s && *s && (n = strchr(s + 1, ' ')); s = n) {
 		snprintf(name, sizeof(name), "%.*s", (int)(n - s - 1), s + 1);
-		if (names_map(last, name))
-			return perr(P, pos, 6,
-				    "printf reads @%s after the block saved or deleted it: not "
-				    "supported yet (print it first)",
-				    name);
+		if (names_map(text, name))
+			r = perr(
+				P, pos, 1,
+				"this reads @%s after the block saved or deleted it: not supported "
+				"yet (read it first)",
+				name);
 	}
-	return 0;
+	free(text);
+	return r;
 }
 
 /* One statement of block b (the lexer at its first token). */
@@ -1149,18 +1304,17 @@ static int statement(struct parser *P, struct blk_state *b)
 
 	if (b->kind == BLK_BEGIN && is_word(P, t, "printf"))
 		return begin_printf(P);
-	if (b->kind == BLK_PROBE && is_word(P, t, "printf")) {
-		size_t before = b->printed ? strlen(b->printed) : 0;
-
+	if (b->kind == BLK_BEGIN && t->kind == '@')
+		return begin_table(P);
+	if (b->kind == BLK_PROBE && is_word(P, t, "printf"))
 		return probe_printf(P, &b->printed) || print_or_map(P, pos) ||
-		       read_after_write(P, b, pos, before);
-	}
+		       read_after_write(P, b, pos);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
 		return probe_time(P, &b->printed) || print_or_map(P, pos);
 	if (b->kind == BLK_PROBE && t->kind == '@')
 		return map_statement(P, b, pos);
 	if (b->kind == BLK_PROBE && t->kind == '$')
-		return assign_var(P);
+		return assign_var(P) || read_after_write(P, b, pos);
 	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||
 	    (b->kind == BLK_END && is_word(P, t, "clear")))
 		return forget(P, b);
@@ -1380,9 +1534,33 @@ static int map_pos(const struct parser *P, const char *name)
 	return 0;
 }
 
+/* Is each use of map name in printf text a whole argument, @NAME[KEY]? */
+static bool whole_args(const char *text, const char *name)
+{
+	struct pmt_printf_text t;
+	struct pmt_error e = {0};
+	size_t n = strlen(name), len;
+	bool ok = true;
+	int i;
+
+	if (pmt_printf__split(text, "printf", &t, &e))
+		return true; /* told where the probe is made */
+	for (i = 0; i < t.nargs && ok; i++) {
+		const char *a = t.args[i];
+
+		len = strlen(a);
+		if (names_map(a, name))
+			ok = a[0] == '@' && !strncmp(a + 1, name, n) && a[1 + n] == '[' &&
+			     a[len - 1] == ']' && !strchr(a + 1, '@');
+	}
+	pmt_printf__free(&t);
+	return ok;
+}
+
 /* Every map text reads is one the program saves values in: an
- * aggregation is read at the end, not per event, for now. */
-static int maps_read(struct parser *P, const char *text)
+ * aggregation is read at the end, not per event, for now; a table of
+ * BEGIN's strings by printf alone (is_printf), as an argument of its own. */
+static int maps_read(struct parser *P, const char *text, bool is_printf)
 {
 	const char *at;
 	char name[64];
@@ -1392,6 +1570,11 @@ static int maps_read(struct parser *P, const char *text)
 		for (n = 0; pmt_lex__name_char(at[1 + n], !n); n++)
 			;
 		snprintf(name, sizeof(name), "%.*s", n, at + 1);
+		if (pmt_program__strings(P->p, name) && !(is_printf && whole_args(text, name)))
+			return perr(P, map_pos(P, name), n + 1,
+				    "@%s holds strings: printf shows them, @%s[KEY] as an argument "
+				    "of its own, for now",
+				    name, name);
 		if (listed(&P->saved, name))
 			continue;
 		return perr(
@@ -1426,8 +1609,9 @@ static int parse_as(const char *text, const char *name, struct pmt_program *p, b
 	if (!ret && p->lat_map)
 		ret = latency_shape(&P, at);
 	for (size_t i = 0; !ret && i < p->nprobes; i++)
-		ret = maps_read(&P, p->probes[i].filter) || maps_read(&P, p->probes[i].printf) ||
-		      maps_read(&P, p->probes[i].stmts);
+		ret = maps_read(&P, p->probes[i].filter, false) ||
+		      maps_read(&P, p->probes[i].printf, true) ||
+		      maps_read(&P, p->probes[i].stmts, false);
 	forget_vars(&P);
 	free(P.end_key);
 	pmt_buf__free(&P.saved);
@@ -1475,7 +1659,26 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->lat_key);
 	free(p->lat_match);
 	free(p->cleared);
+	for (i = 0; i < p->ntables; i++) {
+		for (size_t k = 0; k < p->tables[i].n; k++)
+			free(p->tables[i].str[k]);
+		free(p->tables[i].map);
+		free(p->tables[i].keys);
+		free(p->tables[i].str);
+		free(p->tables[i].num);
+	}
+	free(p->tables);
 	memset(p, 0, sizeof(*p));
+}
+
+const struct pmt_prog_table *pmt_program__strings(const struct pmt_program *p, const char *map)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntables; i++)
+		if (p->tables[i].strs && !strcmp(p->tables[i].map, map))
+			return &p->tables[i];
+	return NULL;
 }
 
 /* --- printf's arguments ---------------------------------------------------- */

@@ -16,7 +16,7 @@
  * probe's block, read back as (nsecs - @start[K]) / N into the map in
  * another's: --latency); values saved (@name[K] = V, a number under one
  * key) and read back (@name[K] anywhere a value is read), or forgotten
- * (delete); $variables (their values' text in their
+ * (delete); BEGIN's constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
  * place); BEGIN's printf of literals; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "util/error.h"
 #include "util/strutil.h"
 
@@ -64,6 +65,24 @@ struct pmt_program {
 	const char *lat_unit;
 	/* the maps END clears, " NAME NAME " (not printed at the end), or NULL */
 	char *cleared;
+	struct pmt_prog_table *tables; /* BEGIN's */
+	size_t ntables;
+};
+
+/* Program p's table of strings named map, or NULL */
+const struct pmt_prog_table *pmt_program__strings(const struct pmt_program *p, const char *map);
+
+/* BEGIN's constants, @NAME[KEY] = "TEXT" or = NUMBER (bpftrace's name
+ * tables: @cap[0] = "CAP_CHOWN"): strings printf shows by key, numbers
+ * saved values before the probes are attached. */
+struct pmt_prog_table {
+	char *map;
+	bool strs;  /* "TEXT"s (str[]), else numbers (num[]) */
+	bool keyed; /* @NAME[KEY], else @NAME (key 0) */
+	size_t n, cap;
+	int64_t *keys; /* sorted: the last of a key given twice counts */
+	char **str;
+	int64_t *num;
 };
 
 #define PMT_PRINTF_ARGS 16

@@ -54,7 +54,8 @@ static bool read_conv(const char *fmt, size_t len, size_t i, struct conv *c)
 bool pmt_parg__is_str(const struct pmt_print_arg *a)
 {
 	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
-	       a->kind == PMT_PARG_TIME || (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_TIME || a->kind == PMT_PARG_TABLE ||
+	       (a->kind == PMT_PARG_FIELD && a->str);
 }
 
 int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
@@ -140,6 +141,27 @@ static const char *time_of(const struct pmt_print *p, const struct pmt_print_arg
 	return buf;
 }
 
+/* A TABLE argument's string: its key's, "" where none */
+static const char *table_of(const struct pmt_print_arg *a, const struct pmt_record *r)
+{
+	size_t lo = 0, hi = a->tn;
+	int64_t key = 0;
+
+	if (a->slot < r->nvals)
+		memcpy(&key, r->vals + (size_t)a->slot * 8, sizeof(key));
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->tkeys[mid] == key)
+			return a->tstrs[mid];
+		if (a->tkeys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return "";
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
  * buf: room for a time's text. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
@@ -168,6 +190,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 	} else if (a->kind == PMT_PARG_TIME) {
 		s = time_of(p, a, r, buf, len);
 		most = len;
+	} else if (a->kind == PMT_PARG_TABLE) {
+		s = table_of(a, r);
+		most = strlen(s);
 	}
 	*n = (int)pmt_strnlen(s, most);
 	return s;
@@ -184,8 +209,15 @@ static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const stru
 	if (c->conv == 's') {
 		char tbuf[256];
 		const char *s = str_of(p, a, r, &n, tbuf, sizeof(tbuf));
-		char *copy = strndup(s, (size_t)n);
+		char *copy;
 
+		if (!strchr(c->spec, '.')) {
+			/* the string's length as its precision: no copy */
+			snprintf(spec, sizeof(spec), "%s.*s", c->spec);
+			pmt_buf__printf(b, spec, n, s);
+			return;
+		}
+		copy = strndup(s, (size_t)n); /* a precision of the format's own */
 		snprintf(spec, sizeof(spec), "%ss", c->spec);
 		pmt_buf__printf(b, spec, copy ? copy : "");
 		free(copy);

@@ -32,6 +32,7 @@ enum pmt_parg_kind {
 	PMT_PARG_ELAPSED, /* ... since the session began */
 	PMT_PARG_PROBE,	  /* the probe's name, as bpftrace spells it */
 	PMT_PARG_TIME,	  /* the record's time on the wall clock, by strftime(tfmt) */
+	PMT_PARG_TABLE,	  /* a program's constant string, keyed by the number slot's value */
 };
 
 struct pmt_print_arg {
@@ -40,6 +41,11 @@ struct pmt_print_arg {
 	bool str;		       /* a string (FIELD: a char array or __data_loc string) */
 	const struct pmt_field *field; /* FIELD: of the probe's format */
 	char *tfmt;		       /* TIME: strftime's format (the print's) */
+	/* TABLE: the strings (tn), by their sorted keys; a key not there
+	 * shows "" (the program's, which outlives the print) */
+	const int64_t *tkeys;
+	char *const *tstrs;
+	size_t tn;
 };
 
 struct pmt_print {

@@ -51,6 +51,9 @@ static int compile(struct pmt_probe *p, const char *x, struct pmt_opinfo *info,
 		return pmt_error__usage(err, "printf's %s: %s holds no address (in %s)", x, inner,
 					p->name);
 	}
+	/* a field by its name: a string field too (a char array) */
+	if (!pmt_expr__is_expression(x) && !pmt_operand__resolve(p->fmt, x, info))
+		return 0;
 	return pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, info, err);
 }
 
@@ -78,9 +81,58 @@ static int wall_time(const char *x, struct pmt_print_arg *a, struct pmt_error *e
 	return a->tfmt ? 0 : pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
 }
 
+/* A number slot of p's for operand o (x: the argument, for messages):
+ * its index, or -EINVAL (said) */
+static int num_slot(struct pmt_probe *p, const char *x, const struct pmt_operand *o,
+		    struct pmt_error *err)
+{
+	if (p->nvals == PMT_STREAM_VALS)
+		return pmt_error__usage(err,
+					"printf's %s: a probe's printf has %u numbers computed in "
+					"the kernel at most (in %s)",
+					x, PMT_STREAM_VALS, p->name);
+	p->vals[p->nvals] = *o;
+	return (int)p->nvals++;
+}
+
+/* @NAME[KEY] of a program's table of strings (1 if x is not one): the
+ * key computed in the kernel, the string found here */
+static int table_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		     struct pmt_exprs *mine, const struct pmt_typesys *types,
+		     const struct pmt_program *prog, struct pmt_error *err)
+{
+	const struct pmt_prog_table *t;
+	struct pmt_opinfo info;
+	char name[64], key[256];
+	size_t n = strcspn(x + 1, "[");
+	int slot;
+
+	if (!prog || x[0] != '@' || !x[1 + n] || n >= sizeof(name))
+		return 1;
+	snprintf(name, sizeof(name), "%.*s", (int)n, x + 1);
+	if (!(t = pmt_program__strings(prog, name)))
+		return 1;
+	/* the reader checked it is @NAME[KEY], whole */
+	snprintf(key, sizeof(key), "%.*s", (int)(strlen(x) - n - 3), x + n + 2);
+	if (pmt_expr__compile(mine, key, p->fmt, p->name, "printf", types, &info, err))
+		return -EINVAL;
+	if (info.is_str)
+		return pmt_error__usage(err, "printf's %s: @%s's key is a number (in %s)", x, name,
+					p->name);
+	if ((slot = num_slot(p, x, &info.o, err)) < 0)
+		return slot;
+	a->kind = PMT_PARG_TABLE;
+	a->slot = (uint8_t)slot;
+	a->tkeys = t->keys;
+	a->tstrs = t->str;
+	a->tn = t->n;
+	return 0;
+}
+
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
-		 struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+		 struct pmt_exprs *mine, const struct pmt_typesys *types,
+		 const struct pmt_program *prog, struct pmt_error *err)
 {
 	struct pmt_opinfo info;
 	size_t i;
@@ -91,7 +143,8 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 			a->kind = (uint8_t)builtins[i].kind;
 			return 0;
 		}
-	if ((r = wall_time(x, a, err)) <= 0)
+	if ((r = wall_time(x, a, err)) <= 0 ||
+	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0)
 		return r;
 	if (compile(p, x, &info, mine, types, err))
 		return -EINVAL;
@@ -125,7 +178,7 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 
 int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 		     struct pmt_exprs *mine, const struct pmt_typesys *types, size_t str_max,
-		     struct pmt_error *err)
+		     const struct pmt_program *prog, struct pmt_error *err)
 {
 	struct pmt_printf_text t;
 	struct pmt_print *pr;
@@ -144,7 +197,7 @@ int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 	pr->nargs = t.nargs; /* their tfmt freed with pr */
 	for (i = 0; i < t.nargs && !ret; i++) {
 		pr->args[i].kind = PMT_PARG_NUM;
-		ret = place(p, t.args[i], &pr->args[i], mine, types, err);
+		ret = place(p, t.args[i], &pr->args[i], mine, types, prog, err);
 	}
 	pmt_printf__free(&t);
 	if (!ret && pmt_print__check(pr, why, sizeof(why)))

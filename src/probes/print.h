@@ -19,9 +19,11 @@
  * slots it uses; their operands in p->vals and p->strs), the
  * expressions compiled into mine (the caller makes them one program).
  * bt_name: the probe as bpftrace's probe builtin names it; str_max:
- * bytes a string shows at most. 0, or -errno with err set. */
+ * bytes a string shows at most; prog: the program the text is of (its
+ * tables of strings), or NULL. 0, or -errno with err set. */
+struct pmt_program;
 int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 		     struct pmt_exprs *mine, const struct pmt_typesys *types, size_t str_max,
-		     struct pmt_error *err);
+		     const struct pmt_program *prog, struct pmt_error *err);
 
 #endif

@@ -339,7 +339,7 @@ static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 		    : !(bt_name = strdup(p->base)))
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for --printf");
 	r = pmt_probe__print(p, p->printf_text, bt_name, &mine, s->exprs.types,
-			     (size_t)s->opts->agg.str_len - 1, &s->err);
+			     (size_t)s->opts->agg.str_len - 1, s->opts->prog, &s->err);
 	free(bt_name);
 	if (p->print) {
 		struct timespec wall;
@@ -606,6 +606,34 @@ static void set_uses(struct pmt_session *s)
 	s->skel->rodata->pmt_ctx_used = u.ctx_words;
 }
 
+/* A program's BEGIN constants that are numbers: saved values from the
+ * start (its tables of strings stay in user space, for printf) */
+static int fill_constants(struct pmt_session *s)
+{
+	const struct pmt_program *p = s->opts->prog;
+	int fd = bpf_map__fd(s->skel->maps.pmt_vars);
+	size_t i, k;
+
+	for (i = 0; p && s->exprs.vars && i < p->ntables; i++) {
+		const struct pmt_prog_table *t = &p->tables[i];
+		int id = t->strs ? 0 : pmt_varnames__id(&s->vars, t->map, strlen(t->map));
+
+		if (id < 0)
+			return pmt_error__usage(&s->err, "@%s: more than %d maps of saved values",
+						t->map, PMT_VARS);
+		for (k = 0; !t->strs && k < t->n; k++) {
+			struct pmt_var_key vk = {.var = (uint32_t)id, .key = (uint64_t)t->keys[k]};
+
+			s->vars.keyed[id] = t->keyed;
+			if (bpf_map_update_elem(fd, &vk, &t->num[k], BPF_ANY))
+				return pmt_error__runtime(&s->err, -errno,
+							  "@%s: cannot save %s: %s", t->map,
+							  "a constant", strerror(errno));
+		}
+	}
+	return 0;
+}
+
 /* After load: what the programs read from maps the session fills. */
 static int fill_maps(struct pmt_session *s)
 {
@@ -620,7 +648,7 @@ static int fill_maps(struct pmt_session *s)
 					BPF_ANY))
 			return pmt_error__runtime(&s->err, -errno, "cannot store an expression: %s",
 						  strerror(errno));
-	return 0;
+	return fill_constants(s);
 }
 
 int pmt_session__load(struct pmt_session *s)

@@ -353,6 +353,43 @@ test_program_gethostlatency_vs_bpftrace() {
 TIME PID python3.11 LAT localhost"
 }
 
+# BEGIN's constants (bpftrace's name tables): strings printf shows by a
+# key the kernel computes (one not there: ""), numbers saved from the
+# start and read back in expressions; the ones not cleared print at the
+# end. The process's two getppid() calls, as bpftrace prints them.
+test_program_tables_vs_bpftrace() {
+	local prog='BEGIN { printf("start\n"); @name[0] = "zero"; @name[1] = "one"; @name[-1] = "minus";
+	@k = 7; @off[3] = 40; }
+tracepoint:syscalls:sys_enter_getppid
+{
+	printf("%s|%s|%-6s|%d %d\n", @name[tid - tid], @name[1], @name[5], @k, @off[3] + 2);
+}
+END { clear(@name); }'
+	printf 'import os\nos.getppid()\nos.getppid()\n' >"$WORK/gp.py"
+	"$PMT" -q -e "$prog" -c "$PY $WORK/gp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt")" "start
+zero|one|      |7 42
+zero|one|      |7 42
+@k: 7
+@off[3]: 40" || return 1
+	lines_vs_bpftrace "$prog" "$PY $WORK/gp.py"
+}
+
+# writeback.bt unchanged: BEGIN's table of reasons, a start time read
+# into a $variable before its delete, a char-array field in printf. A
+# sync's writeback, system-wide (pmtrace -a, as bpftrace traces): each
+# line a device, pages, a reason from the table, and ms.
+test_program_writeback() {
+	local tool=/usr/sbin/writeback.bt
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	"$PMT" -q -a "$tool" -o "$WORK/out.txt" -- /bin/sh -c "dd if=/dev/zero of=$WORK/wb.dat bs=1M count=4 2>/dev/null; sync" ||
+		{ fail "pmtrace $tool failed"; return 1; }
+	grep -Eq '^[0-9:]{8}  [0-9]+:[0-9]+ +[0-9]+ +sync +[0-9]+\.[0-9]{3}$' "$WORK/out.txt" ||
+		{ cat "$WORK/out.txt" >&2; fail "no sync's writeback"; return 1; }
+	! grep -Ev '^(Tracing writeback|TIME +DEVICE|[0-9:]{8}  [0-9]+:[0-9]+ +[0-9]+ +[a-z_]+ +[0-9]+\.[0-9]{3}$)' "$WORK/out.txt" ||
+		{ fail "lines not as writeback.bt prints them"; return 1; }
+}
+
 # Saved values left at the end print as bpftrace prints them: map by
 # map in their names' order, each by value, keyed or not. The process's
 # two getppid() calls: exact values, its tid set aside.
@@ -392,7 +429,7 @@ test_program_refusals() {
 	# saved values: read where none is saved, printed after the block
 	# forgot it, kept under two keys
 	usage_error "^pmtrace: -e:1: @q is read but no probe saves a value in it" -e 't:syscalls:sys_enter_read /@q[tid]/ { @z[tid] = 5; }' || return 1
-	usage_error "^pmtrace: -e:1: printf reads @z after the block saved or deleted it" -e 't:syscalls:sys_enter_read { @z[tid] = 5; printf("%d", @z[tid]); }' || return 1
+	usage_error "^pmtrace: -e:1: this reads @z after the block saved or deleted it" -e 't:syscalls:sys_enter_read { @z[tid] = 5; printf("%d", @z[tid]); }' || return 1
 	usage_error "^pmtrace: -e:1: a saved value has one key, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1] = 5; }' || return 1
 	usage_error "a map saves a number here: save the address" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); }' || return 1
 	no_leftovers

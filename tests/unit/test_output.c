@@ -227,6 +227,25 @@ TEST(record_printf)
 	b.len = 0;
 	pmt_format_text(&b, &r);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "2023|23    |\n");
+	/* a program's table of strings, by the number slot's value: slot 1
+	 * holds 255, slot 0 -5 (none: "") */
+	{
+		static const int64_t keys[] = {-1, 255};
+		static char *const strs[] = {"minus", "ff"};
+
+		p.fmt = "%s|%-4s|%.1s|\n";
+		p.len = strlen(p.fmt);
+		p.args[0] = (struct pmt_print_arg){
+			.kind = PMT_PARG_TABLE, .slot = 1, .tkeys = keys, .tstrs = strs, .tn = 2};
+		p.args[1] = p.args[0];
+		p.args[1].slot = 0;
+		p.args[2] = p.args[0];
+		p.nargs = 3;
+		ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+		b.len = 0;
+		pmt_format_text(&b, &r);
+		ASSERT_STREQ(pmt_buf__cstr(&b), "ff|    |f|\n");
+	}
 	p.fmt = NULL; /* not the test's to free */
 	p.nargs = 0;
 	pmt_buf__free(&b);

@@ -44,6 +44,17 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 		pmt_buf__printf(b, " begin '%s'", p.begin);
 	if (p.cleared)
 		pmt_buf__printf(b, " cleared%s", p.cleared);
+	for (i = 0; i < p.ntables; i++) {
+		pmt_buf__printf(b, " @%s%s{", p.tables[i].map, p.tables[i].keyed ? "[]" : "");
+		for (size_t k = 0; k < p.tables[i].n; k++) {
+			pmt_buf__printf(b, "%s%lld:", k ? "," : "", (long long)p.tables[i].keys[k]);
+			if (p.tables[i].strs)
+				pmt_buf__printf(b, "\"%s\"", p.tables[i].str[k]);
+			else
+				pmt_buf__printf(b, "%lld", (long long)p.tables[i].num[k]);
+		}
+		pmt_buf__putc(b, '}');
+	}
 	pmt_program__free(&p);
 	return pmt_buf__cstr(b);
 }
@@ -135,6 +146,14 @@ TEST(program_read_into_the_engine)
 			    "t:c:d /@s[tid]/ { @[comm] = sum(@s[tid] + retval); delete(@s[tid]) }"),
 		"tracepoint:a:b, tracepoint:c:d /@s[tid]/ [0 only: @s[tid] = arg0] "
 		"[1: delete(@s[tid])] => @[comm] sum(@s[tid] + ret)");
+	/* BEGIN's tables: strings printf shows, numbers saved from the start;
+	 * keys sorted, the last of a key given twice */
+	ASSERT_STREQ(
+		read_as(&b, "BEGIN { @n[2] = \"two\"; @n[-1] = \"-\"; @n[2] = \"2\"; @k = 5; "
+			    "@o[3] = -4; }\nt:a:b { printf(\"%s %d\\n\", @n[args->x], @k + "
+			    "@o[3]); }"),
+		"tracepoint:a:b printf{\"%s %d\\n\", @n[x], @k + @o[3]} @n[]{-1:\"-\",2:\"2\"} "
+		"@k{0:5} @o[]{3:-4}");
 	/* start times --latency does not measure: saved values (nsecs the
 	 * time now) */
 	ASSERT_STREQ(read_as(&b, "t:a:b, t:a:c { @s[tid] = nsecs; }\n"
@@ -226,10 +245,33 @@ static const struct {
 	 "  t:c:d { printf(\"%d\", @n); }\n"
 	 "          ^\n"},
 	{"t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }",
-	 "t.bt:1: printf reads @z after the block saved or deleted it: not supported yet (print "
-	 "it first)\n"
+	 "t.bt:1: this reads @z after the block saved or deleted it: not supported yet (read it "
+	 "first)\n"
 	 "  t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }\n"
-	 "                         ^~~~~~\n"},
+	 "                         ^\n"},
+	{"t:a:b { delete(@z[tid]); $v = @z[tid] + 1; }\nt:c:d { @z[tid] = 1; }",
+	 "t.bt:1: this reads @z after the block saved or deleted it: not supported yet (read it "
+	 "first)\n"
+	 "  t:a:b { delete(@z[tid]); $v = @z[tid] + 1; }\n"
+	 "                           ^\n"},
+	{"BEGIN { @n[1] = \"one\"; }\nt:a:b /@n[pid]/ { printf(\"x\"); }",
+	 "t.bt:1: @n holds strings: printf shows them, @n[KEY] as an argument of its own, for "
+	 "now\n"
+	 "  BEGIN { @n[1] = \"one\"; }\n"
+	 "          ^~\n"},
+	{"BEGIN { @n[1] = \"one\"; }\nt:a:b { printf(\"%d\", @n[pid] + 1); }",
+	 "t.bt:1: @n holds strings: printf shows them, @n[KEY] as an argument of its own, for "
+	 "now\n"
+	 "  BEGIN { @n[1] = \"one\"; }\n"
+	 "          ^~\n"},
+	{"BEGIN { @n[1] = \"one\"; @n[2] = 2; }\nt:a:b { printf(\"x\"); }",
+	 "t.bt:1: @n holds strings: not a number\n"
+	 "  BEGIN { @n[1] = \"one\"; @n[2] = 2; }\n"
+	 "                         ^~\n"},
+	{"BEGIN { @n[pid] = 1; }\nt:a:b { printf(\"x\"); }",
+	 "t.bt:1: BEGIN's maps take a number as the key here\n"
+	 "  BEGIN { @n[pid] = 1; }\n"
+	 "             ^~~\n"},
 	{"t:a:b { @a = count(); }\nt:c:d { @b = count(); }",
 	 "t.bt:2: a program updates one map the same way in every block, for now: this is not "
 	 "the update of line 1\n"
