@@ -113,7 +113,12 @@ static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg
 		(*hits)++;
 	pmt_x_prepare(a->xprog, c);
 	switch (cfg->action) {
-	case PMT_ACT_AGG: pmt_agg_update(a, c, probe_id, pmt_agg_event_value(a, c)); return;
+	case PMT_ACT_AGG:
+		/* a program's update inside an if: its condition (the guard) */
+		if (a->guarded && !pmt_fetch_num(&a->match, c))
+			return;
+		pmt_agg_update(a, c, probe_id, pmt_agg_event_value(a, c));
+		return;
 	case PMT_ACT_LAT_START:
 		lk.match = pmt_fetch_num(&a->match, c);
 		lk.lat_id = a->lat_id;

@@ -91,8 +91,18 @@ static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct p
 static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp)
 {
 	struct pmt_var_key vk = {.var = (__u32)op->k};
-	__u64 *v;
+	__u64 *v, n = op->code == PMT_X_VSTORE ? 2 : 1;
 
+	if ((op->flags & PMT_XF_GUARD) && op->code != PMT_X_VLOAD) {
+		if (sp < n + 1)
+			return 1;
+		sp--;
+		m->sp = sp;
+		if (!PMT_XST(m, sp)) {
+			m->sp = sp - n; /* not done: its operands dropped */
+			return 0;
+		}
+	}
 	if (op->code == PMT_X_VLOAD) {
 		vk.key = PMT_XST(m, sp - 1);
 		v = bpf_map_lookup_elem(&pmt_vars, &vk);

@@ -300,8 +300,8 @@ static __always_inline void pmt_record_finish(const struct pmt_probe_cfg *cfg, s
 		}
 	}
 	size += (__u64)(st->nkernel + st->nuser) * 8;
-	pmt_stream_strs_fill(cfg, fc, e);
-	pmt_x_statements(cfg->sprog, fc);
+	if (!pmt_stream_ready(cfg, fc, e))
+		return;
 	/* a user stack left for user space: its dump after the frames */
 	pmt_emit_frames(fc, e, id, size, 0, 0, 0,
 			(cfg->stack & PMT_STACK_USER) && pmt_unwind_dwarf ? pmt_unwind_dumped()

@@ -342,8 +342,8 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	 * common fields (perf_trace_run_bpf_submit()): the type (a routed
 	 * syscall's own) and pid back, it decodes as the kernel's own. */
 	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
-	pmt_stream_strs_fill(cfg, &fc, e);
-	pmt_x_statements(cfg->sprog, &fc);
+	if (!pmt_stream_ready(cfg, &fc, e))
+		return 1;
 	if (!lean && cfg->stack)
 		pmt_tp_emit_stack(cfg, &fc, e, id, size);
 	else

@@ -60,11 +60,14 @@ struct pmt_agg_cfg {
 	__u8 needs_record;	  /* keys or value read record fields */
 	__u32 lat_id;		  /* --latency pair this probe belongs to */
 	struct pmt_operand value; /* unused for COUNT and latency */
-	struct pmt_operand match; /* latency: start/end match key */
+	struct pmt_operand match; /* latency: start/end match key; AGG: the guard */
 	/* the probe's expressions, one program run once an event (index in
 	 * pmt_exprs), or PMT_XPROG_NONE (abi/expr.h) */
 	__u16 xprog;
-	__u16 pad;
+	/* AGG: updated only where match is non-zero (a program's update
+	 * inside an if) */
+	__u8 guarded;
+	__u8 pad;
 	__u64 k;	   /* scale constant */
 	__s64 lmin, lstep; /* LHIST */
 	__u32 lbuckets;	   /* LHIST: buckets between min and max */

@@ -68,6 +68,9 @@ enum pmt_expr_code {
  * after. */
 #define PMT_XF_SIGNED 0x01 /* signed: division, >>, comparisons as such */
 #define PMT_XF_32 0x02	   /* 32 bits wide */
+/* VSTORE, VDEL: a guard on top, popped first: done only where non-zero
+ * (a statement inside an if) */
+#define PMT_XF_GUARD 0x04
 
 struct pmt_expr_op {
 	__u8 code;  /* enum pmt_expr_code */

@@ -59,7 +59,10 @@ struct pmt_probe_cfg {
 	/* a program's block's statements (saving values, forgetting them):
 	 * run once the event passed the filter, after what the block reads */
 	__u16 sprog;
-	__u8 pad3[4];
+	/* 1 + which vals[] decides whether the record is streamed (a
+	 * program's printf inside an if: non-zero), or 0 */
+	__u8 print_guard;
+	__u8 pad3[3];
 	struct pmt_filter filter; /* header and first entries: lines 0-2 */
 	struct pmt_agg_cfg agg;
 };

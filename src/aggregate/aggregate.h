@@ -38,6 +38,8 @@ struct pmt_agg_probe {
 	const char *probe; /* the probe key's text, as bpftrace's probe builtin says
 			    * it ("tracepoint:sched:sched_switch"); NULL: name */
 	const struct pmt_format *fmt;
+	/* a program's: the condition its update is under (if), or NULL */
+	const char *guard;
 	uint8_t action;		/* out: enum pmt_action */
 	struct pmt_agg_cfg cfg; /* out */
 };

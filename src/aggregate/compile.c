@@ -383,6 +383,23 @@ static uint32_t unit_div(const char *unit)
 	return 1000000000;
 }
 
+/* A program's update inside an if: its condition into a->match, the
+ * guard (PMT_ACT_AGG updates only where it is non-zero) */
+static int compile_guard(struct pmt_agg *ag, struct pmt_agg_probe *p, struct pmt_agg_cfg *a)
+{
+	struct pmt_opinfo info;
+
+	if (pmt_expr__compile(ag->probe_exprs, p->guard, p->fmt, p->name, "if", ag->types, &info,
+			      ag->err))
+		return -EINVAL;
+	if (info.is_str)
+		return pmt_error__usage(ag->err, "%s: if (%s): a string, not a condition", p->name,
+					p->guard);
+	a->match = info.o;
+	a->guarded = 1;
+	return 0;
+}
+
 /* One probe's value, match and keys. */
 static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, uint8_t *stack)
 {
@@ -422,6 +439,8 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 			return -EINVAL;
 		ag->value_signed |= is_signed;
 	}
+	if (p->guard && !ao->lat_start && compile_guard(ag, p, a))
+		return -EINVAL;
 	if (ao->fn == PMT_FN_LHIST) {
 		a->lmin = ao->lmin;
 		a->lstep = ao->lstep;
@@ -436,7 +455,8 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 	if (pmt_exprs__needs_record(ag->probe_exprs, &a->value) && a->kind != PMT_AGG_COUNT &&
 	    !ao->lat_start)
 		a->needs_record = 1;
-	if (ao->lat_start && pmt_operand__needs_record(&a->match))
+	if ((ao->lat_start && pmt_operand__needs_record(&a->match)) ||
+	    (a->guarded && pmt_exprs__needs_record(ag->probe_exprs, &a->match)))
 		a->needs_record = 1;
 	return 0;
 }
@@ -488,7 +508,7 @@ static int compile_probe_exprs(struct pmt_agg *ag, struct pmt_agg_probe *p, size
 			       uint8_t *stack)
 {
 	struct pmt_agg_cfg *a = &p->cfg;
-	struct pmt_operand *ops[PMT_AGG_KEYS + 1];
+	struct pmt_operand *ops[PMT_AGG_KEYS + 2];
 	struct pmt_exprs mine = {.vars = ag->exprs->vars};
 	size_t n = 0, k;
 	int r;
@@ -499,6 +519,7 @@ static int compile_probe_exprs(struct pmt_agg *ag, struct pmt_agg_probe *p, size
 	a->xprog = PMT_XPROG_NONE;
 	if (!r && mine.n) {
 		ops[n++] = &a->value;
+		ops[n++] = &a->match; /* a guard's */
 		for (k = 0; k < a->nkeys && k < PMT_AGG_KEYS; k++)
 			ops[n++] = &a->keys[k].o;
 		r = pmt_exprs__program(ag->exprs, &mine, ops, n, &a->xprog, p->name, ag->err);

@@ -544,6 +544,37 @@ static void typed_pointer(struct xparser *p, struct xnode *n, const struct pmt_f
 	n->tid = ti.target;
 }
 
+/* The kernel headers' constants bpftrace's tools name (#include
+ * <linux/sched.h>: TASK_RUNNING; <linux/socket.h>: AF_INET): macros,
+ * which BTF does not keep. */
+static bool constant(const char *name, struct xnode **out)
+{
+	static const struct {
+		const char *name;
+		int value;
+	} macros[] = {
+		{"TASK_RUNNING", 0},
+		{"TASK_INTERRUPTIBLE", 1},
+		{"TASK_UNINTERRUPTIBLE", 2},
+		{"AF_UNIX", 1},
+		{"AF_INET", 2},
+		{"AF_INET6", 10},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(macros) / sizeof(macros[0]); i++)
+		if (!strcmp(name, macros[i].name)) {
+			*out = calloc(1, sizeof(**out));
+			if (*out) {
+				(*out)->op = X_INT;
+				(*out)->num = (uint64_t)macros[i].value;
+				(*out)->t = (struct xtype){32, true};
+			}
+			return *out != NULL;
+		}
+	return false;
+}
+
 static struct xnode *parse_name(struct xparser *p)
 {
 	struct pmt_opinfo info;
@@ -556,6 +587,8 @@ static struct xnode *parse_name(struct xparser *p)
 	r = pmt_operand__resolve(p->fmt, name, &info);
 	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "curtask"))
 		return parse_curtask(p);
+	if (r == PMT_OPERAND_UNKNOWN && constant(name, &n))
+		return lex(p) ? (xfree(n), NULL) : n;
 	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "nsecs")) {
 		/* bpftrace's: the time now, in ns (a program's start times) */
 		r = 0;
@@ -1054,7 +1087,10 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 			continue;
 		}
 		if (op->code == PMT_X_VDEL || op->code == PMT_X_VSTORE) {
-			sp -= op->code == PMT_X_VDEL || sp < 2 ? 1 : 2;
+			uint32_t k =
+				(op->code == PMT_X_VSTORE ? 2 : 1) + !!(op->flags & PMT_XF_GUARD);
+
+			sp = sp > k ? sp - k : 0;
 			continue;
 		}
 		a = to_type(st[sp - 1], op->flags);
@@ -1294,49 +1330,87 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 
 /* --- statements ----------------------------------------------------------- */
 
-/* @NAME[KEY] = VALUE or delete(@NAME[KEY]) (the lexer at its start) into c */
-static int statement(struct xparser *p, struct xcode *c)
+/* if (CONDITION) before a statement (the lexer at if): its condition
+ * into *guard, the lexer past the ')'. 0, or -EINVAL */
+static int guard_of(struct xparser *p, struct xnode **guard)
 {
-	struct xnode *target, *value = NULL;
-	bool del = p->tok.kind == X_NAME && p->tok.len == 6 &&
-		   !strncmp(p->src + p->tok.pos, "delete", 6);
+	if (lex(p) || p->tok.kind != '(')
+		return p->lx.failed
+			       ? -EINVAL
+			       : xerr(p, p->tok.pos, 1, "expected '(' after if: if (CONDITION)");
+	if (lex(p) || !(*guard = parse_cond(p)))
+		return -EINVAL;
+	if (!numeric(p, *guard)) {
+		xfree(*guard);
+		*guard = NULL;
+		return -EINVAL;
+	}
+	*guard = closed(p, *guard, ')', -1, "expected ')' after if (CONDITION");
+	return *guard ? 0 : -EINVAL;
+}
 
-	if (del && (lex(p) || p->tok.kind != '(' || lex(p)))
-		return p->lx.failed ? -EINVAL
-				    : xerr(p, p->tok.pos, 1, "expected delete(@MAP[KEY])");
+/* The target and value of @NAME[KEY] = VALUE or delete(@NAME[KEY])
+ * (del; the lexer at the '@'); -EINVAL (said, nothing kept) */
+static int target_of(struct xparser *p, bool del, struct xnode **target, struct xnode **value)
+{
 	if (p->tok.kind != '@')
 		return xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
 			    "expected @MAP[KEY] = VALUE or delete(@MAP[KEY])");
-	if (!(target = parse_var(p)))
+	if (!(*target = parse_var(p)))
 		return -EINVAL;
 	if (p->tok.kind != (del ? ')' : '=')) {
-		xfree(target);
-		return xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
-			    del ? "expected ')' after delete(@MAP[KEY]"
-				: "expected '=' after the map: @MAP[KEY] = VALUE");
-	}
-	if (lex(p) || (!del && !(value = parse_cond(p)))) {
-		xfree(target);
-		return -EINVAL;
-	}
-	if (value && value->vk != V_NUM && value->vk != V_PTR) {
-		xerr(p, value->pos, value->len,
-		     value->vk == V_STR
+		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+		     del ? "expected ')' after delete(@MAP[KEY]"
+			 : "expected '=' after the map: @MAP[KEY] = VALUE");
+	} else if (!lex(p) && (del || (*value = parse_cond(p)))) {
+		if (!*value || (*value)->vk == V_NUM || (*value)->vk == V_PTR)
+			return 0;
+		xerr(p, (*value)->pos, (*value)->len,
+		     (*value)->vk == V_STR
 			     ? "a map saves a number here: save the address and read str() of it "
 			       "where it is printed"
 			     : "a struct or an array: name a member with -> or .");
-		xfree(target);
-		xfree(value);
+	}
+	xfree(*target);
+	xfree(*value);
+	*target = *value = NULL;
+	return -EINVAL;
+}
+
+/* [if (CONDITION)] @NAME[KEY] = VALUE or delete(@NAME[KEY]) (the lexer
+ * at its start) into c; guarded, done only where the condition holds */
+static int statement(struct xparser *p, struct xcode *c)
+{
+	struct xnode *target = NULL, *value = NULL, *guard = NULL;
+	bool del;
+
+	if (p->tok.kind == X_NAME && p->tok.len == 2 && !strncmp(p->src + p->tok.pos, "if", 2) &&
+	    guard_of(p, &guard))
+		return -EINVAL;
+	del = p->tok.kind == X_NAME && p->tok.len == 6 &&
+	      !strncmp(p->src + p->tok.pos, "delete", 6);
+	if (del && (lex(p) || p->tok.kind != '(' || lex(p))) {
+		xfree(guard);
+		return p->lx.failed ? -EINVAL
+				    : xerr(p, p->tok.pos, 1, "expected delete(@MAP[KEY])");
+	}
+	if (target_of(p, del, &target, &value)) {
+		xfree(guard);
 		return -EINVAL;
 	}
 	emit_key(c, target->a);
 	if (value)
 		emit(c, value);
-	put(c, value ? PMT_X_VSTORE : PMT_X_VDEL, target->t, value ? -2 : -1);
-	if (!c->too_long)
+	if (guard)
+		emit(c, guard);
+	put(c, value ? PMT_X_VSTORE : PMT_X_VDEL, target->t, (value ? -2 : -1) - !!guard);
+	if (!c->too_long) {
 		c->x.op[c->x.n - 1].k = target->num;
+		c->x.op[c->x.n - 1].flags |= guard ? PMT_XF_GUARD : 0;
+	}
 	xfree(target);
 	xfree(value);
+	xfree(guard);
 	return 0;
 }
 

@@ -202,7 +202,9 @@ void pmt_uses__add(struct pmt_uses *u, const struct pmt_filter *f, uint8_t actio
 	u->agg_kinds |= 1u << a->kind;
 	if (action == PMT_ACT_AGG && a->kind != PMT_AGG_COUNT)
 		pmt_uses__operand(u, &a->value);
-	if (action == PMT_ACT_LAT_START || action == PMT_ACT_LAT_END)
+	/* --latency's match key; a program's guard of its update (if) */
+	if (action == PMT_ACT_LAT_START || action == PMT_ACT_LAT_END ||
+	    (action == PMT_ACT_AGG && a->guarded))
 		pmt_uses__operand(u, &a->match);
 	for (i = 0; i < a->nkeys && i < PMT_AGG_KEYS; i++) {
 		pmt_uses__operand(u, &a->keys[i].o);

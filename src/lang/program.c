@@ -27,6 +27,11 @@ struct parser {
 	/* the start time's shape (--latency) refused: the program is read
 	 * again with every map a saved value's (no_lat) */
 	bool lat_refused, no_lat;
+	/* inside an if: the condition what is read now is under (ifs within
+	 * ifs joined with &&), else NULL; closed: the statement just read
+	 * ended with its block's '}' (no ';' after it) */
+	char *guard;
+	bool closed;
 	int stmt_line; /* where the map's statement was first met */
 	bool incr;     /* it was @map++ */
 	bool printed;  /* a probe's block printed (printf) */
@@ -45,6 +50,7 @@ struct parser {
 /* What a block's statement does to the map. */
 struct update {
 	char *map, *fn, *value, *keys;
+	int tend;  /* where @NAME[KEYS] ends in the source */
 	bool incr; /* @map++: an integer map, printed as count()'s */
 };
 
@@ -443,6 +449,7 @@ static int map_update(struct parser *P, struct update *u)
 		if (next(P))
 			return -EINVAL;
 	}
+	u->tend = P->lx.tok.pos;
 	if (P->lx.tok.kind == '+') {
 		if (next(P) || P->lx.tok.kind != '+')
 			return perr(P, P->lx.tok.pos, 1, "expected '++' or '= FUNCTION(...)'");
@@ -929,6 +936,10 @@ struct blk_state {
 	int got;       /* map statements */
 	int role;      /* PMT_PROG_START, PMT_PROG_END, or 0 */
 	char *stmts;   /* its values saved and forgotten (pmt_prog_probe's) */
+	/* the conditions its printf and its update are under (if), set by
+	 * the first of each (print_set, a printf was read) */
+	char *print_guard, *agg_guard;
+	bool print_set;
 	/* the maps it saved or forgot so far, " NAME NAME " */
 	struct pmt_buf touched;
 };
@@ -1046,6 +1057,8 @@ static int latency_value(struct parser *P, struct update *u, struct blk_state *b
 			"1e6, 1e9, or no division), for now",
 			P->p->lat_map ? P->p->lat_map : "start");
 	}
+	if (P->guard)
+		return lat_perr(P, pos, 1, "a start time read back inside an if");
 	P->p->lat_unit = divs[i][1];
 	b->role = PMT_PROG_END;
 	if (!tail || asprintf(&lh, "latency%s", tail) < 0)
@@ -1088,16 +1101,25 @@ static int start_store(struct parser *P, struct update *u, struct blk_state *b, 
 	return 0;
 }
 
-/* stmt appended to the block's statements */
-static int add_stmt(struct parser *P, struct blk_state *b, const char *map, const char *stmt)
+/* stmt appended to the block's statements; the source [from, to) is
+ * what it writes, @NAME[KEY] */
+static int add_stmt(struct parser *P, struct blk_state *b, int from, int to, const char *stmt)
 {
-	char *all;
+	char *all, *target = strndup(P->src + from, (size_t)(to - from)), *t;
 
-	if (asprintf(&all, "%s%s%s", b->stmts ? b->stmts : "", b->stmts ? "; " : "", stmt) < 0)
+	t = target ? squeezed(target) : NULL;
+	free(target);
+	if (!t)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	list_add(&b->touched, t);
+	free(t);
+
+	if (asprintf(&all, "%s%s%s%s%s%s", b->stmts ? b->stmts : "", b->stmts ? "; " : "",
+		     P->guard ? "if (" : "", P->guard ? P->guard : "", P->guard ? ") " : "",
+		     stmt) < 0)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	free(b->stmts);
 	b->stmts = all;
-	list_add(&b->touched, map);
 	return 0;
 }
 
@@ -1117,7 +1139,7 @@ static int save_value(struct parser *P, struct update *u, struct blk_state *b, i
 	if (asprintf(&stmt, "@%s%s%s%s = %s", u->map, u->keys ? "[" : "", u->keys ? u->keys : "",
 		     u->keys ? "]" : "", u->value) < 0)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	r = add_stmt(P, b, u->map, stmt);
+	r = add_stmt(P, b, pos, u->tend, stmt);
 	free(stmt);
 	list_add(&P->saved, u->map);
 	return r;
@@ -1171,7 +1193,7 @@ static int forget(struct parser *P, struct blk_state *b)
 	if (!text || asprintf(&stmt, "delete(%s)", text) < 0)
 		stmt = NULL;
 	if (stmt)
-		r = add_stmt(P, b, name, stmt);
+		r = add_stmt(P, b, at, end, stmt);
 	free(text);
 	free(stmt);
 	free(name);
@@ -1192,7 +1214,11 @@ static int map_statement(struct parser *P, struct blk_state *b, int pos)
 
 	ret = map_update(P, &u);
 	saving = !ret && !strcmp(u.fn, "=");
-	if (saving)
+	if (!ret && P->guard && !saving && !strcmp(u.fn, "nsecs"))
+		ret = lat_perr(P, pos, 1, "a start time stored inside an if");
+	else if (!ret && P->guard && !saving && !b->got && !(b->agg_guard = strdup(P->guard)))
+		ret = pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	else if (saving)
 		ret = save_value(P, &u, b, pos);
 	else if (!ret && b->got)
 		ret = perr(P, pos, 1, "one map update a block, for now: this is the second");
@@ -1271,29 +1297,133 @@ static void forget_vars(struct parser *P)
 	}
 }
 
+/* Does text (squeezed) read target, @NAME[KEY] as written (squeezed)? */
+static bool reads_target(const char *text, const char *t, size_t n)
+{
+	const char *at;
+
+	for (at = strchr(text, '@'); at; at = strchr(at + 1, '@'))
+		if (!strncmp(at, t, n) && !pmt_lex__name_char(at[n], false) &&
+		    (t[n - 1] == ']' || at[n] != '['))
+			return true;
+	return false;
+}
+
 /* The statement just read, the source from pos to the lexer's token (a
  * printf, a $variable's value: not as rewritten, where a variable
- * stands for what was read before), reads no map the block saved or
- * forgot before it: the block's statements run after what it reads. */
+ * stands for what was read before), reads nothing the block saved or
+ * forgot before it, under the same key as written: a block's reads see
+ * the values as the event found them, its saves and deletes done after. */
 static int read_after_write(struct parser *P, struct blk_state *b, int pos)
 {
-	char *text = strndup(P->src + pos, (size_t)(P->lx.tok.pos - pos)), name[64];
+	char *raw = strndup(P->src + pos, (size_t)(P->lx.tok.pos - pos)), *text;
 	const char *s, *n;
 	int r = 0;
 
+	text = raw ? squeezed(raw) : NULL;
+	free(raw);
 	if (!text)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	for (s = b->touched.p; !r && s && *s && (n = strchr(s + 1, ' ')); s = n) {
-		snprintf(name, sizeof(name), "%.*s", (int)(n - s - 1), s + 1);
-		if (names_map(text, name))
+	for (s = b->touched.p; !r && s && *s && (n = strchr(s + 1, ' ')); s = n)
+		if (reads_target(text, s + 1, (size_t)(n - s - 1)))
 			r = perr(
 				P, pos, 1,
-				"this reads @%s after the block saved or deleted it: not supported "
+				"this reads %.*s after the block saved or deleted it: not supported "
 				"yet (read it first)",
-				name);
-	}
+				(int)(n - s - 1), s + 1);
 	free(text);
 	return r;
+}
+
+/* The printf just read (at pos) is under the condition the block's
+ * other printf are under: one record an event, streamed or not. */
+static int print_under(struct parser *P, struct blk_state *b, int pos)
+{
+	if (!b->print_set) {
+		b->print_set = true;
+		if (P->guard && !(b->print_guard = strdup(P->guard)))
+			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+		return 0;
+	}
+	if (!b->print_guard != !P->guard || (P->guard && strcmp(P->guard, b->print_guard)))
+		return perr(P, pos, 1,
+			    "printf under another condition than the block's first printf: not "
+			    "supported yet");
+	return 0;
+}
+
+static int statement(struct parser *P, struct blk_state *b);
+static int statements(struct parser *P, struct blk_state *b);
+
+/* One branch of an if (the lexer at its '{'): its statements under
+ * cond (NULL: else's, under P->guard alone), within what the if is
+ * under; the lexer past its '}' */
+static int branch(struct parser *P, struct blk_state *b, const char *cond)
+{
+	char *outer = P->guard, *g;
+	int ret;
+
+	if (P->lx.tok.kind != '{')
+		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			    "expected '{': if (CONDITION) { ... }");
+	if (!cond ? !(g = strdup(outer))
+		  : asprintf(&g, outer ? "(%s) && %s" : "%s%s", outer ? outer : "", cond) < 0)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	P->guard = g;
+	ret = next(P) || statements(P, b) || next(P);
+	P->guard = outer;
+	free(g);
+	return ret ? -EINVAL : 0;
+}
+
+/* if (CONDITION) { ... } [else { ... } | else if ...] (the lexer at if):
+ * the statements inside done where the condition holds */
+static int if_statement(struct parser *P, struct blk_state *b)
+{
+	int pos = P->lx.tok.pos, start, end, depth = 0, ret;
+	char *cond, *text, *neg;
+
+	if (next(P) || P->lx.tok.kind != '(')
+		return perr(P, P->lx.tok.pos, 1, "expected '(' after if: if (CONDITION) { ... }");
+	start = P->lx.tok.pos + 1;
+	for (;;) {
+		if (P->lx.tok.kind == PMT_TOK_END)
+			return perr(P, pos, 2, "if's condition is not closed: ')' is missing");
+		depth += (P->lx.tok.kind == '(') - (P->lx.tok.kind == ')');
+		if (!depth)
+			break; /* at its ')' */
+		if (next(P))
+			return -EINVAL;
+	}
+	end = P->lx.tok.pos;
+	if (end <= start || !(text = rewrite(P, start, end)))
+		return P->failed ? -EINVAL
+				 : perr(P, pos, 2, "expected a condition: if (CONDITION)");
+	if (asprintf(&cond, "(%s)", text) < 0 || asprintf(&neg, "!(%s)", text) < 0) {
+		free(text);
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	free(text);
+	ret = next(P) || branch(P, b, cond);
+	if (!ret && is_word(P, &P->lx.tok, "else")) {
+		char *outer = P->guard, *g = NULL;
+
+		/* else: what the if is under, and not its condition */
+		if (next(P) ||
+		    asprintf(&g, outer ? "(%s) && %s" : "%s%s", outer ? outer : "", neg) < 0)
+			ret = -EINVAL;
+		P->guard = g;
+		if (!ret && is_word(P, &P->lx.tok, "if"))
+			ret = if_statement(P, b);
+		else if (!ret)
+			ret = branch(P, b, NULL);
+		P->guard = outer;
+		free(g);
+	}
+	free(cond);
+	free(neg);
+	P->closed = true;
+	return ret ? -EINVAL : 0;
 }
 
 /* One statement of block b (the lexer at its first token). */
@@ -1308,11 +1438,18 @@ static int statement(struct parser *P, struct blk_state *b)
 		return begin_table(P);
 	if (b->kind == BLK_PROBE && is_word(P, t, "printf"))
 		return probe_printf(P, &b->printed) || print_or_map(P, pos) ||
-		       read_after_write(P, b, pos);
+		       read_after_write(P, b, pos) || print_under(P, b, pos);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
-		return probe_time(P, &b->printed) || print_or_map(P, pos);
+		return probe_time(P, &b->printed) || print_or_map(P, pos) || print_under(P, b, pos);
+	if (b->kind == BLK_PROBE && is_word(P, t, "if"))
+		return if_statement(P, b);
 	if (b->kind == BLK_PROBE && t->kind == '@')
 		return map_statement(P, b, pos);
+	if (b->kind == BLK_PROBE && t->kind == '$' && P->guard)
+		return perr(
+			P, pos, 1,
+			"a $variable assigned inside an if: not supported yet (assign it before "
+			"the if)");
 	if (b->kind == BLK_PROBE && t->kind == '$')
 		return assign_var(P) || read_after_write(P, b, pos);
 	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||
@@ -1321,11 +1458,9 @@ static int statement(struct parser *P, struct blk_state *b)
 	return unsupported(P, b->kind == BLK_BEGIN);
 }
 
-/* { statements } (the lexer at '{') into b. */
-static int block(struct parser *P, struct blk_state *b)
+/* Statements up to the '}' that closes them (the lexer left there) */
+static int statements(struct parser *P, struct blk_state *b)
 {
-	if (next(P))
-		return -EINVAL;
 	while (P->lx.tok.kind != '}') {
 		int pos = P->lx.tok.pos;
 
@@ -1336,14 +1471,23 @@ static int block(struct parser *P, struct blk_state *b)
 		}
 		if (P->lx.tok.kind == PMT_TOK_END)
 			return perr(P, pos, 1, "a block is not closed: '}' is missing");
+		P->closed = false;
 		if (statement(P, b))
 			return -EINVAL;
 		if (P->lx.tok.kind == PMT_TOK_END)
 			return perr(P, P->lx.tok.pos, 1, "a block is not closed: '}' is missing");
-		if (P->lx.tok.kind != ';' && P->lx.tok.kind != '}')
+		if (P->lx.tok.kind != ';' && P->lx.tok.kind != '}' && !P->closed)
 			return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
 				    "expected ';' or '}' after the statement");
 	}
+	return 0;
+}
+
+/* { statements } (the lexer at '{') into b. */
+static int block(struct parser *P, struct blk_state *b)
+{
+	if (next(P) || statements(P, b))
+		return -EINVAL;
 	if (b->kind == BLK_PROBE && !b->got && !b->printed && !b->stmts)
 		return perr(
 			P, P->lx.tok.pos, 1,
@@ -1447,7 +1591,9 @@ static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 		p->probes[k].role = b->role;
 		p->probes[k].stmts_only = b->stmts && !b->printed && !b->got && !b->role;
 		if ((b->printed && !(p->probes[k].printf = strdup(b->printed))) ||
-		    (b->stmts && !(p->probes[k].stmts = strdup(b->stmts))))
+		    (b->stmts && !(p->probes[k].stmts = strdup(b->stmts))) ||
+		    (b->print_guard && !(p->probes[k].print_guard = strdup(b->print_guard))) ||
+		    (b->agg_guard && !(p->probes[k].agg_guard = strdup(b->agg_guard))))
 			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
 	if (b->stmts && b->role)
@@ -1491,6 +1637,8 @@ static int probe_block(struct parser *P, int *at)
 		ret = block_onto(P, &b, first);
 	free(b.printed);
 	free(b.stmts);
+	free(b.print_guard);
+	free(b.agg_guard);
 	pmt_buf__free(&b.touched);
 	if (!ret)
 		*at = P->lx.tok.pos + 1;
@@ -1648,6 +1796,8 @@ void pmt_program__free(struct pmt_program *p)
 		free(p->probes[i].printf);
 		free(p->probes[i].where);
 		free(p->probes[i].stmts);
+		free(p->probes[i].print_guard);
+		free(p->probes[i].agg_guard);
 	}
 	free(p->probes);
 	free(p->map);

@@ -16,7 +16,8 @@
  * probe's block, read back as (nsecs - @start[K]) / N into the map in
  * another's: --latency); values saved (@name[K] = V, a number under one
  * key) and read back (@name[K] anywhere a value is read), or forgotten
- * (delete); BEGIN's constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
+ * (delete); if/else (what is inside done under its condition); BEGIN's
+ * constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
  * place); BEGIN's printf of literals; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
@@ -45,6 +46,9 @@ struct pmt_prog_probe {
 	 * nothing else */
 	char *stmts;
 	bool stmts_only;
+	/* the conditions its block's printf and update are under (if), or
+	 * NULL */
+	char *print_guard, *agg_guard;
 };
 
 enum { PMT_PROG_START = 1, PMT_PROG_END = 2 };

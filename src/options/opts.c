@@ -109,6 +109,8 @@ static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *s
 	p[o->nr_probes].where = NULL;
 	p[o->nr_probes].stmts = NULL;
 	p[o->nr_probes].stmts_only = false;
+	p[o->nr_probes].print_guard = NULL;
+	p[o->nr_probes].agg_guard = NULL;
 	o->nr_probes++;
 	return 0;
 }
@@ -1066,6 +1068,8 @@ static int load_program(struct optctx *c)
 		o->probes[o->nr_probes - 1].where = p->probes[i].where;
 		o->probes[o->nr_probes - 1].stmts = p->probes[i].stmts;
 		o->probes[o->nr_probes - 1].stmts_only = p->probes[i].stmts_only;
+		o->probes[o->nr_probes - 1].print_guard = p->probes[i].print_guard;
+		o->probes[o->nr_probes - 1].agg_guard = p->probes[i].agg_guard;
 	}
 	o->begin = p->begin;
 	if (!p->fn)

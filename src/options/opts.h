@@ -45,6 +45,9 @@ struct pmt_probe_arg {
 	 * pmt_expr__statements), or NULL; stmts_only: all its block does */
 	const char *stmts;
 	bool stmts_only;
+	/* a program's block's printf and update inside an if: the
+	 * conditions they are under, or NULL */
+	const char *print_guard, *agg_guard;
 };
 
 enum pmt_mode {

@@ -95,6 +95,25 @@ static int num_slot(struct pmt_probe *p, const char *x, const struct pmt_operand
 	return (int)p->nvals++;
 }
 
+/* The condition a program's printf is under (if): a number slot the
+ * kernel streams the record where it is non-zero (p->print_guard) */
+static int print_guard(struct pmt_probe *p, struct pmt_exprs *mine, const struct pmt_typesys *types,
+		       struct pmt_error *err)
+{
+	struct pmt_opinfo info;
+	int slot;
+
+	if (pmt_expr__compile(mine, p->print_guard_text, p->fmt, p->name, "if", types, &info, err))
+		return -EINVAL;
+	if (info.is_str)
+		return pmt_error__usage(err, "%s: if (%s): a string, not a condition", p->name,
+					p->print_guard_text);
+	if ((slot = num_slot(p, p->print_guard_text, &info.o, err)) < 0)
+		return slot;
+	p->print_guard = (uint8_t)(slot + 1);
+	return 0;
+}
+
 /* @NAME[KEY] of a program's table of strings (1 if x is not one): the
  * key computed in the kernel, the string found here */
 static int table_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
@@ -202,5 +221,7 @@ int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 	pmt_printf__free(&t);
 	if (!ret && pmt_print__check(pr, why, sizeof(why)))
 		ret = pmt_error__usage(err, "printf for %s: %s", p->name, why);
+	if (!ret && p->print_guard_text)
+		ret = print_guard(p, mine, types, err);
 	return ret;
 }

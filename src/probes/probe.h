@@ -48,6 +48,10 @@ struct pmt_probe {
 	bool stmts_only;
 	bool stmts_record; /* they read the record's fields */
 	uint16_t sprog;
+	/* a program's: the condition its printf is under (if), and 1 +
+	 * which number slot holds it (0: none); its update's */
+	const char *print_guard_text, *agg_guard_text;
+	uint8_t print_guard;
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;

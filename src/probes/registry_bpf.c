@@ -49,6 +49,7 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 	memcpy(cfg->vals, p->vals, sizeof(cfg->vals));
 	cfg->str_xprog = p->str_xprog;
 	cfg->sprog = p->sprog;
+	cfg->print_guard = p->print_guard;
 	cfg->action = p->action;
 	cfg->agg = p->agg;
 	cfg->stack = c->stack;

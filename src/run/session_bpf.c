@@ -131,6 +131,7 @@ static int compile_aggregation(struct pmt_session *s)
 			continue;
 		ap[n].name = s->probes.v[i].name;
 		ap[n].fmt = s->probes.v[i].fmt;
+		ap[n].guard = s->probes.v[i].agg_guard_text;
 		/* a tracepoint's probe key as bpftrace's probe: with its kind
 		 * (a probe given twice stays name#2: its filter makes it
 		 * another) */
@@ -454,6 +455,8 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 			s->probes.v[k].where = opts->probes[i].where;
 			s->probes.v[k].stmts_text = opts->probes[i].stmts;
 			s->probes.v[k].stmts_only = opts->probes[i].stmts_only;
+			s->probes.v[k].print_guard_text = opts->probes[i].print_guard;
+			s->probes.v[k].agg_guard_text = opts->probes[i].agg_guard;
 		}
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))

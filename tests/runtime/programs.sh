@@ -7,7 +7,7 @@
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace"
+guest_tests="program_file_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace"
 
 # A tracer's maps as bpftrace prints them at exit: from the first @ line
 # on, blank lines left out.
@@ -390,6 +390,47 @@ test_program_writeback() {
 		{ fail "lines not as writeback.bt prints them"; return 1; }
 }
 
+# if/else in a block: a printf under a condition, a value saved under
+# one and forgotten under its else, read by the printf of a later call
+# (what the previous call left); an update under a condition. The calls
+# pmt_ut_add(i, 2i), i = 0..29 and 0..999: exact lines and histogram,
+# and bpftrace's.
+test_program_if_vs_bpftrace() {
+	local prog="uprobe:$CALLS:pmt_ut_add
+{
+	if (arg0 % 5 == 0) { printf(\"%d %d\\n\", arg0, @last[tid]); }
+	if (arg0 % 3 == 0) { @last[tid] = arg0; } else { delete(@last[tid]); }
+}
+END { clear(@last); }"
+	local agg="uprobe:$CALLS:pmt_ut_add { if (arg0 % 2 && arg0 < 100) { @odd = lhist(arg0, 0, 100, 25); } }"
+	"$PMT" -q -e "$prog" -c "$CALLS 30" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines" "$(cat "$WORK/out.txt")" "0 0
+5 0
+10 9
+15 0
+20 0
+25 24" || return 1
+	"$PMT" -q -e "$agg" -c "$CALLS 1000" -o "$WORK/agg.txt" || { fail "pmtrace -e (update) failed"; return 1; }
+	maps_of "$WORK/agg.txt" >"$WORK/ours-agg"
+	expect_eq "odd calls below 100" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/ours-agg")" 50 || return 1
+	lines_vs_bpftrace "$prog" "$CALLS 30" || return 1
+	vs_bpftrace_program "$WORK/ours-agg" -e "$agg" -c "$CALLS 1000"
+}
+
+# runqlat.bt unchanged: a start time saved under an if (the task left
+# its CPU runnable), read into a $variable, an update under if ($ns),
+# TASK_RUNNING from the kernel's headers. pingpong's 2,000 wakeups and
+# switches, system-wide as bpftrace traces: every one of them timed.
+test_program_runqlat() {
+	local tool=/usr/sbin/runqlat.bt n
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	"$PMT" -q -a "$tool" -o "$WORK/out.txt" -- "$TP/pingpong" 1000 || { fail "pmtrace $tool failed"; return 1; }
+	n=$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n + 0}' "$WORK/out.txt")
+	[ "$(head -2 "$WORK/out.txt" | tail -1)" = "@usecs: " ] || { cat "$WORK/out.txt" >&2; fail "no @usecs"; return 1; }
+	[ "$n" -ge 2000 ] || { cat "$WORK/out.txt" >&2; fail "$n wakeups timed, pingpong alone makes 2000"; return 1; }
+	note "$n wakeups timed"
+}
+
 # Saved values left at the end print as bpftrace prints them: map by
 # map in their names' order, each by value, keyed or not. The process's
 # two getppid() calls: exact values, its tid set aside.
@@ -416,9 +457,9 @@ test_program_saved_at_end_vs_bpftrace() {
 # What the engine cannot run yet is refused with its line, exit 2, and
 # nothing attached.
 test_program_refusals() {
-	printf 'tracepoint:syscalls:sys_enter_read\n{\n\tif (pid > 1) { @ = count(); }\n}\n' >"$WORK/p.bt"
-	usage_error "^pmtrace: $WORK/p.bt:3: 'if' is not supported yet" "$WORK/p.bt" || return 1
-	grep -q '^ *if (pid > 1) { @ = count(); }$' "$WORK/usage.err" || { fail "the line is not quoted"; cat "$WORK/usage.err" >&2; return 1; }
+	printf 'tracepoint:syscalls:sys_enter_read\n{\n\tunroll (2) { @ = count(); }\n}\n' >"$WORK/p.bt"
+	usage_error "^pmtrace: $WORK/p.bt:3: 'unroll' is not supported yet" "$WORK/p.bt" || return 1
+	grep -q '^ *unroll (2) { @ = count(); }$' "$WORK/usage.err" || { fail "the line is not quoted"; cat "$WORK/usage.err" >&2; return 1; }
 	# what the kernel's formats say, found when the probe is made: its line
 	printf 'BEGIN { }\ntracepoint:syscalls:sys_enter_read { printf("%%s", args->count); }\n' >"$WORK/q.bt"
 	usage_error "^pmtrace: $WORK/q.bt:2: printf for syscalls:sys_enter_read: argument 1 is a number, its conversion %s a string's" "$WORK/q.bt" || return 1
@@ -429,7 +470,7 @@ test_program_refusals() {
 	# saved values: read where none is saved, printed after the block
 	# forgot it, kept under two keys
 	usage_error "^pmtrace: -e:1: @q is read but no probe saves a value in it" -e 't:syscalls:sys_enter_read /@q[tid]/ { @z[tid] = 5; }' || return 1
-	usage_error "^pmtrace: -e:1: this reads @z after the block saved or deleted it" -e 't:syscalls:sys_enter_read { @z[tid] = 5; printf("%d", @z[tid]); }' || return 1
+	usage_error "^pmtrace: -e:1: this reads @z\[tid\] after the block saved or deleted it" -e 't:syscalls:sys_enter_read { @z[tid] = 5; printf("%d", @z[tid]); }' || return 1
 	usage_error "^pmtrace: -e:1: a saved value has one key, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1] = 5; }' || return 1
 	usage_error "a map saves a number here: save the address" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); }' || return 1
 	no_leftovers

@@ -31,6 +31,13 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 				p.probes[i].printf ? p.probes[i].printf : "",
 				p.probes[i].printf ? "}" : "");
 	for (i = 0; i < p.nprobes; i++)
+		if (p.probes[i].print_guard || p.probes[i].agg_guard)
+			pmt_buf__printf(b, " if{%s}%s%s%s",
+					p.probes[i].print_guard ? p.probes[i].print_guard : "",
+					p.probes[i].agg_guard ? " agg if{" : "",
+					p.probes[i].agg_guard ? p.probes[i].agg_guard : "",
+					p.probes[i].agg_guard ? "}" : "");
+	for (i = 0; i < p.nprobes; i++)
 		if (p.probes[i].stmts)
 			pmt_buf__printf(b, " [%zu%s: %s]", i, p.probes[i].stmts_only ? " only" : "",
 					p.probes[i].stmts);
@@ -154,6 +161,19 @@ TEST(program_read_into_the_engine)
 			    "@o[3]); }"),
 		"tracepoint:a:b printf{\"%s %d\\n\", @n[x], @k + @o[3]} @n[]{-1:\"-\",2:\"2\"} "
 		"@k{0:5} @o[]{3:-4}");
+	/* if/else: statements guarded, the printf's and the update's
+	 * conditions said apart; macros the tools name as numbers */
+	ASSERT_STREQ(read_as(&b, "t:a:b { if (args->s == TASK_RUNNING) { @q[args->p] = nsecs; }\n"
+				 "  $ns = @q[args->n];\n"
+				 "  if ($ns) { @us = hist((nsecs - $ns) / 1000); }\n"
+				 "  delete(@q[args->n]); }"),
+		     "tracepoint:a:b if{} agg if{((@q[n]))} [0: if ((s == TASK_RUNNING)) @q[p] = "
+		     "nsecs; delete(@q[n])] => @us[] hist((nsecs - (@q[n])) / 1000)");
+	ASSERT_STREQ(read_as(&b, "t:a:b { if (pid > 1) { printf(\"a\"); time(); @x[tid] = 1; }\n"
+				 "  else if (pid) { @x[tid] = 2; } else { delete(@x[tid]); } }"),
+		     "tracepoint:a:b printf{\"a\"; \"%s\", strftime(\"%H:%M:%S\\n\", nsecs)} "
+		     "if{(pid > 1)} [0: if ((pid > 1)) @x[tid] = 1; if ((!(pid > 1)) && (pid)) "
+		     "@x[tid] = 2; if ((!(pid > 1)) && !(pid)) delete(@x[tid])]");
 	/* start times --latency does not measure: saved values (nsecs the
 	 * time now) */
 	ASSERT_STREQ(read_as(&b, "t:a:b, t:a:c { @s[tid] = nsecs; }\n"
@@ -209,12 +229,26 @@ TEST(printf_split)
 static const struct {
 	const char *text, *want;
 } refusals[] = {
-	{"tracepoint:a:b {\n\tif (pid > 1) { @ = count(); }\n}",
-	 "t.bt:2: 'if' is not supported yet: a program's blocks printf, or update one map with "
-	 "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints "
-	 "literals)\n"
-	 "   if (pid > 1) { @ = count(); }\n"
-	 "   ^~\n"},
+	{"tracepoint:a:b {\n\tunroll (2) { @ = count(); }\n}",
+	 "t.bt:2: 'unroll' is not supported yet: a program's blocks printf, or update one map "
+	 "with count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN "
+	 "prints literals)\n"
+	 "   unroll (2) { @ = count(); }\n"
+	 "   ^~~~~~\n"},
+	{"t:a:b { if (pid) { $x = 1; } printf(\"a\"); }",
+	 "t.bt:1: a $variable assigned inside an if: not supported yet (assign it before the "
+	 "if)\n"
+	 "  t:a:b { if (pid) { $x = 1; } printf(\"a\"); }\n"
+	 "                     ^\n"},
+	{"t:a:b { if (pid) { printf(\"a\"); } printf(\"b\"); }",
+	 "t.bt:1: printf under another condition than the block's first printf: not supported "
+	 "yet\n"
+	 "  t:a:b { if (pid) { printf(\"a\"); } printf(\"b\"); }\n"
+	 "                                    ^\n"},
+	{"t:a:b { if (pid { printf(\"a\"); } }",
+	 "t.bt:1: if's condition is not closed: ')' is missing\n"
+	 "  t:a:b { if (pid { printf(\"a\"); } }\n"
+	 "          ^~\n"},
 	{"t:a:b { $x = 1; printf(\"a\"); } t:c:d { printf(\"%d\", $x); }",
 	 "t.bt:1: $x has no value here: a variable is assigned in its block before it is used\n"
 	 "  t:a:b { $x = 1; printf(\"a\"); } t:c:d { printf(\"%d\", $x); }\n"
@@ -245,13 +279,13 @@ static const struct {
 	 "  t:c:d { printf(\"%d\", @n); }\n"
 	 "          ^\n"},
 	{"t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }",
-	 "t.bt:1: this reads @z after the block saved or deleted it: not supported yet (read it "
-	 "first)\n"
+	 "t.bt:1: this reads @z[tid] after the block saved or deleted it: not supported yet (read "
+	 "it first)\n"
 	 "  t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }\n"
 	 "                         ^\n"},
 	{"t:a:b { delete(@z[tid]); $v = @z[tid] + 1; }\nt:c:d { @z[tid] = 1; }",
-	 "t.bt:1: this reads @z after the block saved or deleted it: not supported yet (read it "
-	 "first)\n"
+	 "t.bt:1: this reads @z[tid] after the block saved or deleted it: not supported yet (read "
+	 "it first)\n"
 	 "  t:a:b { delete(@z[tid]); $v = @z[tid] + 1; }\n"
 	 "                           ^\n"},
 	{"BEGIN { @n[1] = \"one\"; }\nt:a:b /@n[pid]/ { printf(\"x\"); }",
