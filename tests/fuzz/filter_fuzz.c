@@ -160,6 +160,10 @@ static void fuzz_statements(const char *text, const struct pmt_format *fmt)
 			      : c <= PMT_X_LNOT || c == PMT_X_LOAD || c == PMT_X_VLOAD ? 0
 			      : c == PMT_X_VSTORE				       ? -2
 										       : -1;
+			/* a guarded one pops its condition too */
+			if ((c == PMT_X_VSTORE || c == PMT_X_VDEL) &&
+			    (t.v[prog].op[i].flags & PMT_XF_GUARD))
+				sp--;
 			if (sp < 0 || sp > PMT_EXPR_STACK || c == PMT_X_STORE)
 				abort();
 		}
