@@ -126,12 +126,15 @@ static size_t top_first(const struct pmt_agg *a, size_t ng)
 	return a->opts->top && (size_t)a->opts->top < ng ? ng - (size_t)a->opts->top : 0;
 }
 
-static void clock_time(char *when, size_t len)
+/* The interval's first line: the clock, or what a program's time()
+ * prints (head: strftime's format) */
+static void clock_time(char *when, size_t len, const char *head)
 {
 	time_t t = time(NULL);
 	struct tm tm;
 
-	strftime(when, len, "%H:%M:%S", localtime_r(&t, &tm));
+	if (!strftime(when, len, head ? head : "%H:%M:%S\n", localtime_r(&t, &tm)))
+		when[0] = '\0';
 }
 
 static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
@@ -139,18 +142,22 @@ static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
 	size_t ng, i;
 	struct pmt_agg_group *g = pmt_agg_snap__groups(s, PMT_FORM_KEY, &ng);
 	struct pmt_buf b = {0};
-	char when[32];
+	char when[256];
 
 	if (!g)
 		return -ENOMEM;
-	clock_time(when, sizeof(when));
+	clock_time(when, sizeof(when), s->a->opts->head);
 	if (s->a->opts->interval > 0)
-		pmt_buf__printf(&b, "%s\n", when);
+		pmt_buf__puts(&b, when);
 	for (i = top_first(s->a, ng); i < ng; i++)
 		group_text(s, &b, &g[i]);
-	if (!ng)
+	/* a program's print(@) of nothing: a map without keys reads 0, as
+	 * bpftrace's cleared one; no line between its intervals */
+	if (!ng && s->a->opts->head && !s->a->keys.n)
+		pmt_buf__printf(&b, "@%s: 0\n", s->a->opts->map ? s->a->opts->map : "");
+	else if (!ng && !s->a->opts->head)
 		pmt_buf__puts(&b, "(no events)\n");
-	if (s->a->opts->interval > 0)
+	if (s->a->opts->interval > 0 && !s->a->opts->head)
 		pmt_buf__putc(&b, '\n');
 	pmt_output__line(out, b.p, b.len);
 	pmt_output__flush(out);
@@ -238,7 +245,7 @@ static int write_json(struct pmt_agg_snap *s, struct pmt_output *out)
 
 	if (!g)
 		return -ENOMEM;
-	clock_time(when, sizeof(when));
+	clock_time(when, sizeof(when), "%H:%M:%S");
 	pmt_json__init(&j, &b);
 	pmt_json__object(&j);
 	pmt_json__field_u64(&j, "ts", s->now_ns);

@@ -241,6 +241,8 @@ static const struct {
 	{"U", "usdt"},
 	{"rawtracepoint", "rawtracepoint"},
 	{"rt", "rawtracepoint"},
+	{"profile", "profile"},
+	{"p", "profile"},
 };
 
 static int add_probe(struct parser *P, int pos, int len, const char *filter)
@@ -255,8 +257,8 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 	if (i == sizeof(providers) / sizeof(providers[0]) || !colon || colon + 1 == s + len)
 		return perr(P, pos, len,
 			    "probe '%.*s' is not supported yet: expected tracepoint:, kprobe:, "
-			    "kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt: or "
-			    "rawtracepoint: and what it names",
+			    "kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt:, "
+			    "rawtracepoint:, profile: or interval: and what it names",
 			    len, s);
 	v = pmt_grow(P->p->probes, &P->p->cap, P->p->nprobes, sizeof(*v), 4);
 	if (!v)
@@ -833,7 +835,9 @@ static int probe_printf(struct parser *P, char **text)
 			    strncmp(e.msg, "printf: ", 8) ? e.msg : e.msg + 8);
 	}
 	pmt_printf__free(&t);
-	if (asprintf(&all, "%s%s%s", *text ? *text : "", *text ? "; " : "", args) < 0)
+	if (asprintf(&all, "%s%s%s%s%s%s", *text ? *text : "", *text ? "; " : "",
+		     P->guard ? "if (" : "", P->guard ? P->guard : "", P->guard ? ") " : "",
+		     args) < 0)
 		all = NULL;
 	free(args);
 	free(*text);
@@ -859,8 +863,9 @@ static int probe_time(struct parser *P, char **text)
 	if ((flen && next(P)) || P->lx.tok.kind != ')')
 		return perr(P, P->lx.tok.pos, 1,
 			    "expected ')': time() takes one format string at most");
-	if (asprintf(&all, "%s%s\"%%s\", strftime(%.*s, nsecs)", *text ? *text : "",
-		     *text ? "; " : "", flen ? flen : 12,
+	if (asprintf(&all, "%s%s%s%s%s\"%%s\", strftime(%.*s, nsecs)", *text ? *text : "",
+		     *text ? "; " : "", P->guard ? "if (" : "", P->guard ? P->guard : "",
+		     P->guard ? ") " : "", flen ? flen : 12,
 		     flen ? P->src + fpos : "\"%H:%M:%S\\n\"") < 0)
 		all = NULL;
 	free(*text);
@@ -927,7 +932,7 @@ static int print_or_map(struct parser *P, int pos)
 }
 
 /* What a block is. */
-enum blk { BLK_PROBE, BLK_BEGIN, BLK_END };
+enum blk { BLK_PROBE, BLK_BEGIN, BLK_END, BLK_INTERVAL };
 
 /* One block's state while its statements are read. */
 struct blk_state {
@@ -936,10 +941,11 @@ struct blk_state {
 	int got;       /* map statements */
 	int role;      /* PMT_PROG_START, PMT_PROG_END, or 0 */
 	char *stmts;   /* its values saved and forgotten (pmt_prog_probe's) */
-	/* the conditions its printf and its update are under (if), set by
-	 * the first of each (print_set, a printf was read) */
+	/* the conditions its printf calls (||) and its update are under
+	 * (if); print_always: a printf under none */
 	char *print_guard, *agg_guard;
-	bool print_set;
+	char *print_last; /* the condition of the printf before */
+	bool print_always;
 	/* the maps it saved or forgot so far, " NAME NAME " */
 	struct pmt_buf touched;
 };
@@ -1177,11 +1183,12 @@ static int forget(struct parser *P, struct blk_state *b)
 		}
 	}
 	if (b->kind == BLK_END && !listed(&P->saved, name) &&
-	    !(P->p->lat_map && !strcmp(name, P->p->lat_map))) {
+	    !(P->p->lat_map && !strcmp(name, P->p->lat_map)) &&
+	    !(P->p->map && !strcmp(name, P->p->map))) {
 		free(name);
 		return perr(P, at, end - at,
-			    "END clears the start time or saved values here, for now: not an "
-			    "aggregation (printed at the end)");
+			    "END clears the start time, saved values or the map updated before "
+			    "it, for now");
 	}
 	if (b->kind == BLK_END || (P->p->lat_map && !strcmp(name, P->p->lat_map))) {
 		if (b->kind == BLK_END)
@@ -1335,25 +1342,33 @@ static int read_after_write(struct parser *P, struct blk_state *b, int pos)
 	return r;
 }
 
-/* The printf just read (at pos) is under the condition the block's
- * other printf are under: one record an event, streamed or not. */
-static int print_under(struct parser *P, struct blk_state *b, int pos)
+/* The printf just read: the block's record is streamed where any of its
+ * printf's conditions holds (print_guard, their ||), or always where
+ * one has none (print_always) */
+static int print_under(struct parser *P, struct blk_state *b)
 {
-	if (!b->print_set) {
-		b->print_set = true;
-		if (P->guard && !(b->print_guard = strdup(P->guard)))
-			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	char *any;
+
+	if (!P->guard) {
+		b->print_always = true;
 		return 0;
 	}
-	if (!b->print_guard != !P->guard || (P->guard && strcmp(P->guard, b->print_guard)))
-		return perr(P, pos, 1,
-			    "printf under another condition than the block's first printf: not "
-			    "supported yet");
+	if (b->print_last && !strcmp(b->print_last, P->guard))
+		return 0; /* the same condition as the printf before */
+	free(b->print_last);
+	if (!(b->print_last = strdup(P->guard)))
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	if (asprintf(&any, "%s%s(%s)", b->print_guard ? b->print_guard : "",
+		     b->print_guard ? " || " : "", P->guard) < 0)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	free(b->print_guard);
+	b->print_guard = any;
 	return 0;
 }
 
 static int statement(struct parser *P, struct blk_state *b);
 static int statements(struct parser *P, struct blk_state *b);
+static int interval_statement(struct parser *P);
 
 /* One branch of an if (the lexer at its '{'): its statements under
  * cond (NULL: else's, under P->guard alone), within what the if is
@@ -1436,11 +1451,13 @@ static int statement(struct parser *P, struct blk_state *b)
 		return begin_printf(P);
 	if (b->kind == BLK_BEGIN && t->kind == '@')
 		return begin_table(P);
+	if (b->kind == BLK_INTERVAL)
+		return interval_statement(P);
 	if (b->kind == BLK_PROBE && is_word(P, t, "printf"))
 		return probe_printf(P, &b->printed) || print_or_map(P, pos) ||
-		       read_after_write(P, b, pos) || print_under(P, b, pos);
+		       read_after_write(P, b, pos) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
-		return probe_time(P, &b->printed) || print_or_map(P, pos) || print_under(P, b, pos);
+		return probe_time(P, &b->printed) || print_or_map(P, pos) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "if"))
 		return if_statement(P, b);
 	if (b->kind == BLK_PROBE && t->kind == '@')
@@ -1555,6 +1572,65 @@ static int probe_list(struct parser *P, int *at, int specs[][2], int *n)
 	return 0;
 }
 
+/* interval:s:N, interval:ms:N (or i:...) at [pos, pos + len): its
+ * period, one a program */
+static int interval_of(struct parser *P, int pos, int len, enum blk *kind)
+{
+	const char *s = P->src + pos, *u = strchr(s, ':') + 1, *nstr = strchr(u, ':');
+	char *end = NULL;
+	double v = nstr && nstr < s + len ? strtod(nstr + 1, &end) : 0, unit;
+
+	unit = !strncmp(u, "s:", 2) ? 1 : !strncmp(u, "ms:", 3) ? 1e-3 : 0;
+	if (!unit || !end || end != s + len || v <= 0)
+		return perr(P, pos, len, "expected interval:s:N or interval:ms:N");
+	if (P->p->interval > 0)
+		return perr(P, pos, len, "one interval probe a program, for now");
+	P->p->interval = v * unit;
+	*kind = BLK_INTERVAL;
+	return 0;
+}
+
+/* exit(), time("FORMAT"), print(@MAP) or clear(@MAP) in an interval's
+ * block (the lexer at the name), in that order: what pmtrace does every
+ * interval (-d, --interval) */
+static int interval_statement(struct parser *P)
+{
+	struct pmt_program *p = P->p;
+	const struct pmt_tok *t = &P->lx.tok;
+	int pos = t->pos;
+	bool ex = is_word(P, t, "exit"), tm = is_word(P, t, "time"), pr = is_word(P, t, "print"),
+	     cl = is_word(P, t, "clear");
+	struct pmt_buf f = {0};
+
+	if (!ex && !tm && !pr && !cl)
+		return perr(P, pos, t->len ? t->len : 1,
+			    "an interval's block takes exit(), or time(), print(@MAP) and "
+			    "clear(@MAP), for now");
+	if (next(P) || P->lx.tok.kind != '(' || next(P))
+		return perr(P, pos, 1, "expected '(' after the function's name");
+	if (tm && P->lx.tok.kind == PMT_TOK_STR) {
+		pmt_lex__string(&P->lx, &P->lx.tok, &f);
+		pmt_buf__cstr(&f);
+		if (next(P)) {
+			pmt_buf__free(&f);
+			return -EINVAL;
+		}
+	}
+	if (tm) {
+		free(p->head);
+		p->head = f.p ? f.p : strdup("%H:%M:%S\n");
+	}
+	if ((pr || cl) &&
+	    (P->lx.tok.kind != '@' || next(P) || (P->lx.tok.kind == PMT_TOK_NAME && next(P))))
+		return perr(P, pos, 1, "expected %s(@MAP)", pr ? "print" : "clear");
+	if (P->lx.tok.kind != ')')
+		return perr(P, P->lx.tok.pos, 1, "expected ')'");
+	p->exit_after |= ex;
+	p->printed |= pr;
+	p->cleared_each |= cl;
+	return next(P);
+}
+
 /* BEGIN or END alone, or the list's probes added (with filter). */
 static int list_kind(struct parser *P, int specs[][2], int n, const char *filter, enum blk *kind)
 {
@@ -1574,6 +1650,11 @@ static int list_kind(struct parser *P, int specs[][2], int n, const char *filter
 		if (b || e)
 			return perr(P, specs[k][0], specs[k][1], "%.*s among other probes",
 				    specs[k][1], s + specs[k][0]);
+		if (!strncmp(s + specs[k][0], "interval:", 9) || !strncmp(s + specs[k][0], "i:", 2))
+			return n > 1 || filter ? perr(P, specs[k][0], specs[k][1],
+						      "an interval probe stands alone, with no "
+						      "predicate, for now")
+					       : interval_of(P, specs[k][0], specs[k][1], kind);
 		if (add_probe(P, specs[k][0], specs[k][1], filter))
 			return -EINVAL;
 	}
@@ -1592,7 +1673,8 @@ static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 		p->probes[k].stmts_only = b->stmts && !b->printed && !b->got && !b->role;
 		if ((b->printed && !(p->probes[k].printf = strdup(b->printed))) ||
 		    (b->stmts && !(p->probes[k].stmts = strdup(b->stmts))) ||
-		    (b->print_guard && !(p->probes[k].print_guard = strdup(b->print_guard))) ||
+		    (b->print_guard && !b->print_always &&
+		     !(p->probes[k].print_guard = strdup(b->print_guard))) ||
 		    (b->agg_guard && !(p->probes[k].agg_guard = strdup(b->agg_guard))))
 			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
@@ -1638,6 +1720,7 @@ static int probe_block(struct parser *P, int *at)
 	free(b.printed);
 	free(b.stmts);
 	free(b.print_guard);
+	free(b.print_last);
 	free(b.agg_guard);
 	pmt_buf__free(&b.touched);
 	if (!ret)
@@ -1809,6 +1892,7 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->lat_key);
 	free(p->lat_match);
 	free(p->cleared);
+	free(p->head);
 	for (i = 0; i < p->ntables; i++) {
 		for (size_t k = 0; k < p->tables[i].n; k++)
 			free(p->tables[i].str[k]);
@@ -1861,6 +1945,31 @@ static int printf_arg(struct pmt_lexer *lx, const char *text, struct pmt_printf_
 	return 0;
 }
 
+/* if (COND) before a printf's format (the lexer at if): COND's text
+ * into *guard, the lexer past its ')' */
+static int printf_guard(struct pmt_lexer *lx, const char *text, char **guard)
+{
+	int start, depth = 0;
+
+	if (pmt_lex__next(lx) || lx->tok.kind != '(')
+		return pmt_lex__error(lx, lx->tok.pos, 1, "expected '(' after if");
+	start = lx->tok.pos + 1;
+	for (;;) {
+		if (lx->tok.kind == PMT_TOK_END)
+			return pmt_lex__error(lx, start - 1, 1, "if's condition: ')' is missing");
+		depth += (lx->tok.kind == '(') - (lx->tok.kind == ')');
+		if (!depth)
+			break;
+		if (pmt_lex__next(lx))
+			return -EINVAL;
+	}
+	if (lx->tok.pos == start)
+		return pmt_lex__error(lx, start, 1, "expected a condition: if (CONDITION)");
+	if (!(*guard = strndup(text + start, (size_t)(lx->tok.pos - start))))
+		return -ENOMEM;
+	return pmt_lex__next(lx);
+}
+
 int pmt_printf__split(const char *text, const char *name, struct pmt_printf_text *t,
 		      struct pmt_error *err)
 {
@@ -1872,6 +1981,15 @@ int pmt_printf__split(const char *text, const char *name, struct pmt_printf_text
 	if (pmt_lex__next(&lx))
 		ret = -EINVAL;
 	while (!ret) {
+		if (t->nsegs == PMT_PRINTF_SEGS) {
+			ret = pmt_lex__error(&lx, lx.tok.pos, 1, "more than %d printf calls",
+					     PMT_PRINTF_SEGS);
+			break;
+		}
+		if (lx.tok.kind == PMT_TOK_NAME && lx.tok.len == 2 &&
+		    !strncmp(text + lx.tok.pos, "if", 2) &&
+		    (ret = printf_guard(&lx, text, &t->segs[t->nsegs].guard)))
+			break;
 		if (lx.tok.kind != PMT_TOK_STR) {
 			ret = pmt_lex__error(&lx, lx.tok.pos, lx.tok.len ? lx.tok.len : 1,
 					     "expected a format in double quotes: '\"%%d %%s\\n\", "
@@ -1884,6 +2002,8 @@ int pmt_printf__split(const char *text, const char *name, struct pmt_printf_text
 		while (!ret && lx.tok.kind == ',')
 			if (!(ret = pmt_lex__next(&lx)))
 				ret = printf_arg(&lx, text, t);
+		t->segs[t->nsegs].fmt_end = t->fmt.len;
+		t->segs[t->nsegs++].args_end = t->nargs;
 		if (ret || lx.tok.kind == PMT_TOK_END)
 			break;
 		/* the next printf's: its format and arguments follow */
@@ -1908,6 +2028,8 @@ void pmt_printf__free(struct pmt_printf_text *t)
 
 	for (i = 0; i < t->nargs; i++)
 		free(t->args[i]);
+	for (i = 0; i < PMT_PRINTF_SEGS; i++)
+		free(t->segs[i].guard);
 	pmt_buf__free(&t->fmt);
 	memset(t, 0, sizeof(*t));
 }

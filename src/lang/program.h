@@ -71,6 +71,13 @@ struct pmt_program {
 	char *cleared;
 	struct pmt_prog_table *tables; /* BEGIN's */
 	size_t ntables;
+	/* interval:s:N (or ms:N) blocks: every interval seconds, exit()
+	 * (exit_after), or time("FORMAT") (head: what it prints first,
+	 * strftime's format; NULL without time()), print(@MAP) and maybe
+	 * clear(@MAP) (printed: the map; cleared: what it counts starts again) */
+	double interval;
+	bool exit_after, printed, cleared_each;
+	char *head;
 };
 
 /* Program p's table of strings named map, or NULL */
@@ -91,13 +98,23 @@ struct pmt_prog_table {
 
 #define PMT_PRINTF_ARGS 16
 
-/* --printf's text, '"FORMAT", ARG, ...' and more such separated by ';':
- * the formats decoded and joined into fmt, the arguments' texts (in the
- * expression language) into args. */
+#define PMT_PRINTF_SEGS 16
+
+/* --printf's text, '"FORMAT", ARG, ...' and more such separated by ';',
+ * each maybe under a condition, 'if (COND) "FORMAT", ...' (a program's
+ * printf inside an if): the formats decoded and joined into fmt, the
+ * arguments' texts (in the expression language) into args; each
+ * printf's end in both, and its condition (NULL: none), in segs. */
 struct pmt_printf_text {
 	struct pmt_buf fmt;
 	char *args[PMT_PRINTF_ARGS];
 	int nargs;
+	struct pmt_printf_seg {
+		size_t fmt_end;
+		int args_end;
+		char *guard;
+	} segs[PMT_PRINTF_SEGS];
+	int nsegs;
 };
 
 /* Read the program text (name: its file, or "-e" for the option's) into

@@ -1027,6 +1027,76 @@ static int read_program(struct optctx *c, const char *path)
 	return 0;
 }
 
+/* profile:hz:N, profile:s:N, :ms:N, :us:N (rate: after "profile:"):
+ * cpu-clock sampled N times a second on each CPU, or every N units of
+ * its time (ns), as -e cpu-clock --freq/--period sample it */
+static int profile_rate(struct optctx *c, const char *rate, const char *where)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"hz:", 0}, {"s:", 1000000000}, {"ms:", 1000000}, {"us:", 1000}};
+	struct pmt_opts *o = c->o;
+	char *end = NULL;
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strncmp(rate, units[i].unit, strlen(units[i].unit)))
+			break;
+	if (i < sizeof(units) / sizeof(units[0]))
+		n = strtoull(rate + strlen(units[i].unit), &end, 10);
+	if (!end || *end || !n)
+		return ERR(c,
+			   "%s: profile:%s: expected profile:hz:N, profile:s:N, profile:ms:N or "
+			   "profile:us:N",
+			   where, rate);
+	if ((o->period || o->freq) && (units[i].ns ? o->period != n * units[i].ns : o->freq != n))
+		return ERR(c, "%s: profile:%s: one sampling rate a program, for now", where, rate);
+	if (units[i].ns)
+		o->period = n * units[i].ns;
+	else
+		o->freq = (unsigned)n;
+	return 0;
+}
+
+/* Is map listed in " NAME NAME "? */
+static bool map_listed(const char *list, const char *map)
+{
+	size_t n = strlen(map);
+
+	for (; (list = strchr(list, ' ')); list++)
+		if (!strncmp(list + 1, map, n) && list[1 + n] == ' ')
+			return true;
+	return false;
+}
+
+/* A program's interval block: exit() after it (-d), or the map printed
+ * every interval (--interval; --keep where it is not cleared), after
+ * what time() prints */
+static int program_interval(struct optctx *c, const struct pmt_program *p)
+{
+	struct pmt_opts *o = c->o;
+
+	if (p->interval <= 0)
+		return 0;
+	if (p->printed && !p->fn)
+		return ERR(c,
+			   "%s: print(@MAP) every interval prints the program's map: it has none",
+			   o->program_name);
+	if (p->printed) {
+		o->agg.interval = p->interval;
+		o->agg.keep = !p->cleared_each;
+		o->agg.head = p->head;
+	}
+	if (p->exit_after && !p->printed)
+		o->duration = p->interval;
+	if (!p->exit_after && !p->printed)
+		return ERR(c, "%s: an interval's block prints the map or exits, for now",
+			   o->program_name);
+	return 0;
+}
+
 /* The program read into probes and the aggregation, as the options
  * would give them: what it says is not said by options beside it. */
 static int load_program(struct optctx *c)
@@ -1061,7 +1131,14 @@ static int load_program(struct optctx *c)
 			continue;
 		}
 		kind = pmt_probe_kind_of(p->probes[i].spec, &rest);
-		if ((ret = add_probe(o, kind, rest)))
+		if (!strncmp(p->probes[i].spec, "profile:", 8) &&
+		    (ret = profile_rate(c, p->probes[i].spec + 8, p->probes[i].where)))
+			return ret;
+		if (!strncmp(p->probes[i].spec, "profile:", 8))
+			ret = add_probe(o, PMT_PROBE_PERF, "cpu-clock");
+		else
+			ret = add_probe(o, kind, rest);
+		if (ret)
 			return ret;
 		o->probes[o->nr_probes - 1].filter = p->probes[i].filter;
 		o->probes[o->nr_probes - 1].printf = p->probes[i].printf;
@@ -1072,6 +1149,8 @@ static int load_program(struct optctx *c)
 		o->probes[o->nr_probes - 1].agg_guard = p->probes[i].agg_guard;
 	}
 	o->begin = p->begin;
+	if ((ret = program_interval(c, p)))
+		return ret;
 	if (!p->fn)
 		return 0; /* its blocks print */
 	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++)
@@ -1090,6 +1169,8 @@ static int load_program(struct optctx *c)
 	}
 	o->agg.by = p->keys && *p->keys ? p->keys : NULL;
 	o->agg.map = p->map;
+	/* END clears it: not printed at the end (bpftrace's pidpersec.bt) */
+	o->agg.no_end_print = p->cleared && map_listed(p->cleared, p->map);
 	return 0;
 }
 

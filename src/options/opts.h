@@ -91,7 +91,11 @@ struct pmt_agg_opts {
 	const char *by;		   /* "comm,pid" */
 	int top;		   /* 0 = all */
 	double interval;	   /* 0 = at exit only */
-	bool keep;		   /* intervals accumulate */
+	/* a program's interval: what its time("FORMAT") prints before the
+	 * map (strftime's format), for the clock's line; NULL: that line */
+	const char *head;
+	bool no_end_print; /* a program's END clears the map: not printed then */
+	bool keep;	   /* intervals accumulate */
 	int max_keys;
 	/* --latency START,END; END NULL: START's return (kprobe:F, uprobe:P:S) */
 	const char *lat_start, *lat_end;

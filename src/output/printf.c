@@ -245,29 +245,59 @@ static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const stru
 	}
 }
 
-void pmt_print__render(struct pmt_buf *b, const struct pmt_print *p, const struct pmt_record *r)
+/* The format's [from, to) with its arguments from *used on into b */
+static void render_part(struct pmt_buf *b, const struct pmt_print *p, const struct pmt_record *r,
+			size_t from, size_t to, int *used)
 {
-	size_t i, from = 0;
+	size_t i;
 	struct conv c;
-	int used = 0;
 
-	for (i = 0; i < p->len; i++) {
+	for (i = from; i < to; i++) {
 		if (p->fmt[i] != '%')
 			continue;
 		pmt_buf__add(b, p->fmt + from, i - from);
-		if (i + 1 < p->len && p->fmt[i + 1] == '%') {
+		if (i + 1 < to && p->fmt[i + 1] == '%') {
 			pmt_buf__putc(b, '%');
 			from = ++i + 1;
 			continue;
 		}
 		/* checked when the probe was made: each has its argument */
-		if (!read_conv(p->fmt, p->len, i, &c) || used == p->nargs)
+		if (!read_conv(p->fmt, to, i, &c) || *used == p->nargs)
 			return;
-		render_conv(b, p, &c, &p->args[used++], r);
+		render_conv(b, p, &c, &p->args[(*used)++], r);
 		i = c.end - 1;
 		from = c.end;
 	}
-	pmt_buf__add(b, p->fmt + from, p->len - from);
+	pmt_buf__add(b, p->fmt + from, to - from);
+}
+
+/* Does segment s print for r (its condition's number non-zero)? */
+static bool seg_prints(const struct pmt_print_seg *s, const struct pmt_record *r)
+{
+	uint64_t v = 0;
+
+	if (!s->guard)
+		return true;
+	if ((size_t)(s->guard - 1) < r->nvals)
+		memcpy(&v, r->vals + (size_t)(s->guard - 1) * 8, sizeof(v));
+	return v != 0;
+}
+
+void pmt_print__render(struct pmt_buf *b, const struct pmt_print *p, const struct pmt_record *r)
+{
+	size_t from = 0;
+	int i, used = 0;
+
+	if (!p->nsegs) {
+		render_part(b, p, r, 0, p->len, &used);
+		return;
+	}
+	for (i = 0; i < p->nsegs; i++) {
+		if (seg_prints(&p->segs[i], r))
+			render_part(b, p, r, from, p->segs[i].fmt_end, &used);
+		from = p->segs[i].fmt_end;
+		used = p->segs[i].args_end; /* a segment left out: its arguments too */
+	}
 }
 
 void pmt_print__free(struct pmt_print *p)

@@ -18,6 +18,7 @@
 struct pmt_record;
 
 #define PMT_PRINT_ARGS 16
+#define PMT_PRINT_SEGS 16
 
 /* Where an argument's value is. */
 enum pmt_parg_kind {
@@ -57,6 +58,15 @@ struct pmt_print {
 	size_t str_max;	   /* bytes of a string shown at most (str()'s length - 1) */
 	uint64_t start_ns; /* ELAPSED's origin */
 	int64_t wall_ns;   /* TIME: CLOCK_REALTIME less CLOCK_MONOTONIC */
+	/* a program's printf calls (0: one, the whole format): where each
+	 * ends in fmt and in args, and 1 + the number slot that says whether
+	 * it prints (inside an if: non-zero), or 0 for always */
+	struct pmt_print_seg {
+		size_t fmt_end;
+		int args_end;
+		uint8_t guard;
+	} segs[PMT_PRINT_SEGS];
+	int nsegs;
 };
 
 /* Is the argument a string (comm, str(), probe, a string field)? */

@@ -95,22 +95,23 @@ static int num_slot(struct pmt_probe *p, const char *x, const struct pmt_operand
 	return (int)p->nvals++;
 }
 
-/* The condition a program's printf is under (if): a number slot the
- * kernel streams the record where it is non-zero (p->print_guard) */
-static int print_guard(struct pmt_probe *p, struct pmt_exprs *mine, const struct pmt_typesys *types,
-		       struct pmt_error *err)
+/* A condition of a program's printf (if): a number slot of the record,
+ * *out 1 + its index (the kernel streams the record where the block's
+ * is non-zero; each printf prints where its own is) */
+static int guard_slot(struct pmt_probe *p, const char *cond, uint8_t *out, struct pmt_exprs *mine,
+		      const struct pmt_typesys *types, struct pmt_error *err)
 {
 	struct pmt_opinfo info;
 	int slot;
 
-	if (pmt_expr__compile(mine, p->print_guard_text, p->fmt, p->name, "if", types, &info, err))
+	if (pmt_expr__compile(mine, cond, p->fmt, p->name, "if", types, &info, err))
 		return -EINVAL;
 	if (info.is_str)
 		return pmt_error__usage(err, "%s: if (%s): a string, not a condition", p->name,
-					p->print_guard_text);
-	if ((slot = num_slot(p, p->print_guard_text, &info.o, err)) < 0)
+					cond);
+	if ((slot = num_slot(p, cond, &info.o, err)) < 0)
 		return slot;
-	p->print_guard = (uint8_t)(slot + 1);
+	*out = (uint8_t)(slot + 1);
 	return 0;
 }
 
@@ -218,10 +219,18 @@ int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 		pr->args[i].kind = PMT_PARG_NUM;
 		ret = place(p, t.args[i], &pr->args[i], mine, types, prog, err);
 	}
+	/* each printf's end, and its condition as a number slot */
+	for (i = 0; i < t.nsegs && i < PMT_PRINT_SEGS && !ret; i++) {
+		pr->segs[i].fmt_end = t.segs[i].fmt_end;
+		pr->segs[i].args_end = t.segs[i].args_end;
+		if (t.segs[i].guard)
+			ret = guard_slot(p, t.segs[i].guard, &pr->segs[i].guard, mine, types, err);
+	}
+	pr->nsegs = i;
 	pmt_printf__free(&t);
 	if (!ret && pmt_print__check(pr, why, sizeof(why)))
 		ret = pmt_error__usage(err, "printf for %s: %s", p->name, why);
 	if (!ret && p->print_guard_text)
-		ret = print_guard(p, mine, types, err);
+		ret = guard_slot(p, p->print_guard_text, &p->print_guard, mine, types, err);
 	return ret;
 }

@@ -214,7 +214,7 @@ static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_read
 		pmt_syms__await_debug(s->syms, PMT_DEBUGINFOD_END_MS);
 		/* the maps in their names' order, as bpftrace prints them */
 		if (pmt_session__print_saved(s, true, out, &e) ||
-		    (s->agg &&
+		    (s->agg && !s->opts->agg.no_end_print &&
 		     pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns(), &e))) {
 			pmt_error__print(&e);
 			ret = PMT_EXIT_FAIL;

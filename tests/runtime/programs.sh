@@ -431,6 +431,66 @@ test_program_runqlat() {
 	note "$n wakeups timed"
 }
 
+# printf calls under if/else: each prints where its own condition
+# holds, the record streamed where one does. The calls pmt_ut_add(i, 2i),
+# i = 0..9: exact lines, and bpftrace's.
+test_program_if_else_printf_vs_bpftrace() {
+	local prog="uprobe:$CALLS:pmt_ut_add
+{
+	if (arg0 % 3 == 0) { printf(\"%d three\\n\", arg0); }
+	else if (arg0 % 3 == 1) { printf(\"%d one %d\\n\", arg0, arg1); }
+	if (arg0 == 4) { printf(\"four\\n\"); }
+}"
+	"$PMT" -q -e "$prog" -c "$CALLS 10" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines" "$(cat "$WORK/out.txt")" "0 three
+1 one 2
+3 three
+4 one 8
+four
+6 three
+7 one 14
+9 three" || return 1
+	lines_vs_bpftrace "$prog" "$CALLS 10"
+}
+
+# cpuwalk.bt unchanged: profile:hz:99 (cpu-clock sampled 99 times a
+# second, -e cpu-clock --freq 99) with /pid/, CPUs in a linear
+# histogram. A spinner's 1,000 ms of CPU: some 99 samples, each on a CPU
+# this machine has (half of them at least, beside busy CPUs).
+test_program_cpuwalk() {
+	local tool=/usr/sbin/cpuwalk.bt n ncpu
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	"$PMT" -q "$tool" -o "$WORK/out.txt" -- "$TP/spinner" 1000 >/dev/null || { fail "pmtrace $tool failed"; return 1; }
+	n=$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n + 0}' "$WORK/out.txt")
+	ncpu=$(nproc)
+	[ "$n" -ge 50 ] || { cat "$WORK/out.txt" >&2; fail "$n samples of 1,000 ms at 99 Hz"; return 1; }
+	awk -v c="$ncpu" '/^\[/ { sub(/\[/, ""); sub(/,.*/, ""); if ($1 + 0 >= c) bad = 1 } END { exit bad }' "$WORK/out.txt" ||
+		{ cat "$WORK/out.txt" >&2; fail "a CPU this machine does not have"; return 1; }
+	note "$n samples"
+}
+
+# interval:s:N blocks: pidpersec.bt unchanged (time("%H:%M:%S PIDs/sec:
+# "), print(@) and clear(@) every second: --interval, the format's line
+# first, no blank line between; END's clear: nothing at the end), and
+# exit() after an interval. The command forks 13 children (6 true, 7
+# sleep) in about 2 s, then waits 1.5 s: every fork in one interval's
+# line or another; and a run that ends itself, its command's getppid()
+# calls (a billion: far more than 300 ms make) counted.
+test_program_interval() {
+	local tool=/usr/sbin/pidpersec.bt
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	"$PMT" -q "$tool" -o "$WORK/out.txt" -- /bin/sh -c 'for i in 1 2 3 4 5 6; do /bin/true; sleep 0.3; done; sleep 1.5' ||
+		{ fail "pmtrace $tool failed"; return 1; }
+	expect_eq "forks counted" "$(awk '/PIDs\/sec: @: / {n += $NF} END {print n}' "$WORK/out.txt")" 13 || return 1
+	! grep -Ev -e '^Tracing new processes' -e '^[0-9:]{8} PIDs/sec: @: [0-9]+$' "$WORK/out.txt" ||
+		{ fail "lines not as pidpersec.bt prints them"; return 1; }
+	# the command stopped then: its status, as -d gives it
+	timeout 30 "$PMT" -q -e 'tracepoint:syscalls:sys_enter_getppid { @ = count(); } interval:ms:300 { exit(); }' \
+		-o "$WORK/exit.txt" -- "$TP/getppid_loop" 1000000000 >/dev/null
+	[ $? != 124 ] || { fail "pmtrace -e (exit) did not end by itself"; return 1; }
+	grep -q '^@: [0-9]*$' "$WORK/exit.txt" || { cat "$WORK/exit.txt" >&2; fail "no map at the end"; return 1; }
+}
+
 # Saved values left at the end print as bpftrace prints them: map by
 # map in their names' order, each by value, keyed or not. The process's
 # two getppid() calls: exact values, its tid set aside.
@@ -463,7 +523,8 @@ test_program_refusals() {
 	# what the kernel's formats say, found when the probe is made: its line
 	printf 'BEGIN { }\ntracepoint:syscalls:sys_enter_read { printf("%%s", args->count); }\n' >"$WORK/q.bt"
 	usage_error "^pmtrace: $WORK/q.bt:2: printf for syscalls:sys_enter_read: argument 1 is a number, its conversion %s a string's" "$WORK/q.bt" || return 1
-	usage_error "^pmtrace: -e:1: probe 'interval:s:1' is not supported yet" -e 'interval:s:1 { @ = count(); }' || return 1
+	usage_error "^pmtrace: -e:1: an interval's block takes exit" -e 'interval:s:1 { @ = count(); }' || return 1
+	usage_error "^pmtrace: -e:1: probe 'hardware:cache-misses:1000' is not supported yet" -e 'hardware:cache-misses:1000 { @ = count(); }' || return 1
 	usage_error "^pmtrace: -e: a program says its probes and its map" -e 't:a:b { @ = count(); }' --count || return 1
 	usage_error "unknown tracepoint 'syscalls:sys_enter_nope'" -e 'tracepoint:syscalls:sys_enter_nope { @ = count(); }' || return 1
 	usage_error "^pmtrace: $WORK/none.bt: No such file or directory" "$WORK/none.bt" || return 1

@@ -245,6 +245,26 @@ TEST(record_printf)
 		b.len = 0;
 		pmt_format_text(&b, &r);
 		ASSERT_STREQ(pmt_buf__cstr(&b), "ff|    |f|\n");
+		/* three printf calls, the first two under conditions (slots 1
+		 * and 0: 255 and -5, both non-zero, then slot 0 as 0) */
+		p.fmt = "a%d|b%s|c\n";
+		p.len = strlen(p.fmt);
+		p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_PID};
+		p.args[1] = p.args[2]; /* the table, by slot 1 */
+		p.nargs = 2;
+		p.segs[0] = (struct pmt_print_seg){.fmt_end = 3, .args_end = 1, .guard = 2};
+		p.segs[1] = (struct pmt_print_seg){.fmt_end = 7, .args_end = 2, .guard = 1};
+		p.segs[2] = (struct pmt_print_seg){.fmt_end = p.len, .args_end = 2};
+		p.nsegs = 3;
+		ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+		b.len = 0;
+		pmt_format_text(&b, &r);
+		ASSERT_STREQ(pmt_buf__cstr(&b), "a4242|bff|c\n");
+		vals[0] = 0;
+		b.len = 0;
+		pmt_format_text(&b, &r);
+		ASSERT_STREQ(pmt_buf__cstr(&b), "a4242|c\n");
+		p.nsegs = 0;
 	}
 	p.fmt = NULL; /* not the test's to free */
 	p.nargs = 0;

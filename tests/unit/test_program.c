@@ -51,6 +51,11 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 		pmt_buf__printf(b, " begin '%s'", p.begin);
 	if (p.cleared)
 		pmt_buf__printf(b, " cleared%s", p.cleared);
+	if (p.interval > 0)
+		pmt_buf__printf(b, " every %g s%s%s%s%s%s%s", p.interval,
+				p.exit_after ? " exit" : "", p.head ? " head '" : "",
+				p.head ? p.head : "", p.head ? "'" : "", p.printed ? " print" : "",
+				p.cleared_each ? " clear" : "");
 	for (i = 0; i < p.ntables; i++) {
 		pmt_buf__printf(b, " @%s%s{", p.tables[i].map, p.tables[i].keyed ? "[]" : "");
 		for (size_t k = 0; k < p.tables[i].n; k++) {
@@ -169,11 +174,27 @@ TEST(program_read_into_the_engine)
 				 "  delete(@q[args->n]); }"),
 		     "tracepoint:a:b if{} agg if{((@q[n]))} [0: if ((s == TASK_RUNNING)) @q[p] = "
 		     "nsecs; delete(@q[n])] => @us[] hist((nsecs - (@q[n])) / 1000)");
-	ASSERT_STREQ(read_as(&b, "t:a:b { if (pid > 1) { printf(\"a\"); time(); @x[tid] = 1; }\n"
-				 "  else if (pid) { @x[tid] = 2; } else { delete(@x[tid]); } }"),
-		     "tracepoint:a:b printf{\"a\"; \"%s\", strftime(\"%H:%M:%S\\n\", nsecs)} "
-		     "if{(pid > 1)} [0: if ((pid > 1)) @x[tid] = 1; if ((!(pid > 1)) && (pid)) "
-		     "@x[tid] = 2; if ((!(pid > 1)) && !(pid)) delete(@x[tid])]");
+	ASSERT_STREQ(
+		read_as(&b, "t:a:b { if (pid > 1) { printf(\"a\"); time(); @x[tid] = 1; }\n"
+			    "  else if (pid) { @x[tid] = 2; } else { delete(@x[tid]); } }"),
+		"tracepoint:a:b printf{if ((pid > 1)) \"a\"; if ((pid > 1)) \"%s\", "
+		"strftime(\"%H:%M:%S\\n\", nsecs)} if{((pid > 1))} [0: if ((pid > 1)) @x[tid] = 1; if ((!(pid > 1)) && (pid)) "
+		"@x[tid] = 2; if ((!(pid > 1)) && !(pid)) delete(@x[tid])]");
+	/* printf calls under their conditions, the record streamed where one
+	 * holds (or always, one printing under none) */
+	ASSERT_STREQ(
+		read_as(&b,
+			"t:a:b { if (pid) { printf(\"a\"); } else { printf(\"b %d\", tid); } }"),
+		"tracepoint:a:b printf{if ((pid)) \"a\"; if (!(pid)) \"b %d\", tid} "
+		"if{((pid)) || (!(pid))}");
+	ASSERT_STREQ(read_as(&b, "t:a:b { if (pid) { printf(\"a\"); } printf(\"c\"); }"),
+		     "tracepoint:a:b printf{if ((pid)) \"a\"; \"c\"}");
+	/* profile and interval blocks: a probe, the run's intervals */
+	ASSERT_STREQ(read_as(&b, "profile:hz:99 /pid/ { @cpu = lhist(cpu, 0, 1000, 1); }\n"
+				 "interval:ms:1500 { time(\"%H \"); print(@cpu); clear(@cpu); }\n"
+				 "END { clear(@cpu); }"),
+		     "profile:hz:99 /pid/ => @cpu[] lhist(cpu:0:1000:1) cleared cpu  every 1.5 s "
+		     "head '%H ' print clear");
 	/* start times --latency does not measure: saved values (nsecs the
 	 * time now) */
 	ASSERT_STREQ(read_as(&b, "t:a:b, t:a:c { @s[tid] = nsecs; }\n"
@@ -240,11 +261,6 @@ static const struct {
 	 "if)\n"
 	 "  t:a:b { if (pid) { $x = 1; } printf(\"a\"); }\n"
 	 "                     ^\n"},
-	{"t:a:b { if (pid) { printf(\"a\"); } printf(\"b\"); }",
-	 "t.bt:1: printf under another condition than the block's first printf: not supported "
-	 "yet\n"
-	 "  t:a:b { if (pid) { printf(\"a\"); } printf(\"b\"); }\n"
-	 "                                    ^\n"},
 	{"t:a:b { if (pid { printf(\"a\"); } }",
 	 "t.bt:1: if's condition is not closed: ')' is missing\n"
 	 "  t:a:b { if (pid { printf(\"a\"); } }\n"
@@ -311,12 +327,20 @@ static const struct {
 	 "the update of line 1\n"
 	 "  t:c:d { @b = count(); }\n"
 	 "          ^\n"},
-	{"profile:hz:99 { @[kstack] = count(); }",
-	 "t.bt:1: probe 'profile:hz:99' is not supported yet: expected tracepoint:, kprobe:, "
-	 "kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt: or rawtracepoint: and what "
-	 "it names\n"
-	 "  profile:hz:99 { @[kstack] = count(); }\n"
-	 "  ^~~~~~~~~~~~~\n"},
+	{"hardware:cache-misses:1000 { @[kstack] = count(); }",
+	 "t.bt:1: probe 'hardware:cache-misses:1000' is not supported yet: expected tracepoint:, "
+	 "kprobe:, kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt:, rawtracepoint:, "
+	 "profile: or interval: and what it names\n"
+	 "  hardware:cache-misses:1000 { @[kstack] = count(); }\n"
+	 "  ^~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
+	{"interval:s:1 { @ = count(); }",
+	 "t.bt:1: an interval's block takes exit(), or time(), print(@MAP) and clear(@MAP), for "
+	 "now\n"
+	 "  interval:s:1 { @ = count(); }\n"
+	 "                 ^\n"},
+	{"interval:m:1 { exit(); }", "t.bt:1: expected interval:s:N or interval:ms:N\n"
+				     "  interval:m:1 { exit(); }\n"
+				     "  ^~~~~~~~~~~~\n"},
 	{"t:a:b /pid == 1 { @ = count(); }",
 	 "t.bt:1: a predicate is /CONDITION/ before the block's '{': its closing '/' is missing\n"
 	 "  t:a:b /pid == 1 { @ = count(); }\n"
@@ -328,9 +352,9 @@ static const struct {
 	 "          ^\n"},
 	{"t:a:b { @x = hist(); }",
 	 "t.bt:1: hist() takes one argument\n  t:a:b { @x = hist(); }\n               ^~~~~~\n"},
-	{"t:a:b { @x = count() }\nEND { clear(@x); }",
-	 "t.bt:2: END clears the start time or saved values here, for now: not an aggregation "
-	 "(printed at the end)\n"
+	{"END { clear(@x); }\nt:a:b { @x = count() }",
+	 "t.bt:1: END clears the start time, saved values or the map updated before it, for "
+	 "now\n"
 	 "  END { clear(@x); }\n"
 	 "              ^~\n"},
 	{"#define X 1\nt:a:b { @x = count() }",
