@@ -8,6 +8,7 @@
 #include "aggregate/maps.h"
 #include "filter/expr.h"
 #include "util/grow.h"
+#include "util/strutil.h"
 #include "pmtrace.skel.h"
 
 struct saved {
@@ -30,17 +31,6 @@ static int by_map_value(const void *a, const void *b)
 	return (int64_t)x->k.key < (int64_t)y->k.key ? -1 : (int64_t)x->k.key > (int64_t)y->k.key;
 }
 
-/* Is name listed in " NAME NAME "? */
-static bool listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (; list && (list = strchr(list, ' ')); list++)
-		if (!strncmp(list + 1, name, n) && list[1 + n] == ' ')
-			return true;
-	return false;
-}
-
 int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 		     const char *cleared, const char *from, const char *to, struct pmt_output *out,
 		     struct pmt_error *err)
@@ -54,7 +44,7 @@ int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 
 	while (!bpf_map_get_next_key(fd, prev, &k)) {
 		prev = &k;
-		if (k.var >= names->n || listed(cleared, names->name[k.var]) ||
+		if (k.var >= names->n || pmt_words__has(cleared, names->name[k.var]) ||
 		    (from && strcmp(names->name[k.var], from) < 0) ||
 		    (to && strcmp(names->name[k.var], to) >= 0) ||
 		    bpf_map_lookup_elem(fd, &k, &val))

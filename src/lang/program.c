@@ -645,13 +645,7 @@ static bool names_map(const char *text, const char *name)
 /* Is name in list (" NAME NAME ")? */
 static bool listed(const struct pmt_buf *list, const char *name)
 {
-	const char *s = list->p;
-	size_t n = strlen(name);
-
-	for (; s && (s = strchr(s, ' ')); s++)
-		if (!strncmp(s + 1, name, n) && s[1 + n] == ' ')
-			return true;
-	return false;
+	return pmt_words__has(list->p, name);
 }
 
 /* name into list, once */

@@ -1060,17 +1060,6 @@ static int profile_rate(struct optctx *c, const char *rate, const char *where)
 	return 0;
 }
 
-/* Is map listed in " NAME NAME "? */
-static bool map_listed(const char *list, const char *map)
-{
-	size_t n = strlen(map);
-
-	for (; (list = strchr(list, ' ')); list++)
-		if (!strncmp(list + 1, map, n) && list[1 + n] == ' ')
-			return true;
-	return false;
-}
-
 /* A program's interval block: exit() after it (-d), or the map printed
  * every interval (--interval; --keep where it is not cleared), after
  * what time() prints */
@@ -1170,7 +1159,7 @@ static int load_program(struct optctx *c)
 	o->agg.by = p->keys && *p->keys ? p->keys : NULL;
 	o->agg.map = p->map;
 	/* END clears it: not printed at the end (bpftrace's pidpersec.bt) */
-	o->agg.no_end_print = p->cleared && map_listed(p->cleared, p->map);
+	o->agg.no_end_print = pmt_words__has(p->cleared, p->map);
 	return 0;
 }
 

@@ -175,23 +175,23 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	} else if (info.is_str && info.o.src != PMT_FSRC_PTR_STR) {
 		return pmt_error__usage(err, "printf's %s: a string printf cannot show yet (in %s)",
 					x, p->name);
+	} else if (info.o.src != PMT_FSRC_PTR_STR) {
+		/* a number the kernel computes */
+		if ((r = num_slot(p, x, &info.o, err)) < 0)
+			return r;
+		a->kind = PMT_PARG_NUM;
+		a->slot = (uint8_t)r;
 	} else {
-		/* a string the kernel reads (str()), or a number it computes */
-		bool str = info.o.src == PMT_FSRC_PTR_STR;
-		uint32_t *n = str ? &p->nstrs_print : &p->nvals;
-		uint32_t most = str ? PMT_STREAM_STRS : PMT_STREAM_VALS;
-
-		if (*n == most)
-			return pmt_error__usage(err,
-						"printf's %s: a probe's printf has %u %s at most "
-						"(in %s)",
-						x, most,
-						str ? "strings read by str()"
-						    : "numbers computed in the kernel",
-						p->name);
-		a->kind = str ? PMT_PARG_STR : PMT_PARG_NUM;
-		a->slot = (uint8_t)*n;
-		(str ? p->strs : p->vals)[(*n)++] = info.o;
+		/* a string the kernel reads (str()) */
+		if (p->nstrs_print == PMT_STREAM_STRS)
+			return pmt_error__usage(
+				err,
+				"printf's %s: a probe's printf has %u strings read by "
+				"str() at most (in %s)",
+				x, PMT_STREAM_STRS, p->name);
+		a->kind = PMT_PARG_STR;
+		a->slot = (uint8_t)p->nstrs_print;
+		p->strs[p->nstrs_print++] = info.o;
 	}
 	return 0;
 }

@@ -245,6 +245,16 @@ void pmt_buf__json_str(struct pmt_buf *b, const char *s, size_t n)
 	b->p[b->len++] = '"';
 }
 
+bool pmt_words__has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; list && (list = strchr(list, ' ')); list++)
+		if (!strncmp(list + 1, word, n) && list[1 + n] == ' ')
+			return true;
+	return false;
+}
+
 size_t pmt_strnlen(const char *s, size_t max)
 {
 	const char *z = memchr(s, '\0', max);

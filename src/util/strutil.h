@@ -45,6 +45,9 @@ void pmt_buf__text_str(struct pmt_buf *b, const char *s, size_t n);
  * that are not valid UTF-8 are written as \u00XX). */
 void pmt_buf__json_str(struct pmt_buf *b, const char *s, size_t n);
 
+/* Is word in list, words each between spaces (" A B ")? NULL: none */
+bool pmt_words__has(const char *list, const char *word);
+
 /* strnlen that is safe for non-terminated arrays */
 size_t pmt_strnlen(const char *s, size_t max);
 
