@@ -721,10 +721,121 @@ static struct xnode *parse_var(struct xparser *p)
 	return n;
 }
 
+/* bpftrace's integer types a cast names: bits, signed */
+static const struct {
+	const char *name;
+	uint8_t bits;
+	bool is_signed;
+} int_types[] = {
+	{"uint8", 8, false}, {"uint16", 16, false}, {"uint32", 32, false}, {"uint64", 64, false},
+	{"int8", 8, true},   {"int16", 16, true},   {"int32", 32, true},   {"int64", 64, true},
+};
+
+/* Does the '(' at hand open a cast, (struct NAME *) or (uint64)? The
+ * integer type's index into *it, or -1 for a struct */
+static bool is_cast(const struct xparser *p, int *it)
+{
+	struct pmt_lexer peek = p->lx;
+	size_t i;
+
+	peek.err = NULL;
+	if (pmt_lex__next(&peek) || peek.tok.kind != X_NAME)
+		return false;
+	if (peek.tok.len == 6 && !strncmp(p->src + peek.tok.pos, "struct", 6)) {
+		*it = -1;
+		return true;
+	}
+	for (i = 0; i < sizeof(int_types) / sizeof(int_types[0]); i++)
+		if ((int)strlen(int_types[i].name) == peek.tok.len &&
+		    !strncmp(p->src + peek.tok.pos, int_types[i].name, (size_t)peek.tok.len))
+			break;
+	if (i == sizeof(int_types) / sizeof(int_types[0]) || pmt_lex__next(&peek) ||
+	    peek.tok.kind != ')')
+		return false;
+	*it = (int)i;
+	return true;
+}
+
+/* A cast (the lexer at its '('), and what it applies to: (struct NAME
+ * *)E makes E a pointer to that struct (its members then walked with
+ * ->); (uintN)E and (intN)E bring E to that type, as C converts */
+static struct xnode *parse_cast(struct xparser *p, int it)
+{
+	int pos = p->tok.pos, id = 0, nlen = 0, npos = 0;
+	struct xnode *n, *k;
+	char name[128];
+
+	if (lex(p))
+		return NULL;
+	if (it < 0) {
+		if (lex(p) || p->tok.kind != X_NAME) {
+			xerr(p, p->tok.pos, 1, "expected (struct NAME *)");
+			return NULL;
+		}
+		npos = p->tok.pos;
+		nlen = p->tok.len;
+		if (lex(p) || p->tok.kind != '*' || lex(p) || p->tok.kind != ')') {
+			if (!p->lx.failed)
+				xerr(p, p->tok.pos, 1,
+				     "expected '*)': a cast to a pointer, (struct NAME *)");
+			return NULL;
+		}
+		snprintf(name, sizeof(name), "%.*s", nlen, p->src + npos);
+		if (!p->types || p->types->find_struct(p->types->ctx, name, &id)) {
+			xerr(p, npos, nlen,
+			     p->types ? "no struct %s in the kernel's types (BTF)"
+				      : "a cast to struct %s needs the kernel's types (BTF)",
+			     name);
+			return NULL;
+		}
+	} else if (lex(p)) { /* the type's name; then ')' */
+		return NULL;
+	}
+	if (lex(p) || !(n = parse_unary(p)))
+		return NULL;
+	if (!numeric(p, n)) {
+		xfree(n);
+		return NULL;
+	}
+	if (it < 0) {
+		n->vk = V_PTR;
+		n->tid = id;
+		n->t = (struct xtype){64, false};
+		return n;
+	}
+	/* 64 bits: the value kept, its type now the cast's; narrower: the
+	 * low bits, sign-extended for a signed type (<< then >>) */
+	if (int_types[it].bits == 64) {
+		n->t = (struct xtype){64, int_types[it].is_signed};
+		n->vk = V_NUM;
+		return n;
+	}
+	if (!(k = xnew(p, X_INT, NULL, NULL))) {
+		xfree(n);
+		return NULL;
+	}
+	k->num = 64 - int_types[it].bits;
+	k->t = (struct xtype){64, false};
+	n = xnew(p, X_SHL, n, k);
+	if (n)
+		n->t = (struct xtype){64, false};
+	if (n && (k = xnew(p, X_INT, NULL, NULL))) {
+		k->num = 64 - int_types[it].bits;
+		k->t = (struct xtype){64, false};
+		n = xnew(p, X_SHR, n, k); /* arithmetic where signed: its type */
+	}
+	if (n) {
+		n->t = (struct xtype){64, int_types[it].is_signed};
+		n->pos = pos;
+		n->len = p->tok.pos - pos;
+	}
+	return n;
+}
+
 static struct xnode *parse_unary(struct xparser *p)
 {
 	struct xnode *n;
-	int op = p->tok.kind, pos = p->tok.pos;
+	int op = p->tok.kind, pos = p->tok.pos, it;
 
 	if (++p->depth > 32) {
 		xerr(p, p->tok.pos, p->tok.len, "expression nested too deeply (at most 32 levels)");
@@ -740,6 +851,8 @@ static struct xnode *parse_unary(struct xparser *p)
 		n = xnew(p, UNARY(op), n, NULL);
 		if (n)
 			n->t = op == '!' ? (struct xtype){32, true} : n->a->t;
+	} else if (op == '(' && is_cast(p, &it)) {
+		n = parse_cast(p, it);
 	} else if (op == '(') {
 		if (lex(p) || !(n = parse_cond(p)))
 			return NULL;

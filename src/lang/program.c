@@ -566,8 +566,9 @@ static int format_literals(struct parser *P, const char *fmt, size_t n, const st
 	return 0;
 }
 
-/* BEGIN's printf("format", literals...) */
-static int begin_printf(struct parser *P)
+/* BEGIN's or END's printf("format", literals...): its text appended
+ * to *to */
+static int literal_printf(struct parser *P, char **to)
 {
 	struct pmt_buf fmt = {0}, b = {0};
 	struct lit a[MAX_LITS] = {0};
@@ -577,7 +578,7 @@ static int begin_printf(struct parser *P)
 
 	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != PMT_TOK_STR)
 		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
-			    "BEGIN's printf takes a format string here");
+			    "BEGIN's and END's printf take a format string here");
 	pos = P->lx.tok.pos;
 	len = P->lx.tok.len;
 	pmt_lex__string(&P->lx, &P->lx.tok, &fmt);
@@ -602,8 +603,9 @@ static int begin_printf(struct parser *P)
 		} else if (P->lx.tok.kind == PMT_TOK_INT) {
 			a[na].num = neg ? -(long long)P->lx.tok.num : (long long)P->lx.tok.num;
 		} else {
-			ret = perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
-				   "BEGIN's printf takes literal strings and numbers here");
+			ret = perr(
+				P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+				"BEGIN's and END's printf take literal strings and numbers here");
 			break;
 		}
 		ret = next(P);
@@ -620,11 +622,11 @@ static int begin_printf(struct parser *P)
 		return ret;
 	}
 	/* several printfs: one text, in order */
-	if (asprintf(&all, "%s%s", P->p->begin ? P->p->begin : "", pmt_buf__cstr(&b)) < 0)
+	if (asprintf(&all, "%s%s", *to ? *to : "", pmt_buf__cstr(&b)) < 0)
 		all = NULL;
 	pmt_buf__free(&b);
-	free(P->p->begin);
-	P->p->begin = all;
+	free(*to);
+	*to = all;
 	if (!all)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	return next(P);
@@ -1442,7 +1444,9 @@ static int statement(struct parser *P, struct blk_state *b)
 	int pos = t->pos;
 
 	if (b->kind == BLK_BEGIN && is_word(P, t, "printf"))
-		return begin_printf(P);
+		return literal_printf(P, &P->p->begin);
+	if (b->kind == BLK_END && is_word(P, t, "printf"))
+		return literal_printf(P, &P->p->end);
 	if (b->kind == BLK_BEGIN && t->kind == '@')
 		return begin_table(P);
 	if (b->kind == BLK_INTERVAL)
@@ -1882,6 +1886,7 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->value);
 	free(p->keys);
 	free(p->begin);
+	free(p->end);
 	free(p->lat_map);
 	free(p->lat_key);
 	free(p->lat_match);

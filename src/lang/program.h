@@ -18,7 +18,7 @@
  * key) and read back (@name[K] anywhere a value is read), or forgotten
  * (delete); if/else (what is inside done under its condition); BEGIN's
  * constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
- * place); BEGIN's printf of literals; #include lines and
+ * place); BEGIN's and END's printf of literals; casts; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
  */
@@ -61,6 +61,7 @@ struct pmt_program {
 	char *value; /* its argument (lhist: "E:MIN:MAX:STEP"), or NULL */
 	char *keys;  /* "comm,pid", or NULL */
 	char *begin; /* what BEGIN prints, or NULL */
+	char *end;   /* what END prints before the maps, or NULL */
 	/* the start time's map (NULL: none), as --latency measures it: the
 	 * map's value is the time from the START probe's event to the END
 	 * probe's, matched by lat_match ("K1=K2"; NULL: by thread), in

@@ -1138,6 +1138,7 @@ static int load_program(struct optctx *c)
 		o->probes[o->nr_probes - 1].agg_guard = p->probes[i].agg_guard;
 	}
 	o->begin = p->begin;
+	o->end = p->end;
 	if ((ret = program_interval(c, p)))
 		return ret;
 	if (!p->fn)

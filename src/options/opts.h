@@ -176,6 +176,7 @@ struct pmt_opts {
 	char *program_file;	  /* FILE.bt's text, owned */
 	struct pmt_program *prog; /* what it was read into, owned */
 	const char *begin;	  /* what its BEGIN prints, or NULL */
+	const char *end;	  /* what its END prints, before the maps, or NULL */
 	char **cmd_words;	  /* -c CMD split at spaces, owned */
 };
 

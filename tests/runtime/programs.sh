@@ -491,6 +491,29 @@ test_program_interval() {
 	grep -q '^@: [0-9]*$' "$WORK/exit.txt" || { cat "$WORK/exit.txt" >&2; fail "no map at the end"; return 1; }
 }
 
+# naptime.bt unchanged: (struct task_struct *)curtask walked to its
+# parent, (uint64) of a user pointer's member, printf and time(). A
+# nanosleep(2) of 0.25 s (glibc's nanosleep() is clock_nanosleep: the
+# syscall itself, by number), as bpftrace prints it but for the clock,
+# the pids and the parent (pmtrace, bpftrace).
+test_program_naptime_vs_bpftrace() {
+	printf 'import ctypes\nclass T(ctypes.Structure):\n    _fields_ = [("s", ctypes.c_long), ("ns", ctypes.c_long)]\nctypes.CDLL(None).syscall(35, ctypes.byref(T(0, 250000000)), None)\n' >"$WORK/nap.py"
+	tool_vs_bpftrace naptime "$PY $WORK/nap.py" python3.11 5 's/^[0-9:]+ +[0-9]+ +[^ ]+ +[0-9]+ +/TIME PPID PCOMM PID /' || return 1
+	expect_eq "the nap" "$(tr -s ' ' <"$WORK/ours")" "TIME PPID PCOMM PID python3.11 0.250"
+}
+
+# END's printf of literals, before the maps, as bpftrace prints it
+# (bitesize.bt's shape).
+test_program_end_printf_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_getppid { @calls = count(); }
+END { printf("\ncalls by %s: %d\n", "python", 2); }'
+	printf 'import os\nos.getppid()\nos.getppid()\n' >"$WORK/gp.py"
+	"$PMT" -q -e "$prog" -c "$PY $WORK/gp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt")" "calls by python: 2
+@calls: 2" || return 1
+	lines_vs_bpftrace "$prog" "$PY $WORK/gp.py"
+}
+
 # Saved values left at the end print as bpftrace prints them: map by
 # map in their names' order, each by value, keyed or not. The process's
 # two getppid() calls: exact values, its tid set aside.

@@ -85,6 +85,16 @@ static const uint32_t u32 = 4000000000u;
 static const uint64_t u64 = 1ULL << 63;
 static const int64_t s64 = -2;
 
+/* bpftrace's names of the integer types a cast names */
+typedef uint8_t uint8;
+typedef uint16_t uint16;
+typedef uint32_t uint32;
+typedef uint64_t uint64;
+typedef int8_t int8;
+typedef int16_t int16;
+typedef int32_t int32;
+typedef int64_t int64;
+
 /* the table is C's own arithmetic: what a compiler warns about in it
  * (precedence, mixed signedness) is what it checks */
 #pragma GCC diagnostic push
@@ -156,6 +166,15 @@ static const struct {
 	/* unsigned overflow wraps in the type's width */
 	CASEU(u32 + u32),
 	CASEU(u64 + u64),
+	/* casts: narrowed to the low bits, sign-extended where signed;
+	 * widened as C widens */
+	CASEU((uint64)s32),
+	CASE((int64)u32 * -1),
+	CASEU((uint32)s64),
+	CASE((int8)u32),
+	CASE((int16)u16 + 1),
+	CASEU((uint8)(s32 - 1)),
+	CASE((int32)u64 - 1),
 };
 #pragma GCC diagnostic pop
 
