@@ -176,12 +176,58 @@ static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg
 	}
 }
 
-/* The action, then the block's statements (PMT_ACT_NONE: those alone) */
+/* A program's block updating several maps: the entries of pmt_probes
+ * holding the others' updates (set at load; none: compiled out) */
+const volatile __u32 pmt_agg_siblings __weak = 0;
+#define PMT_AGG_SIBLINGS 7 /* updates a block after its first, at most */
+
+/* A block's other map update a, where its condition holds. A function
+ * of its own: one copy of the update however many maps, called beside
+ * the expressions' callback, not from a function of its own (6.1 bounds
+ * the frames of a chain of calls to 512 bytes in all, and a kprobe's
+ * body takes 320). */
+static __noinline __attribute__((unused)) long pmt_aggregate_other(const struct pmt_agg_cfg *a,
+								   struct pmt_fctx *c)
+{
+	if (!a->guarded || pmt_fetch_num(&a->match, c))
+		pmt_agg_update(a, c, c->probe, pmt_agg_event_value(a, c));
+	return 0;
+}
+
+/* The block's other map updates (cfg->next_agg's chain: entries of
+ * pmt_probes), each with its own keys, value and condition, before its
+ * statements change what they read. */
+static __always_inline void pmt_aggregate_siblings(const struct pmt_probe_cfg *cfg,
+						   struct pmt_fctx *c)
+{
+	__u32 i, next = cfg->next_agg;
+
+	for (i = 0; i < PMT_AGG_SIBLINGS && i < pmt_agg_siblings && next; i++) {
+		next--;
+		cfg = bpf_map_lookup_elem(&pmt_probes, &next);
+		if (!cfg)
+			return;
+		pmt_x_prepare(cfg->agg.xprog, c);
+		pmt_aggregate_other(&cfg->agg, c);
+		next = cfg->next_agg;
+	}
+}
+
+/* After the block's first update: its other updates, then its
+ * statements (PMT_ACT_NONE: those alone) */
+static __always_inline void pmt_aggregate_rest(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c)
+{
+	if (pmt_agg_siblings)
+		pmt_aggregate_siblings(cfg, c);
+	pmt_x_statements(cfg->sprog, c);
+}
+
+/* The action, the block's other updates, then its statements */
 static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
 					  __u32 probe_id)
 {
 	pmt_aggregate_action(cfg, c, probe_id);
-	pmt_x_statements(cfg->sprog, c);
+	pmt_aggregate_rest(cfg, c);
 }
 
 /*
@@ -189,9 +235,9 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
  * (c->udefer; cfg->action is PMT_ACT_AGG): its key built, then sent with
  * the stack; 0 when sent (else nothing was counted: the caller keys the
  * stack in the kernel, pmt_aggregate_stacked). A function of its own,
- * called instead of pmt_aggregate: its locals on its own frame, not the
- * program's (6.1 allows 512 bytes for a program and the callbacks it is
- * in).
+ * called instead of pmt_aggregate_action (the rest, pmt_aggregate_rest,
+ * follows either): its locals on its own frame, not the program's (6.1
+ * allows 512 bytes for a program and the callbacks it is in).
  */
 static __noinline __attribute__((unused)) long pmt_aggregate_deferred(
 	const struct pmt_probe_cfg *cfg, struct pmt_fctx *c)
@@ -209,12 +255,12 @@ static __noinline __attribute__((unused)) long pmt_aggregate_deferred(
 		return 1;
 	pmt_agg_fill_key(a, c, k, id);
 	k->bucket = pmt_agg_bucket(a, v);
+	k->pad = (__u32)a->map << PMT_AGG_MAP_SHIFT;
 	if (pmt_agg_defer_send(c, k, v))
 		return 1;
 	hits = bpf_map_lookup_elem(&pmt_hits, &id);
 	if (hits)
 		(*hits)++;
-	pmt_x_statements(cfg->sprog, c);
 	return 0;
 }
 

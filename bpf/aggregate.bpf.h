@@ -137,7 +137,7 @@ static __always_inline void pmt_agg_update_gen(const struct pmt_agg_cfg *a, stru
 	cache = bpf_map_lookup_elem(&pmt_agg_cache, &gen);
 	if (!cache)
 		return;
-	k->pad = gen;
+	k->pad = gen | (__u32)a->map << PMT_AGG_MAP_SHIFT;
 	k->bucket = pmt_agg_bucket(a, v);
 	w = (const __u64 *)k;
 	for (i = 0; i < PMT_AGG_KEY_WORDS; i++)
@@ -219,7 +219,6 @@ static __noinline __attribute__((unused)) long pmt_agg_defer_send(struct pmt_fct
 		return 1;
 	if (bpf_probe_read_kernel(b->data, len, e->data + off))
 		return 1;
-	k->pad = 0;
 	__builtin_memcpy(&b->d.key, k, sizeof(*k));
 	b->d.value = v;
 	b->d.probe_id = c->probe;

@@ -183,13 +183,20 @@ static __always_inline void pmt_aggregate_stacked(const struct pmt_probe_cfg *cf
 						  struct pmt_fctx *fc, struct pmt_stack_rec *st,
 						  const __u64 frames_off, __u32 id)
 {
+	bool sent = false;
+
 	if (pmt_agg_defer && fc->udefer) {
-		if (!pmt_aggregate_deferred(cfg, fc))
-			return;
-		st->ustack = pmt_unwind_cut_key(fc, (__u32)frames_off);
-		fc->udefer = 0;
+		sent = !pmt_aggregate_deferred(cfg, fc);
+		if (!sent) {
+			st->ustack = pmt_unwind_cut_key(fc, (__u32)frames_off);
+			fc->udefer = 0;
+		}
 	}
-	pmt_aggregate(cfg, fc, id);
+	/* the rest on this frame: 6.1 bounds the frames of a chain of calls
+	 * to 512 bytes in all */
+	if (!sent)
+		pmt_aggregate_action(cfg, fc, id);
+	pmt_aggregate_rest(cfg, fc);
 }
 
 /* --stack's aggregation keys into st: the stacks --stack asks for, stored

@@ -15,6 +15,9 @@
  */
 #define PMT_AGG_KEYS 4	/* --by parts */
 #define PMT_KEY_MAX 128 /* bytes of key data */
+/* a program's maps share the hash: which one a key is in, pad >> this */
+#define PMT_AGG_MAP_SHIFT 1
+#define PMT_AGG_MAPS 16 /* maps a program updates, at most */
 #define PMT_KEY_STR 32	/* bytes a record's string key keeps */
 /* A str() key part whose read failed: byte 0 is NUL (an empty string's
  * too), byte 1 is this */
@@ -67,7 +70,9 @@ struct pmt_agg_cfg {
 	/* AGG: updated only where match is non-zero (a program's update
 	 * inside an if) */
 	__u8 guarded;
-	__u8 pad;
+	/* which of a program's maps it updates: in the key's pad, above the
+	 * half's bit (0: the only one, or the first) */
+	__u8 map;
 	__u64 k;	   /* scale constant */
 	__s64 lmin, lstep; /* LHIST */
 	__u32 lbuckets;	   /* LHIST: buckets between min and max */
@@ -79,7 +84,9 @@ struct pmt_agg_cfg {
  * is computed over the whole key, so a short key is a cheap update. */
 struct pmt_agg_key {
 	__s32 bucket; /* HIST/LHIST; -1 below range */
-	__u32 pad;    /* in the kernel's hash: the half it is in (pmt_agg_gen) */
+	/* in the kernel's hash: the half it is in (bit 0: pmt_agg_gen), and
+	 * the map (pmt_agg_cfg's, above it: PMT_AGG_MAP_SHIFT) */
+	__u32 pad;
 	__u8 data[PMT_KEY_MAX];
 };
 

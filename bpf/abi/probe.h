@@ -62,7 +62,11 @@ struct pmt_probe_cfg {
 	/* 1 + which vals[] decides whether the record is streamed (a
 	 * program's printf inside an if: non-zero), or 0 */
 	__u8 print_guard;
-	__u8 pad3[3];
+	__u8 pad3;
+	/* 1 + the entry of pmt_probes holding the next map update of the
+	 * same block (a program's block updating several maps: its agg, not
+	 * attached anywhere), or 0 */
+	__u16 next_agg;
 	struct pmt_filter filter; /* header and first entries: lines 0-2 */
 	struct pmt_agg_cfg agg;
 };

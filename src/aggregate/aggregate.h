@@ -75,6 +75,18 @@ int pmt_agg__compile(const struct pmt_agg_opts *ao, struct pmt_agg_probe *probes
 		     struct pmt_exprs *exprs, uint8_t *stack, struct pmt_agg **out,
 		     struct pmt_error *err);
 void pmt_agg__free(struct pmt_agg *a);
+/* A program's next map, compiled alike (its probes' cfg.map set to the
+ * index it gets, returned): a prints it as map index, top entries (0:
+ * its options'). Both then keep their keys in the hash, none flat.
+ * -ENOSPC past PMT_AGG_MAPS. */
+int pmt_agg__add_map(struct pmt_agg *a, struct pmt_agg *map);
+size_t pmt_agg__nmaps(const struct pmt_agg *a);
+/* What bpftrace prints after a program's map of n entries (ao: its
+ * options): for none, "@NAME: 0" (a count without keys) or a blank
+ * line; then a blank line after an avg() or stats() map */
+void pmt_agg__program_tail(const struct pmt_agg_opts *ao, size_t n, struct pmt_buf *b);
+/* map index's name after '@' (its options'), or NULL past the last */
+const char *pmt_agg__map_name(const struct pmt_agg *a, size_t index);
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
 /* Kernel memory its maps take from their creation on (an estimate). */
 uint64_t pmt_agg__kernel_bytes(const struct pmt_agg *a, int possible_cpus);

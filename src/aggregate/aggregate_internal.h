@@ -66,6 +66,11 @@ struct pmt_agg {
 	const char *prof_type, *prof_unit; /* --pprof's second sample type, or NULL */
 	int64_t prof_period;
 	int64_t start_wall_ns;
+	/* a program's other maps (its 2nd, 3rd, ...: index 1 + i), each
+	 * compiled alike; keys in the hash say which is theirs (pad) */
+	struct pmt_agg *more[PMT_AGG_MAPS - 1];
+	size_t nmore;
+	int top;			 /* this print's top (print(@MAP, N)); 0: the options' */
 	struct pmt_error *err;		 /* while compiling: where a problem is told */
 	struct pmt_exprs *exprs;	 /* while compiling: the session's programs */
 	struct pmt_exprs *probe_exprs;	 /* ... and the expressions of the probe at hand */

@@ -612,13 +612,41 @@ nomem:
 	return pmt_error__runtime(err, -ENOMEM, "out of memory for the aggregation");
 }
 
+int pmt_agg__add_map(struct pmt_agg *a, struct pmt_agg *map)
+{
+	if (a->nmore + 1 >= PMT_AGG_MAPS)
+		return -ENOSPC;
+	a->more[a->nmore++] = map;
+	a->flat_slots = map->flat_slots = 0;
+	return (int)a->nmore;
+}
+
+size_t pmt_agg__nmaps(const struct pmt_agg *a)
+{
+	return a ? 1 + a->nmore : 0;
+}
+
+const char *pmt_agg__map_name(const struct pmt_agg *a, size_t index)
+{
+	if (!a || index > a->nmore)
+		return NULL;
+	return (index ? a->more[index - 1] : a)->opts->map;
+}
+
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m)
 {
+	size_t i;
+
 	memset(m, 0, sizeof(*m));
 	m->key_size = (uint32_t)offsetof(struct pmt_agg_key, data);
 	if (!a)
 		return;
 	m->key_size += (uint32_t)a->key_bytes;
+	for (i = 0; i < a->nmore; i++)
+		if (offsetof(struct pmt_agg_key, data) + (uint32_t)a->more[i]->key_bytes >
+		    m->key_size)
+			m->key_size = (uint32_t)(offsetof(struct pmt_agg_key, data) +
+						 (uint32_t)a->more[i]->key_bytes);
 	m->flat_slots = a->flat_slots;
 	m->hash_entries = a->flat_slots ? 0 : (uint32_t)a->opts->max_keys;
 	m->lat_entries = a->opts->lat_start ? (uint32_t)a->opts->max_keys : 0;
@@ -674,6 +702,8 @@ void pmt_agg__free(struct pmt_agg *a)
 
 	if (!a)
 		return;
+	for (i = 0; i < a->nmore; i++)
+		pmt_agg__free(a->more[i]);
 	for (i = 0; i < (size_t)a->keys.n; i++)
 		free(a->keys.names[i]);
 	for (i = 0; i < a->nprobes; i++)

@@ -13,15 +13,11 @@ struct pmtrace_bpf;
 struct pmt_syms;
 struct pmt_varnames;
 
-/* A program's saved values left at its end, as bpftrace prints the maps
- * it did not clear: "@name[key]: value", map by map in their names'
- * order, each by value; the maps listed in cleared (" NAME NAME ", may
- * be NULL) left out, and those whose names sort before from or from to
- * on (NULL: no bound; the aggregation's map prints between). 0, or
- * -errno with err filled. */
-int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
-		     const char *cleared, const char *from, const char *to, struct pmt_output *out,
-		     struct pmt_error *err);
+/* A program's saved values in map var (an index in names) at its end,
+ * as bpftrace prints a map: "@name[key]: value" by value, or a blank
+ * line for none. 0, or -errno with err filled. */
+int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names, uint32_t var,
+		     struct pmt_output *out, struct pmt_error *err);
 
 /* Before load: size pmt_agg, pmt_agg_flat, pmt_lat and the rodata that
  * goes with them (agg NULL: not aggregating, everything minimal). */
@@ -39,6 +35,10 @@ void pmt_aggmaps__touch_files(struct pmt_aggmaps *m, struct pmt_syms *syms);
  * with err filled. */
 int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
 		       uint64_t now_ns, struct pmt_error *err);
+/* The same for a program's map index (pmt_agg__add_map), its top
+ * entries alone where top > 0 (bpftrace's print(@MAP, N)) */
+int pmt_aggmaps__print_map(struct pmt_aggmaps *m, size_t map, int top, struct pmt_syms *syms,
+			   struct pmt_output *out, uint64_t now_ns, struct pmt_error *e);
 /* Drain the maps and append the totals' metrics to b (see
  * pmt_agg__metrics); safe to call from another thread than the one
  * printing. */

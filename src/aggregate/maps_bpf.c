@@ -11,6 +11,7 @@
 #include "util/grow.h"
 #include "symbols/symbols.h"
 #include "aggregate/maps.h"
+#include "aggregate/aggregate_internal.h"
 #include "util/percpu.h"
 #include "util/log.h"
 #include "pmtrace.skel.h"
@@ -356,7 +357,7 @@ static int add_dead(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
 /* One key of the hash during a drain: the old half's are taken. */
 static int take_key(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
 {
-	if (key->pad != m->old)
+	if ((key->pad & 1) != m->old)
 		return 0;
 	return add_dead(m, key) ?: pmt_agg_entries__add(&m->got, key, m->pc, m->ncpu, m->cache);
 }
@@ -512,7 +513,7 @@ static int drain(struct pmt_aggmaps *m)
 			pmt_agg__key_stacks_set(m->agg, &e->key, copy_stack, m);
 		if (m->conflict)
 			m->lost_stacks += e->val.count;
-		e->key.pad = 0;
+		e->key.pad &= ~1u; /* the map's index stays */
 		for (int w = 0; w < PMT_AGG_WINDOWS; w++)
 			if (m->win[w].open && pmt_agg_totals__add(&m->win[w].t, e) == -ENOMEM)
 				err = -ENOMEM;
@@ -585,7 +586,7 @@ int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, in
 		f.id = pmt_agg__stack_none_of(true, f.id);
 	pmt_agg__key_stacks_set(m->agg, key, set_finished, &f);
 	e.key = *key;
-	e.key.pad = 0;
+	e.key.pad &= ~1u;
 	e.val = (struct pmt_agg_val){1, value, value, value};
 	err = 0;
 	for (w = 0; w < PMT_AGG_WINDOWS; w++)
@@ -602,20 +603,25 @@ int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, in
 
 /* --- prints ---------------------------------------------------------------- */
 
-/* Drain, then a snapshot of the totals (or of the keyless array) into
- * cur. Under m->lock. */
-static int read_entries(struct pmt_aggmaps *m, struct pmt_agg_entries *cur)
+/* Drain, then a snapshot of map's entries in the totals (or of the
+ * keyless array) into cur. Under m->lock. */
+static int read_entries(struct pmt_aggmaps *m, struct pmt_agg_entries *cur, size_t map)
 {
 	struct pmt_agg_maps mm;
+	size_t i, n;
 	int err;
 
 	memset(cur, 0, sizeof(*cur));
 	pmt_agg__maps(m->agg, &mm);
 	if (mm.flat_slots)
 		return read_flat(m, mm.flat_slots, cur);
-	if ((err = drain(m)))
+	if ((err = drain(m)) || (err = pmt_agg_totals__copy(&m->totals, cur)))
 		return err;
-	return pmt_agg_totals__copy(&m->totals, cur);
+	for (i = n = 0; i < cur->n; i++)
+		if (cur->v[i].key.pad >> PMT_AGG_MAP_SHIFT == map)
+			cur->v[n++] = cur->v[i];
+	cur->n = n;
+	return 0;
 }
 
 struct gc {
@@ -692,19 +698,30 @@ out:
 int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
 		       uint64_t now_ns, struct pmt_error *e)
 {
+	return pmt_aggmaps__print_map(m, 0, 0, syms, out, now_ns, e);
+}
+
+int pmt_aggmaps__print_map(struct pmt_aggmaps *m, size_t map, int top, struct pmt_syms *syms,
+			   struct pmt_output *out, uint64_t now_ns, struct pmt_error *e)
+{
 	const struct pmt_agg_io io = {syms, stack_lookup, m};
+	struct pmt_agg *a = map ? m->agg->more[map - 1] : m->agg;
 	struct pmt_agg_entries cur;
 	uint64_t forgotten;
 	int err;
 
+	if (map > m->agg->nmore)
+		return 0;
 	pthread_mutex_lock(&m->lock);
-	err = read_entries(m, &cur);
+	err = read_entries(m, &cur, map);
 	if (err) {
 		pmt_error__runtime(e, err, "reading the aggregation's maps failed: %s",
 				   strerror(-err));
 	} else {
 		pmt_syms__lock(syms);
-		err = pmt_agg__print(m->agg, &cur, &io, out, now_ns, e);
+		a->top = top;
+		err = pmt_agg__print(a, &cur, &io, out, now_ns, e);
+		a->top = 0;
 		pmt_syms__unlock(syms);
 	}
 	if (!err)
@@ -725,7 +742,7 @@ void pmt_aggmaps__touch_files(struct pmt_aggmaps *m, struct pmt_syms *syms)
 	struct pmt_agg_entries cur;
 
 	pthread_mutex_lock(&m->lock);
-	if (!read_entries(m, &cur)) {
+	if (!read_entries(m, &cur, 0)) {
 		pmt_syms__lock(syms);
 		pmt_agg__touch_files(m->agg, &cur, &io);
 		pmt_syms__unlock(syms);
@@ -742,7 +759,7 @@ int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const cha
 	int err;
 
 	pthread_mutex_lock(&m->lock);
-	err = read_entries(m, &cur);
+	err = read_entries(m, &cur, 0);
 	if (!err) {
 		pmt_syms__lock(syms);
 		err = pmt_agg__metrics(m->agg, &cur, &io, name, om, b);

@@ -16,24 +16,18 @@ struct saved {
 	int64_t v;
 };
 
-static const struct pmt_varnames *sort_names;
-
-/* map by name, then value, then key */
-static int by_map_value(const void *a, const void *b)
+/* by value, then key */
+static int by_value(const void *a, const void *b)
 {
 	const struct saved *x = a, *y = b;
-	int r = strcmp(sort_names->name[x->k.var], sort_names->name[y->k.var]);
 
-	if (r)
-		return r;
 	if (x->v != y->v)
 		return x->v < y->v ? -1 : 1;
 	return (int64_t)x->k.key < (int64_t)y->k.key ? -1 : (int64_t)x->k.key > (int64_t)y->k.key;
 }
 
-int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
-		     const char *cleared, const char *from, const char *to, struct pmt_output *out,
-		     struct pmt_error *err)
+int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names, uint32_t var,
+		     struct pmt_output *out, struct pmt_error *err)
 {
 	int fd = bpf_map__fd(skel->maps.pmt_vars);
 	struct pmt_var_key k, *prev = NULL;
@@ -44,10 +38,7 @@ int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 
 	while (!bpf_map_get_next_key(fd, prev, &k)) {
 		prev = &k;
-		if (k.var >= names->n || pmt_words__has(cleared, names->name[k.var]) ||
-		    (from && strcmp(names->name[k.var], from) < 0) ||
-		    (to && strcmp(names->name[k.var], to) >= 0) ||
-		    bpf_map_lookup_elem(fd, &k, &val))
+		if (k.var != var || bpf_map_lookup_elem(fd, &k, &val))
 			continue;
 		if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 64))) {
 			free(v);
@@ -58,18 +49,18 @@ int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 		v[n].k = k;
 		v[n++].v = (int64_t)val;
 	}
-	sort_names = names;
-	qsort(v, n, sizeof(*v), by_map_value);
+	qsort(v, n, sizeof(*v), by_value);
 	for (i = 0; i < n; i++) {
-		int len = names->keyed[v[i].k.var]
-				  ? snprintf(line, sizeof(line), "@%s[%lld]: %lld\n",
-					     names->name[v[i].k.var], (long long)v[i].k.key,
-					     (long long)v[i].v)
-				  : snprintf(line, sizeof(line), "@%s: %lld\n",
-					     names->name[v[i].k.var], (long long)v[i].v);
+		int len = names->keyed[var] ? snprintf(line, sizeof(line), "@%s[%lld]: %lld\n",
+						       names->name[var], (long long)v[i].k.key,
+						       (long long)v[i].v)
+					    : snprintf(line, sizeof(line), "@%s: %lld\n",
+						       names->name[var], (long long)v[i].v);
 
 		pmt_output__line(out, line, (size_t)len);
 	}
+	if (!n)
+		pmt_output__line(out, "\n", 1);
 	free(v);
 	return 0;
 }

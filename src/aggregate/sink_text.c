@@ -123,7 +123,9 @@ static void group_text(const struct pmt_agg_snap *s, struct pmt_buf *b,
 /* The first group --top keeps (groups are sorted smallest first). */
 static size_t top_first(const struct pmt_agg *a, size_t ng)
 {
-	return a->opts->top && (size_t)a->opts->top < ng ? ng - (size_t)a->opts->top : 0;
+	size_t top = (size_t)(a->top ? a->top : a->opts->top);
+
+	return top && top < ng ? ng - top : 0;
 }
 
 /* The interval's first line: the clock, or what a program's time()
@@ -135,6 +137,18 @@ static void clock_time(char *when, size_t len, const char *head)
 
 	if (!strftime(when, len, head ? head : "%H:%M:%S\n", localtime_r(&t, &tm)))
 		when[0] = '\0';
+}
+
+void pmt_agg__program_tail(const struct pmt_agg_opts *ao, size_t n, struct pmt_buf *b)
+{
+	if (!n && ao->fn == PMT_FN_COUNT && !ao->by) {
+		pmt_buf__printf(b, "@%s: 0\n", ao->map);
+		return;
+	}
+	if (!n)
+		pmt_buf__putc(b, '\n');
+	if (ao->fn == PMT_FN_AVG || ao->fn == PMT_FN_STATS)
+		pmt_buf__putc(b, '\n');
 }
 
 static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
@@ -151,11 +165,9 @@ static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
 		pmt_buf__puts(&b, when);
 	for (i = top_first(s->a, ng); i < ng; i++)
 		group_text(s, &b, &g[i]);
-	/* a program's print(@) of nothing: a map without keys reads 0, as
-	 * bpftrace's cleared one; no line between its intervals */
-	if (!ng && s->a->opts->head && !s->a->keys.n)
-		pmt_buf__printf(&b, "@%s: 0\n", s->a->opts->map ? s->a->opts->map : "");
-	else if (!ng && !s->a->opts->head)
+	if (s->a->opts->map)
+		pmt_agg__program_tail(s->a->opts, ng, &b);
+	else if (!ng)
 		pmt_buf__puts(&b, "(no events)\n");
 	if (s->a->opts->interval > 0 && !s->a->opts->head)
 		pmt_buf__putc(&b, '\n');

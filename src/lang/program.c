@@ -32,7 +32,6 @@ struct parser {
 	 * ended with its block's '}' (no ';' after it) */
 	char *guard;
 	bool closed;
-	int stmt_line; /* where the map's statement was first met */
 	bool incr;     /* it was @map++ */
 	bool printed;  /* a probe's block printed (printf) */
 	char *end_key; /* the start time's key where it is read back */
@@ -306,7 +305,7 @@ static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
 }
 
 /* The text [start, end) in pmtrace's terms: args->F and args.F are the
- * field F, retval is ret, a $variable its value. NULL: refused (said) or
+ * field F (retval is the return's field already), a $variable its value. NULL: refused (said) or
  * out of memory. */
 static char *rewrite(struct parser *P, int start, int end)
 {
@@ -339,10 +338,6 @@ static char *rewrite(struct parser *P, int start, int end)
 			pmt_buf__add(&b, s + at, (size_t)(t->pos - at));
 			at = peek.tok.pos + peek.tok.len;
 			lx = peek;
-		} else if (t->len == 6 && !strncmp(s + t->pos, "retval", 6)) {
-			pmt_buf__add(&b, s + at, (size_t)(t->pos - at));
-			pmt_buf__puts(&b, "ret");
-			at = t->pos + t->len;
 		}
 	}
 	pmt_buf__add(&b, s + at, (size_t)(end - at));
@@ -632,6 +627,76 @@ static int literal_printf(struct parser *P, char **to)
 	return next(P);
 }
 
+/* END's next step; NULL when out of memory */
+static struct pmt_prog_end *end_step(struct parser *P)
+{
+	struct pmt_program *p = P->p;
+	struct pmt_prog_end *e = realloc(p->ends, (p->nends + 1) * sizeof(*e));
+
+	if (!e)
+		return NULL;
+	p->ends = e;
+	e = &p->ends[p->nends++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* END's printf of literals: its text after END's text before (the
+ * lexer at printf) */
+static int end_printf(struct parser *P)
+{
+	struct pmt_program *p = P->p;
+	struct pmt_prog_end *e = p->nends ? &p->ends[p->nends - 1] : NULL;
+
+	if ((!e || !e->text) && !(e = end_step(P)))
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	return literal_printf(P, &e->text);
+}
+
+/* A call's "(@NAME" (the lexer at the function's name, pos): where its
+ * '@' is (*at) and the name (*name, "" for @; the lexer after it), or
+ * -EINVAL said as usage (len: the caret's) */
+static int map_arg(struct parser *P, int pos, int len, const char *usage, int *at, char **name)
+{
+	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != '@')
+		return perr(P, pos, len, "%s", usage);
+	*at = P->lx.tok.pos;
+	if (next(P))
+		return -EINVAL;
+	*name = P->lx.tok.kind == PMT_TOK_NAME && P->lx.tok.pos == *at + 1
+			? strndup(P->src + *at + 1, (size_t)P->lx.tok.len)
+			: strdup("");
+	return *name ? 0 : pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+}
+
+/* END's print(@MAP) or print(@MAP, N): the map, its top N entries alone
+ * (the lexer at print) */
+static int end_print(struct parser *P)
+{
+	struct pmt_prog_end *e;
+	int pos = P->lx.tok.pos, at, top = 0;
+	char *name;
+
+	if (map_arg(P, pos, 5, "expected print(@MAP) or print(@MAP, N)", &at, &name))
+		return -EINVAL;
+	if ((*name && next(P)) ||
+	    (P->lx.tok.kind == ',' && (next(P) || P->lx.tok.kind != PMT_TOK_INT ||
+				       (top = (int)P->lx.tok.num) <= 0 || next(P))) ||
+	    P->lx.tok.kind != ')') {
+		free(name);
+		return perr(
+			P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
+			"expected print(@MAP) or print(@MAP, N): N a number of entries above 0");
+	}
+	if (!(e = end_step(P))) {
+		free(name);
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	e->map = name;
+	e->top = top;
+	return next(P);
+}
+
 /* Does text name map @name (not @name2)? */
 static bool names_map(const char *text, const char *name)
 {
@@ -884,46 +949,62 @@ static int unsupported(struct parser *P, bool begin)
 		    t->len ? t->len : 1, P->src + t->pos, begin ? " in BEGIN" : "");
 }
 
-/* The map's update must read the same in every block. */
-static int take_update(struct parser *P, struct update *u, int pos)
+int pmt_program__map(const struct pmt_program *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (!strcmp(p->maps[i].name, name))
+			return i;
+	return -1;
+}
+
+/* A map's update must read the same in every block: its index in *idx
+ * (a new map's added) */
+static int take_update(struct parser *P, struct update *u, int pos, int *idx)
 {
 	struct pmt_program *p = P->p;
+	struct pmt_prog_map *m;
+	int i;
 
 	if (!u->map || !u->fn)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	if (!p->fn) {
-		P->incr = u->incr;
-		p->map = u->map;
-		p->fn = u->fn;
-		p->value = u->value;
-		p->keys = u->keys;
+	if ((i = pmt_program__map(p, u->map)) < 0) {
+		if (p->nmaps == PMT_PROG_MAPS)
+			return perr(P, pos, 1, "a program updates %d maps at most", PMT_PROG_MAPS);
+		m = &p->maps[ *idx = p->nmaps++];
+		m->incr = u->incr;
+		m->name = u->map;
+		m->fn = u->fn;
+		m->value = u->value;
+		m->keys = u->keys;
 		memset(u, 0, sizeof(*u));
-		P->stmt_line = line_of(P, pos);
+		m->line = line_of(P, pos);
 		return 0;
 	}
-	if (P->incr != u->incr)
+	m = &p->maps[ *idx = i];
+	if (m->incr != u->incr)
 		return perr(P, pos, 1,
 			    "@%s is counted with ++ and with count(): bpftrace refuses the mix (an "
 			    "integer map and a count)",
 			    u->map);
-	if (strcmp(p->map, u->map) || strcmp(p->fn, u->fn) ||
-	    strcmp(p->value ? p->value : "", u->value ? u->value : "") ||
-	    strcmp(p->keys ? p->keys : "", u->keys ? u->keys : ""))
+	if (strcmp(m->fn, u->fn) || strcmp(m->value ? m->value : "", u->value ? u->value : "") ||
+	    strcmp(m->keys ? m->keys : "", u->keys ? u->keys : ""))
 		return perr(P, pos, 1,
-			    "a program updates one map the same way in every block, for now: "
-			    "this is not the update of line %d",
-			    P->stmt_line);
+			    "a program updates a map the same way in every block, for now: "
+			    "this is not @%s's update of line %d",
+			    m->name, m->line);
 	return 0;
 }
 
 /* A program prints in its probes' blocks or updates a map, for now. */
 static int print_or_map(struct parser *P, int pos)
 {
-	if (P->printed && P->p->fn)
+	if (P->printed && P->p->nmaps)
 		return perr(P, pos, 1,
 			    "a program's blocks printf or update a map, not both, for now (the "
 			    "map of line %d)",
-			    P->stmt_line);
+			    P->p->maps[0].line);
 	return 0;
 }
 
@@ -937,9 +1018,13 @@ struct blk_state {
 	int got;       /* map statements */
 	int role;      /* PMT_PROG_START, PMT_PROG_END, or 0 */
 	char *stmts;   /* its values saved and forgotten (pmt_prog_probe's) */
-	/* the conditions its printf calls (||) and its update are under
-	 * (if); print_always: a printf under none */
-	char *print_guard, *agg_guard;
+	/* the condition its printf calls are under (||; if); print_always:
+	 * a printf under none */
+	char *print_guard;
+	/* the maps it updates, each under its condition (if) or none */
+	int upd[PMT_PROG_UPDATES];
+	char *upd_guard[PMT_PROG_UPDATES];
+	int nupd;
 	char *print_last; /* the condition of the printf before */
 	bool print_always;
 	/* the maps it saved or forgot so far, " NAME NAME " */
@@ -1156,16 +1241,8 @@ static int forget(struct parser *P, struct blk_state *b)
 	char *name, *text, *stmt;
 	int r = 0;
 
-	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != '@')
-		return perr(P, pos, 1, "expected delete(@map[key]) or clear(@map)");
-	at = P->lx.tok.pos;
-	if (next(P))
+	if (map_arg(P, pos, 1, "expected delete(@map[key]) or clear(@map)", &at, &name))
 		return -EINVAL;
-	name = P->lx.tok.kind == PMT_TOK_NAME && P->lx.tok.pos == at + 1
-		       ? strndup(P->src + at + 1, (size_t)P->lx.tok.len)
-		       : strdup("");
-	if (!name)
-		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	for (end = at + 1; depth || P->lx.tok.kind != ')';) {
 		if (P->lx.tok.kind == PMT_TOK_END) {
 			free(name);
@@ -1179,8 +1256,7 @@ static int forget(struct parser *P, struct blk_state *b)
 		}
 	}
 	if (b->kind == BLK_END && !listed(&P->saved, name) &&
-	    !(P->p->lat_map && !strcmp(name, P->p->lat_map)) &&
-	    !(P->p->map && !strcmp(name, P->p->map))) {
+	    !(P->p->lat_map && !strcmp(name, P->p->lat_map)) && pmt_program__map(P->p, name) < 0) {
 		free(name);
 		return perr(P, at, end - at,
 			    "END clears the start time, saved values or the map updated before "
@@ -1207,28 +1283,46 @@ static int forget(struct parser *P, struct blk_state *b)
 	return r ? r : next(P);
 }
 
-/* A map statement: a value saved, the start time's store, or the one
+/* The block's update of map idx, under the condition now (if) */
+static int block_update(struct parser *P, struct blk_state *b, int idx, int pos)
+{
+	int i;
+
+	for (i = 0; i < b->nupd; i++)
+		if (b->upd[i] == idx)
+			return perr(P, pos, 1, "@%s is updated twice in one block, for now",
+				    P->p->maps[idx].name);
+	if (b->nupd == PMT_PROG_UPDATES)
+		return perr(P, pos, 1, "a block updates %d maps at most", PMT_PROG_UPDATES);
+	if (P->guard && !(b->upd_guard[b->nupd] = strdup(P->guard)))
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	b->upd[b->nupd++] = idx;
+	return 0;
+}
+
+/* A map statement: a value saved, the start time's store, or an
  * update. */
 static int map_statement(struct parser *P, struct blk_state *b, int pos)
 {
 	struct update u = {0};
 	bool saving;
-	int ret;
+	int ret, idx = -1;
 
 	ret = map_update(P, &u);
 	saving = !ret && !strcmp(u.fn, "=");
 	if (!ret && P->guard && !saving && !strcmp(u.fn, "nsecs"))
 		ret = lat_perr(P, pos, 1, "a start time stored inside an if");
-	else if (!ret && P->guard && !saving && !b->got && !(b->agg_guard = strdup(P->guard)))
-		ret = pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	else if (saving)
 		ret = save_value(P, &u, b, pos);
-	else if (!ret && b->got)
-		ret = perr(P, pos, 1, "one map update a block, for now: this is the second");
+	else if (!ret && b->role == PMT_PROG_START)
+		ret = lat_perr(P, pos, 1, "a start time's block updates no other map, for now");
 	else if (!ret && !strcmp(u.fn, "nsecs"))
 		ret = start_store(P, &u, b, pos);
-	else if (!ret && !(ret = latency_value(P, &u, b, pos)) && !(ret = take_update(P, &u, pos)))
-		ret = print_or_map(P, pos);
+	else if (!ret && !(ret = latency_value(P, &u, b, pos)) &&
+		 !(ret = take_update(P, &u, pos, &idx)) && !(ret = print_or_map(P, pos)))
+		ret = block_update(P, b, idx, pos);
+	if (!ret && b->role == PMT_PROG_END && b->nupd > 1)
+		ret = lat_perr(P, pos, 1, "a start time read back into one map of several");
 	if (!ret && b->role != PMT_PROG_START && !saving)
 		b->got++;
 	update_free(&u); /* what was kept was taken */
@@ -1446,7 +1540,9 @@ static int statement(struct parser *P, struct blk_state *b)
 	if (b->kind == BLK_BEGIN && is_word(P, t, "printf"))
 		return literal_printf(P, &P->p->begin);
 	if (b->kind == BLK_END && is_word(P, t, "printf"))
-		return literal_printf(P, &P->p->end);
+		return end_printf(P);
+	if (b->kind == BLK_END && is_word(P, t, "print"))
+		return end_print(P);
 	if (b->kind == BLK_BEGIN && t->kind == '@')
 		return begin_table(P);
 	if (b->kind == BLK_INTERVAL)
@@ -1591,6 +1687,26 @@ static int interval_of(struct parser *P, int pos, int len, enum blk *kind)
 /* exit(), time("FORMAT"), print(@MAP) or clear(@MAP) in an interval's
  * block (the lexer at the name), in that order: what pmtrace does every
  * interval (-d, --interval) */
+/* The map an interval's print(@MAP) or clear(@MAP) names (the lexer
+ * after '@'): one for both */
+static int interval_map(struct parser *P)
+{
+	const struct pmt_tok *t = &P->lx.tok;
+	char *name = t->kind == PMT_TOK_NAME && P->src[t->pos - 1] == '@'
+			     ? strndup(P->src + t->pos, (size_t)t->len)
+			     : strdup("");
+
+	if (!name)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	if (P->p->interval_map && strcmp(P->p->interval_map, name)) {
+		free(name);
+		return perr(P, t->pos, 1, "an interval prints and clears one map, for now");
+	}
+	free(P->p->interval_map);
+	P->p->interval_map = name;
+	return *name && next(P);
+}
+
 static int interval_statement(struct parser *P)
 {
 	struct pmt_program *p = P->p;
@@ -1618,9 +1734,10 @@ static int interval_statement(struct parser *P)
 		free(p->head);
 		p->head = f.p ? f.p : strdup("%H:%M:%S\n");
 	}
-	if ((pr || cl) &&
-	    (P->lx.tok.kind != '@' || next(P) || (P->lx.tok.kind == PMT_TOK_NAME && next(P))))
+	if ((pr || cl) && (P->lx.tok.kind != '@' || next(P)))
 		return perr(P, pos, 1, "expected %s(@MAP)", pr ? "print" : "clear");
+	if ((pr || cl) && interval_map(P))
+		return -EINVAL;
 	if (P->lx.tok.kind != ')')
 		return perr(P, P->lx.tok.pos, 1, "expected ')'");
 	p->exit_after |= ex;
@@ -1660,6 +1777,20 @@ static int list_kind(struct parser *P, int specs[][2], int n, const char *filter
 	return 0;
 }
 
+/* The block's updates onto probe q; -ENOMEM */
+static int upd_onto(struct pmt_prog_probe *q, const struct blk_state *b)
+{
+	int i;
+
+	for (i = 0; i < b->nupd; i++) {
+		q->upd[i] = b->upd[i];
+		if (b->upd_guard[i] && !(q->upd_guard[i] = strdup(b->upd_guard[i])))
+			return -ENOMEM;
+		q->nupd++;
+	}
+	return 0;
+}
+
 /* The block's printf and role onto its probes from first on. */
 static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 {
@@ -1673,7 +1804,7 @@ static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 		    (b->stmts && !(p->probes[k].stmts = strdup(b->stmts))) ||
 		    (b->print_guard && !b->print_always &&
 		     !(p->probes[k].print_guard = strdup(b->print_guard))) ||
-		    (b->agg_guard && !(p->probes[k].agg_guard = strdup(b->agg_guard))))
+		    upd_onto(&p->probes[k], b))
 			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
 	if (b->stmts && b->role)
@@ -1719,7 +1850,8 @@ static int probe_block(struct parser *P, int *at)
 	free(b.stmts);
 	free(b.print_guard);
 	free(b.print_last);
-	free(b.agg_guard);
+	for (n = 0; n < b.nupd; n++)
+		free(b.upd_guard[n]);
 	pmt_buf__free(&b.touched);
 	if (!ret)
 		*at = P->lx.tok.pos + 1;
@@ -1740,8 +1872,8 @@ static int latency_shape(struct parser *P, int at)
 				"@%s, a start time, needs one probe storing it and one reading it "
 				"back into the map, and no other probe, for now",
 				p->lat_map);
-	if (!p->fn || !p->lat_unit)
-		return lat_perr(P, at, 1, "@%s, a start time, is not read back into a map",
+	if (p->nmaps != 1 || !p->lat_unit)
+		return lat_perr(P, at, 1, "@%s, a start time, is not read back into the one map",
 				p->lat_map);
 	if ((strcmp(p->lat_key, "tid") || strcmp(P->end_key, "tid")) &&
 	    asprintf(&p->lat_match, "%s=%s", p->lat_key, P->end_key) < 0) {
@@ -1808,7 +1940,7 @@ static int maps_read(struct parser *P, const char *text, bool is_printf)
 			continue;
 		return perr(
 			P, map_pos(P, name), n + 1,
-			P->p->map && !strcmp(P->p->map, name)
+			pmt_program__map(P->p, name) >= 0
 				? "@%s is an aggregation: it is printed at the end, not read by "
 				  "the probes, for now"
 				: "@%s is read but no probe saves a value in it (@%s[KEY] = VALUE)",
@@ -1841,6 +1973,15 @@ static int parse_as(const char *text, const char *name, struct pmt_program *p, b
 		ret = maps_read(&P, p->probes[i].filter, false) ||
 		      maps_read(&P, p->probes[i].printf, true) ||
 		      maps_read(&P, p->probes[i].stmts, false);
+	for (size_t i = 0; !ret && i < p->nends; i++)
+		if (p->ends[i].map && pmt_program__map(p, p->ends[i].map) < 0)
+			ret = perr(&P, map_pos(&P, p->ends[i].map), 1,
+				   "END prints a map the probes update (print(@%s)), for now",
+				   p->ends[i].map);
+	if (!ret && p->interval_map && pmt_program__map(p, p->interval_map) < 0 && p->printed)
+		ret = perr(&P, map_pos(&P, p->interval_map), 1,
+			   "an interval prints a map the probes update (print(@%s)), for now",
+			   p->interval_map);
 	forget_vars(&P);
 	free(P.end_key);
 	pmt_buf__free(&P.saved);
@@ -1878,15 +2019,23 @@ void pmt_program__free(struct pmt_program *p)
 		free(p->probes[i].where);
 		free(p->probes[i].stmts);
 		free(p->probes[i].print_guard);
-		free(p->probes[i].agg_guard);
+		for (int k = 0; k < p->probes[i].nupd; k++)
+			free(p->probes[i].upd_guard[k]);
 	}
 	free(p->probes);
-	free(p->map);
-	free(p->fn);
-	free(p->value);
-	free(p->keys);
+	for (i = 0; i < (size_t)p->nmaps; i++) {
+		free(p->maps[i].name);
+		free(p->maps[i].fn);
+		free(p->maps[i].value);
+		free(p->maps[i].keys);
+	}
 	free(p->begin);
-	free(p->end);
+	for (i = 0; i < p->nends; i++) {
+		free(p->ends[i].text);
+		free(p->ends[i].map);
+	}
+	free(p->ends);
+	free(p->interval_map);
 	free(p->lat_map);
 	free(p->lat_key);
 	free(p->lat_match);

@@ -2,7 +2,7 @@
 /*
  * bpftrace's programs (`pmtrace FILE.bt`, `pmtrace -e 'PROGRAM'`) read
  * into what the engine runs: probes with their predicates as filters,
- * and the one map they update as an aggregation (its function, value
+ * and the maps they update as aggregations (each its function, value
  * and keys in pmtrace's expression language). What the engine cannot
  * run yet is refused here, naming the construct and its line, before
  * anything is attached.
@@ -10,15 +10,17 @@
  * The subset today: probe lists of tracepoint, kprobe/kretprobe,
  * kfunc/kretfunc, uprobe/uretprobe, usdt and rawtracepoint (and their
  * one-letter forms), a /predicate/, and in every block either printf
- * calls (streamed: --printf) or the same @map[keys] = count() | sum(E) |
- * avg(E) | min(E) | max(E) | stats(E) | hist(E) | lhist(E, MIN, MAX,
- * STEP), or @map[keys]++; a start time (@start[K] = nsecs in one
+ * calls (streamed: --printf) or map updates, each map's the same
+ * wherever it is, @map[keys] = count() | sum(E) | avg(E) | min(E) |
+ * max(E) | stats(E) | hist(E) | lhist(E, MIN, MAX, STEP), or
+ * @map[keys]++; a start time (@start[K] = nsecs in one
  * probe's block, read back as (nsecs - @start[K]) / N into the map in
  * another's: --latency); values saved (@name[K] = V, a number under one
  * key) and read back (@name[K] anywhere a value is read), or forgotten
  * (delete); if/else (what is inside done under its condition); BEGIN's
  * constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
- * place); BEGIN's and END's printf of literals; casts; #include lines and
+ * place); BEGIN's and END's printf of literals, END's print(@MAP[, N]) and
+ * clear(@MAP); casts; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
  */
@@ -30,6 +32,32 @@
 #include <stdint.h>
 #include "util/error.h"
 #include "util/strutil.h"
+
+/* maps a program updates; updates a block makes */
+#define PMT_PROG_MAPS 16
+#define PMT_PROG_UPDATES 8
+
+/* A map the program aggregates into, updated the same way in every
+ * block: @name[keys] = fn(value) */
+struct pmt_prog_map {
+	char *name;  /* after '@' ("" for @) */
+	char *fn;    /* "count", "sum", ... "hist", "lhist" */
+	char *value; /* its argument (lhist: "E:MIN:MAX:STEP"), or NULL */
+	char *keys;  /* "comm,pid", or NULL */
+	bool incr;   /* @name++: printed as count()'s */
+	int line;    /* of its first update */
+};
+
+/* What END does, in order: print text, or print map (its name after
+ * '@') with its top entries alone (print(@MAP, N); 0: all) */
+struct pmt_prog_end {
+	char *text, *map;
+	int top;
+};
+
+struct pmt_program;
+/* The index in p->maps of the map named name, or -1 */
+int pmt_program__map(const struct pmt_program *p, const char *name);
 
 struct pmt_prog_probe {
 	char *spec;   /* "kprobe:vfs_read": pmtrace's kind prefix and the rest */
@@ -46,9 +74,13 @@ struct pmt_prog_probe {
 	 * nothing else */
 	char *stmts;
 	bool stmts_only;
-	/* the conditions its block's printf and update are under (if), or
-	 * NULL */
-	char *print_guard, *agg_guard;
+	/* the condition its block's printf is under (if), or NULL */
+	char *print_guard;
+	/* the maps its block updates (indices in maps[]), in order, each
+	 * under its condition (if; NULL: none) */
+	int upd[PMT_PROG_UPDATES];
+	char *upd_guard[PMT_PROG_UPDATES];
+	int nupd;
 };
 
 enum { PMT_PROG_START = 1, PMT_PROG_END = 2 };
@@ -56,12 +88,12 @@ enum { PMT_PROG_START = 1, PMT_PROG_END = 2 };
 struct pmt_program {
 	struct pmt_prog_probe *probes;
 	size_t nprobes, cap;
-	char *map;   /* the map's name after '@' ("" for @) */
-	char *fn;    /* "count", "sum", ... "hist", "lhist" */
-	char *value; /* its argument (lhist: "E:MIN:MAX:STEP"), or NULL */
-	char *keys;  /* "comm,pid", or NULL */
+	struct pmt_prog_map maps[PMT_PROG_MAPS];
+	int nmaps;
 	char *begin; /* what BEGIN prints, or NULL */
-	char *end;   /* what END prints before the maps, or NULL */
+	/* what END does before the maps left are printed */
+	struct pmt_prog_end *ends;
+	size_t nends;
 	/* the start time's map (NULL: none), as --latency measures it: the
 	 * map's value is the time from the START probe's event to the END
 	 * probe's, matched by lat_match ("K1=K2"; NULL: by thread), in
@@ -79,6 +111,7 @@ struct pmt_program {
 	double interval;
 	bool exit_after, printed, cleared_each;
 	char *head;
+	char *interval_map; /* the name print(@MAP) and clear(@MAP) give */
 };
 
 /* Program p's table of strings named map, or NULL */

@@ -110,7 +110,7 @@ static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *s
 	p[o->nr_probes].stmts = NULL;
 	p[o->nr_probes].stmts_only = false;
 	p[o->nr_probes].print_guard = NULL;
-	p[o->nr_probes].agg_guard = NULL;
+	p[o->nr_probes].nupd = 0;
 	o->nr_probes++;
 	return 0;
 }
@@ -1060,16 +1060,16 @@ static int profile_rate(struct optctx *c, const char *rate, const char *where)
 	return 0;
 }
 
-/* A program's interval block: exit() after it (-d), or the map printed
- * every interval (--interval; --keep where it is not cleared), after
- * what time() prints */
+/* A program's interval block: exit() after it (-d), or its map (the
+ * first: see load_program) printed every interval (--interval; --keep
+ * where it is not cleared), after what time() prints */
 static int program_interval(struct optctx *c, const struct pmt_program *p)
 {
 	struct pmt_opts *o = c->o;
 
 	if (p->interval <= 0)
 		return 0;
-	if (p->printed && !p->fn)
+	if (p->printed && !p->nmaps)
 		return ERR(c,
 			   "%s: print(@MAP) every interval prints the program's map: it has none",
 			   o->program_name);
@@ -1086,6 +1086,83 @@ static int program_interval(struct optctx *c, const struct pmt_program *p)
 	return 0;
 }
 
+_Static_assert(PMT_PROG_MAPS == PMT_MAX_MAPS && PMT_PROG_UPDATES == PMT_BLOCK_UPDATES,
+	       "a program's maps are the options' maps");
+
+/* Map m of a program as the aggregation ao: what --count, --by, ...
+ * would say of it */
+static int program_map(struct optctx *c, const struct pmt_program *p, const struct pmt_prog_map *m,
+		       struct pmt_agg_opts *ao)
+{
+	int fn;
+
+	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++)
+		if (!strcmp(m->fn, agg_fn_names[fn]))
+			break;
+	ao->fn = (enum pmt_agg_fn)fn;
+	ao->expr = NULL;
+	ao->expr_copy = NULL;
+	if (fn == PMT_FN_LHIST && parse_lhist(m->value, ao))
+		return ERR(c,
+			   "%s: lhist(%s): expected lhist(VALUE, MIN, MAX, STEP) with "
+			   "MIN < MAX and STEP > 0, at most %d buckets",
+			   c->o->program_name, m->value, PMT_LHIST_MAX_BUCKETS);
+	if (fn != PMT_FN_LHIST)
+		ao->expr = m->value;
+	ao->by = m->keys && *m->keys ? m->keys : NULL;
+	ao->map = m->name;
+	/* printed at the end, then again unless cleared: totals */
+	ao->keep = true;
+	ao->interval = 0;
+	ao->head = NULL;
+	/* END clears it: not printed at the end (bpftrace's pidpersec.bt) */
+	ao->no_end_print = pmt_words__has(p->cleared, m->name);
+	return 0;
+}
+
+/* The program's maps as the aggregation (the first: the one an interval
+ * prints) and more[] (the rest, in order); order[i]: where map i went */
+static int program_maps(struct optctx *c, const struct pmt_program *p, int *order)
+{
+	struct pmt_opts *o = c->o;
+	int first = p->interval_map && p->printed ? pmt_program__map(p, p->interval_map) : 0;
+	int i, k, ret;
+	struct pmt_agg_opts base = o->agg;
+
+	if (first < 0)
+		first = 0;
+	for (i = 0, k = 1; i < p->nmaps; i++)
+		order[i] = i == first ? 0 : k++;
+	for (i = 0; i < p->nmaps; i++) {
+		struct pmt_agg_opts *ao = order[i] ? &o->more[order[i] - 1] : &o->agg;
+
+		if (order[i])
+			*ao = base;
+		if ((ret = program_map(c, p, &p->maps[i], ao)))
+			return ret;
+	}
+	o->nmore = p->nmaps ? p->nmaps - 1 : 0;
+	return 0;
+}
+
+/* Program probe q as the options' probe arg a; order: where its maps went */
+static void program_probe(struct pmt_probe_arg *a, const struct pmt_prog_probe *q, const int *order)
+{
+	int k;
+
+	a->filter = q->filter;
+	a->printf = q->printf;
+	a->where = q->where;
+	a->stmts = q->stmts;
+	a->stmts_only = q->stmts_only;
+	a->print_guard = q->print_guard;
+	for (k = 0; k < q->nupd; k++) {
+		a->upd[k] = order[q->upd[k]];
+		a->upd_guard[k] = q->upd_guard[k];
+	}
+	a->nupd = q->nupd;
+}
+
 /* The program read into probes and the aggregation, as the options
  * would give them: what it says is not said by options beside it. */
 static int load_program(struct optctx *c)
@@ -1093,9 +1170,10 @@ static int load_program(struct optctx *c)
 	struct pmt_opts *o = c->o;
 	struct pmt_program *p;
 	enum pmt_probe_kind kind;
+	int order[PMT_PROG_MAPS];
 	const char *rest;
 	size_t i;
-	int ret, fn;
+	int ret;
 
 	if (o->nr_probes || o->agg.fn || o->agg.by || o->agg.lat_start || o->agg.offcpu)
 		return ERR(c,
@@ -1106,7 +1184,7 @@ static int load_program(struct optctx *c)
 	if (!p)
 		return -ENOMEM;
 	ret = pmt_program__parse(o->program, o->program_name, p, c->err);
-	if (ret)
+	if (ret || (ret = program_maps(c, p, order)))
 		return ret;
 	for (i = 0; i < p->nprobes; i++) {
 		if (p->probes[i].role) {
@@ -1129,39 +1207,10 @@ static int load_program(struct optctx *c)
 			ret = add_probe(o, kind, rest);
 		if (ret)
 			return ret;
-		o->probes[o->nr_probes - 1].filter = p->probes[i].filter;
-		o->probes[o->nr_probes - 1].printf = p->probes[i].printf;
-		o->probes[o->nr_probes - 1].where = p->probes[i].where;
-		o->probes[o->nr_probes - 1].stmts = p->probes[i].stmts;
-		o->probes[o->nr_probes - 1].stmts_only = p->probes[i].stmts_only;
-		o->probes[o->nr_probes - 1].print_guard = p->probes[i].print_guard;
-		o->probes[o->nr_probes - 1].agg_guard = p->probes[i].agg_guard;
+		program_probe(&o->probes[o->nr_probes - 1], &p->probes[i], order);
 	}
 	o->begin = p->begin;
-	o->end = p->end;
-	if ((ret = program_interval(c, p)))
-		return ret;
-	if (!p->fn)
-		return 0; /* its blocks print */
-	for (fn = PMT_FN_COUNT; fn <= PMT_FN_LHIST; fn++)
-		if (!strcmp(p->fn, agg_fn_names[fn]))
-			break;
-	o->agg.fn = (enum pmt_agg_fn)fn;
-	if (fn == PMT_FN_LHIST) {
-		ret = parse_lhist(p->value, &o->agg);
-		if (ret)
-			return ERR(c,
-				   "%s: lhist(%s): expected lhist(VALUE, MIN, MAX, STEP) with "
-				   "MIN < MAX and STEP > 0, at most %d buckets",
-				   o->program_name, p->value, PMT_LHIST_MAX_BUCKETS);
-	} else {
-		o->agg.expr = p->value;
-	}
-	o->agg.by = p->keys && *p->keys ? p->keys : NULL;
-	o->agg.map = p->map;
-	/* END clears it: not printed at the end (bpftrace's pidpersec.bt) */
-	o->agg.no_end_print = pmt_words__has(p->cleared, p->map);
-	return 0;
+	return program_interval(c, p);
 }
 
 int pmt_opts__parse(int argc, char **argv, struct pmt_opts *o, struct pmt_error *err)

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define PMT_MAX_MAPS 16	    /* a program's maps (PMT_AGG_MAPS) */
+#define PMT_BLOCK_UPDATES 8 /* map updates a program's block makes */
+
 /* PMT_PROBE_TRACEPOINT, PMT_PROBE_PERF, ...: the table of kinds.h */
 enum pmt_probe_kind {
 #define KIND_ENUM(id, prefix, option, s, arg, needs, help, ret, prov) PMT_PROBE_##id,
@@ -45,9 +48,15 @@ struct pmt_probe_arg {
 	 * pmt_expr__statements), or NULL; stmts_only: all its block does */
 	const char *stmts;
 	bool stmts_only;
-	/* a program's block's printf and update inside an if: the
-	 * conditions they are under, or NULL */
-	const char *print_guard, *agg_guard;
+	/* a program's block's printf inside an if: the condition it is
+	 * under, or NULL */
+	const char *print_guard;
+	/* a program's block's map updates, in order: which maps (0 the
+	 * options' agg, i their more[i - 1]), each under its condition (if;
+	 * NULL: none). nupd 0: agg's alone, as the options give it */
+	int upd[PMT_BLOCK_UPDATES];
+	const char *upd_guard[PMT_BLOCK_UPDATES];
+	int nupd;
 };
 
 enum pmt_mode {
@@ -176,8 +185,10 @@ struct pmt_opts {
 	char *program_file;	  /* FILE.bt's text, owned */
 	struct pmt_program *prog; /* what it was read into, owned */
 	const char *begin;	  /* what its BEGIN prints, or NULL */
-	const char *end;	  /* what its END prints, before the maps, or NULL */
-	char **cmd_words;	  /* -c CMD split at spaces, owned */
+	/* its maps after the first (which is agg): each as agg says one */
+	struct pmt_agg_opts more[PMT_MAX_MAPS - 1];
+	int nmore;
+	char **cmd_words; /* -c CMD split at spaces, owned */
 };
 
 /* Parse argv; on a usage error returns -EINVAL with a message in err. */

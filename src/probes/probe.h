@@ -16,6 +16,7 @@
 #include "util/error.h"
 
 struct bpf_link;
+struct pmt_probe_arg;
 struct pmt_provider;
 struct pmt_exprs;
 struct pmt_print;
@@ -49,9 +50,13 @@ struct pmt_probe {
 	bool stmts_record; /* they read the record's fields */
 	uint16_t sprog;
 	/* a program's: the condition its printf is under (if), and 1 +
-	 * which number slot holds it (0: none); its update's */
-	const char *print_guard_text, *agg_guard_text;
+	 * which number slot holds it (0: none) */
+	const char *print_guard_text;
 	uint8_t print_guard;
+	/* a program's block's map updates (the options'), and 1 + the entry
+	 * of pmt_probes holding its second map's update (0: none) */
+	const struct pmt_probe_arg *arg;
+	uint16_t next_agg;
 	struct bpf_link *link;
 	struct bpf_link **links; /* probes attached many times (PMU) */
 	int nlinks;

@@ -52,6 +52,7 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 	cfg->print_guard = p->print_guard;
 	cfg->action = p->action;
 	cfg->agg = p->agg;
+	cfg->next_agg = p->next_agg;
 	cfg->stack = c->stack;
 	if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.pmt_probes), &p->id, cfg, BPF_ANY))
 		return pmt_error__runtime(c->err, -errno, "%s: cannot store the probe settings: %s",

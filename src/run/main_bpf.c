@@ -212,17 +212,7 @@ static int finish(struct pmt_session *s, struct pmt_evloop *loop, bool loop_read
 		if (s->agg && pmt_syms__debuginfod(s->syms))
 			pmt_aggmaps__touch_files(s->aggmaps, s->syms);
 		pmt_syms__await_debug(s->syms, PMT_DEBUGINFOD_END_MS);
-		/* END's printf, then the maps in their names' order, as
-		 * bpftrace prints them */
-		if (s->opts->end)
-			pmt_output__line(out, s->opts->end, strlen(s->opts->end));
-		if (pmt_session__print_saved(s, true, out, &e) ||
-		    (s->agg && !s->opts->agg.no_end_print &&
-		     pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out, pmt_now_ns(), &e))) {
-			pmt_error__print(&e);
-			ret = PMT_EXIT_FAIL;
-		}
-		if (pmt_session__print_saved(s, false, out, &e)) {
+		if (pmt_session__print_end(s, out, &e)) {
 			pmt_error__print(&e);
 			ret = PMT_EXIT_FAIL;
 		}

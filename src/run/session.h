@@ -31,11 +31,16 @@ struct pmt_session {
 	uint64_t cpu_mask[PMT_MAX_CPUS / 64];
 	int cgroup_fd; /* --cgroup's directory, open when cgroup_fd_open */
 	bool cgroup_fd_open;
-	struct pmt_child child;	     /* -- CMD */
-	struct pmt_agg *agg;	     /* --count, --hist, ...: NULL when streaming */
-	struct pmt_exprs exprs;	     /* what keys and values compute (pmt_exprs) */
-	struct pmt_btftypes types;   /* the kernel's, where an expression walks them */
-	struct pmt_varnames vars;    /* a program's saved values (exprs.vars) */
+	struct pmt_child child;	   /* -- CMD */
+	struct pmt_agg *agg;	   /* --count, --hist, ...: NULL when streaming */
+	struct pmt_exprs exprs;	   /* what keys and values compute (pmt_exprs) */
+	struct pmt_btftypes types; /* the kernel's, where an expression walks them */
+	struct pmt_varnames vars;  /* a program's saved values (exprs.vars) */
+	/* a program's blocks' updates of their second, third, ... maps: the
+	 * entries of pmt_probes after the probes' (struct pmt_probe's
+	 * next_agg) */
+	struct pmt_probe_cfg *sibs;
+	uint32_t nsibs;
 	struct pmt_aggmaps *aggmaps; /* its maps, drained: made at load */
 	struct pmt_syms *syms;	     /* symbolizer, made when needed */
 	uint8_t stack;		     /* --stack: PMT_STACK_* */
@@ -67,11 +72,12 @@ void pmt_session__free(struct pmt_session *s);
 uint64_t pmt_session__filtered(struct pmt_session *s, uint32_t id);
 /* Events of probe id that were aggregated (streamed: received). */
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id);
-/* A program's saved values left at the end, as bpftrace prints them:
- * those whose maps' names sort before the aggregation's (before), or the
- * others; 0, or -errno with err filled */
-int pmt_session__print_saved(struct pmt_session *s, bool before, struct pmt_output *out,
-			     struct pmt_error *err);
+/* What is printed at the end, after the probes are detached and their
+ * events drained: a program's END steps (printf, print(@MAP, N)), then
+ * the maps it left (aggregations and saved values, not cleared) in
+ * their names' order, as bpftrace prints them; the options' aggregation
+ * (unless a program's END cleared it). 0, or -errno with err filled. */
+int pmt_session__print_end(struct pmt_session *s, struct pmt_output *out, struct pmt_error *err);
 /* Probe id's reads that failed: str()'s, or (member) members' */
 uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool member);
 struct pmt_probe *pmt_session__probe(struct pmt_session *s, uint32_t id);

@@ -113,54 +113,132 @@ static void open_types(struct pmt_session *s)
 		s->exprs.types = &s->types.sys;
 }
 
-static int compile_aggregation(struct pmt_session *s)
+/* Does probe p update map m, and under what condition (*guard)? The
+ * options' probes all update the one map. */
+static bool updates(const struct pmt_probe *p, int m, const char **guard)
 {
-	struct pmt_agg_probe *ap = calloc(s->probes.n ? s->probes.n : 1, sizeof(*ap));
-	char **keys = calloc(s->probes.n ? s->probes.n : 1, sizeof(*keys));
-	uint32_t i, n, k;
+	const struct pmt_probe_arg *a = p->arg;
+	int k;
+
+	*guard = NULL;
+	if (p->stmts_only)
+		return false;
+	if (!a || !a->nupd)
+		return !m;
+	for (k = 0; k < a->nupd; k++)
+		if (a->upd[k] == m) {
+			*guard = a->upd_guard[k];
+			return true;
+		}
+	return false;
+}
+
+/* The update of map m compiled for probe p (ap): its own, or (p's
+ * first taken) the next of p's chain in s->sibs */
+static int place_update(struct pmt_session *s, struct pmt_probe *p, const struct pmt_agg_probe *ap,
+			bool first)
+{
+	struct pmt_probe_cfg *g, *last = NULL;
+	uint16_t at;
+
+	if (first) {
+		p->action = ap->action;
+		p->agg = ap->cfg;
+		return 0;
+	}
+	if (!(g = realloc(s->sibs, (s->nsibs + 1) * sizeof(*g))))
+		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	s->sibs = g;
+	memset(&g[s->nsibs], 0, sizeof(*g));
+	g[s->nsibs].action = ap->action;
+	g[s->nsibs].agg = ap->cfg;
+	at = (uint16_t)(s->probes.n + s->nsibs + 1);
+	for (uint16_t n = p->next_agg; n; n = last->next_agg)
+		last = &s->sibs[n - 1 - s->probes.n];
+	*(last ? &last->next_agg : &p->next_agg) = at;
+	p->agg.needs_record |= ap->cfg.needs_record;
+	s->nsibs++;
+	return 0;
+}
+
+/* Map m (its options ao) compiled for the probes that update it: the
+ * session's aggregation (m 0), or its next map */
+static int compile_map(struct pmt_session *s, int m, const struct pmt_agg_opts *ao,
+		       struct pmt_agg_probe *ap, char **keys, bool *taken)
+{
+	struct pmt_agg *agg = NULL;
+	uint32_t i, n, *idx = calloc(s->probes.n ? s->probes.n : 1, sizeof(*idx));
 	int err;
 
-	if (!ap || !keys) {
-		free(ap);
-		free(keys);
+	if (!idx)
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
-	}
-	/* the probes that aggregate: not those whose block saves values alone */
+	memset(ap, 0, s->probes.n * sizeof(*ap));
 	for (i = n = 0; i < s->probes.n; i++) {
-		if (s->probes.v[i].stmts_only)
+		if (!updates(&s->probes.v[i], m, &ap[n].guard))
 			continue;
 		ap[n].name = s->probes.v[i].name;
 		ap[n].fmt = s->probes.v[i].fmt;
-		ap[n].guard = s->probes.v[i].agg_guard_text;
 		/* a tracepoint's probe key as bpftrace's probe: with its kind
 		 * (a probe given twice stays name#2: its filter makes it
 		 * another) */
-		if (s->probes.v[i].prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) &&
-		    asprintf(&keys[n], "tracepoint:%s", ap[n].name) > 0)
-			ap[n].probe = keys[n];
-		n++;
+		ap[n].probe = NULL;
+		if (s->probes.v[i].prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) && !keys[i] &&
+		    asprintf(&keys[i], "tracepoint:%s", ap[n].name) < 0)
+			keys[i] = NULL;
+		ap[n].probe = keys[i];
+		idx[n++] = i;
 	}
-	err = pmt_agg__compile(&s->opts->agg, ap, n, &s->exprs, &s->stack, &s->agg, &s->err);
+	err = pmt_agg__compile(ao, ap, n, &s->exprs, &s->stack, &agg, &s->err);
+	if (!err && m && s->stack)
+		err = pmt_error__usage(
+			&s->err, "@%s: stacks are keys of a program's one map, for now", ao->map);
+	if (!err && m && (err = pmt_agg__add_map(s->agg, agg)) > 0)
+		err = 0;
+	else if (m)
+		pmt_agg__free(agg);
+	if (!m)
+		s->agg = agg;
+	for (i = 0; !err && agg && i < n; i++) {
+		ap[i].cfg.map = (uint8_t)m;
+		err = place_update(s, &s->probes.v[idx[i]], &ap[i], !taken[idx[i]]);
+		taken[idx[i]] = true;
+	}
+	free(idx);
+	return err;
+}
+
+static int compile_aggregation(struct pmt_session *s)
+{
+	size_t n = s->probes.n ? s->probes.n : 1;
+	struct pmt_agg_probe *ap = calloc(n, sizeof(*ap));
+	char **keys = calloc(n, sizeof(*keys));
+	bool *taken = calloc(n, sizeof(*taken));
+	uint32_t i;
+	int err = 0, m;
+
+	if (!ap || !keys || !taken)
+		err = pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	for (m = 0; !err && m <= s->opts->nmore && (!m || s->agg); m++)
+		err = compile_map(s, m, m ? &s->opts->more[m - 1] : &s->opts->agg, ap, keys, taken);
 	/* the types were for compiling: the kernel's BTF is 5 MB */
 	pmt_btftypes__close(&s->types);
 	s->exprs.types = NULL;
-	for (i = k = 0; !err && i < s->probes.n; i++) {
+	for (i = 0; !err && i < s->probes.n; i++) {
 		struct pmt_probe *p = &s->probes.v[i];
 
-		if (p->stmts_only) {
-			p->action = PMT_ACT_NONE;
-			memset(&p->agg, 0, sizeof(p->agg));
-			p->agg.xprog = PMT_XPROG_NONE;
-		} else if (s->agg) {
-			p->action = ap[k].action;
-			p->agg = ap[k].cfg;
+		if (p->stmts_only || !s->agg) {
+			p->action = p->stmts_only ? PMT_ACT_NONE : p->action;
+			if (p->stmts_only) {
+				memset(&p->agg, 0, sizeof(p->agg));
+				p->agg.xprog = PMT_XPROG_NONE;
+			}
 		}
-		k += !p->stmts_only;
 		p->agg.needs_record |= p->stmts_record;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; keys && i < s->probes.n; i++)
 		free(keys[i]);
 	free(keys);
+	free(taken);
 	free(ap);
 	/* profiles: --pprof's, and those --listen serves */
 	if (err || !s->agg || (!s->opts->agg.pprof && !pmt_agg__is_profile(s->agg)))
@@ -456,7 +534,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 			s->probes.v[k].stmts_text = opts->probes[i].stmts;
 			s->probes.v[k].stmts_only = opts->probes[i].stmts_only;
 			s->probes.v[k].print_guard_text = opts->probes[i].print_guard;
-			s->probes.v[k].agg_guard_text = opts->probes[i].agg_guard;
+			s->probes.v[k].arg = &opts->probes[i];
 		}
 	}
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
@@ -576,6 +654,20 @@ static void verifier_stats(struct pmt_session *s, bool before)
 	}
 }
 
+/* The most map updates a block makes after its first (siblings) */
+static uint32_t longest_chain(const struct pmt_session *s)
+{
+	uint32_t i, n, most = 0;
+	uint16_t at;
+
+	for (i = 0; i < s->probes.n; i++) {
+		for (n = 0, at = s->probes.v[i].next_agg; at; n++)
+			at = s->sibs[at - 1 - s->probes.n].next_agg;
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 /* What the session uses, as the programs' load-time constants */
 static void set_uses(struct pmt_session *s)
 {
@@ -596,6 +688,9 @@ static void set_uses(struct pmt_session *s)
 	s->skel->rodata->pmt_use_vars = pmt_exprs__uses_vars(&s->exprs);
 
 	pmt_probes__uses(&s->probes, &u);
+	for (i = 0; i < s->nsibs; i++)
+		pmt_uses__add(&u, NULL, PMT_ACT_AGG, &s->sibs[i].agg);
+	s->skel->rodata->pmt_agg_siblings = longest_chain(s);
 	pmt_exprs__uses(&s->exprs, &u);
 	s->skel->rodata->pmt_srcs_used = u.srcs;
 	s->skel->rodata->pmt_stream_strs = s->nstrs;
@@ -651,6 +746,15 @@ static int fill_maps(struct pmt_session *s)
 					BPF_ANY))
 			return pmt_error__runtime(&s->err, -errno, "cannot store an expression: %s",
 						  strerror(errno));
+	for (i = 0; i < s->nsibs; i++) {
+		uint32_t at = s->probes.n + i;
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pmt_probes), &at, &s->sibs[i],
+					BPF_ANY))
+			return pmt_error__runtime(&s->err, -errno,
+						  "cannot store a map's update: %s",
+						  strerror(errno));
+	}
 	return fill_constants(s);
 }
 
@@ -675,7 +779,8 @@ int pmt_session__load(struct pmt_session *s)
 	s->skel->rodata->pmt_only_probe = s->probes.n == 1 ? 0 : -1;
 	memcpy((void *)s->skel->rodata->pmt_cpu_mask, s->cpu_mask, sizeof(s->cpu_mask));
 	set_uses(s);
-	bpf_map__set_max_entries(s->skel->maps.pmt_probes, s->probes.n ? s->probes.n : 1);
+	bpf_map__set_max_entries(s->skel->maps.pmt_probes,
+				 s->probes.n + s->nsibs ? s->probes.n + s->nsibs : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_exprs, s->exprs.n ? (uint32_t)s->exprs.n : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	/* events of the probes that stream none (aggregations; blocks that
@@ -879,15 +984,107 @@ struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 	return s->syms;
 }
 
-int pmt_session__print_saved(struct pmt_session *s, bool before, struct pmt_output *out,
-			     struct pmt_error *err)
-{
-	const char *map = s->agg ? s->opts->agg.map : NULL;
+/* A program's map at the end, as bpftrace prints every map: what kind
+ * (an aggregation's index, a saved value's, a table of strings), by name */
+struct end_map {
+	const char *name;
+	enum { END_AGG, END_SAVED, END_TABLE, END_START } kind;
+	size_t at;
+};
 
-	if (!s->skel || !s->exprs.vars || !s->vars.n || (before && !map))
-		return 0;
-	return pmt_saved__print(s->skel, &s->vars, s->opts->prog->cleared, before ? NULL : map,
-				before ? map : NULL, out, err);
+static int by_end_name(const void *a, const void *b)
+{
+	return strcmp(((const struct end_map *)a)->name, ((const struct end_map *)b)->name);
+}
+
+/* Every map of the program, in their names' order; how many */
+static size_t end_maps(struct pmt_session *s, struct end_map *v, size_t cap)
+{
+	const struct pmt_program *p = s->opts->prog;
+	size_t n = 0, i;
+
+	for (i = 0; i < pmt_agg__nmaps(s->agg) && n < cap; i++)
+		v[n++] = (struct end_map){pmt_agg__map_name(s->agg, i), END_AGG, i};
+	for (i = 0; s->exprs.vars && i < s->vars.n && n < cap; i++)
+		v[n++] = (struct end_map){s->vars.name[i], END_SAVED, i};
+	for (i = 0; i < p->ntables && n < cap; i++)
+		if (p->tables[i].strs)
+			v[n++] = (struct end_map){p->tables[i].map, END_TABLE, i};
+	if (p->lat_map && n < cap)
+		v[n++] = (struct end_map){p->lat_map, END_START, 0};
+	qsort(v, n, sizeof(*v), by_end_name);
+	return n;
+}
+
+/* Map m at the end: its entries, or what bpftrace prints of none */
+static int print_end_map(struct pmt_session *s, const struct end_map *m, struct pmt_output *out,
+			 struct pmt_error *err)
+{
+	const struct pmt_program *p = s->opts->prog;
+	bool cleared = pmt_words__has(p->cleared, m->name);
+	struct pmt_buf b = {0};
+	size_t k;
+
+	if (m->kind == END_AGG && !cleared)
+		return pmt_aggmaps__print_map(s->aggmaps, m->at, 0, pmt_session__syms(s), out,
+					      pmt_now_ns(), err);
+	if (m->kind == END_SAVED && !cleared && s->skel)
+		return pmt_saved__print(s->skel, &s->vars, (uint32_t)m->at, out, err);
+	for (k = 0; m->kind == END_TABLE && !cleared && k < p->tables[m->at].n; k++)
+		pmt_buf__printf(&b, "@%s[%lld]: %s\n", m->name, (long long)p->tables[m->at].keys[k],
+				p->tables[m->at].str[k]);
+	if (m->kind == END_AGG)
+		pmt_agg__program_tail(m->at ? &s->opts->more[m->at - 1] : &s->opts->agg, 0, &b);
+	else if (!b.len)
+		pmt_buf__putc(&b, '\n');
+	pmt_output__line(out, b.p, b.len);
+	pmt_buf__free(&b);
+	return 0;
+}
+
+/* A program's END steps, in order */
+static int print_end_steps(struct pmt_session *s, struct pmt_output *out, struct pmt_error *err)
+{
+	const struct pmt_program *p = s->opts->prog;
+	size_t i, m, n = pmt_agg__nmaps(s->agg);
+	int ret = 0;
+
+	for (i = 0; !ret && i < p->nends; i++) {
+		const struct pmt_prog_end *e = &p->ends[i];
+
+		if (e->text) {
+			pmt_output__line(out, e->text, strlen(e->text));
+			continue;
+		}
+		for (m = 0; m < n && strcmp(pmt_agg__map_name(s->agg, m), e->map); m++)
+			;
+		if (m < n)
+			ret = pmt_aggmaps__print_map(s->aggmaps, m, e->top, pmt_session__syms(s),
+						     out, pmt_now_ns(), err);
+	}
+	return ret;
+}
+
+int pmt_session__print_end(struct pmt_session *s, struct pmt_output *out, struct pmt_error *err)
+{
+	struct end_map v[PMT_AGG_MAPS + PMT_VARS + 64];
+	size_t i, n;
+	int ret;
+
+	if (!s->opts->prog)
+		return s->agg && !s->opts->agg.no_end_print
+			       ? pmt_aggmaps__print(s->aggmaps, pmt_session__syms(s), out,
+						    pmt_now_ns(), err)
+			       : 0;
+	if ((ret = print_end_steps(s, out, err)))
+		return ret;
+	/* bpftrace's two lines before the maps, then every map */
+	pmt_output__line(out, "\n\n", 2);
+	n = end_maps(s, v, sizeof(v) / sizeof(v[0]));
+	for (i = 0; i < n; i++)
+		if ((ret = print_end_map(s, &v[i], out, err)))
+			return ret;
+	return 0;
 }
 
 uint64_t pmt_session__hits(struct pmt_session *s, uint32_t id)
@@ -919,6 +1116,9 @@ void pmt_session__free(struct pmt_session *s)
 	s->aggmaps = NULL;
 	pmt_agg__free(s->agg);
 	s->agg = NULL;
+	free(s->sibs);
+	s->sibs = NULL;
+	s->nsibs = 0;
 	pmt_btftypes__close(&s->types); /* a resolve that failed left them */
 	s->exprs.types = NULL;
 	pmt_exprs__free(&s->exprs);

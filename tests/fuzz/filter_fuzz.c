@@ -190,11 +190,20 @@ static void fuzz_program(const char *text)
 		pmt_buf__free(&b);
 		return;
 	}
-	if (!p.nprobes || (p.fn && !p.map))
-		abort(); /* read: probes, and a map's update with its name */
-	for (i = 0; i < p.nprobes; i++)
-		if (!p.fn && !p.probes[i].printf && !p.probes[i].stmts && !p.probes[i].role)
-			abort(); /* each probe prints, saves values, or updates the map */
+	if (!p.nprobes)
+		abort(); /* read: probes */
+	for (i = 0; i < (size_t)p.nmaps; i++)
+		if (!p.maps[i].name || !p.maps[i].fn)
+			abort(); /* each map named, with its function */
+	for (i = 0; i < p.nprobes; i++) {
+		const struct pmt_prog_probe *q = &p.probes[i];
+
+		if (!q->nupd && !q->printf && !q->stmts && !q->role)
+			abort(); /* each probe prints, saves values, or updates maps */
+		for (int k = 0; k < q->nupd; k++)
+			if (q->upd[k] < 0 || q->upd[k] >= p.nmaps)
+				abort(); /* ... that the program has */
+	}
 	for (i = 0; i < p.nprobes; i++) {
 		if (p.probes[i].printf)
 			fuzz_printf(p.probes[i].printf);

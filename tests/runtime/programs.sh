@@ -7,7 +7,7 @@
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace"
+guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_maps_of_every_kind program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace"
 
 # A tracer's maps as bpftrace prints them at exit: from the first @ line
 # on, blank lines left out.
@@ -139,7 +139,7 @@ test_program_vars_vs_bpftrace() {
 	"$PMT" -q -e "$prog" -c "$cmd" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "failed opens" "$(grep -c '^open_loop *-1   2$' "$WORK/out.txt")" 3 || return 1
 	# (their fd: the lowest free in a child of sh, which has its script's)
-	expect_eq "opens" "$(grep -Ec '^open_loop +[0-9]+   0$' "$WORK/out.txt")" "$(($(wc -l <"$WORK/out.txt") - 3))" || return 1
+	expect_eq "opens" "$(grep -Ec '^open_loop +[0-9]+   0$' "$WORK/out.txt")" "$(($(grep -c . "$WORK/out.txt") - 3))" || return 1
 	lines_vs_bpftrace "$prog" "$cmd"
 }
 
@@ -386,7 +386,7 @@ test_program_writeback() {
 		{ fail "pmtrace $tool failed"; return 1; }
 	grep -Eq '^[0-9:]{8}  [0-9]+:[0-9]+ +[0-9]+ +sync +[0-9]+\.[0-9]{3}$' "$WORK/out.txt" ||
 		{ cat "$WORK/out.txt" >&2; fail "no sync's writeback"; return 1; }
-	! grep -Ev '^(Tracing writeback|TIME +DEVICE|[0-9:]{8}  [0-9]+:[0-9]+ +[0-9]+ +[a-z_]+ +[0-9]+\.[0-9]{3}$)' "$WORK/out.txt" ||
+	! grep -Ev '^(Tracing writeback|TIME +DEVICE|[0-9:]{8}  [0-9]+:[0-9]+ +[0-9]+ +[a-z_]+ +[0-9]+\.[0-9]{3}$|$)' "$WORK/out.txt" ||
 		{ fail "lines not as writeback.bt prints them"; return 1; }
 }
 
@@ -426,7 +426,7 @@ test_program_runqlat() {
 	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
 	"$PMT" -q -a "$tool" -o "$WORK/out.txt" -- "$TP/pingpong" 1000 || { fail "pmtrace $tool failed"; return 1; }
 	n=$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n + 0}' "$WORK/out.txt")
-	[ "$(head -2 "$WORK/out.txt" | tail -1)" = "@usecs: " ] || { cat "$WORK/out.txt" >&2; fail "no @usecs"; return 1; }
+	[ "$(grep -v '^$' "$WORK/out.txt" | head -2 | tail -1)" = "@usecs: " ] || { cat "$WORK/out.txt" >&2; fail "no @usecs"; return 1; }
 	[ "$n" -ge 2000 ] || { cat "$WORK/out.txt" >&2; fail "$n wakeups timed, pingpong alone makes 2000"; return 1; }
 	note "$n wakeups timed"
 }
@@ -471,7 +471,7 @@ test_program_cpuwalk() {
 
 # interval:s:N blocks: pidpersec.bt unchanged (time("%H:%M:%S PIDs/sec:
 # "), print(@) and clear(@) every second: --interval, the format's line
-# first, no blank line between; END's clear: nothing at the end), and
+# first, no blank line between; END's clear: "@: 0" at the end), and
 # exit() after an interval. The command forks 13 children (6 true, 7
 # sleep) in about 2 s, then waits 1.5 s: every fork in one interval's
 # line or another; and a run that ends itself, its command's getppid()
@@ -482,7 +482,9 @@ test_program_interval() {
 	"$PMT" -q "$tool" -o "$WORK/out.txt" -- /bin/sh -c 'for i in 1 2 3 4 5 6; do /bin/true; sleep 0.3; done; sleep 1.5' ||
 		{ fail "pmtrace $tool failed"; return 1; }
 	expect_eq "forks counted" "$(awk '/PIDs\/sec: @: / {n += $NF} END {print n}' "$WORK/out.txt")" 13 || return 1
-	! grep -Ev -e '^Tracing new processes' -e '^[0-9:]{8} PIDs/sec: @: [0-9]+$' "$WORK/out.txt" ||
+	# at the end, as bpftrace: two blank lines, the cleared map's 0
+	expect_eq "the end" "$(tail -3 "$WORK/out.txt" | tr '\n' '|')" "||@: 0|" || return 1
+	! head -n -3 "$WORK/out.txt" | grep -Ev -e '^Tracing new processes' -e '^[0-9:]{8} PIDs/sec: @: [0-9]+$' ||
 		{ fail "lines not as pidpersec.bt prints them"; return 1; }
 	# the command stopped then: its status, as -d gives it
 	timeout 30 "$PMT" -q -e 'tracepoint:syscalls:sys_enter_getppid { @ = count(); } interval:ms:300 { exit(); }' \
@@ -558,4 +560,83 @@ test_program_refusals() {
 	usage_error "^pmtrace: -e:1: a saved value has one key, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1] = 5; }' || return 1
 	usage_error "a map saves a number here: save the address" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); }' || return 1
 	no_leftovers
+}
+
+# syscount.bt unchanged: one block updating two maps (by syscall and by
+# process), END's printf and print(@MAP, 10) of each, then clear. With
+# -c, as bpftrace, every process is counted; the command's 100,000
+# getppid() calls lead the syscalls; bpftrace, running the same file
+# meanwhile, counts the command's process exactly as we do.
+shape_of() {
+	sed -E -e 's/^@syscall\[[0-9]+\]: [0-9]+$/S/' -e 's/^@process\[.*\]: [0-9]+$/P/' "$1" | uniq -c | tr -s ' ' |
+		sed -E 's/^ ([1-9]|10) P$/ N P/'
+}
+test_program_syscount_vs_bpftrace() {
+	local tool=/usr/sbin/syscount.bt bt=
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	if oracle_on_host && command -v bpftrace >/dev/null; then
+		bpftrace "$tool" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+		bt=$!
+		wait_for "$WORK/bt.txt" "^Counting syscalls" 300 "$bt" || return 1
+	fi
+	"$PMT" -q "$tool" -o "$WORK/out.txt" -c "$TP/getppid_loop 100000" >/dev/null || { fail "pmtrace $tool failed"; return 1; }
+	[ -z "$bt" ] || { kill -INT "$bt"; wait "$bt"; }
+	# the shape: the header, each top's title and ten lines (the
+	# processes: as many as made calls, up to ten), nothing after
+	shape_of "$WORK/out.txt" >"$WORK/shape"
+	expect_eq "the lines" "$(cat "$WORK/shape")" " 1 Counting syscalls... Hit Ctrl-C to end.
+ 1 
+ 1 Top 10 syscalls IDs:
+ 10 S
+ 1 
+ 1 Top 10 processes:
+ N P
+ 4 " || { cat "$WORK/out.txt" >&2; return 1; }
+	# the most counted, last: the command's calls
+	if [ "$(sed -n '/^@syscall/p' "$WORK/out.txt" | tail -1 | sed 's/.*: //')" -lt 100000 ] ||
+		! grep -q '^@process\[getppid_loop\]: ' "$WORK/out.txt"; then
+		cat "$WORK/out.txt" >&2
+		fail "the command's calls are not counted"
+		return 1
+	fi
+	[ -n "$bt" ] || return 0
+	grep -v '^Attaching' "$WORK/bt.txt" | shape_of - >"$WORK/bt.shape"
+	cmp -s "$WORK/shape" "$WORK/bt.shape" || { diff "$WORK/shape" "$WORK/bt.shape" >&2; fail "not the lines bpftrace prints"; return 1; }
+	grep '^@process\[getppid_loop\]' "$WORK/out.txt" >"$WORK/ours"
+	grep '^@process\[getppid_loop\]' "$WORK/bt.txt" >"$WORK/theirs"
+	same_lines
+}
+
+# Several maps from probes of every kind: the uprobe's block updates two,
+# the uretprobe's two more (retval's stats), the kprobe's and kretprobe's
+# (in the guests: kprobes or fentry) two each. 40 calls of pmt_ut_add(i,
+# 2i) and 40 reads of 12,345 bytes: exact numbers, printed as bpftrace
+# prints them at exit (two blank lines, the maps by name, a blank line
+# after stats).
+test_program_maps_of_every_kind() {
+	local prog="uprobe:$CALLS:pmt_ut_add { @adds[comm] = count(); @args = sum(arg1); }
+uretprobe:$CALLS:pmt_ut_add { @ret = stats(retval); @n = count(); }"
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 40 || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the maps" "$(cat "$WORK/out.txt")" "
+
+@adds[calls]: 40
+@args: 1560
+@n: 40
+@ret: count 40, average 58, total 2340" || return 1
+	if have_kprobes || have_fentry; then
+		"$PMT" -q -e 'kprobe:vfs_read /arg2 == 12345/ { @reads[comm] = count(); @asked = sum(arg2); }
+kretprobe:vfs_read /retval == 12345/ { @got = stats(retval); @n[comm] = count(); }' -o "$WORK/k.txt" -- "$CALLS" 40 ||
+			{ fail "pmtrace -e (kprobes) failed"; return 1; }
+		expect_eq "the kernel's maps" "$(cat "$WORK/k.txt")" "
+
+@asked: 493800
+@got: count 40, average 12345, total 493800
+
+@n[calls]: 40
+@reads[calls]: 40" || return 1
+	else
+		note "no kprobes nor fentry here: the kernel's half runs in the guests"
+	fi
+	maps_of "$WORK/out.txt" >"$WORK/ours"
+	vs_bpftrace_program "$WORK/ours" -e "$prog" -c "$CALLS 40"
 }

@@ -30,20 +30,34 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 				p.probes[i].filter ? "/" : "", p.probes[i].printf ? " printf{" : "",
 				p.probes[i].printf ? p.probes[i].printf : "",
 				p.probes[i].printf ? "}" : "");
-	for (i = 0; i < p.nprobes; i++)
-		if (p.probes[i].print_guard || p.probes[i].agg_guard)
-			pmt_buf__printf(b, " if{%s}%s%s%s",
-					p.probes[i].print_guard ? p.probes[i].print_guard : "",
-					p.probes[i].agg_guard ? " agg if{" : "",
-					p.probes[i].agg_guard ? p.probes[i].agg_guard : "",
-					p.probes[i].agg_guard ? "}" : "");
+	for (i = 0; i < p.nprobes; i++) {
+		const struct pmt_prog_probe *q = &p.probes[i];
+		bool any = q->print_guard;
+		int k;
+
+		for (k = 0; k < q->nupd; k++)
+			any = any || q->upd_guard[k];
+		if (any)
+			pmt_buf__printf(b, " if{%s}", q->print_guard ? q->print_guard : "");
+		for (k = 0; any && k < q->nupd; k++)
+			if (q->upd_guard[k])
+				pmt_buf__printf(b, " agg if{%s}", q->upd_guard[k]);
+		/* which maps, where there are several */
+		for (k = 0; p.nmaps > 1 && k < q->nupd; k++)
+			pmt_buf__printf(b, "%s%d%s", k ? "," : " upd{", q->upd[k],
+					k + 1 == q->nupd ? "}" : "");
+	}
 	for (i = 0; i < p.nprobes; i++)
 		if (p.probes[i].stmts)
 			pmt_buf__printf(b, " [%zu%s: %s]", i, p.probes[i].stmts_only ? " only" : "",
 					p.probes[i].stmts);
-	if (p.fn)
-		pmt_buf__printf(b, " => @%s[%s] %s(%s)", p.map, p.keys ? p.keys : "", p.fn,
-				p.value ? p.value : "");
+	for (i = 0; i < (size_t)p.nmaps; i++)
+		pmt_buf__printf(b, " => @%s[%s] %s(%s)", p.maps[i].name,
+				p.maps[i].keys ? p.maps[i].keys : "", p.maps[i].fn,
+				p.maps[i].value ? p.maps[i].value : "");
+	for (i = 0; i < p.nends; i++)
+		pmt_buf__printf(b, p.ends[i].text ? " end '%s'" : " end print(@%s, %d)",
+				p.ends[i].text ? p.ends[i].text : p.ends[i].map, p.ends[i].top);
 	if (p.lat_map)
 		pmt_buf__printf(b, " latency of @%s by %s in %s", p.lat_map,
 				p.lat_match ? p.lat_match : "thread", p.lat_unit);
@@ -82,7 +96,7 @@ TEST(program_read_into_the_engine)
 	ASSERT_STREQ(
 		read_as(&b, "kr:vfs_read, fr:vfs_write /retval > 0 && args->fd == 1/\n"
 			    "{ @bytes[comm, pid]++ }"),
-		"kretprobe:vfs_read /ret > 0 && fd == 1/, kretprobe:vfs_write /ret > 0 && fd == 1/ => "
+		"kretprobe:vfs_read /retval > 0 && fd == 1/, kretprobe:vfs_write /retval > 0 && fd == 1/ => "
 		"@bytes[comm,pid] count()");
 	ASSERT_STREQ(read_as(&b,
 			     "#!/usr/bin/env bpftrace\n#include <linux/fs.h>\n"
@@ -114,7 +128,7 @@ TEST(program_read_into_the_engine)
 				 "str(args->filename)); printf(\"%d\", args->flags & 3) }\n"
 				 "kr:f { printf(\"%d\\n\", retval) }"),
 		     "tracepoint:a:b /pid > 1/ printf{\"%-6d %s\\n\", pid, str(filename); "
-		     "\"%d\", flags & 3}, kretprobe:f printf{\"%d\\n\", ret}");
+		     "\"%d\", flags & 3}, kretprobe:f printf{\"%d\\n\", retval}");
 	/* a start time read back: --latency, matched by thread or keys, in
 	 * the unit its division says; its map's entries forgotten as
 	 * --latency forgets them */
@@ -157,7 +171,7 @@ TEST(program_read_into_the_engine)
 		read_as(&b, "t:a:b { @s[tid] = arg0; }\n"
 			    "t:c:d /@s[tid]/ { @[comm] = sum(@s[tid] + retval); delete(@s[tid]) }"),
 		"tracepoint:a:b, tracepoint:c:d /@s[tid]/ [0 only: @s[tid] = arg0] "
-		"[1: delete(@s[tid])] => @[comm] sum(@s[tid] + ret)");
+		"[1: delete(@s[tid])] => @[comm] sum(@s[tid] + retval)");
 	/* BEGIN's tables: strings printf shows, numbers saved from the start;
 	 * keys sorted, the last of a key given twice */
 	ASSERT_STREQ(
@@ -322,11 +336,23 @@ static const struct {
 	 "t.bt:1: BEGIN's maps take a number as the key here\n"
 	 "  BEGIN { @n[pid] = 1; }\n"
 	 "             ^~~\n"},
-	{"t:a:b { @a = count(); }\nt:c:d { @b = count(); }",
-	 "t.bt:2: a program updates one map the same way in every block, for now: this is not "
-	 "the update of line 1\n"
-	 "  t:c:d { @b = count(); }\n"
+	{"t:a:b { @a = count(); }\nt:c:d { @a = sum(args->x); }",
+	 "t.bt:2: a program updates a map the same way in every block, for now: this is not "
+	 "@a's update of line 1\n"
+	 "  t:c:d { @a = sum(args->x); }\n"
 	 "          ^\n"},
+	{"t:a:b { @a = count(); @a = count(); }",
+	 "t.bt:1: @a is updated twice in one block, for now\n"
+	 "  t:a:b { @a = count(); @a = count(); }\n"
+	 "                        ^\n"},
+	{"t:a:b { @a = count(); }\nEND { print(@b); }",
+	 "t.bt:2: END prints a map the probes update (print(@b)), for now\n"
+	 "  END { print(@b); }\n"
+	 "              ^\n"},
+	{"t:a:b { @a = count(); }\nEND { print(@a, 0); }",
+	 "t.bt:2: expected print(@MAP) or print(@MAP, N): N a number of entries above 0\n"
+	 "  END { print(@a, 0); }\n"
+	 "                  ^\n"},
 	{"hardware:cache-misses:1000 { @[kstack] = count(); }",
 	 "t.bt:1: probe 'hardware:cache-misses:1000' is not supported yet: expected tracepoint:, "
 	 "kprobe:, kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt:, rawtracepoint:, "
@@ -395,6 +421,30 @@ static const struct {
 	 "  t:a:b { @x[comm] = count(\"a); }\n"
 	 "                           ^~~~~~\n"},
 };
+
+TEST(program_several_maps)
+{
+	struct pmt_buf b = {0};
+
+	/* syscount's shape: one block, two maps; END prints each's top */
+	ASSERT_STREQ(
+		read_as(&b, "t:raw_syscalls:sys_enter { @syscall[args->id] = count(); "
+			    "@process[comm] = count(); }\n"
+			    "END { printf(\"\\nTop 10 syscalls IDs:\\n\"); print(@syscall, 10); "
+			    "clear(@syscall); printf(\"\\nTop 10 processes:\\n\"); "
+			    "print(@process, 10); clear(@process); }"),
+		"tracepoint:raw_syscalls:sys_enter upd{0,1} => @syscall[id] count() => "
+		"@process[comm] count() end '\nTop 10 syscalls IDs:\n' end print(@syscall, 10) "
+		"end '\nTop 10 processes:\n' end print(@process, 10) cleared syscall process ");
+	/* maps under their own conditions; blocks updating different maps */
+	ASSERT_STREQ(read_as(&b, "t:a:b { if (args->x > 1) { @h = hist(args->x); @s = "
+				 "stats(args->x); } else { @f = hist(args->x); } }\n"
+				 "t:c:d { @s = stats(args->x); }"),
+		     "tracepoint:a:b, tracepoint:c:d if{} agg if{(x > 1)} agg if{(x > 1)} agg "
+		     "if{!(x > 1)} upd{0,1,2} upd{1} => @h[] hist(x) => @s[] stats(x) => @f[] "
+		     "hist(x)");
+	pmt_buf__free(&b);
+}
 
 TEST(program_refusals)
 {
