@@ -112,19 +112,6 @@ static __always_inline bool pmt_print_skipped(const struct pmt_probe_cfg *cfg, s
 	       !pmt_fetch_num(&cfg->vals[(cfg->print_guard - 1) & (PMT_STREAM_VALS - 1)], c);
 }
 
-/* The streamed record's strings and numbers filled in, then the block's
- * statements run: false where a printf's condition (if) keeps it back */
-static __always_inline bool pmt_stream_ready(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
-					     struct pmt_event *e)
-{
-	bool skip;
-
-	pmt_stream_strs_fill(cfg, c, e);
-	skip = pmt_print_skipped(cfg, c);
-	pmt_x_statements(cfg->sprog, c);
-	return !skip;
-}
-
 /* Fill buf with the string operand; returns how many bytes to look at (the
  * matcher also stops at a NUL). No scan here: a loop returning its index
  * hands the verifier one constant per exit to explore the matcher with. */

@@ -176,6 +176,21 @@ static __noinline __attribute__((unused)) __s64 pmt_unwind_cut_key(struct pmt_fc
 	return (__s64)pmt_stack_store(e, (__u32)base, tgid, pmt_hash_word(u->hash, frames[0]));
 }
 
+/* The streamed record's strings and numbers filled in, then the block's
+ * map updates (a printf's block may update maps too: all its updates are
+ * cfg->next_agg's chain) and statements run: false where a printf's
+ * condition (if) keeps the record back */
+static __always_inline bool pmt_stream_ready(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
+					     struct pmt_event *e)
+{
+	bool skip;
+
+	pmt_stream_strs_fill(cfg, c, e);
+	skip = pmt_print_skipped(cfg, c);
+	pmt_aggregate_rest(cfg, c);
+	return !skip;
+}
+
 /* An aggregation's update, its stack keys in st (frames from byte
  * frames_off): a user stack left for user space goes with its update,
  * or, when the rings have no room, is keyed as far as it was walked. */

@@ -32,8 +32,6 @@ struct parser {
 	 * ended with its block's '}' (no ';' after it) */
 	char *guard;
 	bool closed;
-	bool incr;     /* it was @map++ */
-	bool printed;  /* a probe's block printed (printf) */
 	char *end_key; /* the start time's key where it is read back */
 	/* the maps of saved values (@NAME[KEY] = VALUE), those END clears:
 	 * " NAME NAME " */
@@ -905,7 +903,6 @@ static int probe_printf(struct parser *P, char **text)
 	*text = all;
 	if (!all)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	P->printed = true;
 	return next(P);
 }
 
@@ -933,7 +930,6 @@ static int probe_time(struct parser *P, char **text)
 	*text = all;
 	if (!all)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	P->printed = true;
 	return next(P);
 }
 
@@ -994,17 +990,6 @@ static int take_update(struct parser *P, struct update *u, int pos, int *idx)
 			    "a program updates a map the same way in every block, for now: "
 			    "this is not @%s's update of line %d",
 			    m->name, m->line);
-	return 0;
-}
-
-/* A program prints in its probes' blocks or updates a map, for now. */
-static int print_or_map(struct parser *P, int pos)
-{
-	if (P->printed && P->p->nmaps)
-		return perr(P, pos, 1,
-			    "a program's blocks printf or update a map, not both, for now (the "
-			    "map of line %d)",
-			    P->p->maps[0].line);
 	return 0;
 }
 
@@ -1319,7 +1304,7 @@ static int map_statement(struct parser *P, struct blk_state *b, int pos)
 	else if (!ret && !strcmp(u.fn, "nsecs"))
 		ret = start_store(P, &u, b, pos);
 	else if (!ret && !(ret = latency_value(P, &u, b, pos)) &&
-		 !(ret = take_update(P, &u, pos, &idx)) && !(ret = print_or_map(P, pos)))
+		 !(ret = take_update(P, &u, pos, &idx)))
 		ret = block_update(P, b, idx, pos);
 	if (!ret && b->role == PMT_PROG_END && b->nupd > 1)
 		ret = lat_perr(P, pos, 1, "a start time read back into one map of several");
@@ -1548,10 +1533,10 @@ static int statement(struct parser *P, struct blk_state *b)
 	if (b->kind == BLK_INTERVAL)
 		return interval_statement(P);
 	if (b->kind == BLK_PROBE && is_word(P, t, "printf"))
-		return probe_printf(P, &b->printed) || print_or_map(P, pos) ||
-		       read_after_write(P, b, pos) || print_under(P, b);
+		return probe_printf(P, &b->printed) || read_after_write(P, b, pos) ||
+		       print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
-		return probe_time(P, &b->printed) || print_or_map(P, pos) || print_under(P, b);
+		return probe_time(P, &b->printed) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "if"))
 		return if_statement(P, b);
 	if (b->kind == BLK_PROBE && t->kind == '@')
@@ -1807,9 +1792,10 @@ static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 		    upd_onto(&p->probes[k], b))
 			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
-	if (b->stmts && b->role)
-		return lat_perr(P, P->lx.tok.pos, 1,
-				"a start time's block saves no other value, for now");
+	if ((b->stmts || b->printed) && b->role)
+		return lat_perr(
+			P, P->lx.tok.pos, 1,
+			"a start time's block saves no other value and prints nothing, for now");
 	if (b->role && p->nprobes - first != 1)
 		return lat_perr(
 			P, P->lx.tok.pos, 1,

@@ -917,7 +917,10 @@ static int check_probes(struct optctx *c)
 			return ERR(c, "--%s applies to PMU events (-e); --%s %s has none",
 				   o->period ? "period" : "freq", kinds[k].option,
 				   o->probes[i].spec);
-		if (o->probes[i].printf && (o->agg.fn || o->agg.lat_start || o->agg.offcpu))
+		/* (a program's block may print and update maps: its updates
+		 * follow the streamed record) */
+		if (o->probes[i].printf &&
+		    ((o->agg.fn && !o->prog) || o->agg.lat_start || o->agg.offcpu))
 			return ERR(c,
 				   "--printf prints each event of %s: not with an aggregation "
 				   "(--count, --hist, --latency, ...)",

@@ -218,6 +218,10 @@ static int compile_aggregation(struct pmt_session *s)
 
 	if (!ap || !keys || !taken)
 		err = pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
+	/* a block that prints streams: its map updates all follow the
+	 * record's (the chain of pmt_stream_ready) */
+	for (i = 0; !err && i < s->probes.n; i++)
+		taken[i] = s->probes.v[i].printf_text != NULL;
 	for (m = 0; !err && m <= s->opts->nmore && (!m || s->agg); m++)
 		err = compile_map(s, m, m ? &s->opts->more[m - 1] : &s->opts->agg, ap, keys, taken);
 	/* the types were for compiling: the kernel's BTF is 5 MB */
@@ -680,9 +684,10 @@ static void set_uses(struct pmt_session *s)
 	for (i = 0; i < s->probes.n; i++) {
 		if (s->probes.v[i].filter)
 			s->skel->rodata->pmt_use_filter = true;
-		if (s->probes.v[i].action != PMT_ACT_STREAM)
+		/* (a printing block's updates follow its record) */
+		if (s->probes.v[i].action != PMT_ACT_STREAM || s->probes.v[i].next_agg)
 			s->skel->rodata->pmt_use_agg = true;
-		else
+		if (s->probes.v[i].action == PMT_ACT_STREAM)
 			s->skel->rodata->pmt_use_stream = true;
 	}
 	s->skel->rodata->pmt_use_vars = pmt_exprs__uses_vars(&s->exprs);

@@ -609,7 +609,8 @@ test_program_syscount_vs_bpftrace() {
 
 # Several maps from probes of every kind: the uprobe's block updates two,
 # the uretprobe's two more (retval's stats), the kprobe's and kretprobe's
-# (in the guests: kprobes or fentry) two each. 40 calls of pmt_ut_add(i,
+# (in the guests: kprobes or fentry) two each, and a kretprobe's block
+# printing and counting. 40 calls of pmt_ut_add(i,
 # 2i) and 40 reads of 12,345 bytes: exact numbers, printed as bpftrace
 # prints them at exit (two blank lines, the maps by name, a blank line
 # after stats).
@@ -634,9 +635,38 @@ kretprobe:vfs_read /retval == 12345/ { @got = stats(retval); @n[comm] = count();
 
 @n[calls]: 40
 @reads[calls]: 40" || return 1
+		# a block printing and updating a map, on a return
+		"$PMT" -q -e 'kretprobe:vfs_read /retval == 12345/ { @n = count(); printf("read %d\n", retval); }' \
+			-o "$WORK/kp.txt" -- "$CALLS" 3 || { fail "pmtrace -e (kretprobe printf) failed"; return 1; }
+		expect_eq "the kernel's lines" "$(cat "$WORK/kp.txt")" "read 12345
+read 12345
+read 12345
+
+
+@n: 3" || return 1
 	else
 		note "no kprobes nor fentry here: the kernel's half runs in the guests"
 	fi
 	maps_of "$WORK/out.txt" >"$WORK/ours"
 	vs_bpftrace_program "$WORK/ours" -e "$prog" -c "$CALLS 40"
+}
+
+# A block that prints and updates maps (tcpsynbl.bt's shape: a hist
+# always, time() and printf under an if): the lines streamed as the calls
+# come, the maps at the end; the process's three getppid() calls and two
+# getpgid(0) calls (of its own pid), as bpftrace prints them.
+test_program_printf_and_maps_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_getppid { @calls[comm] = count(); @n = count(); if (pid > 0) { printf("getppid by %s\n", comm); } }
+tracepoint:syscalls:sys_enter_getpgid { @calls[comm] = count(); printf("getpgid of itself: %d\n", args->pid == 0); @pids = hist(args->pid == 0); }'
+	printf 'import os\nos.getppid()\nos.getpgid(0)\nos.getppid()\nos.getpgid(0)\nos.getppid()\n' >"$WORK/pp.py"
+	"$PMT" -q -e "$prog" -c "$PY $WORK/pp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt" | grep -v '^\[')" "getppid by python3.11
+getpgid of itself: 1
+getppid by python3.11
+getpgid of itself: 1
+getppid by python3.11
+@calls[python3.11]: 5
+@n: 3
+@pids: " || return 1
+	lines_vs_bpftrace "$prog" "$PY $WORK/pp.py"
 }

@@ -286,11 +286,6 @@ static const struct {
 	{"t:a:b { $x = ; }", "t.bt:1: expected a value: $VAR = VALUE\n"
 			     "  t:a:b { $x = ; }\n"
 			     "               ^\n"},
-	{"t:a:b { printf(\"%d\\n\", pid); }\nt:c:d { @ = count(); }",
-	 "t.bt:2: a program's blocks printf or update a map, not both, for now (the map of line "
-	 "2)\n"
-	 "  t:c:d { @ = count(); }\n"
-	 "          ^\n"},
 	{"t:a:b { printf(pid); }", "t.bt:1: expected a format in double quotes: '\"%d %s\\n\", "
 				   "pid, comm'\n"
 				   "  t:a:b { printf(pid); }\n"
@@ -304,10 +299,10 @@ static const struct {
 	 "  t:a:b /@q[tid]/ {\n"
 	 "         ^~\n"},
 	{"t:a:b { @z[tid] = pid; @n = count(); }\nt:c:d { printf(\"%d\", @n); }",
-	 "t.bt:2: a program's blocks printf or update a map, not both, for now (the map of line "
-	 "1)\n"
-	 "  t:c:d { printf(\"%d\", @n); }\n"
-	 "          ^\n"},
+	 "t.bt:1: @n is an aggregation: it is printed at the end, not read by the probes, for "
+	 "now\n"
+	 "  t:a:b { @z[tid] = pid; @n = count(); }\n"
+	 "                         ^~\n"},
 	{"t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }",
 	 "t.bt:1: this reads @z[tid] after the block saved or deleted it: not supported yet (read "
 	 "it first)\n"
@@ -443,6 +438,13 @@ TEST(program_several_maps)
 		     "tracepoint:a:b, tracepoint:c:d if{} agg if{(x > 1)} agg if{(x > 1)} agg "
 		     "if{!(x > 1)} upd{0,1,2} upd{1} => @h[] hist(x) => @s[] stats(x) => @f[] "
 		     "hist(x)");
+	/* a block printing and updating maps; another block updating one */
+	ASSERT_STREQ(
+		read_as(&b, "t:a:b { @h[comm] = hist(args->x); if (args->x > 9) { "
+			    "time(\"%H \"); printf(\"big\\n\"); } }\nt:c:d { @h[comm] = "
+			    "hist(args->x); }"),
+		"tracepoint:a:b printf{if ((x > 9)) \"%s\", strftime(\"%H \", nsecs); if ((x > "
+		"9)) \"big\\n\"}, tracepoint:c:d if{((x > 9))} => @h[comm] hist(x)");
 	pmt_buf__free(&b);
 }
 
