@@ -32,6 +32,7 @@ struct parser {
 	 * ended with its block's '}' (no ';' after it) */
 	char *guard;
 	bool closed;
+	int nblocks;   /* blocks read so far */
 	char *end_key; /* the start time's key where it is read back */
 	/* the maps of saved values (@NAME[KEY] = VALUE), those END clears:
 	 * " NAME NAME " */
@@ -263,6 +264,7 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 	P->p->probes = v;
 	v = &v[P->p->nprobes++];
 	memset(v, 0, sizeof(*v));
+	v->block = P->nblocks;
 	if (asprintf(&v->spec, "%s:%.*s", providers[i].pmt, (int)(len - n - 1), colon + 1) < 0 ||
 	    asprintf(&v->where, "%s:%d", P->name, line_of(P, pos)) < 0 ||
 	    (filter && !(v->filter = strdup(filter)))) {
@@ -1829,6 +1831,7 @@ static int probe_block(struct parser *P, int *at)
 	if (next(P))
 		return -EINVAL;
 	ret = block(P, &b);
+	P->nblocks++;
 	forget_vars(P); /* a block's own */
 	if (!ret)
 		ret = block_onto(P, &b, first);

@@ -66,6 +66,7 @@ struct pmt_prog_probe {
 	 * --printf takes them), or NULL */
 	char *printf;
 	char *where; /* "FILE:LINE" of the probe, for what is refused later */
+	int block;   /* its block's number: a list's probes share it */
 	/* a start time's probes (@start[K] = nsecs, read back as nsecs -
 	 * @start[K]): PMT_PROG_START, PMT_PROG_END; else 0 */
 	int role;

@@ -111,6 +111,7 @@ static int add_probe(struct pmt_opts *o, enum pmt_probe_kind kind, const char *s
 	p[o->nr_probes].stmts_only = false;
 	p[o->nr_probes].print_guard = NULL;
 	p[o->nr_probes].nupd = 0;
+	p[o->nr_probes].block = -1;
 	o->nr_probes++;
 	return 0;
 }
@@ -1156,6 +1157,7 @@ static void program_probe(struct pmt_probe_arg *a, const struct pmt_prog_probe *
 	a->filter = q->filter;
 	a->printf = q->printf;
 	a->where = q->where;
+	a->block = q->block;
 	a->stmts = q->stmts;
 	a->stmts_only = q->stmts_only;
 	a->print_guard = q->print_guard;

@@ -44,6 +44,7 @@ struct pmt_probe_arg {
 	const char *filter; /* --filter after it, or NULL */
 	const char *printf; /* --printf after it ('"FMT", ARGS...'), or NULL */
 	const char *where;  /* a program's: "FILE:LINE" of the probe, or NULL */
+	int block;	    /* a program's: its block's number (a list shares it); -1 */
 	/* a program's block's statements (saving values: filter/expr.h's
 	 * pmt_expr__statements), or NULL; stmts_only: all its block does */
 	const char *stmts;

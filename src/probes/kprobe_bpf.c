@@ -165,9 +165,11 @@ static int not_found(struct pmt_error *err, const char *opt, const char *name,
 	const char *close[4];
 	int n, i;
 
-	if (glob)
-		return pmt_error__usage(err, "--%s '%s': no traceable kernel function matches", opt,
-					name);
+	/* usage errors; -ENOENT: none such (a program's list skips it) */
+	if (glob) {
+		pmt_error__usage(err, "--%s '%s': no traceable kernel function matches", opt, name);
+		return -ENOENT;
+	}
 	pmt_error__usage(err,
 			 "--%s '%s': not a kernel function (in neither available_filter_functions "
 			 "nor /proc/kallsyms)",
@@ -175,7 +177,7 @@ static int not_found(struct pmt_error *err, const char *opt, const char *name,
 	n = pmt_suggest(name, all->v, all->n, close, 4);
 	for (i = 0; i < n; i++)
 		pmt_error__hint(err, "did you mean %s?", close[i]);
-	return -EINVAL;
+	return -ENOENT;
 }
 
 /* The functions a spec names: globs against available_filter_functions,

@@ -150,7 +150,7 @@ static int up_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 			pmt_error__hint(c->err, "%s has no function symbols at all (stripped?)",
 					path);
 		free(names);
-		r = -EINVAL;
+		r = -ENOENT; /* a usage error: none such (a program's list skips it) */
 	}
 	pmt_elf__free(&syms);
 	return r;

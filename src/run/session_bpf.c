@@ -487,6 +487,74 @@ static int resolve_statements(struct pmt_session *s)
 	return 0;
 }
 
+/* Does program probe i share its block (a list) with another probe? */
+static bool in_list(const struct pmt_opts *o, int i)
+{
+	int j;
+
+	for (j = 0; o->probes[i].block >= 0 && j < o->nr_probes; j++)
+		if (j != i && o->probes[j].block == o->probes[i].block)
+			return true;
+	return false;
+}
+
+/* Probe i of the options into the session's probes; a program's probe
+ * of a list that names nothing here (-ENOENT) skipped with a warning, as
+ * bpftrace skips it (*skipped) */
+static int resolve_probe(struct pmt_session *s, int i, bool *skipped)
+{
+	const struct pmt_probe_arg *a = &s->opts->probes[i];
+	const struct pmt_provider *prov = pmt_provider__get(a->kind);
+	uint32_t k = s->probes.n;
+	int ret = prov->resolve(prov_ctx(s), a);
+
+	*skipped = ret == -ENOENT && in_list(s->opts, i);
+	if (*skipped) {
+		pmt_warn("%s: %s: skipped, as bpftrace skips a probe of a list that is not there",
+			 a->where, s->err.msg);
+		pmt_error__clear(&s->err);
+		return 0;
+	}
+	if (ret) {
+		/* a program's probe: where it is (its filter, its name) */
+		if (a->where)
+			pmt_error__prefix(&s->err, "%s: ", a->where);
+		return ret;
+	}
+	for (; k < s->probes.n; k++) {
+		s->probes.v[k].printf_text = a->printf;
+		s->probes.v[k].where = a->where;
+		s->probes.v[k].stmts_text = a->stmts;
+		s->probes.v[k].stmts_only = a->stmts_only;
+		s->probes.v[k].print_guard_text = a->print_guard;
+		s->probes.v[k].arg = a;
+	}
+	return 0;
+}
+
+/* The options' probes; a list whose every probe was skipped refused */
+static int resolve_probes(struct pmt_session *s)
+{
+	const struct pmt_opts *o = s->opts;
+	bool *skip = calloc(o->nr_probes ? (size_t)o->nr_probes : 1, sizeof(*skip));
+	int i, j, ret = skip ? 0 : -ENOMEM;
+
+	for (i = 0; !ret && i < o->nr_probes; i++)
+		ret = resolve_probe(s, i, &skip[i]);
+	for (i = 0; !ret && i < o->nr_probes; i++) {
+		for (j = 0; skip[i] && j < o->nr_probes; j++)
+			if (o->probes[j].block == o->probes[i].block && !skip[j])
+				break;
+		if (skip[i] && j == o->nr_probes)
+			ret = pmt_error__usage(&s->err,
+					       "%s: none of the probes this list names is here "
+					       "(each was skipped, above)",
+					       o->probes[i].where);
+	}
+	free(skip);
+	return ret == -ENOMEM ? pmt_error__runtime(&s->err, ret, "out of memory") : ret;
+}
+
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
 	const struct pmt_provider *prov;
@@ -521,26 +589,8 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	s->probes.exprs = &s->exprs;
 	s->exprs.vars = opts->prog ? &s->vars : NULL;
 	open_types(s);
-	for (i = 0; i < opts->nr_probes; i++) {
-		const struct pmt_provider *prov = pmt_provider__get(opts->probes[i].kind);
-		uint32_t k = s->probes.n;
-
-		ret = prov->resolve(prov_ctx(s), &opts->probes[i]);
-		if (ret) {
-			/* a program's probe: where it is (its filter, its name) */
-			if (opts->probes[i].where)
-				pmt_error__prefix(&s->err, "%s: ", opts->probes[i].where);
-			return ret;
-		}
-		for (; k < s->probes.n; k++) {
-			s->probes.v[k].printf_text = opts->probes[i].printf;
-			s->probes.v[k].where = opts->probes[i].where;
-			s->probes.v[k].stmts_text = opts->probes[i].stmts;
-			s->probes.v[k].stmts_only = opts->probes[i].stmts_only;
-			s->probes.v[k].print_guard_text = opts->probes[i].print_guard;
-			s->probes.v[k].arg = &opts->probes[i];
-		}
-	}
+	if ((ret = resolve_probes(s)))
+		return ret;
 	if (opts->agg.lat_start && (ret = resolve_latency(s)))
 		return ret;
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)

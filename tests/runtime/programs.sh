@@ -670,3 +670,17 @@ getppid by python3.11
 @pids: " || return 1
 	lines_vs_bpftrace "$prog" "$PY $WORK/pp.py"
 }
+
+# A probe of a list that names nothing here is skipped with a warning
+# (biolatency.bt lists blk_account_io_start and __blk_account_io_start:
+# each kernel has one), as bpftrace skips it; a list of none is refused.
+test_program_list_skips_missing() {
+	"$PMT" -q -e "uprobe:$CALLS:pmt_ut_add, uprobe:$CALLS:pmt_ut_none { @n = count(); }" \
+		-o "$WORK/out.txt" -- "$CALLS" 5 2>"$WORK/err.txt" || { cat "$WORK/err.txt" >&2; fail "pmtrace -e failed"; return 1; }
+	expect_eq "the map" "$(grep -v '^$' "$WORK/out.txt")" "@n: 5" || return 1
+	grep -q "^pmtrace: warning: -e:1: --uprobe '$CALLS:pmt_ut_none': .* has no function named pmt_ut_none: skipped" "$WORK/err.txt" ||
+		{ cat "$WORK/err.txt" >&2; fail "no warning of the skipped probe"; return 1; }
+	usage_error "^pmtrace: -e:1: none of the probes this list names is here" \
+		-e "uprobe:$CALLS:pmt_ut_none, uprobe:$CALLS:pmt_ut_nothing { @n = count(); }" || return 1
+	no_leftovers
+}
