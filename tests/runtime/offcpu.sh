@@ -5,7 +5,8 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
-# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# The tests the QEMU guests run too (runner.sh): what the kernel decides;
+# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="offcpu_known_times"
 
@@ -34,22 +35,46 @@ test_offcpu_known_times() {
 		{ cat "$WORK/o.folded" >&2; fail "nap's stack"; return 1; }
 }
 
+# PID holds a BPF link open (what attached it)
+has_bpf_link() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" != "anon_inode:bpf_link" ] || return 0
+	done
+	return 1
+}
+
 # libbpf-tools' offcputime on the same process at the same time: the same
 # pipe and sleep totals (5%), the same kernel stacks below the tracing
 # frames (its own program's, and __traceiter_sched_switch that two
 # tracers on one tracepoint add).
 test_offcpu_vs_offcputime() {
 	command -v offcputime >/dev/null || { skip "needs offcputime (libbpf-tools: make test-deps)"; return; }
-	local warm=1500 pid
-	[ -n "${PMT_VM:-}" ] && warm=8000
-	"$OW" 10 20 $warm >"$WORK/ow.out" &
+	local pid
+	# its warm-up lasts until both tracers are attached (SIGUSR1)
+	"$OW" 10 20 120000 >"$WORK/ow.out" &
 	local prog=$!
 	wait_for "$WORK/ow.out" "^pid " || return 1
 	pid=$(awk '/^pid/{print $2}' "$WORK/ow.out")
-	offcputime -p "$pid" $((warm / 1000 + 20)) >"$WORK/oc.txt" 2>"$WORK/oc.err" &
+	offcputime -p "$pid" 180 >"$WORK/oc.txt" 2>"$WORK/oc.err" &
 	local oc=$!
-	"$PMT" --offcpu --stack kernel --folded -p "$pid" -o "$WORK/pm.folded" 2>"$WORK/pm.err" ||
-		{ cat "$WORK/pm.err" >&2; return 1; }
+	"$PMT" --offcpu --stack kernel --folded -p "$pid" -o "$WORK/pm.folded" 2>"$WORK/pm.err" &
+	local pm=$!
+	# offcputime says nothing once attached: its link is there
+	local tries=$((600 * ${PMT_SLOWDOWN:-100} / 100))
+	until has_bpf_link $oc; do
+		tries=$((tries - 1))
+		if [ $tries -le 0 ] || ! kill -0 $oc 2>/dev/null; then
+			cat "$WORK/oc.err" >&2
+			fail "offcputime did not attach"
+			kill $prog $pm
+			return 1
+		fi
+		sleep 0.05
+	done
+	wait_for "$WORK/pm.err" "Ctrl-C to stop" 600 $pm || { kill $prog $oc; return 1; }
+	kill -USR1 $prog
+	wait $pm || { cat "$WORK/pm.err" >&2; return 1; }
 	wait $prog
 	kill -INT $oc 2>/dev/null
 	wait $oc

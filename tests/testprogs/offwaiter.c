@@ -2,7 +2,8 @@
 /*
  * offwaiter N MS [WARMUP_MS]: known time off the CPU, in two places.
  * Prints "pid P", sleeps WARMUP_MS (default 1000) in warmup() for a
- * tracer to attach, then:
+ * tracer to attach (SIGUSR1 ends the warm-up early: the tracers said
+ * they are attached), then:
  *   nap()        N nanosleeps of MS ms (blocked: S)
  *   wait_pipe()  N reads of a pipe a child writes to MS ms after each
  *                request (blocked: S, in pipe_read)
@@ -38,9 +39,14 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
 __attribute__((noinline)) void warmup(long ms)
 {
-	sleep_ms(ms);
+	sleep_ms(ms); /* EINTR at SIGUSR1 */
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -80,9 +86,12 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 10, to[2], from[2];
 	long ms = argc > 2 ? atol(argv[2]) : 20, warm = argc > 3 ? atol(argv[3]) : 1000;
+	struct sigaction sa = {.sa_handler = on_usr1};
 	pid_t child;
 	char c;
 
+	/* no SA_RESTART: the signal ends warmup's sleep */
+	sigaction(SIGUSR1, &sa, NULL);
 	if (pipe(to) || pipe(from))
 		return 1;
 	child = fork();
