@@ -5,9 +5,12 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
-# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# The tests the QEMU guests run too (runner.sh): what the kernel decides;
+# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_maps_of_every_kind program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace"
+guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace"
+# shellcheck disable=SC2034 # read by runner.sh
+every_kernel_tests="program_maps_of_every_kind"
 
 # A tracer's maps as bpftrace prints them at exit: from the first @ line
 # on, blank lines left out.

@@ -20,11 +20,14 @@
 # last.
 #
 # In a QEMU guest (PMT_VM set) only the tests its area file names in
-# guest_tests run:
+# guest_tests or every_kernel_tests run:
 # those whose outcome the kernel decides (programs loaded and verified,
 # each kind of probe attached, the in-kernel unwinder and Python reader,
 # drains, counters). What user space does with the records is the same on
-# every kernel and is tested on the host. Before each test the guest's
+# every kernel and is tested on the host. The oldest guest (6.1) runs
+# both lists; a newer one (PMT_VM_SCOPE=every: 6.12, between 6.1 and this
+# host's kernel) only every_kernel_tests: what this host cannot run
+# (kprobes, fentry) and what a kernel's verifier decides most. Before each test the guest's
 # runner writes "AREA/NAME" to $PMT_VM_PROGRESS, so a guest that runs out
 # of its budget is named with the test it was in (tools/vmtest).
 cd "$(dirname "$0")/../.." || exit 1
@@ -50,6 +53,7 @@ list_tests() { # AREA
 		for t in $(declare -F | awk "{print \$3}" | grep "^test_"); do
 			n=${t#test_} v=timeout_${t#test_} q=quiet_${t#test_} g=0
 			[[ " ${guest_tests:-} " != *" $n "* ]] || g=1
+			[[ " ${every_kernel_tests:-} " != *" $n "* ]] || g=2
 			echo "$n ${!v:-$DEFAULT_TIMEOUT} ${!q:-0} $g"
 		done' _ "$1"
 }
@@ -74,7 +78,8 @@ for area in "${areas[@]}"; do
 	fi
 	while read -r name secs quiet guest; do
 		[ -n "$only" ] && [[ $name != *$only* ]] && continue
-		if [ -n "${PMT_VM:-}" ] && [ "$guest" != 1 ]; then
+		if [ -n "${PMT_VM:-}" ] && { [ "$guest" = 0 ] ||
+			{ [ "${PMT_VM_SCOPE:-}" = every ] && [ "$guest" != 2 ]; }; }; then
 			host_only=$((host_only + 1))
 			continue
 		fi
@@ -113,7 +118,7 @@ while read -r area name secs <&3; do
 	esac
 	if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
 done 3<<<"$plan$last"
-[ $host_only = 0 ] || echo "runtime: $host_only tests of user space left to the host (not in their area's guest_tests)"
+[ $host_only = 0 ] || echo "runtime: $host_only tests left to the host or the oldest guest (not in their area's ${PMT_VM_SCOPE:+every_kernel_tests}${PMT_VM_SCOPE:-guest_tests or every_kernel_tests})"
 echo "runtime: $((SECONDS - t_start)) s"
 if [ $((passed + failed + skipped)) = 0 ] && [ -z "${RUNTIME_PASS:-}" ]; then
 	echo "FAIL runtime: no test ran${only:+ (none matches -k $only)}"

@@ -3,7 +3,8 @@
 # Sourced by tests/runtime/runner.sh after lib.sh; each test_NAME runs alone
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
-# The tests the QEMU guests run too (runner.sh): what the kernel decides.
+# The tests the QEMU guests run too (runner.sh): what the kernel decides;
+# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="uprobe_exact_args uretprobe_retval uprobe_pid uprobe_stack"
 
