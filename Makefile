@@ -15,6 +15,11 @@
 #   vmlinux        regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel
 #   install, uninstall, clean
 VERSION := 0.2.0
+# every CPU by default (make -jN chooses): CI's build and the test
+# suites' sub-makes wait on it
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
 OUTPUT ?= .output
 PREFIX ?= /usr/local
 DESTDIR ?=
