@@ -575,6 +575,27 @@ static bool constant(const char *name, struct xnode **out)
 	return false;
 }
 
+/* args.F or args->F (the lexer at args): the record's field F whatever
+ * its name (bpftrace's spelling; a bare builtin's name is the builtin in a
+ * program): name "args.F", the tokens taken, p->tok spanning them. 0: not
+ * that. */
+static int args_field(struct xparser *p, char *name, size_t size)
+{
+	struct pmt_lexer lx = p->lx;
+	int pos = p->tok.pos;
+
+	if (p->tok.len != 4 || strncmp(p->src + pos, "args", 4) || pmt_lex__next(&lx) ||
+	    (lx.tok.kind != X_ARROW && lx.tok.kind != '.') || pmt_lex__next(&lx) ||
+	    lx.tok.kind != X_NAME)
+		return 0;
+	snprintf(name, size, "args.%.*s", lx.tok.len, p->src + lx.tok.pos);
+	p->lx = lx;
+	p->tok = lx.tok;
+	p->tok.pos = pos;
+	p->tok.len = lx.tok.pos + lx.tok.len - pos;
+	return 1;
+}
+
 static struct xnode *parse_name(struct xparser *p)
 {
 	struct pmt_opinfo info;
@@ -583,7 +604,8 @@ static struct xnode *parse_name(struct xparser *p)
 	struct xnode *n;
 	int r;
 
-	snprintf(name, sizeof(name), "%.*s", p->tok.len, p->src + p->tok.pos);
+	if (!args_field(p, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%.*s", p->tok.len, p->src + p->tok.pos);
 	r = pmt_operand__resolve(p->fmt, name, &info);
 	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "curtask"))
 		return parse_curtask(p);
@@ -1253,10 +1275,16 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 bool pmt_expr__is_expression(const char *text)
 {
 	const char *s = text;
+	bool str = !strncmp(s, "str(", 4);
 
-	if (!strncmp(s, "str(", 4)) {
+	if (str)
+		s += 4;
+	/* args.F is the field F's name */
+	if (!strncmp(s, "args.", 5))
+		s += 5;
+	if (str) {
 		/* str(NAME) is an operand's name; str(a->b) an expression */
-		for (s += 4; *s && *s != ')'; s++)
+		for (; *s && *s != ')'; s++)
 			if (!pmt_lex__name_char(*s, false))
 				return true;
 		return false;

@@ -11,6 +11,7 @@
  * String literals and globs become Shift-And automata over byte classes
  * shared by the filter's patterns (see struct pmt_pattern in bpf/abi.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -506,9 +507,36 @@ static bool group_is_operand(const struct parser *p)
 	return false;
 }
 
+/* text (len bytes) is args.F or args->F, the field F whatever its name
+ * (a program's spelling): "args.F", else NULL. */
+static char *args_field(const char *text, int len)
+{
+	char *name;
+	int i = 4, f;
+
+	if (len < 6 || strncmp(text, "args", 4))
+		return NULL;
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	if (i < len && text[i] == '.')
+		i++;
+	else if (i + 1 < len && text[i] == '-' && text[i + 1] == '>')
+		i += 2;
+	else
+		return NULL;
+	while (i < len && isspace((unsigned char)text[i]))
+		i++;
+	for (f = i; f < len; f++)
+		if (!pmt_lex__name_char(text[f], f > i))
+			return NULL;
+	if (f == i)
+		return NULL;
+	return asprintf(&name, "args.%.*s", len - i, text + i) < 0 ? NULL : name;
+}
+
 /* Is the operand at the current token written as an expression (more
- * than a field's name or str(NAME): -ret, len / 1024, curtask->pid)?
- * Its text ends at *end. */
+ * than a field's name, args.F or str(NAME): -ret, len / 1024,
+ * curtask->pid)? Its text ends at *end. */
 static bool is_expr_operand(const struct parser *p, int *end)
 {
 	struct pmt_lexer lx = ahead(p);
@@ -524,7 +552,13 @@ static bool is_expr_operand(const struct parser *p, int *end)
 	if (p->tok.kind == T_LP || p->tok.kind == T_MAP)
 		pmt_lex__skip_to(&lx, p->tok.pos);
 	*end = operand_end(&lx);
-	return !(p->tok.kind == T_IDENT && *end == p->tok.pos + p->tok.len);
+	if (p->tok.kind == T_IDENT && *end > p->tok.pos + p->tok.len) {
+		char *f = args_field(p->src + p->tok.pos, *end - p->tok.pos);
+
+		free(f);
+		return !f;
+	}
+	return p->tok.kind != T_IDENT;
 }
 
 /* The operand text [t->fpos, end) compiled as an expression into
@@ -567,7 +601,7 @@ static struct node *parse_test(struct parser *p)
 	};
 	struct test t = {.n = new_node(N_CMP, NULL, NULL)};
 	bool swapped = false;
-	int end;
+	int end = 0;
 
 	if (!t.n)
 		return NULL;
@@ -593,7 +627,14 @@ static struct node *parse_test(struct parser *p)
 	}
 	t.fpos = p->tok.pos;
 	t.flen = p->tok.len;
-	t.name = strdup(p->tok.str);
+	if (end > t.fpos + t.flen) {
+		/* args.F */
+		t.flen = end - t.fpos;
+		t.name = args_field(p->src + t.fpos, t.flen);
+		pmt_lex__skip_to(&p->lx, end);
+	} else {
+		t.name = strdup(p->tok.str);
+	}
 	if (!t.name || resolve(p, t.name, t.fpos, t.flen, &t.n->opd) || next(p))
 		goto fail;
 compared:

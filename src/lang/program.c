@@ -304,9 +304,10 @@ static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
 	return true;
 }
 
-/* The text [start, end) in pmtrace's terms: args->F and args.F are the
- * field F (retval is the return's field already), a $variable its value. NULL: refused (said) or
- * out of memory. */
+/* The text [start, end) in pmtrace's terms: args->F and args.F are
+ * args.F, the field F whatever its name (a bare builtin's name is the
+ * builtin: the probes' formats say builtins_first), a $variable its
+ * value. NULL: refused (said) or out of memory. */
 static char *rewrite(struct parser *P, int start, int end)
 {
 	struct pmt_lexer lx = P->lx, peek;
@@ -336,6 +337,7 @@ static char *rewrite(struct parser *P, int start, int end)
 			    (peek.tok.kind != PMT_TOK_ARROW && peek.tok.kind != '.'))
 				continue;
 			pmt_buf__add(&b, s + at, (size_t)(t->pos - at));
+			pmt_buf__add(&b, "args.", 5);
 			at = peek.tok.pos + peek.tok.len;
 			lx = peek;
 		}

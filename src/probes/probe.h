@@ -72,6 +72,9 @@ struct pmt_probes {
 	/* the session's expressions, where filters' operands written as
 	 * expressions go (NULL: refused) */
 	struct pmt_exprs *exprs;
+	/* a program's probes: bpftrace's builtin names first (their formats'
+	 * builtins_first) */
+	bool builtins_first;
 };
 
 /* Add a probe to the list; takes fmt and compiles the filter expr (may

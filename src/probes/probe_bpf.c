@@ -82,6 +82,8 @@ int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const
 	p->id = l->n++; /* from here on pmt_probes__free frees it */
 	p->prov = prov;
 	p->fmt = fmt;
+	if (fmt)
+		fmt->builtins_first = l->builtins_first;
 	p->name = strdup(label);
 	p->base = strdup(name);
 	p->filter_expr = filter;

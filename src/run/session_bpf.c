@@ -587,6 +587,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	 * the session's, with the kernel's types where they walk them; a
 	 * program's, with its saved values */
 	s->probes.exprs = &s->exprs;
+	s->probes.builtins_first = opts->prog != NULL;
 	s->exprs.vars = opts->prog ? &s->vars : NULL;
 	open_types(s);
 	if ((ret = resolve_probes(s)))

@@ -28,8 +28,16 @@ void pmt_format__free(struct pmt_format *fmt)
 
 const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name)
 {
+	static const char *const builtins[] = {"pid", "tid", "comm", "cpu", "uid", "gid", "cgroup"};
+	size_t b;
 	int i;
 
+	if (!strncmp(name, "args.", 5))
+		name += 5;
+	else if (fmt->builtins_first)
+		for (b = 0; b < sizeof(builtins) / sizeof(builtins[0]); b++)
+			if (!strcmp(name, builtins[b]))
+				return NULL;
 	for (i = 0; i < fmt->nr_fields; i++)
 		if (!strcmp(fmt->fields[i].name, name))
 			return &fmt->fields[i];

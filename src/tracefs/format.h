@@ -62,6 +62,11 @@ struct pmt_format {
 	 * its text lines print as its print fmt says (tracefs/render.h). */
 	struct tep_event *tep_ev;
 	bool render;
+	/* A program's probe (bpftrace's names): pid, tid, comm, cpu, uid,
+	 * gid and cgroup are the builtins, never fields of this record; a
+	 * field of any name is args.NAME (pmtrace's options: a bare name is
+	 * the field where the record has one, args.NAME too). */
+	bool builtins_first;
 };
 
 /*
@@ -75,6 +80,8 @@ void pmt_format__free(struct pmt_format *fmt);
 /* The __data_loc/__rel_loc fields of a record, at most PMT_MAX_DYN (the
  * tracepoint program follows no more). */
 uint32_t pmt_format__ndyn(const struct pmt_format *fmt);
+/* The field name names (NAME, or args.NAME: the field whatever the name),
+ * or NULL; a program's bare builtin names none (builtins_first). */
 const struct pmt_field *pmt_format__field(const struct pmt_format *fmt, const char *name);
 
 /* A format built by a provider for a record its program makes (PMU

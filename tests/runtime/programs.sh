@@ -393,6 +393,27 @@ test_program_writeback() {
 		{ fail "lines not as writeback.bt prints them"; return 1; }
 }
 
+# A builtin's name is the builtin, args->NAME the field: signal_generate
+# has fields pid and comm (the signal's target), the builtins are the
+# sender's. /bin/kill (the shell's pid, exec'd) signals a sleep: one line
+# "KILLPID SLEEPPID kill sleep" from each tracer's run, a map by both.
+test_program_builtins_not_fields_vs_bpftrace() {
+	# shellcheck disable=SC2016 # the inner shell's $$ and $!
+	printf '%s\n' '/bin/sleep 5 & echo "$$ $!" >"$1"' 'exec /bin/kill -USR1 $!' >"$WORK/kill.sh"
+	local prog='tracepoint:signal:signal_generate /args->sig == 10 && comm == "kill"/ {
+	printf("%d %d %s %s\n", pid, args->pid, comm, args->comm);
+	@[comm, args->comm, args->pid == pid] = count();
+}' tracer pids
+	for tracer in "$PMT -q" bpftrace; do
+		[ "$tracer" = bpftrace ] && { oracle_on_host || break; requires bpftrace || return; }
+		$tracer -e "$prog" -c "/bin/sh $WORK/kill.sh $WORK/pids" >"$WORK/out.txt" 2>"$WORK/err.txt" ||
+			{ cat "$WORK/err.txt" >&2; fail "$tracer failed"; return 1; }
+		pids=$(cat "$WORK/pids")
+		expect_eq "$tracer's line" "$(grep -c "^${pids% *} ${pids#* } kill sleep\$" "$WORK/out.txt")" 1 || { cat "$WORK/out.txt" >&2; return 1; }
+		expect_eq "$tracer's map" "$(grep -c '^@\[kill, sleep, 0\]: 1$' "$WORK/out.txt")" 1 || { cat "$WORK/out.txt" >&2; return 1; }
+	done
+}
+
 # if/else in a block: a printf under a condition, a value saved under
 # one and forgotten under its else, read by the printf of a later call
 # (what the previous call left); an update under a condition. The calls

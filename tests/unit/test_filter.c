@@ -400,8 +400,18 @@ TEST(filter_data_loc_string)
 	ASSERT_EQ(check("filename == \"/usr/bin/true\"", fmt, &env), 1);
 	ASSERT_EQ(check("filename ~ \"/usr/*/t*\"", fmt, &env), 1);
 	ASSERT_EQ(check("filename ~ \"*/false\"", fmt, &env), 0);
-	/* the record's own "pid" field shadows the common one */
-	ASSERT_EQ(check("pid == 0", fmt, &env), 1);
+	/* the record's own "pid" field shadows the common one; args.pid is
+	 * the field whatever the spelling; in a program's probe (bpftrace's
+	 * names) pid is the builtin */
+	env.pid = 7;
+	memcpy(rec + 12, &(int32_t){42}, 4);
+	ASSERT_EQ(check("pid == 42", fmt, &env), 1);
+	ASSERT_EQ(check("args.pid == 42 && args.filename ~ \"*/true\"", fmt, &env), 1);
+	ASSERT_EQ(check("(args.pid + 1) == 43", fmt, &env), 1);
+	fmt->builtins_first = true;
+	ASSERT_EQ(check("pid == 7 && args.pid == 42", fmt, &env), 1);
+	ASSERT_EQ(check("(pid + 1) == 8", fmt, &env), 1);
+	ASSERT_EQ(check("old_pid == 0", fmt, &env), 1);
 	pmt_format__free(fmt);
 }
 

@@ -92,24 +92,26 @@ TEST(program_read_into_the_engine)
 	ASSERT_STREQ(read_as(&b, "tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }"),
 		     "tracepoint:syscalls:sys_enter_openat => @[comm] count()");
 	/* one-letter providers, kfunc as kprobe, a list, a predicate with
-	 * args-> and retval in pmtrace's terms; ++ counts */
+	 * args-> (args.F: the field whatever its name) and retval in
+	 * pmtrace's terms; ++ counts */
 	ASSERT_STREQ(
 		read_as(&b, "kr:vfs_read, fr:vfs_write /retval > 0 && args->fd == 1/\n"
 			    "{ @bytes[comm, pid]++ }"),
-		"kretprobe:vfs_read /retval > 0 && fd == 1/, kretprobe:vfs_write /retval > 0 && fd == 1/ => "
+		"kretprobe:vfs_read /retval > 0 && args.fd == 1/, kretprobe:vfs_write /retval > 0 && "
+		"args.fd == 1/ => "
 		"@bytes[comm,pid] count()");
-	ASSERT_STREQ(read_as(&b,
-			     "#!/usr/bin/env bpftrace\n#include <linux/fs.h>\n"
-			     "/* a comment\n over lines */\n"
-			     "BEGIN { printf(\"Tracing... Hit Ctrl-C to end. 100%%\\n\"); }\n"
-			     "// another\n"
-			     "uprobe:/bin/bash:readline { @us = lhist(args.len, 0, 100, 10); }"),
-		     "uprobe:/bin/bash:readline => @us[] lhist(len:0:100:10) begin 'Tracing... "
-		     "Hit Ctrl-C to end. 100%\n'");
+	ASSERT_STREQ(
+		read_as(&b, "#!/usr/bin/env bpftrace\n#include <linux/fs.h>\n"
+			    "/* a comment\n over lines */\n"
+			    "BEGIN { printf(\"Tracing... Hit Ctrl-C to end. 100%%\\n\"); }\n"
+			    "// another\n"
+			    "uprobe:/bin/bash:readline { @us = lhist(args.len, 0, 100, 10); }"),
+		"uprobe:/bin/bash:readline => @us[] lhist(args.len:0:100:10) begin 'Tracing... "
+		"Hit Ctrl-C to end. 100%\n'");
 	/* the same update in several blocks, each with its predicate */
 	ASSERT_STREQ(read_as(&b, "t:a:b /pid == 1/ { @h = hist(args->len); } "
 				 "u:/x:y { @h = hist(args->len) }"),
-		     "tracepoint:a:b /pid == 1/, uprobe:/x:y => @h[] hist(len)");
+		     "tracepoint:a:b /pid == 1/, uprobe:/x:y => @h[] hist(args.len)");
 	/* BEGIN's column headers, as the tools print them; the BTF branch of
 	 * a conditional (a struct for kernels without BTF skipped) */
 	ASSERT_STREQ(
@@ -127,8 +129,8 @@ TEST(program_read_into_the_engine)
 	ASSERT_STREQ(read_as(&b, "t:a:b /pid > 1/ { printf(\"%-6d %s\\n\", pid, "
 				 "str(args->filename)); printf(\"%d\", args->flags & 3) }\n"
 				 "kr:f { printf(\"%d\\n\", retval) }"),
-		     "tracepoint:a:b /pid > 1/ printf{\"%-6d %s\\n\", pid, str(filename); "
-		     "\"%d\", flags & 3}, kretprobe:f printf{\"%d\\n\", retval}");
+		     "tracepoint:a:b /pid > 1/ printf{\"%-6d %s\\n\", pid, str(args.filename"
+		     "); \"%d\", args.flags & 3}, kretprobe:f printf{\"%d\\n\", retval}");
 	/* a start time read back: --latency, matched by thread or keys, in
 	 * the unit its division says; its map's entries forgotten as
 	 * --latency forgets them */
@@ -142,8 +144,8 @@ TEST(program_read_into_the_engine)
 		read_as(&b,
 			"t:a:b /args->fd == 3/ { @s[tid] = nsecs; }\n"
 			"t:a:c /@s[tid]/ { @[comm] = lhist((nsecs - @s[tid]) / 1e6, 0, 10, 1); }"),
-		"START tracepoint:a:b /fd == 3/, END tracepoint:a:c => @[comm] "
-		"lhist(latency:0:10:1) latency of @s by thread in ms");
+		"START tracepoint:a:b /args.fd == 3/, END tracepoint:a:c => @[comm] lhi"
+		"st(latency:0:10:1) latency of @s by thread in ms");
 	ASSERT_STREQ(
 		read_as(&b, "u:/x:f { @s[tid] = nsecs } ur:/x:f { @ns = stats(nsecs - @s[tid]) }"),
 		"START uprobe:/x:f, END uretprobe:/x:f => @ns[] stats() latency of @s by "
@@ -151,22 +153,22 @@ TEST(program_read_into_the_engine)
 	/* $variables: their values in their place, each in its block */
 	ASSERT_STREQ(read_as(&b, "t:a:b { $r = args->ret; $fd = $r >= 0 ? $r : -1;\n"
 				 "  printf(\"%d %d\\n\", $fd, $r); $r = 5; printf(\"%d\", $r); }"),
-		     "tracepoint:a:b printf{\"%d %d\\n\", ((ret) >= 0 ? (ret) : -1), (ret); "
-		     "\"%d\", (5)}");
+		     "tracepoint:a:b printf{\"%d %d\\n\", ((args.ret) >= 0 ? (args.ret) : -1"
+		     "), (args.ret); \"%d\", (5)}");
 	/* time(): the event's wall clock time, as strftime() prints it */
 	ASSERT_STREQ(read_as(&b, "t:a:b { time(\"%H:%M \"); printf(\"%d\\n\", pid); time() }"),
 		     "tracepoint:a:b printf{\"%s\", strftime(\"%H:%M \", nsecs); \"%d\\n\", pid; "
 		     "\"%s\", strftime(\"%H:%M:%S\\n\", nsecs)}");
 	ASSERT_STREQ(read_as(&b, "t:a:b { $k = comm; @x[$k, pid] = sum(args->n * 2); }"),
-		     "tracepoint:a:b => @x[(comm),pid] sum(n * 2)");
+		     "tracepoint:a:b => @x[(comm),pid] sum(args.n * 2)");
 	/* values saved, read back by a predicate, printf and an update,
 	 * forgotten; END's clear: not printed at the end */
-	ASSERT_STREQ(
-		read_as(&b, "t:a:b { @f[tid] = args->filename; @n = args->n * 2 }\n"
-			    "t:c:d /@f[tid]/ { printf(\"%s %d\\n\", str(@f[tid]), @n);\n"
-			    "  delete(@f[tid]); }\nEND { clear(@f); }"),
-		"tracepoint:a:b, tracepoint:c:d /@f[tid]/ printf{\"%s %d\\n\", str(@f[tid]), "
-		"@n} [0 only: @f[tid] = filename; @n = n * 2] [1: delete(@f[tid])] cleared f ");
+	ASSERT_STREQ(read_as(&b, "t:a:b { @f[tid] = args->filename; @n = args->n * 2 }\n"
+				 "t:c:d /@f[tid]/ { printf(\"%s %d\\n\", str(@f[tid]), @n);\n"
+				 "  delete(@f[tid]); }\nEND { clear(@f); }"),
+		     "tracepoint:a:b, tracepoint:c:d /@f[tid]/ printf{\"%s %d\\n\", str(@f[t"
+		     "id]), @n} [0 only: @f[tid] = args.filename; @n = args.n * 2] [1: delet"
+		     "e(@f[tid])] cleared f ");
 	ASSERT_STREQ(
 		read_as(&b, "t:a:b { @s[tid] = arg0; }\n"
 			    "t:c:d /@s[tid]/ { @[comm] = sum(@s[tid] + retval); delete(@s[tid]) }"),
@@ -174,20 +176,20 @@ TEST(program_read_into_the_engine)
 		"[1: delete(@s[tid])] => @[comm] sum(@s[tid] + retval)");
 	/* BEGIN's tables: strings printf shows, numbers saved from the start;
 	 * keys sorted, the last of a key given twice */
-	ASSERT_STREQ(
-		read_as(&b, "BEGIN { @n[2] = \"two\"; @n[-1] = \"-\"; @n[2] = \"2\"; @k = 5; "
-			    "@o[3] = -4; }\nt:a:b { printf(\"%s %d\\n\", @n[args->x], @k + "
-			    "@o[3]); }"),
-		"tracepoint:a:b printf{\"%s %d\\n\", @n[x], @k + @o[3]} @n[]{-1:\"-\",2:\"2\"} "
-		"@k{0:5} @o[]{3:-4}");
+	ASSERT_STREQ(read_as(&b, "BEGIN { @n[2] = \"two\"; @n[-1] = \"-\"; @n[2] = \"2\"; @k = 5; "
+				 "@o[3] = -4; }\nt:a:b { printf(\"%s %d\\n\", @n[args->x], @k + "
+				 "@o[3]); }"),
+		     "tracepoint:a:b printf{\"%s %d\\n\", @n[args.x], @k + @o[3]} @n[]{-1:\""
+		     "-\",2:\"2\"} @k{0:5} @o[]{3:-4}");
 	/* if/else: statements guarded, the printf's and the update's
 	 * conditions said apart; macros the tools name as numbers */
 	ASSERT_STREQ(read_as(&b, "t:a:b { if (args->s == TASK_RUNNING) { @q[args->p] = nsecs; }\n"
 				 "  $ns = @q[args->n];\n"
 				 "  if ($ns) { @us = hist((nsecs - $ns) / 1000); }\n"
 				 "  delete(@q[args->n]); }"),
-		     "tracepoint:a:b if{} agg if{((@q[n]))} [0: if ((s == TASK_RUNNING)) @q[p] = "
-		     "nsecs; delete(@q[n])] => @us[] hist((nsecs - (@q[n])) / 1000)");
+		     "tracepoint:a:b if{} agg if{((@q[args.n]))} [0: if ((args.s == TASK_RUN"
+		     "NING)) @q[args.p] = nsecs; delete(@q[args.n])] => @us[] hist((nsecs - "
+		     "(@q[args.n])) / 1000)");
 	ASSERT_STREQ(
 		read_as(&b, "t:a:b { if (pid > 1) { printf(\"a\"); time(); @x[tid] = 1; }\n"
 			    "  else if (pid) { @x[tid] = 2; } else { delete(@x[tid]); } }"),
@@ -428,23 +430,24 @@ TEST(program_several_maps)
 			    "END { printf(\"\\nTop 10 syscalls IDs:\\n\"); print(@syscall, 10); "
 			    "clear(@syscall); printf(\"\\nTop 10 processes:\\n\"); "
 			    "print(@process, 10); clear(@process); }"),
-		"tracepoint:raw_syscalls:sys_enter upd{0,1} => @syscall[id] count() => "
+		"tracepoint:raw_syscalls:sys_enter upd{0,1} => @syscall[args.id] count() => "
 		"@process[comm] count() end '\nTop 10 syscalls IDs:\n' end print(@syscall, 10) "
 		"end '\nTop 10 processes:\n' end print(@process, 10) cleared syscall process ");
 	/* maps under their own conditions; blocks updating different maps */
-	ASSERT_STREQ(read_as(&b, "t:a:b { if (args->x > 1) { @h = hist(args->x); @s = "
-				 "stats(args->x); } else { @f = hist(args->x); } }\n"
-				 "t:c:d { @s = stats(args->x); }"),
-		     "tracepoint:a:b, tracepoint:c:d if{} agg if{(x > 1)} agg if{(x > 1)} agg "
-		     "if{!(x > 1)} upd{0,1,2} upd{1} => @h[] hist(x) => @s[] stats(x) => @f[] "
-		     "hist(x)");
-	/* a block printing and updating maps; another block updating one */
 	ASSERT_STREQ(
-		read_as(&b, "t:a:b { @h[comm] = hist(args->x); if (args->x > 9) { "
-			    "time(\"%H \"); printf(\"big\\n\"); } }\nt:c:d { @h[comm] = "
-			    "hist(args->x); }"),
-		"tracepoint:a:b printf{if ((x > 9)) \"%s\", strftime(\"%H \", nsecs); if ((x > "
-		"9)) \"big\\n\"}, tracepoint:c:d if{((x > 9))} => @h[comm] hist(x)");
+		read_as(&b, "t:a:b { if (args->x > 1) { @h = hist(args->x); @s = "
+			    "stats(args->x); } else { @f = hist(args->x); } }\n"
+			    "t:c:d { @s = stats(args->x); }"),
+		"tracepoint:a:b, tracepoint:c:d if{} agg if{(args.x > 1)} agg if{(args.x > 1)} agg "
+		"if{!(args.x > 1)} upd{0,1,2} upd{1} => @h[] hist(args.x) => @s[] stats(args.x) => @f[] "
+		"hist(args.x)");
+	/* a block printing and updating maps; another block updating one */
+	ASSERT_STREQ(read_as(&b, "t:a:b { @h[comm] = hist(args->x); if (args->x > 9) { "
+				 "time(\"%H \"); printf(\"big\\n\"); } }\nt:c:d { @h[comm] = "
+				 "hist(args->x); }"),
+		     "tracepoint:a:b printf{if ((args.x > 9)) \"%s\", strftime(\"%H \", nsecs); if "
+		     "((args.x > 9)) \"big\\n\"}, tracepoint:c:d if{((args.x > 9))} => @h[comm] "
+		     "hist(args.x)");
 	pmt_buf__free(&b);
 }
 
