@@ -19,6 +19,7 @@ enum pmt_key_disp {
 	PMT_DISP_CGROUP,    /* cgroup v2 id -> its path */
 	PMT_DISP_CONTAINER, /* cgroup v2 id -> the container id in its path */
 	PMT_DISP_UNIT,	    /* cgroup v2 id -> the systemd unit */
+	PMT_DISP_FUNC,	    /* probe index -> its function (bpftrace's func) */
 };
 
 /* What the printer needs to know about the keys, from the options. */

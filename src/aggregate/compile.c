@@ -167,6 +167,11 @@ static int expand_key(const char *name, const struct pmt_format *fmt, uint8_t as
 							    : PMT_DISP_UNIT};
 		return 1;
 	}
+	/* bpftrace's func: the probe's function, keyed by the probe */
+	if (!strcmp(name, "func") && !(fmt && pmt_format__field(fmt, name))) {
+		out[0] = (struct key_spec){name, "probe", PMT_DISP_FUNC};
+		return 1;
+	}
 	if (stacks && pmt_format__field(fmt, "ip") && !strcmp(name, "sym")) {
 		out[0] = (struct key_spec){"", "pid", PMT_DISP_HIDDEN};
 		out[1] = (struct key_spec){name, "ip", PMT_DISP_SYM};

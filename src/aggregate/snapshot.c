@@ -140,12 +140,16 @@ static uint64_t sym_part(const struct pmt_keylayout *kl, const struct pmt_agg_ke
 	return v;
 }
 
-/* A probe's or a counter's name by its index. */
-static const char *name_part(const struct pmt_agg *a, uint8_t kind, uint64_t v)
+/* A probe's or a counter's name by its index; a probe's function (func:
+ * its name's last part, kprobe:vfs_read's vfs_read). */
+static const char *name_part(const struct pmt_agg *a, uint8_t kind, uint8_t disp, uint64_t v)
 {
+	const char *s;
+
 	if (kind == PMT_KEY_COUNTER)
 		return v < (uint64_t)a->opts->ncounters ? a->opts->counters[v] : "?";
-	return v < a->nprobes ? a->probe_keys[v] : "?";
+	s = v < a->nprobes ? a->probe_keys[v] : "?";
+	return disp == PMT_DISP_FUNC && strrchr(s, ':') ? strrchr(s, ':') + 1 : s;
 }
 
 const char *pmt_agg__key_string(const struct pmt_agg *a, const struct pmt_agg_key *k, int i,
@@ -194,7 +198,7 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 
 		pmt_buf__text_str(b, s, n);
 	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
-		pmt_buf__puts(b, name_part(a, kl->kind[i], v));
+		pmt_buf__puts(b, name_part(a, kl->kind[i], kl->disp[i], v));
 	} else if (kl->is_signed[i]) {
 		pmt_buf__s64(b, (int64_t)v);
 	} else {
@@ -229,7 +233,7 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 
 		pmt_json__strn(j, s, n);
 	} else if (kl->kind[i] == PMT_KEY_PROBE || kl->kind[i] == PMT_KEY_COUNTER) {
-		pmt_json__str(j, name_part(a, kl->kind[i], v));
+		pmt_json__str(j, name_part(a, kl->kind[i], kl->disp[i], v));
 	} else if (kl->is_signed[i]) {
 		pmt_json__s64(j, (int64_t)v);
 	} else {

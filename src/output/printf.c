@@ -54,7 +54,7 @@ static bool read_conv(const char *fmt, size_t len, size_t i, struct conv *c)
 bool pmt_parg__is_str(const struct pmt_print_arg *a)
 {
 	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
-	       a->kind == PMT_PARG_TIME || a->kind == PMT_PARG_TABLE ||
+	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_TIME || a->kind == PMT_PARG_TABLE ||
 	       (a->kind == PMT_PARG_FIELD && a->str);
 }
 
@@ -184,8 +184,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 	} else if (a->kind == PMT_PARG_COMM) {
 		s = r->comm;
 		most = r->comm_len;
-	} else if (a->kind == PMT_PARG_PROBE && p->probe) {
-		s = p->probe;
+	} else if ((a->kind == PMT_PARG_PROBE || a->kind == PMT_PARG_FUNC) && p->probe) {
+		s = a->kind == PMT_PARG_FUNC && strrchr(p->probe, ':') ? strrchr(p->probe, ':') + 1
+								       : p->probe;
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_TIME) {
 		s = time_of(p, a, r, buf, len);

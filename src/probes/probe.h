@@ -28,6 +28,7 @@ struct pmt_probe {
 	char *base;		   /* "sched:sched_switch" */
 	const char *filter_expr;   /* as given, or NULL */
 	int instance;		   /* 0, or n-1 for the n-th copy of base */
+	int block;		   /* a program's block it runs (-1: options') */
 	uint8_t action;		   /* enum pmt_action */
 	struct pmt_agg_cfg agg;	   /* action != STREAM */
 	struct pmt_format *fmt;	   /* record layout; NULL: no fields */
@@ -75,12 +76,16 @@ struct pmt_probes {
 	/* a program's probes: bpftrace's builtin names first (their formats'
 	 * builtins_first) */
 	bool builtins_first;
+	/* the program's block the probes added now run (-1: none): the same
+	 * probe in another block is a copy of its own, as bpftrace runs
+	 * every block on the event */
+	int block;
 };
 
 /* Add a probe to the list; takes fmt and compiles the filter expr (may
- * be NULL) against it. The same name with the same filter is traced once
- * (0, nothing added); with another filter it is a copy, name#2. 0, or
- * -errno with err set. */
+ * be NULL) against it. The same name with the same filter (in the same
+ * block) is traced once (0, nothing added); with another filter (or in
+ * another block) it is a copy, name#2. 0, or -errno with err set. */
 int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const char *name,
 		    struct pmt_format *fmt, const char *filter, struct pmt_error *err);
 /* Let go of every link (the kernel-side teardown may go on elsewhere). */

@@ -31,7 +31,7 @@ static int compile_filter(struct pmt_probe *p, const char *expr, struct pmt_expr
 }
 
 /* Copies of name so far (the n-th gets name#n); 0: the same probe with
- * the same filter is there already. */
+ * the same filter, for the same block, is there already. */
 static int copies(const struct pmt_probes *l, const char *name, const char *filter)
 {
 	int dup = 1;
@@ -42,8 +42,9 @@ static int copies(const struct pmt_probes *l, const char *name, const char *filt
 
 		if (strcmp(p->base, name))
 			continue;
-		if ((!filter && !p->filter_expr) ||
-		    (filter && p->filter_expr && !strcmp(filter, p->filter_expr)))
+		if (p->block == l->block &&
+		    ((!filter && !p->filter_expr) ||
+		     (filter && p->filter_expr && !strcmp(filter, p->filter_expr))))
 			return 0;
 		dup++;
 	}
@@ -88,6 +89,7 @@ int pmt_probes__add(struct pmt_probes *l, const struct pmt_provider *prov, const
 	p->base = strdup(name);
 	p->filter_expr = filter;
 	p->instance = dup - 1;
+	p->block = l->block;
 	if (!p->name || !p->base)
 		return pmt_error__runtime(err, -ENOMEM, "%s: out of memory", name);
 	return filter ? compile_filter(p, filter, l->exprs, err) : 0;

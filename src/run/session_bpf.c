@@ -123,7 +123,9 @@ static bool updates(const struct pmt_probe *p, int m, const char **guard)
 	*guard = NULL;
 	if (p->stmts_only)
 		return false;
-	if (!a || !a->nupd)
+	/* the options' probes all update their one map; a program's block
+	 * those it names (none: it prints, or saves values) */
+	if (!a || (!a->nupd && a->block < 0))
 		return !m;
 	for (k = 0; k < a->nupd; k++)
 		if (a->upd[k] == m) {
@@ -506,7 +508,10 @@ static int resolve_probe(struct pmt_session *s, int i, bool *skipped)
 	const struct pmt_probe_arg *a = &s->opts->probes[i];
 	const struct pmt_provider *prov = pmt_provider__get(a->kind);
 	uint32_t k = s->probes.n;
-	int ret = prov->resolve(prov_ctx(s), a);
+	int ret;
+
+	s->probes.block = a->block;
+	ret = prov->resolve(prov_ctx(s), a);
 
 	*skipped = ret == -ENOENT && in_list(s->opts, i);
 	if (*skipped) {
@@ -541,6 +546,7 @@ static int resolve_probes(struct pmt_session *s)
 
 	for (i = 0; !ret && i < o->nr_probes; i++)
 		ret = resolve_probe(s, i, &skip[i]);
+	s->probes.block = -1;
 	for (i = 0; !ret && i < o->nr_probes; i++) {
 		for (j = 0; skip[i] && j < o->nr_probes; j++)
 			if (o->probes[j].block == o->probes[i].block && !skip[j])
@@ -588,6 +594,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	 * program's, with its saved values */
 	s->probes.exprs = &s->exprs;
 	s->probes.builtins_first = opts->prog != NULL;
+	s->probes.block = -1;
 	s->exprs.vars = opts->prog ? &s->vars : NULL;
 	open_types(s);
 	if ((ret = resolve_probes(s)))

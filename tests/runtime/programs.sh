@@ -395,11 +395,13 @@ test_program_writeback() {
 
 # A builtin's name is the builtin, args->NAME the field: signal_generate
 # has fields pid and comm (the signal's target), the builtins are the
-# sender's. /bin/kill (the shell's pid, exec'd) signals a sleep: one line
+# sender's. /bin/kill (the shell's pid, exec'd) signals a sleep (once it
+# is sleep, not the shell it forked from): one line
 # "KILLPID SLEEPPID kill sleep" from each tracer's run, a map by both.
 test_program_builtins_not_fields_vs_bpftrace() {
 	# shellcheck disable=SC2016 # the inner shell's $$ and $!
-	printf '%s\n' '/bin/sleep 5 & echo "$$ $!" >"$1"' 'exec /bin/kill -USR1 $!' >"$WORK/kill.sh"
+	printf '%s\n' '/bin/sleep 5 & echo "$$ $!" >"$1"' \
+		'until [ "$(cat /proc/$!/comm)" = sleep ]; do :; done' 'exec /bin/kill -USR1 $!' >"$WORK/kill.sh"
 	local prog='tracepoint:signal:signal_generate /args->sig == 10 && comm == "kill"/ {
 	printf("%d %d %s %s\n", pid, args->pid, comm, args->comm);
 	@[comm, args->comm, args->pid == pid] = count();
@@ -668,11 +670,57 @@ read 12345
 
 
 @n: 3" || return 1
+		# func: each function of a glob its key (vfscount.bt's shape)
+		"$PMT" -q -e 'kprobe:vfs_rea* /arg2 == 12345/ { @f[func] = count(); }' \
+			-o "$WORK/kf.txt" -- "$CALLS" 7 || { fail "pmtrace -e (func) failed"; return 1; }
+		expect_eq "the functions" "$(cat "$WORK/kf.txt")" "
+
+@f[vfs_read]: 7" || return 1
 	else
 		note "no kprobes nor fentry here: the kernel's half runs in the guests"
 	fi
 	maps_of "$WORK/out.txt" >"$WORK/ours"
 	vs_bpftrace_program "$WORK/ours" -e "$prog" -c "$CALLS 40"
+}
+
+# func: the probe's function, a key (vfscount.bt's @[func] = count()) and
+# printed, each function of a glob its own; calls N makes N calls each of
+# pmt_ut_add and pmt_ut_neg. (bpftrace 0.17 shows a uprobe's func as an
+# address once the process is gone: its kprobe's, the name, in the
+# guests' program_maps_of_every_kind.)
+test_program_func() {
+	local prog="uprobe:$CALLS:pmt_ut_* { @[func] = count(); }
+uprobe:$CALLS:pmt_ut_n* { printf(\"%s in %s\\n\", func, probe); }" at
+	# the probe's path as it resolved
+	at=$(realpath "$CALLS")
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 3 || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines and the map" "$(cat "$WORK/out.txt")" "pmt_ut_neg in uprobe:$at:pmt_ut_neg
+pmt_ut_neg in uprobe:$at:pmt_ut_neg
+pmt_ut_neg in uprobe:$at:pmt_ut_neg
+
+
+@[pmt_ut_add]: 3
+@[pmt_ut_neg]: 3"
+}
+
+# Every block runs on its event: a block that only prints updates no
+# map (it counted into the first one), and a probe in two blocks runs
+# both (the second was dropped as the first's duplicate). calls 3: three
+# calls each of pmt_ut_add and pmt_ut_neg; bpftrace's maps the same.
+test_program_blocks_each_their_own_vs_bpftrace() {
+	local prog="uprobe:$CALLS:pmt_ut_add { printf(\"add %d\\n\", arg0); }
+uprobe:$CALLS:pmt_ut_neg { @a = count(); }
+uprobe:$CALLS:pmt_ut_neg { @b[comm] = count(); }"
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 3 || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines and the maps" "$(cat "$WORK/out.txt")" "add 0
+add 1
+add 2
+
+
+@a: 3
+@b[calls]: 3" || return 1
+	maps_of "$WORK/out.txt" >"$WORK/ours"
+	vs_bpftrace_program "$WORK/ours" -e "$prog" -c "$CALLS 3"
 }
 
 # A block that prints and updates maps (tcpsynbl.bt's shape: a hist
