@@ -4,7 +4,7 @@
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
-# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
+# every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="glob_many syscalls_routed_same_as_direct"
 # shellcheck disable=SC2034 # read by runner.sh

@@ -4,7 +4,7 @@
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
-# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
+# every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="kprobe_errors kprobe_exact_count_and_retval kprobe_stream_args kprobe_latency kprobe_glob_multi kprobe_not_ftraced kprobe_stack fentry_member_chains fentry_tcpaccept_capable"
 

@@ -6,7 +6,7 @@
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
-# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
+# every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace"
 # shellcheck disable=SC2034 # read by runner.sh

@@ -10,7 +10,7 @@
 # under its own timeout (timeout_NAME=SECS, default $DEFAULT_TIMEOUT).
 
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
-# every_kernel_tests in every guest, guest_tests in the oldest (6.1).
+# every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="python_offcpu"
 

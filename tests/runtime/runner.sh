@@ -24,10 +24,12 @@
 # those whose outcome the kernel decides (programs loaded and verified,
 # each kind of probe attached, the in-kernel unwinder and Python reader,
 # drains, counters). What user space does with the records is the same on
-# every kernel and is tested on the host. The oldest guest (6.1) runs
-# both lists; a newer one (PMT_VM_SCOPE=every: 6.12, between 6.1 and this
-# host's kernel) only every_kernel_tests: what this host cannot run
-# (kprobes, fentry) and what a kernel's verifier decides most. Before each test the guest's
+# every kernel and is tested on the host. Every guest runs
+# every_kernel_tests: what this host cannot run (kprobes, fentry) and what
+# a kernel's verifier decides most. The guest_tests are dealt between
+# the guests make test starts (PMT_VM_SHARE=K/N: the K-th of every N, in
+# the plan's order), each kernel checked below and above by this host's;
+# a guest without a share runs them all. Before each test the guest's
 # runner writes "AREA/NAME" to $PMT_VM_PROGRESS, so a guest that runs out
 # of its budget is named with the test it was in (tools/vmtest).
 cd "$(dirname "$0")/../.." || exit 1
@@ -68,7 +70,7 @@ echo "runtime: calibration ${cal#* } ms a round (a quiet machine: 90), timeouts 
 # Every test to run: "AREA NAME SECS QUIET" lines. In a QEMU guest the
 # quiet ones come last: the guests start beside the host's unit suites and
 # fuzzer (tests/run.sh), whose CPU their one emulated CPU then misses.
-passed=0 failed=0 skipped=0 plan='' last='' host_only=0
+passed=0 failed=0 skipped=0 plan='' last='' host_only=0 dealt=0
 for area in "${areas[@]}"; do
 	# no process substitution: a QEMU guest's /dev has no /dev/fd
 	if [ ! -f "tests/runtime/$area.sh" ] || ! tests=$(list_tests "$area") || [ -z "$tests" ]; then
@@ -78,8 +80,11 @@ for area in "${areas[@]}"; do
 	fi
 	while read -r name secs quiet guest; do
 		[ -n "$only" ] && [[ $name != *$only* ]] && continue
-		if [ -n "${PMT_VM:-}" ] && { [ "$guest" = 0 ] ||
-			{ [ "${PMT_VM_SCOPE:-}" = every ] && [ "$guest" != 2 ]; }; }; then
+		if [ -n "${PMT_VM:-}" ] && [ "$guest" = 1 ] && [ -n "${PMT_VM_SHARE:-}" ]; then
+			dealt=$((dealt + 1))
+			[ $(((dealt - 1) % ${PMT_VM_SHARE#*/} + 1)) = "${PMT_VM_SHARE%/*}" ] || guest=0
+		fi
+		if [ -n "${PMT_VM:-}" ] && [ "$guest" = 0 ]; then
 			host_only=$((host_only + 1))
 			continue
 		fi
@@ -118,7 +123,7 @@ while read -r area name secs <&3; do
 	esac
 	if [ -n "${KEEP:-}" ]; then echo "    work dir: $work"; else rm -rf "$work"; fi
 done 3<<<"$plan$last"
-[ $host_only = 0 ] || echo "runtime: $host_only tests left to the host or the oldest guest (not in their area's ${PMT_VM_SCOPE:+every_kernel_tests}${PMT_VM_SCOPE:-guest_tests or every_kernel_tests})"
+[ $host_only = 0 ] || echo "runtime: $host_only tests left to the host${PMT_VM_SHARE:+ or the other guests (share $PMT_VM_SHARE of guest_tests)}"
 echo "runtime: $((SECONDS - t_start)) s"
 if [ $((passed + failed + skipped)) = 0 ] && [ -z "${RUNTIME_PASS:-}" ]; then
 	echo "FAIL runtime: no test ran${only:+ (none matches -k $only)}"
