@@ -449,7 +449,7 @@ static void collect_stacks(struct pmt_aggmaps *m)
 	    walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), note_live, &live) || live.err)
 		goto out;
 	if (live.n)
-		qsort(live.v, live.n, sizeof(*live.v), cmp_u64);
+		pmt_sort(live.v, live.n, sizeof(*live.v), cmp_u64);
 	for (i = 0; i < old.n; i++) {
 		if (live.n && bsearch(&old.v[i], live.v, live.n, sizeof(*live.v), cmp_u64))
 			continue;
@@ -687,7 +687,7 @@ static void forget_keys(struct pmt_aggmaps *m, struct pmt_syms *syms)
 
 	if (!m->hash || !pmt_agg__forget(m->agg, drop_key, &g))
 		goto out;
-	qsort(g.gone, g.n, sizeof(*g.gone), cmp_key);
+	pmt_sort(g.gone, g.n, sizeof(*g.gone), cmp_key);
 	pmt_agg_totals__drop(&m->totals, is_gone, &g);
 	if (m->stacks)
 		sweep_copies(m);

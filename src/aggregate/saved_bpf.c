@@ -49,7 +49,7 @@ int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 		v[n].k = k;
 		v[n++].v = (int64_t)val;
 	}
-	qsort(v, n, sizeof(*v), by_value);
+	pmt_sort(v, n, sizeof(*v), by_value);
 	for (i = 0; i < n; i++) {
 		int len = names->keyed[var] ? snprintf(line, sizeof(line), "@%s[%lld]: %lld\n",
 						       names->name[var], (long long)v[i].k.key,

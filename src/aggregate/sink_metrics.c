@@ -20,6 +20,7 @@
 #include <string.h>
 #include "aggregate/aggregate_internal.h"
 #include "output/exposition.h"
+#include "util/grow.h"
 
 /* One series' value (non-histograms) or one bucket of it. */
 struct row {
@@ -206,7 +207,7 @@ static size_t merge_rows(struct row *r, size_t n)
 {
 	size_t i, m = 0;
 
-	qsort(r, n, sizeof(*r), cmp_row);
+	pmt_sort(r, n, sizeof(*r), cmp_row);
 	for (i = 0; i < n; i++) {
 		if (m && !cmp_row(&r[m - 1], &r[i])) {
 			pmt_agg_val__merge(&r[m - 1].val, &r[i].val);
@@ -374,7 +375,7 @@ int pmt_agg__metrics(const struct pmt_agg *a, struct pmt_agg_entries *cur,
 	if (!labels)
 		return -ENOMEM;
 	if (cur->n)
-		qsort(cur->v, cur->n, sizeof(*cur->v), pmt_agg_entry__cmp);
+		pmt_sort(cur->v, cur->n, sizeof(*cur->v), pmt_agg_entry__cmp);
 	rows = make_rows(a, io, cur, labels);
 	if (!rows)
 		goto out;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "aggregate/aggregate_internal.h"
 #include "symbols/symbols.h"
+#include "util/grow.h"
 
 /* Turn cur into deltas against prev (min/max stay since the start). */
 static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
@@ -469,7 +470,7 @@ static size_t merge_by_text(const struct pmt_agg_snap *s, enum pmt_agg_form form
 	pmt_buf__free(&b);
 	if (hist)
 		return n;
-	qsort(g, n, sizeof(*g), cmp_text);
+	pmt_sort(g, n, sizeof(*g), cmp_text);
 	for (i = 0; i < n; i++) {
 		if (m && !strcmp(g[m - 1].text, g[i].text)) {
 			pmt_agg_val__merge(&g[m - 1].total, &g[i].total);
@@ -500,7 +501,7 @@ struct pmt_agg_group *pmt_agg_snap__groups(struct pmt_agg_snap *s, enum pmt_agg_
 		ng = merge_by_text(s, form, g, ng);
 	/* maps by value, as bpftrace prints them; folded stacks by name */
 	if (form == PMT_FORM_KEY)
-		qsort(g, ng, sizeof(*g), cmp_group);
+		pmt_sort(g, ng, sizeof(*g), cmp_group);
 	s->groups[form] = g;
 	*n = s->ngroups[form] = ng;
 	return g;
@@ -532,7 +533,7 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 	size_t k;
 
 	if (s.n)
-		qsort(cur->v, s.n, sizeof(*cur->v), pmt_agg_entry__cmp);
+		pmt_sort(cur->v, s.n, sizeof(*cur->v), pmt_agg_entry__cmp);
 	/* deltas go into a copy: cur becomes the next "previous" */
 	s.e = calloc(s.n ? s.n : 1, sizeof(*s.e));
 	if (!s.e) {

@@ -213,7 +213,7 @@ int pmt_elf__funcs(const char *path, struct pmt_elf_syms *out, struct pmt_error 
 		pmt_error__usage(err, "out of memory reading %s", path);
 		goto out;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_sym);
+	pmt_sort(out->v, out->n, sizeof(*out->v), cmp_sym);
 	for (i = j = 0; i < out->n; i++) {
 		if (j && !strcmp(out->v[j - 1].name, out->v[i].name))
 			free(out->v[i].name);

@@ -176,7 +176,7 @@ static void merge_sites(struct pmt_usdt_notes *out)
 {
 	size_t i, j;
 
-	qsort(out->v, out->n, sizeof(*out->v), cmp_note);
+	pmt_sort(out->v, out->n, sizeof(*out->v), cmp_note);
 	for (i = j = 0; i < out->n; i++) {
 		if (j && !cmp_note(&out->v[j - 1], &out->v[i])) {
 			out->v[j - 1].sites++;

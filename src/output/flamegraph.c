@@ -67,7 +67,7 @@ static int depth_of(struct fnode *n)
 	size_t i;
 
 	if (n->nkids > 1)
-		qsort(n->kids, n->nkids, sizeof(*n->kids), cmp_node);
+		pmt_sort(n->kids, n->nkids, sizeof(*n->kids), cmp_node);
 	for (i = 0; i < n->nkids; i++)
 		if ((k = depth_of(&n->kids[i])) > d)
 			d = k;

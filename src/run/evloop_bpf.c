@@ -83,11 +83,18 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		const struct raw_sample *rs = (const void *)h;
 		/* --counter's counts come first (struct pmt_event) */
 		size_t pre = prefix_size(l);
-		const struct pmt_event_hdr *eh = (const void *)((const char *)rs->data + pre);
+		struct pmt_event_hdr hdr, *eh = &hdr;
 
-		if (rs->size < pre + sizeof(*eh) ||
-		    eh->size + (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump >
-			    rs->size - pre - sizeof(*eh)) {
+		/* the raw data lies 4 bytes past an 8-byte boundary: the
+		 * header read from a copy (the reorder queue's copy, which
+		 * emit reads, is aligned) */
+		if (rs->size < pre + sizeof(hdr)) {
+			l->malformed++;
+			return LIBBPF_PERF_EVENT_CONT;
+		}
+		memcpy(&hdr, (const char *)rs->data + pre, sizeof(hdr));
+		if (eh->size + (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump >
+		    rs->size - pre - sizeof(*eh)) {
 			l->malformed++;
 			return LIBBPF_PERF_EVENT_CONT;
 		}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "util/grow.h"
 #include "util/machine.h"
 #include "util/log.h"
 #include "filter/filter.h"
@@ -1075,7 +1076,7 @@ static size_t end_maps(struct pmt_session *s, struct end_map *v, size_t cap)
 			v[n++] = (struct end_map){p->tables[i].map, END_TABLE, i};
 	if (p->lat_map && n < cap)
 		v[n++] = (struct end_map){p->lat_map, END_START, 0};
-	qsort(v, n, sizeof(*v), by_end_name);
+	pmt_sort(v, n, sizeof(*v), by_end_name);
 	return n;
 }
 

@@ -195,7 +195,7 @@ static void sort_new(struct pmt_jitmap *j)
 
 	if (j->nsorted == j->n)
 		return;
-	qsort(j->v + j->nsorted, j->n - j->nsorted, sizeof(*j->v), by_start);
+	pmt_sort(j->v + j->nsorted, j->n - j->nsorted, sizeof(*j->v), by_start);
 	m = j->nsorted ? malloc(j->n * sizeof(*m)) : NULL;
 	if (m) {
 		while (a < j->nsorted && b < j->n)
@@ -207,7 +207,7 @@ static void sort_new(struct pmt_jitmap *j)
 		memcpy(j->v, m, j->n * sizeof(*m));
 		free(m);
 	} else if (j->nsorted) { /* no memory for the merge: all of it */
-		qsort(j->v, j->n, sizeof(*j->v), by_start);
+		pmt_sort(j->v, j->n, sizeof(*j->v), by_start);
 	}
 	j->nsorted = j->n;
 }

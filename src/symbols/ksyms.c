@@ -52,7 +52,7 @@ static void read_kallsyms(struct pmt_syms *s)
 	}
 	fclose(f);
 	if (s->nksyms > 1)
-		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+		pmt_sort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 }
 
 const struct ksym *syms_ksym(struct pmt_syms *s, uint64_t addr)

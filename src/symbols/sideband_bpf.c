@@ -201,7 +201,7 @@ void pmt_sideband__fetch(struct pmt_sideband *sb)
 	compact(sb);
 	perf_buffer__consume(sb->pb);
 	if (sb->n > 1)
-		qsort(sb->held, sb->n, sizeof(*sb->held), cmp_held);
+		pmt_sort(sb->held, sb->n, sizeof(*sb->held), cmp_held);
 }
 
 void pmt_sideband__apply_until(struct pmt_sideband *sb, uint64_t time)

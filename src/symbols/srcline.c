@@ -308,7 +308,7 @@ static struct cuidx *cuidx_of(struct pmt_srcfile *f, Dwarf_Die *cu)
 		free(w.v);
 		return NULL;
 	}
-	qsort(w.v, w.n, sizeof(*w.v), scope_cmp);
+	pmt_sort(w.v, w.n, sizeof(*w.v), scope_cmp);
 	for (i = 0; i < w.n; i++)
 		c->maxhi[i] = i && c->maxhi[i - 1] > w.v[i].hi ? c->maxhi[i - 1] : w.v[i].hi;
 	c->v = w.v;
@@ -345,7 +345,7 @@ static int chain_indexed(const struct cuidx *c, uint64_t addr, Dwarf_Die *out)
 	for (i = lo; i-- > 0 && c->maxhi[i] > addr && n < MAX_CHAIN;)
 		if (c->v[i].hi > addr)
 			hold[n++] = &c->v[i];
-	qsort(hold, (size_t)n, sizeof(*hold), depth_cmp);
+	pmt_sort(hold, (size_t)n, sizeof(*hold), depth_cmp);
 	for (i = 0; i < (size_t)n && !hold[i]->sub; i++)
 		out[k++] = hold[i]->die;
 	return k;

@@ -16,6 +16,7 @@
 #include "elf/elfsym.h"
 #include "symbols/debugfile.h"
 #include "symbols/symfile.h"
+#include "util/grow.h"
 #include "util/strutil.h"
 
 /* a last symbol without size reaches this far */
@@ -96,7 +97,7 @@ static int build(struct pmt_symfile *f, struct pmt_elf_syms *s, bool demangle)
 	char *d;
 
 	if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_off);
+		pmt_sort(s->v, s->n, sizeof(*s->v), cmp_off);
 	for (i = 0; i < s->n; i++)
 		if (!i || s->v[i].off != s->v[i - 1].off) {
 			if (demangle && (d = pmt_symfile__demangle(s->v[i].name))) {

@@ -133,7 +133,7 @@ static int read_names(const char *file, struct pmt_names *out, struct pmt_error 
 			err = pmt_names__add(out, line);
 	}
 	free(text);
-	qsort(out->v, out->n, sizeof(*out->v), cmp_str);
+	pmt_sort(out->v, out->n, sizeof(*out->v), cmp_str);
 	for (i = n = 0; i < out->n; i++) {
 		if (n && !strcmp(out->v[n - 1], out->v[i]))
 			free(out->v[i]);

@@ -220,7 +220,7 @@ static int fde_starts_section(Elf *elf, uint64_t **starts, size_t *n)
 	}
 	free(cies);
 	if (!ret && *n)
-		qsort(*starts, *n, sizeof(**starts), cmp_u64);
+		pmt_sort(*starts, *n, sizeof(**starts), cmp_u64);
 	if (ret || !*n) {
 		free(*starts);
 		*starts = NULL;
@@ -785,7 +785,7 @@ static void fdes_read(Elf *elf, struct fdes *t)
 			return;
 		(t->v = nf)[t->n++] = f;
 	}
-	qsort(t->v, t->n, sizeof(*t->v), cmp_fde);
+	pmt_sort(t->v, t->n, sizeof(*t->v), cmp_fde);
 }
 
 /* The FDE starting at start, if exactly one does. */

@@ -216,7 +216,7 @@ static void live_files(struct live *l)
 {
 	if (pmt_procmaps__pids(live_pid, l))
 		l->failed = true;
-	qsort(l->v, l->n, sizeof(*l->v), key_cmp);
+	pmt_sort(l->v, l->n, sizeof(*l->v), key_cmp);
 }
 
 static bool is_live(const struct live *l, const struct pmt_cfi_file_key *k)

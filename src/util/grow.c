@@ -46,3 +46,9 @@ void pmt_grow_remove(void *v, size_t *n, size_t size, size_t at)
 	memmove(g + at * size, g + (at + 1) * size, (*n - at - 1) * size);
 	(*n)--;
 }
+
+void pmt_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}

@@ -26,4 +26,8 @@ bool pmt_grow_insert(void **v, size_t *n, size_t *cap, size_t size, size_t at, s
 /* The slot at index at removed, those after it moved down; *n counted down. */
 void pmt_grow_remove(void *v, size_t *n, size_t size, size_t at);
 
+/* qsort of the n items of v; nothing for fewer than two (an empty
+ * array's v may be NULL, which qsort must not be given). */
+void pmt_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 #endif
