@@ -816,10 +816,11 @@ test_jit_jvm_perf_map() {
 		/^java;clone3;start_thread;.*;JavaMain;.* Hot\.spin(Inner|Outer)\(long\)/ { w += $NF }
 		END { print n + 0, h + 0, w + 0 }' "$WORK/j.folded")
 	note "$n samples; $hot in Hot's compiled methods, $whole of them walked down to JavaMain"
-	# under TCG (37 s a run) C2 compiles Hot's loop late: a few hundred
-	# samples in its code, each judged all the same
-	least=$((n / 3))
-	[ -z "${PMT_VM:-}" ] || least=200
+	# C2's compiling takes CPU time of its own, which a loaded machine or
+	# TCG (37 s a run) stretches: Hot's loop is compiled late, its share
+	# of the samples a third here, 32% beside two CPU hogs, a few hundred
+	# under TCG; a few hundred in its code are each judged all the same
+	least=200
 	[ "$hot" -ge "$least" ] ||
 		{ sort -k2 -t' ' -rn "$WORK/j.folded" | head -3 >&2; fail "$hot of $n in Hot's methods"; return 1; }
 	[ $((whole * 100)) -ge $((hot * 95)) ] || fail "$whole of $hot walked through the JIT code"
