@@ -69,7 +69,8 @@ const volatile bool pmt_agg_defer __weak = false;
  * header as a streamed record has it (src/run/evloop_bpf.c reads them all
  * alike). */
 struct pmt_agg_defer_buf {
-	__u8 pre[PMT_STREAM_STRS * PMT_STREAM_STR_LEN +
+	__u8 pre[PMT_STREAM_VALS * 8 + sizeof(struct pmt_join_rec) +
+		 PMT_STREAM_STRS * PMT_STREAM_STR_LEN +
 		 PMT_COUNTERS * sizeof(struct pmt_counter_rec)];
 	struct pmt_event_hdr hdr;
 	struct pmt_agg_deferred d;

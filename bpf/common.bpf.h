@@ -226,5 +226,9 @@ const volatile bool pmt_stream_counter __weak = false;
 const volatile __u32 pmt_stream_strs __weak = 0;
 /* --printf: the numbers each streamed record carries (0..PMT_STREAM_VALS) */
 const volatile __u32 pmt_stream_vals __weak = 0;
+/* when pmtrace began (CLOCK_MONOTONIC ns): elapsed's origin */
+const volatile __u64 pmt_elapsed_origin __weak = 0;
+/* a printf's join(): each streamed record carries a struct pmt_join_rec */
+const volatile bool pmt_stream_join __weak = false;
 
 #endif /* PMTRACE_COMMON_BPF_H */

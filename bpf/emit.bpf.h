@@ -29,11 +29,13 @@ static __always_inline __u32 pmt_stream_nvals(void)
 }
 
 /* Bytes a streamed record carries before its header: --printf's numbers,
- * --str's strings, --counter's counts (struct pmt_event). */
+ * join()'s strings, --str's strings, --counter's counts (struct
+ * pmt_event). */
 static __always_inline __u32 pmt_stream_pre(void)
 {
 	return pmt_stream_ncounts() * sizeof(struct pmt_counter_rec) +
-	       pmt_stream_nstrs() * PMT_STREAM_STR_LEN + pmt_stream_nvals() * 8;
+	       pmt_stream_nstrs() * PMT_STREAM_STR_LEN +
+	       (pmt_stream_join ? sizeof(struct pmt_join_rec) : 0) + pmt_stream_nvals() * 8;
 }
 
 /* Send e: the record's size bytes, then frames bytes of stack frames

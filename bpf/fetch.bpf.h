@@ -151,6 +151,8 @@ static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct 
 		return pmt_uses_src(PMT_FSRC_CGROUP) ? bpf_get_current_cgroup_id() : 0;
 	case PMT_FSRC_TASK: return pmt_uses_src(PMT_FSRC_TASK) ? bpf_get_current_task() : 0;
 	case PMT_FSRC_NSECS: return pmt_uses_src(PMT_FSRC_NSECS) ? bpf_ktime_get_ns() : 0;
+	case PMT_FSRC_ELAPSED:
+		return pmt_uses_src(PMT_FSRC_ELAPSED) ? bpf_ktime_get_ns() - pmt_elapsed_origin : 0;
 	}
 	return 0;
 }

@@ -88,8 +88,52 @@ static __always_inline void pmt_stream_vals_fill(const struct pmt_probe_cfg *cfg
 	}
 }
 
-/* --str's strings and --printf's numbers of the streamed record built
- * in e */
+/* join()'s strings of the streamed record built in e, right before
+ * --str's: the array's address one of the numbers (cfg->join_slot), its
+ * pointers and their strings read from user or kernel memory as the
+ * address says. A function of its own: its loop's calls off the caller's
+ * stack frame. */
+static __noinline __attribute__((unused)) void pmt_stream_join_fill(const struct pmt_probe_cfg *cfg,
+								    struct pmt_fctx *c,
+								    struct pmt_event *e)
+{
+	struct pmt_join_rec *j =
+		(struct pmt_join_rec *)((char *)&e->counts[PMT_COUNTERS - pmt_stream_ncounts()] -
+					pmt_stream_nstrs() * PMT_STREAM_STR_LEN - sizeof(*j));
+	__u64 argv, p;
+	__u32 i;
+
+	j->n = 0;
+	j->fault = 0;
+	if (!cfg->join_slot)
+		return;
+	argv = pmt_fetch_num(&cfg->vals[(cfg->join_slot - 1) & (PMT_STREAM_VALS - 1)], c);
+	for (i = 0; i < PMT_JOIN_ARGS; i++) {
+		const void *at = (const void *)(argv + i * 8);
+		long r;
+
+		r = PMT_IS_USER_ADDR(argv) ? bpf_probe_read_user(&p, sizeof(p), at)
+					   : bpf_probe_read_kernel(&p, sizeof(p), at);
+		if (r) {
+			j->fault = 1;
+			break;
+		}
+		if (!p)
+			break;
+		r = PMT_IS_USER_ADDR(p)
+			    ? bpf_probe_read_user_str(j->arg[i], PMT_JOIN_ARG_LEN, (const void *)p)
+			    : bpf_probe_read_kernel_str(j->arg[i], PMT_JOIN_ARG_LEN,
+							(const void *)p);
+		if (r < 0) {
+			j->arg[i][0] = '\0';
+			j->fault = 1;
+		}
+		j->n = i + 1;
+	}
+}
+
+/* --str's strings, --printf's numbers and join()'s strings of the
+ * streamed record built in e */
 static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg,
 						 struct pmt_fctx *c, struct pmt_event *e)
 {
@@ -102,6 +146,8 @@ static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg
 		pmt_stream_str(cfg, c, e, 1);
 	if (pmt_stream_vals > 0)
 		pmt_stream_vals_fill(cfg, c, e);
+	if (pmt_stream_join)
+		pmt_stream_join_fill(cfg, c, e);
 }
 
 /* A printf inside an if whose condition does not hold (cfg->print_guard,

@@ -48,6 +48,8 @@ enum pmt_filter_src {
 	PMT_FSRC_EXPR,	/* slot off of the probe's expressions (abi/expr.h) */
 	PMT_FSRC_TASK,	/* the current task_struct's address (curtask) */
 	PMT_FSRC_NSECS, /* the time now, ns since boot (an expression's nsecs) */
+	/* ns since pmtrace began (bpftrace's elapsed; pmt_elapsed_origin) */
+	PMT_FSRC_ELAPSED,
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and

@@ -62,7 +62,9 @@ struct pmt_probe_cfg {
 	/* 1 + which vals[] decides whether the record is streamed (a
 	 * program's printf inside an if: non-zero), or 0 */
 	__u8 print_guard;
-	__u8 pad3;
+	/* 1 + which vals[] holds the address of the array join() reads (a
+	 * program's join(args->argv)), or 0 */
+	__u8 join_slot;
 	/* 1 + the entry of pmt_probes holding the next map update of the
 	 * same block (a program's block updating several maps: its agg, not
 	 * attached anywhere), or 0 */

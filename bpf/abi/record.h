@@ -152,7 +152,23 @@ struct pmt_event_hdr {
 	__u32 dump;
 };
 
+/* join(E) in a printf: the strings of the NULL-ended array of pointers E
+ * (argv), read in the kernel as bpftrace's join() reads them (16 at most;
+ * 511 bytes each, where bpftrace reads 1023: 16 of those would take the
+ * per-CPU scratch record past the 32 KiB a per-CPU map value may have),
+ * sent between --printf's numbers and --str's strings. */
+#define PMT_JOIN_ARGS 16
+#define PMT_JOIN_ARG_LEN 512
+struct pmt_join_rec {
+	__u32 n;     /* strings read */
+	__u32 fault; /* non-zero: a read faulted (the strings before it kept) */
+	char arg[PMT_JOIN_ARGS][PMT_JOIN_ARG_LEN];
+};
+
 struct pmt_event {
+	/* join(E): room for its strings, sent between the numbers and the
+	 * strings below (where a load-time constant says there is one) */
+	struct pmt_join_rec join;
 	/* --printf: the numbers, sent before the strings (the last n slots
 	 * before them, n a load-time constant) */
 	__u64 vals[PMT_STREAM_VALS];
@@ -167,6 +183,7 @@ struct pmt_event {
 };
 
 _Static_assert(sizeof(struct pmt_event_hdr) == 48, "the header the reader parses");
+_Static_assert(sizeof(struct pmt_join_rec) % 8 == 0, "join's strings keep what follows aligned");
 _Static_assert(sizeof(struct pmt_stack_rec) == 24, "a built record's tail");
 _Static_assert(sizeof(struct pmt_ustack_dump) == 32, "a user stack's dump");
 _Static_assert(sizeof(struct pmt_sample) == 40 + sizeof(struct pmt_stack_rec), "pmt_sample");

@@ -611,11 +611,12 @@ static struct xnode *parse_name(struct xparser *p)
 		return parse_curtask(p);
 	if (r == PMT_OPERAND_UNKNOWN && constant(name, &n))
 		return lex(p) ? (xfree(n), NULL) : n;
-	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "nsecs")) {
-		/* bpftrace's: the time now, in ns (a program's start times) */
+	if (r == PMT_OPERAND_UNKNOWN && (!strcmp(name, "nsecs") || !strcmp(name, "elapsed"))) {
+		/* bpftrace's: the time now, in ns (a program's start times),
+		 * and since pmtrace began */
 		r = 0;
 		memset(&info, 0, sizeof(info));
-		info.o.src = PMT_FSRC_NSECS;
+		info.o.src = name[0] == 'n' ? PMT_FSRC_NSECS : PMT_FSRC_ELAPSED;
 		info.o.size = 8;
 	}
 	if (!r && info.is_str) {

@@ -877,6 +877,25 @@ static int begin_table(struct parser *P)
 	return 0;
 }
 
+/* piece (what a printf's parentheses hold; freed) appended to *text, the
+ * block's prints ('; ' between two), under the if it is in; the lexer
+ * moved past its ')' */
+static int add_print(struct parser *P, char **text, char *piece)
+{
+	char *all;
+
+	if (!piece || asprintf(&all, "%s%s%s%s%s%s", *text ? *text : "", *text ? "; " : "",
+			       P->guard ? "if (" : "", P->guard ? P->guard : "",
+			       P->guard ? ") " : "", piece) < 0)
+		all = NULL;
+	free(piece);
+	free(*text);
+	*text = all;
+	if (!all)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	return next(P);
+}
+
 /* printf(FORMAT, ARGS...) in a probe's block (the lexer at printf): its
  * arguments' text appended to *text ('; ' between two printfs), checked
  * as --printf reads it. */
@@ -885,7 +904,7 @@ static int probe_printf(struct parser *P, char **text)
 	struct pmt_printf_text t;
 	struct pmt_error e = {0};
 	int pos = P->lx.tok.pos, n;
-	char *args, *all;
+	char *args;
 
 	if (next(P) || P->lx.tok.kind != '(')
 		return perr(P, P->lx.tok.pos, P->lx.tok.len ? P->lx.tok.len : 1,
@@ -898,16 +917,7 @@ static int probe_printf(struct parser *P, char **text)
 			    strncmp(e.msg, "printf: ", 8) ? e.msg : e.msg + 8);
 	}
 	pmt_printf__free(&t);
-	if (asprintf(&all, "%s%s%s%s%s%s", *text ? *text : "", *text ? "; " : "",
-		     P->guard ? "if (" : "", P->guard ? P->guard : "", P->guard ? ") " : "",
-		     args) < 0)
-		all = NULL;
-	free(args);
-	free(*text);
-	*text = all;
-	if (!all)
-		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	return next(P);
+	return add_print(P, text, args);
 }
 
 /* time("FORMAT") or time() in a probe's block (the lexer at time): the
@@ -916,7 +926,7 @@ static int probe_printf(struct parser *P, char **text)
 static int probe_time(struct parser *P, char **text)
 {
 	int pos = P->lx.tok.pos, fpos, flen;
-	char *all;
+	char *piece;
 
 	if (next(P) || P->lx.tok.kind != '(' || next(P))
 		return perr(P, pos, 4, "expected time(\"FORMAT\") or time()");
@@ -925,16 +935,33 @@ static int probe_time(struct parser *P, char **text)
 	if ((flen && next(P)) || P->lx.tok.kind != ')')
 		return perr(P, P->lx.tok.pos, 1,
 			    "expected ')': time() takes one format string at most");
-	if (asprintf(&all, "%s%s%s%s%s\"%%s\", strftime(%.*s, nsecs)", *text ? *text : "",
-		     *text ? "; " : "", P->guard ? "if (" : "", P->guard ? P->guard : "",
-		     P->guard ? ") " : "", flen ? flen : 12,
+	if (asprintf(&piece, "\"%%s\", strftime(%.*s, nsecs)", flen ? flen : 12,
 		     flen ? P->src + fpos : "\"%H:%M:%S\\n\"") < 0)
-		all = NULL;
-	free(*text);
-	*text = all;
-	if (!all)
-		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	return next(P);
+		piece = NULL;
+	return add_print(P, text, piece);
+}
+
+/* join(ARRAY) or join(ARRAY, "DELIMITER") in a probe's block (the lexer
+ * at join): the strings of a NULL-ended array of pointers (execsnoop's
+ * args->argv) on a line, as printf("%s\n", join(...)) prints them. */
+static int probe_join(struct parser *P, char **text)
+{
+	int pos = P->lx.tok.pos, n;
+	char *args, *piece;
+
+	if (next(P) || P->lx.tok.kind != '(')
+		return perr(P, pos, 4, "expected join(ARRAY) or join(ARRAY, \"DELIMITER\")");
+	if (!(args = list(P, ')', ", ", &n)))
+		return -EINVAL;
+	if (n != 1 && n != 2) {
+		free(args);
+		return perr(P, pos, P->lx.tok.pos + 1 - pos,
+			    "join() takes an array and, maybe, a delimiter string");
+	}
+	if (asprintf(&piece, "\"%%s\\n\", join(%s)", args) < 0)
+		piece = NULL;
+	free(args);
+	return add_print(P, text, piece);
 }
 
 /* The statement a construct the engine does not run yet begins. */
@@ -1541,6 +1568,9 @@ static int statement(struct parser *P, struct blk_state *b)
 		       print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
 		return probe_time(P, &b->printed) || print_under(P, b);
+	if (b->kind == BLK_PROBE && is_word(P, t, "join"))
+		return probe_join(P, &b->printed) || read_after_write(P, b, pos) ||
+		       print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "if"))
 		return if_statement(P, b);
 	if (b->kind == BLK_PROBE && t->kind == '@')

@@ -54,8 +54,8 @@ static bool read_conv(const char *fmt, size_t len, size_t i, struct conv *c)
 bool pmt_parg__is_str(const struct pmt_print_arg *a)
 {
 	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
-	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_TIME || a->kind == PMT_PARG_TABLE ||
-	       (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_JOIN || a->kind == PMT_PARG_TIME ||
+	       a->kind == PMT_PARG_TABLE || (a->kind == PMT_PARG_FIELD && a->str);
 }
 
 int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
@@ -162,8 +162,31 @@ static const char *table_of(const struct pmt_print_arg *a, const struct pmt_reco
 	return "";
 }
 
+/* A JOIN argument's text: the record's strings, a->tfmt between them,
+ * into buf (len bytes); an empty one ends them, as bpftrace's join()
+ * ends there */
+static const char *join_of(const struct pmt_print_arg *a, const struct pmt_record *r, char *buf,
+			   size_t len)
+{
+	const char *delim = a->tfmt ? a->tfmt : " ";
+	size_t at = 0, n;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; r->join && i < r->join->n && i < PMT_JOIN_ARGS; i++) {
+		n = pmt_strnlen(r->join->arg[i], PMT_JOIN_ARG_LEN);
+		if (!n)
+			break;
+		at += (size_t)snprintf(buf + at, len - at, "%s%.*s", i ? delim : "", (int)n,
+				       r->join->arg[i]);
+		if (at >= len)
+			return buf;
+	}
+	return buf;
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
- * buf: room for a time's text. */
+ * buf: room for a time's text, or join()'s. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
 			  const struct pmt_record *r, int *n, char *buf, size_t len)
 {
@@ -194,6 +217,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 	} else if (a->kind == PMT_PARG_TABLE) {
 		s = table_of(a, r);
 		most = strlen(s);
+	} else if (a->kind == PMT_PARG_JOIN) {
+		s = join_of(a, r, buf, len);
+		most = strlen(s);
 	}
 	*n = (int)pmt_strnlen(s, most);
 	return s;
@@ -208,7 +234,7 @@ static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const stru
 	int n;
 
 	if (c->conv == 's') {
-		char tbuf[256];
+		char tbuf[PMT_JOIN_ARGS * (PMT_JOIN_ARG_LEN + 8)]; /* 8.3 KiB */
 		const char *s = str_of(p, a, r, &n, tbuf, sizeof(tbuf));
 		char *copy;
 

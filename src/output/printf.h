@@ -33,6 +33,7 @@ enum pmt_parg_kind {
 	PMT_PARG_ELAPSED, /* ... since the session began */
 	PMT_PARG_PROBE,	  /* the probe's name, as bpftrace spells it */
 	PMT_PARG_FUNC,	  /* its function: the name's last part */
+	PMT_PARG_JOIN,	  /* join(E)'s strings (the record's), tfmt between them */
 	PMT_PARG_TIME,	  /* the record's time on the wall clock, by strftime(tfmt) */
 	PMT_PARG_TABLE,	  /* a program's constant string, keyed by the number slot's value */
 };

@@ -11,6 +11,7 @@
 struct pmt_format;
 struct pmt_named;
 struct pmt_print;
+struct pmt_join_rec;
 
 /* One decoded event as the writers see it. */
 struct pmt_record {
@@ -45,6 +46,8 @@ struct pmt_record {
 	const struct pmt_print *print;
 	const char *vals;
 	uint32_t nvals;
+	/* a printf's join(): its strings (NULL: none) */
+	const struct pmt_join_rec *join;
 };
 
 #endif

@@ -149,6 +149,46 @@ static int table_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a
 	return 0;
 }
 
+/* join(E) or join(E, "DELIM") (1 if x is not one): the strings of the
+ * NULL-ended array of pointers at address E (argv), read in the kernel,
+ * printed with DELIM (" ") between them; one a probe. */
+static int join_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		    struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+{
+	struct pmt_opinfo info;
+	char inner[256], *delim;
+	size_t n;
+	int slot;
+
+	if (!pmt_operand__call_arg(x, "join", inner, sizeof(inner)))
+		return 1;
+	if ((delim = strstr(inner, ", \""))) {
+		n = strlen(delim);
+		if (delim[n - 1] != '"' || n < 4)
+			return pmt_error__usage(err, "printf's %s: join(ARRAY, \"DELIMITER\")", x);
+		delim[n - 1] = '\0';
+		*delim = '\0';
+		delim += 3;
+	}
+	if (p->join_slot)
+		return pmt_error__usage(err, "printf's %s: one join() a probe, for now (in %s)", x,
+					p->name);
+	if (compile(p, inner, &info, mine, types, err))
+		return -EINVAL;
+	if (info.is_str)
+		return pmt_error__usage(err,
+					"printf's %s: join() reads an array of pointers to strings "
+					"(argv), not a string (in %s)",
+					x, p->name);
+	if ((slot = num_slot(p, x, &info.o, err)) < 0)
+		return slot;
+	p->join_slot = (uint8_t)(slot + 1);
+	a->kind = PMT_PARG_JOIN;
+	if (delim && !(a->tfmt = strdup(delim)))
+		return pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
+	return 0;
+}
+
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types,
@@ -164,7 +204,8 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 			return 0;
 		}
 	if ((r = wall_time(x, a, err)) <= 0 ||
-	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0)
+	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0 ||
+	    (r = join_arg(p, x, a, mine, types, err)) <= 0)
 		return r;
 	if (compile(p, x, &info, mine, types, err))
 		return -EINVAL;

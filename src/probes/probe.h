@@ -43,6 +43,7 @@ struct pmt_probe {
 	struct pmt_print *print;
 	struct pmt_operand vals[PMT_STREAM_VALS];
 	uint32_t nvals, nstrs_print;
+	uint8_t join_slot;  /* join(E): 1 + the number slot holding E, or 0 */
 	uint16_t str_xprog; /* their expressions' program, or PMT_XPROG_NONE */
 	/* a program's block's statements (the options'), all it does where
 	 * stmts_only (PMT_ACT_NONE), and their program (PMT_XPROG_NONE) */

@@ -50,6 +50,7 @@ int pmt_prov__store_cfg(struct pmt_prov_ctx *c, struct pmt_probe *p, struct pmt_
 	cfg->str_xprog = p->str_xprog;
 	cfg->sprog = p->sprog;
 	cfg->print_guard = p->print_guard;
+	cfg->join_slot = p->join_slot;
 	cfg->action = p->action;
 	cfg->agg = p->agg;
 	cfg->next_agg = p->next_agg;

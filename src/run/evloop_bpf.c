@@ -62,11 +62,16 @@ struct lost_record {
 };
 
 /* Bytes before each record's header (struct pmt_event): --printf's
- * numbers, --str's strings, then the thread's counts with streamed
- * --counter. */
+ * numbers, join()'s strings, --str's strings, then the thread's counts
+ * with streamed --counter. */
+static size_t join_size(const struct pmt_evloop *l)
+{
+	return l->s->join ? sizeof(struct pmt_join_rec) : 0;
+}
+
 static size_t strs_size(const struct pmt_evloop *l)
 {
-	return (size_t)l->s->nvals * 8 + (size_t)l->s->nstrs * PMT_STREAM_STR_LEN;
+	return (size_t)l->s->nvals * 8 + join_size(l) + (size_t)l->s->nstrs * PMT_STREAM_STR_LEN;
 }
 
 static size_t prefix_size(const struct pmt_evloop *l)
@@ -267,7 +272,8 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	r.vals = data;
 	r.nvals = l->s->nvals;
 	r.print = p->print;
-	r.strs = (const char *)data + (size_t)l->s->nvals * 8;
+	r.join = l->s->join ? (const void *)((const char *)data + (size_t)l->s->nvals * 8) : NULL;
+	r.strs = (const char *)data + (size_t)l->s->nvals * 8 + join_size(l);
 	r.nstrs = l->s->nstrs;
 	r.str_names = l->s->str_name_v;
 	r.str_mask = 0;

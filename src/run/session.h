@@ -50,9 +50,11 @@ struct pmt_session {
 	char str_names[PMT_STREAM_STRS][160];
 	const char *str_name_v[PMT_STREAM_STRS]; /* each of those */
 	uint32_t nstrs;
-	uint32_t nvals; /* --printf: the numbers each streamed record carries */
-	pid_t closer;	/* closes the links after we exit */
-	int closer_fd;	/* its pipe: EOF lets it go */
+	uint32_t nvals;	 /* --printf: the numbers each streamed record carries */
+	bool join;	 /* a printf's join(): each carries a struct pmt_join_rec */
+	uint64_t origin; /* elapsed's (CLOCK_MONOTONIC ns): when the session began */
+	pid_t closer;	 /* closes the links after we exit */
+	int closer_fd;	 /* its pipe: EOF lets it go */
 };
 
 /* Each returns 0, or -errno with s->err set (see pmt_session__fail). */

@@ -430,7 +430,7 @@ static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 	if (p->print) {
 		struct timespec wall;
 
-		p->print->start_ns = pmt_now_ns(); /* elapsed's origin */
+		p->print->start_ns = s->origin; /* elapsed's */
 		clock_gettime(CLOCK_REALTIME, &wall);
 		p->print->wall_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
 				    (int64_t)p->print->start_ns;
@@ -447,6 +447,7 @@ static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 		s->nvals = p->nvals;
 	if (p->nstrs_print > s->nstrs)
 		s->nstrs = p->nstrs_print;
+	s->join |= p->join_slot != 0;
 	return r;
 }
 
@@ -569,6 +570,7 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 
 	s->opts = opts;
 	s->stack = opts->stack;
+	s->origin = pmt_now_ns();
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0)
 		return pmt_error__runtime(&s->err, s->ncpus, "cannot read the possible CPUs: %s",
@@ -759,6 +761,8 @@ static void set_uses(struct pmt_session *s)
 	s->skel->rodata->pmt_srcs_used = u.srcs;
 	s->skel->rodata->pmt_stream_strs = s->nstrs;
 	s->skel->rodata->pmt_stream_vals = s->nvals;
+	s->skel->rodata->pmt_stream_join = s->join;
+	s->skel->rodata->pmt_elapsed_origin = s->origin;
 	s->skel->rodata->pmt_str_len =
 		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
 	s->skel->rodata->pmt_key_kinds = u.key_kinds;

@@ -155,6 +155,11 @@ TEST(program_read_into_the_engine)
 				 "  printf(\"%d %d\\n\", $fd, $r); $r = 5; printf(\"%d\", $r); }"),
 		     "tracepoint:a:b printf{\"%d %d\\n\", ((args.ret) >= 0 ? (args.ret) : -1"
 		     "), (args.ret); \"%d\", (5)}");
+	/* join(): an array's strings on a line (execsnoop.bt's) */
+	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"%-5d \", pid); join(args->argv); }\n"
+				 "t:c:d { join(args->argv, \",\") }"),
+		     "tracepoint:a:b printf{\"%-5d \", pid; \"%s\\n\", join(args.argv)}, "
+		     "tracepoint:c:d printf{\"%s\\n\", join(args.argv, \",\")}");
 	/* time(): the event's wall clock time, as strftime() prints it */
 	ASSERT_STREQ(read_as(&b, "t:a:b { time(\"%H:%M \"); printf(\"%d\\n\", pid); time() }"),
 		     "tracepoint:a:b printf{\"%s\", strftime(\"%H:%M \", nsecs); \"%d\\n\", pid; "
@@ -266,6 +271,10 @@ TEST(printf_split)
 static const struct {
 	const char *text, *want;
 } refusals[] = {
+	{"t:a:b { join(args->argv, \",\", 3); }",
+	 "t.bt:1: join() takes an array and, maybe, a delimiter string\n"
+	 "  t:a:b { join(args->argv, \",\", 3); }\n"
+	 "          ^~~~~~~~~~~~~~~~~~~~~~~~\n"},
 	{"tracepoint:a:b {\n\tunroll (2) { @ = count(); }\n}",
 	 "t.bt:2: 'unroll' is not supported yet: a program's blocks printf, or update one map "
 	 "with count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN "
