@@ -898,11 +898,55 @@ int pmt_session__load(struct pmt_session *s)
 	return 0;
 }
 
+/* A program's probe of a list the kernel refuses to attach (a function
+ * kallsyms has but that cannot be probed: 6.12's blk_account_io_start) is
+ * skipped with a warning, as bpftrace skips it (*skipped); -errno else */
+static int attach_probe(struct pmt_session *s, struct pmt_probe *p, bool *skipped)
+{
+	int err = p->prov->attach(prov_ctx(s), p);
+	long i = p->arg ? p->arg - s->opts->probes : -1;
+
+	*skipped = err && err != -ENOMEM && i >= 0 && i < s->opts->nr_probes &&
+		   in_list(s->opts, (int)i);
+	if (!*skipped)
+		return err;
+	pmt_warn("%s: %s: skipped, as bpftrace skips a probe it cannot attach", p->where,
+		 s->err.msg);
+	pmt_error__clear(&s->err);
+	return 0;
+}
+
+/* The probes attached; a program's list none of whose probes attached
+ * refused */
+static int attach_probes(struct pmt_session *s)
+{
+	bool *skip = calloc(s->probes.n ? s->probes.n : 1, sizeof(*skip));
+	uint32_t i, j;
+	int err = skip ? 0 : pmt_error__runtime(&s->err, -ENOMEM, "out of memory");
+
+	for (i = 0; !err && i < s->probes.n; i++)
+		err = attach_probe(s, &s->probes.v[i], &skip[i]);
+	for (i = 0; !err && i < s->probes.n; i++) {
+		const struct pmt_probe *p = &s->probes.v[i];
+
+		for (j = 0; skip[i] && j < s->probes.n; j++)
+			if (!skip[j] && s->probes.v[j].arg &&
+			    s->probes.v[j].arg->block == p->arg->block)
+				break;
+		if (skip[i] && j == s->probes.n)
+			err = pmt_error__usage(&s->err,
+					       "%s: none of the probes this list names could be "
+					       "attached (each was skipped, above)",
+					       p->where);
+	}
+	free(skip);
+	return err;
+}
+
 int pmt_session__attach(struct pmt_session *s)
 {
 	bool targeted = !s->opts->system_wide;
 	bool follow = targeted && s->opts->cmd;
-	uint32_t i;
 	int err;
 
 	if (follow) {
@@ -921,14 +965,7 @@ int pmt_session__attach(struct pmt_session *s)
 	s->unwind.syms = pmt_session__syms(s);
 	if ((err = pmt_unwinder__start(&s->unwind, &s->err)))
 		return err;
-	for (i = 0; i < s->probes.n; i++) {
-		struct pmt_probe *p = &s->probes.v[i];
-
-		err = p->prov->attach(prov_ctx(s), p);
-		if (err)
-			return err;
-	}
-	return 0;
+	return attach_probes(s);
 }
 
 /* In the closer: keep only kernel objects (anon inodes: BPF links, maps,
