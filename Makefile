@@ -47,7 +47,7 @@ LIBBPF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 TEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS := $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null || echo -ltraceevent)
-PURE_LIBS := $(TEP_LIBS) -ldw -lelf -liberty -lz -lm
+PURE_LIBS := $(TEP_LIBS) -ldw -lelf -liberty -lz -lm -lyaml
 # libmicrohttpd is loaded by --listen alone (src/run/listen_bpf.c), by the
 # soname of the library its header comes with
 MHD_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libmicrohttpd 2>/dev/null || \
@@ -271,12 +271,12 @@ man:
 # --- setup -----------------------------------------------------------------
 BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
 	libtraceevent-dev libiberty-dev libdebuginfod-dev \
-	      libmicrohttpd-dev
+	      libmicrohttpd-dev libgnutls28-dev libcrypt-dev libyaml-dev
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
 	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs \
-	     binutils elfutils debuginfod openjdk-17-jdk-headless
+	     binutils elfutils debuginfod openjdk-17-jdk-headless openssl
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

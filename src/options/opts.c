@@ -383,6 +383,12 @@ static int opt_metric(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_web_config(struct optctx *c, char *arg)
+{
+	c->o->listen.web_config = arg;
+	return 0;
+}
+
 /* --- aggregations ----------------------------------------------------------- */
 
 /* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. arg is left
@@ -714,6 +720,7 @@ static const struct opt_def opt_defs[] = {
 	OPT("unit", 0, required_argument, opt_unit),
 	OPT("listen", 0, required_argument, opt_listen),
 	OPT("metric", 0, required_argument, opt_metric),
+	OPT("web-config", 0, required_argument, opt_web_config),
 	OPT("all-cpus", 'a', no_argument, opt_all),
 	OPT("pid", 'p', required_argument, opt_pid),
 	OPT("command", 'c', required_argument, opt_command),
@@ -891,6 +898,9 @@ static int check_aggregation(struct optctx *c)
 		if (!a->by)
 			a->by = "comm,stack";
 	}
+	if (c->o->listen.web_config && !c->o->listen.addr)
+		return ERR(c,
+			   "--web-config secures what --listen serves: add --listen [ADDR:]PORT");
 	if (c->o->listen.metric && !c->o->listen.addr)
 		return ERR(c, "--metric names what --listen serves: add --listen [ADDR:]PORT");
 	if (c->o->listen.addr && !a->fn)

@@ -133,10 +133,11 @@ struct pmt_agg_opts {
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */
 struct pmt_listen_opts {
-	const char *addr;   /* as given; NULL: loopback */
-	char host[64];	    /* ADDR without brackets; "" for loopback */
-	int port;	    /* 0: any free port */
-	const char *metric; /* --metric NAME, or NULL for the default */
+	const char *addr;	/* as given; NULL: loopback */
+	char host[64];		/* ADDR without brackets; "" for loopback */
+	int port;		/* 0: any free port */
+	const char *metric;	/* --metric NAME, or NULL for the default */
+	const char *web_config; /* --web-config FILE: TLS, basic auth; or NULL */
 };
 
 /* "count", "hist", ...: the option's and the JSON output's name. */

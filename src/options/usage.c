@@ -76,6 +76,8 @@ static const char usage_tail[] =
 	"                         Prometheus (ADDR default 127.0.0.1; PORT 0: any);\n"
 	"                         by stack: profiles at /debug/pprof/profile?seconds=N\n"
 	"  --metric NAME          the metric's name (default from probe and value)\n"
+	"  --web-config FILE      TLS and basic auth for --listen, in exporter-toolkit's\n"
+	"                         format (--web.config.file of Prometheus' exporters)\n"
 	"\n"
 	"Programs (bpftrace's; today the subset of one map, see pmtrace(8)):\n"
 	"  FILE.bt, -e 'PROGRAM'  probes, /predicates/ and @map[KEYS] = count(),\n"

@@ -20,12 +20,17 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <arpa/inet.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <crypt.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include "output/exposition.h"
 #include "aggregate/maps.h"
 #include "run/listen.h"
+#include "run/webconfig.h"
 #include "symbols/symbols.h"
 #include "util/log.h"
 
@@ -43,39 +48,72 @@
  * run 2.4 MB of memory and their constructors' time at start-up. The
  * calls go through this table, typed by the library's own header.
  */
-#define MHD_CALLS(X)                       \
-	X(MHD_start_daemon)                \
-	X(MHD_stop_daemon)                 \
-	X(MHD_create_response_from_buffer) \
-	X(MHD_add_response_header)         \
-	X(MHD_queue_response)              \
-	X(MHD_destroy_response)            \
-	X(MHD_lookup_connection_value)     \
-	X(MHD_set_connection_option)
-#define MHD_FIELD(name) __typeof__(name) *name;
+#define MHD_CALLS(X)                            \
+	X(MHD_start_daemon)                     \
+	X(MHD_stop_daemon)                      \
+	X(MHD_create_response_from_buffer)      \
+	X(MHD_add_response_header)              \
+	X(MHD_queue_response)                   \
+	X(MHD_destroy_response)                 \
+	X(MHD_lookup_connection_value)          \
+	X(MHD_set_connection_option)            \
+	X(MHD_get_connection_info)              \
+	X(MHD_basic_auth_get_username_password) \
+	X(MHD_queue_basic_auth_fail_response)   \
+	X(MHD_free)
+/* --web-config's: client certificates checked with the GnuTLS that
+ * libmicrohttpd brings, passwords with libcrypt's bcrypt */
+#define TLS_CALLS(X)                               \
+	X(gnutls_certificate_get_peers)            \
+	X(gnutls_certificate_verify_peers2)        \
+	X(gnutls_certificate_allocate_credentials) \
+	X(gnutls_certificate_free_credentials)     \
+	X(gnutls_certificate_set_x509_key_mem2)    \
+	X(gnutls_certificate_set_x509_trust_mem)   \
+	X(gnutls_strerror)
+#define CRYPT_CALLS(X) X(crypt_rn)
+#define LIB_FIELD(name) __typeof__(name) *name;
 static struct {
-	MHD_CALLS(MHD_FIELD)
+	MHD_CALLS(LIB_FIELD)
+	TLS_CALLS(LIB_FIELD)
+	CRYPT_CALLS(LIB_FIELD)
 } mhd;
-#undef MHD_FIELD
+#undef LIB_FIELD
 
+static int load_lib(const char *soname, const char *what, struct pmt_error *err, void **lib)
+{
+	*lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	if (!*lib)
+		return pmt_error__runtime(err, -ENOENT, "%s needs %s: %s", what, soname, dlerror());
+	return 0;
+}
+
+/* Loaded once and kept: the server's threads run until the end */
 static int load_mhd(struct pmt_error *err)
 {
 	static bool loaded;
-	void *lib;
+	void *lib, *tls, *cr;
 
 	if (loaded)
 		return 0;
-	lib = dlopen(PMT_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		return pmt_error__runtime(
-			err, -ENOENT, "--listen needs libmicrohttpd (Debian: libmicrohttpd12): %s",
-			dlerror());
-#define MHD_LOAD(name)                                  \
-	if (!(*(void **)&mhd.name = dlsym(lib, #name))) \
-		return pmt_error__runtime(err, -ENOENT, "%s: no %s", PMT_MHD_SONAME, #name);
+	if (load_lib(PMT_MHD_SONAME, "--listen (Debian: libmicrohttpd12)", err, &lib) ||
+	    load_lib("libgnutls.so.30", "--listen", err, &tls) ||
+	    load_lib("libcrypt.so.1", "--listen", err, &cr))
+		return -ENOENT;
+#define LIB_LOAD(h, name)                             \
+	if (!(*(void **)&mhd.name = dlsym(h, #name))) \
+		return pmt_error__runtime(err, -ENOENT, "no %s in the library", #name);
+#define MHD_LOAD(name) LIB_LOAD(lib, name)
+#define TLS_LOAD(name) LIB_LOAD(tls, name)
+#define CRYPT_LOAD(name) LIB_LOAD(cr, name)
 	MHD_CALLS(MHD_LOAD)
+	TLS_CALLS(TLS_LOAD)
+	CRYPT_CALLS(CRYPT_LOAD)
+#undef CRYPT_LOAD
+#undef TLS_LOAD
 #undef MHD_LOAD
-	loaded = true; /* and kept loaded: its thread runs until the end */
+#undef LIB_LOAD
+	loaded = true;
 	return 0;
 }
 
@@ -88,24 +126,91 @@ static int load_mhd(struct pmt_error *err)
 #define PROFILE_MAX_S 3600
 #define PROFILE_TYPE "application/octet-stream"
 
+/* basic auth: the users whose password matched lately (a bcrypt check
+ * takes tens of ms: Prometheus' scrapes would pay it each time) */
+#define AUTH_SEEN 16
+#define AUTH_REALM "pmtrace"
+
+enum admission { BAD_PASSWORD, BAD_CLIENT_CERT, ADMITTED };
+
 struct pmt_listen {
 	int fd;
 	struct MHD_Daemon *mhd;
+	struct pmt_webcfg web; /* --web-config's, or all empty */
+	char mhd_said[256];    /* libmicrohttpd's last message */
+	/* set by pmt_listen__start under lock; requests wait for it */
 	struct pmt_session *s;
 	struct pmt_syms *syms; /* the session's, fetched by the main thread */
 	double start_time;     /* Unix seconds */
-	bool profiles;	       /* the aggregation is by stack: served as profiles */
-	/* profiles being taken wait on this; stopping ends them early */
+	bool started;
+	bool profiles; /* the aggregation is by stack: served as profiles */
+	/* profiles being taken and requests before the start wait on this;
+	 * stopping ends them early */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stopping;
 	int answering; /* profile requests not yet answered to the end */
+	/* under lock: SHA-256 crypts of "user:password" under this run's
+	 * salt, of passwords that matched (the passwords are not kept) */
+	char auth_salt[40];
+	char *auth_seen[AUTH_SEEN];
+	unsigned auth_next;
+	uint64_t auth_failed[ADMITTED]; /* by enum admission; atomic */
 };
 
 /* A request's state: its headers seen, or a profile being answered */
 static int seen, profiling;
 /* At the stop, how long profile requests may take to be answered */
 #define STOP_ANSWER_MS 2000
+
+static int start_daemon(struct pmt_listen *l, const struct pmt_listen_opts *lo,
+			struct pmt_error *err);
+
+/* A SHA-256 crypt setting with a salt of this run's (the key of the
+ * passwords that matched: see password_ok) */
+static int auth_salt(char *out, size_t len)
+{
+	static const char b64[] =
+		"./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	unsigned char r[16];
+	size_t i, n;
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r))
+		return -1;
+	n = (size_t)snprintf(out, len, "$5$rounds=1000$");
+	for (i = 0; i < sizeof(r) && n + 2 < len; i++)
+		out[n++] = b64[r[i] & 63];
+	out[n++] = '$';
+	out[n] = 0;
+	return 0;
+}
+
+/* Where the server answers, on stderr (port 0: the one the kernel gave) */
+static void announce(const struct pmt_listen *l, const struct sockaddr_storage *sa)
+{
+	const char *scheme = l->web.cert ? "https" : "http";
+	char shown[INET6_ADDRSTRLEN + 2];
+	int port;
+
+	if (sa->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &a6->sin6_addr, shown + 1, sizeof(shown) - 2);
+		shown[0] = '[';
+		strcat(shown, "]");
+		port = ntohs(a6->sin6_port);
+	} else {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &a4->sin_addr, shown, sizeof(shown));
+		port = ntohs(a4->sin_port);
+	}
+	pmt_info("serving metrics at %s://%s:%d/metrics%s", scheme, shown, port,
+		 l->web.nusers ? " (basic auth)" : "");
+	if (l->profiles)
+		pmt_info("serving profiles at %s://%s:%d/debug/pprof/profile?seconds=N", scheme,
+			 shown, port);
+}
 
 int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo, bool profiles,
 		     struct pmt_error *err)
@@ -116,18 +221,20 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo, 
 	const char *host = *lo->host ? lo->host : "127.0.0.1";
 	struct sockaddr_storage sa;
 	socklen_t salen = sizeof(sa);
-	char port[16], shown[INET6_ADDRSTRLEN + 2];
+	char port[16];
 	pthread_condattr_t ca;
-	int port_no;
+	struct pmt_webcfg web = {0};
 	struct pmt_listen *l;
 	int fd = -1, one = 1, r;
 
 	*out = NULL;
-	if ((r = load_mhd(err)))
+	if ((r = load_mhd(err)) ||
+	    (lo->web_config && (r = pmt_webcfg__read(&web, lo->web_config, err))))
 		return r;
 	snprintf(port, sizeof(port), "%d", lo->port);
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r) {
+		pmt_webcfg__free(&web);
 		return pmt_error__usage(err, "--listen %s: cannot resolve '%s': %s", lo->addr, host,
 					gai_strerror(r));
 	}
@@ -150,38 +257,34 @@ int pmt_listen__bind(struct pmt_listen **out, const struct pmt_listen_opts *lo, 
 		freeaddrinfo(ai);
 		if (fd >= 0)
 			close(fd);
+		pmt_webcfg__free(&web);
 		return r;
 	}
 	freeaddrinfo(ai);
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		close(fd);
+		pmt_webcfg__free(&web);
 		return -ENOMEM;
 	}
 	l->fd = fd;
+	l->web = web;
 	l->profiles = profiles;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&l->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (sa.ss_family == AF_INET6) {
-		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&sa;
-
-		inet_ntop(AF_INET6, &a6->sin6_addr, shown + 1, sizeof(shown) - 2);
-		shown[0] = '[';
-		strcat(shown, "]");
-		port_no = ntohs(a6->sin6_port);
-	} else {
-		struct sockaddr_in *a4 = (struct sockaddr_in *)&sa;
-
-		inet_ntop(AF_INET, &a4->sin_addr, shown, sizeof(shown));
-		port_no = ntohs(a4->sin_port);
+	if (web.nusers && auth_salt(l->auth_salt, sizeof(l->auth_salt))) {
+		pmt_listen__free(l);
+		return pmt_error__runtime(err, -EIO, "--web-config: no random bytes: %s",
+					  strerror(errno));
 	}
-	pmt_info("serving metrics at http://%s:%d/metrics", shown, port_no);
-	if (profiles)
-		pmt_info("serving profiles at http://%s:%d/debug/pprof/profile?seconds=N", shown,
-			 port_no);
+	if (start_daemon(l, lo, err)) {
+		pmt_listen__free(l);
+		return -EINVAL;
+	}
+	announce(l, &sa);
 	*out = l;
 	return 0;
 }
@@ -313,6 +416,18 @@ static void self_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
 	counter(b, "pmtrace_lost_events_total", "events lost because a perf buffer was full", om);
 	pmt_buf__printf(b, "pmtrace_lost_events_total %llu\n",
 			(unsigned long long)pmt_session__stat(s, PMT_STAT_RING_FULL));
+	if (l->web.nusers || l->web.client_auth != PMT_CLIENT_NONE) {
+		counter(b, "pmtrace_http_refused_total",
+			"requests refused by --web-config: a wrong or missing password (password), "
+			"a client certificate missing or not signed by the client CA (client_cert)",
+			om);
+		pmt_buf__printf(b, "pmtrace_http_refused_total{reason=\"password\"} %llu\n",
+				(unsigned long long)__atomic_load_n(&l->auth_failed[BAD_PASSWORD],
+								    __ATOMIC_RELAXED));
+		pmt_buf__printf(b, "pmtrace_http_refused_total{reason=\"client_cert\"} %llu\n",
+				(unsigned long long)__atomic_load_n(
+					&l->auth_failed[BAD_CLIENT_CERT], __ATOMIC_RELAXED));
+	}
 	if (s->opts->agg.lat_start) {
 		counter(b, "pmtrace_latency_unmatched_ends_total",
 			"latency end events without a start", om);
@@ -320,6 +435,9 @@ static void self_metrics(struct pmt_listen *l, struct pmt_buf *b, bool om)
 				(unsigned long long)pmt_session__stat(s, PMT_STAT_LAT_NOSTART));
 	}
 }
+
+/* --web-config's headers, on every answer (one server a process) */
+static const struct pmt_webcfg *web_headers;
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *body, size_t len,
 			     const char *type)
@@ -332,6 +450,10 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, char *bo
 		free(body);
 		return MHD_NO;
 	}
+	for (size_t i = 0; web_headers && i < web_headers->nheaders; i++)
+		if (strcmp(web_headers->headers[i].name, "X-Content-Type-Options")) /* below */
+			mhd.MHD_add_response_header(r, web_headers->headers[i].name,
+						    web_headers->headers[i].value);
 	mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -441,12 +563,138 @@ static bool wants_openmetrics(struct MHD_Connection *c)
 	return accept && strstr(accept, "application/openmetrics-text");
 }
 
+/* Requests that come before the session is attached wait for it */
+static bool wait_started(struct pmt_listen *l)
+{
+	bool started;
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->started && !l->stopping)
+		pthread_cond_wait(&l->wake, &l->lock);
+	started = l->started && !l->stopping;
+	pthread_mutex_unlock(&l->lock);
+	return started;
+}
+
+/* A user's password against the bcrypt hash --web-config gives: matches
+ * are kept (as a salted SHA-256 crypt of "user:password"), so a scraper
+ * pays bcrypt once, not each scrape. An unknown user costs a bcrypt as
+ * well: the time does not tell which users exist. */
+static bool password_ok(struct pmt_listen *l, const char *user, const char *pass)
+{
+	const struct pmt_webuser *u = NULL;
+	char *seen = NULL, *phrase = NULL, *got;
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	bool ok = false;
+	size_t i;
+
+	for (i = 0; i < l->web.nusers; i++)
+		if (!strcmp(l->web.users[i].name, user))
+			u = &l->web.users[i];
+	if (!cd || asprintf(&phrase, "%s:%s", user, pass) < 0)
+		goto out;
+	if (u && (got = mhd.crypt_rn(phrase, l->auth_salt, cd, sizeof(*cd))) && *got != '*')
+		seen = strdup(got);
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; seen && i < AUTH_SEEN && !ok; i++)
+		ok = l->auth_seen[i] && !strcmp(l->auth_seen[i], seen);
+	pthread_mutex_unlock(&l->lock);
+	if (ok)
+		goto out;
+	got = mhd.crypt_rn(pass, u ? u->hash : l->web.users[0].hash, cd, sizeof(*cd));
+	if (!u || !got || *got == '*' || strlen(got) != strlen(u->hash))
+		goto out;
+	{ /* every byte compared: the time does not tell how many matched */
+		unsigned char diff = 0;
+
+		for (i = 0; got[i]; i++)
+			diff |= (unsigned char)(got[i] ^ u->hash[i]);
+		ok = !diff;
+	}
+	if (ok && seen) {
+		pthread_mutex_lock(&l->lock);
+		free(l->auth_seen[l->auth_next]);
+		l->auth_seen[l->auth_next] = seen;
+		l->auth_next = (l->auth_next + 1) % AUTH_SEEN;
+		pthread_mutex_unlock(&l->lock);
+		seen = NULL;
+	}
+out:
+	if (phrase)
+		explicit_bzero(phrase, strlen(phrase));
+	free(phrase);
+	free(seen);
+	free(cd);
+	return ok;
+}
+
+/* What --web-config asks of a client: a certificate its client CA
+ * signed, a user's password. Counted when refused. */
+static enum admission admit(struct pmt_listen *l, struct MHD_Connection *c)
+{
+	char *user, *pass = NULL;
+	bool ok;
+
+	if (l->web.client_auth != PMT_CLIENT_NONE) {
+		const union MHD_ConnectionInfo *ci =
+			mhd.MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+		gnutls_session_t ts = ci ? (gnutls_session_t)ci->tls_session : NULL;
+		unsigned n = 0, status = ~0u;
+
+		if (!ts)
+			ok = false;
+		else if (!mhd.gnutls_certificate_get_peers(ts, &n) || !n)
+			ok = l->web.client_auth == PMT_CLIENT_VERIFY_IF_GIVEN;
+		else
+			ok = !mhd.gnutls_certificate_verify_peers2(ts, &status) && !status;
+		if (!ok) {
+			__atomic_add_fetch(&l->auth_failed[BAD_CLIENT_CERT], 1, __ATOMIC_RELAXED);
+			return BAD_CLIENT_CERT;
+		}
+	}
+	if (!l->web.nusers)
+		return ADMITTED;
+	user = mhd.MHD_basic_auth_get_username_password(c, &pass);
+	ok = user && pass && password_ok(l, user, pass);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		mhd.MHD_free(pass);
+	}
+	if (user)
+		mhd.MHD_free(user);
+	if (ok)
+		return ADMITTED;
+	__atomic_add_fetch(&l->auth_failed[BAD_PASSWORD], 1, __ATOMIC_RELAXED);
+	return BAD_PASSWORD;
+}
+
+/* The answer to a client admit() refused */
+static enum MHD_Result refuse(struct MHD_Connection *c, enum admission why)
+{
+	static const char auth[] = "unauthorized\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (why == BAD_CLIENT_CERT)
+		return text_reply(c, MHD_HTTP_FORBIDDEN,
+				  "a client certificate signed by the server's client CA is "
+				  "needed\n");
+	r = mhd.MHD_create_response_from_buffer(sizeof(auth) - 1, (void *)auth,
+						MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	ret = mhd.MHD_queue_basic_auth_fail_response(c, AUTH_REALM, r);
+	mhd.MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **state)
 {
 	struct pmt_listen *l = cls;
 	struct pmt_buf b = {0};
+	enum admission why;
 	bool om;
 
 	(void)version;
@@ -459,8 +707,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if ((why = admit(l, c)) != ADMITTED)
+		return refuse(c, why);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return text_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (!wait_started(l))
+		return text_reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "pmtrace is stopping\n");
 	if (!strcmp(url, "/"))
 		return text_reply(c, MHD_HTTP_OK,
 				  l->profiles ? "pmtrace: metrics at /metrics, profiles at "
@@ -505,21 +757,105 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	pthread_mutex_unlock(&l->lock);
 }
 
+/* libmicrohttpd's messages: the last kept, to tell why it did not start */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct pmt_listen *l = cls;
+	size_t n;
+
+	pthread_mutex_lock(&l->lock);
+	vsnprintf(l->mhd_said, sizeof(l->mhd_said), fmt, ap);
+	n = strlen(l->mhd_said);
+	while (n && (l->mhd_said[n - 1] == '\n' || l->mhd_said[n - 1] == '.'))
+		l->mhd_said[--n] = 0;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* The key and certificates as GnuTLS reads them: its own words when it
+ * refuses them (libmicrohttpd's say only that TLS did not start) */
+static int check_tls(const struct pmt_webcfg *w, const char *path, struct pmt_error *err)
+{
+	gnutls_certificate_credentials_t cred;
+	gnutls_datum_t cert = {(unsigned char *)w->cert, (unsigned)strlen(w->cert)},
+		       key = {(unsigned char *)w->key, (unsigned)strlen(w->key)},
+		       ca = {(unsigned char *)w->client_ca,
+			     w->client_ca ? (unsigned)strlen(w->client_ca) : 0};
+	int r;
+
+	if (mhd.gnutls_certificate_allocate_credentials(&cred) < 0)
+		return -ENOMEM;
+	r = mhd.gnutls_certificate_set_x509_key_mem2(cred, &cert, &key, GNUTLS_X509_FMT_PEM, NULL,
+						     0);
+	if (r < 0)
+		pmt_error__usage(err, "--web-config %s: its key and certificate: %s", path,
+				 mhd.gnutls_strerror(r));
+	else if (w->client_ca && (r = mhd.gnutls_certificate_set_x509_trust_mem(
+					  cred, &ca, GNUTLS_X509_FMT_PEM)) <= 0)
+		pmt_error__usage(err, "--web-config %s: its client CA: %s", path,
+				 r < 0 ? mhd.gnutls_strerror(r) : "no certificate in it");
+	mhd.gnutls_certificate_free_credentials(cred);
+	return r < 0 || (w->client_ca && !r) ? -EINVAL : 0;
+}
+
+/* The server, started at the bind: a key or certificate GnuTLS refuses
+ * is told before anything is loaded. Its threads block pmtrace's
+ * signals, which the main loop waits for. Requests wait for the start. */
+static int start_daemon(struct pmt_listen *l, const struct pmt_listen_opts *lo,
+			struct pmt_error *err)
+{
+	struct MHD_OptionItem o[16];
+	char prio[128];
+	sigset_t all, old;
+	size_t n = 0;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+
+#define MHD_OPT(opt, v, p) o[n++] = (struct MHD_OptionItem){(opt), (intptr_t)(v), (void *)(p)}
+	MHD_OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l);
+	MHD_OPT(MHD_OPTION_LISTEN_SOCKET, l->fd, NULL);
+	MHD_OPT(MHD_OPTION_CONNECTION_LIMIT, MAX_CLIENTS, NULL);
+	MHD_OPT(MHD_OPTION_CONNECTION_TIMEOUT, CLIENT_TIMEOUT_S, NULL);
+	MHD_OPT(MHD_OPTION_THREAD_STACK_SIZE, THREAD_STACK, NULL);
+	MHD_OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, l);
+	if (l->web.cert && check_tls(&l->web, lo->web_config, err))
+		return -EINVAL;
+	if (l->web.cert) {
+		flags |= MHD_USE_TLS;
+		pmt_webcfg__priorities(&l->web, prio, sizeof(prio));
+		MHD_OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, l->web.cert);
+		MHD_OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, l->web.key);
+		MHD_OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, prio);
+		if (l->web.client_ca)
+			MHD_OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0, l->web.client_ca);
+	}
+	MHD_OPT(MHD_OPTION_END, 0, NULL);
+#undef MHD_OPT
+	web_headers = &l->web;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	l->mhd = mhd.MHD_start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_ARRAY, o,
+				      MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (l->mhd)
+		return 0;
+	if (l->web.cert)
+		return pmt_error__usage(err, "--web-config %s: the HTTPS server did not start: %s",
+					lo->web_config,
+					*l->mhd_said ? l->mhd_said : "its key or certificate");
+	return pmt_error__runtime(err, -EIO, "cannot start the metrics server: %s",
+				  *l->mhd_said ? l->mhd_said : strerror(errno ? errno : EIO));
+}
+
 int pmt_listen__start(struct pmt_listen *l, struct pmt_session *s, struct pmt_error *err)
 {
+	(void)err;
+	pthread_mutex_lock(&l->lock);
 	l->s = s;
 	l->syms = pmt_session__syms(s); /* made now: not lazily, by two threads */
 	l->start_time = (double)time(NULL);
-	l->mhd = mhd.MHD_start_daemon(
-		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0,
-		NULL, NULL, on_request, l, MHD_OPTION_LISTEN_SOCKET, l->fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CLIENTS, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned)CLIENT_TIMEOUT_S, MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_END);
-	if (!l->mhd) {
-		return pmt_error__runtime(err, -EIO, "cannot start the metrics server: %s",
-					  strerror(errno ? errno : EIO));
-	}
+	l->started = true;
+	pthread_cond_broadcast(&l->wake);
+	pthread_mutex_unlock(&l->lock);
 	return 0;
 }
 
@@ -547,5 +883,8 @@ void pmt_listen__free(struct pmt_listen *l)
 		close(l->fd);
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->lock);
+	for (unsigned i = 0; i < AUTH_SEEN; i++)
+		free(l->auth_seen[i]);
+	pmt_webcfg__free(&l->web);
 	free(l);
 }

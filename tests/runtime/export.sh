@@ -10,6 +10,26 @@ scrape() { # [ACCEPT]: the exposition on stdout
 
 OM_ACCEPT='application/openmetrics-text; version=1.0.0'
 
+# A real Prometheus scraping the server serve started each second, its
+# job's settings ([JOB-LINES]: scheme, tls_config, ...) added; its API
+# at 127.0.0.1:$PROM_PORT. Stopped with pmtrace at the test's end.
+prometheus_scraping() {
+	PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	cat >"$WORK/prom.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		scrape_configs:
+		  - job_name: pmtrace
+		${1:-}
+		    static_configs:
+		      - targets: ['127.0.0.1:$PORT']
+	EOF
+	prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/tsdb" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prom.log" 2>&1 &
+	PROM_PID=$!
+	trap 'kill -9 $PROM_PID 2>/dev/null; kill -INT "$PMT_PID" 2>/dev/null; wait "$PMT_PID" $PROM_PID 2>/dev/null' EXIT
+}
+
 # Exact counts per label from a scrape in either format; promtool agrees
 # the 0.0.4 text is well formed; OpenMetrics ends in # EOF and names
 # counter families without _total.
@@ -32,21 +52,8 @@ test_prometheus_histogram() {
 	serve -a --tp syscalls:sys_enter_read --filter 'fd == 100' --hist count --by comm \
 		--metric read_size_bytes || return 1
 	"$TP"/reader 3 >/dev/null && "$WORK/rd_small" 1 >/dev/null
-	local pport
-	pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	cat >"$WORK/prom.yml" <<-EOF
-		global:
-		  scrape_interval: 1s
-		scrape_configs:
-		  - job_name: pmtrace
-		    static_configs:
-		      - targets: ['127.0.0.1:$PORT']
-	EOF
-	prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/tsdb" \
-		--web.listen-address="127.0.0.1:$pport" >"$WORK/prom.log" 2>&1 &
-	local prom=$!
-	trap 'kill -9 $prom 2>/dev/null; kill -INT "$PMT_PID" 2>/dev/null; wait "$PMT_PID" $prom 2>/dev/null' EXIT
-	check prometheus_histogram "$pport" || { tail -5 "$WORK/prom.log" >&2; return 1; }
+	prometheus_scraping || return 1
+	check prometheus_histogram "$PROM_PORT" || { tail -5 "$WORK/prom.log" >&2; return 1; }
 }
 # shellcheck disable=SC2034 # read by runner.sh
 timeout_prometheus_histogram=90
@@ -163,4 +170,143 @@ test_exited_processes_named_past_the_bound() {
 	go tool pprof -raw "$WORK/p.pb.gz" >"$WORK/raw.txt" 2>>"$WORK/pprof.err" || return 1
 	check pprof_vs_folded "$WORK/f.txt" "$WORK/top.txt" "$WORK/raw.txt" "$(readlink -f "$TP"/spinner)" \
 		"$(readelf -n "$TP"/spinner | sed -n 's/.*Build ID: //p')" churn
+}
+
+# --web-config's files in $WORK: a CA, the server's certificate for
+# 127.0.0.1 signed by it, a client's it signed and one it did not, and
+# alice's password (s3cret) as a bcrypt hash (libcrypt's, through Python).
+web_certs() {
+	local w=$WORK ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+	{
+		openssl req -x509 "${ec[@]}" -keyout "$w/ca.key" -out "$w/ca.crt" -days 2 -subj /CN=pmt-ca &&
+			openssl req "${ec[@]}" -keyout "$w/server.key" -out "$w/server.csr" -subj /CN=127.0.0.1 &&
+			printf 'subjectAltName=IP:127.0.0.1\n' >"$w/san.ext" &&
+			openssl x509 -req -in "$w/server.csr" -CA "$w/ca.crt" -CAkey "$w/ca.key" -CAcreateserial \
+				-out "$w/server.crt" -days 2 -extfile "$w/san.ext" &&
+			openssl req "${ec[@]}" -keyout "$w/client.key" -out "$w/client.csr" -subj /CN=scraper &&
+			openssl x509 -req -in "$w/client.csr" -CA "$w/ca.crt" -CAkey "$w/ca.key" -CAcreateserial \
+				-out "$w/client.crt" -days 2 &&
+			openssl req -x509 "${ec[@]}" -keyout "$w/rogue.key" -out "$w/rogue.crt" -days 2 -subj /CN=rogue
+	} 2>"$w/openssl.err" || { cat "$w/openssl.err" >&2; fail "openssl"; return 1; }
+	ALICE=$("$PY" -W ignore -c 'import crypt; print(crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 10)))') ||
+		{ fail "no bcrypt hash"; return 1; }
+}
+
+code_of() { # CURL-ARGS...: the HTTP status, or curl's exit status as "curl N"
+	local code
+	code=$(curl -sS --max-time 10 -o "$WORK/body" -w '%{http_code}' "$@" 2>"$WORK/curl.err") || code="curl $?"
+	echo "$code"
+}
+
+# HTTPS and basic auth (exporter-toolkit's --web.config.file format):
+# curl with the right, a wrong and no password, an unknown user, a server
+# certificate it does not trust and plain HTTP; the counts exact, promtool
+# agrees, refusals counted on /metrics. Then a real Prometheus scrapes it
+# with tls_config and basic_auth.
+test_metrics_https_basic_auth() {
+	requires curl openssl promtool prometheus host || return
+	web_certs || return 1
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  alice: %s\n' \
+		"$ALICE" >"$WORK/web.yml"
+	cp "$TP"/getppid_loop "$WORK/ppid_tls"
+	serve -a --tp syscalls:sys_enter_getppid --filter 'comm == "ppid_tls"' --count --web-config "$WORK/web.yml" || return 1
+	grep -q "serving metrics at https://.* (basic auth)" "$WORK/serve.err" || { cat "$WORK/serve.err" >&2; fail "not announced as https with basic auth"; return 1; }
+	"$WORK/ppid_tls" 777 >/dev/null
+	local url="https://127.0.0.1:$PORT/metrics"
+	expect_eq "right password" "$(code_of --cacert "$WORK/ca.crt" -u alice:s3cret "$url")" 200 || return 1
+	promtool check metrics <"$WORK/body" || { fail "promtool"; return 1; }
+	grep -qx 'pmtrace_syscalls_sys_enter_getppid_events_total 777' "$WORK/body" || { cat "$WORK/body" >&2; fail "count not exact"; return 1; }
+	expect_eq "wrong password" "$(code_of --cacert "$WORK/ca.crt" -u alice:guess "$url")" 401 || return 1
+	expect_eq "no password" "$(code_of --cacert "$WORK/ca.crt" -D "$WORK/hdr" "$url")" 401 || return 1
+	grep -qi '^WWW-Authenticate: Basic realm="pmtrace"' "$WORK/hdr" || { cat "$WORK/hdr" >&2; fail "no WWW-Authenticate"; return 1; }
+	expect_eq "unknown user" "$(code_of --cacert "$WORK/ca.crt" -u mallory:s3cret "$url")" 401 || return 1
+	expect_eq "untrusted server certificate" "$(code_of -u alice:s3cret "$url")" "curl 60" || return 1
+	[ "$(code_of -u alice:s3cret "http://127.0.0.1:$PORT/metrics")" != 200 ] || { fail "plain HTTP answered"; return 1; }
+	code_of --cacert "$WORK/ca.crt" -u alice:s3cret "$url" >/dev/null
+	grep -qx 'pmtrace_http_refused_total{reason="password"} 3' "$WORK/body" ||
+		{ grep refused "$WORK/body" >&2; fail "refusals not counted 3"; return 1; }
+	prometheus_scraping "    scheme: https
+    tls_config:
+      ca_file: $WORK/ca.crt
+    basic_auth:
+      username: alice
+      password: s3cret" || return 1
+	check prometheus_query "$PROM_PORT" 'pmtrace_syscalls_sys_enter_getppid_events_total' 777 ||
+		{ tail -5 "$WORK/prom.log" >&2; return 1; }
+}
+# shellcheck disable=SC2034 # read by runner.sh
+timeout_metrics_https_basic_auth=90
+
+# Mutual TLS: a client certificate the client CA signed is served; none,
+# or one it did not sign, is answered 403 and counted; TLS 1.2 is refused
+# where min_version is TLS13; the configured headers are on each answer.
+# Then VerifyClientCertIfGiven with a password: go tool pprof (no
+# certificate; the CA from SSL_CERT_FILE) fetches a profile over HTTPS
+# with alice's password, and is refused with a wrong one.
+test_metrics_mutual_tls() {
+	requires curl openssl go host || return
+	web_certs || return 1
+	cat >"$WORK/mtls.yml" <<-EOF
+		tls_server_config:
+		  cert_file: server.crt
+		  key_file: server.key
+		  client_ca_file: ca.crt
+		  client_auth_type: RequireAndVerifyClientCert
+		  min_version: TLS13
+		http_server_config:
+		  headers:
+		    X-Frame-Options: deny
+	EOF
+	serve --tp sched:sched_switch --count --web-config "$WORK/mtls.yml" || return 1
+	local url="https://127.0.0.1:$PORT/metrics" ca=(--cacert "$WORK/ca.crt") mine=(--cert "$WORK/client.crt" --key "$WORK/client.key")
+	expect_eq "signed client certificate" "$(code_of "${ca[@]}" "${mine[@]}" -D "$WORK/hdr" "$url")" 200 || return 1
+	grep -qi '^X-Frame-Options: deny' "$WORK/hdr" || { cat "$WORK/hdr" >&2; fail "no X-Frame-Options"; return 1; }
+	expect_eq "no client certificate" "$(code_of "${ca[@]}" "$url")" 403 || return 1
+	expect_eq "a certificate the CA did not sign" "$(code_of "${ca[@]}" --cert "$WORK/rogue.crt" --key "$WORK/rogue.key" "$url")" 403 || return 1
+	[ "$(code_of "${ca[@]}" "${mine[@]}" --tls-max 1.2 "$url")" != 200 ] ||
+		{ fail "TLS 1.2 answered with min_version TLS13"; return 1; }
+	code_of "${ca[@]}" "${mine[@]}" "$url" >/dev/null
+	grep -qx 'pmtrace_http_refused_total{reason="client_cert"} 2' "$WORK/body" ||
+		{ grep refused "$WORK/body" >&2; fail "refusals not counted 2"; return 1; }
+	kill -INT "$PMT_PID" && wait "$PMT_PID"
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_ca_file: ca.crt\n  client_auth_type: VerifyClientCertIfGiven\nbasic_auth_users:\n  alice: %s\n' \
+		"$ALICE" >"$WORK/given.yml"
+	serve -a -e cpu-clock --freq 99 --stack --web-config "$WORK/given.yml" || return 1
+	expect_eq "a certificate the CA did not sign" \
+		"$(code_of "${ca[@]}" -u alice:s3cret --cert "$WORK/rogue.crt" --key "$WORK/rogue.key" "https://127.0.0.1:$PORT/metrics")" 403 || return 1
+	export HOME=$WORK SSL_CERT_FILE=$WORK/ca.crt
+	local prof="127.0.0.1:$PORT/debug/pprof/profile?seconds=1"
+	go tool pprof -raw "https://alice:s3cret@$prof" >"$WORK/p.txt" 2>"$WORK/p.err" ||
+		{ cat "$WORK/p.err" >&2; fail "go tool pprof over https"; return 1; }
+	grep -q "^PeriodType: cpu nanoseconds" "$WORK/p.txt" || { head -5 "$WORK/p.txt" >&2; fail "no CPU profile"; return 1; }
+	if go tool pprof -raw "https://alice:guess@$prof" >"$WORK/p.txt" 2>"$WORK/p.err" ||
+		! grep -q "401 Unauthorized" "$WORK/p.err"; then
+		cat "$WORK/p.err" >&2
+		fail "a wrong password fetched a profile"
+		return 1
+	fi
+}
+# shellcheck disable=SC2034 # read by runner.sh
+timeout_metrics_mutual_tls=60
+
+# --web-config's mistakes: exit 2 naming the file, line and key, the port
+# not served, nothing attached.
+test_metrics_web_config_refused() {
+	requires openssl userspace || return
+	web_certs || return 1
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: nothere.key\n' >"$WORK/w1.yml"
+	usage_error "w1.yml:3: key_file '.*/nothere.key': No such file or directory" \
+		--tp sched:sched_switch --count --listen 0 --web-config "$WORK/w1.yml" || return 1
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: client.key\n' >"$WORK/w2.yml"
+	usage_error "w2.yml: its key and certificate: The certificate and the given key do not match" \
+		--tp sched:sched_switch --count --listen 0 --web-config "$WORK/w2.yml" || return 1
+	printf 'basic_auth_users:\n  alice: s3cret\n' >"$WORK/w3.yml"
+	usage_error "w3.yml:2: basic_auth_users: alice's password is not a bcrypt hash" \
+		--tp sched:sched_switch --count --listen 0 --web-config "$WORK/w3.yml" || return 1
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n' >"$WORK/w4.yml"
+	usage_error "w4.yml:4: tls_server_config: cipher_suites is not supported by pmtrace" \
+		--tp sched:sched_switch --count --listen 0 --web-config "$WORK/w4.yml" || return 1
+	usage_error "--web-config secures what --listen serves" \
+		--tp sched:sched_switch --count --web-config "$WORK/w4.yml" || return 1
+	no_leftovers
 }

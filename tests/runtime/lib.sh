@@ -43,7 +43,7 @@ have_kprobes() { [ -e /sys/bus/event_source/devices/kprobe ]; }
 have_fentry() { "$PMT" -q --kprobe-mode fentry --kprobe vfs_read -d 0.01 >/dev/null 2>&1; }
 
 # requires WHAT...: skip (77) with the reason when this machine lacks one.
-# perf, bpftrace, chromium, setpriv, prometheus, promtool, curl, go, node: the tool; kprobes, fentry: the
+# perf, bpftrace, chromium, setpriv, prometheus, promtool, curl, go, node, openssl: the tool; kprobes, fentry: the
 # kernel feature; cpu-pmu: a hardware PMU; host: not in a QEMU guest
 # (too slow under TCG); userspace: what the test checks is pmtrace's user
 # space (printing, names, usage errors), the same on every kernel, while
@@ -52,7 +52,7 @@ requires() {
 	local what
 	for what in "$@"; do
 		case $what in
-		perf | bpftrace | chromium | setpriv | prometheus | promtool | curl | go | nginx | wrk | node | debuginfod | java)
+		perf | bpftrace | chromium | setpriv | prometheus | promtool | curl | go | nginx | wrk | node | debuginfod | java | openssl)
 			command -v "$what" >/dev/null || { skip "needs $what: not installed (make test-deps)"; return; } ;;
 		kprobes)
 			have_kprobes || { skip "needs kprobes: this kernel has none (CONFIG_KPROBES unset); runs in the QEMU guests (make vmtest)"; return; } ;;
@@ -191,7 +191,7 @@ serve() {
 	PMT_PID=$!
 	trap 'kill -INT $PMT_PID 2>/dev/null; wait $PMT_PID 2>/dev/null' EXIT
 	wait_for "$WORK/serve.err" "aggregating" || { cat "$WORK/serve.err" >&2; return 1; }
-	PORT=$(sed -n 's|.*serving metrics at http://127.0.0.1:\([0-9]*\)/metrics|\1|p' "$WORK/serve.err")
+	PORT=$(sed -n 's|.*serving metrics at https\{0,1\}://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$WORK/serve.err")
 	[ -n "$PORT" ] || { cat "$WORK/serve.err" >&2; fail "no port announced"; }
 }
 

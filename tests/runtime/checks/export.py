@@ -37,19 +37,24 @@ def metrics_counter(argv):
     assert f"# TYPE {name[:-6]} counter" in om and f"# TYPE {name} " not in om, om[:300]
 
 
-def prometheus_histogram(argv):
-    import time
+def prom_query(port, q):
+    """Prometheus' answer to query q (its result list), or None."""
     import urllib.parse
     import urllib.request
+    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return json.load(r)["data"]["result"]
+    except OSError:
+        return None
+
+
+def prometheus_histogram(argv):
+    import time
     port = argv[1]
 
     def query(q):
-        url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
-        try:
-            with urllib.request.urlopen(url, timeout=5) as r:
-                return json.load(r)["data"]["result"]
-        except OSError:
-            return None
+        return prom_query(port, q)
     # the test's two programs: any other process reading fd 100 while the
     # test runs (a linker does, in a build beside it) is rightly counted
     mine = '{comm=~"reader|rd_small"}'
@@ -76,6 +81,27 @@ def prometheus_histogram(argv):
         want["+Inf"] = times * 13
         assert buckets[comm] == want, (comm, buckets[comm], want)
     print(f"    Prometheus: {sum(len(b) for b in buckets.values())} bucket series exact", file=sys.stderr)
+
+
+def prometheus_query(argv):
+    """PORT QUERY VALUE: Prometheus (on PORT) has scraped pmtrace (up 1)
+    and QUERY's one series has VALUE, within 60 s."""
+    import time
+    port, q, want = argv[1], argv[2], argv[3]
+
+    def query(q):
+        return prom_query(port, q)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        r = query(q)
+        if r and r[0]["value"][1] == want:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"Prometheus has {q} = {r}, not {want}; up: {query('up')}")
+    up = query('up{job="pmtrace"}')
+    assert up and up[0]["value"][1] == "1", up
+    print(f"    Prometheus scraped {q} = {want}", file=sys.stderr)
 
 
 def pprof_vs_folded(argv):
