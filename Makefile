@@ -6,7 +6,7 @@
 #   test-deps      ... and those the tests need (oracles, QEMU, linters)
 #   test           everything below, ending "N passed, N failed, N skipped"
 #   unit, asan     the unit tests (no root), plain and under ASan+UBSan
-#   fuzz           the filter compiler under libFuzzer (FUZZ_SECONDS)
+#   fuzz           every libFuzzer target (tests/fuzz/), FUZZ_SECONDS each
 #   lint           clang-format, shellcheck, the man page, tools/check-deps
 #   vmtest         the runtime suite in QEMU guests (Debian's 6.1, 6.12)
 #   testprogs      the runtime tests' programs (tests/testprogs/rules.mk)
@@ -99,7 +99,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 
-.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz vmtest test-load lint \
+.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz fuzz-build vmtest test-load lint \
 	install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -178,19 +178,36 @@ $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 
 include tests/testprogs/rules.mk
 
-# libFuzzer target for the filter compiler (clang, ASan+UBSan+leaks).
-FUZZ_SRCS := tests/fuzz/filter_fuzz.c $(PURE_SRCS) src/btf/btftypes_bpf.c
-$(OUTPUT)/filter_fuzz: $(FUZZ_SRCS) $(wildcard src/*/*.h bpf/abi.h bpf/abi/*.h) $(OUTPUT)/gen/syscall_nrs.h
+# libFuzzer targets, tests/fuzz/*_fuzz.c (clang, ASan+UBSan+leaks): the
+# pure objects built once, instrumented, and linked into each. `make fuzz`
+# runs each for FUZZ_SECONDS, `make fuzz-NAME` one; the corpus grows in
+# $(OUTPUT)/fuzz-corpus/NAME, seeded from tests/fuzz/corpus/NAME and, for
+# elf, from real programs (the test programs: USDT notes, CFI, PLTs).
+FUZZ_NAMES := $(patsubst tests/fuzz/%_fuzz.c,%,$(wildcard tests/fuzz/*_fuzz.c))
+FUZZ_OBJS := $(patsubst %.c,$(OUTPUT)/fuzzobj/%.o,$(PURE_SRCS) src/btf/btftypes_bpf.c)
+FUZZ_CFLAGS = -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) -fno-sanitize-recover=all
+$(OUTPUT)/fuzzobj/%.o: %.c $(FLAGS_FILE) $(OUTPUT)/gen/syscall_nrs.h
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+$(OUTPUT)/fuzz/%: tests/fuzz/%_fuzz.c $(FUZZ_OBJS)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 $(WARN) -std=gnu11 -D_GNU_SOURCE $(INCLUDES) \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRCS) \
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_OBJS) \
 		$(PURE_LIBS) -lbpf -o $@
+FUZZ_ELF_SEEDS := $(addprefix $(OUTPUT)/testprogs/,usdt_prog nofp libdlthrow.so)
+$(OUTPUT)/fuzz-seeds/elf: $(FUZZ_ELF_SEEDS)
+	$(Q)mkdir -p $@
+	$(Q)for f in $^; do strip -o $@/$$(basename $$f).stripped $$f && cp $$f $@/; done
 
 FUZZ_SECONDS ?= 60
-fuzz: $(OUTPUT)/filter_fuzz
-	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus
-	$(Q)$(OUTPUT)/filter_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=5 \
-		-print_final_stats=1 $(OUTPUT)/fuzz-corpus tests/fuzz/corpus
+fuzz-build: $(addprefix $(OUTPUT)/fuzz/,$(FUZZ_NAMES)) $(OUTPUT)/fuzz-seeds/elf
+fuzz: $(addprefix fuzz-,$(FUZZ_NAMES))
+$(addprefix fuzz-,$(FUZZ_NAMES)): fuzz-%: $(OUTPUT)/fuzz/% $(OUTPUT)/fuzz-seeds/elf
+	$(Q)mkdir -p $(OUTPUT)/fuzz-corpus/$* tests/fuzz/corpus/$*
+	$(Q)$(OUTPUT)/fuzz/$* -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=1024 \
+		-print_final_stats=1 $(OUTPUT)/fuzz-corpus/$* tests/fuzz/corpus/$* \
+		$(if $(filter elf,$*),$(OUTPUT)/fuzz-seeds/elf)
 
 unit: $(OUTPUT)/test_unit
 	$(Q)$(OUTPUT)/test_unit

@@ -297,7 +297,9 @@ int pmt_py__line(const uint8_t *t, size_t n, int firstlineno, uint32_t lasti)
 {
 	size_t i = 0;
 	uint32_t at = 0, uv;
-	int line = firstlineno, delta;
+	/* wide: the table is another process's memory, and its deltas may
+	 * add up past an int; a line no int holds is unknown */
+	int64_t line = firstlineno, delta;
 
 	/* entries: a first byte with bit 7 set, code in bits 3-6, code
 	 * units covered - 1 in bits 0-2, then the code's bytes */
@@ -308,14 +310,16 @@ int pmt_py__line(const uint8_t *t, size_t n, int firstlineno, uint32_t lasti)
 		delta = 0;
 		if (code == 13 || code == 14) { /* no columns; long form */
 			uv = varint(t, n, &i);
-			delta = uv & 1 ? -(int)(uv >> 1) : (int)(uv >> 1);
+			delta = uv & 1 ? -(int64_t)(uv >> 1) : (int64_t)(uv >> 1);
 		} else if (code >= 10 && code <= 12) { /* one line forms */
 			delta = code - 10;
 		}
 		line += delta;
 		at += (b & 7) + 1;
-		if (lasti < at)
-			return code == 15 ? 0 : line; /* 15: no location */
+		if (lasti < at) /* 15: no location */
+			return code == 15 || line < INT32_MIN || line > INT32_MAX ? 0 : (int)line;
+		if (line < -(1LL << 40) || line > 1LL << 40)
+			return 0;
 		while (i < n && !(t[i] & 0x80))
 			i++;
 	}

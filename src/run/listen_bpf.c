@@ -497,20 +497,15 @@ static enum MHD_Result serve_profile(struct pmt_listen *l, struct MHD_Connection
 	struct timespec deadline;
 	uint8_t *gz = NULL;
 	size_t len = 0;
-	char *end;
 	int w;
 
 	if (!l->profiles)
 		return text_reply(c, MHD_HTTP_NOT_FOUND,
 				  "no profile: this pmtrace aggregates no stacks; run it with -e "
 				  "EVENT --stack (or --offcpu) to serve profiles\n");
-	if (arg) {
-		secs = strtol(arg, &end, 10);
-		if (!*arg || *end || secs < 1 || secs > PROFILE_MAX_S)
-			return text_reply(c, MHD_HTTP_BAD_REQUEST,
-					  "seconds: expected a whole number of seconds from 1 to "
-					  "3600\n");
-	}
+	if (arg && pmt_web__seconds(arg, PROFILE_MAX_S, &secs))
+		return text_reply(c, MHD_HTTP_BAD_REQUEST,
+				  "seconds: expected a whole number of seconds from 1 to 3600\n");
 	w = pmt_aggmaps__window_open(l->s->aggmaps);
 	if (w == -EBUSY)
 		return text_reply(c, MHD_HTTP_TOO_MANY_REQUESTS,

@@ -505,3 +505,16 @@ void pmt_webcfg__free(struct pmt_webcfg *c)
 		free(c->headers[i].value);
 	memset(c, 0, sizeof(*c));
 }
+
+int pmt_web__seconds(const char *arg, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!*arg || *end || errno || v < 1 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

@@ -61,4 +61,8 @@ int pmt_webcfg__parse(struct pmt_webcfg *c, const char *text, size_t len, const 
 void pmt_webcfg__priorities(const struct pmt_webcfg *c, char *buf, size_t len);
 void pmt_webcfg__free(struct pmt_webcfg *c);
 
+/* A request's seconds=N (/debug/pprof/profile): decimal, 1 to max, as
+ * Go's net/http/pprof reads it; 0, or -EINVAL. */
+int pmt_web__seconds(const char *arg, long max, long *out);
+
 #endif

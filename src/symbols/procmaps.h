@@ -5,6 +5,7 @@
 #ifndef PMT_PROCMAPS_H
 #define PMT_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pmt_procmap {
@@ -13,6 +14,9 @@ struct pmt_procmap {
 	const char *path;      /* "/usr/lib/...", "[vdso]", "" (valid in the call) */
 };
 
+/* One line of a maps file (its newline cut): true, and m filled (path
+ * into line), when it is an executable mapping. */
+bool pmt_procmaps__line(char *line, struct pmt_procmap *m);
 /* fn for each executable mapping of process pid, in address order.
  * -errno when its maps cannot be read (the process is gone). */
 int pmt_procmaps__each(uint32_t pid, void (*fn)(void *ctx, const struct pmt_procmap *m), void *ctx);

@@ -108,6 +108,7 @@ static int fde_starts(Elf *elf, uint64_t **starts, size_t *n)
 		if (read_enc(&q, end, p[3], hv + (uint64_t)(q - p), hv, &(*starts)[i]) ||
 		    read_enc(&q, end, p[3], hv + (uint64_t)(q - p), hv, &v)) {
 			free(*starts);
+			*starts = NULL; /* the caller frees what it is given */
 			return -EINVAL;
 		}
 	*n = count;
