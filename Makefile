@@ -274,11 +274,15 @@ install: pmtrace
 	$(Q)install -D -m 0644 tools/man/pmtrace.8 $(DESTDIR)$(PREFIX)/share/man/man8/pmtrace.8
 	$(Q)install -D -m 0644 tools/completion/pmtrace \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pmtrace
+	$(Q)mkdir -p $(DESTDIR)$(PREFIX)/lib/systemd/system
+	$(Q)sed 's|/usr/local/sbin/pmtrace|$(PREFIX)/sbin/pmtrace|' tools/systemd/pmtrace-profiler.service \
+		>$(DESTDIR)$(PREFIX)/lib/systemd/system/pmtrace-profiler.service
 
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(DESTDIR)$(PREFIX)/sbin/pmtrace $(DESTDIR)$(PREFIX)/share/man/man8/pmtrace.8 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pmtrace
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pmtrace \
+		$(DESTDIR)$(PREFIX)/lib/systemd/system/pmtrace-profiler.service
 
 # The man page's source is tools/man/pmtrace.8.scd; the roff is committed
 # so a build needs no scdoc (make lint checks they agree).

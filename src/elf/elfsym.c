@@ -277,7 +277,7 @@ int pmt_elf__locate(const char *name, char *out, size_t len)
 	if (strstr(name, ".so")) {
 		for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
 			snprintf(out, len, "%s/%s", libdirs[i], name);
-			if (!access(out, R_OK))
+			if (!faccessat(AT_FDCWD, out, R_OK, AT_EACCESS))
 				return 0;
 		}
 		return -ENOENT;
@@ -287,7 +287,7 @@ int pmt_elf__locate(const char *name, char *out, size_t len)
 	     dir = strtok_r(NULL, ":", &save)) {
 		snprintf(out, len, "%s/%s", dir, name);
 		/* scripts (a pyenv shim) are passed over for the ELF file */
-		if (!access(out, X_OK) && is_elf(out)) {
+		if (!faccessat(AT_FDCWD, out, X_OK, AT_EACCESS) && is_elf(out)) {
 			free(copy);
 			return 0;
 		}
@@ -375,7 +375,7 @@ int pmt_elf__needed(const char *path, pmt_elf_needed_fn fn, void *ctx)
 		     d = strtok_r(NULL, ":", &save)) {
 			expand_origin(d, path, dir, sizeof(dir));
 			snprintf(found, sizeof(found), "%s/%s", dir, needed[i]);
-			if (!access(found, R_OK))
+			if (!faccessat(AT_FDCWD, found, R_OK, AT_EACCESS))
 				done = true;
 		}
 		free(copy);

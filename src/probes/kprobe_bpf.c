@@ -12,6 +12,7 @@
  * --kprobe-mode forces fentry or kprobe. A kernel with neither (no
  * CONFIG_KPROBES, trampolines refused) gets one message saying so.
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,12 +131,12 @@ static const struct pmt_kfeatures *probe_features(const struct btf *btf, const c
 	if (kf.probed)
 		return f;
 	kf.probed = true;
-	f->kprobe = !access(KPROBE_PMU, R_OK);
+	f->kprobe = !faccessat(AT_FDCWD, KPROBE_PMU, R_OK, AT_EACCESS);
 	if (!f->kprobe && !pmt_tracefs__root(&root, &quiet)) {
 		char path[300];
 
 		snprintf(path, sizeof(path), "%s/kprobe_events", root);
-		f->kprobe = !access(path, W_OK);
+		f->kprobe = !faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
 	}
 	f->multi = f->kprobe && probe_multi();
 	f->fentry = probe_fentry(btf, func, f);

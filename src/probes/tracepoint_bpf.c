@@ -58,6 +58,11 @@ static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, con
 		suggest_names(c, full);
 		return -EINVAL;
 	}
+	/* the user's to mend (tracefs not theirs to read): as it was said */
+	if (ret && err.cls == PMT_ERR_USAGE && !pmt_error__set(c->err)) {
+		*c->err = err;
+		return ret;
+	}
 	if (ret)
 		return pmt_error__runtime(c->err, ret, "%s:%s: %s", cat, name, err.msg);
 	if (pmt_stackrec__add_tp_fields(fmt)) {

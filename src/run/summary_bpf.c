@@ -7,6 +7,7 @@
 #include <string.h>
 #include "aggregate/maps.h"
 #include "run/session.h"
+#include "symbols/symbols.h"
 #include "run/summary.h"
 #include "util/log.h"
 #include "util/strutil.h"
@@ -184,6 +185,30 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 	return lost;
 }
 
+/* What this user may not read, said once at the end: kernel symbols,
+ * other users' processes, and perf maps another user wrote for a process
+ * (not read, as perf refuses them: a user must not name another's
+ * frames) */
+static void warn_unread(struct pmt_session *s)
+{
+	struct pmt_syms_stats st;
+
+	pmt_syms__stats(s->syms, &st);
+	if (st.ksyms_hidden)
+		pmt_warn("kernel frames unknown: /proc/kallsyms shows this user no addresses; "
+			 "kernel symbols need CAP_SYSLOG (or root)");
+	if (st.denied)
+		pmt_warn("%llu process%s of other users not read (the first: pid %u): their user "
+			 "frames stay unknown; reading them needs CAP_SYS_PTRACE (or root)",
+			 (unsigned long long)st.denied, st.denied == 1 ? "" : "es", st.denied_pid);
+	if (!st.jit_refused)
+		return;
+	pmt_warn("%llu perf map%s not read: /tmp/perf-%u.map%s is owned by uid %u, neither "
+		 "its process's user nor root; the JIT frames it would name stay unknown",
+		 (unsigned long long)st.jit_refused, st.jit_refused == 1 ? "" : "s",
+		 st.jit_refused_pid, st.jit_refused == 1 ? "" : " (the first)", st.jit_refused_uid);
+}
+
 void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 {
 	uint64_t lost, st[PMT_STAT__MAX];
@@ -194,6 +219,7 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 	for (i = 0; i < PMT_STAT__MAX; i++)
 		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
 	lost = warn_drops(l, s, st);
+	warn_unread(s);
 	if (pmt_quiet)
 		return;
 	if (s->opts->agg.fn) {

@@ -244,7 +244,7 @@ int pmt_cgroup__open(const char *arg, int *fd, char *shown, size_t len, struct p
 	/* what the nearest existing parent holds */
 	while ((slash = strrchr(path + rl, '/'))) {
 		*slash = '\0';
-		if (!access(path[rl] ? path : root, F_OK))
+		if (!faccessat(AT_FDCWD, path[rl] ? path : root, F_OK, AT_EACCESS))
 			break;
 	}
 	children(path[rl] ? path : root, near, sizeof(near));

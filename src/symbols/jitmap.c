@@ -74,7 +74,30 @@ struct pmt_jitmap *pmt_jitmap__from_fd(int fd)
 	return j;
 }
 
-struct pmt_jitmap *pmt_jitmap__open(uint32_t pid)
+/* Opened as perf opens one, and stricter: not through a symbolic link,
+ * not a FIFO or device, owned by root or by the process's own user (uid;
+ * -1 when not known: root's alone). Another user's file is not taken for
+ * the process's names: -EPERM, its owner in *owner. */
+static int open_owned(const char *path, uint32_t uid, uid_t *owner)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_uid != 0 && (uid == UINT32_MAX || st.st_uid != uid)) {
+		*owner = st.st_uid;
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+struct pmt_jitmap *pmt_jitmap__open(uint32_t pid, uint32_t uid, uid_t *refused)
 {
 	char path[96];
 	int fd;
@@ -82,11 +105,13 @@ struct pmt_jitmap *pmt_jitmap__open(uint32_t pid)
 	/* its own root and pid: the same file as /tmp/perf-PID.map for a
 	 * process in pmtrace's namespaces */
 	snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", pid, ns_pid(pid));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	fd = open_owned(path, uid, refused);
+	if (fd == -ENOENT || fd == -EACCES) {
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open_owned(path, uid, refused);
 	}
+	if (fd == -EPERM)
+		errno = EPERM;
 	return fd < 0 ? NULL : pmt_jitmap__from_fd(fd);
 }
 

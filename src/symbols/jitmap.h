@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define PMT_JITMAP_RECHECK_NS (1000 * 1000ULL)
 /* functions kept a process (a runtime rewrites hot code, and each
@@ -26,8 +27,10 @@
 struct pmt_jitmap;
 
 /* pid's perf map, opened now (its descriptor is kept, so the file is
- * still read after the process has gone); NULL when it has none. */
-struct pmt_jitmap *pmt_jitmap__open(uint32_t pid);
+ * still read after the process has gone); NULL when it has none, or
+ * (errno EPERM, the file's owner in *refused) when another user than the
+ * process's (uid, -1 when not known) or root owns it. */
+struct pmt_jitmap *pmt_jitmap__open(uint32_t pid, uint32_t uid, uid_t *refused);
 /* The map read from an open descriptor (taken over), for tests. */
 struct pmt_jitmap *pmt_jitmap__from_fd(int fd);
 void pmt_jitmap__free(struct pmt_jitmap *j);

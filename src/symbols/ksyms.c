@@ -22,6 +22,7 @@ static void read_kallsyms(struct pmt_syms *s)
 	size_t cap = 0, used = 0, kcap = 0;
 	char line[512], type, name[256];
 	unsigned long long addr;
+	size_t zeros = 0;
 
 	s->ksyms_read = true;
 	if (!f)
@@ -30,8 +31,12 @@ static void read_kallsyms(struct pmt_syms *s)
 	while (fgets(line, sizeof(line), f)) {
 		size_t n;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
+		if (!addr) {
+			zeros++;
+			continue;
+		}
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		struct ksym *k = pmt_grow(s->ksyms, &cap, s->nksyms, sizeof(*k), 65536);
@@ -51,6 +56,8 @@ static void read_kallsyms(struct pmt_syms *s)
 		used += n;
 	}
 	fclose(f);
+	/* the kernel shows this user zeros for every address */
+	s->ksyms_hidden = !s->nksyms && zeros;
 	if (s->nksyms > 1)
 		pmt_sort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 }

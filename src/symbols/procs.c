@@ -3,9 +3,12 @@
  * first sight, then kept current by the kernel's fork, exec, mmap and
  * exit records (symbols/sideband_bpf.c); exited processes kept, within a bound,
  * for the samples not yet printed. */
+#include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "symbols/symbols_internal.h"
 #include "symbols/procmaps.h"
@@ -60,6 +63,8 @@ static void proc_remove(struct pmt_syms *s, uint32_t pid)
 /* A process without mappings; an exited one of that pid goes. */
 static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 {
+	struct stat st;
+	char dir[32];
 	struct proc *p;
 	size_t at;
 
@@ -72,6 +77,9 @@ static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
+	/* its user, while it lives: whose perf map names its frames */
+	snprintf(dir, sizeof(dir), "/proc/%u", pid);
+	p->uid = stat(dir, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
 	s->procs[at] = p;
 	return p;
 }
@@ -139,8 +147,10 @@ static struct proc *read_proc(struct pmt_syms *s, uint32_t pid)
 {
 	struct reading r = {s, proc_new(s, pid)};
 
-	if (r.p)
-		pmt_procmaps__each(pid, map_listed, &r);
+	/* another user's, without CAP_SYS_PTRACE: counted, its frames
+	 * unknown */
+	if (r.p && pmt_procmaps__each(pid, map_listed, &r) == -EACCES && !s->denied++)
+		s->denied_pid = pid;
 	return r.p;
 }
 
@@ -350,6 +360,12 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 	st->procs = s->nprocs;
 	st->exited = s->ndead;
 	st->forgotten = s->forgotten_total;
+	st->ksyms_hidden = s->ksyms_hidden;
+	st->denied = s->denied;
+	st->denied_pid = s->denied_pid;
+	st->jit_refused = s->jit_refused;
+	st->jit_refused_pid = s->jit_refused_pid;
+	st->jit_refused_uid = s->jit_refused_uid;
 	st->files = s->nfiles;
 	st->fds = s->held + s->nsrc;
 	for (i = 0; i < s->nfiles; i++) {

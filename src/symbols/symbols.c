@@ -86,13 +86,21 @@ static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
 }
 
 /* An address in no file: JIT code, named by the process's perf map. */
-static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *off)
+static const char *jit_name(struct pmt_syms *s, struct proc *p, uint64_t addr, uint64_t *off)
 {
 	uint64_t now = pmt_now_ns();
+	uid_t owner = 0;
 
 	if (!p->jit && (!p->jit_looked_ns || now - p->jit_looked_ns >= JIT_RETRY_NS)) {
+		bool looked = p->jit_looked_ns;
+
 		p->jit_looked_ns = now;
-		p->jit = pmt_jitmap__open(p->pid);
+		errno = 0;
+		p->jit = pmt_jitmap__open(p->pid, p->uid, &owner);
+		if (!p->jit && errno == EPERM && !looked && !s->jit_refused++) {
+			s->jit_refused_pid = p->pid;
+			s->jit_refused_uid = (uint32_t)owner;
+		}
 	}
 	return p->jit ? pmt_jitmap__name(p->jit, addr, off, now) : NULL;
 }
@@ -150,7 +158,7 @@ static const char *user_name(struct pmt_syms *s, uint32_t pid, uint64_t addr, ui
 	struct map *m = p ? syms_map_find(p, addr) : NULL;
 
 	if (!m)
-		return p ? jit_name(p, addr, off) : NULL;
+		return p ? jit_name(s, p, addr, off) : NULL;
 	*in = m->f;
 	*at = addr - m->start + m->pgoff;
 	if (!(tab = syms_file_table(s, m->f, pid, m)))
@@ -490,7 +498,7 @@ static int64_t jit_intern(struct pmt_syms *s, const char *name)
 static uint64_t rebase_unmapped(struct pmt_syms *s, struct proc *p, uint64_t addr)
 {
 	uint64_t off = 0, i = MAX_PINNED;
-	const char *name = jit_name(p, addr, &off);
+	const char *name = jit_name(s, p, addr, &off);
 	int64_t k = name && off < (1ULL << FILE_FRAME_SHIFT) ? jit_intern(s, name) : -1;
 
 	if (k >= 0)

@@ -110,6 +110,15 @@ uint64_t pmt_syms__forgotten(struct pmt_syms *s);
 struct pmt_syms_stats {
 	size_t procs, exited, files, fds, bytes;
 	uint64_t forgotten; /* exited processes forgotten, in all */
+	/* processes of other users whose maps this user may not read
+	 * (CAP_SYS_PTRACE; the first one's pid) */
+	uint64_t denied;
+	uint32_t denied_pid;
+	bool ksyms_hidden; /* /proc/kallsyms gave only zeros (CAP_SYSLOG) */
+	/* processes whose perf map another user owns: not read (the first
+	 * one's pid and the file's owner) */
+	uint64_t jit_refused;
+	uint32_t jit_refused_pid, jit_refused_uid;
 };
 void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st);
 

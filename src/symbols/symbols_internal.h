@@ -67,6 +67,7 @@ struct proc {
 	 * first named; looked for again at most every JIT_RETRY_NS */
 	struct pmt_jitmap *jit;
 	uint64_t jit_looked_ns;
+	uint32_t uid; /* its user (/proc/PID's owner) when first met; -1: gone */
 };
 
 /* A process without a perf map when first asked may write one later (a
@@ -110,8 +111,16 @@ struct pmt_syms {
 	struct dead *dead; /* exits in order: a ring of MAX_DEAD */
 	size_t dead_head, ndead;
 	uint64_t forgotten, forgotten_total; /* since the last call; in all */
-	size_t max_dead;		     /* MAX_DEAD, or PMT_MAX_DEAD's */
-	void (*on_bound)(void *ctx);	     /* pmt_syms__on_bound */
+	/* processes whose maps this user may not read (CAP_SYS_PTRACE) */
+	uint64_t denied;
+	uint32_t denied_pid;
+	/* kallsyms' addresses hidden (CAP_SYSLOG) */
+	bool ksyms_hidden;
+	/* perf maps not read: another user's (the first's file and owner) */
+	uint64_t jit_refused;
+	uint32_t jit_refused_pid, jit_refused_uid;
+	size_t max_dead;	     /* MAX_DEAD, or PMT_MAX_DEAD's */
+	void (*on_bound)(void *ctx); /* pmt_syms__on_bound */
 	void *on_bound_ctx;
 	bool settling; /* on_bound under way */
 	/* files frames were rebased onto (pmt_syms__rebase), by index:

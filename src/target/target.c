@@ -18,7 +18,8 @@ static bool executable(const char *path)
 {
 	struct stat st;
 
-	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+	return !stat(path, &st) && S_ISREG(st.st_mode) &&
+	       !faccessat(AT_FDCWD, path, X_OK, AT_EACCESS);
 }
 
 int pmt_child__check(char *const argv[], struct pmt_error *err)
@@ -31,8 +32,9 @@ int pmt_child__check(char *const argv[], struct pmt_error *err)
 		if (executable(cmd))
 			return 0;
 		return pmt_error__usage(err, "cannot execute '%s': %s", cmd,
-					access(cmd, F_OK) ? strerror(errno)
-							  : "not an executable file");
+					faccessat(AT_FDCWD, cmd, F_OK, AT_EACCESS)
+						? strerror(errno)
+						: "not an executable file");
 	}
 	path = getenv("PATH");
 	if (!path)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,16 +35,30 @@ static int find_mount(const char *fstype, char *dir, size_t len)
 	return -ENOENT;
 }
 
-static bool has_events(const char *dir)
+/* 0, or -errno: whether this user may read dir's events. By the
+ * effective credentials and capabilities (AT_EACCESS): access() judges
+ * by the real user and ignores capabilities, so it would deny the
+ * CAP_DAC_READ_SEARCH a user without root was given. */
+static int events_access(const char *dir)
 {
 	char path[300];
 
 	snprintf(path, sizeof(path), "%s/available_events", dir);
-	return access(path, R_OK) == 0;
+	return faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) ? -errno : 0;
+}
+
+static bool has_events(const char *dir, bool *denied)
+{
+	int r = events_access(dir);
+
+	if (r == -EACCES || r == -EPERM)
+		*denied = true;
+	return !r;
 }
 
 int pmt_tracefs__root(const char **root, struct pmt_error *e)
 {
+	bool denied = false;
 	char dir[256];
 	int err;
 
@@ -54,10 +69,13 @@ int pmt_tracefs__root(const char **root, struct pmt_error *e)
 	/* the standard place first, mounted if need be: libbpf looks for
 	 * tracepoint ids there (or in debugfs), not in /proc/mounts */
 	snprintf(dir, sizeof(dir), "/sys/kernel/tracing");
-	if (has_events(dir) || (!mount("nodev", dir, "tracefs", 0, NULL) && has_events(dir)))
+	if (has_events(dir, &denied))
+		goto found;
+	/* mounted where it belongs and not ours to read: said as such */
+	if (!denied && !mount("nodev", dir, "tracefs", 0, NULL) && has_events(dir, &denied))
 		goto found;
 	err = -errno;
-	if (!find_mount("tracefs", dir, sizeof(dir)) && has_events(dir))
+	if (!find_mount("tracefs", dir, sizeof(dir)) && has_events(dir, &denied))
 		goto found;
 	/* old kernels: tracing lives inside debugfs */
 	if (find_mount("debugfs", dir, sizeof(dir))) {
@@ -65,14 +83,23 @@ int pmt_tracefs__root(const char **root, struct pmt_error *e)
 		mount("nodev", dir, "debugfs", 0, NULL);
 	}
 	strncat(dir, "/tracing", sizeof(dir) - strlen(dir) - 1);
-	if (has_events(dir))
+	if (has_events(dir, &denied))
 		goto found;
+	if (denied) {
+		pmt_error__usage(e, "permission denied: tracefs (/sys/kernel/tracing) is root's "
+				    "alone; tracepoints need CAP_DAC_READ_SEARCH (or root)");
+		pmt_error__hint(e,
+				"grant it with the others: setcap "
+				"cap_bpf,cap_perfmon,cap_dac_read_search+ep pmtrace (pmtrace(8), "
+				"PRIVILEGES)");
+		return -EACCES;
+	}
 	err = err ? err : -ENOENT;
 	pmt_error__runtime(e, err,
 			   "tracefs not available: cannot mount it at /sys/kernel/tracing: %s",
 			   strerror(-err));
-	pmt_error__hint(e,
-			"mount it with: mount -t tracefs nodev /sys/kernel/tracing (needs root)");
+	pmt_error__hint(e, "mount it once as root: mount -t tracefs nodev /sys/kernel/tracing "
+			   "(mounting needs CAP_SYS_ADMIN)");
 	return err;
 found:
 	snprintf(tracefs_root, sizeof(tracefs_root), "%s", dir);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The one error value (error.h). */
+#include <unistd.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +24,14 @@ static void vset(struct pmt_error *e, enum pmt_err_class cls, int code, const ch
 int pmt_error__attach(struct pmt_error *e, int code, const char *spec, const char *kind,
 		      const char *reason)
 {
-	return pmt_error__runtime(e, code, "%s: cannot attach %s: %s", spec, kind, reason);
+	int r = pmt_error__runtime(e, code, "%s: cannot attach %s: %s", spec, kind, reason);
+
+	/* measured: the uprobe and kprobe PMUs refuse CAP_PERFMON alone */
+	if ((code == -EACCES || code == -EPERM) && geteuid() != 0)
+		pmt_error__hint(e,
+				"without root, the kernel gives uprobes, USDT probes and kprobes "
+				"only to CAP_SYS_ADMIN (pmtrace(8), PRIVILEGES)");
+	return r;
 }
 
 void pmt_error__prefix(struct pmt_error *e, const char *fmt, ...)

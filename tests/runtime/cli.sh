@@ -87,9 +87,12 @@ test_make_install() {
 	requires host || return	# the guest's tree is read-only: no make there
 	local root=$WORK/root f
 	make -s install DESTDIR="$root" PREFIX=/usr >/dev/null || return 1
-	for f in sbin/pmtrace share/man/man8/pmtrace.8 share/bash-completion/completions/pmtrace; do
+	for f in sbin/pmtrace share/man/man8/pmtrace.8 share/bash-completion/completions/pmtrace \
+		lib/systemd/system/pmtrace-profiler.service; do
 		[ -f "$root/usr/$f" ] || { fail "make install did not install usr/$f"; return 1; }
 	done
+	grep -q '^ExecStart=/usr/sbin/pmtrace ' "$root/usr/lib/systemd/system/pmtrace-profiler.service" ||
+		{ fail "the unit does not run the installed pmtrace"; return 1; }
 	"$root/usr/sbin/pmtrace" --version | grep -Eq '^pmtrace [0-9]+\.[0-9]+\.[0-9]+$' || { fail "no version"; return 1; }
 	[ -z "$(man --warnings -l "$root/usr/share/man/man8/pmtrace.8" 2>&1 >/dev/null)" ] || {
 		fail "man --warnings complains"; return 1; }
@@ -290,4 +293,84 @@ test_guest_out_of_budget() {
 	grep -Eq '^runtime: [0-9]+ passed, [1-9][0-9]* failed, [0-9]+ skipped$' "$WORK/vm.log" ||
 		{ sed 's/^/    | /' "$WORK/vm.log" >&2; fail "no counts"; return 1; }
 	grep -q "status out of budget after" "$WORK/vm.log" || { fail "vmtest's last line"; return 1; }
+}
+
+# pmtrace as nobody (uid 65534), with only the capabilities each job
+# needs (pmtrace(8), PRIVILEGES), ambient through setpriv: the job works,
+# exactly; without one, the refusal or the summary names it.
+as_nobody() { # CAPS PMTRACE-ARGS...: CAPS "+bpf,+perfmon" (or "")
+	local caps=$1
+	shift
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="-all${caps:+,$caps}" \
+		--ambient-caps="-all${caps:+,$caps}" "$PMT" "$@"
+}
+
+test_capabilities_instead_of_root() {
+	requires setpriv || return
+	local tp=+bpf,+perfmon,+dac_read_search out
+	# a tracepoint counted: CAP_BPF, CAP_PERFMON, CAP_DAC_READ_SEARCH
+	out=$(as_nobody "$tp" -q --tp syscalls:sys_enter_getppid --count -- "$TP"/getppid_loop 321 2>"$WORK/e1")
+	expect_eq "getppid counted as nobody" "$(grep '^@' <<<"$out")" "@: 321" || { cat "$WORK/e1" >&2; return 1; }
+	as_nobody +bpf,+perfmon -q --tp syscalls:sys_enter_getppid --count -- "$TP"/getppid_loop 3 >/dev/null 2>"$WORK/e2"
+	expect_eq "exit status without CAP_DAC_READ_SEARCH" $? 2 || return 1
+	grep -q "tracepoints need CAP_DAC_READ_SEARCH" "$WORK/e2" || { cat "$WORK/e2" >&2; fail "CAP_DAC_READ_SEARCH not named"; return 1; }
+	as_nobody +bpf,+dac_read_search -q --tp syscalls:sys_enter_getppid --count -- "$TP"/getppid_loop 3 >/dev/null 2>"$WORK/e3"
+	expect_eq "exit status without CAP_PERFMON" $? 2 || return 1
+	grep -q "needs root, or CAP_BPF and CAP_PERFMON" "$WORK/e3" || { cat "$WORK/e3" >&2; fail "CAP_PERFMON not named"; return 1; }
+	# a uprobe: the kernel's uprobe PMU asks CAP_SYS_ADMIN
+	as_nobody "$tp" -q --uprobe "$TP/calls:pmt_ut_add" --count -- "$TP"/calls 5 >/dev/null 2>"$WORK/e4"
+	expect_eq "exit status of a uprobe without CAP_SYS_ADMIN" $? 1 || return 1
+	grep -q "uprobes, USDT probes and kprobes only to CAP_SYS_ADMIN" "$WORK/e4" || { cat "$WORK/e4" >&2; fail "CAP_SYS_ADMIN not named"; return 1; }
+	out=$(as_nobody "$tp,+sys_admin" -q --uprobe "$TP/calls:pmt_ut_add" --count -- "$TP"/calls 50 2>"$WORK/e4")
+	expect_eq "uprobe calls as nobody" "$(grep '^@' <<<"$out")" "@: 50" || { cat "$WORK/e4" >&2; return 1; }
+	# kernel frames: CAP_SYSLOG, or a word of it
+	as_nobody "$tp" -q -e cpu-clock --freq 499 --stack kernel --folded -- "$TP"/getppid_loop 300000 >"$WORK/k.folded" 2>"$WORK/e5" || { cat "$WORK/e5" >&2; return 1; }
+	grep -q "kernel symbols need CAP_SYSLOG" "$WORK/e5" || { cat "$WORK/e5" >&2; fail "CAP_SYSLOG not named"; return 1; }
+	as_nobody "$tp,+syslog" -q -e cpu-clock --freq 499 --stack kernel --folded -- "$TP"/getppid_loop 300000 >"$WORK/k.folded" 2>"$WORK/e6" || { cat "$WORK/e6" >&2; return 1; }
+	if grep -q "CAP_SYSLOG" "$WORK/e6" || ! grep -q '^getppid_loop;.*do_syscall_64' "$WORK/k.folded"; then
+		cat "$WORK/e6" "$WORK/k.folded" >&2
+		fail "kernel frames not named with CAP_SYSLOG"
+		return 1
+	fi
+	# root's process: its user frames need CAP_SYS_PTRACE
+	"$TP"/spinner 3000 >/dev/null &
+	local spin=$!
+	as_nobody "$tp" -q -a -e cpu-clock --freq 499 --stack user --folded -d 1 >"$WORK/u.folded" 2>"$WORK/e7"
+	grep -q "of other users not read .*needs CAP_SYS_PTRACE" "$WORK/e7" || { kill $spin; cat "$WORK/e7" >&2; fail "CAP_SYS_PTRACE not named"; return 1; }
+	as_nobody "$tp,+sys_ptrace" -q -a -e cpu-clock --freq 499 --stack user --folded -d 1 >"$WORK/u.folded" 2>"$WORK/e8"
+	kill $spin
+	grep -q '^spinner;.*pmt_spin_inner' "$WORK/u.folded" || { grep spinner "$WORK/u.folded" | head -3 >&2; cat "$WORK/e8" >&2; fail "root's spinner not named with CAP_SYS_PTRACE"; return 1; }
+	no_leftovers
+}
+
+# The always-on unit (tools/systemd/pmtrace-profiler.service): systemd
+# finds it sound and its sandboxing rated OK; its command, run as nobody
+# with the unit's capabilities and no others (its port 0, no web.yml),
+# serves a CPU profile whose samples name their functions.
+test_systemd_unit() {
+	requires systemd-analyze setpriv curl || return
+	local unit=$WORK/pmtrace-profiler.service caps args
+	sed "s|/usr/local/sbin/pmtrace|$(realpath "$PMT")|" tools/systemd/pmtrace-profiler.service >"$unit"
+	systemd-analyze verify --man=no "$unit" || { fail "systemd-analyze verify"; return 1; }
+	systemd-analyze security --offline=true "$unit" >"$WORK/sec" 2>&1
+	grep -Eq 'Overall exposure level for pmtrace-profiler.service: [0-4]\.[0-9] OK' "$WORK/sec" ||
+		{ tail -3 "$WORK/sec" >&2; fail "exposure not OK"; return 1; }
+	caps=$(sed -n 's/^AmbientCapabilities=//p' "$unit" | tr ' ' '\n' | sed 's/^CAP_//' | tr '[:upper:]' '[:lower:]' | sed 's/^/+/' | paste -sd,)
+	expect_eq "the bounding set is the ambient one" "$(sed -n 's/^CapabilityBoundingSet=//p' "$unit")" \
+		"$(sed -n 's/^AmbientCapabilities=//p' "$unit")" || return 1
+	read -ra args < <(sed -n 's/^ExecStart=[^ ]* //p' "$unit" | sed 's/--listen [^ ]*/--listen 127.0.0.1:0/; s/--web-config [^ ]*//; s/-q //')
+	"$TP"/spinner 4000 >/dev/null &
+	local spin=$!
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="-all,$caps" --ambient-caps="-all,$caps" \
+		"$PMT" "${args[@]}" -d 6 2>"$WORK/unit.err" >/dev/null &
+	local pm=$!
+	wait_for "$WORK/unit.err" "Ctrl-C" || { kill $spin; cat "$WORK/unit.err" >&2; return 1; }
+	local port
+	port=$(sed -n 's|.*serving profiles at http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$WORK/unit.err")
+	curl -sS --max-time 20 -o "$WORK/p.pb.gz" "http://127.0.0.1:$port/debug/pprof/profile?seconds=2" ||
+		{ kill $spin; fail "no profile"; return 1; }
+	kill $spin
+	wait $pm
+	zcat "$WORK/p.pb.gz" | grep -aq pmt_spin_inner || { fail "root's spinner not named in the profile"; return 1; }
+	no_leftovers
 }

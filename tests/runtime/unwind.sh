@@ -1020,3 +1020,24 @@ test_build_stacks_vs_perf() {
 	perf script -i "$WORK/b.data" -F comm,ip,sym 2>/dev/null >"$WORK/b.perf" || { fail "perf script"; return 1; }
 	check build_complete "$WORK/b.folded" "$WORK/b.perf" cc1
 }
+
+# A perf map another user owns is not the process's: pmtrace does not
+# read it (as perf refuses a map not its user's), its JIT frames stay
+# unknown, and the summary says which file and whose. node's map handed
+# to nobody while node runs; named at the exit (folded).
+test_jit_perf_map_of_another_user() {
+	requires node host || return
+	# shellcheck disable=SC2016 # the inner shell's
+	"$PMT" -e cpu-clock --freq 499 --stack user --folded -o "$WORK/other.folded" -- sh -c '
+		cd "$0" && node --perf-basic-prof "$1" 1 & p=$!
+		until [ -e /tmp/perf-$p.map ]; do sleep 0.01; done
+		chown 65534 /tmp/perf-$p.map
+		echo $p >"$0/node.pid"
+		wait $p' "$WORK" "$PWD/tests/testprogs/hot.js" >/dev/null 2>"$WORK/err" ||
+		{ cat "$WORK/err" >&2; return 1; }
+	mv "/tmp/perf-$(cat "$WORK/node.pid").map" "$WORK/map" || return 1
+	grep -q "1 perf map not read: /tmp/perf-[0-9]*.map is owned by uid 65534, neither its process's user nor root" "$WORK/err" ||
+		{ cat "$WORK/err" >&2; fail "no word of the map not read"; return 1; }
+	[ -s "$WORK/map" ] || { fail "node wrote no perf map"; return 1; }
+	expect_eq "samples naming a hot.js function" "$(grep -c 'hot\.js:' "$WORK/other.folded")" 0
+}
