@@ -9,6 +9,7 @@
 #   fuzz           every libFuzzer target (tests/fuzz/), FUZZ_SECONDS each
 #   lint           clang-format, shellcheck, the man page, tools/check-deps
 #   vmtest         the runtime suite in QEMU guests (Debian's 6.1, 6.12)
+#   test-sanitize  the runtime suite against pmtrace built with ASan+UBSan
 #   testprogs      the runtime tests' programs (tests/testprogs/rules.mk)
 #   tools          the benchmarks' helpers (tools/bench/)
 #   man            the man page's roff from its scdoc source
@@ -99,7 +100,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 
-.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz fuzz-build vmtest test-load lint \
+.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz fuzz-build vmtest test-load test-sanitize lint \
 	install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -231,6 +232,23 @@ test: pmtrace testprogs tools
 # suite beside them (tests/run.sh load)
 test-load: pmtrace testprogs tools
 	$(Q)tests/run.sh load
+
+# The runtime suite against a pmtrace built with ASan and UBSan
+# ($(OUTPUT)/san/pmtrace), on this kernel: a sanitizer's report fails the
+# test that ran it and is listed at the end (tests/run.sh sanitize). Not
+# in make test (its memory and time are the sanitizers', and CI's minutes
+# are spent): run before a change lands.
+SAN_OBJS := $(patsubst src/%.c,$(OUTPUT)/san/src/%.o,$(ALL_SRCS))
+$(OUTPUT)/san/src/%.o: src/%.c $(FLAGS_FILE) $(OUTPUT)/gen/syscall_nrs.h | $(OUTPUT)/pmtrace.skel.h
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(filter-out -O%,$(ALL_CFLAGS)) $(SAN_FLAGS) -I$(OUTPUT) $(LIBBPF_CFLAGS) -c $< -o $@
+$(OUTPUT)/san/pmtrace: $(SAN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(SAN_FLAGS) $^ $(LIBS) -o $@
+test-sanitize: export WERROR = 1
+test-sanitize: $(OUTPUT)/san/pmtrace pmtrace testprogs tools
+	$(Q)tests/run.sh sanitize
 
 # The whole runtime suite inside Debian's newest 6.1 and 6.12 kernels, in
 # QEMU, both at once (one kernel: tools/vmtest PACKAGE tests/runtime/runner.sh)

@@ -42,8 +42,10 @@ struct pmt_evloop {
 	 * finished here from the copy of their stack; those of them that
 	 * still end early */
 	uint64_t resumed, resumed_short, resumed_nopy;
-	uint64_t resume_ns;	/* the CPU time that took (tables read here too) */
-	uint64_t *frames;	/* a finished stack's frames */
+	uint64_t resume_ns; /* the CPU time that took (tables read here too) */
+	uint64_t *frames;   /* a finished stack's frames */
+	void *aligned;	    /* a record's frames and dump, copied aligned */
+	size_t aligned_cap;
 	struct pmt_named named; /* a streamed record's names (reused) */
 	enum pmt_stop_reason stop;
 };

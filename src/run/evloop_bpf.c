@@ -162,21 +162,38 @@ static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t
 static uint32_t record_frames(struct pmt_evloop *l, const struct pmt_event_hdr *eh, size_t avail,
 			      const struct pmt_record *r, const uint64_t **frames, uint32_t *nk)
 {
-	const uint64_t *after = (const uint64_t *)((const char *)(eh + 1) + eh->size);
-	const char *dump = (const char *)(after + eh->nkernel + eh->nuser);
+	const char *base = (const char *)(eh + 1) + eh->size, *dump;
+	size_t nf = (size_t)(eh->nkernel + eh->nuser), off = (size_t)(base - (const char *)eh);
+	size_t tail = avail > off ? avail - off : 0; /* bytes from base to the end */
+	const uint64_t *after;
 	uint32_t n = 0, all;
 
+	/* frames and dump lie where the tracepoint's data ended: read from
+	 * an aligned copy when that is not a multiple of 8 */
+	if (((uintptr_t)base & 7) && tail && (nf || eh->dump)) {
+		if (tail > l->aligned_cap) {
+			void *p = realloc(l->aligned, tail);
+
+			if (!p)
+				return 0;
+			l->aligned = p;
+			l->aligned_cap = tail;
+		}
+		memcpy(l->aligned, base, tail);
+		base = (const char *)l->aligned;
+	}
+	after = (const uint64_t *)base;
+	dump = base + nf * 8;
 	*frames = NULL;
 	*nk = 0;
-	if (eh->nkernel + eh->nuser && avail >= (size_t)(dump - (const char *)eh)) {
+	if (nf && tail >= nf * 8) {
 		*frames = after;
 		*nk = eh->nkernel;
 		n = (uint32_t)(eh->nkernel + eh->nuser);
 	} else if (l->s->stack && r->fmt) {
 		n = pmt_stackrec__frames(r->fmt, r->data, r->len, frames, nk);
 	}
-	if (!eh->dump || !(l->s->stack & PMT_STACK_USER) ||
-	    avail < (size_t)(dump - (const char *)eh) + eh->dump)
+	if (!eh->dump || !(l->s->stack & PMT_STACK_USER) || tail < nf * 8 + eh->dump)
 		return n;
 	all = finish_frames(l, eh->pid, *frames, n, *nk, dump, eh->dump, PMT_STACK_KEPT);
 	if (!all)
@@ -726,6 +743,7 @@ void pmt_evloop__free(struct pmt_evloop *l)
 	free(l->lost);
 	l->lost = NULL;
 	free(l->frames);
+	free(l->aligned);
 	l->frames = NULL;
 	pmt_named__free(&l->named);
 }

@@ -21,6 +21,7 @@
 #include "run/evloop.h"
 #include "run/listen.h"
 #include "util/log.h"
+#include "util/machine.h"
 #include "options/opts.h"
 #include "pmu/pmu.h"
 #include "run/session.h"
@@ -35,25 +36,15 @@
 #define PMT_VERSION "unknown" /* the Makefile sets it */
 #endif
 
-#define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT 39
-#define CAP_SYS_ADMIN_BIT 21
-
 static int check_privileges(struct pmt_error *e)
 {
-	unsigned long long eff = 0;
-	char *status, *p;
+	uint64_t eff;
 
 	if (geteuid() == 0)
 		return 0;
-	if (!pmt_read_file("/proc/self/status", &status, NULL)) {
-		p = strstr(status, "CapEff:");
-		if (p)
-			eff = strtoull(p + 7, NULL, 16);
-		free(status);
-	}
-	if ((eff & (1ULL << CAP_SYS_ADMIN_BIT)) ||
-	    ((eff & (1ULL << CAP_BPF_BIT)) && (eff & (1ULL << CAP_PERFMON_BIT))))
+	eff = pmt_caps_effective();
+	if ((eff & (1ULL << PMT_CAP_SYS_ADMIN)) ||
+	    ((eff & (1ULL << PMT_CAP_BPF)) && (eff & (1ULL << PMT_CAP_PERFMON))))
 		return 0;
 	pmt_error__usage(e, "permission denied: tracing needs root, or CAP_BPF and CAP_PERFMON");
 	pmt_error__hint(e, "run it as root (sudo pmtrace ...), or grant the capabilities: "

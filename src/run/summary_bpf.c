@@ -10,6 +10,7 @@
 #include "symbols/symbols.h"
 #include "run/summary.h"
 #include "util/log.h"
+#include "util/machine.h"
 #include "util/strutil.h"
 
 /* The kernel side's counts of what it could not do, each with its cause:
@@ -192,12 +193,16 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 static void warn_unread(struct pmt_session *s)
 {
 	struct pmt_syms_stats st;
+	uint64_t caps;
 
 	pmt_syms__stats(s->syms, &st);
-	if (st.ksyms_hidden)
+	/* what a capability would change, said to who lacks it (root may
+	 * be refused too: a PID 1 of another namespace, kptr_restrict 2) */
+	caps = pmt_caps_effective();
+	if (st.ksyms_hidden && !(caps & (1ULL << PMT_CAP_SYSLOG)))
 		pmt_warn("kernel frames unknown: /proc/kallsyms shows this user no addresses; "
 			 "kernel symbols need CAP_SYSLOG (or root)");
-	if (st.denied)
+	if (st.denied && !(caps & (1ULL << PMT_CAP_SYS_PTRACE)))
 		pmt_warn("%llu process%s of other users not read (the first: pid %u): their user "
 			 "frames stay unknown; reading them needs CAP_SYS_PTRACE (or root)",
 			 (unsigned long long)st.denied, st.denied == 1 ? "" : "es", st.denied_pid);

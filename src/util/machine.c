@@ -109,3 +109,17 @@ int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n)
 	*n = cnt;
 	return 0;
 }
+
+uint64_t pmt_caps_effective(void)
+{
+	uint64_t eff = 0;
+	char *status, *p;
+
+	if (!pmt_read_file("/proc/self/status", &status, NULL)) {
+		p = strstr(status, "CapEff:");
+		if (p)
+			eff = strtoull(p + 7, NULL, 16);
+		free(status);
+	}
+	return eff;
+}

@@ -19,5 +19,13 @@ int pmt_online_cpus(uint64_t *mask);
 int pmt_first_online_cpu(void);
 /* The threads process pid has now (-p), *tids malloc'd; -errno. */
 int pmt_thread_ids(pid_t pid, pid_t **tids, size_t *n);
+/* This process's effective capabilities (CapEff), bit n for CAP n; 0
+ * when unknown. */
+uint64_t pmt_caps_effective(void);
+#define PMT_CAP_SYS_PTRACE 19
+#define PMT_CAP_SYS_ADMIN 21
+#define PMT_CAP_SYSLOG 34
+#define PMT_CAP_PERFMON 38
+#define PMT_CAP_BPF 39
 
 #endif

@@ -169,7 +169,7 @@ test_agg_keys_burst_beside_hogs() {
 	# the rate is this machine's bar: under TCG the drain is many times
 	# slower than the bursts (agg_keys_past_the_bound holds the guests
 	# to a rate they can keep)
-	requires host || return
+	requires host native || return
 	local err=$WORK/kb.err out=$WORK/kb.txt hogs="" load
 	for load in idle busy; do
 		if [ $load = busy ]; then

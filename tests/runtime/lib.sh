@@ -45,7 +45,8 @@ have_fentry() { "$PMT" -q --kprobe-mode fentry --kprobe vfs_read -d 0.01 >/dev/n
 # requires WHAT...: skip (77) with the reason when this machine lacks one.
 # perf, bpftrace, chromium, setpriv, prometheus, promtool, curl, go, node, openssl: the tool; kprobes, fentry: the
 # kernel feature; cpu-pmu: a hardware PMU; host: not in a QEMU guest
-# (too slow under TCG); userspace: what the test checks is pmtrace's user
+# (too slow under TCG); native: not the ASan+UBSan build (make
+# test-sanitize: the test bounds memory or time); userspace: what the test checks is pmtrace's user
 # space (printing, names, usage errors), the same on every kernel, while
 # other tests load the same programs in the guests.
 requires() {
@@ -62,6 +63,8 @@ requires() {
 			has_cpu_pmu || { skip "needs a hardware CPU PMU: this machine has none"; return; } ;;
 		host)
 			[ -z "${PMT_VM:-}" ] || { skip "runs on the host only (minutes under TCG)"; return; } ;;
+		native)
+			[ -z "${PMT_SANITIZED:-}" ] || { skip "bounds memory or time: a sanitized pmtrace's are the sanitizers'"; return; } ;;
 		userspace)
 			[ -z "${PMT_VM:-}" ] || { skip "runs on the host only: it checks user space, the same on every kernel"; return; } ;;
 		*)

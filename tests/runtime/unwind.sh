@@ -444,7 +444,7 @@ watch_peaks() {
 test_unwind_many_processes_bounded() {
 	local out=$WORK/o.txt err=$WORK/pmt.err pm kb fds n=300 left
 	# user space's bounds: this kernel's run says it (40 s under TCG)
-	requires host || return
+	requires host native || return
 	cg_own || return
 	"$PMT" -a --cgroup "$OWN_CG" -e cpu-clock --freq 999 --stack user --no-inline --count \
 		--by comm,stack --interval 1 -o "$out" 2>"$err" &
