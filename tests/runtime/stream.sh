@@ -217,7 +217,7 @@ test_payload_vs_perf_script() {
 # drains them while it writes, and nothing is lost: the pauses between
 # bursts are the reader's to catch up in (as they are perf record's).
 test_flood_no_loss() {
-	requires perf host || return
+	requires perf host native || return
 	local err=$WORK/flood.err pm args=() tp n pages events lost range tfs=/sys/kernel/tracing
 	while read -r tp; do args+=(--tp "$tp"); done < <(
 		for c in sched timer irq irq_vectors kmem raw_syscalls signal task workqueue writeback \
