@@ -49,8 +49,24 @@ def prom_query(port, q):
         return None
 
 
-def prometheus_histogram(argv):
+def prom_wait(port, q, ready):
+    """Query q's result once ready(result) holds (a non-empty one), within
+    60 s; Prometheus' scrapes of pmtrace up then. The result."""
     import time
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        r = prom_query(port, q)
+        if r and ready(r):
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"Prometheus has {q} = {r}, not as awaited; up: {prom_query(port, 'up')}")
+    up = prom_query(port, 'up{job="pmtrace"}')
+    assert up and up[0]["value"][1] == "1", up
+    return r
+
+
+def prometheus_histogram(argv):
     port = argv[1]
 
     def query(q):
@@ -58,16 +74,7 @@ def prometheus_histogram(argv):
     # the test's two programs: any other process reading fd 100 while the
     # test runs (a linker does, in a build beside it) is rightly counted
     mine = '{comm=~"reader|rd_small"}'
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        r = query('read_size_bytes_count' + mine)
-        if r and len(r) == 2:
-            break
-        time.sleep(0.5)
-    else:
-        raise AssertionError(f"Prometheus has no read_size_bytes_count for both comms: {r}, up: {query('up')}")
-    up = query('up{job="pmtrace"}')
-    assert up and up[0]["value"][1] == "1", up
+    r = prom_wait(port, 'read_size_bytes_count' + mine, lambda r: len(r) == 2)
     counts = {x["metric"]["comm"]: x["value"][1] for x in r}
     assert counts == {"reader": "39", "rd_small": "13"}, counts
     sums = {x["metric"]["comm"]: x["value"][1] for x in query('read_size_bytes_sum' + mine)}
@@ -86,21 +93,8 @@ def prometheus_histogram(argv):
 def prometheus_query(argv):
     """PORT QUERY VALUE: Prometheus (on PORT) has scraped pmtrace (up 1)
     and QUERY's one series has VALUE, within 60 s."""
-    import time
     port, q, want = argv[1], argv[2], argv[3]
-
-    def query(q):
-        return prom_query(port, q)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        r = query(q)
-        if r and r[0]["value"][1] == want:
-            break
-        time.sleep(0.5)
-    else:
-        raise AssertionError(f"Prometheus has {q} = {r}, not {want}; up: {query('up')}")
-    up = query('up{job="pmtrace"}')
-    assert up and up[0]["value"][1] == "1", up
+    prom_wait(port, q, lambda r: r[0]["value"][1] == want)
     print(f"    Prometheus scraped {q} = {want}", file=sys.stderr)
 
 
