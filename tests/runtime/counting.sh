@@ -38,9 +38,10 @@ unseen_of() {
 # perf stat -x, and pmtrace --stat --json on the same two commands (one
 # that spins 200 ms of CPU and faults 3000 pages, one that sleeps 200
 # times): page faults and context switches within 1% of perf stat's.
-# Task-clock is judged against the same run's CPU time as the command
-# itself read it last (two runs of the same work differ by 10% on a busy
-# machine): within what comes before its exec and after its last read.
+# Task-clock is judged against the task-clock the command counted on
+# itself in the same run (two runs of the same work differ by 10% on a
+# busy machine; its CPU-time clock leaves out a hypervisor's steal):
+# within what comes before its main and after its last read.
 test_stat_vs_perf_stat() {
 	local cmd exact
 	for cmd in "spinner 200 3000" "sleeper 200 1"; do
