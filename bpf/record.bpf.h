@@ -240,18 +240,19 @@ static __always_inline void pmt_stack_keys(const struct pmt_probe_cfg *cfg, stru
 		st->ustack = pmt_stack_take(fc->ctx, e, frames_off, tgid, BPF_F_USER_STACK);
 }
 
-/* Is this event traced (target, CPU, not stopping)? Then its probe's
- * settings in *cfg and the scratch buffer to build the record in. */
+/* Is this event traced (target, CPU, not stopping; or its probe's any
+ * task's)? Then its probe's settings in *cfg and the scratch buffer to
+ * build the record in. */
 static __always_inline struct pmt_event *pmt_record_begin(__u32 id, struct pmt_fctx *fc,
 							  const struct pmt_probe_cfg **cfg)
 {
 	__u32 zero = 0;
 
-	if (pmt_stop || !pmt_target_ok(fc) || !pmt_cpu_ok())
+	if (pmt_stop)
 		return NULL;
 	fc->probe = id;
 	*cfg = bpf_map_lookup_elem(&pmt_probes, &id);
-	if (!*cfg)
+	if (!*cfg || (!(*cfg)->any_task && (!pmt_target_ok(fc) || !pmt_cpu_ok())))
 		return NULL;
 	return bpf_map_lookup_elem(&pmt_scratch, &zero);
 }

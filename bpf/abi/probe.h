@@ -49,7 +49,9 @@ struct pmt_probe_cfg {
 	__u8 action;	 /* enum pmt_action */
 	__u8 stack;	 /* PMT_STACK_*: perf events */
 	__u8 want_value; /* perf events: read the counter (a helper call) */
-	__u8 pad2;
+	/* every event, whatever the target, --cgroup and -C (a program's
+	 * interval, a clock on one CPU: bpftrace's fires whatever runs) */
+	__u8 any_task;
 	/* --str: where each streamed string is (PMT_FSRC_PTR_STR), or 0;
 	 * --printf: the numbers streamed (a probe's unused ones: any); the program
 	 * computing both where they are written as expressions */

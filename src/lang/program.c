@@ -241,6 +241,8 @@ static const struct {
 	{"rt", "rawtracepoint"},
 	{"profile", "profile"},
 	{"p", "profile"},
+	{"interval", "interval"},
+	{"i", "interval"},
 };
 
 static int add_probe(struct parser *P, int pos, int len, const char *filter)
@@ -1686,20 +1688,69 @@ static int probe_list(struct parser *P, int *at, int specs[][2], int *n)
 }
 
 /* interval:s:N, interval:ms:N (or i:...) at [pos, pos + len): its
- * period, one a program */
-static int interval_of(struct parser *P, int pos, int len, enum blk *kind)
+ * period in seconds, or 0 (said) */
+static double interval_secs(struct parser *P, int pos, int len)
 {
 	const char *s = P->src + pos, *u = strchr(s, ':') + 1, *nstr = strchr(u, ':');
 	char *end = NULL;
 	double v = nstr && nstr < s + len ? strtod(nstr + 1, &end) : 0, unit;
 
 	unit = !strncmp(u, "s:", 2) ? 1 : !strncmp(u, "ms:", 3) ? 1e-3 : 0;
-	if (!unit || !end || end != s + len || v <= 0)
-		return perr(P, pos, len, "expected interval:s:N or interval:ms:N");
+	if (!unit || !end || end != s + len || v <= 0 || v * unit * 1e9 < 1)
+		return perr(P, pos, len, "expected interval:s:N or interval:ms:N"), 0;
+	return v * unit;
+}
+
+/* An interval block done by pmtrace itself every period (exit(),
+ * time(), print(@MAP), clear(@MAP)): one a program */
+static int interval_of(struct parser *P, int pos, int len, enum blk *kind)
+{
+	double secs = interval_secs(P, pos, len);
+
+	if (!secs)
+		return -EINVAL;
 	if (P->p->interval > 0)
 		return perr(P, pos, len, "one interval probe a program, for now");
-	P->p->interval = v * unit;
+	P->p->interval = secs;
 	*kind = BLK_INTERVAL;
+	return 0;
+}
+
+/* Does the block opening at src[i] ('{') print or compute (printf, a
+ * $variable): what only a probe in the kernel can do (loads.bt reads
+ * kernel memory every second)? Strings skipped. */
+static bool block_computes(const char *s, int i)
+{
+	int depth = 0;
+
+	for (; s[i]; i++) {
+		if (s[i] == '"') {
+			for (i++; s[i] && s[i] != '"'; i++)
+				i += s[i] == '\\' && s[i + 1];
+			if (!s[i])
+				break;
+			continue;
+		}
+		depth += (s[i] == '{') - (s[i] == '}');
+		if (!depth)
+			break;
+		if (s[i] == '$' ||
+		    (!strncmp(s + i, "printf", 6) && !pmt_lex__name_char(s[i + 6], false) &&
+		     !pmt_lex__name_char(s[i - 1], false)))
+			return true;
+	}
+	return false;
+}
+
+/* An interval block that prints: a probe every period, its block as a
+ * probe's (a list of them is refused above) */
+static int interval_probe(struct parser *P, int pos, int len, const char *filter)
+{
+	double secs = interval_secs(P, pos, len);
+
+	if (!secs || add_probe(P, pos, len, filter))
+		return -EINVAL;
+	P->p->probes[P->p->nprobes - 1].every_ns = (uint64_t)(secs * 1e9 + 0.5);
 	return 0;
 }
 
@@ -1765,10 +1816,13 @@ static int interval_statement(struct parser *P)
 	return next(P);
 }
 
-/* BEGIN or END alone, or the list's probes added (with filter). */
-static int list_kind(struct parser *P, int specs[][2], int n, const char *filter, enum blk *kind)
+/* BEGIN or END alone, or the list's probes added (with filter); body:
+ * where the block's '{' is. */
+static int list_kind(struct parser *P, int specs[][2], int n, const char *filter, int body,
+		     enum blk *kind)
 {
 	const char *s = P->src;
+	bool ival;
 	int k;
 
 	for (k = 0; k < n; k++) {
@@ -1784,12 +1838,18 @@ static int list_kind(struct parser *P, int specs[][2], int n, const char *filter
 		if (b || e)
 			return perr(P, specs[k][0], specs[k][1], "%.*s among other probes",
 				    specs[k][1], s + specs[k][0]);
-		if (!strncmp(s + specs[k][0], "interval:", 9) || !strncmp(s + specs[k][0], "i:", 2))
-			return n > 1 || filter ? perr(P, specs[k][0], specs[k][1],
-						      "an interval probe stands alone, with no "
-						      "predicate, for now")
-					       : interval_of(P, specs[k][0], specs[k][1], kind);
-		if (add_probe(P, specs[k][0], specs[k][1], filter))
+		ival = !strncmp(s + specs[k][0], "interval:", 9) ||
+		       !strncmp(s + specs[k][0], "i:", 2);
+		if (ival && n > 1)
+			return perr(P, specs[k][0], specs[k][1],
+				    "an interval probe stands alone, for now");
+		if (ival && !block_computes(s, body))
+			return filter ? perr(P, specs[k][0], specs[k][1],
+					     "an interval block of exit(), time(), print() and "
+					     "clear() takes no predicate, for now")
+				      : interval_of(P, specs[k][0], specs[k][1], kind);
+		if (ival ? interval_probe(P, specs[k][0], specs[k][1], filter)
+			 : add_probe(P, specs[k][0], specs[k][1], filter))
 			return -EINVAL;
 	}
 	*kind = BLK_PROBE;
@@ -1855,7 +1915,7 @@ static int probe_block(struct parser *P, int *at)
 		free(filter);
 		return perr(P, i, 1, "expected '{' to open the probes' block");
 	}
-	ret = list_kind(P, specs, n, filter, &b.kind);
+	ret = list_kind(P, specs, n, filter, i, &b.kind);
 	free(filter);
 	if (ret)
 		return ret;

@@ -19,7 +19,9 @@
  * key) and read back (@name[K] anywhere a value is read), or forgotten
  * (delete); if/else (what is inside done under its condition); BEGIN's
  * constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
- * place); BEGIN's and END's printf of literals, END's print(@MAP[, N]) and
+ * place); interval blocks (exit(), time(), print(@MAP) and clear(@MAP)
+ * done by pmtrace, or a block that prints or computes as a probe every
+ * interval: every_ns); BEGIN's and END's printf of literals, END's print(@MAP[, N]) and
  * clear(@MAP); casts; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.
@@ -82,6 +84,10 @@ struct pmt_prog_probe {
 	int upd[PMT_PROG_UPDATES];
 	char *upd_guard[PMT_PROG_UPDATES];
 	int nupd;
+	/* interval:s:N whose block prints or computes ($variables): run
+	 * every every_ns in the kernel (a perf event on one CPU, as bpftrace
+	 * runs it); 0: any other probe */
+	uint64_t every_ns;
 };
 
 enum { PMT_PROG_START = 1, PMT_PROG_END = 2 };

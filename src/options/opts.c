@@ -1176,6 +1176,7 @@ static void program_probe(struct pmt_probe_arg *a, const struct pmt_prog_probe *
 		a->upd_guard[k] = q->upd_guard[k];
 	}
 	a->nupd = q->nupd;
+	a->every_ns = q->every_ns;
 }
 
 /* The program read into probes and the aggregation, as the options
@@ -1216,7 +1217,7 @@ static int load_program(struct optctx *c)
 		if (!strncmp(p->probes[i].spec, "profile:", 8) &&
 		    (ret = profile_rate(c, p->probes[i].spec + 8, p->probes[i].where)))
 			return ret;
-		if (!strncmp(p->probes[i].spec, "profile:", 8))
+		if (!strncmp(p->probes[i].spec, "profile:", 8) || p->probes[i].every_ns)
 			ret = add_probe(o, PMT_PROBE_PERF, "cpu-clock");
 		else
 			ret = add_probe(o, kind, rest);

@@ -58,6 +58,10 @@ struct pmt_probe_arg {
 	int upd[PMT_BLOCK_UPDATES];
 	const char *upd_guard[PMT_BLOCK_UPDATES];
 	int nupd;
+	/* a program's interval:s:N block that prints: one CPU's cpu-clock
+	 * sampled every every_ns, whatever the target (bpftrace's
+	 * interval); 0 otherwise */
+	uint64_t every_ns;
 };
 
 enum pmt_mode {

@@ -6,6 +6,10 @@
  * builds a struct pmt_sample, and filters, streams or aggregates it; perf
  * itself writes nothing (the events have no ring).
  *
+ * A program's interval:s:N block that prints is one such event: cpu-clock
+ * on the first online CPU, every N s, whatever the target (bpftrace's
+ * interval probe).
+ *
  * The sample is presented as a record with a format of its own, so the
  * filter compiler, the aggregation keys and the stream writer read ip,
  * addr, period, value and mode as fields, with no code of their own.
@@ -30,6 +34,12 @@
 extern const struct pmt_provider pmt_perf_provider;
 
 static const char *const mode_names[] = {"kernel", "user", NULL};
+
+/* A probe's: its event, and an interval's period (0: the options' rate) */
+struct pe_priv {
+	struct pmt_pmu_event ev; /* first: pe_sample_value reads it */
+	uint64_t every_ns;
+};
 
 /* The sample's fields, and the hidden stack keys. A counter that follows
  * a task's children (inherit: -- CMD, -p) cannot be read from the overflow
@@ -74,16 +84,18 @@ nomem:
 }
 
 static void fill_attr(const struct pmt_prov_ctx *c, const struct pmt_pmu_event *ev,
-		      struct perf_event_attr *attr)
+		      uint64_t every_ns, struct perf_event_attr *attr)
 {
 	const struct pmt_opts *o = c->opts;
 
 	/* the counting attributes, sampling besides (no reads: no format) */
-	pmt_pmu__count_attr(ev, !o->system_wide, false, attr);
+	pmt_pmu__count_attr(ev, !o->system_wide && !every_ns, false, attr);
 	attr->read_format = 0;
 	attr->sample_type =
 		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR;
-	if (o->period) {
+	if (every_ns) {
+		attr->sample_period = every_ns;
+	} else if (o->period) {
 		attr->sample_period = o->period;
 	} else {
 		attr->freq = 1;
@@ -108,12 +120,12 @@ static void no_pmu_hint(struct pmt_prov_ctx *c)
  * anything is loaded, so a bad event is a usage error with nothing left
  * behind. cycles falls back to cpu-clock without a PMU, as perf does.
  */
-static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
+static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev, uint64_t every_ns)
 {
 	struct perf_event_attr attr;
 	int fd, err;
 
-	fill_attr(c, ev, &attr);
+	fill_attr(c, ev, every_ns, &attr);
 	attr.inherit = 0;
 	fd = pmt_pmu__open(&attr, -1, pmt_first_online_cpu());
 	if (fd >= 0) {
@@ -135,7 +147,7 @@ static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
 			pmt_warn("%s: this machine has no hardware PMU (no CPU PMU in %s; a VM "
 				 "without PMU passthrough?): falling back to %s, as perf does",
 				 old, PMT_PMU_SYSFS, ev->name);
-			return check_event(c, ev);
+			return check_event(c, ev, every_ns);
 		}
 		pmt_error__usage(
 			c->err,
@@ -188,17 +200,18 @@ static int check_event(struct pmt_prov_ctx *c, struct pmt_pmu_event *ev)
 
 static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
-	struct pmt_pmu_event ev = {0}, *priv;
+	struct pmt_pmu_event ev = {0};
+	struct pe_priv *priv;
 	int ret;
 
 	if ((ret = pmt_pmu__parse(arg->spec, PMT_PMU_SYSFS, &ev, c->err)) ||
-	    (ret = check_event(c, &ev)))
+	    (ret = check_event(c, &ev, arg->every_ns)))
 		return ret;
 	ret = pmt_prov__add(c, &pmt_perf_provider, ev.name,
-			    sample_format(ev.name, c->opts->system_wide), arg->filter, sizeof(ev),
-			    (void **)&priv);
+			    sample_format(ev.name, c->opts->system_wide || arg->every_ns),
+			    arg->filter, sizeof(*priv), (void **)&priv);
 	if (priv)
-		*priv = ev;
+		*priv = (struct pe_priv){ev, arg->every_ns};
 	return ret;
 }
 
@@ -208,9 +221,12 @@ static int pe_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 static bool pe_sample_value(const struct pmt_prov_ctx *c, const struct pmt_probe *p,
 			    struct pmt_sample_value *v)
 {
-	const struct pmt_pmu_event *ev = p->priv;
+	const struct pe_priv *pv = p->priv;
+	const struct pmt_pmu_event *ev = &pv->ev;
 	const struct pmt_opts *o = c->opts;
 
+	if (pv->every_ns)
+		return false; /* a program's interval: no profile */
 	if (ev->type == PERF_TYPE_SOFTWARE &&
 	    (ev->config == PERF_COUNT_SW_CPU_CLOCK || ev->config == PERF_COUNT_SW_TASK_CLOCK)) {
 		*v = (struct pmt_sample_value){
@@ -303,14 +319,26 @@ static bool wants_value(const struct pmt_probe *p)
 static int pe_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 {
 	struct pmt_probe_cfg cfg = {.fixed_size = sizeof(struct pmt_sample)};
+	const struct pe_priv *pv = p->priv;
 	struct perf_event_attr attr;
 	uint64_t online[PMT_MAX_CPUS / 64];
 	int cpu, fd, err;
 
 	cfg.want_value = wants_value(p);
+	cfg.any_task = pv->every_ns != 0;
 	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
 		return err;
-	fill_attr(c, p->priv, &attr);
+	fill_attr(c, &pv->ev, pv->every_ns, &attr);
+	if (pv->every_ns) {
+		/* an interval: one CPU's clock, whatever the target */
+		cpu = pmt_first_online_cpu();
+		fd = pmt_pmu__open(&attr, -1, cpu);
+		if (fd < 0)
+			return pmt_error__runtime(c->err, -errno,
+						  "%s: perf_event_open on CPU %d: %s", p->name, cpu,
+						  strerror(errno));
+		return add_link(c, p, fd);
+	}
 	if (c->opts->pid)
 		return attach_threads(c, p, &attr);
 	if (c->child) {

@@ -232,6 +232,36 @@ test_program_user_pointer_vs_bpftrace() {
 	lines_vs_bpftrace "$prog" "/usr/bin/sleep 1.25"
 }
 
+# An interval block that prints (loads.bt's shape): a perf event on one
+# CPU every period, whatever the target (the command sleeps: the ticks
+# come all the same), its printf computed in the kernel at each. Every
+# 100 ms through a sleep of 1.05 s: each tick's elapsed time 100 ms after
+# the one before (a timer's: 10 ms either way allowed), and as many
+# ticks as the sleep holds; bpftrace's ticks the same on the same text.
+test_program_interval_printf_vs_bpftrace() {
+	requires host native || return
+	# shellcheck disable=SC2016 # bpftrace's $variables, not the shell's
+	local prog='interval:ms:100 { $us = elapsed / 1000; printf("tick %d %d\n", $us, 6 * 7); }' who
+	"$PMT" -q -e "$prog" -c "/usr/bin/sleep 1.05" -o "$WORK/ours" || { fail "pmtrace -e failed"; return 1; }
+	for who in ours theirs; do
+		if [ $who = theirs ]; then
+			oracle_on_host || return 0
+			requires bpftrace || return
+			bpftrace -e "$prog" -c "/usr/bin/sleep 1.05" >"$WORK/theirs" 2>"$WORK/bt.err" ||
+				{ cat "$WORK/bt.err" >&2; fail "bpftrace -e failed"; return 1; }
+		fi
+		awk -v who=$who '/^tick/ {
+			if ($3 != 42) { print who ": not computed: " $0; bad = 1 }
+			if (n && ($2 - last < 90000 || $2 - last > 110000)) { print who ": " $2 - last " us after the tick before"; bad = 1 }
+			last = $2; n++
+		} END {
+			if (n < 9 || n > 11) { print who ": " n " ticks in 1.05 s"; bad = 1 }
+			printf "    %s: %d ticks 100 ms apart\n", who, n
+			exit bad
+		}' "$WORK/$who" >&2 || { cat "$WORK/$who" >&2; fail "$who: ticks"; return 1; }
+	done
+}
+
 # $WORK/ours and $WORK/theirs, the same lines
 same_lines() {
 	cmp -s "$WORK/ours" "$WORK/theirs" || {

@@ -30,6 +30,10 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 				p.probes[i].filter ? "/" : "", p.probes[i].printf ? " printf{" : "",
 				p.probes[i].printf ? p.probes[i].printf : "",
 				p.probes[i].printf ? "}" : "");
+	for (i = 0; i < p.nprobes; i++)
+		if (p.probes[i].every_ns)
+			pmt_buf__printf(b, " (%zu every %llu ns)", i,
+					(unsigned long long)p.probes[i].every_ns);
 	for (i = 0; i < p.nprobes; i++) {
 		const struct pmt_prog_probe *q = &p.probes[i];
 		bool any = q->print_guard;
@@ -216,6 +220,16 @@ TEST(program_read_into_the_engine)
 				 "END { clear(@cpu); }"),
 		     "profile:hz:99 /pid/ => @cpu[] lhist(cpu:0:1000:1) cleared cpu  every 1.5 s "
 		     "head '%H ' print clear");
+	/* an interval block that prints or computes: a probe every interval
+	 * (loads.bt's shape), beside one pmtrace does itself */
+	ASSERT_STREQ(
+		read_as(&b, "interval:s:1 { $a = kaddr(\"avenrun\"); time(\"%H \");\n"
+			    "  printf(\"%d\\n\", *($a + 8) >> 11); }\n"
+			    "i:ms:250 /cpu == 0/ { printf(\"}{\"); }\n"
+			    "interval:s:2 { exit(); }"),
+		"interval:s:1 printf{\"%s\", strftime(\"%H \", nsecs); \"%d\\n\", *((kaddr(\"avenrun\")) + 8) >> 11}, "
+		"interval:ms:250 /cpu == 0/ printf{\"}{\"} (0 every 1000000000 ns) (1 every "
+		"250000000 ns) every 2 s exit");
 	/* start times --latency does not measure: saved values (nsecs the
 	 * time now) */
 	ASSERT_STREQ(read_as(&b, "t:a:b, t:a:c { @s[tid] = nsecs; }\n"
@@ -370,6 +384,15 @@ static const struct {
 	 "now\n"
 	 "  interval:s:1 { @ = count(); }\n"
 	 "                 ^\n"},
+	{"interval:s:1, t:a:b { printf(\"x\"); }",
+	 "t.bt:1: an interval probe stands alone, for now\n"
+	 "  interval:s:1, t:a:b { printf(\"x\"); }\n"
+	 "  ^~~~~~~~~~~~\n"},
+	{"interval:s:1 /pid/ { exit(); }",
+	 "t.bt:1: an interval block of exit(), time(), print() and clear() takes no predicate, "
+	 "for now\n"
+	 "  interval:s:1 /pid/ { exit(); }\n"
+	 "  ^~~~~~~~~~~~\n"},
 	{"interval:m:1 { exit(); }", "t.bt:1: expected interval:s:N or interval:ms:N\n"
 				     "  interval:m:1 { exit(); }\n"
 				     "  ^~~~~~~~~~~~\n"},
