@@ -391,20 +391,25 @@ static int opt_web_config(struct optctx *c, char *arg)
 
 /* --- aggregations ----------------------------------------------------------- */
 
-/* EXPR:MIN:MAX:STEP; the EXPR part may itself hold no ':'. arg is left
- * as it is (error messages show it whole); EXPR is copied. */
+/* EXPR:MIN:MAX:STEP, the last three ':' the numbers' (EXPR may hold a
+ * ?: of its own: runqlen.bt's). arg is left as it is (error messages
+ * show it whole); EXPR is copied. */
 static int parse_lhist(const char *arg, struct pmt_agg_opts *a)
 {
-	char *copy = strdup(arg), *p[4], *save = NULL;
+	char *copy = strdup(arg), *p[4];
 	uint64_t width, buckets;
 	int i, err = -EINVAL;
 
 	if (!copy)
 		return -ENOMEM;
-	for (i = 0; i < 4; i++)
-		p[i] = strtok_r(i ? NULL : copy, ":", &save);
-	if (!p[3] || strtok_r(NULL, ":", &save) || *arg == ':' || strstr(arg, "::") ||
-	    pmt_parse_s64(p[1], &a->lmin) || pmt_parse_s64(p[2], &a->lmax) ||
+	p[0] = copy;
+	for (i = 3; i > 0; i--) {
+		p[i] = strrchr(copy, ':');
+		if (!p[i])
+			goto out;
+		*p[i]++ = '\0';
+	}
+	if (!*p[0] || pmt_parse_s64(p[1], &a->lmin) || pmt_parse_s64(p[2], &a->lmax) ||
 	    pmt_parse_s64(p[3], &a->lstep) || a->lmin >= a->lmax || a->lstep <= 0)
 		goto out;
 	/* in unsigned arithmetic: MAX - MIN can exceed INT64_MAX */

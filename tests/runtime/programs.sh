@@ -12,6 +12,11 @@ guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_print
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
 
+# spinners pinned to one CPU, its run queue read: no other test's tasks
+# on it (runner.sh)
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_program_runqlen_vs_bpftrace=1
+
 # A tracer's maps as bpftrace prints them at exit: from the first @ line
 # on, blank lines left out.
 maps_of() {
@@ -568,6 +573,51 @@ test_program_cpuwalk() {
 	awk -v c="$ncpu" '/^\[/ { sub(/\[/, ""); sub(/,.*/, ""); if ($1 + 0 >= c) bad = 1 } END { exit bad }' "$WORK/out.txt" ||
 		{ cat "$WORK/out.txt" >&2; fail "a CPU this machine does not have"; return 1; }
 	note "$n samples"
+}
+
+# runqlen.bt: a cast of curtask, a member chain into a struct of its
+# own ($task->se.cfs_rq), a $variable assigned again through ?:, lhist
+# of it (its ?: is not lhist's MIN:MAX:STEP). 6.14 renamed the member
+# (cfs_rq's nr_running, which bpftrace 0.17's file reads, is nr_queued):
+# where the kernel has no nr_running, the file as newer bpftrace ships
+# it. Four spinners on CPU 0 for 2 s, the tracers on CPU 1: each sample
+# on CPU 0 sees three waiting (its [3, 4) bucket), in pmtrace's map and
+# in bpftrace's. bpftrace 0.17 leaves $len as it was in `$len = $len > 0
+# ? $len - 1 : 0` (its samples all four waiting: nr_queued itself, 4 as
+# both tracers read it through BTF); it runs the same file with the ?:
+# assigned to a variable of its own.
+test_program_runqlen_vs_bpftrace() {
+	requires host native || return
+	local tool=/usr/sbin/runqlen.bt hogs="" i who
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	if "$PMT" -q "$tool" -d 0.01 2>&1 >/dev/null | grep -q "no member 'nr_running'"; then
+		sed -e '/runnable_weight;$/d' -e 's/nr_running;$/nr_queued;/' "$tool" >"$WORK/runqlen.bt"
+		tool=$WORK/runqlen.bt
+	fi
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	sed -e 's/\$len = \$len > 0/$waiting = $len > 0/; s/lhist(\$len,/lhist($waiting,/' "$tool" >"$WORK/bt.bt"
+	for i in 1 2 3 4; do
+		taskset -c 0 sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	# the tracers and their commands on CPU 1 (a task that slept on CPU 0
+	# may stay queued there: EEVDF's delayed dequeue)
+	taskset -c 1 "$PMT" -q "$tool" -d 2 -o "$WORK/ours" && {
+		! oracle_on_host ||
+			taskset -c 1 bpftrace "$WORK/bt.bt" -c "/usr/bin/sleep 2" >"$WORK/theirs" 2>"$WORK/bt.err"
+	}
+	i=$?
+	# shellcheck disable=SC2086 # the hogs' pids
+	kill $hogs
+	wait 2>/dev/null
+	[ $i = 0 ] || { cat "$WORK/bt.err" >&2; fail "a tracer failed"; return 1; }
+	for who in ours theirs; do
+		[ -e "$WORK/$who" ] || continue
+		awk -v who=$who '/^\[/ { sub(/\|.*/, ""); n += $NF; if ($1 == "[3,") three = $NF }
+			END { printf "    %s: %d samples, %d with three waiting\n", who, n, three
+			      exit !(n >= 100 && three >= 0.9 * n) }' "$WORK/$who" >&2 ||
+			{ cat "$WORK/$who" >&2; fail "$who: not three waiting"; return 1; }
+	done
 }
 
 # interval:s:N blocks: pidpersec.bt unchanged (time("%H:%M:%S PIDs/sec:
