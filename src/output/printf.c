@@ -13,6 +13,7 @@
 #include "abi.h"
 #include "output/record.h"
 #include "output/printf.h"
+#include "symbols/symbols.h"
 
 /* One conversion of a format: spec is "%-16" without its length
  * modifiers or letter; conv its letter; *end past it. */
@@ -55,7 +56,18 @@ bool pmt_parg__is_str(const struct pmt_print_arg *a)
 {
 	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
 	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_JOIN || a->kind == PMT_PARG_TIME ||
-	       a->kind == PMT_PARG_TABLE || (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_TABLE || a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM ||
+	       (a->kind == PMT_PARG_FIELD && a->str);
+}
+
+bool pmt_print__names(const struct pmt_print *p, bool user)
+{
+	int i;
+
+	for (i = 0; p && i < p->nargs && i < PMT_PRINT_ARGS; i++)
+		if (p->args[i].kind == (user ? PMT_PARG_USYM : PMT_PARG_KSYM))
+			return true;
+	return false;
 }
 
 int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
@@ -115,6 +127,8 @@ static uint64_t num_of(const struct pmt_print *p, const struct pmt_print_arg *a,
 		pmt_field__value(a->field, r->data, r->len, &fv);
 		return fv.kind == PMT_V_STR || fv.kind == PMT_V_ARRAY ? 0 : fv.u;
 	case PMT_PARG_NUM:
+	case PMT_PARG_USYM:
+	case PMT_PARG_KSYM:
 		if (a->slot < r->nvals)
 			memcpy(&v, r->vals + (size_t)a->slot * 8, sizeof(v));
 		return v;
@@ -185,6 +199,23 @@ static const char *join_of(const struct pmt_print_arg *a, const struct pmt_recor
 	return buf;
 }
 
+/* usym(E), ksym(E): the symbol at the address, as bpftrace names it (the
+ * function alone; the address in hex where none holds it), into buf */
+static const char *sym_of(const struct pmt_print *p, const struct pmt_print_arg *a,
+			  const struct pmt_record *r, char *buf, size_t len)
+{
+	uint64_t addr = num_of(p, a, r);
+	struct pmt_buf b = {0};
+
+	if (p->syms &&
+	    pmt_syms__name(p->syms, a->kind == PMT_PARG_USYM ? r->pid : 0, addr, false, false, &b))
+		snprintf(buf, len, "%s", pmt_buf__cstr(&b));
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	pmt_buf__free(&b);
+	return buf;
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
  * buf: room for a time's text, or join()'s. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
@@ -219,6 +250,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_JOIN) {
 		s = join_of(a, r, buf, len);
+		most = strlen(s);
+	} else if (a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM) {
+		s = sym_of(p, a, r, buf, len);
 		most = strlen(s);
 	}
 	*n = (int)pmt_strnlen(s, most);

@@ -16,6 +16,7 @@
 #include "util/strutil.h"
 
 struct pmt_record;
+struct pmt_syms;
 
 #define PMT_PRINT_ARGS 16
 #define PMT_PRINT_SEGS 16
@@ -36,6 +37,8 @@ enum pmt_parg_kind {
 	PMT_PARG_JOIN,	  /* join(E)'s strings (the record's), tfmt between them */
 	PMT_PARG_TIME,	  /* the record's time on the wall clock, by strftime(tfmt) */
 	PMT_PARG_TABLE,	  /* a program's constant string, keyed by the number slot's value */
+	PMT_PARG_USYM,	  /* usym(E): the number slot's address named in the event's process */
+	PMT_PARG_KSYM,	  /* ksym(E): ... in the kernel */
 };
 
 struct pmt_print_arg {
@@ -60,6 +63,8 @@ struct pmt_print {
 	size_t str_max;	   /* bytes of a string shown at most (str()'s length - 1) */
 	uint64_t start_ns; /* ELAPSED's origin */
 	int64_t wall_ns;   /* TIME: CLOCK_REALTIME less CLOCK_MONOTONIC */
+	/* USYM, KSYM: the session's symbolizer (NULL: addresses shown) */
+	struct pmt_syms *syms;
 	/* a program's printf calls (0: one, the whole format): where each
 	 * ends in fmt and in args, and 1 + the number slot that says whether
 	 * it prints (inside an if: non-zero), or 0 for always */
@@ -73,6 +78,9 @@ struct pmt_print {
 
 /* Is the argument a string (comm, str(), probe, a string field)? */
 bool pmt_parg__is_str(const struct pmt_print_arg *a);
+/* Does p name addresses (usym(), ksym())? Then p->syms must be set, and
+ * usym()'s processes followed, so they are named after they ended. */
+bool pmt_print__names(const struct pmt_print *p, bool user);
 
 /* Do p's format's conversions agree with its arguments, in number and
  * kind? 0, or -EINVAL with why (what is wrong, and where in the format). */

@@ -189,6 +189,31 @@ static int join_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	return 0;
 }
 
+/* usym(E) or ksym(E) (1 if x is neither): E computed in the kernel, the
+ * symbol at that address named here, in the event's process for usym */
+static int sym_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		   struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+{
+	struct pmt_opinfo info;
+	char inner[256];
+	bool user = pmt_operand__call_arg(x, "usym", inner, sizeof(inner));
+	int slot;
+
+	if (!user && !pmt_operand__call_arg(x, "ksym", inner, sizeof(inner)))
+		return 1;
+	if (compile(p, inner, &info, mine, types, err))
+		return -EINVAL;
+	if (info.is_str)
+		return pmt_error__usage(err,
+					"printf's %s: %s names an address, not a string (in %s)", x,
+					user ? "usym" : "ksym", p->name);
+	if ((slot = num_slot(p, x, &info.o, err)) < 0)
+		return slot;
+	a->kind = user ? PMT_PARG_USYM : PMT_PARG_KSYM;
+	a->slot = (uint8_t)slot;
+	return 0;
+}
+
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types,
@@ -205,7 +230,8 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		}
 	if ((r = wall_time(x, a, err)) <= 0 ||
 	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0 ||
-	    (r = join_arg(p, x, a, mine, types, err)) <= 0)
+	    (r = join_arg(p, x, a, mine, types, err)) <= 0 ||
+	    (r = sym_arg(p, x, a, mine, types, err)) <= 0)
 		return r;
 	if (compile(p, x, &info, mine, types, err))
 		return -EINVAL;

@@ -27,6 +27,7 @@
 #include "tracefs/render.h"
 #include "probes/stackrec.h"
 #include "aggregate/maps.h"
+#include "output/printf.h"
 #include "run/evloop.h"
 #include "symbols/sideband.h"
 #include "util/log.h"
@@ -403,7 +404,8 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	l->syms = pmt_session__syms(s); /* the session's, made here once */
 	l->user_syms = s->stack & PMT_STACK_USER;
 	for (pi = 0; pi < s->probes.n; pi++)
-		l->user_syms |= s->probes.v[pi].prov->user_addrs;
+		l->user_syms |= s->probes.v[pi].prov->user_addrs ||
+				pmt_print__names(s->probes.v[pi].print, true);
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;

@@ -434,6 +434,8 @@ static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 		clock_gettime(CLOCK_REALTIME, &wall);
 		p->print->wall_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec -
 				    (int64_t)p->print->start_ns;
+		if (pmt_print__names(p->print, true) || pmt_print__names(p->print, false))
+			p->print->syms = pmt_session__syms(s);
 	}
 	for (j = 0; j < PMT_STREAM_STRS; j++)
 		ops[j] = &p->strs[j];

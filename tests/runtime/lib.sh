@@ -245,3 +245,13 @@ write_conn_py() {
 		    c.close()
 	PYEOF
 }
+
+# $WORK/ours and $WORK/theirs, the same lines
+same_lines() {
+	cmp -s "$WORK/ours" "$WORK/theirs" || {
+		diff "$WORK/ours" "$WORK/theirs" >&2
+		fail "pmtrace's lines (<) are not bpftrace's (>)"
+		return 1
+	}
+	note "$(wc -l <"$WORK/ours") lines as bpftrace's"
+}

@@ -147,7 +147,9 @@ test_execsnoop_vs_bpftrace() {
 }
 
 # bashreadline: the lines bash's readline returns, typed into an
-# interactive bash on a pseudo-terminal (script(1)).
+# interactive bash on a pseudo-terminal (script(1)); and bpftrace's
+# bashreadline.bt unchanged on the same lines: printf of str(retval) at
+# a uretprobe, with time(); the same lines but for the time and pid.
 test_bashreadline_vs_bpftrace() {
 	requires host || return
 	oracle_on_host || return 0
@@ -165,7 +167,20 @@ test_bashreadline_vs_bpftrace() {
 	bpftrace -e 'uretprobe:/bin/bash:readline { @[str(retval)] = count(); }' \
 		-c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/bt.txt" 2>&1
 	bpftrace_map "$WORK/bt.txt" >"$WORK/theirs"
-	same_map "bashreadline" "$WORK/ours" "$WORK/theirs"
+	same_map "bashreadline" "$WORK/ours" "$WORK/theirs" || return 1
+	local tool=/usr/sbin/bashreadline.bt who
+	[ -r "$tool" ] || return 0
+	"$PMT" -q "$tool" -c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/ours.txt" 2>"$WORK/err" ||
+		{ cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
+	bpftrace "$tool" -c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/bt.txt" 2>&1
+	for who in ours bt; do
+		sed -nE -e '/^TIME /p' -e 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}  [0-9]+ +/TIME PID /p' "$WORK/$who.txt" >"$WORK/$who"
+	done
+	mv "$WORK/bt" "$WORK/theirs"
+	expect_eq "the lines" "$(tr '\n' ';' <"$WORK/ours")" \
+		"TIME      PID    COMMAND;TIME PID echo one;TIME PID echo two words;TIME PID echo one;TIME PID exit;" ||
+		{ cat "$WORK/ours.txt" >&2; return 1; }
+	same_lines
 }
 
 # FILE: a Python program looking up localhost 5 times, 127.0.0.1 3 times

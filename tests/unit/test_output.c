@@ -266,6 +266,18 @@ TEST(record_printf)
 		ASSERT_STREQ(pmt_buf__cstr(&b), "a4242|c\n");
 		p.nsegs = 0;
 	}
+	/* usym(), ksym() of a number slot: strings; with no symbolizer the
+	 * address in hex, as bpftrace shows one no symbol holds */
+	p.fmt = "%s|%-8s|\n";
+	p.len = strlen(p.fmt);
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_USYM, .slot = 1};
+	p.args[1] = (struct pmt_print_arg){.kind = PMT_PARG_KSYM, .slot = 1};
+	p.nargs = 2;
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+	ASSERT_TRUE(pmt_print__names(&p, true) && pmt_print__names(&p, false));
+	b.len = 0;
+	pmt_format_text(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "0xff|0xff    |\n");
 	p.fmt = NULL; /* not the test's to free */
 	p.nargs = 0;
 	pmt_buf__free(&b);
