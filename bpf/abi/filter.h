@@ -50,6 +50,9 @@ enum pmt_filter_src {
 	PMT_FSRC_NSECS, /* the time now, ns since boot (an expression's nsecs) */
 	/* ns since pmtrace began (bpftrace's elapsed; pmt_elapsed_origin) */
 	PMT_FSRC_ELAPSED,
+	/* the probe's id (a program's saved func or probe, named where
+	 * printed) */
+	PMT_FSRC_PROBE,
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and

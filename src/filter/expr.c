@@ -619,6 +619,15 @@ static struct xnode *parse_name(struct xparser *p)
 		info.o.src = name[0] == 'n' ? PMT_FSRC_NSECS : PMT_FSRC_ELAPSED;
 		info.o.size = 8;
 	}
+	if (r == PMT_OPERAND_UNKNOWN && p->stmts &&
+	    (!strcmp(name, "func") || !strcmp(name, "probe"))) {
+		/* a program's saved func or probe: the probe's id here, its
+		 * name where printf shows the saved value */
+		r = 0;
+		memset(&info, 0, sizeof(info));
+		info.o.src = PMT_FSRC_PROBE;
+		info.o.size = 4;
+	}
 	if (!r && info.is_str) {
 		xerr(p, p->tok.pos, p->tok.len,
 		     p->stmts ? "a map saves a number here: save the address and read str() of it "

@@ -1050,7 +1050,7 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 	static const char *const ops[] = {"==", "<", "<=", "&", "~"};
 	static const char *const srcs[] = {
 		"field",  "field_str", "field_dstr", "pid",  "tid",  "cpu",   "uid",	 "gid",
-		"cgroup", "comm",      "str",	     "expr", "task", "nsecs", "elapsed",
+		"cgroup", "comm",      "str",	     "expr", "task", "nsecs", "elapsed", "probe",
 	};
 	_Static_assert(sizeof(srcs) / sizeof(srcs[0]) == PMT_FSRC__MAX, "a name a source");
 	int i;

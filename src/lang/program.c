@@ -37,6 +37,9 @@ struct parser {
 	/* the maps of saved values (@NAME[KEY] = VALUE), those END clears:
 	 * " NAME NAME " */
 	struct pmt_buf saved, cleared;
+	/* the maps saving func or probe (sslsnoop.bt's @func_ssl[tid] =
+	 * func): " NAME NAME " each */
+	struct pmt_buf funcs, probes;
 	/* the block's $variables so far: each its value's text, used in
 	 * its place (a value of the event: nothing changes it meanwhile) */
 	struct var {
@@ -1247,6 +1250,8 @@ static int save_value(struct parser *P, struct update *u, struct blk_state *b, i
 	r = add_stmt(P, b, pos, u->tend, stmt);
 	free(stmt);
 	list_add(&P->saved, u->map);
+	if (!strcmp(u->value, "func") || !strcmp(u->value, "probe"))
+		list_add(u->value[0] == 'f' ? &P->funcs : &P->probes, u->map);
 	return r;
 }
 
@@ -2067,6 +2072,8 @@ static int parse_as(const char *text, const char *name, struct pmt_program *p, b
 	free(P.end_key);
 	pmt_buf__free(&P.saved);
 	p->cleared = P.cleared.p; /* its memory p's */
+	p->funcs = P.funcs.p;
+	p->probe_names = P.probes.p;
 	free(P.src);
 	if (ret)
 		pmt_program__free(p);
@@ -2121,6 +2128,8 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->lat_key);
 	free(p->lat_match);
 	free(p->cleared);
+	free(p->funcs);
+	free(p->probe_names);
 	free(p->head);
 	for (i = 0; i < p->ntables; i++) {
 		for (size_t k = 0; k < p->tables[i].n; k++)
@@ -2132,6 +2141,11 @@ void pmt_program__free(struct pmt_program *p)
 	}
 	free(p->tables);
 	memset(p, 0, sizeof(*p));
+}
+
+int pmt_program__names_probe(const struct pmt_program *p, const char *map)
+{
+	return pmt_words__has(p->funcs, map) ? 'f' : pmt_words__has(p->probe_names, map) ? 'p' : 0;
 }
 
 const struct pmt_prog_table *pmt_program__strings(const struct pmt_program *p, const char *map)

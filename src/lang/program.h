@@ -109,6 +109,9 @@ struct pmt_program {
 	const char *lat_unit;
 	/* the maps END clears, " NAME NAME " (not printed at the end), or NULL */
 	char *cleared;
+	/* the maps saving the probe's func, or its probe (name), " NAME NAME "
+	 * or NULL: a probe's number in the kernel, its name where printed */
+	char *funcs, *probe_names;
 	struct pmt_prog_table *tables; /* BEGIN's */
 	size_t ntables;
 	/* interval:s:N (or ms:N) blocks: every interval seconds, exit()
@@ -120,6 +123,9 @@ struct pmt_program {
 	char *head;
 	char *interval_map; /* the name print(@MAP) and clear(@MAP) give */
 };
+
+/* Does map save a probe's func ('f') or probe ('p'), or neither (0)? */
+int pmt_program__names_probe(const struct pmt_program *p, const char *map);
 
 /* Program p's table of strings named map, or NULL */
 const struct pmt_prog_table *pmt_program__strings(const struct pmt_program *p, const char *map);

@@ -57,6 +57,7 @@ bool pmt_parg__is_str(const struct pmt_print_arg *a)
 	return a->kind == PMT_PARG_STR || a->kind == PMT_PARG_COMM || a->kind == PMT_PARG_PROBE ||
 	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_JOIN || a->kind == PMT_PARG_TIME ||
 	       a->kind == PMT_PARG_TABLE || a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM ||
+	       a->kind == PMT_PARG_PROBE_OF || a->kind == PMT_PARG_FUNC_OF ||
 	       (a->kind == PMT_PARG_FIELD && a->str);
 }
 
@@ -129,6 +130,8 @@ static uint64_t num_of(const struct pmt_print *p, const struct pmt_print_arg *a,
 	case PMT_PARG_NUM:
 	case PMT_PARG_USYM:
 	case PMT_PARG_KSYM:
+	case PMT_PARG_PROBE_OF:
+	case PMT_PARG_FUNC_OF:
 		if (a->slot < r->nvals)
 			memcpy(&v, r->vals + (size_t)a->slot * 8, sizeof(v));
 		return v;
@@ -216,6 +219,20 @@ static const char *sym_of(const struct pmt_print *p, const struct pmt_print_arg 
 	return buf;
 }
 
+/* A saved probe's name, or its function (the name's last part); "" for
+ * no such probe */
+static const char *probe_of(const struct pmt_print *p, const struct pmt_print_arg *a,
+			    const struct pmt_record *r, char *buf, size_t len)
+{
+	const char *s = p->probe_name
+				? p->probe_name(p->probe_ctx, (uint32_t)num_of(p, a, r), buf, len)
+				: NULL;
+
+	if (!s)
+		return "";
+	return a->kind == PMT_PARG_FUNC_OF && strrchr(s, ':') ? strrchr(s, ':') + 1 : s;
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
  * buf: room for a time's text, or join()'s. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
@@ -253,6 +270,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM) {
 		s = sym_of(p, a, r, buf, len);
+		most = strlen(s);
+	} else if (a->kind == PMT_PARG_PROBE_OF || a->kind == PMT_PARG_FUNC_OF) {
+		s = probe_of(p, a, r, buf, len);
 		most = strlen(s);
 	}
 	*n = (int)pmt_strnlen(s, most);

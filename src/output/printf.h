@@ -23,22 +23,24 @@ struct pmt_syms;
 
 /* Where an argument's value is. */
 enum pmt_parg_kind {
-	PMT_PARG_FIELD,	  /* a field of the record, decoded here */
-	PMT_PARG_NUM,	  /* the record's number slot */
-	PMT_PARG_STR,	  /* the record's string slot */
-	PMT_PARG_COMM,	  /* the header's */
-	PMT_PARG_PID,	  /* the header's tgid */
-	PMT_PARG_TID,	  /* the header's */
-	PMT_PARG_CPU,	  /* the ring's */
-	PMT_PARG_NSECS,	  /* the record's time (CLOCK_MONOTONIC ns) */
-	PMT_PARG_ELAPSED, /* ... since the session began */
-	PMT_PARG_PROBE,	  /* the probe's name, as bpftrace spells it */
-	PMT_PARG_FUNC,	  /* its function: the name's last part */
-	PMT_PARG_JOIN,	  /* join(E)'s strings (the record's), tfmt between them */
-	PMT_PARG_TIME,	  /* the record's time on the wall clock, by strftime(tfmt) */
-	PMT_PARG_TABLE,	  /* a program's constant string, keyed by the number slot's value */
-	PMT_PARG_USYM,	  /* usym(E): the number slot's address named in the event's process */
-	PMT_PARG_KSYM,	  /* ksym(E): ... in the kernel */
+	PMT_PARG_FIELD,	   /* a field of the record, decoded here */
+	PMT_PARG_NUM,	   /* the record's number slot */
+	PMT_PARG_STR,	   /* the record's string slot */
+	PMT_PARG_COMM,	   /* the header's */
+	PMT_PARG_PID,	   /* the header's tgid */
+	PMT_PARG_TID,	   /* the header's */
+	PMT_PARG_CPU,	   /* the ring's */
+	PMT_PARG_NSECS,	   /* the record's time (CLOCK_MONOTONIC ns) */
+	PMT_PARG_ELAPSED,  /* ... since the session began */
+	PMT_PARG_PROBE,	   /* the probe's name, as bpftrace spells it */
+	PMT_PARG_FUNC,	   /* its function: the name's last part */
+	PMT_PARG_JOIN,	   /* join(E)'s strings (the record's), tfmt between them */
+	PMT_PARG_TIME,	   /* the record's time on the wall clock, by strftime(tfmt) */
+	PMT_PARG_TABLE,	   /* a program's constant string, keyed by the number slot's value */
+	PMT_PARG_USYM,	   /* usym(E): the number slot's address named in the event's process */
+	PMT_PARG_KSYM,	   /* ksym(E): ... in the kernel */
+	PMT_PARG_PROBE_OF, /* the name of the probe whose id the number slot holds */
+	PMT_PARG_FUNC_OF,  /* ... its function */
 };
 
 struct pmt_print_arg {
@@ -65,6 +67,10 @@ struct pmt_print {
 	int64_t wall_ns;   /* TIME: CLOCK_REALTIME less CLOCK_MONOTONIC */
 	/* USYM, KSYM: the session's symbolizer (NULL: addresses shown) */
 	struct pmt_syms *syms;
+	/* PROBE_OF, FUNC_OF: probe id's name as bpftrace spells it, into
+	 * buf (NULL: no such probe) */
+	const char *(*probe_name)(const void *ctx, uint32_t id, char *buf, size_t len);
+	const void *probe_ctx;
 	/* a program's printf calls (0: one, the whole format): where each
 	 * ends in fmt and in args, and 1 + the number slot that says whether
 	 * it prints (inside an if: non-zero), or 0 for always */

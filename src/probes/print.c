@@ -214,6 +214,32 @@ static int sym_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	return 0;
 }
 
+/* @MAP[KEY] of a program's map saving func or probe (1 if x is not
+ * one): the probe's id read back in the kernel, its name here */
+static int probe_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		     struct pmt_exprs *mine, const struct pmt_typesys *types,
+		     const struct pmt_program *prog, struct pmt_error *err)
+{
+	struct pmt_opinfo info;
+	char name[64];
+	size_t n = strcspn(x + 1, "[");
+	int kind, slot;
+
+	if (!prog || x[0] != '@' || x[1 + n] != '[' || x[strlen(x) - 1] != ']' ||
+	    n >= sizeof(name) || strchr(x + 1, '@'))
+		return 1;
+	snprintf(name, sizeof(name), "%.*s", (int)n, x + 1);
+	if (!(kind = pmt_program__names_probe(prog, name)))
+		return 1;
+	if (pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, &info, err))
+		return -EINVAL;
+	if ((slot = num_slot(p, x, &info.o, err)) < 0)
+		return slot;
+	a->kind = kind == 'f' ? PMT_PARG_FUNC_OF : PMT_PARG_PROBE_OF;
+	a->slot = (uint8_t)slot;
+	return 0;
+}
+
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types,
@@ -231,7 +257,8 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	if ((r = wall_time(x, a, err)) <= 0 ||
 	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0 ||
 	    (r = join_arg(p, x, a, mine, types, err)) <= 0 ||
-	    (r = sym_arg(p, x, a, mine, types, err)) <= 0)
+	    (r = sym_arg(p, x, a, mine, types, err)) <= 0 ||
+	    (r = probe_arg(p, x, a, mine, types, prog, err)) <= 0)
 		return r;
 	if (compile(p, x, &info, mine, types, err))
 		return -EINVAL;

@@ -409,6 +409,20 @@ static int resolve_strings(struct pmt_session *s)
 	return r;
 }
 
+/* Probe id's name as bpftrace spells it (a tracepoint's with its kind),
+ * into buf; NULL for no such probe */
+static const char *probe_name(const void *ctx, uint32_t id, char *buf, size_t len)
+{
+	const struct pmt_session *s = ctx;
+	const struct pmt_probe *p = id < s->probes.n ? &s->probes.v[id] : NULL;
+
+	if (!p)
+		return NULL;
+	snprintf(buf, len, "%s%s",
+		 p->prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) ? "tracepoint:" : "", p->base);
+	return buf;
+}
+
 /* Probe p's --printf: its arguments placed, their expressions one
  * program; the session's slots raised to what it uses. */
 static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
@@ -436,6 +450,8 @@ static int resolve_print(struct pmt_session *s, struct pmt_probe *p)
 				    (int64_t)p->print->start_ns;
 		if (pmt_print__names(p->print, true) || pmt_print__names(p->print, false))
 			p->print->syms = pmt_session__syms(s);
+		p->print->probe_name = probe_name;
+		p->print->probe_ctx = s;
 	}
 	for (j = 0; j < PMT_STREAM_STRS; j++)
 		ops[j] = &p->strs[j];

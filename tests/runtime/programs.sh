@@ -589,6 +589,38 @@ TIME PID    spawner          worker_b" || return 1
 	expect_eq "one process" "$(awk '/spawner/ { print $2 }' "$WORK/out.txt" | sort -u | wc -l)" 1
 }
 
+# sslsnoop.bt unchanged: func saved at a uprobe (@func_ssl[tid] = func,
+# the probe's number in the kernel) and printed by name at the
+# uretprobe, beside a start time and retval. Python's TLS handshake over
+# a socketpair (a server thread, a client): one SSL_do_handshake each,
+# returning 1 (Python reads and writes through SSL_read_ex and
+# SSL_write_ex, which the tool does not probe). The functions libcrypto
+# does not export (rsa_ossl_*, ossl_ecdsa_*) skipped, as bpftrace skips
+# them.
+test_program_sslsnoop_vs_bpftrace() {
+	requires openssl || return
+	local w=$WORK/tls
+	mkdir -p "$w"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$w/k.pem" \
+		-out "$w/c.pem" -days 2 -subj /CN=localhost 2>"$w/err" || { cat "$w/err" >&2; fail "openssl"; return 1; }
+	cat >"$w/tls.py" <<-'PYEOF'
+		import socket, ssl, sys, threading
+		d = sys.argv[1]
+		a, b = socket.socketpair()
+		server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+		server.load_cert_chain(d + "/c.pem", d + "/k.pem")
+		client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+		client.load_verify_locations(d + "/c.pem")
+		t = threading.Thread(target=lambda: server.wrap_socket(a, server_side=True).recv(5))
+		t.start()
+		client.wrap_socket(b, server_hostname="localhost").send(b"hello")
+		t.join()
+	PYEOF
+	tool_vs_bpftrace sslsnoop "$PY $w/tls.py $w" python3.11 3 's/^[0-9]+ +[0-9]+ +(python3.11 +)[0-9]+ +/TIME TID \1LAT /' || return 1
+	expect_eq "the handshakes" "$(tr -s ' ' <"$WORK/ours")" "TIME TID python3.11 LAT 1 SSL_do_handshake
+TIME TID python3.11 LAT 1 SSL_do_handshake"
+}
+
 # ksym() in printf: the hrtimer each of 5 sleeps arms, by name, as
 # bpftrace prints it (the tick's timers, armed while the sleeper ran,
 # set aside: how many is the machine's).

@@ -146,6 +146,15 @@ static const struct pmt_field *field_named(const struct pmt_format *f, const cha
  * and %hhd, which keep 32 and 8 bits, as C's printf does), a
  * string slot (cut at str()'s length; a faulted read empty) and
  * bpftrace's JSON shape. */
+static const char *probe_255(const void *ctx, uint32_t id, char *buf, size_t len)
+{
+	(void)ctx;
+	if (id != 255)
+		return NULL;
+	snprintf(buf, len, "uprobe:/x:SSL_read");
+	return buf;
+}
+
 TEST(record_printf)
 {
 	struct pmt_format *fmt = pmt_test__format("sched_process_exec.format");
@@ -278,6 +287,19 @@ TEST(record_printf)
 	b.len = 0;
 	pmt_format_text(&b, &r);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "0xff|0xff    |\n");
+	/* a saved probe's number (slot 1: 255; slot 0: -5, no such probe)
+	 * as its name and its function */
+	p.fmt = "%s|%s|%s|\n";
+	p.len = strlen(p.fmt);
+	p.probe_name = probe_255;
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_PROBE_OF, .slot = 1};
+	p.args[1] = (struct pmt_print_arg){.kind = PMT_PARG_FUNC_OF, .slot = 1};
+	p.args[2] = (struct pmt_print_arg){.kind = PMT_PARG_FUNC_OF, .slot = 0};
+	p.nargs = 3;
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+	b.len = 0;
+	pmt_format_text(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "uprobe:/x:SSL_read|SSL_read||\n");
 	p.fmt = NULL; /* not the test's to free */
 	p.nargs = 0;
 	pmt_buf__free(&b);

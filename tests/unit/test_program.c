@@ -483,6 +483,26 @@ TEST(program_several_maps)
 	pmt_buf__free(&b);
 }
 
+/* A probe's func or probe saved by one block and printed by another
+ * (sslsnoop.bt's @func_ssl[tid] = func): the maps that save them named */
+TEST(program_saves_probe_names)
+{
+	struct pmt_program p;
+	struct pmt_error err = {0};
+
+	ASSERT_EQ(pmt_program__parse(
+			  "u:/x:f, u:/x:g { @f[tid] = func; @p[tid] = probe; @n[tid] = 1; }\n"
+			  "ur:/x:f /@f[tid]/ { printf(\"%s %s %d\\n\", @f[tid], @p[tid], "
+			  "@n[tid]); delete(@f[tid]); }",
+			  "t.bt", &p, &err),
+		  0);
+	ASSERT_EQ(pmt_program__names_probe(&p, "f"), 'f');
+	ASSERT_EQ(pmt_program__names_probe(&p, "p"), 'p');
+	ASSERT_EQ(pmt_program__names_probe(&p, "n"), 0);
+	ASSERT_EQ(pmt_program__names_probe(&p, "x"), 0);
+	pmt_program__free(&p);
+}
+
 TEST(program_refusals)
 {
 	struct pmt_buf b = {0};
