@@ -158,11 +158,14 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The .eh_frame section's data (its header in *sh), or NULL. */
+/* .eh_frame's bytes, or NULL where there are none to read (a NOBITS
+ * section has a size and no data: libdw would read from NULL) */
 static Elf_Data *eh_frame(Elf *elf, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = pmt_elf__section(elf, ".eh_frame", sh);
+	Elf_Data *d = scn && sh->sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
 
-	return scn ? elf_getdata(scn, NULL) : NULL;
+	return d && d->d_buf && d->d_size ? d : NULL;
 }
 
 /* Without .eh_frame_hdr (static executables: the linker adds it only
