@@ -2051,7 +2051,7 @@ static int parse_as(const char *text, const char *name, struct pmt_program *p, b
 	ret = blank(&P);
 	while (!ret && P.src[at = skip_space(P.src, at)])
 		ret = probe_block(&P, &at);
-	if (!ret && !p->nprobes)
+	if (!ret && !p->nprobes && !p->begin && !p->nends && p->interval <= 0)
 		ret = perr(&P, at, 1, "the program has no probe: nothing to trace");
 	if (!ret && p->lat_map)
 		ret = latency_shape(&P, at);

@@ -948,7 +948,7 @@ static int check_probes(struct optctx *c)
 		return ERR(c, "--period and --freq cannot be combined: sample by count or by rate");
 	if (!o->period && !o->freq)
 		o->freq = PMT_DEFAULT_FREQ;
-	if (!o->nr_probes && !o->agg.lat_start && !o->agg.offcpu)
+	if (!o->nr_probes && !o->agg.lat_start && !o->agg.offcpu && !o->prog)
 		return ERR(
 			c,
 			"no probe given: name one with --tp CATEGORY:NAME or -e EVENT (see --list)");

@@ -8,7 +8,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable"
+guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
 
@@ -969,4 +969,116 @@ test_program_list_skips_unattachable() {
 		"^pmtrace: warning: -e:1: .*$bad.*: skipped, as bpftrace skips a probe it cannot attach" \
 		"kprobe:$bad, kprobe:$bad { @n = count(); }" \
 		"^pmtrace: -e:1: none of the probes this list names could be attached"
+}
+
+# bpftrace's one-liners tutorial, each line as written, the lessons whose
+# probes this kernel has (kprobes: test_program_tutorial_kprobes), each
+# on a command whose own events are known, bpftrace on the same command
+# (bpftrace traces every process where pmtrace -c traces the command's:
+# the command's lines and keys compared; the commands renamed, so that
+# no other test's processes share them). Lesson 1 lists probes
+# (test list_and_info); lesson 5 filters on a pid typed in by hand (its
+# predicate and hist are test_program_e_vs_bpftrace's). Lesson 10's
+# stacks: pmtrace keys a stack by its functions, bpftrace 0.17 by
+# return addresses (func+off): compared with the offsets set aside.
+test_program_tutorial_vs_bpftrace() {
+	requires host || return
+	local bt=1 out
+	oracle_on_host && command -v bpftrace >/dev/null || bt=""
+	# names of their own: other tests run open_loop and getppid_loop
+	# meanwhile, and bpftrace sees every process
+	cp "$TP/open_loop" "$WORK/tutopen" && cp "$TP/getppid_loop" "$WORK/tutgetppid" || return 1
+	# the command's lines ($1: a grep pattern) in ours, and in
+	# bpftrace's on the same program and command ($2, $3) where it runs
+	lesson() { # PATTERN PROGRAM CMD
+		"$PMT" -q -e "$2" -c "$3" -o "$WORK/out.txt" >/dev/null 2>"$WORK/err" ||
+			{ cat "$WORK/err" >&2; fail "pmtrace -e '$2' failed"; return 1; }
+		grep -E "$1" "$WORK/out.txt" >"$WORK/ours"
+		[ -n "$bt" ] || return 0
+		bpftrace -e "$2" -c "$3" 2>"$WORK/bt.err" >"$WORK/bt.txt" ||
+			{ cat "$WORK/bt.err" >&2; fail "bpftrace -e '$2' failed"; return 1; }
+		grep -E "$1" "$WORK/bt.txt" >"$WORK/theirs"
+	}
+	# 2. hello world
+	lesson '^hello' 'BEGIN { printf("hello world\n"); }' /bin/true || return 1
+	expect_eq "lesson 2" "$(cat "$WORK/ours")" "hello world" || return 1
+	[ -z "$bt" ] || same_lines || return 1
+	# 3. file opens
+	lesson '^tutopen /etc/' 'tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args->filename)); }' \
+		"$WORK/tutopen 5 /etc/hostname" || return 1
+	expect_eq "lesson 3" "$(grep -c '^tutopen /etc/hostname$' "$WORK/ours")" 5 || return 1
+	[ -z "$bt" ] || same_lines || return 1
+	# 4. syscall counts by process: bpftrace beside, system-wide, counting
+	# the same process (its own -c child makes a call more or less)
+	local prog='tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' pid=""
+	if [ -n "$bt" ]; then
+		bpftrace -e "$prog" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+		pid=$!
+		wait_for "$WORK/bt.txt" "^Attaching" 300 "$pid" || return 1
+	fi
+	"$PMT" -q -e "$prog" -c "$WORK/tutgetppid 1000" -o "$WORK/out.txt" >/dev/null || { fail "lesson 4 failed"; return 1; }
+	[ -z "$pid" ] || { kill -INT "$pid"; wait "$pid"; }
+	grep '^@\[tutgetppid\]' "$WORK/out.txt" >"$WORK/ours"
+	out=$(sed 's/.*: //' "$WORK/ours")
+	[ "${out:-0}" -ge 1000 ] || { fail "lesson 4: ${out:-no} syscalls of 1000 getppid()"; return 1; }
+	if [ -n "$bt" ]; then
+		grep '^@\[tutgetppid\]' "$WORK/bt.txt" >"$WORK/theirs"
+		same_lines || return 1
+	fi
+	# 8. count process-level events, for 5 s (interval:s:5 { exit(); })
+	timeout 60 "$PMT" -q -e 'tracepoint:sched:sched* { @[probe] = count(); } interval:s:5 { exit(); }' \
+		-o "$WORK/out.txt" || { fail "lesson 8 did not end by itself"; return 1; }
+	if ! grep -q '^@\[tracepoint:sched:sched_switch\]: [0-9]' "$WORK/out.txt" ||
+		grep '^@' "$WORK/out.txt" | grep -Evq '^@\[tracepoint:sched:sched_[a-z_]+\]: [0-9]+$'; then
+		cat "$WORK/out.txt" >&2
+		fail "lesson 8: not @[tracepoint:sched:NAME]: N"
+		return 1
+	fi
+	# 10. scheduler stacks: the sleep's own switch, in both
+	lesson '.' 'tracepoint:sched:sched_switch { @[kstack] = count(); }' "/usr/bin/sleep 0.2" || return 1
+	grep -q '^ *do_nanosleep$' "$WORK/out.txt" || { cat "$WORK/out.txt" >&2; fail "lesson 10: no sleep's stack"; return 1; }
+	[ -z "$bt" ] || grep -q '^ *do_nanosleep+[0-9]*$' "$WORK/bt.txt" ||
+		{ cat "$WORK/bt.txt" >&2; fail "lesson 10: no sleep's stack in bpftrace's"; return 1; }
+	# 11. block I/O: eight direct 4 KiB writes over blocks written and
+	# synced before (no allocation, no metadata read in the command),
+	# each its request
+	dd if=/dev/zero of="$WORK/blocks" bs=4k count=8 status=none && sync "$WORK/blocks" || return 1
+	lesson '^\[4K, 8K\)' 'tracepoint:block:block_rq_issue { @ = hist(args->bytes); }' \
+		"/usr/bin/dd if=/dev/zero of=$WORK/blocks bs=4k count=8 oflag=direct conv=notrunc status=none" || return 1
+	expect_eq "lesson 11" "$(awk '{ print $3 }' "$WORK/ours")" 8 || return 1
+	[ -z "$bt" ] || [ "$(awk '{ print $3 }' "$WORK/theirs")" -ge 8 ] ||
+		{ cat "$WORK/bt.txt" >&2; fail "lesson 11: bpftrace's [4K, 8K) under 8"; return 1; }
+	note "lessons 2, 3, 4, 8, 10 and 11 as written"
+}
+
+# The tutorial's kprobe lessons, as written (the kernels with kprobes: the
+# guests, where bpftrace is not): 6, read sizes from kretprobe:vfs_read's
+# retval; 7, its time from kprobe to kretprobe; 12, path.bt, a struct
+# walked from arg0. The reader's 39 reads of 1 B to 4 KiB on fd 100 (and
+# ld.so's), the opener's 3 opens of /etc/hostname.
+test_program_tutorial_kprobes() {
+	requires kprobes || return
+	"$PMT" -q -e 'kretprobe:vfs_read { @bytes = lhist(retval, 0, 2000, 200); }' -c "$TP/reader 3" \
+		-o "$WORK/out.txt" >/dev/null || { fail "lesson 6 failed"; return 1; }
+	# 1 B .. 4 KiB: 3 x 7 sizes, 3 of them (2 and 4 KiB) past 2000
+	if [ "$(awk '/^\[0, 200\)/ { print $3 }' "$WORK/out.txt")" -lt 15 ] ||
+		[ "$(awk '/^\[2000, \.\.\.\)/ { print $3 }' "$WORK/out.txt")" -lt 3 ]; then
+		cat "$WORK/out.txt" >&2
+		fail "lesson 6: not the reader's sizes"
+		return 1
+	fi
+	"$PMT" -q -e 'kprobe:vfs_read { @start[tid] = nsecs; }
+kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); delete(@start[tid]); }' \
+		-c "$TP/reader 3" -o "$WORK/out.txt" >/dev/null || { fail "lesson 7 failed"; return 1; }
+	if [ "$(awk '/^@ns\[reader\]/ { on = 1; next } /^@/ { on = 0 } on && /^\[/ { n += $3 } END { print n + 0 }' "$WORK/out.txt")" -lt 39 ]; then
+		cat "$WORK/out.txt" >&2
+		fail "lesson 7: not the reader's 39 reads timed"
+		return 1
+	fi
+	printf '%s\n' '#ifndef BPFTRACE_HAVE_BTF' '#include <linux/path.h>' '#include <linux/dcache.h>' '#endif' '' \
+		'kprobe:vfs_open' '{' '	printf("open path: %s\n", str(((struct path *)arg0)->dentry->d_name.name));' '}' \
+		>"$WORK/path.bt"
+	"$PMT" -q "$WORK/path.bt" -c "$TP/open_loop 3 /etc/hostname" -o "$WORK/out.txt" >/dev/null ||
+		{ fail "lesson 12 failed"; return 1; }
+	expect_eq "lesson 12" "$(grep -c '^open path: hostname$' "$WORK/out.txt")" 3
 }

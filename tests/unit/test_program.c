@@ -214,6 +214,10 @@ TEST(program_read_into_the_engine)
 		"if{((pid)) || (!(pid))}");
 	ASSERT_STREQ(read_as(&b, "t:a:b { if (pid) { printf(\"a\"); } printf(\"c\"); }"),
 		     "tracepoint:a:b printf{if ((pid)) \"a\"; \"c\"}");
+	/* BEGIN alone: printed, then the run lasts as long as it is told
+	 * (bpftrace's hello world) */
+	ASSERT_STREQ(read_as(&b, "BEGIN { printf(\"hello world\\n\"); }"),
+		     " begin 'hello world\n'");
 	/* profile and interval blocks: a probe, the run's intervals */
 	ASSERT_STREQ(read_as(&b, "profile:hz:99 /pid/ { @cpu = lhist(cpu, 0, 1000, 1); }\n"
 				 "interval:ms:1500 { time(\"%H \"); print(@cpu); clear(@cpu); }\n"
@@ -436,9 +440,9 @@ static const struct {
 					    "is missing\n"
 					    "  t:a:b { @x = count(); } /* open\n"
 					    "                          ^~\n"},
-	{"BEGIN { printf(\"hi\\n\"); }", "t.bt:1: the program has no probe: nothing to trace\n"
-					 "  BEGIN { printf(\"hi\\n\"); }\n"
-					 "                           ^\n"},
+	{"// nothing\n", "t.bt:2: the program has no probe: nothing to trace\n"
+			 "  \n"
+			 "  ^\n"},
 	{"t:a:b { @x[comm] = count(); exit(); }",
 	 "t.bt:1: 'exit' is not supported yet: a program's blocks printf, or update one map with "
 	 "count(), sum(), avg(), min(), max(), stats(), hist() or lhist() (and BEGIN prints "
