@@ -288,6 +288,7 @@ void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	const struct pmt_keylayout *kl = &a->keys;
 	bool first = true;
 	uint64_t v, kv;
+	size_t at;
 	int i;
 
 	for (i = 0; i < kl->n; i++) {
@@ -303,6 +304,7 @@ void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 			pmt_agg__key_part(a, io, b, k, i);
 			continue;
 		}
+		at = b->len;
 		/* innermost first, so a kernel part that follows its user
 		 * part ("stack") is shown before it */
 		if (disp == PMT_DISP_USTACK && i + 1 < kl->n &&
@@ -312,7 +314,8 @@ void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 			i++;
 		}
 		stack_text(io, b, disp, v);
-		pmt_buf__putc(b, '\n');
+		if (b->len != at) /* an empty stack is @[], as bpftrace shows it */
+			pmt_buf__putc(b, '\n');
 	}
 }
 
