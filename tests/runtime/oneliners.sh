@@ -172,14 +172,18 @@ test_bashreadline_vs_bpftrace() {
 	[ -r "$tool" ] || return 0
 	"$PMT" -q "$tool" -c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/ours.txt" 2>"$WORK/err" ||
 		{ cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
-	bpftrace "$tool" -c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/bt.txt" 2>&1
-	for who in ours bt; do
-		sed -nE -e '/^TIME /p' -e 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}  [0-9]+ +/TIME PID /p' "$WORK/$who.txt" >"$WORK/$who"
-	done
-	mv "$WORK/bt" "$WORK/theirs"
+	lines_of() { sed -nE -e '/^TIME /p' -e 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}  [0-9]+ +/TIME PID /p' "$1"; }
+	lines_of "$WORK/ours.txt" >"$WORK/ours"
 	expect_eq "the lines" "$(tr '\n' ';' <"$WORK/ours")" \
 		"TIME      PID    COMMAND;TIME PID echo one;TIME PID echo two words;TIME PID echo one;TIME PID exit;" ||
 		{ cat "$WORK/ours.txt" >&2; return 1; }
+	# bpftrace -c beside busy CPUs now and then misses the command's
+	# first event (programs.sh's lines_vs_bpftrace): a second run
+	for who in 1 2; do
+		bpftrace "$tool" -c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/bt.txt" 2>&1
+		lines_of "$WORK/bt.txt" >"$WORK/theirs"
+		cmp -s "$WORK/ours" "$WORK/theirs" && break
+	done
 	same_lines
 }
 
