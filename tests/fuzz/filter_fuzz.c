@@ -190,8 +190,8 @@ static void fuzz_program(const char *text)
 		pmt_buf__free(&b);
 		return;
 	}
-	if (!p.nprobes)
-		abort(); /* read: probes */
+	if (!p.nprobes && !p.begin && !p.nends && p.interval <= 0)
+		abort(); /* read: probes, or what BEGIN, END or an interval do */
 	for (i = 0; i < (size_t)p.nmaps; i++)
 		if (!p.maps[i].name || !p.maps[i].fn)
 			abort(); /* each map named, with its function */
