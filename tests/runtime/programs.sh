@@ -640,8 +640,9 @@ test_program_ksym_printf_vs_bpftrace() {
 # (cfs_rq's nr_running, which bpftrace 0.17's file reads, is nr_queued):
 # where the kernel has no nr_running, the file as newer bpftrace ships
 # it. Four spinners on CPU 0 for 2 s, the tracers on CPU 1: each sample
-# on CPU 0 sees three waiting (its [3, 4) bucket), in pmtrace's map and
-# in bpftrace's. bpftrace 0.17 leaves $len as it was in `$len = $len > 0
+# on CPU 0 sees three waiting (its [3, 4) bucket: some 198 at 99 Hz, at
+# least 100 and nine in ten of those with three or more), in pmtrace's
+# map and in bpftrace's; CPU 1's samples wait less. bpftrace 0.17 leaves $len as it was in `$len = $len > 0
 # ? $len - 1 : 0` (its samples all four waiting: nr_queued itself, 4 as
 # both tracers read it through BTF); it runs the same file with the ?:
 # assigned to a variable of its own.
@@ -672,9 +673,10 @@ test_program_runqlen_vs_bpftrace() {
 	[ $i = 0 ] || { cat "$WORK/bt.err" >&2; fail "a tracer failed"; return 1; }
 	for who in ours theirs; do
 		[ -e "$WORK/$who" ] || continue
-		awk -v who=$who '/^\[/ { sub(/\|.*/, ""); n += $NF; if ($1 == "[3,") three = $NF }
-			END { printf "    %s: %d samples, %d with three waiting\n", who, n, three
-			      exit !(n >= 100 && three >= 0.9 * n) }' "$WORK/$who" >&2 ||
+		# CPU 1's samples (the tracers; any other load) wait less than three
+		awk -v who=$who '/^\[/ { sub(/\|.*/, ""); b = substr($1, 2) + 0; if (b >= 3) n += $NF; if (b == 3) three = $NF }
+			END { printf "    %s: %d samples with three or more waiting, %d with three\n", who, n, three
+			      exit !(three >= 100 && three >= 0.9 * n) }' "$WORK/$who" >&2 ||
 			{ cat "$WORK/$who" >&2; fail "$who: not three waiting"; return 1; }
 	done
 }
