@@ -1635,6 +1635,15 @@ static int block(struct parser *P, struct blk_state *b)
 
 /* --- the program ---------------------------------------------------------- */
 
+/* Where the string opening at s[i] ('"') ends: its closing '"', or the
+ * text's NUL (escapes skipped) */
+static int string_end(const char *s, int i)
+{
+	for (i++; s[i] && s[i] != '"'; i++)
+		i += s[i] == '\\' && s[i + 1];
+	return i;
+}
+
 /* /PREDICATE/ from src[*at] (its '/'): as a filter, *at past it */
 static int predicate(struct parser *P, int *at, char **filter)
 {
@@ -1644,9 +1653,7 @@ static int predicate(struct parser *P, int *at, char **filter)
 	for (j = i + 1; s[j] && s[j] != '{'; j++) {
 		if (s[j] != '"')
 			continue;
-		for (j++; s[j] && s[j] != '"'; j++)
-			j += s[j] == '\\' && s[j + 1];
-		if (!s[j])
+		if (!s[j = string_end(s, j)])
 			break;
 	}
 	for (end = j - 1; end > i && (s[end] == ' ' || s[end] == '\t' || s[end] == '\n'); end--)
@@ -1730,9 +1737,7 @@ static bool block_computes(const char *s, int i)
 
 	for (; s[i]; i++) {
 		if (s[i] == '"') {
-			for (i++; s[i] && s[i] != '"'; i++)
-				i += s[i] == '\\' && s[i + 1];
-			if (!s[i])
+			if (!s[i = string_end(s, i)])
 				break;
 			continue;
 		}

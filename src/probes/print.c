@@ -95,6 +95,31 @@ static int num_slot(struct pmt_probe *p, const char *x, const struct pmt_operand
 	return (int)p->nvals++;
 }
 
+/* Argument x as a number slot of p's holding operand o, shown as kind */
+static int slot_arg(struct pmt_probe *p, const char *x, const struct pmt_operand *o,
+		    enum pmt_parg_kind kind, struct pmt_print_arg *a, struct pmt_error *err)
+{
+	int slot = num_slot(p, x, o, err);
+
+	if (slot < 0)
+		return slot;
+	a->kind = (uint8_t)kind;
+	a->slot = (uint8_t)slot;
+	return 0;
+}
+
+/* Is x a program's map read whole, @NAME[KEY]? Then NAME into name. */
+static bool map_read(const char *x, char *name, size_t len)
+{
+	size_t n = strcspn(x + 1, "[");
+
+	if (x[0] != '@' || x[1 + n] != '[' || x[strlen(x) - 1] != ']' || n >= len ||
+	    strchr(x + 1, '@'))
+		return false;
+	snprintf(name, len, "%.*s", (int)n, x + 1);
+	return true;
+}
+
 /* A condition of a program's printf (if): a number slot of the record,
  * *out 1 + its index (the kernel streams the record where the block's
  * is non-zero; each printf prints where its own is) */
@@ -124,25 +149,20 @@ static int table_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a
 	const struct pmt_prog_table *t;
 	struct pmt_opinfo info;
 	char name[64], key[256];
-	size_t n = strcspn(x + 1, "[");
-	int slot;
+	size_t n;
+	int r;
 
-	if (!prog || x[0] != '@' || !x[1 + n] || n >= sizeof(name))
+	if (!prog || !map_read(x, name, sizeof(name)) || !(t = pmt_program__strings(prog, name)))
 		return 1;
-	snprintf(name, sizeof(name), "%.*s", (int)n, x + 1);
-	if (!(t = pmt_program__strings(prog, name)))
-		return 1;
-	/* the reader checked it is @NAME[KEY], whole */
+	n = strlen(name);
 	snprintf(key, sizeof(key), "%.*s", (int)(strlen(x) - n - 3), x + n + 2);
 	if (pmt_expr__compile(mine, key, p->fmt, p->name, "printf", types, &info, err))
 		return -EINVAL;
 	if (info.is_str)
 		return pmt_error__usage(err, "printf's %s: @%s's key is a number (in %s)", x, name,
 					p->name);
-	if ((slot = num_slot(p, x, &info.o, err)) < 0)
-		return slot;
-	a->kind = PMT_PARG_TABLE;
-	a->slot = (uint8_t)slot;
+	if ((r = slot_arg(p, x, &info.o, PMT_PARG_TABLE, a, err)))
+		return r;
 	a->tkeys = t->keys;
 	a->tstrs = t->str;
 	a->tn = t->n;
@@ -197,7 +217,6 @@ static int sym_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	struct pmt_opinfo info;
 	char inner[256];
 	bool user = pmt_operand__call_arg(x, "usym", inner, sizeof(inner));
-	int slot;
 
 	if (!user && !pmt_operand__call_arg(x, "ksym", inner, sizeof(inner)))
 		return 1;
@@ -207,11 +226,7 @@ static int sym_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		return pmt_error__usage(err,
 					"printf's %s: %s names an address, not a string (in %s)", x,
 					user ? "usym" : "ksym", p->name);
-	if ((slot = num_slot(p, x, &info.o, err)) < 0)
-		return slot;
-	a->kind = user ? PMT_PARG_USYM : PMT_PARG_KSYM;
-	a->slot = (uint8_t)slot;
-	return 0;
+	return slot_arg(p, x, &info.o, user ? PMT_PARG_USYM : PMT_PARG_KSYM, a, err);
 }
 
 /* @MAP[KEY] of a program's map saving func or probe (1 if x is not
@@ -222,22 +237,14 @@ static int probe_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a
 {
 	struct pmt_opinfo info;
 	char name[64];
-	size_t n = strcspn(x + 1, "[");
-	int kind, slot;
+	int kind;
 
-	if (!prog || x[0] != '@' || x[1 + n] != '[' || x[strlen(x) - 1] != ']' ||
-	    n >= sizeof(name) || strchr(x + 1, '@'))
-		return 1;
-	snprintf(name, sizeof(name), "%.*s", (int)n, x + 1);
-	if (!(kind = pmt_program__names_probe(prog, name)))
+	if (!prog || !map_read(x, name, sizeof(name)) ||
+	    !(kind = pmt_program__names_probe(prog, name)))
 		return 1;
 	if (pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, &info, err))
 		return -EINVAL;
-	if ((slot = num_slot(p, x, &info.o, err)) < 0)
-		return slot;
-	a->kind = kind == 'f' ? PMT_PARG_FUNC_OF : PMT_PARG_PROBE_OF;
-	a->slot = (uint8_t)slot;
-	return 0;
+	return slot_arg(p, x, &info.o, kind == 'f' ? PMT_PARG_FUNC_OF : PMT_PARG_PROBE_OF, a, err);
 }
 
 /* Argument text x of p into a. */
@@ -271,10 +278,7 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 					x, p->name);
 	} else if (info.o.src != PMT_FSRC_PTR_STR) {
 		/* a number the kernel computes */
-		if ((r = num_slot(p, x, &info.o, err)) < 0)
-			return r;
-		a->kind = PMT_PARG_NUM;
-		a->slot = (uint8_t)r;
+		return slot_arg(p, x, &info.o, PMT_PARG_NUM, a, err);
 	} else {
 		/* a string the kernel reads (str()) */
 		if (p->nstrs_print == PMT_STREAM_STRS)
