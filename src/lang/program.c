@@ -946,6 +946,27 @@ static int probe_time(struct parser *P, char **text)
 	return add_print(P, text, piece);
 }
 
+/* cat("FILE") in a probe's block (the lexer at cat): the file's text,
+ * read when the event is printed, as printf("%s", cat("FILE")) prints
+ * it (oomkill.bt's /proc/loadavg). */
+static int probe_cat(struct parser *P, char **text)
+{
+	int pos = P->lx.tok.pos, fpos, flen;
+	char *piece;
+
+	if (next(P) || P->lx.tok.kind != '(' || next(P) || P->lx.tok.kind != PMT_TOK_STR)
+		return perr(P, pos, 3, "expected cat(\"FILE\")");
+	fpos = P->lx.tok.pos;
+	flen = P->lx.tok.len;
+	if (next(P) || P->lx.tok.kind != ')')
+		return perr(P, pos, P->lx.tok.pos + 1 - pos,
+			    "cat() of a formatted name (cat(\"FORMAT\", ARGS)) is not supported "
+			    "yet: cat(\"FILE\")");
+	if (asprintf(&piece, "\"%%s\", cat(%.*s)", flen, P->src + fpos) < 0)
+		piece = NULL;
+	return add_print(P, text, piece);
+}
+
 /* join(ARRAY) or join(ARRAY, "DELIMITER") in a probe's block (the lexer
  * at join): the strings of a NULL-ended array of pointers (execsnoop's
  * args->argv) on a line, as printf("%s\n", join(...)) prints them. */
@@ -1575,6 +1596,8 @@ static int statement(struct parser *P, struct blk_state *b)
 		       print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
 		return probe_time(P, &b->printed) || print_under(P, b);
+	if (b->kind == BLK_PROBE && is_word(P, t, "cat"))
+		return probe_cat(P, &b->printed) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "join"))
 		return probe_join(P, &b->printed) || read_after_write(P, b, pos) ||
 		       print_under(P, b);

@@ -21,7 +21,8 @@
  * constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
  * place); interval blocks (exit(), time(), print(@MAP) and clear(@MAP)
  * done by pmtrace, or a block that prints or computes as a probe every
- * interval: every_ns); BEGIN's and END's printf of literals, END's print(@MAP[, N]) and
+ * interval: every_ns); cat("FILE") (printed as printf's "%s" of it);
+ * BEGIN's and END's printf of literals, END's print(@MAP[, N]) and
  * clear(@MAP); casts; #include lines and
  * #ifndef BPFTRACE_HAVE_BTF sections (types come from BTF), and
  * comments.

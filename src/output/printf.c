@@ -58,7 +58,7 @@ bool pmt_parg__is_str(const struct pmt_print_arg *a)
 	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_JOIN || a->kind == PMT_PARG_TIME ||
 	       a->kind == PMT_PARG_TABLE || a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM ||
 	       a->kind == PMT_PARG_PROBE_OF || a->kind == PMT_PARG_FUNC_OF ||
-	       (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_CAT || (a->kind == PMT_PARG_FIELD && a->str);
 }
 
 bool pmt_print__names(const struct pmt_print *p, bool user)
@@ -233,6 +233,28 @@ static const char *probe_of(const struct pmt_print *p, const struct pmt_print_ar
 	return a->kind == PMT_PARG_FUNC_OF && strrchr(s, ':') ? strrchr(s, ':') + 1 : s;
 }
 
+/* cat("FILE"): the file's text now (at most len - 1 bytes, as bpftrace
+ * reads at most its own bound), into buf; "" and a word on stderr where
+ * it cannot be read, as bpftrace says it */
+static const char *cat_of(const struct pmt_print_arg *a, char *buf, size_t len)
+{
+	FILE *f = a->tfmt ? fopen(a->tfmt, "re") : NULL;
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f) {
+		fprintf(stderr, "pmtrace: cat(\"%s\"): %s\n", a->tfmt ? a->tfmt : "",
+			strerror(errno));
+		return buf;
+	}
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	if (ferror(f))
+		fprintf(stderr, "pmtrace: cat(\"%s\"): %s\n", a->tfmt, strerror(errno));
+	fclose(f);
+	return buf;
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
  * buf: room for a time's text, or join()'s. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
@@ -273,6 +295,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_PROBE_OF || a->kind == PMT_PARG_FUNC_OF) {
 		s = probe_of(p, a, r, buf, len);
+		most = strlen(s);
+	} else if (a->kind == PMT_PARG_CAT) {
+		s = cat_of(a, buf, len);
 		most = strlen(s);
 	}
 	*n = (int)pmt_strnlen(s, most);

@@ -41,6 +41,7 @@ enum pmt_parg_kind {
 	PMT_PARG_KSYM,	   /* ksym(E): ... in the kernel */
 	PMT_PARG_PROBE_OF, /* the name of the probe whose id the number slot holds */
 	PMT_PARG_FUNC_OF,  /* ... its function */
+	PMT_PARG_CAT,	   /* cat("FILE"): the file's text, read when printed (tfmt: FILE) */
 };
 
 struct pmt_print_arg {
@@ -48,7 +49,7 @@ struct pmt_print_arg {
 	uint8_t slot;		       /* NUM, STR: which */
 	bool str;		       /* a string (FIELD: a char array or __data_loc string) */
 	const struct pmt_field *field; /* FIELD: of the probe's format */
-	char *tfmt;		       /* TIME: strftime's format (the print's) */
+	char *tfmt;		       /* TIME: strftime's format; CAT: the file (the print's) */
 	/* TABLE: the strings (tn), by their sorted keys; a key not there
 	 * shows "" (the program's, which outlives the print) */
 	const int64_t *tkeys;

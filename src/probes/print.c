@@ -57,25 +57,32 @@ static int compile(struct pmt_probe *p, const char *x, struct pmt_opinfo *info,
 	return pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, info, err);
 }
 
-/* strftime("FORMAT", nsecs): the record's time on the wall clock, in
- * FORMAT (a string); 1 if x is not strftime() */
-static int wall_time(const char *x, struct pmt_print_arg *a, struct pmt_error *err)
+/* A string made here from a literal: strftime("FORMAT", nsecs), the
+ * record's time on the wall clock in FORMAT (kind TIME), or cat("FILE"),
+ * the file's text when printed, as bpftrace reads it (CAT); 1 if x is
+ * not fn() */
+static int literal_call(const char *x, const char *fn, enum pmt_parg_kind kind,
+			struct pmt_print_arg *a, struct pmt_error *err)
 {
 	struct pmt_printf_text t;
-	char inner[256];
+	char inner[512];
+	bool bad;
 
-	if (!pmt_operand__call_arg(x, "strftime", inner, sizeof(inner)))
+	if (!pmt_operand__call_arg(x, fn, inner, sizeof(inner)))
 		return 1;
-	if (pmt_printf__split(inner, "strftime", &t, err))
+	if (pmt_printf__split(inner, fn, &t, err))
 		return -EINVAL;
-	if (t.nargs != 1 || strcmp(t.args[0], "nsecs")) {
+	bad = kind == PMT_PARG_TIME ? t.nargs != 1 || strcmp(t.args[0], "nsecs")
+				    : t.nargs || strchr(t.fmt.p, '%');
+	if (bad) {
 		pmt_printf__free(&t);
-		return pmt_error__usage(err,
-					"printf's %s: strftime takes (\"FORMAT\", nsecs): the "
-					"event's time",
-					x);
+		return pmt_error__usage(
+			err, "printf's %s: %s", x,
+			kind == PMT_PARG_TIME
+				? "strftime takes (\"FORMAT\", nsecs): the event's time"
+				: "cat() of a formatted name is not supported yet: cat(\"FILE\")");
 	}
-	a->kind = PMT_PARG_TIME;
+	a->kind = (uint8_t)kind;
 	a->tfmt = strdup(t.fmt.p);
 	pmt_printf__free(&t);
 	return a->tfmt ? 0 : pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
@@ -261,7 +268,8 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 			a->kind = (uint8_t)builtins[i].kind;
 			return 0;
 		}
-	if ((r = wall_time(x, a, err)) <= 0 ||
+	if ((r = literal_call(x, "strftime", PMT_PARG_TIME, a, err)) <= 0 ||
+	    (r = literal_call(x, "cat", PMT_PARG_CAT, a, err)) <= 0 ||
 	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0 ||
 	    (r = join_arg(p, x, a, mine, types, err)) <= 0 ||
 	    (r = sym_arg(p, x, a, mine, types, err)) <= 0 ||

@@ -10,7 +10,7 @@
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
+every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace program_kprobe_tools_vs_bpftrace"
 
 # spinners pinned to one CPU, its run queue read: no other test's tasks
 # on it (runner.sh)
@@ -634,6 +634,26 @@ test_program_ksym_printf_vs_bpftrace() {
 	expect_eq "bpftrace's" "$(grep -c '^hrtimer_wakeup 1$' "$WORK/bt.txt")" 5
 }
 
+# cat("FILE"): the file's text when each event is printed (oomkill.bt's
+# /proc/loadavg), after a printf on its line; a file that cannot be read
+# prints nothing and says so on stderr, as bpftrace's. pmt_ut_add's 3
+# calls: exact lines, and bpftrace's the same.
+test_program_cat_vs_bpftrace() {
+	printf 'load 0.50 1/83\n' >"$WORK/f"
+	local prog="uprobe:$CALLS:pmt_ut_add { printf(\"%d: \", arg0); cat(\"$WORK/f\"); }"
+	"$PMT" -q -e "$prog" -c "$CALLS 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines" "$(cat "$WORK/out.txt")" "0: load 0.50 1/83
+1: load 0.50 1/83
+2: load 0.50 1/83" || return 1
+	"$PMT" -q -e "uprobe:$CALLS:pmt_ut_add { cat(\"$WORK/none\"); printf(\"%d\\n\", arg0); }" \
+		-c "$CALLS 2" -o "$WORK/none.txt" 2>"$WORK/err" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines with no file" "$(cat "$WORK/none.txt")" "0
+1" || return 1
+	expect_eq "what stderr says" "$(cat "$WORK/err")" "pmtrace: cat(\"$WORK/none\"): No such file or directory
+pmtrace: cat(\"$WORK/none\"): No such file or directory" || return 1
+	lines_vs_bpftrace "$prog" "$CALLS 3"
+}
+
 # runqlen.bt: a cast of curtask, a member chain into a struct of its
 # own ($task->se.cfs_rq), a $variable assigned again through ?:, lhist
 # of it (its ?: is not lhist's MIN:MAX:STEP). 6.14 renamed the member
@@ -971,6 +991,112 @@ test_program_list_skips_unattachable() {
 		"^pmtrace: warning: -e:1: .*$bad.*: skipped, as bpftrace skips a probe it cannot attach" \
 		"kprobe:$bad, kprobe:$bad { @n = count(); }" \
 		"^pmtrace: -e:1: none of the probes this list names could be attached"
+}
+
+# bpftrace's TOOL (/usr/sbin/TOOL.bt) unchanged, run by bpftrace and by
+# pmtrace at the same time on the whole machine (a quiet guest), CMD run
+# once both are ready (their output holds HEAD): both see the same
+# events (a kernel's caches, an OOM kill happen once; softirq work
+# may run in ksoftirqd, not CMD). bpftrace's lines in $WORK/bt.txt,
+# pmtrace's in $WORK/out.txt; CMD's status STATUS (0 unless said).
+# bpftrace drops what its perf buffers hold at SIGINT (pmtrace drains
+# them): it is stopped once its lines hold SEEN, where given.
+tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
+	local tool=/usr/sbin/$1.bt bt pm r=0 secs=$((60 * ${PMT_SLOWDOWN:-100} / 100))
+	[ -r "$tool" ] || { fail "no $tool"; return 1; }
+	stdbuf -oL bpftrace "$tool" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+	bt=$!
+	"$PMT" -q "$tool" -o "$WORK/out.txt" 2>"$WORK/err" &
+	pm=$!
+	if ! wait_for "$WORK/bt.txt" "$2" 1200 $bt || ! wait_for "$WORK/out.txt" "$2" 600 $pm; then
+		kill -INT $bt $pm
+		cat "$WORK/bt.err" "$WORK/err" >&2
+		return 1
+	fi
+	# shellcheck disable=SC2086 # CMD's words
+	timeout "$secs" $3 || r=$?
+	[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 600 $bt
+	kill -INT $bt $pm
+	# bounded: a tracer that hangs fails the test, named
+	wait_gone $bt "$secs" || { kill -KILL $bt; fail "bpftrace $tool did not end on SIGINT"; }
+	wait_gone $pm "$secs" || { kill -KILL $pm; fail "pmtrace $tool did not end on SIGINT"; }
+	wait $bt
+	wait $pm || { cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
+	[ $r = "${4:-0}" ] || { fail "'$3' ended with status $r, not ${4:-0}"; return 1; }
+}
+
+# Is process PID gone within SECS seconds?
+wait_gone() { # PID SECS
+	local n=$(($2 * 10))
+	while [ $n -gt 0 ] && kill -0 "$1" 2>/dev/null; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+# bpftrace's kprobe tools unchanged, in the guests (this host has no
+# kprobes), each beside bpftrace on the same events (bpftrace there: one
+# run a tool, some 3 s under TCG):
+# - capable.bt: a copy of chown (pmtchown) changing a file's owner: its
+#   cap_capable calls, CAP_CHOWN among them, each line as bpftrace's but
+#   for the time and pid;
+# - tcpsynbl.bt: three connections to a listener of backlog 5 that
+#   accepts none, over IPv4 and three over IPv6: backlogs 0, 1, 2 twice
+#   each in @backlog[5], as bpftrace's map;
+# - oomkill.bt: a Python allocating past a cgroup's 32 MiB: killed by
+#   the OOM killer, 8192 pages (the cgroup's limit), cat("/proc/loadavg")
+#   printed after it; bpftrace's line but for the time and the load.
+test_program_kprobe_tools_vs_bpftrace() {
+	requires kprobes bpftrace || return
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	cp /bin/chown "$WORK/pmtchown" && touch "$WORK/owned" && chown 1:1 "$WORK/owned"
+	tool_beside_bpftrace capable '^TIME' "$WORK/pmtchown 0:0 $WORK/owned" 0 'pmtchown .* CAP_CHOWN' || return 1
+	lines() { awk '$4 == "pmtchown" { $1 = "TIME"; $3 = "PID"; print }' "$1"; }
+	lines "$WORK/out.txt" >"$WORK/ours"
+	lines "$WORK/bt.txt" >"$WORK/theirs"
+	grep -q '^TIME 0 PID pmtchown 0 CAP_CHOWN ' "$WORK/ours" || { cat "$WORK/out.txt" >&2; fail "no CAP_CHOWN line"; return 1; }
+	same_lines || return 1
+	printf '%s\n' 'import socket, sys' 'for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):' \
+		'    l = socket.socket(fam); l.bind((host, 0)); l.listen(5)' \
+		'    cs = [socket.create_connection(l.getsockname()[:2], timeout=20) for i in range(3)]' >"$WORK/syn.py"
+	tool_beside_bpftrace tcpsynbl '^Tracing' "$PY $WORK/syn.py" || return 1
+	maps_of "$WORK/out.txt" >"$WORK/ours"
+	maps_of "$WORK/bt.txt" >"$WORK/theirs"
+	expect_eq "the backlogs" "$(sed -nE 's/ *\|.*//; s/ +/ /g; /^\[/p' "$WORK/ours" | tr '\n' ';')" \
+		"[0] 2;[1] 2;[2, 4) 2;" || { cat "$WORK/out.txt" >&2; return 1; }
+	same_lines || return 1
+	oom_kill || return 1
+}
+
+# oomkill.bt beside bpftrace (test_program_kprobe_tools_vs_bpftrace)
+oom_kill() {
+	local cg
+	cg_root || return
+	cg=$CG/pmt_oom$$
+	grep -qw memory "$CG/cgroup.controllers" || { skip "the cgroup v2 hierarchy has no memory controller"; return; }
+	echo +memory >"$CG/cgroup.subtree_control" 2>/dev/null
+	if ! mkdir "$cg" || ! echo $((32 << 20)) >"$cg/memory.max"; then
+		fail "no cgroup $cg of 32 MiB"
+		return 1
+	fi
+	echo 0 >"$cg/memory.swap.max" 2>/dev/null
+	printf '%s\n' '#!/bin/sh' "echo \$\$ >$cg/cgroup.procs" "exec $PY -c 'b = bytearray(b\"x\") * (128 << 20)'" >"$WORK/oom.sh"
+	chmod +x "$WORK/oom.sh"
+	# the command killed (SIGKILL): pmtrace's status 137, as a shell's
+	tool_beside_bpftrace oomkill '^Tracing' "$WORK/oom.sh" 137 'OOM kill of PID'
+	local r=$?
+	rmdir "$cg"
+	[ -z "$CG_MOUNTED" ] || umount "$CG"
+	[ $r = 0 ] || return 1
+	kill_line() { grep -E ' OOM kill of PID [0-9]+ \("python3.11"\)' "$1" | sed -E 's/^[0-9:]+ //; s/loadavg: .*/loadavg: L/'; }
+	kill_line "$WORK/out.txt" >"$WORK/ours"
+	kill_line "$WORK/bt.txt" >"$WORK/theirs"
+	grep -qE '^Triggered by PID ([0-9]+) \("python3.11"\), OOM kill of PID \1 \("python3.11"\), 8192 pages, loadavg: L$' "$WORK/ours" ||
+		{ cat "$WORK/out.txt" >&2; fail "no OOM kill of the Python"; return 1; }
+	grep -qE 'loadavg: [0-9.]+ [0-9.]+ [0-9.]+ [0-9]+/[0-9]+ [0-9]+$' "$WORK/out.txt" ||
+		{ cat "$WORK/out.txt" >&2; fail "no loadavg after the kill"; return 1; }
+	same_lines
 }
 
 # bpftrace's one-liners tutorial, each line as written, the lessons whose

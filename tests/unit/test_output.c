@@ -300,6 +300,35 @@ TEST(record_printf)
 	b.len = 0;
 	pmt_format_text(&b, &r);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "uprobe:/x:SSL_read|SSL_read||\n");
+	{
+		/* cat("FILE"): the file's text when printed, each time; a
+		 * file that cannot be read prints nothing */
+		char path[] = "/tmp/pmt_cat_XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f;
+
+		ASSERT_TRUE(fd >= 0);
+		ASSERT_TRUE((f = fdopen(fd, "w")) != NULL);
+		fputs("0.50 0.40 1/83 42\n", f);
+		fclose(f);
+		p.fmt = "<%s>%s|\n";
+		p.len = strlen(p.fmt);
+		p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_CAT, .tfmt = path};
+		p.args[1] = (struct pmt_print_arg){.kind = PMT_PARG_CAT, .tfmt = "/nonexistent"};
+		p.nargs = 2;
+		ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+		b.len = 0;
+		pmt_format_text(&b, &r);
+		ASSERT_STREQ(pmt_buf__cstr(&b), "<0.50 0.40 1/83 42\n>|\n");
+		ASSERT_TRUE((f = fopen(path, "w")) != NULL);
+		fputs("again", f);
+		fclose(f);
+		b.len = 0;
+		pmt_format_text(&b, &r);
+		ASSERT_STREQ(pmt_buf__cstr(&b), "<again>|\n");
+		unlink(path);
+		p.args[0].tfmt = p.args[1].tfmt = NULL; /* not the print's to free */
+	}
 	p.fmt = NULL; /* not the test's to free */
 	p.nargs = 0;
 	pmt_buf__free(&b);

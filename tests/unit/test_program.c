@@ -168,6 +168,9 @@ TEST(program_read_into_the_engine)
 	ASSERT_STREQ(read_as(&b, "t:a:b { time(\"%H:%M \"); printf(\"%d\\n\", pid); time() }"),
 		     "tracepoint:a:b printf{\"%s\", strftime(\"%H:%M \", nsecs); \"%d\\n\", pid; "
 		     "\"%s\", strftime(\"%H:%M:%S\\n\", nsecs)}");
+	/* cat("FILE"): the file's text, read when printed (oomkill.bt's) */
+	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"load: \"); cat(\"/proc/loadavg\"); }"),
+		     "tracepoint:a:b printf{\"load: \"; \"%s\", cat(\"/proc/loadavg\")}");
 	ASSERT_STREQ(read_as(&b, "t:a:b { $k = comm; @x[$k, pid] = sum(args->n * 2); }"),
 		     "tracepoint:a:b => @x[(comm),pid] sum(args.n * 2)");
 	/* values saved, read back by a predicate, printf and an update,
@@ -289,6 +292,14 @@ TEST(printf_split)
 static const struct {
 	const char *text, *want;
 } refusals[] = {
+	{"t:a:b { cat(\"/proc/%d/stat\", pid); }",
+	 "t.bt:1: cat() of a formatted name (cat(\"FORMAT\", ARGS)) is not supported yet: "
+	 "cat(\"FILE\")\n"
+	 "  t:a:b { cat(\"/proc/%d/stat\", pid); }\n"
+	 "          ^~~~~~~~~~~~~~~~~~~~\n"},
+	{"t:a:b { cat(path); }", "t.bt:1: expected cat(\"FILE\")\n"
+				 "  t:a:b { cat(path); }\n"
+				 "          ^~~\n"},
 	{"t:a:b { join(args->argv, \",\", 3); }",
 	 "t.bt:1: join() takes an array and, maybe, a delimiter string\n"
 	 "  t:a:b { join(args->argv, \",\", 3); }\n"
