@@ -1088,16 +1088,16 @@ static void emit_key(struct xcode *c, const struct xnode *key)
 		c->x.op[c->x.n - 1].k = 0;
 }
 
-/* COND ? A : B: both sides evaluated (they have no side effects), each
- * times its condition, 0 or 1: A * !!COND + B * !COND */
+/* COND ? A : B: both sides evaluated (they have no side effects), the
+ * condition once, as A + (B - A) * !COND (exact in the wrapping
+ * arithmetic of the type): a $variable given values inside ifs nests
+ * its earlier value in B, and only A, a value given, comes twice */
 static void emit_cond(struct xcode *c, const struct xnode *n)
 {
 	emit(c, n->a);
-	emit(c, n->cond);
-	put(c, PMT_X_LNOT, n->cond->t, 0);
-	put(c, PMT_X_LNOT, (struct xtype){32, true}, 0);
-	put(c, PMT_X_MUL, n->t, -1);
 	emit(c, n->b);
+	emit(c, n->a);
+	put(c, PMT_X_SUB, n->t, -1);
 	emit(c, n->cond);
 	put(c, PMT_X_LNOT, n->cond->t, 0);
 	put(c, PMT_X_MUL, n->t, -1);

@@ -1391,6 +1391,91 @@ static int value_text(struct parser *P, char **text)
 	return end > start && !*text && P->failed ? -EINVAL : 0;
 }
 
+/* Is text (a value's, in pmtrace's terms) a string: a literal, comm,
+ * func, probe, or what str() ntop() usym() ksym() kstack ustack
+ * strftime() cat() join() make? Its parentheses looked through; a ?:
+ * choosing between texts is a string where either is. */
+static int string_end(const char *s, int i);
+
+bool pmt_printf__is_str_text(const char *text)
+{
+	static const char *const words[] = {"comm", "func", "probe", "kstack", "ustack"};
+	static const char *const calls[] = {"str(",    "ntop(",	    "usym(", "ksym(", "kstack(",
+					    "ustack(", "strftime(", "cat(",  "join("};
+	const char *s = text, *e;
+	size_t i, n;
+	int depth;
+
+	while (*s == ' ' || *s == '(')
+		s++;
+	if (*s == '"')
+		return true;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		n = strlen(words[i]);
+		if (!strncmp(s, words[i], n) && !pmt_lex__name_char(s[n], false))
+			return true;
+	}
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strncmp(s, calls[i], strlen(calls[i])))
+			return true;
+	/* ((COND) ? (A) : (B)), as a $variable given a value inside an if */
+	for (s = text, depth = 0; *s; s++) {
+		if (*s == '"') {
+			s += string_end(s, 0) - 1;
+			continue;
+		}
+		depth += (*s == '(') - (*s == ')');
+		if (*s == '?' && depth == 1 && (e = strstr(s, ") : (")))
+			return pmt_printf__is_str_text(s + 1) || pmt_printf__is_str_text(e + 4);
+	}
+	return false;
+}
+
+/* $name = text inside an if (both taken): from here on the variable is
+ * text where the if's condition held, and what it was before elsewhere
+ * (0 where it had no value, as bpftrace's variables start) */
+static int guarded_var(struct parser *P, int pos, char *name, char *text)
+{
+	struct var *v = NULL;
+	char *choice;
+	int i;
+
+	for (i = P->nvars - 1; i >= 0 && !v; i--)
+		if (!strcmp(P->vars[i].name, name))
+			v = &P->vars[i];
+	if (!v && P->nvars == (int)(sizeof(P->vars) / sizeof(P->vars[0]))) {
+		free(name);
+		free(text);
+		return perr(P, pos, 1, "more than 32 variables in one block");
+	}
+	if (pmt_printf__is_str_text(text) || (v && pmt_printf__is_str_text(v->text))) {
+		int r = perr(P, pos, (int)strlen(name) + 1,
+			     "$%s: a string given to a $variable inside an if: not supported yet "
+			     "(numbers are)",
+			     name);
+
+		free(name);
+		free(text);
+		return r;
+	}
+	if (asprintf(&choice, "(%s) ? (%s) : (%s)", P->guard, text, v ? v->text : "0") < 0)
+		choice = NULL;
+	free(text);
+	if (!choice) {
+		free(name);
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	if (v) {
+		free(name);
+		free(v->text);
+		v->text = choice;
+		return 0;
+	}
+	P->vars[P->nvars].name = name;
+	P->vars[P->nvars++].text = choice;
+	return 0;
+}
+
 /* $NAME = EXPR (the lexer at '$'): the block's variable, its value's
  * text (rewritten: earlier variables in it are theirs) used from here on. */
 static int assign_var(struct parser *P)
@@ -1417,6 +1502,8 @@ static int assign_var(struct parser *P)
 		free(name);
 		return -EINVAL;
 	}
+	if (text && P->guard)
+		return guarded_var(P, pos, name, text);
 	if (!text || P->nvars == (int)(sizeof(P->vars) / sizeof(P->vars[0]))) {
 		free(name);
 		free(text);
@@ -1605,11 +1692,6 @@ static int statement(struct parser *P, struct blk_state *b)
 		return if_statement(P, b);
 	if (b->kind == BLK_PROBE && t->kind == '@')
 		return map_statement(P, b, pos);
-	if (b->kind == BLK_PROBE && t->kind == '$' && P->guard)
-		return perr(
-			P, pos, 1,
-			"a $variable assigned inside an if: not supported yet (assign it before "
-			"the if)");
 	if (b->kind == BLK_PROBE && t->kind == '$')
 		return assign_var(P) || read_after_write(P, b, pos);
 	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||

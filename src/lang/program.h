@@ -19,7 +19,7 @@
  * key) and read back (@name[K] anywhere a value is read), or forgotten
  * (delete); if/else (what is inside done under its condition); BEGIN's
  * constants (@name[N] = "TEXT" or NUMBER); $variables (their values' text in their
- * place); interval blocks (exit(), time(), print(@MAP) and clear(@MAP)
+ * place; a number given inside an if, (GUARD) ? (VALUE) : (BEFORE)); interval blocks (exit(), time(), print(@MAP) and clear(@MAP)
  * done by pmtrace, or a block that prints or computes as a probe every
  * interval: every_ns); cat("FILE") (printed as printf's "%s" of it);
  * BEGIN's and END's printf of literals, END's print(@MAP[, N]) and
@@ -177,5 +177,9 @@ void pmt_program__free(struct pmt_program *p);
 int pmt_printf__split(const char *text, const char *name, struct pmt_printf_text *t,
 		      struct pmt_error *err);
 void pmt_printf__free(struct pmt_printf_text *t);
+
+/* Is text (an argument's or a $variable's value, in pmtrace's terms) a
+ * string: a literal, comm, str(), ntop(), ... or a ?: choosing one? */
+bool pmt_printf__is_str_text(const char *text);
 
 #endif

@@ -513,6 +513,25 @@ END { clear(@last); }"
 	vs_bpftrace_program "$WORK/ours-agg" -e "$agg" -c "$CALLS 1000"
 }
 
+# $variables given numbers inside an if (tcplife.bt's $delta_ms, the tcp
+# tools' $variables chosen by family): each call's value the branch it
+# took made, an if within an if's as well, what it was before where no
+# branch gave one, 0 where none did; a key of one as well. pmt_ut_add's
+# 10 calls: exact lines and map, and bpftrace's.
+test_program_vars_in_if_vs_bpftrace() {
+	local prog="uprobe:$CALLS:pmt_ut_add {
+	\$x = 7;
+	if (arg0 > 5) { \$x = arg0 * 2; if (arg0 == 8) { \$y = 100; } } else if (arg0 > 2) { \$x = 1; }
+	printf(\"%d %d %d\\n\", arg0, \$x, \$y);
+	if (arg0 % 2) { \$k = arg0 / 2; }
+	@odd[\$k] = sum(arg0);
+}"
+	"$PMT" -q -e "$prog" -c "$CALLS 10" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	expect_eq "the lines and the map" "$(grep -v '^$' "$WORK/out.txt" | tr '\n' ';')" \
+		"0 7 0;1 7 0;2 7 0;3 1 0;4 1 0;5 1 0;6 12 0;7 14 0;8 16 100;9 18 0;@odd[1]: 3;@odd[2]: 5;@odd[3]: 7;@odd[4]: 9;@odd[0]: 21;" || return 1
+	lines_vs_bpftrace "$prog" "$CALLS 10"
+}
+
 # runqlat.bt unchanged: a start time saved under an if (the task left
 # its CPU runnable), read into a $variable, an update under if ($ns),
 # TASK_RUNNING from the kernel's headers. pingpong's 2,000 wakeups and

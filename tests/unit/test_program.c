@@ -159,6 +159,15 @@ TEST(program_read_into_the_engine)
 				 "  printf(\"%d %d\\n\", $fd, $r); $r = 5; printf(\"%d\", $r); }"),
 		     "tracepoint:a:b printf{\"%d %d\\n\", ((args.ret) >= 0 ? (args.ret) : -1"
 		     "), (args.ret); \"%d\", (5)}");
+	/* a $variable given a number inside an if: that number where the
+	 * condition holds (ifs within ifs: all of theirs), what it was
+	 * before elsewhere, 0 where it had none */
+	ASSERT_STREQ(
+		read_as(&b, "t:a:b { $x = 7; if (args->n > 5) { $x = args->n * 2;\n"
+			    "  if (pid) { $y = 1; } } else { $x = 1; }\n"
+			    "  printf(\"%d %d\\n\", $x, $y); }"),
+		"tracepoint:a:b printf{\"%d %d\\n\", ((!(args.n > 5)) ? (1) : (((args.n > 5)) ? "
+		"(args.n * 2) : (7))), ((((args.n > 5)) && (pid)) ? (1) : (0))}");
 	/* join(): an array's strings on a line (execsnoop.bt's) */
 	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"%-5d \", pid); join(args->argv); }\n"
 				 "t:c:d { join(args->argv, \",\") }"),
@@ -310,11 +319,16 @@ static const struct {
 	 "prints literals)\n"
 	 "   unroll (2) { @ = count(); }\n"
 	 "   ^~~~~~\n"},
-	{"t:a:b { if (pid) { $x = 1; } printf(\"a\"); }",
-	 "t.bt:1: a $variable assigned inside an if: not supported yet (assign it before the "
-	 "if)\n"
-	 "  t:a:b { if (pid) { $x = 1; } printf(\"a\"); }\n"
-	 "                     ^\n"},
+	{"t:a:b { $x = comm; if (pid) { $x = \"a\"; } printf(\"%s\", $x); }",
+	 "t.bt:1: $x: a string given to a $variable inside an if: not supported yet (numbers "
+	 "are)\n"
+	 "  t:a:b { $x = comm; if (pid) { $x = \"a\"; } printf(\"%s\", $x); }\n"
+	 "                                ^~\n"},
+	{"t:a:b { if (pid) { $x = ntop(args->a); } printf(\"%s\", $x); }",
+	 "t.bt:1: $x: a string given to a $variable inside an if: not supported yet (numbers "
+	 "are)\n"
+	 "  t:a:b { if (pid) { $x = ntop(args->a); } printf(\"%s\", $x); }\n"
+	 "                     ^~\n"},
 	{"t:a:b { if (pid { printf(\"a\"); } }",
 	 "t.bt:1: if's condition is not closed: ')' is missing\n"
 	 "  t:a:b { if (pid { printf(\"a\"); } }\n"
