@@ -161,10 +161,13 @@ static long pmt_x_step(__u32 i, void *ctx)
 		m->sp = sp - 1;
 		return 0;
 	}
-	if (op->code <= PMT_X_LNOT) {
-		v = op->code == PMT_X_NEG   ? pmt_x_type(-a, f)
-		    : op->code == PMT_X_NOT ? pmt_x_type(~a, f)
-					    : !a;
+	if (op->code <= PMT_X_BSWAP) {
+		v = op->code == PMT_X_NEG    ? pmt_x_type(-a, f)
+		    : op->code == PMT_X_NOT  ? pmt_x_type(~a, f)
+		    : op->code == PMT_X_LNOT ? !a
+		    : op->k == 2	     ? __builtin_bswap16((__u16)a)
+		    : op->k == 4	     ? __builtin_bswap32((__u32)a)
+					     : __builtin_bswap64(a);
 		PMT_XST(m, sp - 1) = v;
 		return 0;
 	}

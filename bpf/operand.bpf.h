@@ -24,6 +24,18 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 /* x86-64: user addresses have the top bit clear, the kernel's set */
 #define PMT_IS_USER_ADDR(a) ((__s64)(a) >= 0)
 
+/* The address a PTR_STR operand reads at: field F's, or its expression
+ * slot's (PMT_FFLAG_XADDR) */
+static __always_inline __u64 pmt_ptr_of(const struct pmt_operand *e, struct pmt_fctx *c)
+{
+	struct pmt_operand f = *e;
+
+	f.src = PMT_FSRC_FIELD;
+	if (pmt_uses_src(PMT_FSRC_EXPR) && (e->flags & PMT_FFLAG_XADDR))
+		return c->xslot ? c->xslot[e->off & (PMT_XSLOTS - 1)] : 0;
+	return pmt_fetch_base(&f, c);
+}
+
 /* str(F): the string at the address in field F (a FIELD operand but for
  * src), into dst (n bytes, NUL included); user or kernel memory as the
  * address says. Returns the helper's result: < 0 when it faulted (and
@@ -31,15 +43,9 @@ static __always_inline __u64 pmt_fetch_num(const struct pmt_operand *e, struct p
 static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct pmt_fctx *c,
 					     char *dst, __u32 n)
 {
-	struct pmt_operand f = *e;
-	__u64 p;
+	__u64 p = pmt_ptr_of(e, c);
 	long r;
 
-	f.src = PMT_FSRC_FIELD;
-	if (pmt_uses_src(PMT_FSRC_EXPR) && (e->flags & PMT_FFLAG_XADDR))
-		p = c->xslot ? c->xslot[e->off & (PMT_XSLOTS - 1)] : 0;
-	else
-		p = pmt_fetch_base(&f, c);
 	r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user_str(dst, n, (const void *)p)
 				: bpf_probe_read_kernel_str(dst, n, (const void *)p);
 	if (r < 0) {
@@ -61,8 +67,23 @@ static __always_inline void pmt_stream_str(const struct pmt_probe_cfg *cfg, stru
 	/* an empty string's second byte says whether the read faulted */
 	dst[0] = '\0';
 	dst[1] = 0;
-	if (cfg->strs[i].src == PMT_FSRC_PTR_STR &&
-	    pmt_read_ptr_str(&cfg->strs[i], c, dst, PMT_STREAM_STR_LEN) < 0)
+	if (cfg->strs[i].src != PMT_FSRC_PTR_STR)
+		return;
+	if (cfg->strs[i].flags & PMT_FFLAG_BYTES) {
+		/* bytes as they are (ntop()'s IPv6 address) */
+		__u64 p = pmt_ptr_of(&cfg->strs[i], c);
+		__u32 len = cfg->strs[i].size & (PMT_STREAM_STR_LEN - 1);
+		long r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user(dst, len, (const void *)p)
+					     : bpf_probe_read_kernel(dst, len, (const void *)p);
+
+		if (r < 0) {
+			dst[0] = 0;
+			dst[1] = 1;
+			pmt_read_failed(c, false);
+		}
+		return;
+	}
+	if (pmt_read_ptr_str(&cfg->strs[i], c, dst, PMT_STREAM_STR_LEN) < 0)
 		dst[1] = 1;
 }
 

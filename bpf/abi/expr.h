@@ -20,9 +20,9 @@
  * off. One run a probe keeps the verifier's work what one expression's
  * is, however many keys compute.
  */
-#define PMT_EXPR_OPS 64	 /* operations a probe's program */
+#define PMT_EXPR_OPS 128 /* operations a probe's program */
 #define PMT_EXPR_STACK 8 /* values pending */
-#define PMT_XSLOTS 8	 /* values a program stores: keys, value, match */
+#define PMT_XSLOTS 16	 /* values a program stores: keys, value, match, printf's */
 #define PMT_EXPRS 256	 /* programs a session */
 #define PMT_XPROG_NONE 0xffff
 
@@ -32,6 +32,7 @@ enum pmt_expr_code {
 	PMT_X_NEG,     /* unary, on the top */
 	PMT_X_NOT,     /* ~ */
 	PMT_X_LNOT,    /* ! */
+	PMT_X_BSWAP,   /* the top's low k bytes (2, 4 or 8) in the other order */
 	PMT_X_ADD,     /* binary: second from the top OP top */
 	PMT_X_SUB,
 	PMT_X_MUL,

@@ -69,6 +69,9 @@ enum pmt_filter_src {
 /* PTR_STR: the address is the value of the probe's expression slot off
  * (str(curtask->mm->...), a char[] member), not a field's */
 #define PMT_FFLAG_XADDR 0x08
+/* PTR_STR: size bytes as they are, not a string (ntop()'s IPv6 address:
+ * a printf's, 1 to PMT_STREAM_STR_LEN - 1 bytes) */
+#define PMT_FFLAG_BYTES 0x10
 #define PMT_CTX_DIRECT 128
 
 /* A value of the event: a record field or a common one (filters, keys,

@@ -76,11 +76,11 @@ struct pmt_probe_cfg {
 };
 
 _Static_assert(sizeof(struct pmt_filter) % 8 == 0, "pmt_filter");
-/* written by user space into pmt_probes, read by every program: 96 bytes
+/* written by user space into pmt_probes, read by every program: 144 bytes
  * of settings before the filter, nothing padded */
-_Static_assert(__builtin_offsetof(struct pmt_probe_cfg, filter) == 96, "pmt_probe_cfg's header");
+_Static_assert(__builtin_offsetof(struct pmt_probe_cfg, filter) == 144, "pmt_probe_cfg's header");
 _Static_assert(sizeof(struct pmt_probe_cfg) ==
-		       96 + sizeof(struct pmt_filter) + sizeof(struct pmt_agg_cfg),
+		       144 + sizeof(struct pmt_filter) + sizeof(struct pmt_agg_cfg),
 	       "pmt_probe_cfg: as user space writes it");
 
 #endif

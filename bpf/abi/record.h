@@ -95,7 +95,7 @@ struct pmt_usdt {
 /* --printf: the numbers streamed with each record of the session, each
  * the value of an operand of the probe's (struct pmt_probe_cfg.vals);
  * sent before the strings, a u64 a slot. */
-#define PMT_STREAM_VALS 8
+#define PMT_STREAM_VALS 16
 
 /*
  * A streamed user stack the kernel could not finish (a file whose unwind

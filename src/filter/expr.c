@@ -166,6 +166,8 @@ static struct xnode *parse_binary(struct xparser *p, int min_prec);
 static struct xnode *parse_cond(struct xparser *p);
 static struct xnode *parse_unary(struct xparser *p);
 static bool numeric(struct xparser *p, const struct xnode *n);
+static struct xnode *closed(struct xparser *p, struct xnode *n, int close, int errpos,
+			    const char *msg);
 
 /* curtask: the current task_struct, a pointer typed by the kernel's BTF */
 static struct xnode *parse_curtask(struct xparser *p)
@@ -465,6 +467,36 @@ static struct xnode *parse_kaddr(struct xparser *p)
 	n->pos = pos;
 	n->len = at + len + 2 - pos;
 	return lex(p) ? (xfree(n), NULL) : n;
+}
+
+/* bswap(E): E's bytes in the other order, as many as its type has (a
+ * member or field its own size: tcpconnect.bt's __be16 skc_dport is 2;
+ * one byte as it is), its type unsigned */
+static struct xnode *parse_bswap(struct xparser *p)
+{
+	int pos = p->tok.pos;
+	struct xnode *e, *n;
+	unsigned w;
+
+	if (lex(p) || lex(p) || !(e = parse_cond(p)))
+		return NULL;
+	if (!(e = closed(p, e, ')', pos, "expected ')': bswap(E)")))
+		return NULL;
+	if (!numeric(p, e)) {
+		xfree(e);
+		return NULL;
+	}
+	w = e->opd.size ? e->opd.size : e->t.bits / 8u; /* a member's, a field's, a cast's */
+	if (w == 1)
+		return e; /* one byte: as it is, as bpftrace's */
+	if (w != 2 && w != 4 && w != 8)
+		w = e->t.bits / 8u;
+	n = xnew(p, UNARY('b'), e, NULL);
+	if (n) {
+		n->num = w;
+		n->t = (struct xtype){w == 8 ? 64 : 32, false};
+	}
+	return n;
 }
 
 /* str(E): the string at the address E holds */
@@ -858,6 +890,7 @@ static struct xnode *parse_cast(struct xparser *p, int it)
 	}
 	if (n) {
 		n->t = (struct xtype){64, int_types[it].is_signed};
+		n->opd.size = int_types[it].bits / 8; /* its own width: bswap()'s */
 		n->pos = pos;
 		n->len = p->tok.pos - pos;
 	}
@@ -907,6 +940,9 @@ static struct xnode *parse_unary(struct xparser *p)
 		n = parse_var(p);
 	} else if (op == X_NAME && p->tok.len == 5 && !strncmp(p->src + p->tok.pos, "kaddr", 5)) {
 		n = parse_kaddr(p);
+	} else if (op == X_NAME && p->tok.len == 5 && !strncmp(p->src + p->tok.pos, "bswap", 5) &&
+		   p->src[p->tok.pos + 5] == '(') {
+		n = parse_bswap(p);
 	} else if (op == X_NAME && p->tok.len == 3 && !strncmp(p->src + p->tok.pos, "str", 3) &&
 		   p->src[p->tok.pos + 3] == '(') {
 		n = parse_str(p);
@@ -1160,16 +1196,18 @@ static void emit(struct xcode *c, const struct xnode *n)
 			c->x.op[c->x.n - 1].k = n->num;
 		return;
 	case UNARY('-'):
-		emit(c, n->a);
-		put(c, PMT_X_NEG, n->t, 0);
-		return;
 	case UNARY('~'):
-		emit(c, n->a);
-		put(c, PMT_X_NOT, n->t, 0);
-		return;
 	case UNARY('!'):
+	case UNARY('b'):
 		emit(c, n->a);
-		put(c, PMT_X_LNOT, n->t, 0);
+		put(c,
+		    n->op == UNARY('-')	  ? PMT_X_NEG
+		    : n->op == UNARY('~') ? PMT_X_NOT
+		    : n->op == UNARY('!') ? PMT_X_LNOT
+					  : PMT_X_BSWAP,
+		    n->t, 0);
+		if (n->op == UNARY('b') && !c->too_long)
+			c->x.op[c->x.n - 1].k = n->num; /* bswap's bytes */
 		return;
 	case '?': emit_cond(c, n); return;
 	}
@@ -1239,10 +1277,13 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 			continue;
 		}
 		a = to_type(st[sp - 1], op->flags);
-		if (op->code <= PMT_X_LNOT) {
-			r = op->code == PMT_X_NEG   ? to_type(-a, op->flags)
-			    : op->code == PMT_X_NOT ? to_type(~a, op->flags)
-						    : !a;
+		if (op->code <= PMT_X_BSWAP) {
+			r = op->code == PMT_X_NEG    ? to_type(-a, op->flags)
+			    : op->code == PMT_X_NOT  ? to_type(~a, op->flags)
+			    : op->code == PMT_X_LNOT ? !a
+			    : op->k == 2	     ? __builtin_bswap16((uint16_t)a)
+			    : op->k == 4	     ? __builtin_bswap32((uint32_t)a)
+						     : __builtin_bswap64(a);
 			st[sp - 1] = r;
 			continue;
 		}
@@ -1645,9 +1686,9 @@ void pmt_exprs__free(struct pmt_exprs *t)
 void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 {
 	static const char *const names[PMT_X__MAX] = {
-		"operand", "const", "neg", "not",   "lnot", "add",   "sub",    "mul",  "div",
-		"mod",	   "and",   "or",  "xor",   "shl",  "shr",   "eq",     "ne",   "lt",
-		"le",	   "land",  "lor", "store", "load", "vload", "vstore", "vdel",
+		"operand", "const", "neg",  "not", "lnot",  "bswap", "add",   "sub",	"mul",
+		"div",	   "mod",   "and",  "or",  "xor",   "shl",   "shr",   "eq",	"ne",
+		"lt",	   "le",    "land", "lor", "store", "load",  "vload", "vstore", "vdel",
 	};
 	uint32_t i;
 
@@ -1666,7 +1707,8 @@ void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 			pmt_buf__printf(b, " src%u@%u:%u%s", op->o.src, op->o.off, op->o.size,
 					op->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
 		else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE ||
-			 op->code == PMT_X_LOAD || op->code >= PMT_X_VLOAD)
+			 op->code == PMT_X_LOAD || op->code == PMT_X_BSWAP ||
+			 op->code >= PMT_X_VLOAD)
 			pmt_buf__printf(b, " %llu", (unsigned long long)op->k);
 		pmt_buf__putc(b, '\n');
 	}

@@ -44,6 +44,10 @@ struct parser {
 	 * its place (a value of the event: nothing changes it meanwhile) */
 	struct var {
 		char *name, *text;
+		/* given a value inside an if: its condition (guard), the
+		 * value (given) and what it was before (before); text is
+		 * (guard) ? (given) : (before). NULL: not so */
+		char *guard, *given, *before;
 	} vars[32];
 	int nvars;
 };
@@ -282,6 +286,34 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 
 /* --- expressions -------------------------------------------------------- */
 
+/* Does condition cur (an if's: ifs within ifs are joined by branch() as
+ * "(OUTER) && COND") hold only where g does: is it g, or g and more? */
+static bool guard_implies(const char *cur, const char *g)
+{
+	size_t n, e;
+	int depth;
+
+	if (!cur || !g)
+		return false;
+	n = strlen(cur);
+	while (n) {
+		if (n == strlen(g) && !strncmp(cur, g, n))
+			return true;
+		if (cur[0] != '(')
+			return false;
+		for (e = 0, depth = 0; e < n; e++) {
+			depth += (cur[e] == '(') - (cur[e] == ')');
+			if (!depth)
+				break;
+		}
+		if (e >= n || n - e < 5 || strncmp(cur + e, ") && ", 5))
+			return false;
+		cur++; /* OUTER */
+		n = e - 1;
+	}
+	return false;
+}
+
 /* The block's $NAME at lx's '$' into b: its value's text in parentheses;
  * false if it has none (said). */
 static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
@@ -304,7 +336,10 @@ static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
 		     peek.tok.len, P->src + peek.tok.pos);
 		return false;
 	}
-	pmt_buf__printf(b, "(%s)", P->vars[i].text);
+	/* inside the if that gave it (or an if within it): the value given */
+	pmt_buf__printf(b, "(%s)",
+			guard_implies(P->guard, P->vars[i].guard) ? P->vars[i].given
+								  : P->vars[i].text);
 	*lx = peek;
 	return true;
 }
@@ -1425,7 +1460,7 @@ bool pmt_printf__is_str_text(const char *text)
 			continue;
 		}
 		depth += (*s == '(') - (*s == ')');
-		if (*s == '?' && depth == 1 && (e = strstr(s, ") : (")))
+		if (*s == '?' && depth <= 1 && (e = strstr(s, ") : (")))
 			return pmt_printf__is_str_text(s + 1) || pmt_printf__is_str_text(e + 4);
 	}
 	return false;
@@ -1437,7 +1472,7 @@ bool pmt_printf__is_str_text(const char *text)
 static int guarded_var(struct parser *P, int pos, char *name, char *text)
 {
 	struct var *v = NULL;
-	char *choice;
+	char *choice, *before, *guard;
 	int i;
 
 	for (i = P->nvars - 1; i >= 0 && !v; i--)
@@ -1448,31 +1483,33 @@ static int guarded_var(struct parser *P, int pos, char *name, char *text)
 		free(text);
 		return perr(P, pos, 1, "more than 32 variables in one block");
 	}
-	if (pmt_printf__is_str_text(text) || (v && pmt_printf__is_str_text(v->text))) {
-		int r = perr(P, pos, (int)strlen(name) + 1,
-			     "$%s: a string given to a $variable inside an if: not supported yet "
-			     "(numbers are)",
-			     name);
-
+	if (!v) {
+		v = &P->vars[P->nvars++];
+		memset(v, 0, sizeof(*v));
+		v->name = name;
+	} else {
 		free(name);
-		free(text);
-		return r;
 	}
-	if (asprintf(&choice, "(%s) ? (%s) : (%s)", P->guard, text, v ? v->text : "0") < 0)
-		choice = NULL;
-	free(text);
-	if (!choice) {
-		free(name);
+	/* given again under the same condition: what it was before that */
+	before = strdup(v->guard && !strcmp(v->guard, P->guard) ? v->before
+			: v->text				? v->text
+								: "0");
+	guard = strdup(P->guard);
+	if (!before || !guard ||
+	    asprintf(&choice, "(%s) ? (%s) : (%s)", P->guard, text, before) < 0) {
+		free(before);
+		free(guard);
+		free(text);
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	}
-	if (v) {
-		free(name);
-		free(v->text);
-		v->text = choice;
-		return 0;
-	}
-	P->vars[P->nvars].name = name;
-	P->vars[P->nvars++].text = choice;
+	free(v->text);
+	free(v->guard);
+	free(v->given);
+	free(v->before);
+	v->text = choice;
+	v->guard = guard;
+	v->given = text;
+	v->before = before;
 	return 0;
 }
 
@@ -1511,6 +1548,7 @@ static int assign_var(struct parser *P)
 		       : text	 ? perr(P, pos, 1, "more than 32 variables in one block")
 				 : perr(P, start, 1, "expected a value: $VAR = VALUE");
 	}
+	memset(&P->vars[P->nvars], 0, sizeof(P->vars[0]));
 	P->vars[P->nvars].name = name;
 	P->vars[P->nvars++].text = text;
 	return 0;
@@ -1522,6 +1560,9 @@ static void forget_vars(struct parser *P)
 		P->nvars--;
 		free(P->vars[P->nvars].name);
 		free(P->vars[P->nvars].text);
+		free(P->vars[P->nvars].guard);
+		free(P->vars[P->nvars].given);
+		free(P->vars[P->nvars].before);
 	}
 }
 

@@ -5,6 +5,7 @@
  * to C's printf: %d and %u show the low 32 bits, %hd 16, %hhu 8, %ld
  * and %lld all 64.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,14 +59,33 @@ bool pmt_parg__is_str(const struct pmt_print_arg *a)
 	       a->kind == PMT_PARG_FUNC || a->kind == PMT_PARG_JOIN || a->kind == PMT_PARG_TIME ||
 	       a->kind == PMT_PARG_TABLE || a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM ||
 	       a->kind == PMT_PARG_PROBE_OF || a->kind == PMT_PARG_FUNC_OF ||
-	       a->kind == PMT_PARG_CAT || (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_CAT || a->kind == PMT_PARG_LIT || a->kind == PMT_PARG_NTOP4 ||
+	       a->kind == PMT_PARG_NTOP6 || (a->kind == PMT_PARG_FIELD && a->str);
+}
+
+const struct pmt_print_arg *pmt_print__chosen(const struct pmt_print *p,
+					      const struct pmt_print_arg *a,
+					      const struct pmt_record *r)
+{
+	uint64_t v;
+	int n;
+
+	for (n = 0; a->when && a->alt && a->alt <= PMT_PRINT_ARGS && n < PMT_PRINT_ARGS; n++) {
+		v = 0;
+		if (a->when - 1 < (int)r->nvals)
+			memcpy(&v, r->vals + (size_t)(a->when - 1) * 8, sizeof(v));
+		if (v)
+			break;
+		a = &p->args[a->alt - 1];
+	}
+	return a;
 }
 
 bool pmt_print__names(const struct pmt_print *p, bool user)
 {
 	int i;
 
-	for (i = 0; p && i < p->nargs && i < PMT_PRINT_ARGS; i++)
+	for (i = 0; p && i < (p->nall > p->nargs ? p->nall : p->nargs) && i < PMT_PRINT_ARGS; i++)
 		if (p->args[i].kind == (user ? PMT_PARG_USYM : PMT_PARG_KSYM))
 			return true;
 	return false;
@@ -255,6 +275,29 @@ static const char *cat_of(const struct pmt_print_arg *a, char *buf, size_t len)
 	return buf;
 }
 
+/* ntop(): the address as inet_ntop writes it, into buf: IPv4's 4 bytes
+ * as the kernel keeps them (the number slot's low bytes, little-endian),
+ * IPv6's 16 read into a string slot */
+static const char *ntop_of(const struct pmt_print_arg *a, const struct pmt_record *r, char *buf,
+			   size_t len)
+{
+	uint8_t v4[4] = {0};
+	uint64_t v = 0;
+
+	buf[0] = '\0';
+	if (a->kind == PMT_PARG_NTOP6) {
+		if (a->slot < r->nstrs)
+			inet_ntop(AF_INET6, r->strs + (size_t)a->slot * PMT_STREAM_STR_LEN, buf,
+				  (socklen_t)len);
+		return buf;
+	}
+	if (a->slot < r->nvals)
+		memcpy(&v, r->vals + (size_t)a->slot * 8, sizeof(v));
+	memcpy(v4, &v, sizeof(v4));
+	inet_ntop(AF_INET, v4, buf, (socklen_t)len);
+	return buf;
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
  * buf: room for a time's text, or join()'s. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
@@ -298,6 +341,12 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_CAT) {
 		s = cat_of(a, buf, len);
+		most = strlen(s);
+	} else if (a->kind == PMT_PARG_LIT) {
+		s = a->tfmt ? a->tfmt : "";
+		most = strlen(s);
+	} else if (a->kind == PMT_PARG_NTOP4 || a->kind == PMT_PARG_NTOP6) {
+		s = ntop_of(a, r, buf, len);
 		most = strlen(s);
 	}
 	*n = (int)pmt_strnlen(s, most);
@@ -370,7 +419,7 @@ static void render_part(struct pmt_buf *b, const struct pmt_print *p, const stru
 		/* checked when the probe was made: each has its argument */
 		if (!read_conv(p->fmt, to, i, &c) || *used == p->nargs)
 			return;
-		render_conv(b, p, &c, &p->args[(*used)++], r);
+		render_conv(b, p, &c, pmt_print__chosen(p, &p->args[(*used)++], r), r);
 		i = c.end - 1;
 		from = c.end;
 	}
@@ -412,8 +461,10 @@ void pmt_print__free(struct pmt_print *p)
 
 	if (!p)
 		return;
-	for (i = 0; i < p->nargs && i < PMT_PRINT_ARGS; i++)
+	for (i = 0; i < (p->nall > p->nargs ? p->nall : p->nargs) && i < PMT_PRINT_ARGS; i++)
 		free(p->args[i].tfmt);
+	for (i = 0; i < PMT_PRINT_SLOTS; i++)
+		free(p->slot_text[i]);
 	free(p->fmt);
 	free(p->probe);
 	memset(p, 0, sizeof(*p));

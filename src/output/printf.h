@@ -20,6 +20,7 @@ struct pmt_syms;
 
 #define PMT_PRINT_ARGS 16
 #define PMT_PRINT_SEGS 16
+#define PMT_PRINT_SLOTS 16 /* the record's number slots (PMT_STREAM_VALS) */
 
 /* Where an argument's value is. */
 enum pmt_parg_kind {
@@ -42,6 +43,9 @@ enum pmt_parg_kind {
 	PMT_PARG_PROBE_OF, /* the name of the probe whose id the number slot holds */
 	PMT_PARG_FUNC_OF,  /* ... its function */
 	PMT_PARG_CAT,	   /* cat("FILE"): the file's text, read when printed (tfmt: FILE) */
+	PMT_PARG_LIT,	   /* a string literal (tfmt: its text) */
+	PMT_PARG_NTOP4,	   /* ntop(): the number slot's 4 bytes, an IPv4 address */
+	PMT_PARG_NTOP6,	   /* ntop(): the string slot's 16 bytes, an IPv6 address */
 };
 
 struct pmt_print_arg {
@@ -55,13 +59,20 @@ struct pmt_print_arg {
 	const int64_t *tkeys;
 	char *const *tstrs;
 	size_t tn;
+	/* a choice ($variable given a string inside an if): 1 + the number
+	 * slot of the condition under which this argument is shown, else the
+	 * argument alt - 1 of args[] (past nargs: the choices' own); 0: none */
+	uint8_t when, alt;
 };
 
 struct pmt_print {
 	char *fmt; /* decoded (escapes done), NUL-terminated */
 	size_t len;
 	struct pmt_print_arg args[PMT_PRINT_ARGS];
-	int nargs;
+	int nargs, nall; /* the format's; and the choices' alternatives after them */
+	/* each number slot's text, where making the print gave it one: a
+	 * text given twice (a condition, an address) takes one slot */
+	char *slot_text[PMT_PRINT_SLOTS];
 	char *probe;	   /* PROBE's text: "tracepoint:syscalls:sys_enter_openat" */
 	size_t str_max;	   /* bytes of a string shown at most (str()'s length - 1) */
 	uint64_t start_ns; /* ELAPSED's origin */
@@ -88,6 +99,12 @@ bool pmt_parg__is_str(const struct pmt_print_arg *a);
 /* Does p name addresses (usym(), ksym())? Then p->syms must be set, and
  * usym()'s processes followed, so they are named after they ended. */
 bool pmt_print__names(const struct pmt_print *p, bool user);
+
+/* The argument shown for a of p in record r: a itself, or where a is a
+ * choice whose condition is 0 there, its alternative (in turn). */
+const struct pmt_print_arg *pmt_print__chosen(const struct pmt_print *p,
+					      const struct pmt_print_arg *a,
+					      const struct pmt_record *r);
 
 /* Do p's format's conversions agree with its arguments, in number and
  * kind? 0, or -EINVAL with why (what is wrong, and where in the format). */

@@ -8,6 +8,8 @@
 #include "output/printf.h"
 #include "probes/print.h"
 
+_Static_assert(PMT_PRINT_SLOTS == PMT_STREAM_VALS, "a print's slots are the record's");
+
 /* What the header and the run bring, by bpftrace's names. */
 static const struct {
 	const char *name;
@@ -93,6 +95,14 @@ static int literal_call(const char *x, const char *fn, enum pmt_parg_kind kind,
 static int num_slot(struct pmt_probe *p, const char *x, const struct pmt_operand *o,
 		    struct pmt_error *err)
 {
+	uint32_t i;
+
+	/* the same text again (a choice's condition, an address): its slot */
+	for (i = 0; p->print && i < p->nvals && i < PMT_PRINT_SLOTS; i++)
+		if (p->print->slot_text[i] && !strcmp(p->print->slot_text[i], x))
+			return (int)i;
+	if (p->print && p->nvals < PMT_PRINT_SLOTS && !(p->print->slot_text[p->nvals] = strdup(x)))
+		return pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
 	if (p->nvals == PMT_STREAM_VALS)
 		return pmt_error__usage(err,
 					"printf's %s: a probe's printf has %u numbers computed in "
@@ -254,21 +264,201 @@ static int probe_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a
 	return slot_arg(p, x, &info.o, kind == 'f' ? PMT_PARG_FUNC_OF : PMT_PARG_PROBE_OF, a, err);
 }
 
+/* A string literal (1 if x is not one): its text */
+static int literal_arg(const char *x, struct pmt_print_arg *a, struct pmt_error *err)
+{
+	struct pmt_printf_text t;
+
+	if (x[0] != '"')
+		return 1;
+	if (pmt_printf__split(x, "printf", &t, err))
+		return -EINVAL;
+	if (t.nargs) {
+		pmt_printf__free(&t);
+		return pmt_error__usage(err, "printf's %s: one string literal expected", x);
+	}
+	a->kind = PMT_PARG_LIT;
+	a->tfmt = strdup(t.fmt.p);
+	pmt_printf__free(&t);
+	return a->tfmt ? 0 : pmt_error__runtime(err, -ENOMEM, "out of memory for --printf");
+}
+
+/* x with its outer parentheses (those around the whole) taken off, into
+ * buf */
+static const char *unwrapped(const char *x, char *buf, size_t len)
+{
+	size_t n = strlen(x), i;
+	int depth;
+
+	while (n >= 2 && x[0] == '(' && x[n - 1] == ')') {
+		for (i = 0, depth = 0; i < n; i++) {
+			depth += (x[i] == '(') - (x[i] == ')');
+			if (!depth && i < n - 1)
+				break;
+		}
+		if (i < n - 1)
+			break; /* (a) + (b) */
+		x++;
+		n -= 2;
+	}
+	snprintf(buf, len, "%.*s", (int)n, x);
+	return buf;
+}
+
+static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		 struct pmt_exprs *mine, const struct pmt_typesys *types,
+		 const struct pmt_program *prog, struct pmt_error *err);
+
+/* (COND) ? (A) : (B) choosing a string (a $variable given one inside an
+ * if; 1 if x is none): A where COND holds in the record, else B, each
+ * placed as an argument of its own (B's past the format's) */
+static int choice_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		      struct pmt_exprs *mine, const struct pmt_typesys *types,
+		      const struct pmt_program *prog, struct pmt_error *err)
+{
+	char in[1024], cond[1024], *q, *yes, *no;
+	struct pmt_print *pr = p->print;
+	struct pmt_print_arg *alt;
+	int depth = 0, r;
+	uint8_t when;
+
+	unwrapped(x, in, sizeof(in));
+	if (in[0] != '(' || !pmt_printf__is_str_text(x))
+		return 1;
+	for (q = in; *q; q++) {
+		if (*q == '"')
+			while (*++q && *q != '"')
+				q += *q == '\\' && q[1];
+		depth += (*q == '(') - (*q == ')');
+		if (!depth && !strncmp(q, ") ? (", 5))
+			break;
+	}
+	if (!*q || !(no = strstr(q + 5, ") : (")))
+		return 1;
+	snprintf(cond, sizeof(cond), "%.*s", (int)(q + 1 - in), in);
+	yes = q + 4; /* "(A) : (B)": A's ')' ends it */
+	no[1] = '\0';
+	no += 4;
+	if (pr->nall >= PMT_PRINT_ARGS)
+		return pmt_error__usage(err,
+					"printf's %s: its strings chosen by ifs take more than %d "
+					"arguments (in %s)",
+					x, PMT_PRINT_ARGS, p->name);
+	if ((r = guard_slot(p, cond, &when, mine, types, err)))
+		return r;
+	alt = &pr->args[pr->nall];
+	a->alt = (uint8_t)(++pr->nall);
+	alt->kind = PMT_PARG_NUM;
+	/* "0": no value before the if, bpftrace's empty string */
+	if (!strcmp(unwrapped(no, cond, sizeof(cond)), "0"))
+		r = literal_arg("\"\"", alt, err);
+	else
+		r = place(p, no, alt, mine, types, prog, err);
+	if (r || (r = place(p, yes, a, mine, types, prog, err)))
+		return r;
+	if (a->when)
+		return pmt_error__usage(err,
+					"printf's %s: a choice within a choice's value: not "
+					"supported yet (in %s)",
+					x, p->name);
+	a->when = when;
+	if (pmt_parg__is_str(a) != pmt_parg__is_str(alt))
+		return pmt_error__usage(
+			err,
+			"printf's %s: a string where its if's condition holds and a "
+			"number where not, or the other way (in %s)",
+			x, p->name);
+	return 0;
+}
+
+/* ntop(ADDR) or ntop(FAMILY, ADDR) (1 if x is neither): an IPv4
+ * address, a number (4 bytes as the kernel keeps them), or an IPv6
+ * address, a 16-byte array (read in the kernel as bytes) */
+static int ntop_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		    struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+{
+	char inner[512], bytes[600], *addr = inner, *comma;
+	struct pmt_opinfo info;
+	int depth = 0, fam = 0;
+
+	if (!pmt_operand__call_arg(x, "ntop", inner, sizeof(inner)))
+		return 1;
+	for (comma = inner; *comma; comma++) {
+		depth += (*comma == '(') - (*comma == ')');
+		if (!depth && *comma == ',')
+			break;
+	}
+	if (*comma) {
+		*comma = '\0';
+		addr = comma + 1 + strspn(comma + 1, " ");
+		if (!strcmp(inner, "2") || !strcmp(inner, "AF_INET"))
+			fam = 4;
+		else if (!strcmp(inner, "10") || !strcmp(inner, "AF_INET6"))
+			fam = 6;
+		else
+			return pmt_error__usage(
+				err,
+				"printf's %s: ntop(FAMILY, ADDRESS) takes AF_INET or "
+				"AF_INET6 (in %s)",
+				x, p->name);
+	}
+	if (fam != 6) {
+		/* a number: IPv4 (the kernel's __be32, or a constant) */
+		struct pmt_error e = {0};
+
+		if (!pmt_expr__compile(mine, addr, p->fmt, p->name, "printf", types, &info, &e) &&
+		    !info.is_str) {
+			pmt_error__clear(&e);
+			return slot_arg(p, x, &info.o, PMT_PARG_NTOP4, a, err);
+		}
+		if (fam == 4) {
+			*err = e;
+			return -EINVAL;
+		}
+		pmt_error__clear(&e);
+	}
+	/* an array: IPv6's 16 bytes, read where the array is */
+	snprintf(bytes, sizeof(bytes), "str(%s)", addr);
+	if (pmt_expr__compile(mine, bytes, p->fmt, p->name, "printf", types, &info, err))
+		return -EINVAL;
+	if (info.o.src != PMT_FSRC_PTR_STR || !(info.o.flags & PMT_FFLAG_XADDR))
+		return pmt_error__usage(
+			err,
+			"printf's %s: ntop() shows an IPv4 address (a number) or an "
+			"IPv6 address (a 16-byte array) (in %s)",
+			x, p->name);
+	if (p->nstrs_print == PMT_STREAM_STRS)
+		return pmt_error__usage(err,
+					"printf's %s: a probe's printf has %u strings read in the "
+					"kernel at most (in %s)",
+					x, PMT_STREAM_STRS, p->name);
+	info.o.flags |= PMT_FFLAG_BYTES;
+	info.o.size = 16;
+	a->kind = PMT_PARG_NTOP6;
+	a->slot = (uint8_t)p->nstrs_print;
+	p->strs[p->nstrs_print++] = info.o;
+	return 0;
+}
+
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types,
 		 const struct pmt_program *prog, struct pmt_error *err)
 {
 	struct pmt_opinfo info;
+	char bare[1024];
 	size_t i;
 	int r;
 
+	x = unwrapped(x, bare, sizeof(bare)); /* a $variable's value: "(comm)" */
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(x, builtins[i].name)) {
 			a->kind = (uint8_t)builtins[i].kind;
 			return 0;
 		}
-	if ((r = literal_call(x, "strftime", PMT_PARG_TIME, a, err)) <= 0 ||
+	if ((r = choice_arg(p, x, a, mine, types, prog, err)) <= 0 ||
+	    (r = literal_arg(x, a, err)) <= 0 || (r = ntop_arg(p, x, a, mine, types, err)) <= 0 ||
+	    (r = literal_call(x, "strftime", PMT_PARG_TIME, a, err)) <= 0 ||
 	    (r = literal_call(x, "cat", PMT_PARG_CAT, a, err)) <= 0 ||
 	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0 ||
 	    (r = join_arg(p, x, a, mine, types, err)) <= 0 ||
@@ -320,7 +510,7 @@ int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 	}
 	pr->len = t.fmt.len;
 	pr->str_max = str_max;
-	pr->nargs = t.nargs; /* their tfmt freed with pr */
+	pr->nargs = pr->nall = t.nargs; /* their tfmt freed with pr */
 	for (i = 0; i < t.nargs && !ret; i++) {
 		pr->args[i].kind = PMT_PARG_NUM;
 		ret = place(p, t.args[i], &pr->args[i], mine, types, prog, err);

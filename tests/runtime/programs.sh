@@ -286,7 +286,7 @@ lines_vs_bpftrace() { # PROGRAM CMD
 }
 
 # printf in a function probe's block: eight numbers computed in the
-# kernel (the most a probe's printf has), in calls' order; and one alone
+# kernel (of the 16 a probe's printf has), in calls' order; and one alone
 # with --printf. pmt_ut_add(i, 2i) for i in 0..9: exact lines.
 test_program_printf_uprobe_slots() {
 	local prog="uprobe:$CALLS:pmt_ut_add { printf(\"%d %d %d %d %d %d %d %ld\\n\", arg0, arg1,
@@ -1065,7 +1065,10 @@ wait_gone() { # PID SECS
 #   each in @backlog[5], as bpftrace's map;
 # - oomkill.bt: a Python allocating past a cgroup's 32 MiB: killed by
 #   the OOM killer, 8192 pages (the cgroup's limit), cat("/proc/loadavg")
-#   printed after it; bpftrace's line but for the time and the load.
+#   printed after it; bpftrace's line but for the time and the load;
+# - tcpconnect.bt and tcpaccept.bt: a connection over IPv4 and one over
+#   IPv6 (ntop() of an address chosen by family in an if, bswap() of
+#   the port): their lines as bpftrace's but for the time.
 test_program_kprobe_tools_vs_bpftrace() {
 	requires kprobes bpftrace || return
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
@@ -1085,6 +1088,20 @@ test_program_kprobe_tools_vs_bpftrace() {
 	expect_eq "the backlogs" "$(sed -nE 's/ *\|.*//; s/ +/ /g; /^\[/p' "$WORK/ours" | tr '\n' ';')" \
 		"[0] 2;[1] 2;[2, 4) 2;" || { cat "$WORK/out.txt" >&2; return 1; }
 	same_lines || return 1
+	printf '%s\n' 'import socket' 'for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):' \
+		'    l = socket.socket(fam); l.bind((host, 0)); l.listen(5)' \
+		'    c = socket.create_connection(l.getsockname()[:2], timeout=20)' \
+		'    a, _ = l.accept(); a.close(); c.close(); l.close()' >"$WORK/conn.py"
+	tcp_lines() { awk '$3 == "python3.11" { $1 = "TIME"; print }' "$1"; }
+	local t
+	for t in tcpconnect tcpaccept; do
+		tool_beside_bpftrace $t '^TIME' "$PY $WORK/conn.py" 0 ' ::1 ' || return 1
+		tcp_lines "$WORK/out.txt" >"$WORK/ours"
+		tcp_lines "$WORK/bt.txt" >"$WORK/theirs"
+		expect_eq "$t's addresses" "$(awk '{ print $4, $6 }' "$WORK/ours" | tr '\n' ';')" \
+			"127.0.0.1 127.0.0.1;::1 ::1;" || { cat "$WORK/out.txt" >&2; return 1; }
+		same_lines || return 1
+	done
 	oom_kill || return 1
 }
 

@@ -138,6 +138,14 @@ static const struct {
 	/* promotion: narrow types become int */
 	CASE(s8 + u8),
 	CASE(-u8),
+	/* bswap(E): as many bytes as E's own type has, unsigned (C has no
+	 * such operator: the values by hand, from the variables below) */
+	{"bswap(u16)", 0xe8fd, 0},
+	{"bswap(u16) + 1", 0xe8fe, 0},
+	{"bswap(s32)", 0xf9ffffff, 0},
+	{"bswap(u64)", 0x80, 0},
+	{"bswap(u8)", 250, 0},
+	{"bswap((uint16)u32)", 0x0028, 0},
 	CASE(u16 * 3),
 	CASE(s16 >> 2),
 	CASE(~u8),

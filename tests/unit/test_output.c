@@ -300,6 +300,29 @@ TEST(record_printf)
 	b.len = 0;
 	pmt_format_text(&b, &r);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "uprobe:/x:SSL_read|SSL_read||\n");
+	/* ntop(): slot 1's 4 bytes (255, little-endian: as the kernel keeps
+	 * an address), string slot 0's 16; a literal; a choice (a $variable
+	 * given a string inside an if): slot 1 (255) holds, slot 2 (none in
+	 * the record) does not, so its alternative (past nargs) shows */
+	p.fmt = "%s|%s|%s|%s|%s|\n";
+	p.len = strlen(p.fmt);
+	p.args[0] = (struct pmt_print_arg){.kind = PMT_PARG_NTOP4, .slot = 1};
+	p.args[1] = (struct pmt_print_arg){.kind = PMT_PARG_NTOP6, .slot = 0};
+	p.args[2] = (struct pmt_print_arg){.kind = PMT_PARG_LIT, .tfmt = "lit"};
+	p.args[3] =
+		(struct pmt_print_arg){.kind = PMT_PARG_LIT, .tfmt = "yes", .when = 2, .alt = 6};
+	p.args[4] =
+		(struct pmt_print_arg){.kind = PMT_PARG_LIT, .tfmt = "yes", .when = 3, .alt = 6};
+	p.args[5] = (struct pmt_print_arg){.kind = PMT_PARG_COMM};
+	p.nargs = 5;
+	p.nall = 6;
+	ASSERT_EQ(pmt_print__check(&p, why, sizeof(why)), 0);
+	b.len = 0;
+	pmt_format_text(&b, &r);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "255.0.0.0|2f65:7463:2f68:6f73:746e:616d:652d:616e|lit|yes|true|\n");
+	p.args[2].tfmt = p.args[3].tfmt = p.args[4].tfmt = NULL; /* not the print's to free */
+	p.nall = 0;
 	{
 		/* cat("FILE"): the file's text when printed, each time; a
 		 * file that cannot be read prints nothing */

@@ -168,6 +168,14 @@ TEST(program_read_into_the_engine)
 			    "  printf(\"%d %d\\n\", $x, $y); }"),
 		"tracepoint:a:b printf{\"%d %d\\n\", ((!(args.n > 5)) ? (1) : (((args.n > 5)) ? "
 		"(args.n * 2) : (7))), ((((args.n > 5)) && (pid)) ? (1) : (0))}");
+	/* a $variable given again inside the if that gave it: the value
+	 * given there (tcpconnect.bt's $dport = bswap($dport)); a string
+	 * given inside an if, chosen where printed */
+	ASSERT_STREQ(read_as(&b, "t:a:b { if (pid) { $p = args->n; $p = bswap($p);\n"
+				 "  $s = comm; if (tid) { $s = \"t\"; }\n"
+				 "  printf(\"%d %s\\n\", $p, $s); } }"),
+		     "tracepoint:a:b printf{if ((pid)) \"%d %s\\n\", (bswap((args.n))), "
+		     "((((pid)) && (tid)) ? (\"t\") : (((pid)) ? (comm) : (0)))} if{((pid))}");
 	/* join(): an array's strings on a line (execsnoop.bt's) */
 	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"%-5d \", pid); join(args->argv); }\n"
 				 "t:c:d { join(args->argv, \",\") }"),
@@ -319,16 +327,6 @@ static const struct {
 	 "prints literals)\n"
 	 "   unroll (2) { @ = count(); }\n"
 	 "   ^~~~~~\n"},
-	{"t:a:b { $x = comm; if (pid) { $x = \"a\"; } printf(\"%s\", $x); }",
-	 "t.bt:1: $x: a string given to a $variable inside an if: not supported yet (numbers "
-	 "are)\n"
-	 "  t:a:b { $x = comm; if (pid) { $x = \"a\"; } printf(\"%s\", $x); }\n"
-	 "                                ^~\n"},
-	{"t:a:b { if (pid) { $x = ntop(args->a); } printf(\"%s\", $x); }",
-	 "t.bt:1: $x: a string given to a $variable inside an if: not supported yet (numbers "
-	 "are)\n"
-	 "  t:a:b { if (pid) { $x = ntop(args->a); } printf(\"%s\", $x); }\n"
-	 "                     ^~\n"},
 	{"t:a:b { if (pid { printf(\"a\"); } }",
 	 "t.bt:1: if's condition is not closed: ')' is missing\n"
 	 "  t:a:b { if (pid { printf(\"a\"); } }\n"
