@@ -403,8 +403,11 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	/* user stacks, and PMU samples' ip */
 	l->syms = pmt_session__syms(s); /* the session's, made here once */
 	l->user_syms = s->stack & PMT_STACK_USER;
+	/* a printf names user addresses by usym() alone: a PMU sample's ip
+	 * is named where the record is printed as perf script prints it, not
+	 * by a printf (a program's interval block, run by a clock event) */
 	for (pi = 0; pi < s->probes.n; pi++)
-		l->user_syms |= s->probes.v[pi].prov->user_addrs ||
+		l->user_syms |= (s->probes.v[pi].prov->user_addrs && !s->probes.v[pi].print) ||
 				pmt_print__names(s->probes.v[pi].print, true);
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
