@@ -2145,11 +2145,23 @@ static bool whole_args(const char *text, const char *name)
 		return true; /* told where the probe is made */
 	for (i = 0; i < t.nargs && ok; i++) {
 		const char *a = t.args[i];
+		int depth = 0;
+		size_t k;
 
 		len = strlen(a);
+		/* a $variable's value: in parentheses of its own */
+		while (len > 2 && a[0] == '(' && a[len - 1] == ')') {
+			for (k = 0, depth = 0; k < len - 1; k++)
+				if (!(depth += (a[k] == '(') - (a[k] == ')')))
+					break;
+			if (k < len - 1)
+				break;
+			a++;
+			len -= 2;
+		}
 		if (names_map(a, name))
 			ok = a[0] == '@' && !strncmp(a + 1, name, n) && a[1 + n] == '[' &&
-			     a[len - 1] == ']' && !strchr(a + 1, '@');
+			     a[len - 1] == ']' && !memchr(a + 1, '@', len - 1);
 	}
 	pmt_printf__free(&t);
 	return ok;

@@ -1068,7 +1068,8 @@ wait_gone() { # PID SECS
 #   printed after it; bpftrace's line but for the time and the load;
 # - tcpconnect.bt and tcpaccept.bt: a connection over IPv4 and one over
 #   IPv6 (ntop() of an address chosen by family in an if, bswap() of
-#   the port): their lines as bpftrace's but for the time.
+#   the port): their lines as bpftrace's but for the time; tcpretrans.bt
+#   on SYNs sent again (tcp_retrans).
 test_program_kprobe_tools_vs_bpftrace() {
 	requires kprobes bpftrace || return
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
@@ -1102,7 +1103,32 @@ test_program_kprobe_tools_vs_bpftrace() {
 			"127.0.0.1 127.0.0.1;::1 ::1;" || { cat "$WORK/out.txt" >&2; return 1; }
 		same_lines || return 1
 	done
+	tcp_retrans || return 1
 	oom_kill || return 1
+}
+
+# tcpretrans.bt beside bpftrace (test_program_kprobe_tools_vs_bpftrace):
+# a SYN to a listener whose queue is full is dropped (SYN cookies off)
+# and sent again a second later, over IPv4 and over IPv6: two lines, the
+# state from BEGIN's table through a $variable, as bpftrace's
+tcp_retrans() {
+	local cookies r=0
+	cookies=$(sysctl -n net.ipv4.tcp_syncookies) || { skip "no net.ipv4.tcp_syncookies"; return; }
+	sysctl -qw net.ipv4.tcp_syncookies=0
+	printf '%s\n' 'import socket' 'for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):' \
+		'    l = socket.socket(fam); l.bind((host, 0)); l.listen(0)' \
+		'    a = socket.create_connection(l.getsockname()[:2], timeout=5)' \
+		'    try: socket.create_connection(l.getsockname()[:2], timeout=1.5)' \
+		'    except OSError: pass' >"$WORK/rt.py"
+	tool_beside_bpftrace tcpretrans '^TIME' "$PY $WORK/rt.py" 0 ' ::1:.* SYN_SENT' || r=1
+	sysctl -qw net.ipv4.tcp_syncookies="$cookies"
+	[ $r = 0 ] || return 1
+	retrans_lines() { awk '$NF == "SYN_SENT" { $1 = "TIME"; print }' "$1"; }
+	retrans_lines "$WORK/out.txt" >"$WORK/ours"
+	retrans_lines "$WORK/bt.txt" >"$WORK/theirs"
+	expect_eq "the retransmits' addresses" "$(awk '{ sub(/:[0-9]+$/, "", $3); sub(/:[0-9]+$/, "", $4); print $3, $4 }' "$WORK/ours" | tr '\n' ';')" \
+		"127.0.0.1 127.0.0.1;::1 ::1;" || { cat "$WORK/out.txt" >&2; return 1; }
+	same_lines
 }
 
 # oomkill.bt beside bpftrace (test_program_kprobe_tools_vs_bpftrace)

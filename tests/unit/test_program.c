@@ -210,6 +210,10 @@ TEST(program_read_into_the_engine)
 				 "@o[3]); }"),
 		     "tracepoint:a:b printf{\"%s %d\\n\", @n[args.x], @k + @o[3]} @n[]{-1:\""
 		     "-\",2:\"2\"} @k{0:5} @o[]{3:-4}");
+	/* ... through a $variable (tcpretrans.bt's $statestr) */
+	ASSERT_STREQ(read_as(&b, "BEGIN { @n[2] = \"two\"; }\n"
+				 "t:a:b { $s = @n[args->x]; printf(\"%s\\n\", $s); }"),
+		     "tracepoint:a:b printf{\"%s\\n\", (@n[args.x])} @n[]{2:\"two\"}");
 	/* if/else: statements guarded, the printf's and the update's
 	 * conditions said apart; macros the tools name as numbers */
 	ASSERT_STREQ(read_as(&b, "t:a:b { if (args->s == TASK_RUNNING) { @q[args->p] = nsecs; }\n"
