@@ -174,6 +174,38 @@ static int ksym(void *ctx, const char *name, uint64_t *addr)
 	return r == -ENOENT && data < 1000 ? -ENODATA : r;
 }
 
+/* Enumerator name of any enum of the kernel's BTF, as C names it
+ * unqualified: its value (signed as its enum's) */
+static int enumerator(void *ctx, const char *name, int64_t *value)
+{
+	struct pmt_btftypes *t = ctx;
+	__u32 id, n = btf__type_cnt(t->btf), i;
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *bt = btf__type_by_id(t->btf, id);
+
+		if (btf_is_enum(bt)) {
+			const struct btf_enum *e = btf_enum(bt);
+
+			for (i = 0; i < btf_vlen(bt); i++)
+				if (!strcmp(btf__name_by_offset(t->btf, e[i].name_off), name)) {
+					*value = btf_kflag(bt) ? (int64_t)e[i].val
+							       : (int64_t)(uint32_t)e[i].val;
+					return 0;
+				}
+		} else if (btf_is_enum64(bt)) {
+			const struct btf_enum64 *e = btf_enum64(bt);
+
+			for (i = 0; i < btf_vlen(bt); i++)
+				if (!strcmp(btf__name_by_offset(t->btf, e[i].name_off), name)) {
+					*value = (int64_t)btf_enum64_value(&e[i]);
+					return 0;
+				}
+		}
+	}
+	return -ENOENT;
+}
+
 int pmt_btftypes__open(struct pmt_btftypes *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -187,7 +219,8 @@ int pmt_btftypes__open(struct pmt_btftypes *t)
 				      .describe = describe,
 				      .member = member,
 				      .member_names = member_names,
-				      .ksym = ksym};
+				      .ksym = ksym,
+				      .enumerator = enumerator};
 	return 0;
 }
 

@@ -607,6 +607,29 @@ static bool constant(const char *name, struct xnode **out)
 	return false;
 }
 
+/* An enumerator of the kernel's enums (bpftrace reads them from BTF:
+ * tcpdrop.bt's SKB_DROP_REASON_NOT_SPECIFIED), a constant; NULL where
+ * none is named so (a name in capitals alone is looked for) */
+static struct xnode *enumerator(struct xparser *p, const char *name)
+{
+	struct xnode *n;
+	int64_t v;
+	size_t i;
+
+	for (i = 0; name[i]; i++)
+		if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (i && name[i] >= '0' && name[i] <= '9')))
+			return NULL;
+	if (!p->types || !p->types->enumerator || p->types->enumerator(p->types->ctx, name, &v))
+		return NULL;
+	if (!(n = xnew(p, X_INT, NULL, NULL)))
+		return NULL;
+	n->num = (uint64_t)v;
+	n->t = v >= INT32_MIN && v <= INT32_MAX ? (struct xtype){32, true}
+						: (struct xtype){64, true};
+	return n;
+}
+
 /* args.F or args->F (the lexer at args): the record's field F whatever
  * its name (bpftrace's spelling; a bare builtin's name is the builtin in a
  * program): name "args.F", the tokens taken, p->tok spanning them. 0: not
@@ -642,6 +665,8 @@ static struct xnode *parse_name(struct xparser *p)
 	if (r == PMT_OPERAND_UNKNOWN && !strcmp(name, "curtask"))
 		return parse_curtask(p);
 	if (r == PMT_OPERAND_UNKNOWN && constant(name, &n))
+		return lex(p) ? (xfree(n), NULL) : n;
+	if (r == PMT_OPERAND_UNKNOWN && (n = enumerator(p, name)))
 		return lex(p) ? (xfree(n), NULL) : n;
 	if (r == PMT_OPERAND_UNKNOWN && (!strcmp(name, "nsecs") || !strcmp(name, "elapsed"))) {
 		/* bpftrace's: the time now, in ns (a program's start times),

@@ -60,6 +60,9 @@ struct pmt_typesys {
 	size_t (*member_names)(void *ctx, int id, const char **names, size_t max);
 	/* the address of kernel symbol name (kaddr("avenrun")); may be NULL */
 	int (*ksym)(void *ctx, const char *name, uint64_t *addr);
+	/* the value of enumerator name of a kernel enum
+	 * (SKB_DROP_REASON_NOT_SPECIFIED: tcpdrop.bt's); may be NULL */
+	int (*enumerator)(void *ctx, const char *name, int64_t *value);
 };
 
 /* Members a chain may walk (curtask->a->b.c is 3) */

@@ -233,6 +233,32 @@ static const char *op_text(enum tok_kind k)
 	return t[k];
 }
 
+/* The token, a name, is a constant the expressions know (the kernel
+ * headers' TASK_RUNNING, AF_INET; an enum's, from BTF): its value */
+static bool named_constant(struct parser *p, uint64_t *v)
+{
+	struct pmt_error e = {0};
+	struct pmt_opinfo info;
+	char name[128];
+	const struct pmt_expr *x;
+
+	if (!p->exprs || p->tok.len >= (int)sizeof(name))
+		return false;
+	snprintf(name, sizeof(name), "%.*s", p->tok.len, p->src + p->tok.pos);
+	if (pmt_expr__compile(&p->mine, name, p->fmt, p->probe, "--filter", p->exprs->types, &info,
+			      &e)) {
+		pmt_error__clear(&e);
+		return false;
+	}
+	if (info.o.src != PMT_FSRC_EXPR || info.o.off >= p->mine.n)
+		return false;
+	x = &p->mine.v[info.o.off];
+	if (x->n != 1 || x->op[0].code != PMT_X_CONST)
+		return false;
+	*v = x->op[0].k;
+	return true;
+}
+
 /* A literal: integer (maybe negative) or string; fills n->val / n->str. */
 static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *neg, int *pos,
 			 int *len)
@@ -257,6 +283,8 @@ static int parse_literal(struct parser *p, struct node *n, bool *is_str, bool *n
 		n->slen = p->tok.slen;
 		p->tok.str = NULL;
 		*is_str = true;
+	} else if (p->tok.kind == T_IDENT && !*neg && named_constant(p, &n->val)) {
+		*is_str = false; /* TASK_RUNNING, an enum's constant */
 	} else {
 		return perr(p, p->tok.pos, p->tok.len, "expected a number or a \"string\"");
 	}

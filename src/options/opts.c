@@ -14,6 +14,7 @@
 #include <string.h>
 #include "util/error.h"
 #include "util/grow.h"
+#include "filter/lex.h"
 #include "lang/program.h"
 #include "options/opts.h"
 #include "abi.h"
@@ -1184,6 +1185,21 @@ static void program_probe(struct pmt_probe_arg *a, const struct pmt_prog_probe *
 	a->every_ns = q->every_ns;
 }
 
+/* Does a program's printf print kstack? Its records then carry the
+ * kernel's frames (--stack kernel's) */
+static bool prints_kstack(const struct pmt_program *p)
+{
+	const char *at;
+	size_t i;
+
+	for (i = 0; i < p->nprobes; i++)
+		for (at = p->probes[i].printf; at && (at = strstr(at, "kstack")); at += 6)
+			if ((at == p->probes[i].printf || !pmt_lex__name_char(at[-1], false)) &&
+			    !pmt_lex__name_char(at[6], false))
+				return true;
+	return false;
+}
+
 /* The program read into probes and the aggregation, as the options
  * would give them: what it says is not said by options beside it. */
 static int load_program(struct optctx *c)
@@ -1231,6 +1247,8 @@ static int load_program(struct optctx *c)
 		program_probe(&o->probes[o->nr_probes - 1], &p->probes[i], order);
 	}
 	o->begin = p->begin;
+	if (prints_kstack(p))
+		o->stack |= PMT_STACK_KERNEL;
 	return program_interval(c, p);
 }
 

@@ -14,6 +14,7 @@
 #include "abi.h"
 #include "output/record.h"
 #include "output/printf.h"
+#include "symbols/named.h"
 #include "symbols/symbols.h"
 
 /* One conversion of a format: spec is "%-16" without its length
@@ -60,7 +61,8 @@ bool pmt_parg__is_str(const struct pmt_print_arg *a)
 	       a->kind == PMT_PARG_TABLE || a->kind == PMT_PARG_USYM || a->kind == PMT_PARG_KSYM ||
 	       a->kind == PMT_PARG_PROBE_OF || a->kind == PMT_PARG_FUNC_OF ||
 	       a->kind == PMT_PARG_CAT || a->kind == PMT_PARG_LIT || a->kind == PMT_PARG_NTOP4 ||
-	       a->kind == PMT_PARG_NTOP6 || (a->kind == PMT_PARG_FIELD && a->str);
+	       a->kind == PMT_PARG_NTOP6 || a->kind == PMT_PARG_KSTACK ||
+	       (a->kind == PMT_PARG_FIELD && a->str);
 }
 
 const struct pmt_print_arg *pmt_print__chosen(const struct pmt_print *p,
@@ -86,7 +88,8 @@ bool pmt_print__names(const struct pmt_print *p, bool user)
 	int i;
 
 	for (i = 0; p && i < (p->nall > p->nargs ? p->nall : p->nargs) && i < PMT_PRINT_ARGS; i++)
-		if (p->args[i].kind == (user ? PMT_PARG_USYM : PMT_PARG_KSYM))
+		if (p->args[i].kind == (user ? PMT_PARG_USYM : PMT_PARG_KSYM) ||
+		    (!user && p->args[i].kind == PMT_PARG_KSTACK))
 			return true;
 	return false;
 }
@@ -298,6 +301,34 @@ static const char *ntop_of(const struct pmt_print_arg *a, const struct pmt_recor
 	return buf;
 }
 
+/* kstack: the record's kernel frames (named by the event loop), a line
+ * each after a newline, "        FUNCTION+OFFSET" in decimal, as bpftrace
+ * prints a stack; into buf */
+static const char *kstack_of(const struct pmt_print *p, const struct pmt_record *r, char *buf,
+			     size_t len)
+{
+	struct pmt_buf b = {0}, name = {0};
+	const char *plus;
+	size_t i;
+
+	pmt_buf__putc(&b, '\n');
+	for (i = 0; r->named && i < r->named->n; i++) {
+		if (!r->named->v[i].kernel)
+			continue;
+		name.len = 0;
+		pmt_syms__name(p->syms, 0, r->named->v[i].addr, true, true, &name);
+		pmt_buf__cstr(&name);
+		plus = strstr(name.p, "+0x");
+		pmt_buf__printf(&b, "        %.*s+%llu\n",
+				(int)(plus ? plus - name.p : (long)name.len), name.p,
+				plus ? strtoull(plus + 3, NULL, 16) : 0ULL);
+	}
+	snprintf(buf, len, "%s", pmt_buf__cstr(&b));
+	pmt_buf__free(&b);
+	pmt_buf__free(&name);
+	return buf;
+}
+
 /* A string argument's bytes (a faulted read is empty, as bpftrace's).
  * buf: room for a time's text, or join()'s. */
 static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg *a,
@@ -344,6 +375,9 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_LIT) {
 		s = a->tfmt ? a->tfmt : "";
+		most = strlen(s);
+	} else if (a->kind == PMT_PARG_KSTACK) {
+		s = kstack_of(p, r, buf, len);
 		most = strlen(s);
 	} else if (a->kind == PMT_PARG_NTOP4 || a->kind == PMT_PARG_NTOP6) {
 		s = ntop_of(a, r, buf, len);

@@ -46,6 +46,7 @@ enum pmt_parg_kind {
 	PMT_PARG_LIT,	   /* a string literal (tfmt: its text) */
 	PMT_PARG_NTOP4,	   /* ntop(): the number slot's 4 bytes, an IPv4 address */
 	PMT_PARG_NTOP6,	   /* ntop(): the string slot's 16 bytes, an IPv6 address */
+	PMT_PARG_KSTACK,   /* kstack: the record's kernel frames, as bpftrace prints them */
 };
 
 struct pmt_print_arg {

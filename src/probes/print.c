@@ -17,7 +17,7 @@ static const struct {
 } builtins[] = {
 	{"comm", PMT_PARG_COMM},   {"pid", PMT_PARG_PID},     {"tid", PMT_PARG_TID},
 	{"cpu", PMT_PARG_CPU},	   {"nsecs", PMT_PARG_NSECS}, {"elapsed", PMT_PARG_ELAPSED},
-	{"probe", PMT_PARG_PROBE}, {"func", PMT_PARG_FUNC},
+	{"probe", PMT_PARG_PROBE}, {"func", PMT_PARG_FUNC},   {"kstack", PMT_PARG_KSTACK},
 };
 
 /* The streamed record has the field: decoded in user space. */

@@ -653,6 +653,32 @@ test_program_ksym_printf_vs_bpftrace() {
 	expect_eq "bpftrace's" "$(grep -c '^hrtimer_wakeup 1$' "$WORK/bt.txt")" 5
 }
 
+# tcpdrop.bt's pieces on the host (its probe runs here; its drops need
+# a socket's, and bpftrace 0.17 fails on its header): an enum's constant
+# read from the kernel's BTF, in a predicate, an if and printed (bpftool's
+# values the oracle); kstack printed, as bpftrace prints a stack (a
+# line a frame, FUNCTION+OFFSET in decimal). getppid_loop's 3 calls:
+# exact constants, whole stacks, bpftrace's lines.
+test_program_enum_kstack_vs_bpftrace() {
+	local prog='tracepoint:syscalls:sys_enter_getppid /args->__syscall_nr > SKB_DROP_REASON_NOT_SPECIFIED/ {
+if (SKB_DROP_REASON_NO_SOCKET > SKB_DROP_REASON_NOT_SPECIFIED) {
+printf("%d %d [%s]\n", SKB_DROP_REASON_NOT_SPECIFIED, SKB_DROP_REASON_NO_SOCKET, kstack); } }' want
+	"$PMT" -q -e "$prog" -c "$TP/getppid_loop 3" -o "$WORK/out.txt" >/dev/null || { fail "pmtrace -e failed"; return 1; }
+	want=$(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
+		sed -nE "s/^\s*'SKB_DROP_REASON_(NOT_SPECIFIED|NO_SOCKET)' val=([0-9]+)$/\2/p" | tr '\n' ' ')
+	[ -n "$want" ] || { skip "bpftool shows no SKB_DROP_REASON values"; return; }
+	expect_eq "the constants" "$(grep -c "^${want% }" "$WORK/out.txt")" 3 || { cat "$WORK/out.txt" >&2; return 1; }
+	expect_eq "whole stacks" "$(grep -c '^        entry_SYSCALL_64_after_hwframe+[0-9]*$' "$WORK/out.txt")" 3 ||
+		{ cat "$WORK/out.txt" >&2; return 1; }
+	oracle_on_host || return 0
+	requires bpftrace || return
+	grep -v '^$' "$WORK/out.txt" >"$WORK/ours"
+	bpftrace -e "$prog" -c "$TP/getppid_loop 3" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
+	# the command's own "pid=N" line set aside
+	grep -v -e '^Attaching' -e '^$' -e '^pid=' "$WORK/bt.txt" >"$WORK/theirs"
+	same_lines
+}
+
 # cat("FILE"): the file's text when each event is printed (oomkill.bt's
 # /proc/loadavg), after a printf on its line; a file that cannot be read
 # prints nothing and says so on stderr, as bpftrace's. pmt_ut_add's 3
