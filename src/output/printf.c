@@ -108,11 +108,12 @@ int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
 			i++;
 			continue;
 		}
-		if (!read_conv(p->fmt, p->len, i, &c) || !c.conv || !strchr("diouxXcsp", c.conv)) {
+		if (!read_conv(p->fmt, p->len, i, &c) || !c.conv || !strchr("diouxXcspr", c.conv)) {
 			snprintf(
 				why, len,
 				"the conversion at byte %zu is not one printf takes: %%[flags][width]"
-				"[.precision][length]d i o u x X c s or p, widths up to %d",
+				"[.precision][length]d i o u x X c s p, or r for a buf(), widths up "
+				"to %d",
 				i, WIDTH_MAX);
 			return -EINVAL;
 		}
@@ -121,8 +122,14 @@ int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
 				 p->nargs);
 			return -EINVAL;
 		}
-		str = pmt_parg__is_str(&p->args[used]);
-		if ((c.conv == 's') != str) {
+		if ((c.conv == 'r') != (p->args[used].kind == PMT_PARG_BUF)) {
+			snprintf(why, len, "argument %d: %s", used + 1,
+				 c.conv == 'r' ? "%r shows a buf(), not this"
+					       : "a buf() is shown by %r");
+			return -EINVAL;
+		}
+		str = pmt_parg__is_str(&p->args[used]) || c.conv == 'r';
+		if ((c.conv == 's' || c.conv == 'r') != str) {
 			snprintf(why, len, "argument %d is a %s, its conversion %%%c a %s",
 				 used + 1, str ? "string" : "number", c.conv,
 				 c.conv == 's' ? "string's" : "number's");
@@ -387,6 +394,28 @@ static const char *str_of(const struct pmt_print *p, const struct pmt_print_arg 
 	return s;
 }
 
+/* buf()'s bytes by %r, as bpftrace shows them: printable ones as they
+ * are, the others \xNN; its length as the kernel said, at most what it
+ * read (bpftrace's 64) */
+static void render_buf(struct pmt_buf *b, const struct pmt_print_arg *a, const struct pmt_record *r)
+{
+	const unsigned char *s;
+	uint64_t n = 0, i;
+
+	if (a->slot >= r->nstrs)
+		return;
+	if (a->len_slot && a->len_slot - 1 < (int)r->nvals)
+		memcpy(&n, r->vals + (size_t)(a->len_slot - 1) * 8, sizeof(n));
+	if (n > PMT_BUF_MAX)
+		n = PMT_BUF_MAX;
+	s = (const unsigned char *)r->strs + (size_t)a->slot * PMT_STREAM_STR_LEN;
+	for (i = 0; i < n; i++)
+		if (s[i] >= 0x20 && s[i] < 0x7f)
+			pmt_buf__putc(b, (char)s[i]);
+		else
+			pmt_buf__printf(b, "\\x%02x", s[i]);
+}
+
 /* One conversion of argument a, as C's printf does it. */
 static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const struct conv *c,
 			const struct pmt_print_arg *a, const struct pmt_record *r)
@@ -395,6 +424,10 @@ static void render_conv(struct pmt_buf *b, const struct pmt_print *p, const stru
 	uint64_t v;
 	int n;
 
+	if (c->conv == 'r') {
+		render_buf(b, a, r);
+		return;
+	}
 	if (c->conv == 's') {
 		char tbuf[PMT_JOIN_ARGS * (PMT_JOIN_ARG_LEN + 8)]; /* 8.3 KiB */
 		const char *s = str_of(p, a, r, &n, tbuf, sizeof(tbuf));

@@ -21,6 +21,7 @@ struct pmt_syms;
 #define PMT_PRINT_ARGS 16
 #define PMT_PRINT_SEGS 16
 #define PMT_PRINT_SLOTS 16 /* the record's number slots (PMT_STREAM_VALS) */
+#define PMT_BUF_MAX 64	   /* bytes a buf() shows at most, as bpftrace's */
 
 /* Where an argument's value is. */
 enum pmt_parg_kind {
@@ -47,6 +48,7 @@ enum pmt_parg_kind {
 	PMT_PARG_NTOP4,	   /* ntop(): the number slot's 4 bytes, an IPv4 address */
 	PMT_PARG_NTOP6,	   /* ntop(): the string slot's 16 bytes, an IPv6 address */
 	PMT_PARG_KSTACK,   /* kstack: the record's kernel frames, as bpftrace prints them */
+	PMT_PARG_BUF,	   /* buf(A, N): string slot's bytes, N (number slot len_slot - 1) */
 };
 
 struct pmt_print_arg {
@@ -64,6 +66,7 @@ struct pmt_print_arg {
 	 * slot of the condition under which this argument is shown, else the
 	 * argument alt - 1 of args[] (past nargs: the choices' own); 0: none */
 	uint8_t when, alt;
+	uint8_t len_slot; /* BUF: 1 + the number slot holding its length */
 };
 
 struct pmt_print {

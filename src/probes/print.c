@@ -371,26 +371,76 @@ static int choice_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *
 	return 0;
 }
 
+/* fn(A) or fn(A, B) (false if x is not fn()): A into inner, and B's
+ * place in it (cut at the comma between them at depth 0), or NULL */
+static bool call_args(const char *x, const char *fn, char *inner, size_t len, char **second)
+{
+	int depth = 0;
+	char *c;
+
+	if (!pmt_operand__call_arg(x, fn, inner, len))
+		return false;
+	for (c = inner; *c; c++) {
+		depth += (*c == '(') - (*c == ')');
+		if (!depth && *c == ',')
+			break;
+	}
+	*second = NULL;
+	if (*c) {
+		*c = '\0';
+		*second = c + 1 + strspn(c + 1, " ");
+	}
+	return true;
+}
+
+/* size bytes at address addr, read in the kernel as they are into a
+ * string slot of p's, shown as kind (ntop()'s IPv6 address, buf()) */
+static int bytes_arg(struct pmt_probe *p, const char *x, const char *addr, uint8_t size,
+		     enum pmt_parg_kind kind, struct pmt_print_arg *a, struct pmt_exprs *mine,
+		     const struct pmt_typesys *types, struct pmt_error *err)
+{
+	struct pmt_opinfo info;
+	char at[600];
+
+	snprintf(at, sizeof(at), "str(%s)", addr);
+	if (pmt_expr__compile(mine, at, p->fmt, p->name, "printf", types, &info, err))
+		return -EINVAL;
+	if (info.o.src != PMT_FSRC_PTR_STR ||
+	    (kind == PMT_PARG_NTOP6 && !(info.o.flags & PMT_FFLAG_XADDR)))
+		return pmt_error__usage(
+			err,
+			kind == PMT_PARG_NTOP6
+				? "printf's %s: ntop() shows an IPv4 address (a "
+				  "number) or an IPv6 address (a 16-byte array) (in %s)"
+				: "printf's %s: buf() reads at an address (in %s)",
+			x, p->name);
+	if (p->nstrs_print == PMT_STREAM_STRS)
+		return pmt_error__usage(err,
+					"printf's %s: a probe's printf has %u strings read in the "
+					"kernel at most (in %s)",
+					x, PMT_STREAM_STRS, p->name);
+	info.o.flags |= PMT_FFLAG_BYTES;
+	info.o.size = size;
+	a->kind = (uint8_t)kind;
+	a->slot = (uint8_t)p->nstrs_print;
+	p->strs[p->nstrs_print++] = info.o;
+	return 0;
+}
+
 /* ntop(ADDR) or ntop(FAMILY, ADDR) (1 if x is neither): an IPv4
  * address, a number (4 bytes as the kernel keeps them), or an IPv6
  * address, a 16-byte array (read in the kernel as bytes) */
 static int ntop_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		    struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
 {
-	char inner[512], bytes[600], *addr = inner, *comma;
+	char inner[512], *addr = inner, *second;
 	struct pmt_opinfo info;
-	int depth = 0, fam = 0;
+	int fam = 0;
 
-	if (!pmt_operand__call_arg(x, "ntop", inner, sizeof(inner)))
+	if (!call_args(x, "ntop", inner, sizeof(inner), &second))
 		return 1;
-	for (comma = inner; *comma; comma++) {
-		depth += (*comma == '(') - (*comma == ')');
-		if (!depth && *comma == ',')
-			break;
-	}
-	if (*comma) {
-		*comma = '\0';
-		addr = comma + 1 + strspn(comma + 1, " ");
+	if (second) {
+		addr = second;
 		if (!strcmp(inner, "2") || !strcmp(inner, "AF_INET"))
 			fam = 4;
 		else if (!strcmp(inner, "10") || !strcmp(inner, "AF_INET6"))
@@ -418,26 +468,33 @@ static int ntop_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		pmt_error__clear(&e);
 	}
 	/* an array: IPv6's 16 bytes, read where the array is */
-	snprintf(bytes, sizeof(bytes), "str(%s)", addr);
-	if (pmt_expr__compile(mine, bytes, p->fmt, p->name, "printf", types, &info, err))
+	return bytes_arg(p, x, addr, 16, PMT_PARG_NTOP6, a, mine, types, err);
+}
+
+/* buf(ADDRESS, LENGTH) (1 if x is not one): PMT_BUF_MAX bytes at the
+ * address read in the kernel into a string slot, as they are, and the
+ * length, a number; %r shows the first LENGTH of them */
+static int buf_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
+		   struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+{
+	char inner[512], *len;
+	struct pmt_opinfo info;
+	int slot;
+
+	if (!call_args(x, "buf", inner, sizeof(inner), &len))
+		return 1;
+	if (!len)
+		return pmt_error__usage(err, "printf's %s: buf(ADDRESS, LENGTH) (in %s)", x,
+					p->name);
+	if (pmt_expr__compile(mine, len, p->fmt, p->name, "printf", types, &info, err))
 		return -EINVAL;
-	if (info.o.src != PMT_FSRC_PTR_STR || !(info.o.flags & PMT_FFLAG_XADDR))
-		return pmt_error__usage(
-			err,
-			"printf's %s: ntop() shows an IPv4 address (a number) or an "
-			"IPv6 address (a 16-byte array) (in %s)",
-			x, p->name);
-	if (p->nstrs_print == PMT_STREAM_STRS)
-		return pmt_error__usage(err,
-					"printf's %s: a probe's printf has %u strings read in the "
-					"kernel at most (in %s)",
-					x, PMT_STREAM_STRS, p->name);
-	info.o.flags |= PMT_FFLAG_BYTES;
-	info.o.size = 16;
-	a->kind = PMT_PARG_NTOP6;
-	a->slot = (uint8_t)p->nstrs_print;
-	p->strs[p->nstrs_print++] = info.o;
-	return 0;
+	if (info.is_str)
+		return pmt_error__usage(err, "printf's %s: buf()'s length is a number (in %s)", x,
+					p->name);
+	if ((slot = num_slot(p, len, &info.o, err)) < 0)
+		return slot;
+	a->len_slot = (uint8_t)(slot + 1);
+	return bytes_arg(p, x, inner, PMT_BUF_MAX, PMT_PARG_BUF, a, mine, types, err);
 }
 
 /* Argument text x of p into a. */
@@ -458,6 +515,7 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		}
 	if ((r = choice_arg(p, x, a, mine, types, prog, err)) <= 0 ||
 	    (r = literal_arg(x, a, err)) <= 0 || (r = ntop_arg(p, x, a, mine, types, err)) <= 0 ||
+	    (r = buf_arg(p, x, a, mine, types, err)) <= 0 ||
 	    (r = literal_call(x, "strftime", PMT_PARG_TIME, a, err)) <= 0 ||
 	    (r = literal_call(x, "cat", PMT_PARG_CAT, a, err)) <= 0 ||
 	    (r = table_arg(p, x, a, mine, types, prog, err)) <= 0 ||

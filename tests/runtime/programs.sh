@@ -242,7 +242,8 @@ test_program_user_pointer_vs_bpftrace() {
 # come all the same), its printf computed in the kernel at each. Every
 # 100 ms through a sleep of 1.05 s: each tick's elapsed time 100 ms after
 # the one before (a timer's: 10 ms either way allowed), and as many
-# ticks as the sleep holds; bpftrace's ticks the same on the same text.
+# ticks as the sleep holds; bpftrace's ticks the same on the same text
+# (but one it may miss beside busy CPUs).
 test_program_interval_printf_vs_bpftrace() {
 	requires host native || return
 	# shellcheck disable=SC2016 # bpftrace's $variables, not the shell's
@@ -255,12 +256,16 @@ test_program_interval_printf_vs_bpftrace() {
 			bpftrace -e "$prog" -c "/usr/bin/sleep 1.05" >"$WORK/theirs" 2>"$WORK/bt.err" ||
 				{ cat "$WORK/bt.err" >&2; fail "bpftrace -e failed"; return 1; }
 		fi
+		# bpftrace's own ticks on a busy machine now and then miss one
+		# (its gap two periods): ours may not
 		awk -v who=$who '/^tick/ {
 			if ($3 != 42) { print who ": not computed: " $0; bad = 1 }
-			if (n && ($2 - last < 90000 || $2 - last > 110000)) { print who ": " $2 - last " us after the tick before"; bad = 1 }
+			gap = $2 - last
+			if (n && who == "theirs" && gap > 190000 && gap < 210000) { gap -= 100000; missed++ }
+			if (n && (gap < 90000 || gap > 110000)) { print who ": " $2 - last " us after the tick before"; bad = 1 }
 			last = $2; n++
 		} END {
-			if (n < 9 || n > 11) { print who ": " n " ticks in 1.05 s"; bad = 1 }
+			if (n + missed < 9 || n + missed > 11 || missed > 1) { print who ": " n " ticks in 1.05 s"; bad = 1 }
 			printf "    %s: %d ticks 100 ms apart\n", who, n
 			exit bad
 		}' "$WORK/$who" >&2 || { cat "$WORK/$who" >&2; fail "$who: ticks"; return 1; }
@@ -679,6 +684,23 @@ printf("%d %d [%s]\n", SKB_DROP_REASON_NOT_SPECIFIED, SKB_DROP_REASON_NO_SOCKET,
 	same_lines
 }
 
+# buf(ADDRESS, LENGTH) by %r (undump.bt's): at most 64 bytes read in the
+# kernel (here a write's user buffer), printable ones as they are, the
+# others \xNN, as bpftrace shows them. A Python's 180-byte write and a
+# 3-byte one: exact lines, and bpftrace's.
+test_program_buf_vs_bpftrace() {
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	printf '%s\n' 'import os' 'os.write(1, b"hi\n\x01\xffz" * 30)' 'os.write(1, b"a\\b")' >"$WORK/w.py"
+	printf '#!/bin/sh\nexec %s %s >/dev/null\n' "$PY" "$WORK/w.py" >"$WORK/w.sh"
+	chmod +x "$WORK/w.sh"
+	local prog='tracepoint:syscalls:sys_enter_write /comm == "python3.11"/ { printf("[%r] %d\n", buf(args->buf, args->count), args->count); }'
+	"$PMT" -q -e "$prog" -c "/bin/sh $WORK/w.sh" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	# shellcheck disable=SC1003 # a backslash inside quotes
+	expect_eq "the writes" "$(cat "$WORK/out.txt")" "[$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '%s' 'hi\x0a\x01\xffz'; done)hi\\x0a\\x01] 180
+[a\\b] 3" || return 1
+	lines_vs_bpftrace "$prog" "/bin/sh $WORK/w.sh"
+}
+
 # cat("FILE"): the file's text when each event is printed (oomkill.bt's
 # /proc/loadavg), after a printf on its line; a file that cannot be read
 # prints nothing and says so on stderr, as bpftrace's. pmt_ut_add's 3
@@ -1060,7 +1082,7 @@ tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
 	fi
 	# shellcheck disable=SC2086 # CMD's words
 	timeout "$secs" $3 || r=$?
-	[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 600 $bt
+	[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 200 $bt
 	kill -INT $bt $pm
 	# bounded: a tracer that hangs fails the test, named
 	wait_gone $bt "$secs" || { kill -KILL $bt; fail "bpftrace $tool did not end on SIGINT"; }
@@ -1095,7 +1117,9 @@ wait_gone() { # PID SECS
 # - tcpconnect.bt and tcpaccept.bt: a connection over IPv4 and one over
 #   IPv6 (ntop() of an address chosen by family in an if, bswap() of
 #   the port): their lines as bpftrace's but for the time; tcpretrans.bt
-#   on SYNs sent again (tcp_retrans).
+#   on SYNs sent again (tcp_retrans);
+# - undump.bt: two reads of a Unix stream socket (buf() by %r: 14
+#   bytes, two of them not printable; 70, the first 64 shown).
 test_program_kprobe_tools_vs_bpftrace() {
 	requires kprobes bpftrace || return
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
@@ -1130,6 +1154,16 @@ test_program_kprobe_tools_vs_bpftrace() {
 		same_lines || return 1
 	done
 	tcp_retrans || return 1
+	# undump.bt: what a Unix stream socket reads, by buf() and %r
+	printf '%s\n' 'import socket' 'a, b = socket.socketpair()' 'a.sendall(b"hello\x00\x01 undump")' \
+		'b.recv(100)' 'a.sendall(b"\xff" * 70)' 'b.recv(100)' >"$WORK/unix.py"
+	tool_beside_bpftrace undump '^TIME' "$PY $WORK/unix.py" 0 ' 70 ' || return 1
+	unix_lines() { awk '$2 == "python3.11" { $1 = "TIME"; $3 = "PID"; print }' "$1"; }
+	unix_lines "$WORK/out.txt" >"$WORK/ours"
+	unix_lines "$WORK/bt.txt" >"$WORK/theirs"
+	expect_eq "undump's lines" "$(cat "$WORK/ours")" "TIME python3.11 PID 14 hello\\x00\\x01 undump
+TIME python3.11 PID 70 $(for i in $(seq 64); do printf '%s' '\xff'; done)" || { cat "$WORK/out.txt" >&2; return 1; }
+	same_lines || return 1
 	oom_kill || return 1
 }
 
