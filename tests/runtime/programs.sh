@@ -8,9 +8,9 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
+guest_tests="program_kprobe_tools_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace program_kprobe_tools_vs_bpftrace"
+every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
 
 # spinners pinned to one CPU, its run queue read: no other test's tasks
 # on it (runner.sh)
@@ -1102,7 +1102,7 @@ wait_gone() { # PID SECS
 	! kill -0 "$1" 2>/dev/null
 }
 
-# bpftrace's kprobe tools unchanged, in the guests (this host has no
+# bpftrace's kprobe tools unchanged, in one guest (this host has no
 # kprobes), each beside bpftrace on the same events (bpftrace there: one
 # run a tool, some 3 s under TCG):
 # - capable.bt: a copy of chown (pmtchown) changing a file's owner: its
