@@ -69,6 +69,7 @@ struct pmt_aggmaps {
 	uint64_t new_at_drain; /* PMT_STAT_AGG_NEW when last drained */
 	uint64_t new_seen;     /* PMT_STAT_AGG_NEW at the last look, */
 	uint64_t seen_ns;      /* and when (CLOCK_MONOTONIC) */
+	double rate;	       /* new keys a ns, as the looks saw it */
 	uint64_t lost_stacks;  /* samples whose stack's key another stack had */
 	uint64_t lost_keys;    /* samples of new keys past the totals' bound */
 	struct window win[PMT_AGG_WINDOWS];
@@ -76,8 +77,9 @@ struct pmt_aggmaps {
 	struct pmt_agg_cache *cache;
 	struct pmt_agg_val *pc;
 	struct pmt_agg_entries got;
-	struct pmt_agg_key *dead;
+	uint8_t *dead; /* keys to delete, the hash's key_size apart */
 	size_t ndead, deadcap;
+	uint8_t *bkeys, *bvals; /* a batch's keys and values */
 	uint32_t old;
 	bool conflict;
 	int err;
@@ -133,6 +135,8 @@ void pmt_aggmaps__free(struct pmt_aggmaps *m)
 	pmt_stack_copies__free(&m->copies);
 	pmt_agg_entries__free(&m->got);
 	free(m->dead);
+	free(m->bkeys);
+	free(m->bvals);
 	free(m->cache);
 	free(m->pc);
 	pthread_mutex_destroy(&m->lock);
@@ -234,21 +238,29 @@ typedef int (*each_entry_fn)(struct pmt_aggmaps *m, const struct pmt_agg_key *ke
  * 10,000-key scrape: ~20,000 -> ~10). -EINVAL or -ENOTSUP when the
  * kernel cannot (the caller walks key by key).
  */
+static void delete_keys(struct pmt_aggmaps *m);
+static int take_key(struct pmt_aggmaps *m, const struct pmt_agg_key *key);
+
 static int read_batches(struct pmt_aggmaps *m, each_entry_fn fn)
 {
 	int fd = bpf_map__fd(m->skel->maps.pmt_agg);
 	uint32_t key_size = bpf_map__key_size(m->skel->maps.pmt_agg);
 	size_t vsize = sizeof(*m->pc) * (size_t)m->ncpu;
-	uint8_t *keys = calloc(BATCH, key_size), *vals = calloc(BATCH, vsize);
 	uint64_t token = 0;
 	bool first = true, done = false;
-	int err = keys && vals ? 0 : -ENOMEM;
+	int err = 0;
 
+	/* kept from drain to drain: fresh pages would be cleared each time */
+	if (!m->bkeys && !(m->bkeys = calloc(BATCH, key_size)))
+		return -ENOMEM;
+	if (!m->bvals && !(m->bvals = calloc(BATCH, vsize)))
+		return -ENOMEM;
 	while (!err && !done) {
 		__u32 n = BATCH, i;
 		struct pmt_agg_key key;
 
-		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
+		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, m->bkeys, m->bvals, &n,
+					 NULL)) {
 			err = -errno;
 			if (err != -ENOENT)
 				break;
@@ -258,13 +270,16 @@ static int read_batches(struct pmt_aggmaps *m, each_entry_fn fn)
 		first = false;
 		for (i = 0; i < n && !err; i++) {
 			memset(&key, 0, sizeof(key));
-			memcpy(&key, keys + (size_t)i * key_size, key_size);
-			memcpy(m->pc, vals + (size_t)i * vsize, vsize);
+			memcpy(&key, m->bkeys + (size_t)i * key_size, key_size);
+			memcpy(m->pc, m->bvals + (size_t)i * vsize, vsize);
 			err = fn(m, &key);
 		}
+		/* a drain's taken keys go at once: the room they free is
+		 * the room the keys made meanwhile need (the walk goes on
+		 * from its bucket; the deleted ones are behind it) */
+		if (!err && fn == take_key)
+			delete_keys(m);
 	}
-	free(keys);
-	free(vals);
 	return err;
 }
 
@@ -306,8 +321,9 @@ static int read_key(void *ctx, const void *key)
 	return r->fn(r->m, key);
 }
 
-/* fn for each key of the hash, its CPUs' values in m->pc (the drain's
- * take_key: what a failed batch took is dropped before the walk). */
+/* fn for each key of the hash, its CPUs' values in m->pc: in batches, or
+ * key by key where the kernel has none (the drain's take_key deletes
+ * each batch's keys, so a walk after a refused batch takes the rest). */
 static int read_hash(struct pmt_aggmaps *m, each_entry_fn fn)
 {
 	struct key_read r = {m, fn};
@@ -315,9 +331,6 @@ static int read_hash(struct pmt_aggmaps *m, each_entry_fn fn)
 
 	if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP)
 		return err;
-	/* a batch may have failed half-way: what it took is taken again */
-	pmt_agg_entries__free(&m->got);
-	m->ndead = 0;
 	return walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), read_key, &r);
 }
 
@@ -345,12 +358,13 @@ static uint64_t copy_stack(void *ctx, bool user, uint64_t v)
 
 static int add_dead(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
 {
-	struct pmt_agg_key *d = pmt_grow(m->dead, &m->deadcap, m->ndead, sizeof(*d), 1024);
+	uint32_t key_size = bpf_map__key_size(m->skel->maps.pmt_agg);
+	uint8_t *d = pmt_grow(m->dead, &m->deadcap, m->ndead, key_size, BATCH);
 
 	if (!d)
 		return -ENOMEM;
 	m->dead = d;
-	m->dead[m->ndead++] = *key;
+	memcpy(m->dead + m->ndead++ * key_size, key, key_size);
 	return 0;
 }
 
@@ -367,16 +381,12 @@ static void delete_keys(struct pmt_aggmaps *m)
 {
 	int fd = bpf_map__fd(m->skel->maps.pmt_agg);
 	uint32_t key_size = bpf_map__key_size(m->skel->maps.pmt_agg);
-	uint8_t *keys = calloc(m->ndead ? m->ndead : 1, key_size);
 	size_t i;
 	__u32 n = (__u32)m->ndead;
 
-	for (i = 0; keys && i < m->ndead; i++)
-		memcpy(keys + i * key_size, &m->dead[i], key_size);
-	if (!keys || bpf_map_delete_batch(fd, keys, &n, NULL))
+	if (n && bpf_map_delete_batch(fd, m->dead, &n, NULL))
 		for (i = 0; i < m->ndead; i++)
-			bpf_map_delete_elem(fd, &m->dead[i]);
-	free(keys);
+			bpf_map_delete_elem(fd, m->dead + i * key_size);
 	m->ndead = 0;
 }
 
@@ -770,23 +780,31 @@ int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const cha
 	return err;
 }
 
-/* When the quarter is due to be full at the rate of new keys seen since
- * the last look: the next look comes then, between POLL_MIN_MS and the
- * caller's most. */
+/*
+ * When the quarter is due to be full at the rate new keys come: the next
+ * look comes then, between POLL_MIN_MS and the caller's most. The rate
+ * is the last look's, or, where that is lower, half the rate held before:
+ * a burst's pause (no new keys between two looks) slows the looks down
+ * step by step, not at once to the most (the next burst would then fill
+ * the hash before a look).
+ */
 #define POLL_MIN_MS 2
 static int next_look_ms(struct pmt_aggmaps *m, uint64_t fresh, uint64_t due, int most)
 {
-	uint64_t now = pmt_now_ns(), came = fresh - m->new_seen, dt = now - m->seen_ns;
+	uint64_t now = pmt_now_ns(), came = fresh - m->new_seen;
+	/* the first look comes one wait of the most in */
+	uint64_t dt = m->seen_ns ? now - m->seen_ns : (uint64_t)most * 1000000;
 	uint64_t left = fresh - m->new_at_drain < due ? due - (fresh - m->new_at_drain) : 0;
-	uint64_t ms;
+	double rate = dt ? (double)came / (double)dt : 0, ms; /* keys a ns */
 
 	m->new_seen = fresh;
 	m->seen_ns = now;
-	if (!came || !dt)
+	m->rate = rate >= m->rate / 2 ? rate : m->rate / 2;
+	if (m->rate * 1e9 < 1)
 		return most;
 	/* half the time the rate gives: a burst need not be steady */
-	ms = left * dt / came / 2 / 1000000;
-	return ms < POLL_MIN_MS ? POLL_MIN_MS : ms > (uint64_t)most ? most : (int)ms;
+	ms = (double)left / m->rate / 2 / 1e6;
+	return ms < POLL_MIN_MS ? POLL_MIN_MS : ms > most ? most : (int)ms;
 }
 
 int pmt_aggmaps__poll(struct pmt_aggmaps *m, int *next_ms)
