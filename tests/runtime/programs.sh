@@ -640,9 +640,13 @@ test_program_sslsnoop_vs_bpftrace() {
 		client.wrap_socket(b, server_hostname="localhost").send(b"hello")
 		t.join()
 	PYEOF
-	tool_vs_bpftrace sslsnoop "$PY $w/tls.py $w" python3.11 3 's/^[0-9]+ +[0-9]+ +(python3.11 +)[0-9]+ +/TIME TID \1LAT /' || return 1
-	expect_eq "the handshakes" "$(tr -s ' ' <"$WORK/ours")" "TIME TID python3.11 LAT 1 SSL_do_handshake
-TIME TID python3.11 LAT 1 SSL_do_handshake"
+	# the function column set aside for the comparison: bpftrace names
+	# a saved func when it prints, and shows its address once the
+	# process is gone (a busy machine's bpftrace lags behind); ours is
+	# checked by name below
+	tool_vs_bpftrace sslsnoop "$PY $w/tls.py $w" python3.11 3 's/^[0-9]+ +[0-9]+ +(python3.11) +[0-9]+ +/TIME TID \1 LAT /; s/ +[^ ]+$/ FUNC/' || return 1
+	expect_eq "the handshakes" "$(awk '$3 == "python3.11" { print $5, $6 }' "$WORK/raw.txt")" "1 SSL_do_handshake
+1 SSL_do_handshake"
 }
 
 # ksym() in printf: the hrtimer each of 5 sleeps arms, by name, as
