@@ -37,6 +37,14 @@ struct {
 	__type(value, __u64);
 } pmt_vars SEC(".maps") __weak;
 
+/* a program's saved strings (PMT_X_SLOAD ...): sized 1 where none */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PMT_VAR_ENTRIES);
+	__type(key, struct pmt_var_key);
+	__type(value, char[PMT_SAVED_STR_LEN]);
+} pmt_strvars SEC(".maps") __weak;
+
 struct pmt_xrun {
 	const struct pmt_expr *x;
 	struct pmt_fctx *c;
@@ -86,15 +94,67 @@ static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct p
 	return sg ? (__u64)((__s64)(mem << n) >> n) : (mem << n) >> n;
 }
 
+/* SLOAD, SSTORE, SDEL (pmt_x_var: past the guard; vk its variable) */
+static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp,
+				      struct pmt_var_key *vk)
+{
+	char *buf;
+	__u64 a;
+	void *v;
+
+	if (op->code == PMT_X_SLOAD) {
+		buf = m->str[op->o.size & (PMT_XSTRS - 1)];
+		vk->key = PMT_XST(m, sp - 1);
+		v = bpf_map_lookup_elem(&pmt_strvars, vk);
+		if (!v || bpf_probe_read_kernel(buf, PMT_SAVED_STR_LEN, v))
+			buf[0] = '\0';
+		PMT_XST(m, sp - 1) = (__u64)buf;
+		return 0;
+	}
+	if (op->code == PMT_X_SDEL) {
+		vk->key = PMT_XST(m, sp - 1);
+		bpf_map_delete_elem(&pmt_strvars, vk);
+		m->sp = sp - 1;
+		return 0;
+	}
+	if (op->code != PMT_X_SSTORE)
+		return 1;
+	buf = m->str[PMT_XSTRS];
+	if (op->flags & PMT_XF_COMM) {
+		__builtin_memset(buf, 0, PMT_SAVED_STR_LEN);
+		bpf_get_current_comm(buf, 16);
+		vk->key = PMT_XST(m, sp - 1);
+		m->sp = sp - 1;
+	} else {
+		if (sp < 2)
+			return 1;
+		a = PMT_XST(m, sp - 1);
+		/* user memory below the canonical split, the kernel's above */
+		if ((__s64)a >= 0
+			    ? bpf_probe_read_user_str(buf, PMT_SAVED_STR_LEN, (void *)a) < 0
+			    : bpf_probe_read_kernel_str(buf, PMT_SAVED_STR_LEN, (void *)a) < 0)
+			buf[0] = '\0';
+		vk->key = PMT_XST(m, sp - 2);
+		m->sp = sp - 2;
+	}
+	bpf_map_update_elem(&pmt_strvars, vk, buf, BPF_ANY);
+	return 0;
+}
+
 /* VLOAD, VSTORE, VDEL: the saved value of variable op->k under the key
  * on the stack (sp > 0 values there) */
 static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp)
 {
 	struct pmt_var_key vk = {.var = (__u32)op->k};
-	__u64 *v, n = op->code == PMT_X_VSTORE ? 2 : 1;
+	__u64 *v, n = op->code == PMT_X_VSTORE	 ? 2
+		      : op->code == PMT_X_SSTORE ? 2 - !!(op->flags & PMT_XF_COMM)
+						 : 1;
 
 	if ((op->flags & PMT_XF_GUARD) && op->code != PMT_X_VLOAD) {
-		if (sp < n + 1)
+		/* a constant bound first: 6.1's verifier learns none from a
+		 * comparison of two registers, and the mask of sp - 1 below
+		 * is one clang drops */
+		if (sp < 2 || sp < n + 1)
 			return 1;
 		sp--;
 		m->sp = sp;
@@ -103,6 +163,8 @@ static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_x
 			return 0;
 		}
 	}
+	if (op->code >= PMT_X_SLOAD)
+		return pmt_x_str(op, m, sp, &vk);
 	if (op->code == PMT_X_VLOAD) {
 		vk.key = PMT_XST(m, sp - 1);
 		v = bpf_map_lookup_elem(&pmt_vars, &vk);
@@ -119,6 +181,31 @@ static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_x
 		return 1;
 	vk.key = PMT_XST(m, sp - 2);
 	bpf_map_update_elem(&pmt_vars, &vk, &PMT_XST(m, sp - 1), BPF_ANY);
+	m->sp = sp - 2;
+	return 0;
+}
+
+/* NEG, NOT, LNOT, BSWAP of a */
+static __always_inline __u64 pmt_x_unary(const struct pmt_expr_op *op, __u64 a, __u8 f)
+{
+	return op->code == PMT_X_NEG	? pmt_x_type(-a, f)
+	       : op->code == PMT_X_NOT	? pmt_x_type(~a, f)
+	       : op->code == PMT_X_LNOT ? !a
+	       : op->k == 2		? __builtin_bswap16((__u16)a)
+	       : op->k == 4		? __builtin_bswap32((__u32)a)
+					: __builtin_bswap64(a);
+}
+
+/* SEL: C ? A : B without a branch, a mask of the condition */
+static __always_inline long pmt_x_sel(struct pmt_xmem *m, __u64 sp, __u8 f)
+{
+	__u64 v;
+
+	if (sp < 3)
+		return 1;
+	v = -(__u64)(PMT_XST(m, sp - 1) != 0);
+	v = (PMT_XST(m, sp - 3) & v) | (PMT_XST(m, sp - 2) & ~v);
+	PMT_XST(m, sp - 3) = pmt_x_type(v, f);
 	m->sp = sp - 2;
 	return 0;
 }
@@ -162,17 +249,13 @@ static long pmt_x_step(__u32 i, void *ctx)
 		return 0;
 	}
 	if (op->code <= PMT_X_BSWAP) {
-		v = op->code == PMT_X_NEG    ? pmt_x_type(-a, f)
-		    : op->code == PMT_X_NOT  ? pmt_x_type(~a, f)
-		    : op->code == PMT_X_LNOT ? !a
-		    : op->k == 2	     ? __builtin_bswap16((__u16)a)
-		    : op->k == 4	     ? __builtin_bswap32((__u32)a)
-					     : __builtin_bswap64(a);
-		PMT_XST(m, sp - 1) = v;
+		PMT_XST(m, sp - 1) = pmt_x_unary(op, a, f);
 		return 0;
 	}
 	if (sp < 2)
 		return 1;
+	if (op->code == PMT_X_SEL)
+		return pmt_x_sel(m, sp, f);
 	b = a;
 	a = pmt_x_type(PMT_XST(m, sp - 2), f);
 	switch (op->code) {

@@ -56,13 +56,18 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 }
 
 /* --str: string slot i of a streamed record, right before --counter's
- * counts (struct pmt_event; pmt_emit_frames sends them): constant
- * offsets, from load-time constants. */
-static __always_inline void pmt_stream_str(const struct pmt_probe_cfg *cfg, struct pmt_fctx *c,
-					   struct pmt_event *e, const __u32 i)
+ * counts (struct pmt_event; pmt_emit_frames sends them). A function of
+ * its own: four copies inline would stretch the program's jumps past
+ * their reach. */
+static __noinline __attribute__((unused)) void pmt_stream_str(const struct pmt_probe_cfg *cfg,
+							      struct pmt_fctx *c,
+							      struct pmt_event *e, __u32 i)
 {
-	char *dst = (char *)&e->counts[PMT_COUNTERS - pmt_stream_ncounts()] -
-		    (pmt_stream_nstrs() - i) * PMT_STREAM_STR_LEN;
+	char *dst;
+
+	i &= PMT_STREAM_STRS - 1;
+	dst = (char *)&e->counts[PMT_COUNTERS - pmt_stream_ncounts()] -
+	      (pmt_stream_nstrs() - i) * PMT_STREAM_STR_LEN;
 
 	/* an empty string's second byte says whether the read faulted */
 	dst[0] = '\0';
@@ -165,6 +170,10 @@ static __always_inline void pmt_stream_strs_fill(const struct pmt_probe_cfg *cfg
 		pmt_stream_str(cfg, c, e, 0);
 	if (pmt_stream_strs > 1)
 		pmt_stream_str(cfg, c, e, 1);
+	if (pmt_stream_strs > 2)
+		pmt_stream_str(cfg, c, e, 2);
+	if (pmt_stream_strs > 3)
+		pmt_stream_str(cfg, c, e, 3);
 	if (pmt_stream_vals > 0)
 		pmt_stream_vals_fill(cfg, c, e);
 	if (pmt_stream_join)

@@ -20,10 +20,10 @@
  * off. One run a probe keeps the verifier's work what one expression's
  * is, however many keys compute.
  */
-#define PMT_EXPR_OPS 128 /* operations a probe's program */
-#define PMT_EXPR_STACK 8 /* values pending */
-#define PMT_XSLOTS 16	 /* values a program stores: keys, value, match, printf's */
-#define PMT_EXPRS 256	 /* programs a session */
+#define PMT_EXPR_OPS 512  /* operations a probe's program */
+#define PMT_EXPR_STACK 16 /* values pending */
+#define PMT_XSLOTS 16	  /* values a program stores: keys, value, match, printf's */
+#define PMT_EXPRS 256	  /* programs a session */
 #define PMT_XPROG_NONE 0xffff
 
 enum pmt_expr_code {
@@ -49,6 +49,9 @@ enum pmt_expr_code {
 	PMT_X_LE,
 	PMT_X_LAND, /* both evaluated: operands have no side effects */
 	PMT_X_LOR,
+	/* C ? A : B (C on top, then B, then A): each evaluated once, the
+	 * result in the operation's type */
+	PMT_X_SEL,
 	PMT_X_STORE, /* pop the top into slot k */
 	/* replace the top, an address, by the o.size bytes at it + k (kernel
 	 * memory: a member of a struct), extended as PMT_XF_SIGNED says (the
@@ -60,6 +63,15 @@ enum pmt_expr_code {
 	PMT_X_VLOAD,
 	PMT_X_VSTORE, /* pop a value, then its key: saved */
 	PMT_X_VDEL,   /* pop a key: its value forgotten */
+	/* saved strings (pmt_strvars: @name[key] = comm, str(P), a char
+	 * array), variable k: replace the top, a key, by the address of
+	 * its string, copied into the run's string buffer o.size ("" where
+	 * none): a PMT_FSRC_PTR_STR operand reads it there */
+	PMT_X_SLOAD,
+	/* pop the address of a string (none with PMT_XF_COMM: the task's
+	 * comm), then its key: the string there saved */
+	PMT_X_SSTORE,
+	PMT_X_SDEL, /* pop a key: its string forgotten */
 	PMT_X__MAX,
 };
 
@@ -72,6 +84,8 @@ enum pmt_expr_code {
 /* VSTORE, VDEL: a guard on top, popped first: done only where non-zero
  * (a statement inside an if) */
 #define PMT_XF_GUARD 0x04
+/* SSTORE: the string saved is the task's comm (no address popped) */
+#define PMT_XF_COMM 0x08
 
 struct pmt_expr_op {
 	__u8 code;  /* enum pmt_expr_code */
@@ -90,10 +104,14 @@ _Static_assert(sizeof(struct pmt_expr_op) == 16, "pmt_expr_op");
 /* Per CPU: the slots a program stores, its stack and the stack's depth
  * (in a map, not on the program's stack: the verifier then sees one
  * state for every step of the loop, not one a depth) */
+#define PMT_XSTRS 16	     /* saved strings a program reads (SLOAD) */
+#define PMT_SAVED_STR_LEN 64 /* a saved string's bytes, NUL included */
 struct pmt_xmem {
 	__u64 slot[PMT_XSLOTS];
 	__u64 st[PMT_EXPR_STACK];
 	__u64 sp;
+	/* SLOAD's copies, then SSTORE's */
+	char str[PMT_XSTRS + 1][PMT_SAVED_STR_LEN];
 };
 
 _Static_assert(sizeof(struct pmt_expr) == 8 + 16 * PMT_EXPR_OPS, "pmt_expr");

@@ -71,16 +71,17 @@ struct pmt_probe_cfg {
 	 * same block (a program's block updating several maps: its agg, not
 	 * attached anywhere), or 0 */
 	__u16 next_agg;
+	__u8 pad[4];
 	struct pmt_filter filter; /* header and first entries: lines 0-2 */
 	struct pmt_agg_cfg agg;
 };
 
 _Static_assert(sizeof(struct pmt_filter) % 8 == 0, "pmt_filter");
-/* written by user space into pmt_probes, read by every program: 144 bytes
+/* written by user space into pmt_probes, read by every program: 160 bytes
  * of settings before the filter, nothing padded */
-_Static_assert(__builtin_offsetof(struct pmt_probe_cfg, filter) == 144, "pmt_probe_cfg's header");
+_Static_assert(__builtin_offsetof(struct pmt_probe_cfg, filter) == 160, "pmt_probe_cfg's header");
 _Static_assert(sizeof(struct pmt_probe_cfg) ==
-		       144 + sizeof(struct pmt_filter) + sizeof(struct pmt_agg_cfg),
+		       160 + sizeof(struct pmt_filter) + sizeof(struct pmt_agg_cfg),
 	       "pmt_probe_cfg: as user space writes it");
 
 #endif

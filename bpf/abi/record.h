@@ -90,7 +90,7 @@ struct pmt_usdt {
  * read at the addresses the probe's fields hold (struct
  * pmt_probe_cfg.strs); sent before the header and --counter's counts,
  * a slot each, NUL-terminated. */
-#define PMT_STREAM_STRS 2
+#define PMT_STREAM_STRS 4
 #define PMT_STREAM_STR_LEN 128
 /* --printf: the numbers streamed with each record of the session, each
  * the value of an operand of the probe's (struct pmt_probe_cfg.vals);

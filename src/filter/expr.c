@@ -30,7 +30,14 @@ enum {
 };
 /* tree nodes of member chains: a load of a member, an offset into an
  * object, a string at an address */
-enum { X_LOADN = 400, X_OFFN, X_STRN, X_VARN /* a saved value: num its variable */ };
+enum {
+	X_LOADN = 400,
+	X_OFFN,
+	X_STRN,
+	X_VARN,	 /* a saved value: num its variable */
+	X_SVARN, /* a saved string (its address): num its variable */
+	X_STRLIT /* "", compared with a string */
+};
 
 /* what a value is: a number, a pointer (its pointee typed), an object in
  * memory (its address: a struct or an array), a string at an address */
@@ -66,7 +73,8 @@ struct xparser {
 	struct pmt_error *err;
 	struct pmt_tok tok;
 	int depth;
-	bool stmts; /* statements: '=' ';' too */
+	bool stmts;    /* statements: '=' ';' too */
+	bool want_str; /* a string is wanted: a saved value read bare is one */
 };
 
 static int xerr(struct xparser *p, int pos, int len, const char *fmt, ...)
@@ -89,9 +97,8 @@ static int lex(struct xparser *p)
 	if (pmt_lex__next(&p->lx))
 		return -EINVAL;
 	p->tok = p->lx.tok;
-	if (p->tok.kind == PMT_TOK_STR ||
-	    (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]?:@", p->tok.kind) &&
-	     !(p->stmts && strchr("=;", p->tok.kind))))
+	if (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]?:@", p->tok.kind) &&
+	    !(p->stmts && strchr("=;", p->tok.kind)))
 		return xerr(p, p->tok.pos, 1, "unexpected character '%c'", p->src[p->tok.pos]);
 	return 0;
 }
@@ -163,11 +170,27 @@ static struct xnode *xnew(struct xparser *p, int op, struct xnode *a, struct xno
 }
 
 static struct xnode *parse_binary(struct xparser *p, int min_prec);
+static void saved_str(struct xnode *n);
 static struct xnode *parse_cond(struct xparser *p);
 static struct xnode *parse_unary(struct xparser *p);
 static bool numeric(struct xparser *p, const struct xnode *n);
 static struct xnode *closed(struct xparser *p, struct xnode *n, int close, int errpos,
 			    const char *msg);
+
+/* The current task's address (curtask), a task_struct pointer (type id) */
+static struct xnode *task_node(struct xparser *p, int id)
+{
+	struct xnode *n = xnew(p, X_NAME, NULL, NULL);
+
+	if (!n)
+		return NULL;
+	n->opd.src = PMT_FSRC_TASK;
+	n->opd.size = 8;
+	n->t = (struct xtype){64, false};
+	n->vk = V_PTR;
+	n->tid = id;
+	return n;
+}
 
 /* curtask: the current task_struct, a pointer typed by the kernel's BTF */
 static struct xnode *parse_curtask(struct xparser *p)
@@ -180,15 +203,31 @@ static struct xnode *parse_curtask(struct xparser *p)
 		     "curtask needs the kernel's types (BTF, /sys/kernel/btf/vmlinux): none here");
 		return NULL;
 	}
-	n = xnew(p, X_NAME, NULL, NULL);
+	n = task_node(p, id);
+	return n && lex(p) ? (xfree(n), NULL) : n;
+}
+
+/* comm where a string is wanted: the task's, at its address
+ * (curtask->comm); NULL without the kernel's types */
+static struct xnode *task_comm(struct xparser *p)
+{
+	struct xnode *task, *n;
+	uint32_t off;
+	int id, mtype;
+
+	if (!p->types || p->types->find_struct(p->types->ctx, "task_struct", &id) ||
+	    p->types->member(p->types->ctx, id, "comm", &off, &mtype))
+		return NULL;
+	if (!(task = task_node(p, id)))
+		return NULL;
+	n = xnew(p, X_OFFN, task, NULL);
 	if (!n)
 		return NULL;
-	n->opd.src = PMT_FSRC_TASK;
-	n->opd.size = 8;
+	n->num = off;
 	n->t = (struct xtype){64, false};
-	n->vk = V_PTR;
-	n->tid = id;
-	return lex(p) ? (xfree(n), NULL) : n;
+	n->vk = V_STR;
+	n->slen = 16;
+	return n;
 }
 
 /* A read of a value of type ti (an integer or a pointer of 1, 2, 4 or 8
@@ -685,10 +724,22 @@ static struct xnode *parse_name(struct xparser *p)
 		info.o.src = PMT_FSRC_PROBE;
 		info.o.size = 4;
 	}
+	if (!r && info.is_str && p->stmts && info.o.src == PMT_FSRC_COMM) {
+		/* saved as a string (the task's comm, PMT_XF_COMM) */
+		n = xnew(p, X_NAME, NULL, NULL);
+		if (!n)
+			return NULL;
+		n->opd = info.o;
+		n->vk = V_STR;
+		n->t = (struct xtype){64, false};
+		return lex(p) ? (xfree(n), NULL) : n;
+	}
+	if (!r && info.is_str && info.o.src == PMT_FSRC_COMM && (n = task_comm(p)))
+		return lex(p) ? (xfree(n), NULL) : n;
 	if (!r && info.is_str) {
 		xerr(p, p->tok.pos, p->tok.len,
-		     p->stmts ? "a map saves a number here: save the address and read str() of it "
-				"where it is printed"
+		     p->stmts ? "a map saves comm, str(ADDRESS) or a char array as a string: not "
+				"'%s', a field of the record"
 			      : "'%s' is a string: expressions compute numbers",
 		     name);
 		return NULL;
@@ -800,14 +851,54 @@ static struct xnode *parse_var(struct xparser *p)
 						      : "expected ']' after the map's key")))
 			return NULL;
 	}
-	n = xnew(p, X_VARN, key, NULL);
+	n = xnew(p, p->vars->str[id] ? X_SVARN : X_VARN, key, NULL);
 	if (n) {
 		n->num = (uint64_t)id;
-		n->t = (struct xtype){64, true};
+		n->t = (struct xtype){64, !p->vars->str[id]};
 		n->pos = pos;
 		n->len = p->tok.pos - pos;
+		if (p->vars->str[id])
+			saved_str(n);
 	}
 	return n;
+}
+
+/* n, a saved value read, as the saved string it reads */
+static void saved_str(struct xnode *n)
+{
+	n->op = X_SVARN;
+	n->vk = V_STR;
+	n->slen = PMT_SAVED_STR_LEN;
+	n->t = (struct xtype){64, false};
+}
+
+/* n, a 0, as "": a saved string no map holds (read as one: its buffer
+ * emptied) */
+static void empty_string(struct xnode *n)
+{
+	n->op = X_SVARN;
+	n->num = PMT_VARS; /* no variable's */
+	n->a = NULL;
+	saved_str(n);
+}
+
+/* Where a string is wanted (printf's %s, a comparison with ""): a saved
+ * value read bare is the map's string, from here on (no number of it
+ * read before: reads compile before the statements that save) */
+static bool want_string(struct xparser *p, struct xnode *n)
+{
+	uint64_t id = n->num;
+
+	if (n->op != X_VARN || !p->vars)
+		return n->vk == V_STR;
+	if (p->vars->read_num[id]) {
+		xerr(p, n->pos, n->len, "@%s is read as a number elsewhere: not a string here",
+		     p->vars->name[id]);
+		return false;
+	}
+	p->vars->str[id] = true;
+	saved_str(n);
+	return true;
 }
 
 /* bpftrace's integer types a cast names: bits, signed */
@@ -922,6 +1013,25 @@ static struct xnode *parse_cast(struct xparser *p, int it)
 	return n;
 }
 
+/* "": what a string is compared with for its emptiness (empty_test) */
+static struct xnode *parse_empty(struct xparser *p)
+{
+	struct xnode *n;
+
+	if (p->tok.len != 2) {
+		xerr(p, p->tok.pos, p->tok.len,
+		     "a string here is \"\" (compared with a string for its emptiness): "
+		     "compare strings with others in a filter");
+		return NULL;
+	}
+	n = xnew(p, X_STRLIT, NULL, NULL);
+	if (!n)
+		return NULL;
+	n->vk = V_STR;
+	n->t = (struct xtype){64, false};
+	return lex(p) ? (xfree(n), NULL) : n;
+}
+
 static struct xnode *parse_unary(struct xparser *p)
 {
 	struct xnode *n;
@@ -959,6 +1069,8 @@ static struct xnode *parse_unary(struct xparser *p)
 			xfree(n);
 			return NULL;
 		}
+	} else if (op == PMT_TOK_STR) {
+		n = parse_empty(p);
 	} else if (op == '*') {
 		n = parse_deref(p, pos);
 	} else if (op == '@') {
@@ -1046,6 +1158,46 @@ static bool numeric(struct xparser *p, const struct xnode *n)
 	return false;
 }
 
+/* S == "" or S != "" (either way round; l and r taken): whether the
+ * string's first byte is 0, read at its address */
+static struct xnode *empty_test(struct xparser *p, int op, struct xnode *l, struct xnode *r)
+{
+	struct xnode *s = l->op == X_STRLIT ? r : l, *lit = l->op == X_STRLIT ? l : r, *n, *zero;
+	int pos = l->pos, end = r->pos + r->len;
+
+	if (s->op == X_STRLIT || (s->op == X_NAME && s->vk == V_STR) || !want_string(p, s) ||
+	    s->vk != V_STR) {
+		if (!p->lx.failed)
+			xerr(p, s->pos, s->len,
+			     s->op == X_NAME ? "'comm' is never empty"
+			     : s->op == X_STRLIT
+				     ? "two strings compared: compare a string with \"\""
+				     : "compared with \"\": this is not a string (a saved "
+				       "string, str(ADDRESS) or a char array)");
+		xfree(l);
+		xfree(r);
+		return NULL;
+	}
+	xfree(lit);
+	n = xnew(p, X_LOADN, s, NULL);
+	zero = xnew(p, X_INT, NULL, NULL);
+	if (!n || !zero) {
+		xfree(n);
+		xfree(zero);
+		return NULL;
+	}
+	n->opd.size = 1;
+	n->t = (struct xtype){32, true};
+	zero->t = (struct xtype){32, true};
+	n = xnew(p, op, n, zero);
+	if (n) {
+		n->t = (struct xtype){32, true};
+		n->pos = pos;
+		n->len = end - pos;
+	}
+	return n;
+}
+
 /* precedence climbing: operators of min_prec and above, left to right */
 static struct xnode *parse_binary(struct xparser *p, int min_prec)
 {
@@ -1057,6 +1209,10 @@ static struct xnode *parse_binary(struct xparser *p, int min_prec)
 		if (lex(p) || !(r = parse_binary(p, prec + 1))) {
 			xfree(l);
 			return NULL;
+		}
+		if ((op == X_EQ || op == X_NE) && (l->op == X_STRLIT || r->op == X_STRLIT)) {
+			l = empty_test(p, op, l, r);
+			continue;
 		}
 		if (!numeric(p, l) || !numeric(p, r)) {
 			xfree(l);
@@ -1079,6 +1235,7 @@ static struct xnode *parse_cond(struct xparser *p)
 {
 	struct xnode *c = parse_binary(p, 1), *a = NULL, *b = NULL, *n;
 	int pos = p->tok.pos;
+	bool strs = false;
 
 	if (!c || p->tok.kind != '?')
 		return c;
@@ -1088,7 +1245,23 @@ static struct xnode *parse_cond(struct xparser *p)
 		xerr(p, p->tok.kind == X_END ? pos : p->tok.pos, 1, "expected ':' of COND ? A : B");
 		goto fail;
 	}
-	if (lex(p) || !(b = parse_cond(p)) || !numeric(p, c) || !numeric(p, a) || !numeric(p, b))
+	if (lex(p) || !(b = parse_cond(p)) || !numeric(p, c))
+		goto fail;
+	/* strings: the address of the one chosen (a saved value beside a
+	 * string is a saved string) */
+	if (a->vk == V_STR && b->op == X_VARN && !want_string(p, b))
+		goto fail;
+	/* 0 beside a string: a $variable with no value before its if,
+	 * bpftrace's "" */
+	if (a->vk == V_STR && b->op == X_INT && !b->num)
+		empty_string(b);
+	if (b->vk == V_STR && a->op == X_INT && !a->num)
+		empty_string(a);
+	if (b->vk == V_STR && a->op == X_VARN && !want_string(p, a))
+		goto fail;
+	if (a->vk == V_STR && b->vk == V_STR && a->op != X_STRLIT && b->op != X_STRLIT)
+		strs = true;
+	else if (!numeric(p, a) || !numeric(p, b))
 		goto fail;
 	n = xnew(p, '?', a, b);
 	if (!n) {
@@ -1097,6 +1270,11 @@ static struct xnode *parse_cond(struct xparser *p)
 	}
 	n->cond = c;
 	n->t = common(a->t, b->t);
+	if (strs) {
+		n->vk = V_STR;
+		n->slen = a->slen > b->slen ? a->slen : b->slen;
+		n->t = (struct xtype){64, false};
+	}
 	n->pos = c->pos;
 	n->len = b->pos + b->len - c->pos;
 	return n;
@@ -1109,14 +1287,17 @@ fail:
 
 /* --- code ---------------------------------------------------------------- */
 
-/* operations one expression may take: a probe's program holds several */
-#define EXPR_OPS 32
+/* operations one expression may take: as many as a probe's program
+ * holds (pmt_exprs__program says when all of them take more) */
+#define EXPR_OPS PMT_EXPR_OPS
 
 struct xcode {
 	struct pmt_expr x;
 	int sp, max_sp;
 	bool too_long, has_operand;
 	uint32_t max_ops; /* 0: EXPR_OPS */
+	uint32_t nstrs;	  /* saved strings read (SLOAD's buffers) */
+	struct pmt_varnames *vars;
 };
 
 static void put(struct xcode *c, uint8_t code, struct xtype t, int sp_change)
@@ -1149,20 +1330,36 @@ static void emit_key(struct xcode *c, const struct xnode *key)
 		c->x.op[c->x.n - 1].k = 0;
 }
 
-/* COND ? A : B: both sides evaluated (they have no side effects), the
- * condition once, as A + (B - A) * !COND (exact in the wrapping
- * arithmetic of the type): a $variable given values inside ifs nests
- * its earlier value in B, and only A, a value given, comes twice */
+/* COND ? A : B: both sides evaluated (they have no side effects), each
+ * once (nsecs read twice would differ), then the one COND chooses */
 static void emit_cond(struct xcode *c, const struct xnode *n)
 {
 	emit(c, n->a);
 	emit(c, n->b);
-	emit(c, n->a);
-	put(c, PMT_X_SUB, n->t, -1);
 	emit(c, n->cond);
-	put(c, PMT_X_LNOT, n->cond->t, 0);
-	put(c, PMT_X_MUL, n->t, -1);
-	put(c, PMT_X_ADD, n->t, -1);
+	put(c, PMT_X_SEL, n->t, -2);
+}
+
+/* A saved value or string read (its key first); "" alone is never
+ * emitted (empty_test compares it away) */
+static void emit_saved(struct xcode *c, const struct xnode *n)
+{
+	if (n->op == X_STRLIT) {
+		c->too_long = true;
+		return;
+	}
+	emit_key(c, n->a);
+	put(c, n->op == X_VARN ? PMT_X_VLOAD : PMT_X_SLOAD, n->t, 0);
+	c->has_operand = true; /* saved: nothing to fold */
+	if (n->op == X_SVARN && c->nstrs >= PMT_XSTRS)
+		c->too_long = true;
+	if (c->too_long)
+		return;
+	c->x.op[c->x.n - 1].k = n->num;
+	if (n->op == X_SVARN)
+		c->x.op[c->x.n - 1].o.size = (uint8_t)c->nstrs++; /* its own buffer */
+	else if (c->vars)
+		c->vars->read_num[n->num] = true;
 }
 
 static void emit(struct xcode *c, const struct xnode *n)
@@ -1214,12 +1411,8 @@ static void emit(struct xcode *c, const struct xnode *n)
 		return;
 	case X_STRN: emit(c, n->a); return;
 	case X_VARN:
-		emit_key(c, n->a);
-		put(c, PMT_X_VLOAD, n->t, 0);
-		c->has_operand = true; /* saved: nothing to fold */
-		if (!c->too_long)
-			c->x.op[c->x.n - 1].k = n->num;
-		return;
+	case X_SVARN:
+	case X_STRLIT: emit_saved(c, n); return;
 	case UNARY('-'):
 	case UNARY('~'):
 	case UNARY('!'):
@@ -1266,6 +1459,47 @@ static uint64_t sdiv(uint64_t a, uint64_t b, bool mod)
 	return ((int64_t)a < 0) != ((int64_t)b < 0) ? -q : q;
 }
 
+/* The values a statement's operation pops: its key, its value (none for
+ * the task's comm), its guard */
+static uint32_t stored(const struct pmt_expr_op *op)
+{
+	return (op->code == PMT_X_VSTORE || (op->code == PMT_X_SSTORE && !(op->flags & PMT_XF_COMM))
+			? 2
+			: 1) +
+	       !!(op->flags & PMT_XF_GUARD);
+}
+
+/* A binary operation of a and b (in its type) into *r; false if op is
+ * none */
+static bool binary(const struct pmt_expr_op *op, uint64_t a, uint64_t b, uint64_t *r)
+{
+	bool sg = op->flags & PMT_XF_SIGNED;
+	unsigned width = op->flags & PMT_XF_32 ? 32 : 64;
+
+	switch (op->code) {
+	case PMT_X_ADD: *r = a + b; break;
+	case PMT_X_SUB: *r = a - b; break;
+	case PMT_X_MUL: *r = a * b; break;
+	case PMT_X_DIV: *r = !b ? 0 : sg ? sdiv(a, b, false) : a / b; break;
+	case PMT_X_MOD: *r = !b ? a : sg ? sdiv(a, b, true) : a % b; break;
+	case PMT_X_AND: *r = a & b; break;
+	case PMT_X_OR: *r = a | b; break;
+	case PMT_X_XOR: *r = a ^ b; break;
+	case PMT_X_SHL: *r = a << (b & (width - 1)); break;
+	case PMT_X_SHR:
+		*r = sg ? (uint64_t)((int64_t)a >> (b & (width - 1))) : a >> (b & (width - 1));
+		break;
+	case PMT_X_EQ: *r = a == b; break;
+	case PMT_X_NE: *r = a != b; break;
+	case PMT_X_LT: *r = sg ? (int64_t)a < (int64_t)b : a < b; break;
+	case PMT_X_LE: *r = sg ? (int64_t)a <= (int64_t)b : a <= b; break;
+	case PMT_X_LAND: *r = a && b; break;
+	case PMT_X_LOR: *r = a || b; break;
+	default: return false;
+	}
+	return true;
+}
+
 uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *arg, uint64_t *slots)
 {
 	uint64_t st[PMT_EXPR_STACK] = {0}, a, b, r, top = 0;
@@ -1273,9 +1507,6 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 
 	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
 		const struct pmt_expr_op *op = &x->op[i];
-		bool sg = op->flags & PMT_XF_SIGNED;
-		unsigned width = op->flags & PMT_XF_32 ? 32 : 64;
-
 		if (op->code == PMT_X_OPERAND || op->code == PMT_X_CONST) {
 			if (sp >= PMT_EXPR_STACK)
 				return 0;
@@ -1290,15 +1521,13 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 			top = st[--sp];
 			continue;
 		}
-		if (op->code == PMT_X_LOAD || op->code == PMT_X_VLOAD) {
+		if (op->code == PMT_X_LOAD || op->code == PMT_X_VLOAD || op->code == PMT_X_SLOAD) {
 			st[sp - 1] = 0; /* kernel memory, saved values: the kernel's */
 			continue;
 		}
-		if (op->code == PMT_X_VDEL || op->code == PMT_X_VSTORE) {
-			uint32_t k =
-				(op->code == PMT_X_VSTORE ? 2 : 1) + !!(op->flags & PMT_XF_GUARD);
-
-			sp = sp > k ? sp - k : 0;
+		if (op->code == PMT_X_VDEL || op->code == PMT_X_VSTORE || op->code == PMT_X_SDEL ||
+		    op->code == PMT_X_SSTORE) {
+			sp = sp > stored(op) ? sp - stored(op) : 0;
 			continue;
 		}
 		a = to_type(st[sp - 1], op->flags);
@@ -1314,30 +1543,17 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 		}
 		if (sp < 2)
 			return 0;
+		if (op->code == PMT_X_SEL) {
+			if (sp < 3)
+				return 0;
+			st[sp - 3] = to_type(st[sp - 1] ? st[sp - 3] : st[sp - 2], op->flags);
+			sp -= 2;
+			continue;
+		}
 		b = a;
 		a = to_type(st[sp - 2], op->flags);
-		switch (op->code) {
-		case PMT_X_ADD: r = a + b; break;
-		case PMT_X_SUB: r = a - b; break;
-		case PMT_X_MUL: r = a * b; break;
-		case PMT_X_DIV: r = !b ? 0 : sg ? sdiv(a, b, false) : a / b; break;
-		case PMT_X_MOD: r = !b ? a : sg ? sdiv(a, b, true) : a % b; break;
-		case PMT_X_AND: r = a & b; break;
-		case PMT_X_OR: r = a | b; break;
-		case PMT_X_XOR: r = a ^ b; break;
-		case PMT_X_SHL: r = a << (b & (width - 1)); break;
-		case PMT_X_SHR:
-			r = sg ? (uint64_t)((int64_t)a >> (b & (width - 1)))
-			       : a >> (b & (width - 1));
-			break;
-		case PMT_X_EQ: r = a == b; break;
-		case PMT_X_NE: r = a != b; break;
-		case PMT_X_LT: r = sg ? (int64_t)a < (int64_t)b : a < b; break;
-		case PMT_X_LE: r = sg ? (int64_t)a <= (int64_t)b : a <= b; break;
-		case PMT_X_LAND: r = a && b; break;
-		case PMT_X_LOR: r = a || b; break;
-		default: return 0;
-		}
+		if (!binary(op, a, b, &r))
+			return 0;
 		if (op->code < PMT_X_EQ)
 			r = to_type(r, op->flags);
 		st[sp - 2] = r;
@@ -1421,24 +1637,29 @@ static int start(struct xparser *p, const struct pmt_exprs *t, const char *text,
 	return lex(p);
 }
 
-int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
-		      const char *probe, const char *what, const struct pmt_typesys *types,
-		      struct pmt_opinfo *out, struct pmt_error *err)
+static int compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
+		   const char *probe, const char *what, const struct pmt_typesys *types,
+		   struct pmt_opinfo *out, bool want_str, struct pmt_error *err)
 {
 	struct xparser p;
 	int vk = V_NUM;
 	uint32_t slen = 0;
-	struct xcode c = {0};
+	struct xcode c = {.vars = t->vars};
 	struct xnode *n;
 	int idx;
 
 	memset(out, 0, sizeof(*out));
 	if (start(&p, t, text, fmt, probe, what, types, err))
 		return -EINVAL;
+	p.want_str = want_str;
 	n = parse_cond(&p);
 	if (n && p.tok.kind != X_END)
 		xerr(&p, p.tok.pos, p.tok.len,
 		     p.tok.kind == ')' ? "unbalanced ')'" : "expected an operator or the end");
+	if (n && !p.lx.failed && want_str && n->op == X_VARN)
+		want_string(&p, n);
+	if (n && !p.lx.failed && n->op == X_STRLIT)
+		xerr(&p, n->pos, n->len, "\"\" is compared with a string here, not a value");
 	if (p.lx.failed) {
 		xfree(n);
 		return -EINVAL;
@@ -1502,7 +1723,7 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 	struct pmt_expr x = {0};
 	int slot_of[PMT_EXPRS];
 	size_t i;
-	uint32_t j, nslots = 0;
+	uint32_t j, nslots = 0, nstrs = 0;
 	int idx;
 
 	*prog = PMT_XPROG_NONE;
@@ -1524,10 +1745,17 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 		if (x.n + e->n + 1 > PMT_EXPR_OPS || nslots >= PMT_XSLOTS)
 			return pmt_error__usage(err,
 						"%s: its expressions take more than %d operations "
-						"or %d values in all",
-						probe, PMT_EXPR_OPS, PMT_XSLOTS);
-		for (j = 0; j < e->n; j++)
-			x.op[x.n++] = e->op[j];
+						"or %d values in all (%u and %u so far, %u more)",
+						probe, PMT_EXPR_OPS, PMT_XSLOTS, x.n, nslots, e->n);
+		for (j = 0; j < e->n; j++) {
+			x.op[x.n] = e->op[j];
+			/* each saved string read its own buffer */
+			if (e->op[j].code == PMT_X_SLOAD &&
+			    (x.op[x.n].o.size = (uint8_t)nstrs++) >= PMT_XSTRS)
+				return pmt_error__usage(err, "%s: reads more than %d saved strings",
+							probe, PMT_XSTRS);
+			x.n++;
+		}
 		x.op[x.n].code = PMT_X_STORE;
 		x.op[x.n++].k = nslots;
 		slot_of[o->off] = (int)nslots;
@@ -1543,6 +1771,20 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 		return pmt_error__runtime(err, idx, "out of memory for expressions");
 	*prog = (uint16_t)idx;
 	return 0;
+}
+
+int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
+		      const char *probe, const char *what, const struct pmt_typesys *types,
+		      struct pmt_opinfo *out, struct pmt_error *err)
+{
+	return compile(t, text, fmt, probe, what, types, out, false, err);
+}
+
+int pmt_expr__compile_str(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
+			  const char *probe, const char *what, const struct pmt_typesys *types,
+			  struct pmt_opinfo *out, struct pmt_error *err)
+{
+	return compile(t, text, fmt, probe, what, types, out, true, err);
 }
 
 /* --- statements ----------------------------------------------------------- */
@@ -1580,13 +1822,13 @@ static int target_of(struct xparser *p, bool del, struct xnode **target, struct 
 		     del ? "expected ')' after delete(@MAP[KEY]"
 			 : "expected '=' after the map: @MAP[KEY] = VALUE");
 	} else if (!lex(p) && (del || (*value = parse_cond(p)))) {
-		if (!*value || (*value)->vk == V_NUM || (*value)->vk == V_PTR)
+		if (!*value || (*value)->vk == V_NUM || (*value)->vk == V_PTR ||
+		    ((*value)->vk == V_STR && (*value)->op != X_STRLIT))
 			return 0;
 		xerr(p, (*value)->pos, (*value)->len,
-		     (*value)->vk == V_STR
-			     ? "a map saves a number here: save the address and read str() of it "
-			       "where it is printed"
-			     : "a struct or an array: name a member with -> or .");
+		     (*value)->vk == V_STR ? "a map saves comm, str(ADDRESS), a char array or a "
+					     "saved string here, not a literal"
+					   : "a struct or an array: name a member with -> or .");
 	}
 	xfree(*target);
 	xfree(*value);
@@ -1594,12 +1836,37 @@ static int target_of(struct xparser *p, bool del, struct xnode **target, struct 
 	return -EINVAL;
 }
 
+/* Does the statement on target save (or forget) a string (*str)? A map
+ * holds numbers or strings: the first save of a string, or the first
+ * read where a string is wanted (want_string), makes it a string's. */
+static int saved_kind(struct xparser *p, const struct xnode *target, const struct xnode *value,
+		      bool *str)
+{
+	struct pmt_varnames *v = p->vars;
+	uint64_t id = target->num;
+
+	*str = v->str[id];
+	if (!value)
+		return 0;
+	if (value->vk == V_STR && !v->str[id]) {
+		if (v->read_num[id])
+			return xerr(p, value->pos, value->len,
+				    "@%s is read as a number elsewhere: this saves a string",
+				    v->name[id]);
+		*str = v->str[id] = true;
+	} else if (value->vk != V_STR && v->str[id]) {
+		return xerr(p, value->pos, value->len, "@%s holds strings: this is a number",
+			    v->name[id]);
+	}
+	return 0;
+}
+
 /* [if (CONDITION)] @NAME[KEY] = VALUE or delete(@NAME[KEY]) (the lexer
  * at its start) into c; guarded, done only where the condition holds */
 static int statement(struct xparser *p, struct xcode *c)
 {
 	struct xnode *target = NULL, *value = NULL, *guard = NULL;
-	bool del;
+	bool del, str, comm;
 
 	if (p->tok.kind == X_NAME && p->tok.len == 2 && !strncmp(p->src + p->tok.pos, "if", 2) &&
 	    guard_of(p, &guard))
@@ -1615,15 +1882,26 @@ static int statement(struct xparser *p, struct xcode *c)
 		xfree(guard);
 		return -EINVAL;
 	}
+	if (saved_kind(p, target, value, &str)) {
+		xfree(target);
+		xfree(value);
+		xfree(guard);
+		return -EINVAL;
+	}
+	comm = value && value->op == X_NAME && value->vk == V_STR; /* the task's comm */
 	emit_key(c, target->a);
-	if (value)
+	if (value && !comm)
 		emit(c, value);
 	if (guard)
 		emit(c, guard);
-	put(c, value ? PMT_X_VSTORE : PMT_X_VDEL, target->t, (value ? -2 : -1) - !!guard);
+	put(c,
+	    str	    ? (value ? PMT_X_SSTORE : PMT_X_SDEL)
+	    : value ? PMT_X_VSTORE
+		    : PMT_X_VDEL,
+	    target->t, (value && !comm ? -2 : -1) - !!guard);
 	if (!c->too_long) {
 		c->x.op[c->x.n - 1].k = target->num;
-		c->x.op[c->x.n - 1].flags |= guard ? PMT_XF_GUARD : 0;
+		c->x.op[c->x.n - 1].flags |= (guard ? PMT_XF_GUARD : 0) | (comm ? PMT_XF_COMM : 0);
 	}
 	xfree(target);
 	xfree(value);
@@ -1636,7 +1914,7 @@ int pmt_expr__statements(struct pmt_exprs *t, const char *text, const struct pmt
 			 uint16_t *prog, struct pmt_error *err)
 {
 	struct xparser p;
-	struct xcode c = {.max_ops = PMT_EXPR_OPS};
+	struct xcode c = {.max_ops = PMT_EXPR_OPS, .vars = t->vars};
 	int idx;
 
 	*prog = PMT_XPROG_NONE;
@@ -1711,9 +1989,10 @@ void pmt_exprs__free(struct pmt_exprs *t)
 void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 {
 	static const char *const names[PMT_X__MAX] = {
-		"operand", "const", "neg",  "not", "lnot",  "bswap", "add",   "sub",	"mul",
-		"div",	   "mod",   "and",  "or",  "xor",   "shl",   "shr",   "eq",	"ne",
-		"lt",	   "le",    "land", "lor", "store", "load",  "vload", "vstore", "vdel",
+		"operand", "const", "neg",    "not",  "lnot",  "bswap",	 "add",	 "sub",
+		"mul",	   "div",   "mod",    "and",  "or",    "xor",	 "shl",	 "shr",
+		"eq",	   "ne",    "lt",     "le",   "land",  "lor",	 "sel",	 "store",
+		"load",	   "vload", "vstore", "vdel", "sload", "sstore", "sdel",
 	};
 	uint32_t i;
 

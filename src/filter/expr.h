@@ -72,7 +72,9 @@ struct pmt_typesys {
  * @name[key]): each variable's name, its number its index. */
 struct pmt_varnames {
 	char name[PMT_VARS][64];
-	bool keyed[PMT_VARS]; /* read or saved with a [key] */
+	bool keyed[PMT_VARS];	 /* read or saved with a [key] */
+	bool str[PMT_VARS];	 /* holds strings (pmt_strvars) */
+	bool read_num[PMT_VARS]; /* read as a number somewhere */
 	uint32_t n;
 };
 
@@ -104,6 +106,11 @@ struct pmt_exprs {
 int pmt_expr__compile(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
 		      const char *probe, const char *what, const struct pmt_typesys *types,
 		      struct pmt_opinfo *out, struct pmt_error *err);
+/* pmt_expr__compile where a string is wanted (printf's %s): a saved
+ * value read bare is then a saved string (the map holds strings). */
+int pmt_expr__compile_str(struct pmt_exprs *t, const char *text, const struct pmt_format *fmt,
+			  const char *probe, const char *what, const struct pmt_typesys *types,
+			  struct pmt_opinfo *out, struct pmt_error *err);
 /* One program of t (abi/expr.h) computing, in turn, each expression of
  * mine the n operands ops name (PMT_FSRC_EXPR), each rewritten to read
  * its slot; *prog its index, or PMT_XPROG_NONE without expressions. An

@@ -589,6 +589,20 @@ static bool is_expr_operand(const struct parser *p, int *end)
 	return p->tok.kind != T_IDENT;
 }
 
+/* Is the operand ending at end compared with a string ("": a saved
+ * string's emptiness)? Then a saved value read bare is a string. */
+static bool compared_with_string(const struct parser *p, int end)
+{
+	struct pmt_lexer lx = ahead(p);
+
+	pmt_lex__skip_to(&lx, end);
+	ahead_next(&lx); /* the operator */
+	if (lx.tok.kind == PMT_TOK_END)
+		return false;
+	ahead_next(&lx);
+	return lx.tok.kind == PMT_TOK_STR;
+}
+
 /* The operand text [t->fpos, end) compiled as an expression into
  * p->mine; the lexer moved past it. */
 static int expr_operand(struct parser *p, struct test *t, int end)
@@ -603,8 +617,9 @@ static int expr_operand(struct parser *p, struct test *t, int end)
 	if (!p->exprs)
 		return perr(p, t->fpos, t->flen,
 			    "expressions are not compiled here: compare a field's value");
-	if (pmt_expr__compile(&p->mine, t->name, p->fmt, p->probe, "--filter", p->exprs->types,
-			      &t->n->opd, &sub)) {
+	if ((compared_with_string(p, end) ? pmt_expr__compile_str : pmt_expr__compile)(
+		    &p->mine, t->name, p->fmt, p->probe, "--filter", p->exprs->types, &t->n->opd,
+		    &sub)) {
 		/* its message quotes the operand: the whole filter is quoted
 		 * here, the caret moved along */
 		const char *m = sub.msg;

@@ -42,6 +42,14 @@ struct parser {
 	struct pmt_buf funcs, probes;
 	/* the block's $variables so far: each its value's text, used in
 	 * its place (a value of the event: nothing changes it meanwhile) */
+	/* the block's saved values written so far (@NAME[KEY] squeezed, as
+	 * written) and what a read of one after is, (GUARD) ? (VALUE) :
+	 * (BEFORE); maps_as_written: rewrite leaves reads as they are */
+	struct written {
+		char *target, *text;
+	} w[32];
+	int nw;
+	bool maps_as_written;
 	struct var {
 		char *name, *text;
 		/* given a value inside an if: its condition (guard), the
@@ -320,6 +328,8 @@ static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
 {
 	struct pmt_lexer peek = *lx;
 	int i, pos = lx->tok.pos;
+	const struct var *v;
+	size_t n;
 
 	if (pmt_lex__next(&peek) || peek.tok.kind != PMT_TOK_NAME || peek.tok.pos != pos + 1) {
 		perr(P, pos, 1, "expected a variable's name after '$'");
@@ -336,12 +346,66 @@ static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
 		     peek.tok.len, P->src + peek.tok.pos);
 		return false;
 	}
-	/* inside the if that gave it (or an if within it): the value given */
-	pmt_buf__printf(b, "(%s)",
-			guard_implies(P->guard, P->vars[i].guard) ? P->vars[i].given
-								  : P->vars[i].text);
+	v = &P->vars[i];
+	n = P->guard ? strlen(P->guard) : 0;
+	/* inside the if that gave it (or an if within it): the value given;
+	 * outside an if within the one read in: what that if adds to the
+	 * condition alone (the rest holds here) */
+	if (guard_implies(P->guard, v->guard))
+		pmt_buf__printf(b, "(%s)", v->given);
+	else if (n && v->guard && v->guard[0] == '(' && !strncmp(v->guard + 1, P->guard, n) &&
+		 !strncmp(v->guard + 1 + n, ") && ", 5))
+		pmt_buf__printf(b, "((%s) ? (%s) : (%s))", v->guard + n + 6, v->given, v->before);
+	else
+		pmt_buf__printf(b, "(%s)", v->text);
 	*lx = peek;
 	return true;
+}
+
+static char *squeezed(const char *text);
+
+/*
+ * A read of a saved value at the lexer's '@' (before end) that the block
+ * saved or forgot before, under the same key as written: what it reads
+ * then, (GUARD) ? (VALUE) : (BEFORE) (the lexer left at its last token),
+ * or NULL (the lexer where it was). A block's reads see its own saves
+ * as bpftrace's do, each in its place.
+ */
+static const char *written_read(struct parser *P, struct pmt_lexer *lx, int end)
+{
+	struct pmt_lexer peek = *lx;
+	int from = lx->tok.pos, to, depth = 0, i;
+	char *raw, *t;
+
+	if (!P->nw || P->maps_as_written || pmt_lex__next(&peek) || peek.tok.kind != PMT_TOK_NAME ||
+	    peek.tok.pos != from + 1)
+		return NULL;
+	to = peek.tok.pos + peek.tok.len;
+	{
+		struct pmt_lexer k = peek;
+
+		if (!pmt_lex__next(&k) && k.tok.kind == '[' && k.tok.pos == to) {
+			do {
+				depth += (k.tok.kind == '[') - (k.tok.kind == ']');
+				peek = k;
+			} while (depth && !pmt_lex__next(&k) && k.tok.kind != PMT_TOK_END &&
+				 k.tok.pos < end);
+			if (depth)
+				return NULL;
+			to = peek.tok.pos + 1;
+		}
+	}
+	raw = strndup(P->src + from, (size_t)(to - from));
+	t = raw ? squeezed(raw) : NULL;
+	free(raw);
+	for (i = P->nw - 1; t && i >= 0; i--)
+		if (!strcmp(P->w[i].target, t))
+			break;
+	free(t);
+	if (!t || i < 0)
+		return NULL;
+	*lx = peek;
+	return P->w[i].text;
 }
 
 /* The text [start, end) in pmtrace's terms: args->F and args.F are
@@ -367,6 +431,17 @@ static char *rewrite(struct parser *P, int start, int end)
 				return NULL;
 			}
 			at = lx.tok.pos + lx.tok.len;
+			continue;
+		}
+		if (t->kind == '@') {
+			int from = t->pos; /* t moves with the lexer */
+			const char *w = written_read(P, &lx, end);
+
+			if (w) {
+				pmt_buf__add(&b, s + at, (size_t)(from - at));
+				pmt_buf__printf(&b, "(%s)", w);
+				at = lx.tok.pos + lx.tok.len;
+			}
 			continue;
 		}
 		if (t->kind != PMT_TOK_NAME)
@@ -1287,6 +1362,44 @@ static int add_stmt(struct parser *P, struct blk_state *b, int from, int to, con
 	return 0;
 }
 
+/* The block wrote target [from, to) (@NAME[KEY] as written; read now,
+ * @NAME[KEYS] in pmtrace's terms): value where the guard holds, value
+ * NULL a delete. A read after gets (GUARD) ? (VALUE) : (BEFORE). */
+static int note_write(struct parser *P, int from, int to, const char *now, const char *value)
+{
+	char *raw = strndup(P->src + from, (size_t)(to - from)), *t, *text;
+	const char *before = now;
+	int i;
+
+	t = raw ? squeezed(raw) : NULL;
+	free(raw);
+	if (!t)
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	for (i = 0; i < P->nw && strcmp(P->w[i].target, t); i++)
+		;
+	if (i < P->nw)
+		before = P->w[i].text;
+	else if (P->nw == (int)(sizeof(P->w) / sizeof(P->w[0]))) {
+		free(t);
+		return perr(P, from, to - from, "a block saves more than %d values",
+			    (int)(sizeof(P->w) / sizeof(P->w[0])));
+	}
+	if ((P->guard ? asprintf(&text, "((%s) ? (%s) : (%s))", P->guard, value ? value : "0",
+				 before)
+		      : asprintf(&text, "(%s)", value ? value : "0")) < 0) {
+		free(t);
+		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	if (i < P->nw) {
+		free(t);
+		free(P->w[i].text);
+	} else {
+		P->w[P->nw++].target = t;
+	}
+	P->w[i].text = text;
+	return 0;
+}
+
 /* @MAP[KEY] = VALUE: a value saved, read back elsewhere as @MAP[KEY] (u
  * read by map_update) */
 static int save_value(struct parser *P, struct update *u, struct blk_state *b, int pos)
@@ -1305,6 +1418,15 @@ static int save_value(struct parser *P, struct update *u, struct blk_state *b, i
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	r = add_stmt(P, b, pos, u->tend, stmt);
 	free(stmt);
+	if (!r) {
+		char *now = NULL;
+
+		if (asprintf(&now, "@%s%s%s%s", u->map, u->keys ? "[" : "", u->keys ? u->keys : "",
+			     u->keys ? "]" : "") < 0)
+			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+		r = note_write(P, pos, u->tend, now, u->value);
+		free(now);
+	}
 	list_add(&P->saved, u->map);
 	if (!strcmp(u->value, "func") || !strcmp(u->value, "probe"))
 		list_add(u->value[0] == 'f' ? &P->funcs : &P->probes, u->map);
@@ -1347,11 +1469,13 @@ static int forget(struct parser *P, struct blk_state *b)
 		free(name);
 		return next(P);
 	}
+	P->maps_as_written = true;
 	text = rewrite(P, at, end);
+	P->maps_as_written = false;
 	if (!text || asprintf(&stmt, "delete(%s)", text) < 0)
 		stmt = NULL;
 	if (stmt)
-		r = add_stmt(P, b, at, end, stmt);
+		r = add_stmt(P, b, at, end, stmt) || note_write(P, at, end, text, NULL);
 	free(text);
 	free(stmt);
 	free(name);
@@ -1456,7 +1580,9 @@ bool pmt_printf__is_str_text(const char *text)
 	/* ((COND) ? (A) : (B)), as a $variable given a value inside an if */
 	for (s = text, depth = 0; *s; s++) {
 		if (*s == '"') {
-			s += string_end(s, 0) - 1;
+			s += string_end(s, 0); /* its closing quote */
+			if (!*s)
+				break;
 			continue;
 		}
 		depth += (*s == '(') - (*s == ')');
@@ -1564,44 +1690,6 @@ static void forget_vars(struct parser *P)
 		free(P->vars[P->nvars].given);
 		free(P->vars[P->nvars].before);
 	}
-}
-
-/* Does text (squeezed) read target, @NAME[KEY] as written (squeezed)? */
-static bool reads_target(const char *text, const char *t, size_t n)
-{
-	const char *at;
-
-	for (at = strchr(text, '@'); at; at = strchr(at + 1, '@'))
-		if (!strncmp(at, t, n) && !pmt_lex__name_char(at[n], false) &&
-		    (t[n - 1] == ']' || at[n] != '['))
-			return true;
-	return false;
-}
-
-/* The statement just read, the source from pos to the lexer's token (a
- * printf, a $variable's value: not as rewritten, where a variable
- * stands for what was read before), reads nothing the block saved or
- * forgot before it, under the same key as written: a block's reads see
- * the values as the event found them, its saves and deletes done after. */
-static int read_after_write(struct parser *P, struct blk_state *b, int pos)
-{
-	char *raw = strndup(P->src + pos, (size_t)(P->lx.tok.pos - pos)), *text;
-	const char *s, *n;
-	int r = 0;
-
-	text = raw ? squeezed(raw) : NULL;
-	free(raw);
-	if (!text)
-		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
-	for (s = b->touched.p; !r && s && *s && (n = strchr(s + 1, ' ')); s = n)
-		if (reads_target(text, s + 1, (size_t)(n - s - 1)))
-			r = perr(
-				P, pos, 1,
-				"this reads %.*s after the block saved or deleted it: not supported "
-				"yet (read it first)",
-				(int)(n - s - 1), s + 1);
-	free(text);
-	return r;
 }
 
 /* The printf just read: the block's record is streamed where any of its
@@ -1720,21 +1808,19 @@ static int statement(struct parser *P, struct blk_state *b)
 	if (b->kind == BLK_INTERVAL)
 		return interval_statement(P);
 	if (b->kind == BLK_PROBE && is_word(P, t, "printf"))
-		return probe_printf(P, &b->printed) || read_after_write(P, b, pos) ||
-		       print_under(P, b);
+		return probe_printf(P, &b->printed) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "time"))
 		return probe_time(P, &b->printed) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "cat"))
 		return probe_cat(P, &b->printed) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "join"))
-		return probe_join(P, &b->printed) || read_after_write(P, b, pos) ||
-		       print_under(P, b);
+		return probe_join(P, &b->printed) || print_under(P, b);
 	if (b->kind == BLK_PROBE && is_word(P, t, "if"))
 		return if_statement(P, b);
 	if (b->kind == BLK_PROBE && t->kind == '@')
 		return map_statement(P, b, pos);
 	if (b->kind == BLK_PROBE && t->kind == '$')
-		return assign_var(P) || read_after_write(P, b, pos);
+		return assign_var(P);
 	if ((b->kind == BLK_PROBE && is_word(P, t, "delete")) ||
 	    (b->kind == BLK_END && is_word(P, t, "clear")))
 		return forget(P, b);
@@ -2090,6 +2176,11 @@ static int probe_block(struct parser *P, int *at)
 	for (n = 0; n < b.nupd; n++)
 		free(b.upd_guard[n]);
 	pmt_buf__free(&b.touched);
+	for (n = 0; n < P->nw; n++) {
+		free(P->w[n].target);
+		free(P->w[n].text);
+	}
+	P->nw = 0;
 	if (!ret)
 		*at = P->lx.tok.pos + 1;
 	return ret;

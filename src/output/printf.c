@@ -94,6 +94,27 @@ bool pmt_print__names(const struct pmt_print *p, bool user)
 	return false;
 }
 
+char pmt_print__conv(const char *fmt, size_t len, int n)
+{
+	struct conv c;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (fmt[i] != '%')
+			continue;
+		if (i + 1 < len && fmt[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		if (!read_conv(fmt, len, i, &c))
+			return 0;
+		if (!n--)
+			return c.conv;
+		i = c.end - 1;
+	}
+	return 0;
+}
+
 int pmt_print__check(const struct pmt_print *p, char *why, size_t len)
 {
 	struct conv c;

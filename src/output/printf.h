@@ -113,6 +113,9 @@ const struct pmt_print_arg *pmt_print__chosen(const struct pmt_print *p,
 /* Do p's format's conversions agree with its arguments, in number and
  * kind? 0, or -EINVAL with why (what is wrong, and where in the format). */
 int pmt_print__check(const struct pmt_print *p, char *why, size_t len);
+/* The conversion character of fmt's conversion n (from 0; %% is none),
+ * or 0 past the last or at one printf cannot read. */
+char pmt_print__conv(const char *fmt, size_t len, int n);
 
 /* p's text for record r (whose vals and strs it reads) into b. */
 void pmt_print__render(struct pmt_buf *b, const struct pmt_print *p, const struct pmt_record *r);

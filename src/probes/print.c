@@ -30,7 +30,8 @@ static bool record_field(const struct pmt_opinfo *info)
 /* x's operand: str(F) of a field F as the field's (what it points at),
  * anything else compiled into mine */
 static int compile(struct pmt_probe *p, const char *x, struct pmt_opinfo *info,
-		   struct pmt_exprs *mine, const struct pmt_typesys *types, struct pmt_error *err)
+		   struct pmt_exprs *mine, const struct pmt_typesys *types, bool want_str,
+		   struct pmt_error *err)
 {
 	char inner[256];
 	int r;
@@ -56,7 +57,8 @@ static int compile(struct pmt_probe *p, const char *x, struct pmt_opinfo *info,
 	/* a field by its name: a string field too (a char array) */
 	if (!pmt_expr__is_expression(x) && !pmt_operand__resolve(p->fmt, x, info))
 		return 0;
-	return pmt_expr__compile(mine, x, p->fmt, p->name, "printf", types, info, err);
+	return (want_str ? pmt_expr__compile_str : pmt_expr__compile)(mine, x, p->fmt, p->name,
+								      "printf", types, info, err);
 }
 
 /* A string made here from a literal: strftime("FORMAT", nsecs), the
@@ -210,7 +212,7 @@ static int join_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	if (p->join_slot)
 		return pmt_error__usage(err, "printf's %s: one join() a probe, for now (in %s)", x,
 					p->name);
-	if (compile(p, inner, &info, mine, types, err))
+	if (compile(p, inner, &info, mine, types, false, err))
 		return -EINVAL;
 	if (info.is_str)
 		return pmt_error__usage(err,
@@ -237,7 +239,7 @@ static int sym_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 
 	if (!user && !pmt_operand__call_arg(x, "ksym", inner, sizeof(inner)))
 		return 1;
-	if (compile(p, inner, &info, mine, types, err))
+	if (compile(p, inner, &info, mine, types, false, err))
 		return -EINVAL;
 	if (info.is_str)
 		return pmt_error__usage(err,
@@ -307,14 +309,29 @@ static const char *unwrapped(const char *x, char *buf, size_t len)
 
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types,
-		 const struct pmt_program *prog, struct pmt_error *err);
+		 const struct pmt_program *prog, bool want_str, struct pmt_error *err);
+
+/* Is x a string the kernel computes the address of ((C) ? (comm) :
+ * (@saved[k]) among them)? Then one string slot shows it, chosen there. */
+static bool kernel_string(struct pmt_probe *p, const char *x, struct pmt_exprs *mine,
+			  const struct pmt_typesys *types)
+{
+	struct pmt_error e = {0};
+	struct pmt_opinfo info;
+
+	if (pmt_expr__compile_str(mine, x, p->fmt, p->name, "printf", types, &info, &e)) {
+		pmt_error__clear(&e);
+		return false;
+	}
+	return info.o.src == PMT_FSRC_PTR_STR;
+}
 
 /* (COND) ? (A) : (B) choosing a string (a $variable given one inside an
  * if; 1 if x is none): A where COND holds in the record, else B, each
  * placed as an argument of its own (B's past the format's) */
 static int choice_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		      struct pmt_exprs *mine, const struct pmt_typesys *types,
-		      const struct pmt_program *prog, struct pmt_error *err)
+		      const struct pmt_program *prog, bool want_str, struct pmt_error *err)
 {
 	char in[1024], cond[1024], *q, *yes, *no;
 	struct pmt_print *pr = p->print;
@@ -323,7 +340,7 @@ static int choice_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *
 	uint8_t when;
 
 	unwrapped(x, in, sizeof(in));
-	if (in[0] != '(' || !pmt_printf__is_str_text(x))
+	if (in[0] != '(' || !pmt_printf__is_str_text(x) || kernel_string(p, x, mine, types))
 		return 1;
 	for (q = in; *q; q++) {
 		if (*q == '"')
@@ -353,8 +370,8 @@ static int choice_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *
 	if (!strcmp(unwrapped(no, cond, sizeof(cond)), "0"))
 		r = literal_arg("\"\"", alt, err);
 	else
-		r = place(p, no, alt, mine, types, prog, err);
-	if (r || (r = place(p, yes, a, mine, types, prog, err)))
+		r = place(p, no, alt, mine, types, prog, want_str, err);
+	if (r || (r = place(p, yes, a, mine, types, prog, want_str, err)))
 		return r;
 	if (a->when)
 		return pmt_error__usage(err,
@@ -500,7 +517,7 @@ static int buf_arg(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 /* Argument text x of p into a. */
 static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 		 struct pmt_exprs *mine, const struct pmt_typesys *types,
-		 const struct pmt_program *prog, struct pmt_error *err)
+		 const struct pmt_program *prog, bool want_str, struct pmt_error *err)
 {
 	struct pmt_opinfo info;
 	char bare[1024];
@@ -513,7 +530,7 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 			a->kind = (uint8_t)builtins[i].kind;
 			return 0;
 		}
-	if ((r = choice_arg(p, x, a, mine, types, prog, err)) <= 0 ||
+	if ((r = choice_arg(p, x, a, mine, types, prog, want_str, err)) <= 0 ||
 	    (r = literal_arg(x, a, err)) <= 0 || (r = ntop_arg(p, x, a, mine, types, err)) <= 0 ||
 	    (r = buf_arg(p, x, a, mine, types, err)) <= 0 ||
 	    (r = literal_call(x, "strftime", PMT_PARG_TIME, a, err)) <= 0 ||
@@ -523,7 +540,7 @@ static int place(struct pmt_probe *p, const char *x, struct pmt_print_arg *a,
 	    (r = sym_arg(p, x, a, mine, types, err)) <= 0 ||
 	    (r = probe_arg(p, x, a, mine, types, prog, err)) <= 0)
 		return r;
-	if (compile(p, x, &info, mine, types, err))
+	if (compile(p, x, &info, mine, types, want_str, err))
 		return -EINVAL;
 	if (record_field(&info)) {
 		a->kind = PMT_PARG_FIELD;
@@ -571,7 +588,8 @@ int pmt_probe__print(struct pmt_probe *p, const char *text, const char *bt_name,
 	pr->nargs = pr->nall = t.nargs; /* their tfmt freed with pr */
 	for (i = 0; i < t.nargs && !ret; i++) {
 		pr->args[i].kind = PMT_PARG_NUM;
-		ret = place(p, t.args[i], &pr->args[i], mine, types, prog, err);
+		ret = place(p, t.args[i], &pr->args[i], mine, types, prog,
+			    pmt_print__conv(pr->fmt, pr->len, i) == 's', err);
 	}
 	/* each printf's end, and its condition as a number slot */
 	for (i = 0; i < t.nsegs && i < PMT_PRINT_SEGS && !ret; i++) {

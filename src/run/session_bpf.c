@@ -868,6 +868,11 @@ int pmt_session__load(struct pmt_session *s)
 	bpf_map__set_max_entries(s->skel->maps.pmt_probes,
 				 s->probes.n + s->nsibs ? s->probes.n + s->nsibs : 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_exprs, s->exprs.n ? (uint32_t)s->exprs.n : 1);
+	/* saved strings' map: only where a program saves strings */
+	for (i = 0; i < s->vars.n && !s->vars.str[i]; i++)
+		;
+	if (i == s->vars.n)
+		bpf_map__set_max_entries(s->skel->maps.pmt_strvars, 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	/* events of the probes that stream none (aggregations; blocks that
 	 * only save values) */

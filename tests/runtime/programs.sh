@@ -8,7 +8,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_kprobe_tools_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
+guest_tests="program_kprobe_tools_vs_bpftrace program_tcplife_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
 
@@ -842,6 +842,120 @@ test_program_saved_at_end_vs_bpftrace() {
 	cmp -s "$WORK/ours" "$WORK/theirs" || { diff "$WORK/ours" "$WORK/theirs" >&2; fail "pmtrace's maps (<) are not bpftrace's (>)"; return 1; }
 }
 
+# bitesize.bt unchanged on real block I/O: dd reading a file of its own
+# with O_DIRECT, 16 KiB at a time, four times (block:block_rq_issue's
+# bytes, by comm): dd's histogram as bpftrace's (bpftrace counts every
+# process's I/O: only dd's compared).
+test_program_bitesize_vs_bpftrace() {
+	local tool=/usr/sbin/bitesize.bt dd f
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	# beside the binary: a disk's file system (the work directory's may
+	# be a tmpfs, which has no O_DIRECT and no block I/O)
+	f=$(dirname "$PMT")/.output/bitesize-$$.dat
+	dd if=/dev/zero of="$f" bs=16384 count=4 2>/dev/null && sync "$f" || return 1
+	if ! /usr/bin/dd if="$f" of=/dev/null bs=16384 count=1 iflag=direct 2>/dev/null; then
+		rm -f "$f"
+		skip "no block device under $(dirname "$f") (O_DIRECT refused)"
+		return
+	fi
+	dd="/usr/bin/dd if=$f of=/dev/null bs=16384 count=4 iflag=direct"
+	ddmap() { sed -n '/^@\[dd\]:/,/^$/p' "$1"; }
+	"$PMT" -q "$tool" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
+	if oracle_on_host && command -v bpftrace >/dev/null; then
+		bpftrace "$tool" -c "$dd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { rm -f "$f"; cat "$WORK/bt.err" >&2; fail "bpftrace $tool failed"; return 1; }
+	fi
+	rm -f "$f"
+	ddmap "$WORK/out.txt" >"$WORK/ours"
+	grep -Eq '^\[16K, 32K\) +4 \|' "$WORK/ours" || { cat "$WORK/out.txt" >&2; fail "not dd's four reads of 16 KiB"; return 1; }
+	oracle_on_host || return 0
+	requires bpftrace || return
+	ddmap "$WORK/bt.txt" >"$WORK/theirs"
+	same_lines
+}
+
+# Saved strings (biosnoop.bt's @iocomm[arg0] = comm, tcplife.bt's
+# @skcomm): comm, str() of an address and a char array member saved at
+# the entry, read back by the predicate (!= ""), by printf and by a
+# $variable compared with "" (given comm where empty); a map of strings
+# not cleared printed at the end. open_loop's opens of a path on its
+# stack (paged in: bpftrace's str() of it never faults), and its loader's.
+test_program_saved_strings_vs_bpftrace() {
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	local prog='tracepoint:syscalls:sys_enter_openat /comm == "open_loop"/ {
+	@c[tid] = comm; @f[tid] = str(args->filename); @m[tid] = curtask->comm; }
+tracepoint:syscalls:sys_exit_openat /@c[tid] != ""/ {
+	printf("open %s %s %s %d\n", @c[tid], @m[tid], @f[tid], args->ret >= 0);
+	delete(@c[tid]); delete(@f[tid]); }
+tracepoint:syscalls:sys_enter_close /comm == "open_loop"/ {
+	$c = @f[tid]; if ($c == "") { $c = comm; } printf("close %s\n", $c); }
+END { clear(@c); }'
+	local cmd="$TP/open_loop 3 /etc/hostname"
+	"$PMT" -q -e "$prog" -c "$cmd" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	grep -v '^$' "$WORK/out.txt" | sed -E 's/\[[0-9]+\]/[T]/' >"$WORK/ours"
+	if [ "$(grep -c '^open open_loop open_loop /etc/hostname 1$' "$WORK/ours")" != 3 ] ||
+		[ "$(grep -c '^close open_loop$' "$WORK/ours")" -lt 3 ] ||
+		[ "$(tail -1 "$WORK/ours")" != "@m[T]: open_loop" ]; then
+		cat "$WORK/ours" >&2
+		fail "not open_loop's three opens, its closes, @m at the end"
+		return 1
+	fi
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$prog" -c "$cmd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
+	grep -v -e '^$' -e '^Attaching' "$WORK/bt.txt" | sed -E 's/\[[0-9]+\]/[T]/' >"$WORK/theirs"
+	same_lines
+}
+
+# A block reads what it saved or forgot before, each read in its place
+# (tcplife.bt's @birth and @skcomm, saved under one if and read under
+# another): TCP connections over IPv4 and IPv6 to listeners of the same
+# process, their sockets' lives from the first state to CLOSE.
+test_program_read_after_write_vs_bpftrace() {
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	local prog='tracepoint:sock:inet_sock_set_state {
+	$sk = args->skaddr; $newstate = args->newstate;
+	if ($newstate < 4 && @birth[$sk] == 0) { @birth[$sk] = nsecs; }
+	if ($newstate == 2 || $newstate == 9) { @skcomm[$sk] = comm; }
+	if ($newstate == 7 && @birth[$sk]) {
+		$comm = @skcomm[$sk];
+		if ($comm == "") { $comm = comm; }
+		printf("%s %d %d %d\n", $comm, args->family, args->oldstate, nsecs > @birth[$sk]);
+		delete(@birth[$sk]); delete(@skcomm[$sk]);
+	}
+}
+END { clear(@birth); clear(@skcomm); }'
+	cat >"$WORK/tcp.py" <<-'PYEOF'
+		import socket, threading
+		for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+		    s = socket.socket(fam)
+		    s.bind((host, 0))
+		    s.listen(5)
+		    def serve():
+		        c, _ = s.accept()
+		        c.recv(100000)
+		        c.close()
+		    t = threading.Thread(target=serve)
+		    t.start()
+		    c = socket.create_connection((host, s.getsockname()[1]))
+		    c.sendall(b"x" * 5000)
+		    c.close()
+		    t.join()
+		    s.close()
+	PYEOF
+	"$PMT" -q -e "$prog" -c "$PY $WORK/tcp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	grep -v '^$' "$WORK/out.txt" | sort >"$WORK/ours"
+	# each connection's two sockets close (from FIN_WAIT2 or LAST_ACK,
+	# and CLOSE_WAIT or TIME_WAIT's...), each born before
+	[ "$(grep -c '^python3.11 [0-9]* [0-9]* 1$' "$WORK/ours")" = 4 ] ||
+		{ cat "$WORK/ours" >&2; fail "not four sockets' lives"; return 1; }
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "${prog/inet_sock_set_state \{/inet_sock_set_state /pid == cpid/ \{}" -c "$PY $WORK/tcp.py" \
+		>"$WORK/bt.txt" 2>"$WORK/bt.err" || { cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
+	grep -v -e '^$' -e '^Attaching' "$WORK/bt.txt" | sort >"$WORK/theirs"
+	same_lines
+}
+
 # What the engine cannot run yet is refused with its line, exit 2, and
 # nothing attached.
 test_program_refusals() {
@@ -856,12 +970,14 @@ test_program_refusals() {
 	usage_error "^pmtrace: -e: a program says its probes and its map" -e 't:a:b { @ = count(); }' --count || return 1
 	usage_error "unknown tracepoint 'syscalls:sys_enter_nope'" -e 'tracepoint:syscalls:sys_enter_nope { @ = count(); }' || return 1
 	usage_error "^pmtrace: $WORK/none.bt: No such file or directory" "$WORK/none.bt" || return 1
-	# saved values: read where none is saved, printed after the block
-	# forgot it, kept under two keys
+	# saved values: read where none is saved, kept under two keys
 	usage_error "^pmtrace: -e:1: @q is read but no probe saves a value in it" -e 't:syscalls:sys_enter_read /@q[tid]/ { @z[tid] = 5; }' || return 1
-	usage_error "^pmtrace: -e:1: this reads @z\[tid\] after the block saved or deleted it" -e 't:syscalls:sys_enter_read { @z[tid] = 5; printf("%d", @z[tid]); }' || return 1
 	usage_error "^pmtrace: -e:1: a saved value has one key, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1] = 5; }' || return 1
-	usage_error "a map saves a number here: save the address" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); }' || return 1
+	# a map holds numbers or strings; a string saved is comm, str() or a
+	# char array member, not a field of the record
+	usage_error "^pmtrace: -e:1: syscalls:sys_exit_openat: @z holds strings: this is a number" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); } t:syscalls:sys_exit_openat { @z[tid] = 5; }' || return 1
+	usage_error "@z is read as a number elsewhere: this saves a string" -e 't:syscalls:sys_exit_openat { printf("%d\n", @z[tid]); } t:syscalls:sys_enter_openat { @z[tid] = comm; }' || return 1
+	usage_error "a map saves comm, str\\(ADDRESS\\) or a char array as a string: not 'args.prev_comm'" -e 't:sched:sched_switch { @z[tid] = args->prev_comm; }' || return 1
 	no_leftovers
 }
 
@@ -1075,7 +1191,8 @@ test_program_list_skips_unattachable() {
 tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
 	local tool=/usr/sbin/$1.bt bt pm r=0 secs=$((60 * ${PMT_SLOWDOWN:-100} / 100))
 	[ -r "$tool" ] || { fail "no $tool"; return 1; }
-	stdbuf -oL bpftrace "$tool" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+	# BT_TOOL: bpftrace's own copy, where it cannot read the file as shipped
+	stdbuf -oL bpftrace "${BT_TOOL:-$tool}" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
 	bt=$!
 	"$PMT" -q "$tool" -o "$WORK/out.txt" 2>"$WORK/err" &
 	pm=$!
@@ -1169,6 +1286,36 @@ test_program_kprobe_tools_vs_bpftrace() {
 TIME python3.11 PID 70 $(for i in $(seq 64); do printf '%s' '\xff'; done)" || { cat "$WORK/out.txt" >&2; return 1; }
 	same_lines || return 1
 	oom_kill || return 1
+}
+
+# tcplife.bt unchanged beside bpftrace, in a guest: a connection over
+# IPv4 and one over IPv6, each socket's life from its first state to
+# CLOSE (tcp_set_state): who (saved at SYN_SENT or LAST_ACK, a string
+# among them: @skcomm), the addresses by family, ports, bytes, with
+# @birth saved under one if and read under the next. bpftrace 0.17 cannot
+# read the file's net/tcp_states.h: its copy has the numbers instead (the
+# file as shipped is pmtrace's: the names from BTF). Lines as bpftrace's
+# but for the pid and the milliseconds.
+test_program_tcplife_vs_bpftrace() {
+	requires kprobes bpftrace || return
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	sed -e '/^#include/d' -e 's/TCP_FIN_WAIT1/4/g; s/TCP_SYN_SENT/2/g; s/TCP_LAST_ACK/9/g' \
+		-e 's/TCP_CLOSE/7/g; s/AF_INET6/10/g; s/AF_INET/2/g' /usr/sbin/tcplife.bt >"$WORK/tcplife.bt"
+	printf '%s\n' 'import socket' 'for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):' \
+		'    l = socket.socket(fam); l.bind((host, 0)); l.listen(5)' \
+		'    c = socket.create_connection(l.getsockname()[:2], timeout=20)' \
+		'    a, _ = l.accept(); c.sendall(b"x" * 5000); a.recv(10000); a.sendall(b"y" * 3000)' \
+		'    c.recv(10000); c.close(); a.close(); l.close()' 'import time' 'time.sleep(1)' >"$WORK/life.py"
+	# (the second of two sockets' CLOSE may come first: a second's sleep
+	# at the end, and bpftrace seen to print an IPv6 line)
+	BT_TOOL=$WORK/tcplife.bt tool_beside_bpftrace tcplife '^PID' "$PY $WORK/life.py" 0 ' ::1 .* ::1 ' || return 1
+	life_lines() { awk '$2 == "python3.11" { $1 = "PID"; $NF = "MS"; print }' "$1"; }
+	life_lines "$WORK/out.txt" >"$WORK/ours"
+	life_lines "$WORK/bt.txt" >"$WORK/theirs"
+	expect_eq "the sockets" "$(awk '{ print $3, $5, $7, $8 }' "$WORK/ours" | sort | tr '\n' ';')" \
+		"127.0.0.1 127.0.0.1 2 4;127.0.0.1 127.0.0.1 4 2;::1 ::1 2 4;::1 ::1 4 2;" ||
+		{ cat "$WORK/out.txt" >&2; return 1; }
+	same_lines
 }
 
 # tcpretrans.bt beside bpftrace (test_program_kprobe_tools_vs_bpftrace):

@@ -356,16 +356,54 @@ static const struct {
 			"the string an 8-byte pointer field points at\n"
 			"  str(s8) + 1\n"
 			"  ^~~~~~~\n"},
-	{"s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32",
-	 "--by: expression too long: at most 32 operations and values\n"
-	 "  s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32+s32\n"
-	 "  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
-	{"s8+(s8+(s8+(s8+(s8+(s8+(s8+(s8+s8)))))))",
-	 "--by: expression too deep: at most 8 values pending at once (use fewer parentheses on "
-	 "the right)\n"
-	 "  s8+(s8+(s8+(s8+(s8+(s8+(s8+(s8+s8)))))))\n"
-	 "  ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
 };
+
+/* text refused, its message starting with want */
+static bool refused_as(struct pmt_exprs *t, struct pmt_format *fmt, struct pmt_buf *text,
+		       struct pmt_buf *want)
+{
+	struct pmt_error err = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	bool ok;
+
+	ok = pmt_expr__compile(t, pmt_buf__cstr(text), fmt, "t:narrow", "--by", NULL, &info,
+			       &err) &&
+	     (pmt_error__format(&b, &err), !strncmp(pmt_buf__cstr(&b), want->p, want->len));
+	pmt_buf__free(&b);
+	text->len = want->len = 0;
+	return ok;
+}
+
+/* Past the bounds: PMT_EXPR_OPS operations, PMT_EXPR_STACK values
+ * pending (texts made here: too long to write out) */
+TEST(expr_bounds)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_exprs t = {0};
+	struct pmt_buf text = {0}, want = {0};
+	int i;
+
+	ASSERT_TRUE(fmt);
+	for (i = 0; i <= PMT_EXPR_OPS / 2; i++)
+		pmt_buf__printf(&text, "%ss32", i ? "+" : "");
+	pmt_buf__printf(&want, "--by: expression too long: at most %d operations and values\n",
+			PMT_EXPR_OPS);
+	ASSERT_TRUE(refused_as(&t, fmt, &text, &want));
+	for (i = 0; i < PMT_EXPR_STACK; i++)
+		pmt_buf__printf(&text, "s8+(");
+	pmt_buf__printf(&text, "s8");
+	for (i = 0; i < PMT_EXPR_STACK; i++)
+		pmt_buf__putc(&text, ')');
+	pmt_buf__printf(&want, "--by: expression too deep: at most %d values pending at once",
+			PMT_EXPR_STACK);
+	ASSERT_TRUE(refused_as(&t, fmt, &text, &want));
+	ASSERT_EQ(t.n, 0);
+	pmt_buf__free(&text);
+	pmt_buf__free(&want);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
 
 TEST(expr_diagnostics)
 {

@@ -175,7 +175,18 @@ TEST(program_read_into_the_engine)
 				 "  $s = comm; if (tid) { $s = \"t\"; }\n"
 				 "  printf(\"%d %s\\n\", $p, $s); } }"),
 		     "tracepoint:a:b printf{if ((pid)) \"%d %s\\n\", (bswap((args.n))), "
-		     "((((pid)) && (tid)) ? (\"t\") : (((pid)) ? (comm) : (0)))} if{((pid))}");
+		     "(((tid)) ? (\"t\") : (((pid)) ? (comm) : (0)))} if{((pid))}");
+	/* a saved value read after the block saved or forgot it: what it
+	 * holds then, each in its place (tcplife.bt's @birth) */
+	ASSERT_STREQ(read_as(&b, "t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }"),
+		     "tracepoint:a:b printf{\"%d\", ((pid))} [0: @z[tid] = pid]");
+	ASSERT_STREQ(
+		read_as(&b, "t:a:b { if (args->n) { @z[tid] = 5; } delete(@k[tid]);\n"
+			    "  printf(\"%d %d\", @z[tid] + 1, @k[tid]); }\n"
+			    "t:c:d { @k[tid] = 1; }"),
+		"tracepoint:a:b printf{\"%d %d\", ((((args.n)) ? (5) : (@z[tid]))) + 1, ((0))}, "
+		"tracepoint:c:d [0: if ((args.n)) @z[tid] = 5; delete(@k[tid])] [1 only: "
+		"@k[tid] = 1]");
 	/* join(): an array's strings on a line (execsnoop.bt's) */
 	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"%-5d \", pid); join(args->argv); }\n"
 				 "t:c:d { join(args->argv, \",\") }"),
@@ -359,16 +370,6 @@ static const struct {
 	 "now\n"
 	 "  t:a:b { @z[tid] = pid; @n = count(); }\n"
 	 "                         ^~\n"},
-	{"t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }",
-	 "t.bt:1: this reads @z[tid] after the block saved or deleted it: not supported yet (read "
-	 "it first)\n"
-	 "  t:a:b { @z[tid] = pid; printf(\"%d\", @z[tid]); }\n"
-	 "                         ^\n"},
-	{"t:a:b { delete(@z[tid]); $v = @z[tid] + 1; }\nt:c:d { @z[tid] = 1; }",
-	 "t.bt:1: this reads @z[tid] after the block saved or deleted it: not supported yet (read "
-	 "it first)\n"
-	 "  t:a:b { delete(@z[tid]); $v = @z[tid] + 1; }\n"
-	 "                           ^\n"},
 	{"BEGIN { @n[1] = \"one\"; }\nt:a:b /@n[pid]/ { printf(\"x\"); }",
 	 "t.bt:1: @n holds strings: printf shows them, @n[KEY] as an argument of its own, for "
 	 "now\n"
