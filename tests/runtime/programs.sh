@@ -1414,12 +1414,18 @@ test_program_tutorial_vs_bpftrace() {
 	# the same process (its own -c child makes a call more or less)
 	local prog='tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' pid=""
 	if [ -n "$bt" ]; then
-		bpftrace -e "$prog" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+		# ready once BEGIN runs: every probe attached ("Attaching" comes
+		# before; a SIGINT while it attaches was seen to hang it)
+		bpftrace -e "$prog BEGIN { printf(\"ready\n\"); }" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
 		pid=$!
-		wait_for "$WORK/bt.txt" "^Attaching" 300 "$pid" || return 1
+		wait_for "$WORK/bt.txt" "^ready" 300 "$pid" || return 1
 	fi
 	"$PMT" -q -e "$prog" -c "$WORK/tutgetppid 1000" -o "$WORK/out.txt" >/dev/null || { fail "lesson 4 failed"; return 1; }
-	[ -z "$pid" ] || { kill -INT "$pid"; wait "$pid"; }
+	if [ -n "$pid" ]; then
+		kill -INT "$pid"
+		wait_gone "$pid" 60 || { kill -KILL "$pid"; fail "bpftrace did not end on SIGINT"; return 1; }
+		wait "$pid"
+	fi
 	grep '^@\[tutgetppid\]' "$WORK/out.txt" >"$WORK/ours"
 	out=$(sed 's/.*: //' "$WORK/ours")
 	[ "${out:-0}" -ge 1000 ] || { fail "lesson 4: ${out:-no} syscalls of 1000 getppid()"; return 1; }

@@ -149,7 +149,7 @@ test_usdt_bad_inputs() {
 	usage_error "expected PATH:\[PROVIDER:\]NAME" --usdt "$UP" -- "$UP" 1 || return 1
 	usage_error "--str prints strings with each streamed event" --str arg2 --count --usdt "$UP:args" -- "$UP" 1 || return 1
 	usage_error "--str x1: no probe has a field x1" --str x1 --usdt "$UP:args" -- "$UP" 1 || return 1
-	usage_error "--str 'arg0,arg1,arg2': expected one or 2 fields" --usdt "$UP:args" --str arg0,arg1,arg2 -- "$UP" 1 || return 1
+	usage_error "--str 'arg0,arg1,arg2,arg3,arg4': expected one or 4 fields" --usdt "$UP:args" --str arg0,arg1,arg2,arg3,arg4 -- "$UP" 1 || return 1
 	usage_error "--str: comm: the field is a string already" --usdt "$UP:args" --str comm -- "$UP" 1 || return 1
 	usage_error "unknown field|no field" --usdt "$UP:guarded" --filter 'arg3 == 1' -- "$UP" 1 || return 1
 	no_leftovers
