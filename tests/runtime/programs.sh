@@ -1413,20 +1413,29 @@ test_program_tutorial_vs_bpftrace() {
 	[ -z "$bt" ] || same_lines || return 1
 	# 4. syscall counts by process: bpftrace beside, system-wide, counting
 	# the same process (its own -c child makes a call more or less)
-	local prog='tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' pid=""
-	if [ -n "$bt" ]; then
-		# ready once BEGIN runs: every probe attached ("Attaching" comes
-		# before; a SIGINT while it attaches was seen to hang it)
-		bpftrace -e "$prog BEGIN { printf(\"ready\n\"); }" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
-		pid=$!
-		wait_for "$WORK/bt.txt" "^ready" 300 "$pid" || return 1
-	fi
-	"$PMT" -q -e "$prog" -c "$WORK/tutgetppid 1000" -o "$WORK/out.txt" >/dev/null || { fail "lesson 4 failed"; return 1; }
-	if [ -n "$pid" ]; then
+	local prog='tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' pid="" try
+	for try in 1 2; do
+		if [ -n "$bt" ]; then
+			# ready once BEGIN runs: every probe attached ("Attaching"
+			# comes before)
+			bpftrace -e "$prog BEGIN { printf(\"ready\n\"); }" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+			pid=$!
+			wait_for "$WORK/bt.txt" "^ready" 300 "$pid" || return 1
+		fi
+		"$PMT" -q -e "$prog" -c "$WORK/tutgetppid 1000" -o "$WORK/out.txt" >/dev/null || { fail "lesson 4 failed"; return 1; }
+		[ -n "$pid" ] || break
 		kill -INT "$pid"
-		wait_gone "$pid" 60 || { kill -KILL "$pid"; fail "bpftrace did not end on SIGINT"; return 1; }
-		wait "$pid"
-	fi
+		# bpftrace was seen (twice in CI, beside the busy suite) not to
+		# end on SIGINT: killed, and the lesson run once more
+		if wait_gone "$pid" 30; then
+			wait "$pid"
+			break
+		fi
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		[ $try = 1 ] || { fail "bpftrace did not end on SIGINT, twice"; return 1; }
+		note "NOTE: bpftrace did not end on SIGINT in 30 s: killed, lesson 4 again"
+	done
 	grep '^@\[tutgetppid\]' "$WORK/out.txt" >"$WORK/ours"
 	out=$(sed 's/.*: //' "$WORK/ours")
 	[ "${out:-0}" -ge 1000 ] || { fail "lesson 4: ${out:-no} syscalls of 1000 getppid()"; return 1; }
