@@ -8,7 +8,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_kprobe_tools_vs_bpftrace program_tcplife_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
+guest_tests="program_kprobe_tools_vs_bpftrace program_tcplife_vs_bpftrace program_dcsnoop_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
 
@@ -1316,6 +1316,24 @@ test_program_tcplife_vs_bpftrace() {
 	expect_eq "the sockets" "$(awk '{ print $3, $5, $7, $8 }' "$WORK/ours" | sort | tr '\n' ';')" \
 		"127.0.0.1 127.0.0.1 2 4;127.0.0.1 127.0.0.1 4 2;::1 ::1 2 4;::1 ::1 4 2;" ||
 		{ cat "$WORK/out.txt" >&2; return 1; }
+	same_lines
+}
+
+# dcsnoop.bt unchanged beside bpftrace, in a guest: its own struct
+# nameidata (a program's struct, answered from BTF), the path looked up
+# by lookup_fast (R) and d_lookup's misses saved at the entry and printed
+# at the return (M). A copy of cat (pmtcat) opening a file and a missing
+# one: its lines as bpftrace's but for the time and pid.
+test_program_dcsnoop_vs_bpftrace() {
+	requires kprobes bpftrace || return
+	cp /bin/cat "$WORK/pmtcat" || return 1
+	tool_beside_bpftrace dcsnoop '^TIME' "$WORK/pmtcat /etc/hostname /nonexistent-pmt" 1 \
+		' M nonexistent-pmt' || return 1
+	dc_lines() { awk '$3 == "pmtcat" { $1 = "TIME"; $2 = "PID"; print }' "$1"; }
+	dc_lines "$WORK/out.txt" >"$WORK/ours"
+	dc_lines "$WORK/bt.txt" >"$WORK/theirs"
+	grep -q '^TIME PID pmtcat M nonexistent-pmt$' "$WORK/ours" ||
+		{ cat "$WORK/out.txt" >&2; fail "no miss of nonexistent-pmt"; return 1; }
 	same_lines
 }
 
