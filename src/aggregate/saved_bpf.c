@@ -11,107 +11,81 @@
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
+/* A saved value or string and its key */
 struct saved {
-	struct pmt_var_key k;
-	int64_t v;
+	int64_t key, v;
+	char s[PMT_SAVED_STR_LEN];
 };
 
-/* by value, then key */
+/* numbers: by value, then key */
 static int by_value(const void *a, const void *b)
 {
 	const struct saved *x = a, *y = b;
 
 	if (x->v != y->v)
 		return x->v < y->v ? -1 : 1;
-	return (int64_t)x->k.key < (int64_t)y->k.key ? -1 : (int64_t)x->k.key > (int64_t)y->k.key;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-struct saved_str {
-	int64_t key;
-	char s[PMT_SAVED_STR_LEN];
-};
-
+/* strings: by key */
 static int by_key(const void *a, const void *b)
 {
-	const struct saved_str *x = a, *y = b;
+	const struct saved *x = a, *y = b;
 
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* A map of saved strings, by key */
-static int print_strs(struct pmtrace_bpf *skel, const struct pmt_varnames *names, uint32_t var,
-		      struct pmt_output *out, struct pmt_error *err)
+/* Variable var's entries of the kernel's map fd (strings: pmt_strvars),
+ * into *out (*n of them); 0 or -ENOMEM */
+static int collect(int fd, uint32_t var, bool strs, struct saved **out, size_t *n)
 {
-	int fd = bpf_map__fd(skel->maps.pmt_strvars);
 	struct pmt_var_key k, *prev = NULL;
-	struct saved_str *v = NULL, *g;
-	size_t n = 0, cap = 0, i;
-	char line[PMT_SAVED_STR_LEN + 128];
+	struct saved *v = NULL, *g;
+	size_t cap = 0;
+	uint64_t val;
 
+	*n = 0;
 	while (!bpf_map_get_next_key(fd, prev, &k)) {
 		prev = &k;
 		if (k.var != var)
 			continue;
-		if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 64))) {
+		if (!(g = pmt_grow(v, &cap, *n, sizeof(*v), 64))) {
 			free(v);
-			return pmt_error__runtime(err, -ENOMEM,
-						  "out of memory for the saved strings");
+			return -ENOMEM;
 		}
 		v = g;
-		if (bpf_map_lookup_elem(fd, &k, v[n].s))
+		if (bpf_map_lookup_elem(fd, &k, strs ? (void *)v[*n].s : (void *)&val))
 			continue;
-		v[n].s[PMT_SAVED_STR_LEN - 1] = '\0';
-		v[n++].key = (int64_t)k.key;
+		v[*n].s[PMT_SAVED_STR_LEN - 1] = '\0';
+		v[*n].v = strs ? 0 : (int64_t)val;
+		v[(*n)++].key = (int64_t)k.key;
 	}
-	pmt_sort(v, n, sizeof(*v), by_key);
-	for (i = 0; i < n; i++) {
-		int len = names->keyed[var]
-				  ? snprintf(line, sizeof(line), "@%s[%lld]: %s\n",
-					     names->name[var], (long long)v[i].key, v[i].s)
-				  : snprintf(line, sizeof(line), "@%s: %s\n", names->name[var],
-					     v[i].s);
-
-		pmt_output__line(out, line, (size_t)len);
-	}
-	if (!n)
-		pmt_output__line(out, "\n", 1);
-	free(v);
+	*out = v;
 	return 0;
 }
 
 int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names, uint32_t var,
 		     struct pmt_output *out, struct pmt_error *err)
 {
-	if (names->str[var])
-		return print_strs(skel, names, var, out, err);
-	int fd = bpf_map__fd(skel->maps.pmt_vars);
-	struct pmt_var_key k, *prev = NULL;
-	struct saved *v = NULL, *g;
-	size_t n = 0, cap = 0, i;
-	char line[256];
-	uint64_t val;
+	bool strs = names->str[var];
+	int fd = bpf_map__fd(strs ? skel->maps.pmt_strvars : skel->maps.pmt_vars);
+	char line[PMT_SAVED_STR_LEN + 128], num[32];
+	struct saved *v;
+	size_t n, i;
 
-	while (!bpf_map_get_next_key(fd, prev, &k)) {
-		prev = &k;
-		if (k.var != var || bpf_map_lookup_elem(fd, &k, &val))
-			continue;
-		if (!(g = pmt_grow(v, &cap, n, sizeof(*v), 64))) {
-			free(v);
-			return pmt_error__runtime(err, -ENOMEM,
-						  "out of memory for the saved values");
-		}
-		v = g;
-		v[n].k = k;
-		v[n++].v = (int64_t)val;
-	}
-	pmt_sort(v, n, sizeof(*v), by_value);
+	if (collect(fd, var, strs, &v, &n))
+		return pmt_error__runtime(err, -ENOMEM, "out of memory for the saved %s",
+					  strs ? "strings" : "values");
+	pmt_sort(v, n, sizeof(*v), strs ? by_key : by_value);
 	for (i = 0; i < n; i++) {
-		int len = names->keyed[var] ? snprintf(line, sizeof(line), "@%s[%lld]: %lld\n",
-						       names->name[var], (long long)v[i].k.key,
-						       (long long)v[i].v)
-					    : snprintf(line, sizeof(line), "@%s: %lld\n",
-						       names->name[var], (long long)v[i].v);
+		int len;
 
+		snprintf(num, sizeof(num), "%lld", (long long)v[i].v);
+		len = names->keyed[var]
+			      ? snprintf(line, sizeof(line), "@%s[%lld]: %s\n", names->name[var],
+					 (long long)v[i].key, strs ? v[i].s : num)
+			      : snprintf(line, sizeof(line), "@%s: %s\n", names->name[var],
+					 strs ? v[i].s : num);
 		pmt_output__line(out, line, (size_t)len);
 	}
 	if (!n)
