@@ -103,6 +103,14 @@ static __always_inline void pmt_py_begin(struct pmt_unwind *u, const struct pmt_
 		u->py_frame = pmt_py_word(ts + pf->cf_frame);
 }
 
+/* An eval loop call without a Python frame: counted, once a stack */
+static __always_inline void pmt_py_missed(struct pmt_unwind *u)
+{
+	if (!u->py_missed)
+		pmt_stat_inc(PMT_STAT_PY_NOFRAME);
+	u->py_missed = true;
+}
+
 /* Is u->pc in the eval loop of an interpreter? Then its Python frames are
  * to be written first (u->py_emit), or there are none (u->py_done). */
 static __always_inline bool pmt_py_at_eval(struct pmt_unwind *u)
@@ -124,6 +132,8 @@ static __always_inline bool pmt_py_at_eval(struct pmt_unwind *u)
 		pmt_py_begin(u, pf, u->vm_start - u->vm_off + pf->runtime);
 	u->py_emit = u->py_frame != 0;
 	u->py_done = !u->py_emit;
+	if (!u->py_emit)
+		pmt_py_missed(u);
 	return true;
 }
 
@@ -171,8 +181,10 @@ static __always_inline __u64 pmt_py_frame(struct pmt_unwind *u)
 	code = pmt_py_word(fr + pf->fr_code);
 	instr = pmt_py_word(fr + pf->fr_instr);
 	if (bpf_probe_read_user(&entry, 1, (void *)(fr + pf->fr_entry)) || !code ||
-	    code >= 1ULL << 47)
+	    code >= 1ULL << 47) {
+		pmt_py_missed(u);
 		return 0;
+	}
 	base = code + pf->co_code;
 	if (instr > base)
 		lasti = (instr - base) / 2;

@@ -123,6 +123,7 @@ struct pmt_unwind {
 	bool py_started;       /* the thread's frames looked up */
 	bool py_emit;	       /* writing those of the eval loop call at pc */
 	bool py_done;	       /* ... written: pc's own frame next */
+	bool py_missed;	       /* an eval loop met without a frame: counted */
 	__u32 py_at;	       /* a dump's Python frames: their scratch offset */
 	__u32 py_n;	       /* ... and how many */
 };

@@ -57,6 +57,11 @@ enum pmt_stat {
 	 * open, its arrival since not traced: its time off since is the time
 	 * gone less its run time meanwhile (not a loss) */
 	PMT_STAT_OFFCPU_UNSEEN,
+	/* a user stack through a Python eval loop call with no Python frame
+	 * read there: its thread state or frame not readable (a sample
+	 * between the loop's entry and its first frame's, or memory the
+	 * kernel could not read) */
+	PMT_STAT_PY_NOFRAME,
 	PMT_STAT__MAX,
 };
 

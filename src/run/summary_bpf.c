@@ -107,6 +107,11 @@ static void say_unwind(const struct pmt_evloop *l, const struct pmt_session *s, 
 			"mapping the kernel had not learned: finished from the copy of their stack "
 			"(%llu of them end early there)",
 			(unsigned long long)l->resumed, (unsigned long long)l->resumed_short);
+	if (st[PMT_STAT_PY_NOFRAME])
+		pmt_info("%llu user stacks pass through a Python eval loop with no Python frame "
+			 "read there (a sample between the loop's entry and its first frame, or "
+			 "its frame's memory not readable)",
+			 (unsigned long long)st[PMT_STAT_PY_NOFRAME]);
 	if (l->resumed_nopy)
 		pmt_info("%llu of those stacks lack Python frames: the kernel did not know their "
 			 "interpreter yet when it copied them (its file was still to be read)",

@@ -304,6 +304,8 @@ def streamed_vs_folded(argv):
     # (and those copied before the kernel knew their interpreter: no
     # Python frames, said)
     short += sum(int(m) for m in re.findall(r"pmtrace: (\d+) of those stacks lack Python frames", serr + ferr))
+    # (and those whose eval loop the kernel met with no frame to read)
+    short += sum(int(m) for m in re.findall(r"pmtrace: (\d+) user stacks pass through a Python eval loop", serr + ferr))
     n = sum(streamed.values())
 
     def apart(a, b):
