@@ -253,7 +253,11 @@ int pmt_py__read_code(uint32_t pid, uint64_t addr, uint64_t qualname, struct pmt
 	err = peek(pid, addr, co, sizeof(co));
 	if (err)
 		return err;
-	if (word(co, py311.k.co_qualname) != qualname)
+	/* freed since the kernel met it: its qualname no longer its own, or
+	 * its first word pymalloc's link to the next free block (an address,
+	 * or 0), not a count of references; its name, read now, would be
+	 * what reused the memory ("[python]" instead) */
+	if (word(co, py311.k.co_qualname) != qualname || !word(co, 0) || word(co, 0) >> 32)
 		return -ESTALE;
 	memcpy(&first, co + py311.co_firstlineno, 4);
 	out->firstlineno = first;

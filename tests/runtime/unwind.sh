@@ -790,11 +790,11 @@ test_unwind_pending_finished() {
 	unread=$(sed -n 's/^pmtrace: \([0-9]*\) user stacks pass through a Python eval loop with no Python frame.*/\1/p' "$err")
 	note "$((ev - nopy)) of $ev samples in the eval loop with their Python frames (${said:-0} copied before the interpreter was known, ${unread:-0} with none to read)"
 	[ "$nopy" -le $((${said:-0} + ${unread:-0})) ] || {
-		# which: their innermost frames, and what pmtrace said
-		awk 'function end() { if (c && ev && !py) print s } /cpu-clock:/ { end(); c = ($1 == "pyspin");
-			ev = py = 0; s = ""; d = 0; next } c && NF >= 2 && d++ < 6 { s = s ";" $2 }
+		# which: the first three as printed, and what pmtrace said
+		awk 'function end() { if (c && ev && !py && k++ < 3) printf "%s", s } /cpu-clock:/ { end();
+			c = ($1 == "pyspin"); ev = py = 0; s = $0 "\n"; next } { s = s $0 "\n" }
 			/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \(.*:[0-9]+\)$|\[python\]/ { py = 1 }
-			END { end() }' "$out" | sort | uniq -c | sort -rn | head -5 >&2
+			END { end() }' "$out" >&2
 		grep "^pmtrace: " "$err" >&2
 		fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"
 		return 1

@@ -73,6 +73,7 @@ uint64_t pmt_py311_fake_code(struct pmt_py311_fake *f, const uint32_t *name, siz
 
 	_Static_assert(sizeof(f->code) >= sizeof(PyCodeObject), "room for a code object");
 	memset(f, 0, sizeof(*f));
+	co->ob_base.ob_base.ob_refcnt = 1; /* alive */
 	co->co_firstlineno = 7;
 	co->co_filename = fake_str(f, true, file, 4);
 	co->co_qualname = fake_str(f, false, name, n);

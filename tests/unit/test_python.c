@@ -50,7 +50,7 @@ TEST(python_names_read_or_refused)
 			      surrogate[] = {'g', 0xd800};
 	struct pmt_py311_fake fake;
 	struct pmt_py_code c;
-	uint64_t code, name;
+	uint64_t code, name, link;
 
 	code = pmt_py311_fake_code(&fake, good, 4);
 	memcpy(&name, fake.code + pmt_py__layout311()->k.co_qualname, 8);
@@ -65,6 +65,14 @@ TEST(python_names_read_or_refused)
 	code = pmt_py311_fake_code(&fake, surrogate, 2);
 	memcpy(&name, fake.code + pmt_py__layout311()->k.co_qualname, 8);
 	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -EINVAL);
+	/* freed: pymalloc's link to the next free block where the count
+	 * of references was, or none */
+	code = pmt_py311_fake_code(&fake, good, 4);
+	link = (uint64_t)(uintptr_t)&fake;
+	memcpy(fake.code, &link, 8); /* ob_refcnt */
+	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -ESTALE);
+	memset(fake.code, 0, 8);
+	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -ESTALE);
 }
 
 TEST(python_line_table_as_cpython)
