@@ -94,9 +94,10 @@ static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct p
 	return sg ? (__u64)((__s64)(mem << n) >> n) : (mem << n) >> n;
 }
 
-/* SLOAD, SSTORE, SDEL (pmt_x_var: past the guard; vk its variable) */
+/* SLOAD, SSTORE, SDEL (pmt_x_var: past the guard; vk its variable and
+ * key, the key's first value at base, sp values on the stack) */
 static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp,
-				      struct pmt_var_key *vk)
+				      __u64 base, struct pmt_var_key *vk)
 {
 	char *buf;
 	__u64 a;
@@ -104,17 +105,16 @@ static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_x
 
 	if (op->code == PMT_X_SLOAD) {
 		buf = m->str[op->o.size & (PMT_XSTRS - 1)];
-		vk->key = PMT_XST(m, sp - 1);
 		v = bpf_map_lookup_elem(&pmt_strvars, vk);
 		if (!v || bpf_probe_read_kernel(buf, PMT_SAVED_STR_LEN, v))
 			buf[0] = '\0';
-		PMT_XST(m, sp - 1) = (__u64)buf;
+		PMT_XST(m, base) = (__u64)buf;
+		m->sp = base + 1;
 		return 0;
 	}
+	m->sp = base;
 	if (op->code == PMT_X_SDEL) {
-		vk->key = PMT_XST(m, sp - 1);
 		bpf_map_delete_elem(&pmt_strvars, vk);
-		m->sp = sp - 1;
 		return 0;
 	}
 	if (op->code != PMT_X_SSTORE)
@@ -123,32 +123,30 @@ static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_x
 	if (op->flags & PMT_XF_COMM) {
 		__builtin_memset(buf, 0, PMT_SAVED_STR_LEN);
 		bpf_get_current_comm(buf, 16);
-		vk->key = PMT_XST(m, sp - 1);
-		m->sp = sp - 1;
 	} else {
-		if (sp < 2)
-			return 1;
 		a = PMT_XST(m, sp - 1);
 		/* user memory below the canonical split, the kernel's above */
 		if ((__s64)a >= 0
 			    ? bpf_probe_read_user_str(buf, PMT_SAVED_STR_LEN, (void *)a) < 0
 			    : bpf_probe_read_kernel_str(buf, PMT_SAVED_STR_LEN, (void *)a) < 0)
 			buf[0] = '\0';
-		vk->key = PMT_XST(m, sp - 2);
-		m->sp = sp - 2;
 	}
 	bpf_map_update_elem(&pmt_strvars, vk, buf, BPF_ANY);
 	return 0;
 }
 
-/* VLOAD, VSTORE, VDEL: the saved value of variable op->k under the key
- * on the stack (sp > 0 values there) */
+/* VLOAD, VSTORE, VDEL (and the strings' SLOAD ...): the saved value of
+ * variable op->k under the key on the stack, one value or two
+ * (PMT_XF_KEY2) below what the operation pops besides (sp > 0 values
+ * there) */
 static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp)
 {
 	struct pmt_var_key vk = {.var = (__u32)op->k};
-	__u64 *v, n = op->code == PMT_X_VSTORE	 ? 2
-		      : op->code == PMT_X_SSTORE ? 2 - !!(op->flags & PMT_XF_COMM)
-						 : 1;
+	__u64 two = !!(op->flags & PMT_XF_KEY2), base, *v;
+	__u64 n = (op->code == PMT_X_VSTORE   ? 2
+		   : op->code == PMT_X_SSTORE ? 2 - !!(op->flags & PMT_XF_COMM)
+					      : 1) +
+		  two;
 
 	if ((op->flags & PMT_XF_GUARD) && op->code != PMT_X_VLOAD) {
 		/* a constant bound first: 6.1's verifier learns none from a
@@ -163,25 +161,35 @@ static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_x
 			return 0;
 		}
 	}
-	if (op->code >= PMT_X_SLOAD)
-		return pmt_x_str(op, m, sp, &vk);
-	if (op->code == PMT_X_VLOAD) {
-		vk.key = PMT_XST(m, sp - 1);
-		v = bpf_map_lookup_elem(&pmt_vars, &vk);
-		PMT_XST(m, sp - 1) = v ? *v : 0;
-		return 0;
-	}
-	if (op->code == PMT_X_VDEL) {
-		vk.key = PMT_XST(m, sp - 1);
-		bpf_map_delete_elem(&pmt_vars, &vk);
-		m->sp = sp - 1;
-		return 0;
-	}
-	if (op->code != PMT_X_VSTORE || sp < 2)
+	if (sp < n)
 		return 1;
-	vk.key = PMT_XST(m, sp - 2);
+	base = sp - n;
+	vk.key = PMT_XST(m, base);
+	if (two)
+		vk.key2 = PMT_XST(m, base + 1);
+	if (op->flags & PMT_XF_HAS) {
+		/* a key of a map of numbers or of strings */
+		PMT_XST(m, base) = bpf_map_lookup_elem(&pmt_vars, &vk) ||
+				   bpf_map_lookup_elem(&pmt_strvars, &vk);
+		m->sp = base + 1;
+		return 0;
+	}
+	if (op->code >= PMT_X_SLOAD)
+		return pmt_x_str(op, m, sp, base, &vk);
+	if (op->code == PMT_X_VLOAD) {
+		v = bpf_map_lookup_elem(&pmt_vars, &vk);
+		PMT_XST(m, base) = v ? *v : 0;
+		m->sp = base + 1;
+		return 0;
+	}
+	m->sp = base;
+	if (op->code == PMT_X_VDEL) {
+		bpf_map_delete_elem(&pmt_vars, &vk);
+		return 0;
+	}
+	if (op->code != PMT_X_VSTORE)
+		return 1;
 	bpf_map_update_elem(&pmt_vars, &vk, &PMT_XST(m, sp - 1), BPF_ANY);
-	m->sp = sp - 2;
 	return 0;
 }
 

@@ -86,6 +86,12 @@ enum pmt_expr_code {
 #define PMT_XF_GUARD 0x04
 /* SSTORE: the string saved is the task's comm (no address popped) */
 #define PMT_XF_COMM 0x08
+/* VLOAD ... SDEL: the key is two values, the first pushed first
+ * (bpftrace's @map[a, b]) */
+#define PMT_XF_KEY2 0x10
+/* VLOAD: whether the key has a value or a string saved (has_key), not
+ * the value */
+#define PMT_XF_HAS 0x20
 
 struct pmt_expr_op {
 	__u8 code;  /* enum pmt_expr_code */
@@ -120,13 +126,15 @@ _Static_assert(sizeof(struct pmt_expr) == 8 + 16 * PMT_EXPR_OPS, "pmt_expr");
 #define PMT_VARS 64
 #define PMT_VAR_ENTRIES 10240 /* LRU: a value never read back cannot pile up */
 
-/* pmt_vars' key: the variable, and the key it is saved under */
+/* pmt_vars' key: the variable, and the key it is saved under (key2: the
+ * second value of a two-value key, else 0) */
 struct pmt_var_key {
 	__u32 var;
 	__u32 pad;
 	__u64 key;
+	__u64 key2;
 };
 
-_Static_assert(sizeof(struct pmt_var_key) == 16, "pmt_var_key");
+_Static_assert(sizeof(struct pmt_var_key) == 24, "pmt_var_key");
 
 #endif

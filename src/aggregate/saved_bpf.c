@@ -13,7 +13,7 @@
 
 /* A saved value or string and its key */
 struct saved {
-	int64_t key, v;
+	int64_t key, key2, v;
 	char s[PMT_SAVED_STR_LEN];
 };
 
@@ -24,7 +24,9 @@ static int by_value(const void *a, const void *b)
 
 	if (x->v != y->v)
 		return x->v < y->v ? -1 : 1;
-	return x->key < y->key ? -1 : x->key > y->key;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->key2 < y->key2 ? -1 : x->key2 > y->key2;
 }
 
 /* strings: by key */
@@ -32,7 +34,9 @@ static int by_key(const void *a, const void *b)
 {
 	const struct saved *x = a, *y = b;
 
-	return x->key < y->key ? -1 : x->key > y->key;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->key2 < y->key2 ? -1 : x->key2 > y->key2;
 }
 
 /* Variable var's entries of the kernel's map fd (strings: pmt_strvars),
@@ -58,6 +62,7 @@ static int collect(int fd, uint32_t var, bool strs, struct saved **out, size_t *
 			continue;
 		v[*n].s[PMT_SAVED_STR_LEN - 1] = '\0';
 		v[*n].v = strs ? 0 : (int64_t)val;
+		v[*n].key2 = (int64_t)k.key2;
 		v[(*n)++].key = (int64_t)k.key;
 	}
 	*out = v;
@@ -69,7 +74,7 @@ int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 {
 	bool strs = names->str[var];
 	int fd = bpf_map__fd(strs ? skel->maps.pmt_strvars : skel->maps.pmt_vars);
-	char line[PMT_SAVED_STR_LEN + 128], num[32];
+	char line[PMT_SAVED_STR_LEN + 128], num[32], key[48];
 	struct saved *v;
 	size_t n, i;
 
@@ -81,11 +86,16 @@ int pmt_saved__print(struct pmtrace_bpf *skel, const struct pmt_varnames *names,
 		int len;
 
 		snprintf(num, sizeof(num), "%lld", (long long)v[i].v);
-		len = names->keyed[var]
-			      ? snprintf(line, sizeof(line), "@%s[%lld]: %s\n", names->name[var],
-					 (long long)v[i].key, strs ? v[i].s : num)
-			      : snprintf(line, sizeof(line), "@%s: %s\n", names->name[var],
-					 strs ? v[i].s : num);
+		/* a key of two values as bpftrace prints a tuple's: "a, b" */
+		if (names->nkeys[var] == 2)
+			snprintf(key, sizeof(key), "%lld, %lld", (long long)v[i].key,
+				 (long long)v[i].key2);
+		else
+			snprintf(key, sizeof(key), "%lld", (long long)v[i].key);
+		len = names->keyed[var] ? snprintf(line, sizeof(line), "@%s[%s]: %s\n",
+						   names->name[var], key, strs ? v[i].s : num)
+					: snprintf(line, sizeof(line), "@%s: %s\n",
+						   names->name[var], strs ? v[i].s : num);
 		pmt_output__line(out, line, (size_t)len);
 	}
 	if (!n)

@@ -34,9 +34,10 @@ enum {
 	X_LOADN = 400,
 	X_OFFN,
 	X_STRN,
-	X_VARN,	 /* a saved value: num its variable */
-	X_SVARN, /* a saved string (its address): num its variable */
-	X_STRLIT /* "", compared with a string */
+	X_VARN,	  /* a saved value: num its variable */
+	X_SVARN,  /* a saved string (its address): num its variable */
+	X_STRLIT, /* "", compared with a string */
+	X_TUPLE	  /* (a, b): a saved value's key of two values, nowhere else */
 };
 
 /* what a value is: a number, a pointer (its pointee typed), an object in
@@ -60,6 +61,7 @@ struct xnode {
 	uint32_t slen;		/* V_STR: a char array's length (0: unknown) */
 	int chain;		/* members walked to here */
 	int pos, len;		/* where the value stands, for messages */
+	bool has;		/* X_VARN: has_key(), whether its key is there */
 };
 
 #define UNARY(c) ('u' << 8 | (c))
@@ -75,6 +77,7 @@ struct xparser {
 	int depth;
 	bool stmts;    /* statements: '=' ';' too */
 	bool want_str; /* a string is wanted: a saved value read bare is one */
+	bool in_key;   /* a saved value's key: (a, b) is one of two values */
 };
 
 static int xerr(struct xparser *p, int pos, int len, const char *fmt, ...)
@@ -98,7 +101,7 @@ static int lex(struct xparser *p)
 		return -EINVAL;
 	p->tok = p->lx.tok;
 	if (p->tok.kind < 256 && !strchr("+-*/%&|^~!<>().[]?:@", p->tok.kind) &&
-	    !(p->stmts && strchr("=;", p->tok.kind)))
+	    !(p->stmts && strchr("=;", p->tok.kind)) && !(p->vars && p->tok.kind == ','))
 		return xerr(p, p->tok.pos, 1, "unexpected character '%c'", p->src[p->tok.pos]);
 	return 0;
 }
@@ -822,36 +825,106 @@ int pmt_varnames__id(struct pmt_varnames *v, const char *name, size_t len)
 	return (int)v->n++;
 }
 
-/* @NAME or @NAME[KEY] (the lexer at '@'): a saved value, 64 bits as
- * bpftrace's maps keep them; its key a number (none: 0) */
-static struct xnode *parse_var(struct xparser *p)
+/* @NAME (the lexer at '@'): its variable's number, the lexer after it;
+ * -1 when refused (said) */
+static int var_name(struct xparser *p)
 {
-	int pos = p->tok.pos, len = 0, id;
-	struct xnode *n, *key = NULL;
+	int pos = p->tok.pos, len = 0;
 
 	if (lex(p))
-		return NULL;
+		return -1;
 	if (p->tok.kind == X_NAME && p->tok.pos == pos + 1) {
 		len = p->tok.len;
 		if (lex(p))
-			return NULL;
+			return -1;
 	}
-	if ((id = var_id(p, p->src + pos + 1, len, pos)) < 0)
+	return var_id(p, p->src + pos + 1, len, pos);
+}
+
+/* (a, b) in a saved value's key (the lexer at the ','; a taken) */
+static struct xnode *parse_tuple(struct xparser *p, struct xnode *a)
+{
+	struct xnode *b;
+
+	if (lex(p) || !(b = parse_cond(p))) {
+		xfree(a);
 		return NULL;
-	if (p->tok.kind == '[') {
-		p->vars->keyed[id] = true;
-		if (lex(p) || !(key = parse_cond(p)))
-			return NULL;
-		if (!numeric(p, key)) {
-			xfree(key);
-			return NULL;
-		}
-		if (!(key = closed(p, key, ']', -1,
-				   p->tok.kind == ',' ? "a saved value has one key, for now"
-						      : "expected ']' after the map's key")))
-			return NULL;
 	}
-	n = xnew(p, p->vars->str[id] ? X_SVARN : X_VARN, key, NULL);
+	if (p->tok.kind == ',') {
+		xerr(p, p->tok.pos, 1, "a saved value's key has two values at most, for now");
+		xfree(a);
+		xfree(b);
+		return NULL;
+	}
+	return xnew(p, X_TUPLE, a, b);
+}
+
+/* Variable id's key of n values (1 or 2, at pos): as every other of its
+ * keys */
+static bool key_count(struct xparser *p, int id, int n, int pos, int len)
+{
+	uint8_t *k = &p->vars->nkeys[id];
+
+	if (*k && *k != n) {
+		xerr(p, pos, len, "@%s has a key of %d value%s elsewhere: not %d here",
+		     p->vars->name[id], *k, *k > 1 ? "s" : "", n);
+		return false;
+	}
+	*k = (uint8_t)n;
+	p->vars->keyed[id] = true;
+	return true;
+}
+
+/* A saved value's key up to close (the lexer at its first token), for
+ * variable id: one value (*k2 NULL) or two, "a, b" or a tuple "(a, b)"
+ * (as a $variable holding one gives it) */
+static int parse_key(struct xparser *p, int id, int close, struct xnode **k1, struct xnode **k2)
+{
+	int pos = p->tok.pos;
+	bool was = p->in_key;
+	struct xnode *k;
+
+	*k1 = *k2 = NULL;
+	p->in_key = true;
+	k = parse_cond(p);
+	if (k && p->tok.kind == ',')
+		k = parse_tuple(p, k);
+	p->in_key = was;
+	if (!k)
+		return -EINVAL;
+	if (k->op == X_TUPLE) {
+		*k1 = k->a;
+		*k2 = k->b;
+		k->a = k->b = NULL;
+		xfree(k);
+	} else {
+		*k1 = k;
+	}
+	if (!numeric(p, *k1) || (*k2 && !numeric(p, *k2)) ||
+	    !key_count(p, id, *k2 ? 2 : 1, pos, p->tok.pos - pos) ||
+	    !(*k1 = closed(p, *k1, close, -1,
+			   close == ']' ? "expected ']' after the map's key"
+					: "expected ')' after the map's key"))) {
+		xfree(*k1);
+		xfree(*k2);
+		*k1 = *k2 = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* @NAME or @NAME[KEY] (the lexer at '@'): a saved value, 64 bits as
+ * bpftrace's maps keep them; its key one number or two (none: 0) */
+static struct xnode *parse_var(struct xparser *p)
+{
+	int pos = p->tok.pos, id;
+	struct xnode *n, *key = NULL, *key2 = NULL;
+
+	if ((id = var_name(p)) < 0)
+		return NULL;
+	if (p->tok.kind == '[' && (lex(p) || parse_key(p, id, ']', &key, &key2)))
+		return NULL;
+	n = xnew(p, p->vars->str[id] ? X_SVARN : X_VARN, key, key2);
 	if (n) {
 		n->num = (uint64_t)id;
 		n->t = (struct xtype){64, !p->vars->str[id]};
@@ -859,6 +932,39 @@ static struct xnode *parse_var(struct xparser *p)
 		n->len = p->tok.pos - pos;
 		if (p->vars->str[id])
 			saved_str(n);
+	}
+	return n;
+}
+
+/* has_key(@MAP, KEY) (the lexer at has_key): 1 where the map holds a
+ * value or a string under KEY, else 0, as bpftrace's */
+static struct xnode *parse_has_key(struct xparser *p)
+{
+	int pos = p->tok.pos, id;
+	struct xnode *n, *key, *key2;
+
+	if (lex(p) || p->tok.kind != '(' || lex(p) || p->tok.kind != '@') {
+		if (!p->lx.failed)
+			xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+			     "expected has_key(@MAP, KEY)");
+		return NULL;
+	}
+	if ((id = var_name(p)) < 0)
+		return NULL;
+	if (p->tok.kind != ',') {
+		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
+		     "expected ',' and the key: has_key(@MAP, KEY)");
+		return NULL;
+	}
+	if (lex(p) || parse_key(p, id, ')', &key, &key2))
+		return NULL;
+	n = xnew(p, X_VARN, key, key2);
+	if (n) {
+		n->num = (uint64_t)id;
+		n->has = true;
+		n->t = (struct xtype){32, true};
+		n->pos = pos;
+		n->len = p->tok.pos - pos;
 	}
 	return n;
 }
@@ -889,7 +995,7 @@ static bool want_string(struct xparser *p, struct xnode *n)
 {
 	uint64_t id = n->num;
 
-	if (n->op != X_VARN || !p->vars)
+	if (n->op != X_VARN || !p->vars || n->has)
 		return n->vk == V_STR;
 	if (p->vars->read_num[id]) {
 		xerr(p, n->pos, n->len, "@%s is read as a number elsewhere: not a string here",
@@ -1032,7 +1138,21 @@ static struct xnode *parse_empty(struct xparser *p)
 	return lex(p) ? (xfree(n), NULL) : n;
 }
 
+static struct xnode *unary(struct xparser *p);
+
+/* A unary expression; a tuple stands in a key's parentheses alone */
 static struct xnode *parse_unary(struct xparser *p)
+{
+	bool was = p->in_key;
+	struct xnode *n;
+
+	p->in_key = was && p->tok.kind == '(';
+	n = unary(p);
+	p->in_key = was;
+	return n;
+}
+
+static struct xnode *unary(struct xparser *p)
 {
 	struct xnode *n;
 	int op = p->tok.kind, pos = p->tok.pos, it;
@@ -1052,13 +1172,17 @@ static struct xnode *parse_unary(struct xparser *p)
 		if (n)
 			n->t = op == '!' ? (struct xtype){32, true} : n->a->t;
 	} else if (op == '(' && is_cast(p, &it)) {
+		p->in_key = false;
 		n = parse_cast(p, it);
 	} else if (op == '(') {
 		if (lex(p) || !(n = parse_cond(p)))
 			return NULL;
-		n = closed(p, n, ')', p->tok.kind == X_END ? pos : -1,
-			   p->tok.kind == X_END ? "unbalanced '(': a ')' is missing"
-						: "expected ')'");
+		if (p->tok.kind == ',' && p->in_key)
+			n = parse_tuple(p, n);
+		n = n ? closed(p, n, ')', p->tok.kind == X_END ? pos : -1,
+			       p->tok.kind == X_END ? "unbalanced '(': a ')' is missing"
+						    : "expected ')'")
+		      : NULL;
 	} else if (op == X_INT) {
 		n = xnew(p, X_INT, NULL, NULL);
 		if (!n)
@@ -1075,6 +1199,9 @@ static struct xnode *parse_unary(struct xparser *p)
 		n = parse_deref(p, pos);
 	} else if (op == '@') {
 		n = parse_var(p);
+	} else if (op == X_NAME && p->vars && p->tok.len == 7 &&
+		   !strncmp(p->src + p->tok.pos, "has_key", 7)) {
+		n = parse_has_key(p);
 	} else if (op == X_NAME && p->tok.len == 5 && !strncmp(p->src + p->tok.pos, "kaddr", 5)) {
 		n = parse_kaddr(p);
 	} else if (op == X_NAME && p->tok.len == 5 && !strncmp(p->src + p->tok.pos, "bswap", 5) &&
@@ -1149,6 +1276,10 @@ static struct xtype binary_type(int op, struct xtype a, struct xtype b)
 /* An operator's operand must be a number (or a pointer, as one) */
 static bool numeric(struct xparser *p, const struct xnode *n)
 {
+	if (n->op == X_TUPLE) {
+		xerr(p, n->pos, n->len, "a tuple is a saved value's key here, not an operand");
+		return false;
+	}
 	if (n->vk == V_NUM || n->vk == V_PTR)
 		return true;
 	xerr(p, n->pos, n->len,
@@ -1349,13 +1480,18 @@ static void emit_saved(struct xcode *c, const struct xnode *n)
 		return;
 	}
 	emit_key(c, n->a);
-	put(c, n->op == X_VARN ? PMT_X_VLOAD : PMT_X_SLOAD, n->t, 0);
+	if (n->b)
+		emit(c, n->b);
+	put(c, n->op == X_VARN ? PMT_X_VLOAD : PMT_X_SLOAD, n->t, -!!n->b);
 	c->has_operand = true; /* saved: nothing to fold */
 	if (n->op == X_SVARN && c->nstrs >= PMT_XSTRS)
 		c->too_long = true;
 	if (c->too_long)
 		return;
 	c->x.op[c->x.n - 1].k = n->num;
+	c->x.op[c->x.n - 1].flags |= (n->b ? PMT_XF_KEY2 : 0) | (n->has ? PMT_XF_HAS : 0);
+	if (n->has)
+		return;
 	if (n->op == X_SVARN)
 		c->x.op[c->x.n - 1].o.size = (uint8_t)c->nstrs++; /* its own buffer */
 	else if (c->vars)
@@ -1466,7 +1602,7 @@ static uint32_t stored(const struct pmt_expr_op *op)
 	return (op->code == PMT_X_VSTORE || (op->code == PMT_X_SSTORE && !(op->flags & PMT_XF_COMM))
 			? 2
 			: 1) +
-	       !!(op->flags & PMT_XF_GUARD);
+	       !!(op->flags & PMT_XF_GUARD) + !!(op->flags & PMT_XF_KEY2);
 }
 
 /* A binary operation of a and b (in its type) into *r; false if op is
@@ -1522,7 +1658,10 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 			continue;
 		}
 		if (op->code == PMT_X_LOAD || op->code == PMT_X_VLOAD || op->code == PMT_X_SLOAD) {
-			st[sp - 1] = 0; /* kernel memory, saved values: the kernel's */
+			/* kernel memory, saved values: the kernel's */
+			if ((op->flags & PMT_XF_KEY2) && op->code != PMT_X_LOAD && !--sp)
+				return 0;
+			st[sp - 1] = 0;
 			continue;
 		}
 		if (op->code == PMT_X_VDEL || op->code == PMT_X_VSTORE || op->code == PMT_X_SDEL ||
@@ -1817,7 +1956,12 @@ static int target_of(struct xparser *p, bool del, struct xnode **target, struct 
 			    "expected @MAP[KEY] = VALUE or delete(@MAP[KEY])");
 	if (!(*target = parse_var(p)))
 		return -EINVAL;
-	if (p->tok.kind != (del ? ')' : '=')) {
+	/* delete(@MAP, KEY), as newer bpftrace writes it */
+	if (del && p->tok.kind == ',' && !(*target)->a) {
+		if (!lex(p) &&
+		    !parse_key(p, (int)(*target)->num, ')', &(*target)->a, &(*target)->b))
+			return 0;
+	} else if (p->tok.kind != (del ? ')' : '=')) {
 		xerr(p, p->tok.pos, p->tok.len ? p->tok.len : 1,
 		     del ? "expected ')' after delete(@MAP[KEY]"
 			 : "expected '=' after the map: @MAP[KEY] = VALUE");
@@ -1890,6 +2034,8 @@ static int statement(struct xparser *p, struct xcode *c)
 	}
 	comm = value && value->op == X_NAME && value->vk == V_STR; /* the task's comm */
 	emit_key(c, target->a);
+	if (target->b)
+		emit(c, target->b);
 	if (value && !comm)
 		emit(c, value);
 	if (guard)
@@ -1898,10 +2044,11 @@ static int statement(struct xparser *p, struct xcode *c)
 	    str	    ? (value ? PMT_X_SSTORE : PMT_X_SDEL)
 	    : value ? PMT_X_VSTORE
 		    : PMT_X_VDEL,
-	    target->t, (value && !comm ? -2 : -1) - !!guard);
+	    target->t, (value && !comm ? -2 : -1) - !!guard - !!target->b);
 	if (!c->too_long) {
 		c->x.op[c->x.n - 1].k = target->num;
-		c->x.op[c->x.n - 1].flags |= (guard ? PMT_XF_GUARD : 0) | (comm ? PMT_XF_COMM : 0);
+		c->x.op[c->x.n - 1].flags |= (guard ? PMT_XF_GUARD : 0) | (comm ? PMT_XF_COMM : 0) |
+					     (target->b ? PMT_XF_KEY2 : 0);
 	}
 	xfree(target);
 	xfree(value);
@@ -2013,7 +2160,10 @@ void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 		else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE ||
 			 op->code == PMT_X_LOAD || op->code == PMT_X_BSWAP ||
 			 op->code >= PMT_X_VLOAD)
-			pmt_buf__printf(b, " %llu", (unsigned long long)op->k);
+			pmt_buf__printf(
+				b, " %llu%s%s", (unsigned long long)op->k,
+				op->code >= PMT_X_VLOAD && (op->flags & PMT_XF_KEY2) ? " key2" : "",
+				op->code >= PMT_X_VLOAD && (op->flags & PMT_XF_HAS) ? " has" : "");
 		pmt_buf__putc(b, '\n');
 	}
 }

@@ -73,6 +73,7 @@ struct pmt_typesys {
 struct pmt_varnames {
 	char name[PMT_VARS][64];
 	bool keyed[PMT_VARS];	 /* read or saved with a [key] */
+	uint8_t nkeys[PMT_VARS]; /* its key's values: 1 or 2 (0: not keyed) */
 	bool str[PMT_VARS];	 /* holds strings (pmt_strvars) */
 	bool read_num[PMT_VARS]; /* read as a number somewhere */
 	uint32_t n;

@@ -363,6 +363,7 @@ static bool use_var(struct parser *P, struct pmt_lexer *lx, struct pmt_buf *b)
 }
 
 static char *squeezed(const char *text);
+static char *rewrite(struct parser *P, int start, int end);
 
 /*
  * A read of a saved value at the lexer's '@' (before end) that the block
@@ -395,7 +396,10 @@ static const char *written_read(struct parser *P, struct pmt_lexer *lx, int end)
 			to = peek.tok.pos + 1;
 		}
 	}
-	raw = strndup(P->src + from, (size_t)(to - from));
+	/* the key as the write's: $variables given their values */
+	P->maps_as_written = true;
+	raw = rewrite(P, from, to);
+	P->maps_as_written = false;
 	t = raw ? squeezed(raw) : NULL;
 	free(raw);
 	for (i = P->nw - 1; t && i >= 0; i--)
@@ -1362,17 +1366,16 @@ static int add_stmt(struct parser *P, struct blk_state *b, int from, int to, con
 	return 0;
 }
 
-/* The block wrote target [from, to) (@NAME[KEY] as written; read now,
- * @NAME[KEYS] in pmtrace's terms): value where the guard holds, value
- * NULL a delete. A read after gets (GUARD) ? (VALUE) : (BEFORE). */
+/* The block wrote @NAME[KEYS] (now, in pmtrace's terms: $variables
+ * given their values; [from, to) where it stands): value where the guard
+ * holds, value NULL a delete. A read after of the same map and key, as
+ * pmtrace's terms give them, gets (GUARD) ? (VALUE) : (BEFORE). */
 static int note_write(struct parser *P, int from, int to, const char *now, const char *value)
 {
-	char *raw = strndup(P->src + from, (size_t)(to - from)), *t, *text;
+	char *t = squeezed(now), *text; /* as reads are matched: written_read */
 	const char *before = now;
 	int i;
 
-	t = raw ? squeezed(raw) : NULL;
-	free(raw);
 	if (!t)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
 	for (i = 0; i < P->nw && strcmp(P->w[i].target, t); i++)
@@ -1410,9 +1413,6 @@ static int save_value(struct parser *P, struct update *u, struct blk_state *b, i
 	if (P->p->lat_map && !strcmp(P->p->lat_map, u->map))
 		return perr(P, pos, 1, "@%s holds a start time (= nsecs): not another value",
 			    u->map);
-	if (u->keys && strchr(u->keys, ','))
-		return perr(P, pos, 1, "a saved value has one key, for now: @%s[%s]", u->map,
-			    u->keys);
 	if (asprintf(&stmt, "@%s%s%s%s = %s", u->map, u->keys ? "[" : "", u->keys ? u->keys : "",
 		     u->keys ? "]" : "", u->value) < 0)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
@@ -1433,7 +1433,7 @@ static int save_value(struct parser *P, struct update *u, struct blk_state *b, i
 	return r;
 }
 
-/* delete(@MAP[KEY]) in a probe's block, clear(@MAP) in END's (the lexer
+/* delete(@MAP[KEY]) or delete(@MAP, KEY) in a probe's block, clear(@MAP) in END's (the lexer
  * at the name): a saved value forgotten; the start-time map's entries
  * are --latency's own, and a map cleared at the end is not printed. */
 static int forget(struct parser *P, struct blk_state *b)
@@ -1449,7 +1449,8 @@ static int forget(struct parser *P, struct blk_state *b)
 			free(name);
 			return perr(P, pos, 1, "expected ')'");
 		}
-		depth += (P->lx.tok.kind == '[') - (P->lx.tok.kind == ']');
+		depth += (P->lx.tok.kind == '[' || P->lx.tok.kind == '(') -
+			 (P->lx.tok.kind == ']' || P->lx.tok.kind == ')');
 		end = P->lx.tok.pos + P->lx.tok.len;
 		if (next(P)) {
 			free(name);
@@ -1472,6 +1473,16 @@ static int forget(struct parser *P, struct blk_state *b)
 	P->maps_as_written = true;
 	text = rewrite(P, at, end);
 	P->maps_as_written = false;
+	/* delete(@MAP, KEY) as delete(@MAP[KEY]): one text for a write */
+	if (text && text[strlen(name) + 1] == ',') {
+		char *k = NULL;
+
+		if (asprintf(&k, "@%s[%s]", name,
+			     text + strlen(name) + 2 + strspn(text + strlen(name) + 2, " ")) < 0)
+			k = NULL;
+		free(text);
+		text = k;
+	}
 	if (!text || asprintf(&stmt, "delete(%s)", text) < 0)
 		stmt = NULL;
 	if (stmt)

@@ -488,6 +488,67 @@ TEST(expr_saved_values)
 	pmt_format__free(fmt);
 }
 
+/* A key of two values (bpftrace's @m[a, b], or a tuple as a $variable
+ * gives it), has_key(), delete(@MAP, KEY); refusals: a third value, a
+ * map keyed both ways, a tuple as an operand. */
+TEST(expr_saved_two_keys)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{"@f[tid, u32, 1] = 1", "t: a saved value's key has two values at most, for now\n"
+					"  @f[tid, u32, 1] = 1\n"
+					"             ^\n"},
+		{"@g[tid] = 1; @g[tid, 2] = 1", "t: @g has a key of 1 value elsewhere: not 2 here\n"
+						"  @g[tid] = 1; @g[tid, 2] = 1\n"
+						"                  ^~~~~~\n"},
+		{"@f[1, 1] = (tid, 2) + 1", "t: expected ')'\n"
+					    "  @f[1, 1] = (tid, 2) + 1\n"
+					    "                 ^\n"},
+		{"@h[(tid, 2) + 1] = 1", "t: a tuple is a saved value's key here, not an operand\n"
+					 "  @h[(tid, 2) + 1] = 1\n"
+					 "     ^~~~~~~~~\n"},
+	};
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_varnames names = {0};
+	struct pmt_exprs t = {.vars = &names};
+	struct pmt_error err = {0};
+	struct pmt_opinfo info;
+	struct pmt_buf b = {0};
+	uint16_t prog;
+	size_t i;
+
+	ASSERT_TRUE(fmt);
+	ASSERT_EQ(pmt_expr__statements(&t, "@f[tid, u32] = 7; delete(@f, ((tid, u32)))", fmt,
+				       "t:narrow", "t", NULL, &prog, &err),
+		  0);
+	pmt_expr__dump(&b, &t.v[prog]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\noperand src0@20:4\nconst 7\n"
+					"vstore 0 key2\noperand src4@0:4\noperand src0@20:4\n"
+					"vdel 0 key2\n");
+	ASSERT_EQ(names.nkeys[0], 2);
+	ASSERT_EQ(pmt_expr__compile(&t, "has_key(@f, (tid, u32)) + @f[tid, u32]", fmt, "t:narrow",
+				    "--filter", NULL, &info, &err),
+		  0);
+	b.len = 0;
+	pmt_expr__dump(&b, &t.v[info.o.off]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\noperand src0@20:4\nvload 0 key2 has\n"
+					"operand src4@0:4\noperand src0@20:4\nvload 0 key2\n"
+					"add s64\n");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(pmt_expr__statements(&t, bad[i].text, fmt, "t:narrow", "t", NULL, &prog,
+					       &err),
+			  -EINVAL);
+		b.len = 0;
+		pmt_error__format(&b, &err);
+		ASSERT_STREQ(pmt_buf__cstr(&b), bad[i].msg);
+		pmt_error__clear(&err);
+	}
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
 /* Which --by words are expressions (a name is a field or a value) */
 TEST(expr_told_from_names)
 {

@@ -187,6 +187,14 @@ TEST(program_read_into_the_engine)
 		"tracepoint:a:b printf{\"%d %d\", ((((args.n)) ? (5) : (@z[tid]))) + 1, ((0))}, "
 		"tracepoint:c:d [0: if ((args.n)) @z[tid] = 5; delete(@k[tid])] [1 only: "
 		"@k[tid] = 1]");
+	/* a key of two values through a $variable holding a tuple,
+	 * has_key() and delete(@MAP, KEY) (newer biosnoop.bt's), the
+	 * deleted key's read after it what the delete left */
+	ASSERT_STREQ(read_as(&b, "t:a:b { $k = (args->x, tid); @s[$k] = 1; }\n"
+				 "t:c:d /has_key(@s, (args.x, tid))/ { $k = (args.x, tid);\n"
+				 "  delete(@s, $k); printf(\"%d\", @s[$k]); }"),
+		     "tracepoint:a:b, tracepoint:c:d /has_key(@s, (args.x, tid))/ printf{\"%d\", "
+		     "((0))} [0 only: @s[((args.x, tid))] = 1] [1: delete(@s[((args.x, tid))])]");
 	/* join(): an array's strings on a line (execsnoop.bt's) */
 	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"%-5d \", pid); join(args->argv); }\n"
 				 "t:c:d { join(args->argv, \",\") }"),
@@ -357,10 +365,6 @@ static const struct {
 				   "pid, comm'\n"
 				   "  t:a:b { printf(pid); }\n"
 				   "          ^~~~~~~~~~~\n"},
-	{"t:a:b {\n  @start[tid, cpu] = pid;\n}",
-	 "t.bt:2: a saved value has one key, for now: @start[tid,cpu]\n"
-	 "    @start[tid, cpu] = pid;\n"
-	 "    ^\n"},
 	{"t:a:b /@q[tid]/ {\n  @z[tid] = pid;\n}",
 	 "t.bt:1: @q is read but no probe saves a value in it (@q[KEY] = VALUE)\n"
 	 "  t:a:b /@q[tid]/ {\n"
