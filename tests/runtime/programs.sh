@@ -1036,9 +1036,11 @@ test_program_refusals() {
 	usage_error "^pmtrace: -e: a program says its probes and its map" -e 't:a:b { @ = count(); }' --count || return 1
 	usage_error "unknown tracepoint 'syscalls:sys_enter_nope'" -e 'tracepoint:syscalls:sys_enter_nope { @ = count(); }' || return 1
 	usage_error "^pmtrace: $WORK/none.bt: No such file or directory" "$WORK/none.bt" || return 1
-	# saved values: read where none is saved, kept under two keys
+	# saved values: read where none is saved, kept under three keys, or
+	# under keys of two sizes
 	usage_error "^pmtrace: -e:1: @q is read but no probe saves a value in it" -e 't:syscalls:sys_enter_read /@q[tid]/ { @z[tid] = 5; }' || return 1
-	usage_error "^pmtrace: -e:1: a saved value has one key, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1] = 5; }' || return 1
+	usage_error "^pmtrace: -e:1: syscalls:sys_enter_read: a saved value's key has two values at most, for now" -e 't:syscalls:sys_enter_read { @z[tid, 1, 2] = 5; }' || return 1
+	usage_error "^pmtrace: -e:1: syscalls:sys_enter_read: @z has a key of 1 value elsewhere: not 2 here" -e 't:syscalls:sys_enter_read /@z[tid]/ { @z[tid, 1] = 5; }' || return 1
 	# a map holds numbers or strings; a string saved is comm, str() or a
 	# char array member, not a field of the record
 	usage_error "^pmtrace: -e:1: syscalls:sys_exit_openat: @z holds strings: this is a number" -e 't:syscalls:sys_enter_openat { @z[tid] = str(args->filename); } t:syscalls:sys_exit_openat { @z[tid] = 5; }' || return 1

@@ -778,9 +778,11 @@ test_unwind_pending_finished() {
 	# interpreter was known (said; the file is told a CPython before its
 	# tables are read, a few ms)
 	local ev nopy said unread
+	# (a Python frame: "NAME (FILE:LINE)", "NAME (FILE)" where its line is
+	# none, as a frozen module's first instruction's; "[python]" unnamed)
 	read -r ev nopy < <(awk 'function end() { if (c && ev) { e++; if (!py) n++ } }
 		/cpu-clock:/ { end(); c = ($1 == "pyspin"); ev = 0; py = 0; next }
-		/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \(.*:[0-9]+\)$|\[python\]/ { py = 1 }
+		/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \((.*:[0-9]+|[^)]*\.py|<frozen [^>]*>)\)$|\[python\]/ { py = 1 }
 		END { end(); print e + 0, n + 0 }' "$out")
 	said=$(sed -n 's/^pmtrace: \([0-9]*\) of those stacks lack Python frames.*/\1/p' "$err")
 	# (a sample in the outermost eval loop's entry or exit, between
@@ -793,7 +795,7 @@ test_unwind_pending_finished() {
 		# which: the first three as printed, and what pmtrace said
 		awk 'function end() { if (c && ev && !py && k++ < 3) printf "%s", s } /cpu-clock:/ { end();
 			c = ($1 == "pyspin"); ev = py = 0; s = $0 "\n"; next } { s = s $0 "\n" }
-			/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \(.*:[0-9]+\)$|\[python\]/ { py = 1 }
+			/ _PyEval_EvalFrameDefault\+/ { ev = 1 } / [^ ]+ \((.*:[0-9]+|[^)]*\.py|<frozen [^>]*>)\)$|\[python\]/ { py = 1 }
 			END { end() }' "$out" >&2
 		grep "^pmtrace: " "$err" >&2
 		fail "$nopy samples in the eval loop without Python frames, ${said:-0} said"
