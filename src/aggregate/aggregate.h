@@ -38,11 +38,17 @@ struct pmt_agg_probe {
 	const char *probe; /* the probe key's text, as bpftrace's probe builtin says
 			    * it ("tracepoint:sched:sched_switch"); NULL: name */
 	const struct pmt_format *fmt;
-	/* a program's: the condition its update is under (if), or NULL */
-	const char *guard;
+	/* a program's: the condition its update is under (if), or NULL;
+	 * its keys and value where another block's update gives the map
+	 * its own (NULL: the map's, ao->by and ao->expr) */
+	const char *guard, *by, *expr;
 	uint8_t action;		/* out: enum pmt_action */
 	struct pmt_agg_cfg cfg; /* out */
 };
+
+/* The name of the session's probe id as bpftrace spells it, into buf;
+ * NULL: no such probe */
+typedef const char *pmt_agg_probe_name_fn(const void *ctx, uint32_t id, char *buf, size_t len);
 
 /* What the kernel maps must hold for this aggregation. */
 struct pmt_agg_maps {
@@ -80,6 +86,10 @@ void pmt_agg__free(struct pmt_agg *a);
  * its options'). Both then keep their keys in the hash, none flat.
  * -ENOSPC past PMT_AGG_MAPS. */
 int pmt_agg__add_map(struct pmt_agg *a, struct pmt_agg *map);
+
+/* How a's maps name the session's probes (keys read from a program's
+ * saved func or probe) */
+void pmt_agg__name_probes(struct pmt_agg *a, pmt_agg_probe_name_fn *fn, const void *ctx);
 size_t pmt_agg__nmaps(const struct pmt_agg *a);
 /* What bpftrace prints after a program's map of n entries (ao: its
  * options): for none, "@NAME: 0" (a count without keys) or a blank

@@ -20,6 +20,10 @@ enum pmt_key_disp {
 	PMT_DISP_CONTAINER, /* cgroup v2 id -> the container id in its path */
 	PMT_DISP_UNIT,	    /* cgroup v2 id -> the systemd unit */
 	PMT_DISP_FUNC,	    /* probe index -> its function (bpftrace's func) */
+	/* a session's probe id (a program's saved func or probe) -> its
+	 * function, its name */
+	PMT_DISP_FUNC_OF,
+	PMT_DISP_PROBE_OF,
 };
 
 /* What the printer needs to know about the keys, from the options. */
@@ -57,6 +61,10 @@ struct pmt_agg {
 	struct pmt_keylayout keys;
 	char **probe_names; /* the probes' names (metrics, titles) */
 	char **probe_keys;  /* PMT_KEY_PROBE keys show these (bpftrace's probe) */
+	/* the session's probe id's name, for PMT_DISP_FUNC_OF and _PROBE_OF
+	 * keys (NULL: shown as numbers) */
+	pmt_agg_probe_name_fn *probe_name;
+	const void *probe_ctx;
 	size_t nprobes;
 	struct pmt_agg_entries prev;	   /* last snapshot, sorted; for deltas */
 	int key_bytes;			   /* of pmt_agg_key.data that --by uses */

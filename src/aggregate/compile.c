@@ -345,6 +345,45 @@ static int compile_key_part(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t
 }
 
 /* --by: each word is one or two key parts (see expand_key). */
+/* Is s, after a map's name, its key alone ("[K]" or nothing), no more
+ * of an expression? */
+static bool read_alone(const char *s)
+{
+	int depth = 0;
+
+	if (*s == '[')
+		for (; *s; s++)
+			if (!(depth += (*s == '[') - (*s == ']')))
+				break;
+	s += *s == ']';
+	return !s[strspn(s, " ")];
+}
+
+/* A key read from a program's map saving func or probe (@f[tid]): the
+ * session's probe id, shown by its function or name (1 spec); 0 if tok
+ * is none */
+static int saved_probe_key(const struct pmt_agg_opts *ao, const char *tok, struct key_spec *out)
+{
+	char name[64];
+	size_t n;
+
+	while (*tok == ' ')
+		tok++;
+	if (tok[0] != '@')
+		return 0;
+	n = strcspn(tok + 1, "[ ");
+	if (n >= sizeof(name) || !read_alone(tok + 1 + n))
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)n, tok + 1);
+	if (pmt_words__has(ao->func_maps, name))
+		out[0] = (struct key_spec){tok, tok, PMT_DISP_FUNC_OF};
+	else if (pmt_words__has(ao->probe_maps, name))
+		out[0] = (struct key_spec){tok, tok, PMT_DISP_PROBE_OF};
+	else
+		return 0;
+	return 1;
+}
+
 static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack)
 {
 	struct pmt_agg_cfg *a = &p->cfg;
@@ -361,13 +400,15 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 			return ret;
 		a->nkeys = (uint8_t)++i;
 	}
-	if (!ag->opts->by)
+	if (!(p->by ? p->by : ag->opts->by))
 		return 0;
-	copy = strdup(ag->opts->by);
+	copy = strdup(p->by ? p->by : ag->opts->by);
 	if (!copy)
 		return pmt_error__runtime(ag->err, -ENOMEM, "out of memory for the aggregation");
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		nspec = expand_key(tok, p->fmt, asked, specs, inner, sizeof(inner));
+		nspec = saved_probe_key(ag->opts, tok, specs);
+		if (!nspec)
+			nspec = expand_key(tok, p->fmt, asked, specs, inner, sizeof(inner));
 		for (j = 0; j < nspec && !ret; j++)
 			if (!(ret = compile_key_part(ag, p, stack, i, &at, tok, &specs[j])))
 				i++;
@@ -437,10 +478,10 @@ static int compile_probe(struct pmt_agg *ag, struct pmt_agg_probe *p, size_t i, 
 			return -EINVAL;
 		if (!ef)
 			a->match.src = PMT_FSRC_TID;
-	} else if (ao->expr) {
+	} else if (p->expr || ao->expr) {
 		bool is_signed = false;
 
-		if (compile_value(ag, p, ao->expr, a, &is_signed))
+		if (compile_value(ag, p, p->expr ? p->expr : ao->expr, a, &is_signed))
 			return -EINVAL;
 		ag->value_signed |= is_signed;
 	}
@@ -624,6 +665,18 @@ int pmt_agg__add_map(struct pmt_agg *a, struct pmt_agg *map)
 	a->more[a->nmore++] = map;
 	a->flat_slots = map->flat_slots = 0;
 	return (int)a->nmore;
+}
+
+void pmt_agg__name_probes(struct pmt_agg *a, pmt_agg_probe_name_fn *fn, const void *ctx)
+{
+	size_t i;
+
+	for (i = 0; a && i <= a->nmore; i++) {
+		struct pmt_agg *m = i ? a->more[i - 1] : a;
+
+		m->probe_name = fn;
+		m->probe_ctx = ctx;
+	}
 }
 
 size_t pmt_agg__nmaps(const struct pmt_agg *a)

@@ -153,6 +153,22 @@ static const char *name_part(const struct pmt_agg *a, uint8_t kind, uint8_t disp
 	return disp == PMT_DISP_FUNC && strrchr(s, ':') ? strrchr(s, ':') + 1 : s;
 }
 
+/* A session's probe id (a saved func or probe) as its function or name
+ * (its number where there is no such probe) */
+static void probe_of(const struct pmt_agg *a, uint8_t disp, uint64_t v, struct pmt_buf *b)
+{
+	char buf[256];
+	const char *s = a->probe_name && v <= UINT32_MAX
+				? a->probe_name(a->probe_ctx, (uint32_t)v, buf, sizeof(buf))
+				: NULL;
+
+	if (!s) {
+		pmt_buf__u64(b, v);
+		return;
+	}
+	pmt_buf__puts(b, disp == PMT_DISP_FUNC_OF && strrchr(s, ':') ? strrchr(s, ':') + 1 : s);
+}
+
 const char *pmt_agg__key_string(const struct pmt_agg *a, const struct pmt_agg_key *k, int i,
 				size_t *len)
 {
@@ -185,6 +201,8 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 	if (kl->disp[i] == PMT_DISP_SYM) {
 		v = sym_part(kl, k, i, &pid);
 		pmt_syms__name(io->syms, pid, v, false, true, b);
+	} else if (kl->disp[i] == PMT_DISP_FUNC_OF || kl->disp[i] == PMT_DISP_PROBE_OF) {
+		probe_of(a, kl->disp[i], v, b);
 	} else if (kl->disp[i] == PMT_DISP_NTOP && kl->kind[i] == PMT_KEY_ADDR6) {
 		char s[INET6_ADDRSTRLEN];
 
@@ -222,7 +240,8 @@ void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		pmt_syms__name(io->syms, pid, v, false, true, &name);
 		pmt_json__strn(j, name.p, name.len);
 		pmt_buf__free(&name);
-	} else if (kl->disp[i] == PMT_DISP_NTOP ||
+	} else if (kl->disp[i] == PMT_DISP_NTOP || kl->disp[i] == PMT_DISP_FUNC_OF ||
+		   kl->disp[i] == PMT_DISP_PROBE_OF ||
 		   (kl->disp[i] >= PMT_DISP_CGROUP && kl->disp[i] <= PMT_DISP_UNIT)) {
 		/* as text shows it */
 		pmt_agg__key_part(a, io, &name, k, i);

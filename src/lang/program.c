@@ -1126,9 +1126,75 @@ int pmt_program__map(const struct pmt_program *p, const char *name)
 	return -1;
 }
 
-/* A map's update must read the same in every block: its index in *idx
- * (a new map's added) */
-static int take_update(struct parser *P, struct update *u, int pos, int *idx)
+/* The keys in a list "A,B,(C,D)": its commas outside brackets and
+ * strings, plus one; 0 for none */
+static int count_keys(const char *keys)
+{
+	int n = 1, depth = 0;
+	bool quoted = false;
+
+	if (!keys || !*keys)
+		return 0;
+	for (; *keys; keys++) {
+		if (*keys == '"' && (!quoted || keys[-1] != '\\'))
+			quoted = !quoted;
+		else if (!quoted)
+			depth += (*keys == '(' || *keys == '[') - (*keys == ')' || *keys == ']'),
+				n += *keys == ',' && !depth;
+	}
+	return n;
+}
+
+/* lhist's "E:MIN:MAX:STEP": where ":MIN:MAX:STEP" starts (its value's
+ * end) */
+static const char *lhist_bounds(const char *v)
+{
+	const char *at = v + strlen(v);
+	int colons = 0;
+
+	while (at > v && (colons += *--at == ':') < 3)
+		;
+	return at;
+}
+
+/* The update u of map m, another block's than its first: of the same
+ * function, keys as many; its keys and value into *keys, *value where
+ * they are not the map's (lhist: its bounds the same, its E alone) */
+static int another_update(struct parser *P, struct update *u, const struct pmt_prog_map *m, int pos,
+			  char **keys, char **value)
+{
+	bool lhist = !strcmp(m->fn, "lhist");
+	const char *mb = lhist ? lhist_bounds(m->value) : NULL;
+	const char *ub = lhist ? lhist_bounds(u->value) : NULL;
+
+	if (strcmp(m->fn, u->fn))
+		return perr(P, pos, 1, "@%s is %s() here and %s() at line %d: one function a map",
+			    m->name, u->fn, m->fn, m->line);
+	if (count_keys(m->keys) != count_keys(u->keys))
+		return perr(P, pos, 1, "@%s has %d keys here and %d at line %d", m->name,
+			    count_keys(u->keys), count_keys(m->keys), m->line);
+	if (lhist && strcmp(mb, ub))
+		return perr(P, pos, 1, "@%s's lhist() has other bounds at line %d (%s there)",
+			    m->name, m->line, mb + 1);
+	if (strcmp(m->keys ? m->keys : "", u->keys ? u->keys : "")) {
+		*keys = u->keys;
+		u->keys = NULL;
+	}
+	if (strcmp(m->value ? m->value : "", u->value ? u->value : "")) {
+		*value = lhist ? strndup(u->value, (size_t)(ub - u->value)) : u->value;
+		if (!lhist)
+			u->value = NULL;
+		if (!*value)
+			return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
+	return 0;
+}
+
+/* A map's update: its index in *idx (a new map's added); another block's
+ * keys and value where they are not the map's first update's (*keys,
+ * *value; NULL: those) */
+static int take_update(struct parser *P, struct update *u, int pos, int *idx, char **keys,
+		       char **value)
 {
 	struct pmt_program *p = P->p;
 	struct pmt_prog_map *m;
@@ -1155,13 +1221,7 @@ static int take_update(struct parser *P, struct update *u, int pos, int *idx)
 			    "@%s is counted with ++ and with count(): bpftrace refuses the mix (an "
 			    "integer map and a count)",
 			    u->map);
-	if (strcmp(m->fn, u->fn) || strcmp(m->value ? m->value : "", u->value ? u->value : "") ||
-	    strcmp(m->keys ? m->keys : "", u->keys ? u->keys : ""))
-		return perr(P, pos, 1,
-			    "a program updates a map the same way in every block, for now: "
-			    "this is not @%s's update of line %d",
-			    m->name, m->line);
-	return 0;
+	return another_update(P, u, m, pos, keys, value);
 }
 
 /* What a block is. */
@@ -1177,9 +1237,11 @@ struct blk_state {
 	/* the condition its printf calls are under (||; if); print_always:
 	 * a printf under none */
 	char *print_guard;
-	/* the maps it updates, each under its condition (if) or none */
+	/* the maps it updates, each under its condition (if) or none, with
+	 * keys and value of its own (NULL: the map's) */
 	int upd[PMT_PROG_UPDATES];
 	char *upd_guard[PMT_PROG_UPDATES];
+	char *upd_keys[PMT_PROG_UPDATES], *upd_value[PMT_PROG_UPDATES];
 	int nupd;
 	char *print_last; /* the condition of the printf before */
 	bool print_always;
@@ -1498,18 +1560,31 @@ static int forget(struct parser *P, struct blk_state *b)
 }
 
 /* The block's update of map idx, under the condition now (if) */
-static int block_update(struct parser *P, struct blk_state *b, int idx, int pos)
+static int block_update(struct parser *P, struct blk_state *b, int idx, int pos, char *keys,
+			char *value)
 {
 	int i;
 
 	for (i = 0; i < b->nupd; i++)
-		if (b->upd[i] == idx)
+		if (b->upd[i] == idx) {
+			free(keys);
+			free(value);
 			return perr(P, pos, 1, "@%s is updated twice in one block, for now",
 				    P->p->maps[idx].name);
-	if (b->nupd == PMT_PROG_UPDATES)
+		}
+	if (b->nupd == PMT_PROG_UPDATES) {
+		free(keys);
+		free(value);
 		return perr(P, pos, 1, "a block updates %d maps at most", PMT_PROG_UPDATES);
-	if (P->guard && !(b->upd_guard[b->nupd] = strdup(P->guard)))
+	}
+	b->upd_keys[b->nupd] = keys;
+	b->upd_value[b->nupd] = value;
+	if (P->guard && !(b->upd_guard[b->nupd] = strdup(P->guard))) {
+		free(keys);
+		free(value);
+		b->upd_keys[b->nupd] = b->upd_value[b->nupd] = NULL;
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
+	}
 	b->upd[b->nupd++] = idx;
 	return 0;
 }
@@ -1519,6 +1594,7 @@ static int block_update(struct parser *P, struct blk_state *b, int idx, int pos)
 static int map_statement(struct parser *P, struct blk_state *b, int pos)
 {
 	struct update u = {0};
+	char *keys = NULL, *value = NULL;
 	bool saving;
 	int ret, idx = -1;
 
@@ -1533,8 +1609,12 @@ static int map_statement(struct parser *P, struct blk_state *b, int pos)
 	else if (!ret && !strcmp(u.fn, "nsecs"))
 		ret = start_store(P, &u, b, pos);
 	else if (!ret && !(ret = latency_value(P, &u, b, pos)) &&
-		 !(ret = take_update(P, &u, pos, &idx)))
-		ret = block_update(P, b, idx, pos);
+		 !(ret = take_update(P, &u, pos, &idx, &keys, &value)))
+		ret = block_update(P, b, idx, pos, keys, value);
+	else {
+		free(keys);
+		free(value);
+	}
 	if (!ret && b->role == PMT_PROG_END && b->nupd > 1)
 		ret = lat_perr(P, pos, 1, "a start time read back into one map of several");
 	if (!ret && b->role != PMT_PROG_START && !saving)
@@ -2116,9 +2196,11 @@ static int upd_onto(struct pmt_prog_probe *q, const struct blk_state *b)
 
 	for (i = 0; i < b->nupd; i++) {
 		q->upd[i] = b->upd[i];
-		if (b->upd_guard[i] && !(q->upd_guard[i] = strdup(b->upd_guard[i])))
-			return -ENOMEM;
 		q->nupd++;
+		if ((b->upd_guard[i] && !(q->upd_guard[i] = strdup(b->upd_guard[i]))) ||
+		    (b->upd_keys[i] && !(q->upd_keys[i] = strdup(b->upd_keys[i]))) ||
+		    (b->upd_value[i] && !(q->upd_value[i] = strdup(b->upd_value[i]))))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -2184,8 +2266,11 @@ static int probe_block(struct parser *P, int *at)
 	free(b.stmts);
 	free(b.print_guard);
 	free(b.print_last);
-	for (n = 0; n < b.nupd; n++)
+	for (n = 0; n < b.nupd; n++) {
 		free(b.upd_guard[n]);
+		free(b.upd_keys[n]);
+		free(b.upd_value[n]);
+	}
 	pmt_buf__free(&b.touched);
 	for (n = 0; n < P->nw; n++) {
 		free(P->w[n].target);
@@ -2372,8 +2457,11 @@ void pmt_program__free(struct pmt_program *p)
 		free(p->probes[i].where);
 		free(p->probes[i].stmts);
 		free(p->probes[i].print_guard);
-		for (int k = 0; k < p->probes[i].nupd; k++)
+		for (int k = 0; k < p->probes[i].nupd; k++) {
 			free(p->probes[i].upd_guard[k]);
+			free(p->probes[i].upd_keys[k]);
+			free(p->probes[i].upd_value[k]);
+		}
 	}
 	free(p->probes);
 	for (i = 0; i < (size_t)p->nmaps; i++) {

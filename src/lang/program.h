@@ -81,9 +81,12 @@ struct pmt_prog_probe {
 	/* the condition its block's printf is under (if), or NULL */
 	char *print_guard;
 	/* the maps its block updates (indices in maps[]), in order, each
-	 * under its condition (if; NULL: none) */
+	 * under its condition (if; NULL: none), with keys and value of its
+	 * own where they are not the map's first update's (NULL: those;
+	 * the value lhist's E alone) */
 	int upd[PMT_PROG_UPDATES];
 	char *upd_guard[PMT_PROG_UPDATES];
+	char *upd_keys[PMT_PROG_UPDATES], *upd_value[PMT_PROG_UPDATES];
 	int nupd;
 	/* interval:s:N whose block prints or computes ($variables): run
 	 * every every_ns in the kernel (a perf event on one CPU, as bpftrace

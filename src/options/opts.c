@@ -1131,6 +1131,8 @@ static int program_map(struct optctx *c, const struct pmt_program *p, const stru
 		ao->expr = m->value;
 	ao->by = m->keys && *m->keys ? m->keys : NULL;
 	ao->map = m->name;
+	ao->func_maps = p->funcs;
+	ao->probe_maps = p->probe_names;
 	/* printed at the end, then again unless cleared: totals */
 	ao->keep = true;
 	ao->interval = 0;
@@ -1180,6 +1182,8 @@ static void program_probe(struct pmt_probe_arg *a, const struct pmt_prog_probe *
 	for (k = 0; k < q->nupd; k++) {
 		a->upd[k] = order[q->upd[k]];
 		a->upd_guard[k] = q->upd_guard[k];
+		a->upd_keys[k] = q->upd_keys[k];
+		a->upd_value[k] = q->upd_value[k];
 	}
 	a->nupd = q->nupd;
 	a->every_ns = q->every_ns;

@@ -54,9 +54,12 @@ struct pmt_probe_arg {
 	const char *print_guard;
 	/* a program's block's map updates, in order: which maps (0 the
 	 * options' agg, i their more[i - 1]), each under its condition (if;
-	 * NULL: none). nupd 0: agg's alone, as the options give it */
+	 * NULL: none), with keys and value of the block's own where they
+	 * are not the map's (NULL: the map's). nupd 0: agg's alone, as the
+	 * options give it */
 	int upd[PMT_BLOCK_UPDATES];
 	const char *upd_guard[PMT_BLOCK_UPDATES];
+	const char *upd_keys[PMT_BLOCK_UPDATES], *upd_value[PMT_BLOCK_UPDATES];
 	int nupd;
 	/* a program's interval:s:N block that prints: one CPU's cpu-clock
 	 * sampled every every_ns, whatever the target (bpftrace's
@@ -133,6 +136,9 @@ struct pmt_agg_opts {
 	/* --str-len: bytes str(F) reads, NUL included (keys, filters) */
 	int str_len;
 	const char *map; /* a program's map name after '@' ("" for @), or NULL */
+	/* a program's maps saving func or probe (" NAME NAME "): a key read
+	 * from one shows the probe's function or name */
+	const char *func_maps, *probe_maps;
 };
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */

@@ -114,14 +114,15 @@ static void open_types(struct pmt_session *s)
 		s->exprs.types = &s->types.sys;
 }
 
-/* Does probe p update map m, and under what condition (*guard)? The
- * options' probes all update the one map. */
-static bool updates(const struct pmt_probe *p, int m, const char **guard)
+/* Does probe p update map m, under what condition and with what keys
+ * and value of its own (ap's guard, by, expr)? The options' probes all
+ * update the one map. */
+static bool updates(const struct pmt_probe *p, int m, struct pmt_agg_probe *ap)
 {
 	const struct pmt_probe_arg *a = p->arg;
 	int k;
 
-	*guard = NULL;
+	ap->guard = ap->by = ap->expr = NULL;
 	if (p->stmts_only)
 		return false;
 	/* the options' probes all update their one map; a program's block
@@ -130,7 +131,9 @@ static bool updates(const struct pmt_probe *p, int m, const char **guard)
 		return !m;
 	for (k = 0; k < a->nupd; k++)
 		if (a->upd[k] == m) {
-			*guard = a->upd_guard[k];
+			ap->guard = a->upd_guard[k];
+			ap->by = a->upd_keys[k];
+			ap->expr = a->upd_value[k];
 			return true;
 		}
 	return false;
@@ -177,7 +180,7 @@ static int compile_map(struct pmt_session *s, int m, const struct pmt_agg_opts *
 		return pmt_error__runtime(&s->err, -ENOMEM, "out of memory for the aggregation");
 	memset(ap, 0, s->probes.n * sizeof(*ap));
 	for (i = n = 0; i < s->probes.n; i++) {
-		if (!updates(&s->probes.v[i], m, &ap[n].guard))
+		if (!updates(&s->probes.v[i], m, &ap[n]))
 			continue;
 		ap[n].name = s->probes.v[i].name;
 		ap[n].fmt = s->probes.v[i].fmt;
@@ -210,6 +213,20 @@ static int compile_map(struct pmt_session *s, int m, const struct pmt_agg_opts *
 	return err;
 }
 
+/* Probe id's name as bpftrace spells it (a tracepoint's with its kind),
+ * into buf; NULL for no such probe */
+static const char *probe_name(const void *ctx, uint32_t id, char *buf, size_t len)
+{
+	const struct pmt_session *s = ctx;
+	const struct pmt_probe *p = id < s->probes.n ? &s->probes.v[id] : NULL;
+
+	if (!p)
+		return NULL;
+	snprintf(buf, len, "%s%s",
+		 p->prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) ? "tracepoint:" : "", p->base);
+	return buf;
+}
+
 static int compile_aggregation(struct pmt_session *s)
 {
 	size_t n = s->probes.n ? s->probes.n : 1;
@@ -227,6 +244,7 @@ static int compile_aggregation(struct pmt_session *s)
 		taken[i] = s->probes.v[i].printf_text != NULL;
 	for (m = 0; !err && m <= s->opts->nmore && (!m || s->agg); m++)
 		err = compile_map(s, m, m ? &s->opts->more[m - 1] : &s->opts->agg, ap, keys, taken);
+	pmt_agg__name_probes(s->agg, probe_name, s);
 	/* the types were for compiling: the kernel's BTF is 5 MB */
 	pmt_btftypes__close(&s->types);
 	s->exprs.types = NULL;
@@ -407,20 +425,6 @@ static int resolve_strings(struct pmt_session *s)
 	}
 	free(mine);
 	return r;
-}
-
-/* Probe id's name as bpftrace spells it (a tracepoint's with its kind),
- * into buf; NULL for no such probe */
-static const char *probe_name(const void *ctx, uint32_t id, char *buf, size_t len)
-{
-	const struct pmt_session *s = ctx;
-	const struct pmt_probe *p = id < s->probes.n ? &s->probes.v[id] : NULL;
-
-	if (!p)
-		return NULL;
-	snprintf(buf, len, "%s%s",
-		 p->prov == pmt_provider__get(PMT_PROBE_TRACEPOINT) ? "tracepoint:" : "", p->base);
-	return buf;
 }
 
 /* Probe p's --printf: its arguments placed, their expressions one

@@ -624,10 +624,25 @@ TIME PID    spawner          worker_b" || return 1
 test_program_sslsnoop_vs_bpftrace() {
 	requires openssl || return
 	local w=$WORK/tls
-	mkdir -p "$w"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$w/k.pem" \
-		-out "$w/c.pem" -days 2 -subj /CN=localhost 2>"$w/err" || { cat "$w/err" >&2; fail "openssl"; return 1; }
-	cat >"$w/tls.py" <<-'PYEOF'
+	tls_pair "$w" || return 1
+	# the function column set aside for the comparison: bpftrace names
+	# a saved func when it prints, and shows its address once the
+	# process is gone (a busy machine's bpftrace lags behind); ours is
+	# checked by name below
+	tool_vs_bpftrace sslsnoop "$PY $w/tls.py $w" python3.11 3 's/^[0-9]+ +[0-9]+ +(python3.11) +[0-9]+ +/TIME TID \1 LAT /; s/ +[^ ]+$/ FUNC/' || return 1
+	expect_eq "the handshakes" "$(awk '$3 == "python3.11" { print $5, $6 }' "$WORK/raw.txt")" "1 SSL_do_handshake
+1 SSL_do_handshake"
+}
+
+# Python's TLS handshake over a socketpair in DIR/tls.py (a server
+# thread, a client: one SSL_do_handshake each, returning 1; Python reads
+# and writes through SSL_read_ex and SSL_write_ex), its key and
+# certificate made here.
+tls_pair() { # DIR
+	mkdir -p "$1"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$1/k.pem" \
+		-out "$1/c.pem" -days 2 -subj /CN=localhost 2>"$1/err" || { cat "$1/err" >&2; fail "openssl"; return 1; }
+	cat >"$1/tls.py" <<-'PYEOF'
 		import socket, ssl, sys, threading
 		d = sys.argv[1]
 		a, b = socket.socketpair()
@@ -640,13 +655,40 @@ test_program_sslsnoop_vs_bpftrace() {
 		client.wrap_socket(b, server_hostname="localhost").send(b"hello")
 		t.join()
 	PYEOF
-	# the function column set aside for the comparison: bpftrace names
-	# a saved func when it prints, and shows its address once the
-	# process is gone (a busy machine's bpftrace lags behind); ours is
-	# checked by name below
-	tool_vs_bpftrace sslsnoop "$PY $w/tls.py $w" python3.11 3 's/^[0-9]+ +[0-9]+ +(python3.11) +[0-9]+ +/TIME TID \1 LAT /; s/ +[^ ]+$/ FUNC/' || return 1
-	expect_eq "the handshakes" "$(awk '$3 == "python3.11" { print $5, $6 }' "$WORK/raw.txt")" "1 SSL_do_handshake
-1 SSL_do_handshake"
+}
+
+# ssllatency.bt unchanged: the same maps (@hist, @stat, ...) updated by
+# two blocks, each keyed by its own saved func (@func_ssl[tid],
+# @func_crypto[tid]), the key printed as the probe's function; an if on
+# (int8)retval choosing the maps. The two handshakes of tls_pair, each
+# returning 1: @stat[SSL_do_handshake]: count 2, and its lhist's buckets
+# 2 in all. bpftrace's maps are the same, their keys set aside (bpftrace
+# shows a saved func's address once the process is gone).
+test_program_ssllatency_vs_bpftrace() {
+	requires openssl || return
+	local tool=/usr/sbin/ssllatency.bt w=$WORK/tls
+	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
+	tls_pair "$w" || return 1
+	# each map: its name (key set aside) and its count, or its buckets' sum
+	counts() {
+		awk '/^@/ { m = $1; sub(/\[.*/, "", m) } /^@.*: count / { print m, "count", $3 + 0 }
+			/^\[/ { s = $0; sub(/^[^)]*\) */, "", s); n[m] += s + 0 } END { for (k in n) print k, "buckets", n[k] }' "$1" | sort
+	}
+	"$PMT" -q "$tool" -c "$PY $w/tls.py $w" -o "$WORK/out.txt" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
+	if ! grep -Eq '^@stat\[SSL_do_handshake\]: count 2, average [0-9]+, total [0-9]+$' "$WORK/out.txt" ||
+		! grep -q '^@hist\[SSL_do_handshake\]: $' "$WORK/out.txt"; then
+		cat "$WORK/out.txt" >&2
+		fail "no two handshakes by name"
+		return 1
+	fi
+	counts "$WORK/out.txt" >"$WORK/ours"
+	expect_eq "the maps" "$(cat "$WORK/ours")" "@hist buckets 2
+@stat count 2" || return 1
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace "$tool" -c "$PY $w/tls.py $w" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { cat "$WORK/bt.err" >&2; fail "bpftrace $tool failed"; return 1; }
+	counts "$WORK/bt.txt" >"$WORK/theirs"
+	same_lines
 }
 
 # ksym() in printf: the hrtimer each of 5 sleeps arms, by name, as

@@ -50,6 +50,12 @@ static const char *read_as(struct pmt_buf *b, const char *text)
 		for (k = 0; p.nmaps > 1 && k < q->nupd; k++)
 			pmt_buf__printf(b, "%s%d%s", k ? "," : " upd{", q->upd[k],
 					k + 1 == q->nupd ? "}" : "");
+		/* an update of the block's own */
+		for (k = 0; k < q->nupd; k++)
+			if (q->upd_keys[k] || q->upd_value[k])
+				pmt_buf__printf(b, " %zu: @%s[%s] (%s)", i, p.maps[q->upd[k]].name,
+						q->upd_keys[k] ? q->upd_keys[k] : "",
+						q->upd_value[k] ? q->upd_value[k] : "");
 	}
 	for (i = 0; i < p.nprobes; i++)
 		if (p.probes[i].stmts)
@@ -195,6 +201,13 @@ TEST(program_read_into_the_engine)
 				 "  delete(@s, $k); printf(\"%d\", @s[$k]); }"),
 		     "tracepoint:a:b, tracepoint:c:d /has_key(@s, (args.x, tid))/ printf{\"%d\", "
 		     "((0))} [0 only: @s[((args.x, tid))] = 1] [1: delete(@s[((args.x, tid))])]");
+	/* a map updated two ways: each block's keys and value its own
+	 * (ssllatency.bt's @hist[@func_ssl[tid]], @hist[@func_crypto[tid]];
+	 * lhist's bounds the map's) */
+	ASSERT_STREQ(read_as(&b, "t:a:b { @h[pid] = lhist(args->x, 0, 10, 1); }\n"
+				 "t:c:d { @h[tid] = lhist(args->y * 2, 0, 10, 1); }"),
+		     "tracepoint:a:b, tracepoint:c:d 1: @h[tid] (args.y * 2) => @h[pid] "
+		     "lhist(args.x:0:10:1)");
 	/* join(): an array's strings on a line (execsnoop.bt's) */
 	ASSERT_STREQ(read_as(&b, "t:a:b { printf(\"%-5d \", pid); join(args->argv); }\n"
 				 "t:c:d { join(args->argv, \",\") }"),
@@ -393,9 +406,16 @@ static const struct {
 	 "  BEGIN { @n[pid] = 1; }\n"
 	 "             ^~~\n"},
 	{"t:a:b { @a = count(); }\nt:c:d { @a = sum(args->x); }",
-	 "t.bt:2: a program updates a map the same way in every block, for now: this is not "
-	 "@a's update of line 1\n"
+	 "t.bt:2: @a is sum() here and count() at line 1: one function a map\n"
 	 "  t:c:d { @a = sum(args->x); }\n"
+	 "          ^\n"},
+	{"t:a:b { @a[pid] = count(); }\nt:c:d { @a[pid, tid] = count(); }",
+	 "t.bt:2: @a has 2 keys here and 1 at line 1\n"
+	 "  t:c:d { @a[pid, tid] = count(); }\n"
+	 "          ^\n"},
+	{"t:a:b { @a = lhist(pid, 0, 10, 1); }\nt:c:d { @a = lhist(tid, 0, 20, 1); }",
+	 "t.bt:2: @a's lhist() has other bounds at line 1 (0:10:1 there)\n"
+	 "  t:c:d { @a = lhist(tid, 0, 20, 1); }\n"
 	 "          ^\n"},
 	{"t:a:b { @a = count(); @a = count(); }",
 	 "t.bt:1: @a is updated twice in one block, for now\n"
