@@ -8,7 +8,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_kprobe_tools_vs_bpftrace program_tcplife_vs_bpftrace program_dcsnoop_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
+guest_tests="program_kprobe_tools_vs_bpftrace program_vfs_tools_vs_bpftrace program_tcplife_vs_bpftrace program_dcsnoop_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
 
@@ -1301,6 +1301,8 @@ test_program_list_skips_unattachable() {
 tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
 	local tool=/usr/sbin/$1.bt bt pm r=0 secs=$((60 * ${PMT_SLOWDOWN:-100} / 100))
 	[ -r "$tool" ] || { fail "no $tool"; return 1; }
+	# (a run before's lines are not this one's HEAD)
+	rm -f "$WORK/bt.txt" "$WORK/out.txt"
 	# BT_TOOL: bpftrace's own copy, where it cannot read the file as shipped
 	stdbuf -oL bpftrace "${BT_TOOL:-$tool}" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
 	bt=$!
@@ -1319,7 +1321,7 @@ tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
 	wait_gone $bt "$secs" || { kill -KILL $bt; fail "bpftrace $tool did not end on SIGINT"; }
 	wait_gone $pm "$secs" || { kill -KILL $pm; fail "pmtrace $tool did not end on SIGINT"; }
 	wait $bt
-	wait $pm || { cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
+	wait $pm || { r=$?; cat "$WORK/err" >&2; fail "pmtrace $tool failed (status $r)"; return 1; }
 	[ $r = "${4:-0}" ] || { fail "'$3' ended with status $r, not ${4:-0}"; return 1; }
 }
 
@@ -1396,6 +1398,49 @@ test_program_kprobe_tools_vs_bpftrace() {
 TIME python3.11 PID 70 $(for i in $(seq 64); do printf '%s' '\xff'; done)" || { cat "$WORK/out.txt" >&2; return 1; }
 	same_lines || return 1
 	oom_kill || return 1
+}
+
+# vfscount.bt and vfsstat.bt unchanged beside bpftrace, in a guest: the
+# vfs_* calls counted by function (@[func] = count() over a glob of
+# kprobes; vfsstat's reads, writes, fsyncs, opens and creates printed
+# and cleared every second, END's clear dropping the rest). A guest's
+# counts are the whole machine's, each tracer's own calls among them:
+# compared, what the command alone makes, 7 fsync() calls and 3 files
+# made by mknod() (vfs_create), the same in both tracers' output
+# (vfsstat's summed over its seconds, the command waiting 2.5 s after
+# them so that both printed them; where do_fsync has vfs_fsync inlined,
+# as in 6.1 and 6.12 here, its calls are vfs_fsync_range's, which
+# vfsstat does not probe: none there, in either tracer).
+test_program_vfs_tools_vs_bpftrace() {
+	requires kprobes bpftrace || return
+	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
+	printf '%s\n' 'import os, stat, sys' 'd = sys.argv[1]' \
+		'f = os.open(d + "/f", os.O_CREAT | os.O_WRONLY)' 'for i in range(7): os.fsync(f)' \
+		'for i in range(3): os.mknod(d + "/n%d" % i, stat.S_IFREG | 0o600)' >"$WORK/vfs.py"
+	printf '#!/bin/sh\n%s %s %s && sleep 2.5\n' "$PY" "$WORK/vfs.py" "$WORK" >"$WORK/vfs.sh"
+	chmod +x "$WORK/vfs.sh"
+	# the kprobes a glob PREFIX* names here, "kprobe:F,kprobe:G"
+	globbed() { grep -o "^$1[a-z0-9_]*" /sys/kernel/tracing/available_filter_functions | sort -u | sed 's/^/kprobe:/' | paste -sd, -; }
+	# FUNC's count in FILE, summed over its prints
+	calls() { awk -v f="@[$1]:" '$1 == f { n += $2 } END { print n + 0 }' "$2"; }
+	local t
+	for t in vfscount vfsstat; do
+		rm -f "$WORK"/f "$WORK"/n?
+		# bpftrace 0.17 cannot attach vfsstat.bt's globs beside its
+		# vfs_fsync in 6.12 ("Error attaching probe: kprobe:vfs_write*",
+		# every time): its copy names the functions they match here
+		[ $t = vfsstat ] &&
+			sed -e "s/^kprobe:vfs_read\*,\$/$(globbed vfs_read),/" \
+				-e "s/^kprobe:vfs_write\*,\$/$(globbed vfs_write),/" /usr/sbin/vfsstat.bt >"$WORK/bt_vfsstat.bt"
+		BT_TOOL=$([ $t = vfscount ] || echo "$WORK/bt_vfsstat.bt") tool_beside_bpftrace $t '^Tracing' "$WORK/vfs.sh" || return 1
+		printf '%s\n' "$(calls vfs_fsync "$WORK/out.txt") $(calls vfs_fsync_range "$WORK/out.txt") $(calls vfs_create "$WORK/out.txt")" >"$WORK/ours"
+		printf '%s\n' "$(calls vfs_fsync "$WORK/bt.txt") $(calls vfs_fsync_range "$WORK/bt.txt") $(calls vfs_create "$WORK/bt.txt")" >"$WORK/theirs"
+		note "$t: vfs_fsync, vfs_fsync_range, vfs_create: $(cat "$WORK/ours")"
+		# (do_fsync may call vfs_fsync inlined: vfs_fsync_range's then)
+		awk -v t=$t '{ exit !($3 == 3 && ($1 == 7 || $2 == 7 || (t == "vfsstat" && !$1))) }' "$WORK/ours" ||
+			{ cat "$WORK/out.txt" >&2; fail "$t: not the command's 7 fsyncs and 3 files made"; return 1; }
+		same_lines || return 1
+	done
 }
 
 # tcplife.bt unchanged beside bpftrace, in a guest: a connection over
