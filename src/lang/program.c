@@ -2234,6 +2234,50 @@ static int block_onto(struct parser *P, const struct blk_state *b, size_t first)
 	return 0;
 }
 
+/* config = { NAME = VALUE; ... } from src[*at], as newer bpftrace takes
+ * it: 1 (*at left past it), 0 where src[*at] is no config, or -EINVAL */
+static int config_block(struct parser *P, int *at)
+{
+	static const char *const missing[] = {"warn", "ignore", "error"};
+	const char *s = P->src;
+	int i = *at, k, name, len;
+	size_t m;
+
+	if (strncmp(s + i, "config", 6) || pmt_lex__name_char(s[i + 6], false) ||
+	    s[i = skip_space(s, i + 6)] != '=')
+		return 0;
+	if (s[i = skip_space(s, i + 1)] != '{')
+		return perr(P, i, 1, "expected '{' after config =");
+	for (i = skip_space(s, i + 1); s[i] != '}'; i = skip_space(s, i)) {
+		for (name = i; pmt_lex__name_char(s[i], i == name); i++)
+			;
+		len = i - name;
+		if (!len || s[i = skip_space(s, i)] != '=')
+			return perr(P, len ? i : name, 1, "expected NAME = VALUE; in config");
+		for (k = i = skip_space(s, i + 1); pmt_lex__name_char(s[i], i == k); i++)
+			;
+		if (len != 14 || strncmp(s + name, "missing_probes", 14))
+			return perr(P, name, len,
+				    "config: pmtrace takes missing_probes (ignore, warn or error), "
+				    "not %.*s",
+				    len, s + name);
+		for (m = 0; m < 3 && ((size_t)(i - k) != strlen(missing[m]) ||
+				      strncmp(s + k, missing[m], strlen(missing[m])));
+		     m++)
+			;
+		if (m == 3)
+			return perr(P, k, i > k ? i - k : 1,
+				    "config: missing_probes is ignore, warn or error");
+		P->p->missing_probes = (int)m;
+		if (s[i = skip_space(s, i)] == ';')
+			i++;
+		else if (s[i] != '}')
+			return perr(P, i, 1, "expected ';' after a config value");
+	}
+	*at = i + 1;
+	return 1;
+}
+
 /* PROBE[, PROBE...] [/PREDICATE/] { ... } from src[*at] */
 static int probe_block(struct parser *P, int *at)
 {
@@ -2400,7 +2444,10 @@ static int parse_as(const char *text, const char *name, struct pmt_program *p, b
 	pmt_lex__init(&P.lx, P.src, name, 0, &P.lexerr);
 	ret = blank(&P);
 	while (!ret && P.src[at = skip_space(P.src, at)])
-		ret = probe_block(&P, &at);
+		if (!(ret = config_block(&P, &at)))
+			ret = probe_block(&P, &at);
+		else if (ret > 0)
+			ret = 0;
 	if (!ret && !p->nprobes && !p->begin && !p->nends && p->interval <= 0)
 		ret = perr(&P, at, 1, "the program has no probe: nothing to trace");
 	if (!ret && p->lat_map)

@@ -126,6 +126,11 @@ struct pmt_program {
 	bool exit_after, printed, cleared_each;
 	char *head;
 	char *interval_map; /* the name print(@MAP) and clear(@MAP) give */
+	/* config = { missing_probes = ignore | warn | error; } (newer
+	 * bpftrace's): a probe of a list that is not there, or that cannot
+	 * be attached, skipped without a word, with a warning (the default),
+	 * or refused */
+	enum { PMT_MISSING_WARN, PMT_MISSING_IGNORE, PMT_MISSING_ERROR } missing_probes;
 };
 
 /* Does map save a probe's func ('f') or probe ('p'), or neither (0)? */

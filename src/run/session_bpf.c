@@ -527,6 +527,13 @@ static bool in_list(const struct pmt_opts *o, int i)
 /* Probe i of the options into the session's probes; a program's probe
  * of a list that names nothing here (-ENOENT) skipped with a warning, as
  * bpftrace skips it (*skipped) */
+/* What a program's config says of a probe of a list that is missing, or
+ * cannot be attached (a program without one: warn) */
+static int missing(const struct pmt_session *s)
+{
+	return s->opts->prog ? (int)s->opts->prog->missing_probes : PMT_MISSING_WARN;
+}
+
 static int resolve_probe(struct pmt_session *s, int i, bool *skipped)
 {
 	const struct pmt_probe_arg *a = &s->opts->probes[i];
@@ -537,10 +544,12 @@ static int resolve_probe(struct pmt_session *s, int i, bool *skipped)
 	s->probes.block = a->block;
 	ret = prov->resolve(prov_ctx(s), a);
 
-	*skipped = ret == -ENOENT && in_list(s->opts, i);
+	*skipped = ret == -ENOENT && in_list(s->opts, i) && missing(s) != PMT_MISSING_ERROR;
 	if (*skipped) {
-		pmt_warn("%s: %s: skipped, as bpftrace skips a probe of a list that is not there",
-			 a->where, s->err.msg);
+		if (missing(s) == PMT_MISSING_WARN)
+			pmt_warn("%s: %s: skipped, as bpftrace skips a probe of a list that is "
+				 "not there",
+				 a->where, s->err.msg);
 		pmt_error__clear(&s->err);
 		return 0;
 	}
@@ -934,11 +943,12 @@ static int attach_probe(struct pmt_session *s, struct pmt_probe *p, bool *skippe
 	long i = p->arg ? p->arg - s->opts->probes : -1;
 
 	*skipped = err && err != -ENOMEM && i >= 0 && i < s->opts->nr_probes &&
-		   in_list(s->opts, (int)i);
+		   in_list(s->opts, (int)i) && missing(s) != PMT_MISSING_ERROR;
 	if (!*skipped)
 		return err;
-	pmt_warn("%s: %s: skipped, as bpftrace skips a probe it cannot attach", p->where,
-		 s->err.msg);
+	if (missing(s) == PMT_MISSING_WARN)
+		pmt_warn("%s: %s: skipped, as bpftrace skips a probe it cannot attach", p->where,
+			 s->err.msg);
 	pmt_error__clear(&s->err);
 	return 0;
 }

@@ -1253,11 +1253,20 @@ getppid by python3.11
 # A probe of a list that names nothing here is skipped with a warning
 # (biolatency.bt lists blk_account_io_start and __blk_account_io_start:
 # each kernel has one), as bpftrace skips it; a list of none is refused.
+# Newer bpftrace's config = { missing_probes = ...; }: ignore skips it
+# without a word, error refuses it.
 test_program_list_skips_missing() {
-	list_skips "uprobe:$CALLS:pmt_ut_add, uprobe:$CALLS:pmt_ut_none { @n = count(); }" \
+	local list="uprobe:$CALLS:pmt_ut_add, uprobe:$CALLS:pmt_ut_none { @n = count(); }"
+	list_skips "$list" \
 		"^pmtrace: warning: -e:1: --uprobe '$CALLS:pmt_ut_none': .* has no function named pmt_ut_none: skipped" \
 		"uprobe:$CALLS:pmt_ut_none, uprobe:$CALLS:pmt_ut_nothing { @n = count(); }" \
-		"^pmtrace: -e:1: none of the probes this list names is here"
+		"^pmtrace: -e:1: none of the probes this list names is here" || return 1
+	"$PMT" -q -e "config = { missing_probes = ignore; } $list" -o "$WORK/out.txt" -- "$CALLS" 5 2>"$WORK/err.txt" ||
+		{ cat "$WORK/err.txt" >&2; fail "pmtrace -e failed"; return 1; }
+	expect_eq "the map, ignoring the missing probe" "$(grep -v '^$' "$WORK/out.txt")" "@n: 5" || return 1
+	expect_eq "what it said" "$(cat "$WORK/err.txt")" "" || return 1
+	usage_error "has no function named pmt_ut_none" -e "config = { missing_probes = error; } $list" -d 1 || return 1
+	no_leftovers
 }
 
 # PROGRAM (a list: a probe that counts calls 5's 5 calls, one skipped)

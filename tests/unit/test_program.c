@@ -405,6 +405,14 @@ static const struct {
 	 "t.bt:1: BEGIN's maps take a number as the key here\n"
 	 "  BEGIN { @n[pid] = 1; }\n"
 	 "             ^~~\n"},
+	{"config = { max_strlen = 64; }\nt:a:b { @ = count(); }",
+	 "t.bt:1: config: pmtrace takes missing_probes (ignore, warn or error), not max_strlen\n"
+	 "  config = { max_strlen = 64; }\n"
+	 "             ^~~~~~~~~~\n"},
+	{"config = { missing_probes = skip; }\nt:a:b { @ = count(); }",
+	 "t.bt:1: config: missing_probes is ignore, warn or error\n"
+	 "  config = { missing_probes = skip; }\n"
+	 "                              ^~~~\n"},
 	{"t:a:b { @a = count(); }\nt:c:d { @a = sum(args->x); }",
 	 "t.bt:2: @a is sum() here and count() at line 1: one function a map\n"
 	 "  t:c:d { @a = sum(args->x); }\n"
@@ -557,6 +565,31 @@ TEST(program_saves_probe_names)
 	ASSERT_EQ(pmt_program__names_probe(&p, "n"), 0);
 	ASSERT_EQ(pmt_program__names_probe(&p, "x"), 0);
 	pmt_program__free(&p);
+}
+
+/* newer bpftrace's config = { missing_probes = ...; }: what a probe of a
+ * list that is not there makes (a program without one: a warning) */
+TEST(program_config)
+{
+	static const struct {
+		const char *text;
+		int missing;
+	} ok[] = {
+		{"t:a:b { @ = count(); }", PMT_MISSING_WARN},
+		{"config = {\n  missing_probes = ignore;\n}\nt:a:b { @ = count(); }",
+		 PMT_MISSING_IGNORE},
+		{"config={missing_probes=error}t:a:b { @ = count(); }", PMT_MISSING_ERROR},
+		{"config = { missing_probes = warn; } t:a:b { @ = count(); }", PMT_MISSING_WARN},
+	};
+	struct pmt_program p;
+	struct pmt_error err = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ASSERT_EQ(pmt_program__parse(ok[i].text, "t.bt", &p, &err), 0);
+		ASSERT_EQ((int)p.missing_probes, ok[i].missing);
+		pmt_program__free(&p);
+	}
 }
 
 TEST(program_refusals)
