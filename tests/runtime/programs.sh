@@ -1312,29 +1312,43 @@ test_program_list_skips_unattachable() {
 # bpftrace drops what its perf buffers hold at SIGINT (pmtrace drains
 # them): it is stopped once its lines hold SEEN, where given.
 tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
-	local tool=/usr/sbin/$1.bt bt pm r=0 secs=$((60 * ${PMT_SLOWDOWN:-100} / 100))
+	local tool=/usr/sbin/$1.bt bt pm r try secs=$((60 * ${PMT_SLOWDOWN:-100} / 100))
 	[ -r "$tool" ] || { fail "no $tool"; return 1; }
-	# (a run before's lines are not this one's HEAD)
-	rm -f "$WORK/bt.txt" "$WORK/out.txt"
-	# BT_TOOL: bpftrace's own copy, where it cannot read the file as shipped
-	stdbuf -oL bpftrace "${BT_TOOL:-$tool}" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
-	bt=$!
-	"$PMT" -q "$tool" -o "$WORK/out.txt" 2>"$WORK/err" &
-	pm=$!
-	if ! wait_for "$WORK/bt.txt" "$2" 1200 $bt || ! wait_for "$WORK/out.txt" "$2" 600 $pm; then
+	# (a guest's time is bounded: no wait past 3 minutes)
+	[ "$secs" -le 180 ] || secs=180
+	for try in 1 2; do
+		r=0
+		# (a run before's lines are not this one's HEAD)
+		rm -f "$WORK/bt.txt" "$WORK/out.txt"
+		# BT_TOOL: bpftrace's own copy, where it cannot read the file as shipped
+		stdbuf -oL bpftrace "${BT_TOOL:-$tool}" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
+		bt=$!
+		"$PMT" -q "$tool" -o "$WORK/out.txt" 2>"$WORK/err" &
+		pm=$!
+		if ! wait_for "$WORK/bt.txt" "$2" 1200 $bt || ! wait_for "$WORK/out.txt" "$2" 600 $pm; then
+			kill -INT $bt $pm
+			wait_gone $bt 30 || kill -KILL $bt
+			wait_gone $pm 30 || kill -KILL $pm
+			cat "$WORK/bt.err" "$WORK/err" >&2
+			return 1
+		fi
+		# shellcheck disable=SC2086 # CMD's words
+		timeout "$secs" $3 || r=$?
+		[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 200 $bt
 		kill -INT $bt $pm
-		cat "$WORK/bt.err" "$WORK/err" >&2
-		return 1
-	fi
-	# shellcheck disable=SC2086 # CMD's words
-	timeout "$secs" $3 || r=$?
-	[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 200 $bt
-	kill -INT $bt $pm
-	# bounded: a tracer that hangs fails the test, named
-	wait_gone $bt "$secs" || { kill -KILL $bt; fail "bpftrace $tool did not end on SIGINT"; }
-	wait_gone $pm "$secs" || { kill -KILL $pm; fail "pmtrace $tool did not end on SIGINT"; }
+		# bounded: a tracer that hangs fails the test, named
+		wait_gone $pm "$secs" || { kill -KILL $pm $bt; fail "pmtrace $tool did not end on SIGINT"; return 1; }
+		wait $pm || { r=$?; kill -KILL $bt; cat "$WORK/err" >&2; fail "pmtrace $tool failed (status $r)"; return 1; }
+		# bpftrace 0.17 under TCG now and then does not end on SIGINT
+		# (its probes attached, its header printed: the tutorial's
+		# lesson 4 meets it too): killed, and both run once more
+		wait_gone $bt 30 && break
+		kill -KILL $bt
+		wait $bt
+		[ $try = 1 ] || { fail "bpftrace $tool did not end on SIGINT, twice"; return 1; }
+		note "bpftrace $tool did not end on SIGINT: killed, both run again"
+	done
 	wait $bt
-	wait $pm || { r=$?; cat "$WORK/err" >&2; fail "pmtrace $tool failed (status $r)"; return 1; }
 	[ $r = "${4:-0}" ] || { fail "'$3' ended with status $r, not ${4:-0}"; return 1; }
 }
 
@@ -1429,6 +1443,7 @@ test_program_vfs_tools_vs_bpftrace() {
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
 	printf '%s\n' 'import os, stat, sys' 'd = sys.argv[1]' \
 		'f = os.open(d + "/f", os.O_CREAT | os.O_WRONLY)' 'for i in range(7): os.fsync(f)' \
+		'for i in range(3): os.path.exists(d + "/n%d" % i) and os.unlink(d + "/n%d" % i)' \
 		'for i in range(3): os.mknod(d + "/n%d" % i, stat.S_IFREG | 0o600)' >"$WORK/vfs.py"
 	printf '#!/bin/sh\n%s %s %s && sleep 2.5\n' "$PY" "$WORK/vfs.py" "$WORK" >"$WORK/vfs.sh"
 	chmod +x "$WORK/vfs.sh"
@@ -1438,7 +1453,6 @@ test_program_vfs_tools_vs_bpftrace() {
 	calls() { awk -v f="@[$1]:" '$1 == f { n += $2 } END { print n + 0 }' "$2"; }
 	local t
 	for t in vfscount vfsstat; do
-		rm -f "$WORK"/f "$WORK"/n?
 		# bpftrace 0.17 cannot attach vfsstat.bt's globs beside its
 		# vfs_fsync in 6.12 ("Error attaching probe: kprobe:vfs_write*",
 		# every time): its copy names the functions they match here
