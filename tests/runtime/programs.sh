@@ -784,9 +784,10 @@ test_program_runqlen_vs_bpftrace() {
 	local tool=/usr/sbin/runqlen.bt hogs="" i who busy
 	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
 	# three waiting is exact on a machine nothing else keeps busy: the
-	# fewest tasks running (the reader itself one) over half a second
+	# fewest tasks running (the reader itself one) over half a second;
+	# one more may be passing (a CI's quiet pass has one)
 	busy=$(for i in 1 2 3 4 5; do awk '/^procs_running/ { print $2 }' /proc/stat; sleep 0.1; done | sort -n | head -1)
-	[ "$busy" -le 1 ] || { skip "$((busy - 1)) other tasks keep the CPUs busy: the spinners' queue is not theirs alone"; return; }
+	[ "$busy" -le 2 ] || { skip "$((busy - 1)) other tasks keep the CPUs busy: the spinners' queue is not theirs alone"; return; }
 	if "$PMT" -q "$tool" -d 0.01 2>&1 >/dev/null | grep -q "no member 'nr_running'"; then
 		sed -e '/runnable_weight;$/d' -e 's/nr_running;$/nr_queued;/' "$tool" >"$WORK/runqlen.bt"
 		tool=$WORK/runqlen.bt
