@@ -377,11 +377,38 @@ static int saved_probe_key(const struct pmt_agg_opts *ao, const char *tok, struc
 	snprintf(name, sizeof(name), "%.*s", (int)n, tok + 1);
 	if (pmt_words__has(ao->func_maps, name))
 		out[0] = (struct key_spec){tok, tok, PMT_DISP_FUNC_OF};
+	else if (pmt_words__has(ao->kstack_maps, name))
+		out[0] = (struct key_spec){tok, tok, PMT_DISP_KSTACK};
 	else if (pmt_words__has(ao->probe_maps, name))
 		out[0] = (struct key_spec){tok, tok, PMT_DISP_PROBE_OF};
 	else
 		return 0;
 	return 1;
+}
+
+/* The next of the keys at *s, "A,B[C,D],(E,F)": up to a comma outside
+ * brackets and strings, cut there (*s past it); NULL after the last */
+static char *next_key(char **s)
+{
+	char *tok = *s, *c;
+	int depth = 0;
+	bool quoted = false;
+
+	if (!tok)
+		return NULL;
+	for (c = tok; *c; c++) {
+		if (*c == '"' && (c == tok || c[-1] != '\\'))
+			quoted = !quoted;
+		else if (!quoted && (*c == '(' || *c == '['))
+			depth++;
+		else if (!quoted && (*c == ')' || *c == ']'))
+			depth--;
+		else if (!quoted && !depth && *c == ',')
+			break;
+	}
+	*s = *c ? c + 1 : NULL;
+	*c = '\0';
+	return tok;
 }
 
 static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *stack)
@@ -405,7 +432,7 @@ static int compile_keys(struct pmt_agg *ag, struct pmt_agg_probe *p, uint8_t *st
 	copy = strdup(p->by ? p->by : ag->opts->by);
 	if (!copy)
 		return pmt_error__runtime(ag->err, -ENOMEM, "out of memory for the aggregation");
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+	for (save = copy; (tok = next_key(&save)) && !ret;) {
 		nspec = saved_probe_key(ag->opts, tok, specs);
 		if (!nspec)
 			nspec = expand_key(tok, p->fmt, asked, specs, inner, sizeof(inner));

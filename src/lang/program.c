@@ -38,8 +38,9 @@ struct parser {
 	 * " NAME NAME " */
 	struct pmt_buf saved, cleared;
 	/* the maps saving func or probe (sslsnoop.bt's @func_ssl[tid] =
-	 * func): " NAME NAME " each */
-	struct pmt_buf funcs, probes;
+	 * func), or the kernel's stack (biostacks.bt's @reqstack[k] =
+	 * kstack): " NAME NAME " each */
+	struct pmt_buf funcs, probes, kstacks;
 	/* the block's $variables so far: each its value's text, used in
 	 * its place (a value of the event: nothing changes it meanwhile) */
 	/* the block's saved values written so far (@NAME[KEY] squeezed, as
@@ -1492,6 +1493,8 @@ static int save_value(struct parser *P, struct update *u, struct blk_state *b, i
 	list_add(&P->saved, u->map);
 	if (!strcmp(u->value, "func") || !strcmp(u->value, "probe"))
 		list_add(u->value[0] == 'f' ? &P->funcs : &P->probes, u->map);
+	if (!strcmp(u->value, "kstack"))
+		list_add(&P->kstacks, u->map);
 	return r;
 }
 
@@ -2471,6 +2474,7 @@ static int parse_as(const char *text, const char *name, struct pmt_program *p, b
 	p->cleared = P.cleared.p; /* its memory p's */
 	p->funcs = P.funcs.p;
 	p->probe_names = P.probes.p;
+	p->kstack_maps = P.kstacks.p;
 	free(P.src);
 	if (ret)
 		pmt_program__free(p);
@@ -2530,6 +2534,7 @@ void pmt_program__free(struct pmt_program *p)
 	free(p->cleared);
 	free(p->funcs);
 	free(p->probe_names);
+	free(p->kstack_maps);
 	free(p->head);
 	for (i = 0; i < p->ntables; i++) {
 		for (size_t k = 0; k < p->tables[i].n; k++)

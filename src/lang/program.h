@@ -116,6 +116,10 @@ struct pmt_program {
 	/* the maps saving the probe's func, or its probe (name), " NAME NAME "
 	 * or NULL: a probe's number in the kernel, its name where printed */
 	char *funcs, *probe_names;
+	/* the maps saving the kernel's stack (@reqstack[k] = kstack), " NAME
+	 * NAME " or NULL: its key in the session's stacks, a stack where it
+	 * keys a map */
+	char *kstack_maps;
 	struct pmt_prog_table *tables; /* BEGIN's */
 	size_t ntables;
 	/* interval:s:N (or ms:N) blocks: every interval seconds, exit()

@@ -1133,6 +1133,7 @@ static int program_map(struct optctx *c, const struct pmt_program *p, const stru
 	ao->map = m->name;
 	ao->func_maps = p->funcs;
 	ao->probe_maps = p->probe_names;
+	ao->kstack_maps = p->kstack_maps;
 	/* printed at the end, then again unless cleared: totals */
 	ao->keep = true;
 	ao->interval = 0;
@@ -1189,18 +1190,27 @@ static void program_probe(struct pmt_probe_arg *a, const struct pmt_prog_probe *
 	a->every_ns = q->every_ns;
 }
 
-/* Does a program's printf print kstack? Its records then carry the
- * kernel's frames (--stack kernel's) */
-static bool prints_kstack(const struct pmt_program *p)
+/* Does text name kstack? */
+static bool names_kstack(const char *text)
 {
 	const char *at;
+
+	for (at = text; at && (at = strstr(at, "kstack")); at += 6)
+		if ((at == text || !pmt_lex__name_char(at[-1], false)) &&
+		    !pmt_lex__name_char(at[6], false))
+			return true;
+	return false;
+}
+
+/* Does a program's printf print kstack, or a block save it? Its records
+ * then carry the kernel's frames (--stack kernel's) */
+static bool uses_kstack(const struct pmt_program *p)
+{
 	size_t i;
 
 	for (i = 0; i < p->nprobes; i++)
-		for (at = p->probes[i].printf; at && (at = strstr(at, "kstack")); at += 6)
-			if ((at == p->probes[i].printf || !pmt_lex__name_char(at[-1], false)) &&
-			    !pmt_lex__name_char(at[6], false))
-				return true;
+		if (names_kstack(p->probes[i].printf) || names_kstack(p->probes[i].stmts))
+			return true;
 	return false;
 }
 
@@ -1251,7 +1261,7 @@ static int load_program(struct optctx *c)
 		program_probe(&o->probes[o->nr_probes - 1], &p->probes[i], order);
 	}
 	o->begin = p->begin;
-	if (prints_kstack(p))
+	if (uses_kstack(p))
 		o->stack |= PMT_STACK_KERNEL;
 	return program_interval(c, p);
 }

@@ -139,6 +139,8 @@ struct pmt_agg_opts {
 	/* a program's maps saving func or probe (" NAME NAME "): a key read
 	 * from one shows the probe's function or name */
 	const char *func_maps, *probe_maps;
+	/* ... saving kstack: a key read from one is a kernel stack */
+	const char *kstack_maps;
 };
 
 /* --listen [ADDR:]PORT: serve the aggregation as metrics */

@@ -985,6 +985,54 @@ test_program_biosnoop_vs_bpftrace() {
 	same_lines
 }
 
+# biostacks.bt, as newer bpftrace runs it on block_io_start and
+# block_rq_issue (0.17's kprobes are in no kernel of the matrix): the
+# kernel's stack saved at the start under (dev, sector) and made the key
+# of the issue's histogram (@usecs[@reqstack[$key]]). dd's four reads,
+# their stacks through ksys_read: 4 in all under that stack, the same
+# frames as bpftrace's (bpftrace 0.17 running its own forms; its frames'
+# offsets set aside: pmtrace's stack keys name functions).
+test_program_biostacks_vs_bpftrace() {
+	local dd f
+	[ -d /sys/kernel/tracing/events/block/block_io_start ] ||
+		{ skip "needs the block_io_start tracepoint (6.5 and later)"; return; }
+	direct_reads || return
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	printf '%s\n' 'BEGIN { printf("Tracing block I/O with init stacks. Hit Ctrl-C to end.\n"); }' \
+		'tracepoint:block:block_io_start { $key = (args.dev, args.sector);' \
+		'	@reqstack[$key] = kstack; @reqts[$key] = nsecs; }' \
+		'tracepoint:block:block_rq_issue /has_key(@reqts, (args.dev, args.sector))/ {' \
+		'	$key = (args.dev, args.sector);' \
+		'	@usecs[@reqstack[$key]] = hist(nsecs - @reqts[$key]);' \
+		'	delete(@reqstack, $key); delete(@reqts, $key); }' \
+		'END { clear(@reqstack); clear(@reqts); }' >"$WORK/biostacks.bt"
+	"$PMT" -q -a "$WORK/biostacks.bt" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace failed"; return 1; }
+	if oracle_on_host && command -v bpftrace >/dev/null; then
+		# shellcheck disable=SC2016 # bpftrace's $variables
+		sed -e 's/args\./args->/g' -e 's/\$key = (args->dev, args->sector);//' \
+			-e 's/\[\$key\]/[args->dev, args->sector]/g' \
+			-e 's/has_key(@reqts, (args->dev, args->sector))/@reqts[args->dev, args->sector]/' \
+			-e 's/delete(\(@[a-z]*\), \$key)/delete(\1[args->dev, args->sector])/g' \
+			"$WORK/biostacks.bt" >"$WORK/bt.bt"
+		bpftrace "$WORK/bt.bt" -c "$dd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { rm -f "$f"; cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
+	fi
+	rm -f "$f"
+	# the stacks through ksys_read (dd's): frames without offsets, then
+	# their histograms' counts in all
+	dd_stacks() {
+		awk '/^@usecs\[$/ { s = ""; c = 1; next } c && /^\]: / { c = 0; d = s ~ /;ksys_read;/; if (d) print s; next }
+			c { f = $1; sub(/\+[0-9]+$/, "", f); s = s ";" f }
+			/^\[/ && d { t = $0; sub(/^[^)]*\) */, "", t); n += t + 0 }
+			/^$/ { d = 0 } END { print "dd reads:", n + 0 }' "$1" | sort -u
+	}
+	dd_stacks "$WORK/out.txt" >"$WORK/ours"
+	grep -q '^dd reads: 4$' "$WORK/ours" || { cat "$WORK/out.txt" >&2; fail "not dd's four reads under their stack"; return 1; }
+	oracle_on_host || return 0
+	requires bpftrace || return
+	dd_stacks "$WORK/bt.txt" >"$WORK/theirs"
+	same_lines
+}
+
 # Saved strings (biosnoop.bt's @iocomm[arg0] = comm, tcplife.bt's
 # @skcomm): comm, str() of an address and a char array member saved at
 # the entry, read back by the predicate (!= ""), by printf and by a
