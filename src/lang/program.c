@@ -462,7 +462,17 @@ static char *rewrite(struct parser *P, int start, int end)
 			lx = peek;
 		}
 	}
-	pmt_buf__add(&b, s + at, (size_t)(end - at));
+	/* (a last token may reach past end: a read's span cut in a bad
+	 * program) */
+	if (end > at)
+		pmt_buf__add(&b, s + at, (size_t)(end - at));
+	/* $variables given in terms of each other double at each step */
+	if (b.len > 65536) {
+		pmt_buf__free(&b);
+		perr(P, start, end - start,
+		     "this grows past 64 KiB once its $variables are given their values");
+		return NULL;
+	}
 	pmt_buf__cstr(&b);
 	return b.p; /* its memory the caller's */
 }
@@ -634,6 +644,7 @@ static int format_literals(struct parser *P, const char *fmt, size_t n, const st
 	char spec[32], conv;
 	size_t i, k;
 	int used = 0;
+	long w;
 
 	for (i = 0; i < n; i++) {
 		if (fmt[i] != '%') {
@@ -645,10 +656,16 @@ static int format_literals(struct parser *P, const char *fmt, size_t n, const st
 			i++;
 			continue;
 		}
-		for (k = 0;
+		for (k = 0, w = 0;
 		     i < n && k < sizeof(spec) - 4 && (k == 0 || strchr("-+ #0123456789.", fmt[i]));
-		     i++)
+		     i++) {
+			/* a width or precision past 1000: a line of megabytes */
+			w = fmt[i] >= '0' && fmt[i] <= '9' ? w * 10 + (fmt[i] - '0') : 0;
+			if (w > 1000)
+				return perr(P, pos, len,
+					    "printf's widths and precisions are at most 1000");
 			spec[k++] = fmt[i];
+		}
 		while (i < n && strchr("hlLqjzt", fmt[i]))
 			i++;
 		conv = i < n ? fmt[i] : '\0';
