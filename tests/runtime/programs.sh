@@ -912,6 +912,21 @@ direct_reads() {
 	dd="/usr/bin/dd if=$f of=/dev/null bs=16384 count=4 iflag=direct"
 }
 
+# PROGRAM run by pmtrace on the whole machine while $dd (direct_reads)
+# reads, into $WORK/out.txt; on the host bpftrace 0.17 runs its own
+# forms of it (PROGRAM through sed with SED-ARGS) into $WORK/bt.txt. The
+# file $f is gone after.
+dd_beside_bpftrace() { # PROGRAM SED-ARGS...
+	local prog=$1
+	shift
+	"$PMT" -q -a "$prog" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace failed"; return 1; }
+	if oracle_on_host && command -v bpftrace >/dev/null; then
+		sed "$@" "$prog" >"$WORK/bt.bt"
+		bpftrace "$WORK/bt.bt" -c "$dd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { rm -f "$f"; cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
+	fi
+	rm -f "$f"
+}
+
 # bitesize.bt unchanged on real block I/O: dd reading a file of its own
 # with O_DIRECT, 16 KiB at a time, four times (block:block_rq_issue's
 # bytes, by comm): dd's histogram as bpftrace's (bpftrace counts every
@@ -962,18 +977,12 @@ test_program_biosnoop_vs_bpftrace() {
 		'		@iocomm[$io], @iopid[$io], (nsecs - @start[$io]) / 1e6);' \
 		'	delete(@start, $io); delete(@iopid, $io); delete(@iocomm, $io); }' \
 		'END { clear(@start); clear(@iopid); clear(@iocomm); }' >"$WORK/biosnoop.bt"
-	"$PMT" -q -a "$WORK/biosnoop.bt" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace failed"; return 1; }
-	if oracle_on_host && command -v bpftrace >/dev/null; then
-		# shellcheck disable=SC2016 # bpftrace's $variables
-		sed -e 's/args\./args->/g' -e '/\$io = /d' -e 's/\$io = (args->dev, args->sector); //' \
-			-e 's/\[\$io\]/[args->dev, args->sector]/g' \
-			-e 's/has_key(\(@start\), (\(args->dev, args->sector\)))/\1[\2] != 0/' \
-			-e 's/has_key(\(@iocomm\), (\(args->dev, args->sector\)))/\1[\2] != ""/' \
-			-e 's/delete(\(@[a-z]*\), \$io)/delete(\1[args->dev, args->sector])/g' \
-			"$WORK/biosnoop.bt" >"$WORK/bt.bt"
-		bpftrace "$WORK/bt.bt" -c "$dd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { rm -f "$f"; cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
-	fi
-	rm -f "$f"
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	dd_beside_bpftrace "$WORK/biosnoop.bt" -e 's/args\./args->/g' -e '/\$io = /d' -e 's/\$io = (args->dev, args->sector); //' \
+		-e 's/\[\$io\]/[args->dev, args->sector]/g' \
+		-e 's/has_key(\(@start\), (\(args->dev, args->sector\)))/\1[\2] != 0/' \
+		-e 's/has_key(\(@iocomm\), (\(args->dev, args->sector\)))/\1[\2] != ""/' \
+		-e 's/delete(\(@[a-z]*\), \$io)/delete(\1[args->dev, args->sector])/g' || return 1
 	# dd's lines (TIME, PID and LAT set aside), the header, the map
 	ddlines() { awk '/^TIME|^@/ { print; next } $3 == "dd" { print $2, $3 }' "$1"; }
 	ddlines "$WORK/out.txt" >"$WORK/ours"
@@ -1006,17 +1015,11 @@ test_program_biostacks_vs_bpftrace() {
 		'	@usecs[@reqstack[$key]] = hist(nsecs - @reqts[$key]);' \
 		'	delete(@reqstack, $key); delete(@reqts, $key); }' \
 		'END { clear(@reqstack); clear(@reqts); }' >"$WORK/biostacks.bt"
-	"$PMT" -q -a "$WORK/biostacks.bt" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace failed"; return 1; }
-	if oracle_on_host && command -v bpftrace >/dev/null; then
-		# shellcheck disable=SC2016 # bpftrace's $variables
-		sed -e 's/args\./args->/g' -e 's/\$key = (args->dev, args->sector);//' \
-			-e 's/\[\$key\]/[args->dev, args->sector]/g' \
-			-e 's/has_key(@reqts, (args->dev, args->sector))/@reqts[args->dev, args->sector]/' \
-			-e 's/delete(\(@[a-z]*\), \$key)/delete(\1[args->dev, args->sector])/g' \
-			"$WORK/biostacks.bt" >"$WORK/bt.bt"
-		bpftrace "$WORK/bt.bt" -c "$dd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { rm -f "$f"; cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
-	fi
-	rm -f "$f"
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	dd_beside_bpftrace "$WORK/biostacks.bt" -e 's/args\./args->/g' -e 's/\$key = (args->dev, args->sector);//' \
+		-e 's/\[\$key\]/[args->dev, args->sector]/g' \
+		-e 's/has_key(@reqts, (args->dev, args->sector))/@reqts[args->dev, args->sector]/' \
+		-e 's/delete(\(@[a-z]*\), \$key)/delete(\1[args->dev, args->sector])/g' || return 1
 	# the stacks through ksys_read (dd's): frames without offsets, then
 	# their histograms' counts in all
 	dd_stacks() {
