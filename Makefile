@@ -315,7 +315,8 @@ TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux li
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
 	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs \
-	     binutils elfutils debuginfod openjdk-17-jdk-headless openssl
+	     binutils elfutils debuginfod openjdk-17-jdk-headless openssl \
+	     kmod xfsprogs
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps

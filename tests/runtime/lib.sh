@@ -67,6 +67,11 @@ requires() {
 			[ -z "${PMT_SANITIZED:-}" ] || { skip "bounds memory or time: a sanitized pmtrace's are the sanitizers'"; return; } ;;
 		userspace)
 			[ -z "${PMT_VM:-}" ] || { skip "runs on the host only: it checks user space, the same on every kernel"; return; } ;;
+		guest-modules)
+			# a guest's kernel modules (md, loop, XFS): tools/vmtest
+			# gives their tree, depmod'ed, in PMT_VM_MODULES
+			{ [ -n "${PMT_VM_MODULES:-}" ] && [ -r "$PMT_VM_MODULES/lib/modules/$(uname -r)/modules.dep" ] && command -v modprobe >/dev/null; } ||
+				{ skip "needs the kernel's modules (loop, md, XFS) as a QEMU guest of tools/vmtest has them"; return; } ;;
 		*)
 			fail "requires: unknown requirement '$what'"; return ;;
 		esac
