@@ -1021,7 +1021,12 @@ static int check_targets(struct optctx *c)
 		return ERR(c, "-p/--pid and a COMMAND cannot be combined: trace one or the other");
 	if (c->pid_set && c->all_set)
 		return ERR(c, "-p/--pid and -a/--all-cpus cannot be combined");
-	o->system_wide = c->all_set || (!c->pid_set && !o->cmd);
+	/* a program's -c CMD is bpftrace's: the whole machine while CMD
+	 * runs (an I/O ends in an interrupt, a packet in softirq: its
+	 * programs choose by pid or comm themselves); -- CMD traces the
+	 * command's own events, as for every other form */
+	o->system_wide = c->all_set || (!c->pid_set && !o->cmd) ||
+			 (o->program && o->cmd && o->cmd == o->cmd_words);
 	if (o->cgroup && o->stat)
 		return ERR(c, "--cgroup narrows traced events: --stat's counters count the "
 			      "whole target (use -p or a COMMAND)");

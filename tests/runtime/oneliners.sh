@@ -171,7 +171,7 @@ test_bashreadline_vs_bpftrace() {
 	same_map "bashreadline" "$WORK/ours" "$WORK/theirs" || return 1
 	local tool=/usr/sbin/bashreadline.bt who
 	[ -r "$tool" ] || return 0
-	"$PMT" -q "$tool" -c "/bin/sh $WORK/rl.sh" <"$WORK/in" >"$WORK/ours.txt" 2>"$WORK/err" ||
+	"$PMT" -q "$tool" -- /bin/sh "$WORK/rl.sh" <"$WORK/in" >"$WORK/ours.txt" 2>"$WORK/err" ||
 		{ cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
 	lines_of() { sed -nE -e '/^TIME /p' -e 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}  [0-9]+ +/TIME PID /p' "$1"; }
 	lines_of "$WORK/ours.txt" >"$WORK/ours"
@@ -391,7 +391,7 @@ test_kaddr_kernel_variables() {
 		sed -n 's/^@\[\(.*\)\]: 1$/\1/p')
 	local tool=""
 	if [ -r /usr/sbin/loads.bt ]; then
-		"$PMT" -q /usr/sbin/loads.bt -c "sleep 1.2" -o "$WORK/loads.txt" || return 1
+		"$PMT" -q /usr/sbin/loads.bt -o "$WORK/loads.txt" -- sleep 1.2 || return 1
 		# "12:00:01 load averages: 0.170 0.060 0.010": the 1-minute x 100
 		tool=$(awk '/load averages:/ { split($4, v, "."); print v[1] * 100 + int(v[2] / 10); exit }' "$WORK/loads.txt")
 	fi

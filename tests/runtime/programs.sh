@@ -57,7 +57,7 @@ uprobe:$CALLS:pmt_ut_add
 	@adds[comm] = lhist(arg0, 0, 1000, 100);
 }
 EOF
-	"$PMT" -q "$bt" -c "$CALLS 1000" -o "$WORK/out.txt" || { fail "pmtrace $bt failed"; return 1; }
+	"$PMT" -q "$bt" -o "$WORK/out.txt" -- "$CALLS" 1000 || { fail "pmtrace $bt failed"; return 1; }
 	maps_of "$WORK/out.txt" >"$WORK/ours"
 	# 100 values a bucket, 33 or 34 of them = 1 (mod 3)
 	expect_eq "first bucket" "$(sed -n 2p "$WORK/ours")" \
@@ -73,7 +73,7 @@ EOF
 test_program_e_vs_bpftrace() {
 	local prog='BEGIN { printf("Tracing reads... Hit Ctrl-C to end.\n"); printf("%-8s %5s|%-4d|%x\n", "COMM", "FD", -7, 255); }
 tracepoint:syscalls:sys_enter_read /args->fd == 100/ { @bytes[comm, args->fd] = hist(args->count); }'
-	"$PMT" -q -e "$prog" -c "$TP/reader 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$TP/reader" 3 || { fail "pmtrace -e failed"; return 1; }
 	head -2 "$WORK/out.txt" >"$WORK/begin"
 	expect_eq "BEGIN's lines" "$(tr '\n' ';' <"$WORK/begin")" \
 		"Tracing reads... Hit Ctrl-C to end.;COMM        FD|-7  |ff;" || return 1
@@ -97,7 +97,7 @@ tracepoint:syscalls:sys_enter_read /args->fd == 100/ { @bytes[comm, args->fd] = 
 test_program_blocks_vs_bpftrace() {
 	local prog='tracepoint:syscalls:sys_enter_read /args->fd == 100/ { @[probe]++; }
 tracepoint:syscalls:sys_enter_openat /comm == "reader"/ { @[probe]++ }'
-	"$PMT" -q -e "$prog" -c "$TP/reader 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$TP/reader" 3 || { fail "pmtrace -e failed"; return 1; }
 	maps_of "$WORK/out.txt" | sort >"$WORK/ours"
 	expect_eq "the reads" "$(grep sys_enter_read "$WORK/ours")" \
 		"@[tracepoint:syscalls:sys_enter_read]: 39" || return 1
@@ -124,7 +124,8 @@ tracepoint:syscalls:sys_exit_openat /comm == "open_loop" && args->ret < 0/ {
 }'
 	local cmd="/bin/sh $WORK/opens.sh"
 	printf '%s\n' "$TP/open_loop 5 /etc/hostname" "exec $TP/open_loop 3 /nonexistent/x" >"$WORK/opens.sh"
-	"$PMT" -q -e "$prog" -c "$cmd" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	# shellcheck disable=SC2086 # the command's words
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- $cmd || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the header" "$(head -1 "$WORK/out.txt")" "COMM              FLAGS PATH" || return 1
 	expect_eq "opens of /etc/hostname" "$(grep -c '^open_loop *0 /etc/hostname$' "$WORK/out.txt")" 5 || return 1
 	expect_eq "failed opens" "$(grep -c "^tracepoint:syscalls:sys_exit_openat: -2 4294967294 uid=0 x=-19\$" "$WORK/out.txt")" 3 || return 1
@@ -144,7 +145,8 @@ test_program_vars_vs_bpftrace() {
 }'
 	local cmd="/bin/sh $WORK/opens.sh"
 	printf '%s\n' "$TP/open_loop 5 /etc/hostname" "exec $TP/open_loop 3 /nonexistent/x" >"$WORK/opens.sh"
-	"$PMT" -q -e "$prog" -c "$cmd" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	# shellcheck disable=SC2086 # the command's words
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- $cmd || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "failed opens" "$(grep -c '^open_loop *-1   2$' "$WORK/out.txt")" 3 || return 1
 	# (their fd: the lowest free in a child of sh, which has its script's)
 	expect_eq "opens" "$(grep -Ec '^open_loop +[0-9]+   0$' "$WORK/out.txt")" "$(($(grep -c . "$WORK/out.txt") - 3))" || return 1
@@ -232,7 +234,7 @@ test_program_user_pointer_vs_bpftrace() {
 {
 	printf("%s %d.%03d\n", comm, args->rqtp->tv_sec, args->rqtp->tv_nsec / 1000000);
 }'
-	"$PMT" -q -e "$prog" -c "/usr/bin/sleep 1.25" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- /usr/bin/sleep 1.25 || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the sleep" "$(cat "$WORK/out.txt")" "sleep 1.250" || return 1
 	lines_vs_bpftrace "$prog" "/usr/bin/sleep 1.25"
 }
@@ -248,7 +250,7 @@ test_program_interval_printf_vs_bpftrace() {
 	requires host native || return
 	# shellcheck disable=SC2016 # bpftrace's $variables, not the shell's
 	local prog='interval:ms:100 { $us = elapsed / 1000; printf("tick %d %d\n", $us, 6 * 7); }' who
-	"$PMT" -q -e "$prog" -c "/usr/bin/sleep 1.05" -o "$WORK/ours" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/ours" -- /usr/bin/sleep 1.05 || { fail "pmtrace -e failed"; return 1; }
 	for who in ours theirs; do
 		if [ $who = theirs ]; then
 			oracle_on_host || return 0
@@ -296,7 +298,7 @@ lines_vs_bpftrace() { # PROGRAM CMD
 test_program_printf_uprobe_slots() {
 	local prog="uprobe:$CALLS:pmt_ut_add { printf(\"%d %d %d %d %d %d %d %ld\\n\", arg0, arg1,
 		arg0 + arg1, arg0 * 100, arg1 - 100, arg0 & 1, uid, -arg0); }"
-	"$PMT" -q -e "$prog" -c "$CALLS 10" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 10 || { fail "pmtrace -e failed"; return 1; }
 	local want i
 	want=$(for i in 0 1 2 3 4 5 6 7 8 9; do
 		echo "$i $((2 * i)) $((3 * i)) $((100 * i)) $((2 * i - 100)) $((i & 1)) 0 $((-i))"
@@ -311,7 +313,7 @@ test_program_printf_uprobe_slots() {
 # PROGRAM on the reader's 39 reads of fd 100 (test_program_start_time*):
 # @us[reader] has them all
 reads_timed() { # PROGRAM
-	"$PMT" -q -e "$1" -c "$TP/reader 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$1" -o "$WORK/out.txt" -- "$TP/reader" 3 || { fail "pmtrace -e failed"; return 1; }
 	maps_of "$WORK/out.txt" >"$WORK/ours"
 	expect_eq "the map" "$(head -1 "$WORK/ours")" "@us[reader]: " || return 1
 	expect_eq "reads timed" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/ours")" 39
@@ -342,7 +344,7 @@ tracepoint:syscalls:sys_exit_read /@start[tid]/
 END { clear(@start); }'
 	local fn="uprobe:$CALLS:pmt_ut_add { @s[tid] = nsecs; } uretprobe:$CALLS:pmt_ut_add /@s[tid]/ { @ns = stats(nsecs - @s[tid]); delete(@s[tid]); }"
 	reads_timed "$prog" || return 1
-	"$PMT" -q -e "$fn" -c "$CALLS 1000" -o "$WORK/calls.txt" || { fail "pmtrace -e (calls) failed"; return 1; }
+	"$PMT" -q -e "$fn" -o "$WORK/calls.txt" -- "$CALLS" 1000 || { fail "pmtrace -e (calls) failed"; return 1; }
 	grep -q '^@ns: count 1000, average [0-9]*, total [0-9]*$' "$WORK/calls.txt" ||
 		{ cat "$WORK/calls.txt" >&2; fail "not 1000 calls timed"; return 1; }
 	reads_timed_by_bpftrace "$prog"
@@ -372,7 +374,8 @@ END { clear(@start); }'
 tool_vs_bpftrace() { # TOOL CMD COMM COL SCRIPT
 	local tool=/usr/sbin/$1.bt
 	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
-	"$PMT" -q "$tool" -c "$2" -o "$WORK/raw.txt" || { fail "pmtrace $tool failed"; return 1; }
+	# shellcheck disable=SC2086 # the command's words
+	"$PMT" -q "$tool" -o "$WORK/raw.txt" -- $2 || { fail "pmtrace $tool failed"; return 1; }
 	awk -v c="$4" -v comm="$3" '$c == comm' "$WORK/raw.txt" | sed -E "$5" >"$WORK/ours"
 	[ -s "$WORK/ours" ] || { cat "$WORK/raw.txt" >&2; fail "no line of $3's"; return 1; }
 	oracle_on_host || return 0
@@ -444,7 +447,7 @@ tracepoint:syscalls:sys_enter_getppid
 }
 END { clear(@name); }'
 	printf 'import os\nos.getppid()\nos.getppid()\n' >"$WORK/gp.py"
-	"$PMT" -q -e "$prog" -c "$PY $WORK/gp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$PY" "$WORK/gp.py" || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt")" "start
 zero|one|      |7 42
 zero|one|      |7 42
@@ -504,14 +507,14 @@ test_program_if_vs_bpftrace() {
 }
 END { clear(@last); }"
 	local agg="uprobe:$CALLS:pmt_ut_add { if (arg0 % 2 && arg0 < 100) { @odd = lhist(arg0, 0, 100, 25); } }"
-	"$PMT" -q -e "$prog" -c "$CALLS 30" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 30 || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(cat "$WORK/out.txt")" "0 0
 5 0
 10 9
 15 0
 20 0
 25 24" || return 1
-	"$PMT" -q -e "$agg" -c "$CALLS 1000" -o "$WORK/agg.txt" || { fail "pmtrace -e (update) failed"; return 1; }
+	"$PMT" -q -e "$agg" -o "$WORK/agg.txt" -- "$CALLS" 1000 || { fail "pmtrace -e (update) failed"; return 1; }
 	maps_of "$WORK/agg.txt" >"$WORK/ours-agg"
 	expect_eq "odd calls below 100" "$(awk '/^\[/ {sub(/\|.*/, ""); n += $NF} END {print n}' "$WORK/ours-agg")" 50 || return 1
 	lines_vs_bpftrace "$prog" "$CALLS 30" || return 1
@@ -531,7 +534,7 @@ test_program_vars_in_if_vs_bpftrace() {
 	if (arg0 % 2) { \$k = arg0 / 2; }
 	@odd[\$k] = sum(arg0);
 }"
-	"$PMT" -q -e "$prog" -c "$CALLS 10" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 10 || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines and the map" "$(grep -v '^$' "$WORK/out.txt" | tr '\n' ';')" \
 		"0 7 0;1 7 0;2 7 0;3 1 0;4 1 0;5 1 0;6 12 0;7 14 0;8 16 100;9 18 0;@odd[1]: 3;@odd[2]: 5;@odd[3]: 7;@odd[4]: 9;@odd[0]: 21;" || return 1
 	lines_vs_bpftrace "$prog" "$CALLS 10"
@@ -561,7 +564,7 @@ test_program_if_else_printf_vs_bpftrace() {
 	else if (arg0 % 3 == 1) { printf(\"%d one %d\\n\", arg0, arg1); }
 	if (arg0 == 4) { printf(\"four\\n\"); }
 }"
-	"$PMT" -q -e "$prog" -c "$CALLS 10" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 10 || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(cat "$WORK/out.txt")" "0 three
 1 one 2
 3 three
@@ -601,7 +604,7 @@ test_program_threadsnoop() {
 	[ -r "$tool" ] || { skip "needs $tool (bpftrace's tools)"; return; }
 	sed 's/^uprobe:libpthread:pthread_create$/uprobe:libpthread:pthread_create,\nuprobe:libc:pthread_create/' \
 		"$tool" >"$WORK/threadsnoop.bt"
-	"$PMT" -q "$WORK/threadsnoop.bt" -o "$WORK/out.txt" -c "$TP/spawner 3 2" >/dev/null 2>"$WORK/err" ||
+	"$PMT" -q "$WORK/threadsnoop.bt" -o "$WORK/out.txt" -- "$TP/spawner" 3 2 >/dev/null 2>"$WORK/err" ||
 		{ cat "$WORK/err" >&2; fail "pmtrace threadsnoop.bt failed"; return 1; }
 	expect_eq "the threads" "$(grep -v '^$' "$WORK/out.txt" | sed -E 's/^[0-9]+ +[0-9]+ +/TIME PID    /')" \
 		"TIME(ms)   PID    COMM             FUNC
@@ -674,7 +677,7 @@ test_program_ssllatency_vs_bpftrace() {
 		awk '/^@/ { m = $1; sub(/\[.*/, "", m) } /^@.*: count / { print m, "count", $3 + 0 }
 			/^\[/ { s = $0; sub(/^[^)]*\) */, "", s); n[m] += s + 0 } END { for (k in n) print k, "buckets", n[k] }' "$1" | sort
 	}
-	"$PMT" -q "$tool" -c "$PY $w/tls.py $w" -o "$WORK/out.txt" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
+	"$PMT" -q "$tool" -o "$WORK/out.txt" -- "$PY" "$w/tls.py" "$w" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "pmtrace $tool failed"; return 1; }
 	if ! grep -Eq '^@stat\[SSL_do_handshake\]: count 2, average [0-9]+, total [0-9]+$' "$WORK/out.txt" ||
 		! grep -q '^@hist\[SSL_do_handshake\]: $' "$WORK/out.txt"; then
 		cat "$WORK/out.txt" >&2
@@ -696,7 +699,7 @@ test_program_ssllatency_vs_bpftrace() {
 # set aside: how many is the machine's).
 test_program_ksym_printf_vs_bpftrace() {
 	local prog='tracepoint:timer:hrtimer_start /comm == "sleeper"/ { printf("%s %d\n", ksym(args->function), pid > 0); }'
-	"$PMT" -q -e "$prog" -c "$TP/sleeper 5 1" -o "$WORK/out.txt" >/dev/null || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$TP/sleeper" 5 1 >/dev/null || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the sleeps' timers" "$(grep -c '^hrtimer_wakeup 1$' "$WORK/out.txt")" 5 || return 1
 	oracle_on_host || return 0
 	requires bpftrace || return
@@ -714,7 +717,7 @@ test_program_enum_kstack_vs_bpftrace() {
 	local prog='tracepoint:syscalls:sys_enter_getppid /args->__syscall_nr > SKB_DROP_REASON_NOT_SPECIFIED/ {
 if (SKB_DROP_REASON_NO_SOCKET > SKB_DROP_REASON_NOT_SPECIFIED) {
 printf("%d %d [%s]\n", SKB_DROP_REASON_NOT_SPECIFIED, SKB_DROP_REASON_NO_SOCKET, kstack); } }' want
-	"$PMT" -q -e "$prog" -c "$TP/getppid_loop 3" -o "$WORK/out.txt" >/dev/null || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$TP/getppid_loop" 3 >/dev/null || { fail "pmtrace -e failed"; return 1; }
 	want=$(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
 		sed -nE "s/^\s*'SKB_DROP_REASON_(NOT_SPECIFIED|NO_SOCKET)' val=([0-9]+)$/\2/p" | tr '\n' ' ')
 	[ -n "$want" ] || { skip "bpftool shows no SKB_DROP_REASON values"; return; }
@@ -740,7 +743,7 @@ test_program_buf_vs_bpftrace() {
 	printf '#!/bin/sh\nexec %s %s >/dev/null\n' "$PY" "$WORK/w.py" >"$WORK/w.sh"
 	chmod +x "$WORK/w.sh"
 	local prog='tracepoint:syscalls:sys_enter_write /comm == "python3.11"/ { printf("[%r] %d\n", buf(args->buf, args->count), args->count); }'
-	"$PMT" -q -e "$prog" -c "/bin/sh $WORK/w.sh" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- /bin/sh "$WORK/w.sh" || { fail "pmtrace -e failed"; return 1; }
 	# shellcheck disable=SC1003 # a backslash inside quotes
 	expect_eq "the writes" "$(cat "$WORK/out.txt")" "[$(for i in 1 2 3 4 5 6 7 8 9 10; do printf '%s' 'hi\x0a\x01\xffz'; done)hi\\x0a\\x01] 180
 [a\\b] 3" || return 1
@@ -754,7 +757,7 @@ test_program_buf_vs_bpftrace() {
 test_program_cat_vs_bpftrace() {
 	printf 'load 0.50 1/83\n' >"$WORK/f"
 	local prog="uprobe:$CALLS:pmt_ut_add { printf(\"%d: \", arg0); cat(\"$WORK/f\"); }"
-	"$PMT" -q -e "$prog" -c "$CALLS 3" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$CALLS" 3 || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(cat "$WORK/out.txt")" "0: load 0.50 1/83
 1: load 0.50 1/83
 2: load 0.50 1/83" || return 1
@@ -860,7 +863,7 @@ test_program_end_printf_vs_bpftrace() {
 	local prog='tracepoint:syscalls:sys_enter_getppid { @calls = count(); }
 END { printf("\ncalls by %s: %d\n", "python", 2); }'
 	printf 'import os\nos.getppid()\nos.getppid()\n' >"$WORK/gp.py"
-	"$PMT" -q -e "$prog" -c "$PY $WORK/gp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$PY" "$WORK/gp.py" || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt")" "calls by python: 2
 @calls: 2" || return 1
 	lines_vs_bpftrace "$prog" "$PY $WORK/gp.py"
@@ -879,7 +882,7 @@ tracepoint:syscalls:sys_exit_getppid /has_key(@k, (tid, 2))/ {
 	@k[tid, 3] = @k[tid, 2] + @k[tid, 3]; delete(@k, (tid, 2)); @h = count(); }' btprog
 	btprog=$(printf '%s' "$prog" | sed -e 's/has_key(@k, (tid, 2))/@k[tid, 2]/' -e 's/delete(@k, (tid, 2))/delete(@k[tid, 2])/')
 	printf 'import os\nos.getppid()\nos.getppid()\n' >"$WORK/gp.py"
-	"$PMT" -q -e "$prog" -c "$PY $WORK/gp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$PY" "$WORK/gp.py" || { fail "pmtrace -e failed"; return 1; }
 	maps_of "$WORK/out.txt" | sed -E 's/\[[0-9]+(\]|, )/[T\1/' >"$WORK/ours"
 	expect_eq "the maps" "$(cat "$WORK/ours")" "@a[T]: 14
 @b: 3
@@ -919,7 +922,7 @@ direct_reads() {
 dd_beside_bpftrace() { # PROGRAM SED-ARGS...
 	local prog=$1
 	shift
-	"$PMT" -q -a "$prog" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace failed"; return 1; }
+	"$PMT" -q "$prog" -c "$dd" -o "$WORK/out.txt" 2>"$WORK/err" || { rm -f "$f"; cat "$WORK/err" >&2; fail "pmtrace failed"; return 1; }
 	if oracle_on_host && command -v bpftrace >/dev/null; then
 		sed "$@" "$prog" >"$WORK/bt.bt"
 		bpftrace "$WORK/bt.bt" -c "$dd" >"$WORK/bt.txt" 2>"$WORK/bt.err" || { rm -f "$f"; cat "$WORK/bt.err" >&2; fail "bpftrace failed"; return 1; }
@@ -949,6 +952,28 @@ test_program_bitesize_vs_bpftrace() {
 	same_lines
 }
 
+# A program's -c is bpftrace's: the whole system while the command runs
+# (what other processes do is seen too), -- COMMAND the command's own
+# events. A copy of true (pmtbg) run every 0.1 s beside a command that
+# runs true three times and sleeps a second: counted by comm at exec,
+# pmtbg is there with -c and not with --, true's 3 in both.
+test_program_c_traces_whole_system() {
+	cp /bin/true "$WORK/pmtbg" || return 1
+	printf '%s\n' '/bin/true; /bin/true; /bin/true; sleep 1' >"$WORK/run.sh"
+	(while :; do "$WORK/pmtbg"; sleep 0.1; done) &
+	local bg=$! prog='tracepoint:sched:sched_process_exec { @[comm] = count(); }'
+	"$PMT" -q -e "$prog" -c "/bin/sh $WORK/run.sh" -o "$WORK/c.txt" &&
+		"$PMT" -q -e "$prog" -o "$WORK/dd.txt" -- /bin/sh "$WORK/run.sh"
+	local r=$?
+	kill $bg
+	wait $bg 2>/dev/null
+	[ $r = 0 ] || { fail "pmtrace failed"; return 1; }
+	grep -q '^@\[pmtbg\]: [1-9]' "$WORK/c.txt" || { cat "$WORK/c.txt" >&2; fail "-c: no other process's exec seen"; return 1; }
+	grep -q '^@\[true\]: 3$' "$WORK/c.txt" || { cat "$WORK/c.txt" >&2; fail "-c: not the command's 3 execs of true"; return 1; }
+	expect_eq "-- COMMAND's execs" "$(grep '^@' "$WORK/dd.txt" | sort | tr '\n' ';')" "@[sh]: 1;@[sleep]: 1;@[true]: 3;" ||
+		{ cat "$WORK/dd.txt" >&2; return 1; }
+}
+
 # biosnoop.bt's kprobes (blk_account_io_start and _done) exist in no
 # kernel of the matrix (6.1 inlines them, 6.12 cannot probe them, this
 # one has no kprobes): newer bpftrace moved the tool to the block_io_start
@@ -958,8 +983,9 @@ test_program_bitesize_vs_bpftrace() {
 # bpftrace 0.17 runs the same program in its own (@map[a, b], != 0,
 # delete(@map[a, b])). dd's four reads, one line each, as bpftrace's
 # (times, pid and latency aside); a map of two keys saved and not
-# cleared printed at the end as bpftrace prints it. Whole machine (-a):
-# an I/O ends in an interrupt, not in dd.
+# cleared printed at the end as bpftrace prints it. The command line is
+# bpftrace's (-c 'dd ...': the whole machine while dd runs): an I/O ends
+# in an interrupt, not in dd.
 test_program_biosnoop_vs_bpftrace() {
 	local dd f
 	[ -d /sys/kernel/tracing/events/block/block_io_start ] ||
@@ -1053,7 +1079,8 @@ tracepoint:syscalls:sys_enter_close /comm == "open_loop"/ {
 	$c = @f[tid]; if ($c == "") { $c = comm; } printf("close %s\n", $c); }
 END { clear(@c); }'
 	local cmd="$TP/open_loop 3 /etc/hostname"
-	"$PMT" -q -e "$prog" -c "$cmd" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	# shellcheck disable=SC2086 # the command's words
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- $cmd || { fail "pmtrace -e failed"; return 1; }
 	grep -v '^$' "$WORK/out.txt" | sed -E 's/\[[0-9]+\]/[T]/' >"$WORK/ours"
 	if [ "$(grep -c '^open open_loop open_loop /etc/hostname 1$' "$WORK/ours")" != 3 ] ||
 		[ "$(grep -c '^close open_loop$' "$WORK/ours")" -lt 3 ] ||
@@ -1105,7 +1132,7 @@ END { clear(@birth); clear(@skcomm); }'
 		    t.join()
 		    s.close()
 	PYEOF
-	"$PMT" -q -e "$prog" -c "$PY $WORK/tcp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$PY" "$WORK/tcp.py" || { fail "pmtrace -e failed"; return 1; }
 	grep -v '^$' "$WORK/out.txt" | sort >"$WORK/ours"
 	# each connection's two sockets close, each born before (the state
 	# each closes from is the run's timing's: a close on both sides at
@@ -1164,7 +1191,7 @@ test_program_syscount_vs_bpftrace() {
 		bt=$!
 		wait_for "$WORK/bt.txt" "^Counting syscalls" 300 "$bt" || return 1
 	fi
-	"$PMT" -q "$tool" -o "$WORK/out.txt" -c "$TP/getppid_loop 100000" >/dev/null || { fail "pmtrace $tool failed"; return 1; }
+	"$PMT" -q "$tool" -o "$WORK/out.txt" -- "$TP/getppid_loop" 100000 >/dev/null || { fail "pmtrace $tool failed"; return 1; }
 	[ -z "$bt" ] || { kill -INT "$bt"; wait "$bt"; }
 	# the shape: the header, each top's title and ten lines (the
 	# processes: as many as made calls, up to ten), nothing after
@@ -1290,7 +1317,7 @@ test_program_printf_and_maps_vs_bpftrace() {
 	local prog='tracepoint:syscalls:sys_enter_getppid { @calls[comm] = count(); @n = count(); if (pid > 0) { printf("getppid by %s\n", comm); } }
 tracepoint:syscalls:sys_enter_getpgid { @calls[comm] = count(); printf("getpgid of itself: %d\n", args->pid == 0); @pids = hist(args->pid == 0); }'
 	printf 'import os\nos.getppid()\nos.getpgid(0)\nos.getppid()\nos.getpgid(0)\nos.getppid()\n' >"$WORK/pp.py"
-	"$PMT" -q -e "$prog" -c "$PY $WORK/pp.py" -o "$WORK/out.txt" || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$PY" "$WORK/pp.py" || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt" | grep -v '^\[')" "getppid by python3.11
 getpgid of itself: 1
 getppid by python3.11
@@ -1776,7 +1803,8 @@ test_program_tutorial_vs_bpftrace() {
 	# the command's lines ($1: a grep pattern) in ours, and in
 	# bpftrace's on the same program and command ($2, $3) where it runs
 	lesson() { # PATTERN PROGRAM CMD
-		"$PMT" -q -e "$2" -c "$3" -o "$WORK/out.txt" >/dev/null 2>"$WORK/err" ||
+		# shellcheck disable=SC2086 # the command's words
+		"$PMT" -q -e "$2" -o "$WORK/out.txt" -- $3 >/dev/null 2>"$WORK/err" ||
 			{ cat "$WORK/err" >&2; fail "pmtrace -e '$2' failed"; return 1; }
 		grep -E "$1" "$WORK/out.txt" >"$WORK/ours"
 		[ -n "$bt" ] || return 0
@@ -1804,7 +1832,7 @@ test_program_tutorial_vs_bpftrace() {
 			pid=$!
 			wait_for "$WORK/bt.txt" "^ready" 300 "$pid" || return 1
 		fi
-		"$PMT" -q -e "$prog" -c "$WORK/tutgetppid 1000" -o "$WORK/out.txt" >/dev/null || { fail "lesson 4 failed"; return 1; }
+		"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$WORK/tutgetppid" 1000 >/dev/null || { fail "lesson 4 failed"; return 1; }
 		[ -n "$pid" ] || break
 		kill -INT "$pid"
 		# bpftrace was seen (twice in CI, beside the busy suite) not to
@@ -1837,7 +1865,7 @@ test_program_tutorial_vs_bpftrace() {
 	# 9. on-CPU kernel stacks: a spinner in user space for 300 ms of CPU,
 	# most samples with no kernel frame (@[]: N, as bpftrace prints an
 	# empty stack); bpftrace's filtered to the spinner's
-	"$PMT" -q -e 'profile:hz:99 { @[kstack] = count(); }' -c "$WORK/tutspin 300" -o "$WORK/out.txt" >/dev/null ||
+	"$PMT" -q -e 'profile:hz:99 { @[kstack] = count(); }' -o "$WORK/out.txt" -- "$WORK/tutspin" 300 >/dev/null ||
 		{ fail "lesson 9 failed"; return 1; }
 	out=$(sed -n 's/^@\[\]: //p' "$WORK/out.txt")
 	[ "${out:-0}" -ge 15 ] || { cat "$WORK/out.txt" >&2; fail "lesson 9: ${out:-no} samples with no kernel frame"; return 1; }
@@ -1870,8 +1898,8 @@ test_program_tutorial_vs_bpftrace() {
 # ld.so's), the opener's 3 opens of /etc/hostname.
 test_program_tutorial_kprobes() {
 	requires kprobes || return
-	"$PMT" -q -e 'kretprobe:vfs_read { @bytes = lhist(retval, 0, 2000, 200); }' -c "$TP/reader 3" \
-		-o "$WORK/out.txt" >/dev/null || { fail "lesson 6 failed"; return 1; }
+	"$PMT" -q -e 'kretprobe:vfs_read { @bytes = lhist(retval, 0, 2000, 200); }' -o "$WORK/out.txt" \
+		-- "$TP/reader" 3 >/dev/null || { fail "lesson 6 failed"; return 1; }
 	# 1 B .. 4 KiB: 3 x 7 sizes, 3 of them (2 and 4 KiB) past 2000
 	if [ "$(awk '/^\[0, 200\)/ { print $3 }' "$WORK/out.txt")" -lt 15 ] ||
 		[ "$(awk '/^\[2000, \.\.\.\)/ { print $3 }' "$WORK/out.txt")" -lt 3 ]; then
@@ -1890,7 +1918,7 @@ kretprobe:vfs_read /@start[tid]/ { @ns[comm] = hist(nsecs - @start[tid]); delete
 	printf '%s\n' '#ifndef BPFTRACE_HAVE_BTF' '#include <linux/path.h>' '#include <linux/dcache.h>' '#endif' '' \
 		'kprobe:vfs_open' '{' '	printf("open path: %s\n", str(((struct path *)arg0)->dentry->d_name.name));' '}' \
 		>"$WORK/path.bt"
-	"$PMT" -q "$WORK/path.bt" -c "$TP/open_loop 3 /etc/hostname" -o "$WORK/out.txt" >/dev/null ||
+	"$PMT" -q "$WORK/path.bt" -o "$WORK/out.txt" -- "$TP/open_loop" 3 /etc/hostname >/dev/null ||
 		{ fail "lesson 12 failed"; return 1; }
 	expect_eq "lesson 12" "$(grep -c '^open path: hostname$' "$WORK/out.txt")" 3
 }

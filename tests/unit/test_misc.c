@@ -103,6 +103,31 @@ TEST(opts_defaults_and_modes)
 	pmt_opts__free(&o);
 }
 
+/* -c CMD: with a program bpftrace's (the whole system while CMD runs),
+ * elsewhere as -- CMD (the command's own events) */
+TEST(opts_command_c)
+{
+	char **a1 = ARGV("-e", "BEGIN { printf(\"x\\n\"); }", "-c", "ls -l"),
+	     **a2 = ARGV("-e", "BEGIN { printf(\"x\\n\"); }", "--", "ls", "-l"),
+	     **a3 = ARGV("--tp", "a:b", "-c", "ls -l");
+	struct pmt_opts o;
+	struct pmt_error terr = {0};
+	char *err = terr.msg;
+
+	ASSERT_EQ(parse(5, a1, &o, err), 0);
+	ASSERT_STREQ(o.cmd[1], "-l");
+	ASSERT_TRUE(o.system_wide);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(6, a2, &o, err), 0);
+	ASSERT_STREQ(o.cmd[0], "ls");
+	ASSERT_TRUE(!o.system_wide);
+	pmt_opts__free(&o);
+	ASSERT_EQ(parse(5, a3, &o, err), 0);
+	ASSERT_STREQ(o.cmd[0], "ls");
+	ASSERT_TRUE(!o.system_wide);
+	pmt_opts__free(&o);
+}
+
 static void expect_usage_error(int *failed, char **argv, const char *msg)
 {
 	struct pmt_opts o;
