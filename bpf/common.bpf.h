@@ -228,6 +228,8 @@ const volatile __u32 pmt_stream_strs __weak = 0;
 const volatile __u32 pmt_stream_vals __weak = 0;
 /* when pmtrace began (CLOCK_MONOTONIC ns): elapsed's origin */
 const volatile __u64 pmt_elapsed_origin __weak = 0;
+/* the command's pid (cpid), forked before the programs load */
+const volatile __u32 pmt_cpid __weak = 0;
 /* a printf's join(): each streamed record carries a struct pmt_join_rec */
 const volatile bool pmt_stream_join __weak = false;
 

@@ -153,6 +153,7 @@ static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct 
 	case PMT_FSRC_NSECS: return pmt_uses_src(PMT_FSRC_NSECS) ? bpf_ktime_get_ns() : 0;
 	case PMT_FSRC_ELAPSED:
 		return pmt_uses_src(PMT_FSRC_ELAPSED) ? bpf_ktime_get_ns() - pmt_elapsed_origin : 0;
+	case PMT_FSRC_CPID: return pmt_uses_src(PMT_FSRC_CPID) ? pmt_cpid : 0;
 	case PMT_FSRC_PROBE: return pmt_uses_src(PMT_FSRC_PROBE) ? c->probe : 0;
 	}
 	return 0;

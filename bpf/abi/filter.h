@@ -53,6 +53,9 @@ enum pmt_filter_src {
 	/* the probe's id (a program's saved func or probe, named where
 	 * printed) */
 	PMT_FSRC_PROBE,
+	/* the pid of the command pmtrace runs (bpftrace's cpid;
+	 * pmt_cpid) */
+	PMT_FSRC_CPID,
 	PMT_FSRC__MAX,
 	/* PMU samples need no sources of their own: the perf_event program
 	 * builds a struct pmt_sample first, and ip, addr, period, value and

@@ -635,6 +635,58 @@ static int expr_operand(struct parser *p, struct test *t, int end)
 	return next(p);
 }
 
+/* Is the test at the current token a comparison of two operands, no
+ * literal on either side (pid == cpid, args.fd == args.count, $a <
+ * @limit)? Then the whole comparison is one expression, true when
+ * non-zero; its text ends at *end. A name alone on the right that is no
+ * operand (TASK_RUNNING, mode == user) is a literal's. */
+static bool operands_compared(const struct parser *p, int *end)
+{
+	struct pmt_lexer lx = ahead(p);
+	struct pmt_opinfo info;
+	char name[128];
+	int rpos, rlen, e;
+
+	if (!p->exprs || p->tok.kind == T_INT || p->tok.kind == T_STR || p->tok.kind == T_MINUS ||
+	    p->tok.kind == T_END)
+		return false;
+	if (p->tok.kind == T_LP || p->tok.kind == T_MAP)
+		pmt_lex__skip_to(&lx, p->tok.pos);
+	operand_end(&lx);
+	switch (lx.tok.kind) {
+	case '<':
+	case '>':
+	case PMT_TOK_EQ:
+	case PMT_TOK_NE:
+	case PMT_TOK_LE:
+	case PMT_TOK_GE: break;
+	default: return false;
+	}
+	ahead_next(&lx);
+	switch (lx.tok.kind) {
+	case PMT_TOK_INT:
+	case PMT_TOK_STR:
+	case PMT_TOK_END:
+	case '-': return false;
+	}
+	rpos = lx.tok.pos;
+	rlen = lx.tok.len;
+	e = operand_end(&lx);
+	if (e == rpos + rlen && lx.tok.kind != PMT_TOK_END && lx.tok.kind != ')' &&
+	    lx.tok.kind != PMT_TOK_LAND && lx.tok.kind != PMT_TOK_LOR)
+		return false; /* another comparison follows: not this one's */
+	if (e == rpos + rlen && p->src[rpos] != '@' && p->src[rpos] != '$') {
+		/* one name: an operand's (cpid, a field), or a literal's */
+		if (rlen >= (int)sizeof(name))
+			return false;
+		snprintf(name, sizeof(name), "%.*s", rlen, p->src + rpos);
+		if (pmt_operand__resolve(p->fmt, name, &info))
+			return false;
+	}
+	*end = e;
+	return true;
+}
+
 static struct node *parse_test(struct parser *p)
 {
 	/* mirror: 5 < x is x > 5 */
@@ -648,6 +700,14 @@ static struct node *parse_test(struct parser *p)
 
 	if (!t.n)
 		return NULL;
+	if (operands_compared(p, &end)) {
+		/* the comparison one expression: true when non-zero */
+		if (expr_operand(p, &t, end))
+			goto fail;
+		t.n->op = T_NE;
+		t.n->val = 0;
+		goto done;
+	}
 	if (is_expr_operand(p, &end)) {
 		if (expr_operand(p, &t, end))
 			goto fail;
@@ -1092,8 +1152,9 @@ void pmt_filter__dump(struct pmt_buf *b, const struct pmt_filter *f)
 {
 	static const char *const ops[] = {"==", "<", "<=", "&", "~"};
 	static const char *const srcs[] = {
-		"field",  "field_str", "field_dstr", "pid",  "tid",  "cpu",   "uid",	 "gid",
-		"cgroup", "comm",      "str",	     "expr", "task", "nsecs", "elapsed", "probe",
+		"field", "field_str", "field_dstr", "pid",   "tid",  "cpu",
+		"uid",	 "gid",	      "cgroup",	    "comm",  "str",  "expr",
+		"task",	 "nsecs",     "elapsed",    "probe", "cpid",
 	};
 	_Static_assert(sizeof(srcs) / sizeof(srcs[0]) == PMT_FSRC__MAX, "a name a source");
 	int i;

@@ -16,6 +16,7 @@ static const struct {
 	{"uid", PMT_FSRC_UID, 4, false},
 	{"gid", PMT_FSRC_GID, 4, false},
 	{"cgroup", PMT_FSRC_CGROUP, 8, false},
+	{"cpid", PMT_FSRC_CPID, 4, false},
 };
 
 #define NCOMMONS (sizeof(commons) / sizeof(commons[0]))
@@ -167,8 +168,10 @@ void pmt_operand__hint(struct pmt_buf *b, const struct pmt_format *fmt, const ch
 			pmt_buf__printf(b, " %s", fmt->fields[i].name);
 	if (fmt)
 		pmt_buf__puts(b, "; every probe has:");
+	/* (cpid: a run's with a command, not a probe's) */
 	for (i = 0; i < NCOMMONS; i++)
-		pmt_buf__printf(b, " %s", commons[i].name);
+		if (commons[i].src != PMT_FSRC_CPID)
+			pmt_buf__printf(b, " %s", commons[i].name);
 }
 
 void pmt_uses__operand(struct pmt_uses *u, const struct pmt_operand *o)

@@ -594,9 +594,21 @@ static int resolve_probes(struct pmt_session *s)
 	return ret == -ENOMEM ? pmt_error__runtime(&s->err, ret, "out of memory") : ret;
 }
 
+/* What the session's probes, siblings and expressions use */
+static void session_uses(const struct pmt_session *s, struct pmt_uses *u)
+{
+	uint32_t i;
+
+	pmt_probes__uses(&s->probes, u);
+	for (i = 0; i < s->nsibs; i++)
+		pmt_uses__add(u, NULL, PMT_ACT_AGG, &s->sibs[i].agg);
+	pmt_exprs__uses(&s->exprs, u);
+}
+
 int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 {
 	const struct pmt_provider *prov;
+	struct pmt_uses u;
 	int i, ret;
 
 	s->opts = opts;
@@ -640,9 +652,13 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 			return ret;
 	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) ||
 	    (ret = resolve_strings(s)) || (ret = resolve_prints(s)) ||
-	    (ret = resolve_statements(s)))
+	    (ret = resolve_statements(s)) || (ret = compile_aggregation(s)))
 		return ret;
-	return compile_aggregation(s);
+	session_uses(s, &u);
+	if ((u.srcs & (1u << PMT_FSRC_CPID)) && !opts->cmd)
+		return pmt_error__usage(&s->err, "cpid is the pid of the command pmtrace runs: "
+						 "give one (-c 'CMD ARGS' or -- COMMAND)");
+	return 0;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -784,16 +800,14 @@ static void set_uses(struct pmt_session *s)
 	}
 	s->skel->rodata->pmt_use_vars = pmt_exprs__uses_vars(&s->exprs);
 
-	pmt_probes__uses(&s->probes, &u);
-	for (i = 0; i < s->nsibs; i++)
-		pmt_uses__add(&u, NULL, PMT_ACT_AGG, &s->sibs[i].agg);
+	session_uses(s, &u);
 	s->skel->rodata->pmt_agg_siblings = longest_chain(s);
-	pmt_exprs__uses(&s->exprs, &u);
 	s->skel->rodata->pmt_srcs_used = u.srcs;
 	s->skel->rodata->pmt_stream_strs = s->nstrs;
 	s->skel->rodata->pmt_stream_vals = s->nvals;
 	s->skel->rodata->pmt_stream_join = s->join;
 	s->skel->rodata->pmt_elapsed_origin = s->origin;
+	s->skel->rodata->pmt_cpid = (__u32)s->child.pid;
 	s->skel->rodata->pmt_str_len =
 		(__u32)(s->opts->agg.str_len > 0 ? s->opts->agg.str_len : PMT_DEFAULT_STR_LEN);
 	s->skel->rodata->pmt_key_kinds = u.key_kinds;

@@ -956,7 +956,9 @@ test_program_bitesize_vs_bpftrace() {
 # (what other processes do is seen too), -- COMMAND the command's own
 # events. A copy of true (pmtbg) run every 0.1 s beside a command that
 # runs true three times and sleeps a second: counted by comm at exec,
-# pmtbg is there with -c and not with --, true's 3 in both.
+# pmtbg is there with -c and not with --, true's 3 in both. cpid, the
+# command's pid, chooses its exec alone, as bpftrace's does; without a
+# command it is refused (status 2).
 test_program_c_traces_whole_system() {
 	cp /bin/true "$WORK/pmtbg" || return 1
 	printf '%s\n' '/bin/true; /bin/true; /bin/true; sleep 1' >"$WORK/run.sh"
@@ -972,6 +974,18 @@ test_program_c_traces_whole_system() {
 	grep -q '^@\[true\]: 3$' "$WORK/c.txt" || { cat "$WORK/c.txt" >&2; fail "-c: not the command's 3 execs of true"; return 1; }
 	expect_eq "-- COMMAND's execs" "$(grep '^@' "$WORK/dd.txt" | sort | tr '\n' ';')" "@[sh]: 1;@[sleep]: 1;@[true]: 3;" ||
 		{ cat "$WORK/dd.txt" >&2; return 1; }
+	# bpftrace's way to the command's own: cpid, in a predicate comparing
+	# two values, as bpftrace prints it
+	prog='tracepoint:sched:sched_process_exec /pid == cpid/ { printf("%s %d\n", comm, cpid == pid); }'
+	"$PMT" -q -e "$prog" -c "/bin/sh $WORK/run.sh" -o "$WORK/cpid.txt" || { fail "pmtrace (cpid) failed"; return 1; }
+	expect_eq "cpid's execs" "$(cat "$WORK/cpid.txt")" "sh 1" || return 1
+	"$PMT" -q -e "$prog" -d 0.1 2>"$WORK/err"
+	expect_eq "cpid without a command: status" $? 2 || return 1
+	grep -q "cpid is the pid of the command pmtrace runs" "$WORK/err" || { cat "$WORK/err" >&2; fail "no word on cpid without a command"; return 1; }
+	oracle_on_host || return 0
+	requires bpftrace || return
+	bpftrace -e "$prog" -c "/bin/sh $WORK/run.sh" 2>/dev/null | grep -v '^Attaching' | sed '/^$/d' >"$WORK/bt.txt"
+	expect_eq "bpftrace's cpid line" "$(cat "$WORK/bt.txt")" "sh 1"
 }
 
 # biosnoop.bt's kprobes (blk_account_io_start and _done) exist in no

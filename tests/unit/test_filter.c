@@ -336,6 +336,13 @@ static const struct {
 	{"pid - tid < 0", 0},
 	{"(pid - tid) > 0", 1},
 	{"prev_pid - 43 < 0", 1},
+	/* two operands compared, no literal: the comparison one expression */
+	{"prev_pid == pid", 1},
+	{"tid > prev_pid && prev_pid != next_pid", 1},
+	{"prev_pid < next_pid", 0},
+	{"pid == tid || comm == \"bash\"", 1},
+	{"prev_pid + 1 == tid", 1},
+	{"(prev_state & 0x40) == prev_state - 1", 1},
 };
 
 /* Operands written as expressions: compiled into a program run first,
