@@ -1532,7 +1532,9 @@ TIME python3.11 PID 70 $(for i in $(seq 64); do printf '%s' '\xff'; done)" || { 
 # (vfsstat's summed over its seconds, the command waiting 2.5 s after
 # them so that both printed them; where do_fsync has vfs_fsync inlined,
 # as in 6.1 and 6.12 here, its calls are vfs_fsync_range's, which
-# vfsstat does not probe: none there, in either tracer).
+# vfsstat does not probe: none there, in either tracer). vfscount's
+# lines as bpftrace's; vfsstat's counts bpftrace's at most (once seen
+# short beside CPU hogs).
 test_program_vfs_tools_vs_bpftrace() {
 	requires kprobes bpftrace || return
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
@@ -1554,18 +1556,24 @@ test_program_vfs_tools_vs_bpftrace() {
 		[ $t = vfsstat ] &&
 			sed -e "s/^kprobe:vfs_read\*,\$/$(globbed vfs_read),/" \
 				-e "s/^kprobe:vfs_write\*,\$/$(globbed vfs_write),/" /usr/sbin/vfsstat.bt >"$WORK/bt_vfsstat.bt"
-		# vfsstat prints each second and its END clears the rest: stopped
-		# once bpftrace has printed the creates (a guest beside CPU hogs
-		# was seen past the command's 2.5 s wait without them)
-		BT_TOOL=$([ $t = vfscount ] || echo "$WORK/bt_vfsstat.bt") tool_beside_bpftrace $t '^Tracing' "$WORK/vfs.sh" 0 \
-			"$([ $t = vfscount ] || echo '^@\[vfs_create\]: ')" || return 1
+		BT_TOOL=$([ $t = vfscount ] || echo "$WORK/bt_vfsstat.bt") tool_beside_bpftrace $t '^Tracing' "$WORK/vfs.sh" || return 1
 		printf '%s\n' "$(calls vfs_fsync "$WORK/out.txt") $(calls vfs_fsync_range "$WORK/out.txt") $(calls vfs_create "$WORK/out.txt")" >"$WORK/ours"
 		printf '%s\n' "$(calls vfs_fsync "$WORK/bt.txt") $(calls vfs_fsync_range "$WORK/bt.txt") $(calls vfs_create "$WORK/bt.txt")" >"$WORK/theirs"
 		note "$t: vfs_fsync, vfs_fsync_range, vfs_create: $(cat "$WORK/ours")"
 		# (do_fsync may call vfs_fsync inlined: vfs_fsync_range's then)
 		awk -v t=$t '{ exit !($3 == 3 && ($1 == 7 || $2 == 7 || (t == "vfsstat" && !$1))) }' "$WORK/ours" ||
 			{ cat "$WORK/out.txt" >&2; fail "$t: not the command's 7 fsyncs and 3 files made"; return 1; }
-		same_lines || return 1
+		[ $t = vfscount ] && { same_lines || return 1; }
+		# vfsstat's: bpftrace's counts not more than the command's (ours,
+		# exact above); in the 6.12 guest beside CPU hogs bpftrace 0.17
+		# printed none of the creates once (0 0 0: its kprobe programs
+		# are skipped while another BPF program holds the CPU's
+		# bpf_prog_active, as swapin.bt's count shows, or its seconds'
+		# prints came after the stop), said then
+		[ $t = vfsstat ] || continue
+		paste "$WORK/ours" "$WORK/theirs" | awk '{ exit !($4 <= $1 && $5 <= $2 && $6 <= $3) }' ||
+			{ cat "$WORK/bt.txt" >&2; fail "vfsstat: bpftrace counted more than the command did"; return 1; }
+		cmp -s "$WORK/ours" "$WORK/theirs" || note "vfsstat: bpftrace's $(cat "$WORK/theirs"), fewer"
 	done
 }
 

@@ -190,15 +190,18 @@ test_unwind_dlopen_first_event() {
 			-- "$TP"/dlthrower $n >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" >&2; return 1; }
 		expect_eq "program output" "$(cat "$WORK/out")" "$n caught" || return 1
 		grep "finished from the copy" "$WORK/err" | sed 's/^/    /'
+		cat "$WORK/err" >>"$WORK/errs"
 		lines=$(wc -l <"$WORK/d.folded")
 		expect_eq "folded, $n throws: whole stacks from site_a and site_b (of $lines lines)" \
 			"$(dlthrow_paths "$WORK/d.folded")" "$((n - n / 3)) $((n / 3))" ||
 			{ cat "$WORK/d.folded" "$WORK/err" >&2; return 1; }
 		expect_eq "folded lines" "$lines" 2 || return 1
 	done
-	# the path was taken: the first stacks were finished in user space
-	grep -q "[1-9][0-9]* user stacks met a file whose unwind tables were not read yet" "$WORK/err" ||
-		{ fail "no stack was left for user space to finish"; cat "$WORK/err" >&2; return 1; }
+	# the path was taken: the first stacks were finished in user space,
+	# in either run (beside CPU hogs the short run's tables may be read
+	# before its first throw)
+	grep -q "[1-9][0-9]* user stacks met a file whose unwind tables were not read yet" "$WORK/errs" ||
+		{ fail "no stack was left for user space to finish"; cat "$WORK/errs" >&2; return 1; }
 	"$PMT" -q --uprobe libstdc++.so.6:__cxa_throw --stack user -o "$WORK/d.txt" -- "$TP"/dlthrower 300 \
 		>/dev/null || return 1
 	expect_eq "streamed: records whose stack is whole through site_a, site_b" \
