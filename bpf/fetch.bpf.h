@@ -104,8 +104,12 @@ static __always_inline __u64 pmt_ctx_u32(void *ctx, __u32 wv)
 }
 _Static_assert(PMT_CTX_DIRECT == 32 * 4, "pmt_ctx_u32 covers PMT_CTX_DIRECT bytes");
 
-/* A PMT_FFLAG_CTX field (naturally aligned, little-endian) */
-static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool sign)
+/* A PMT_FFLAG_CTX field (naturally aligned, little-endian). A function
+ * of its own: inline, its ladder of loads was 60% of a tracepoint
+ * program, and each load the session does not use is a run of dead code
+ * the kernel removes one at a time, moving the rest of the program (most
+ * of the time a program took to load). */
+static __noinline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool sign)
 {
 	__u32 w = (off / 4) & 31;
 	__u64 v = pmt_ctx_u32(ctx, w), hi = 0;
