@@ -232,8 +232,8 @@ static __always_inline void pmt_aggregate(const struct pmt_probe_cfg *cfg, struc
 
 /*
  * The same for an update whose user stack was left for user space
- * (c->udefer; cfg->action is PMT_ACT_AGG): its key built, then sent with
- * the stack; 0 when sent (else nothing was counted: the caller keys the
+ * (c->udefer; cfg->action is PMT_ACT_AGG; its expressions run by the
+ * caller): its key built, then sent with the stack; 0 when sent (else nothing was counted: the caller keys the
  * stack in the kernel, pmt_aggregate_stacked). A function of its own,
  * called instead of pmt_aggregate_action (the rest, pmt_aggregate_rest,
  * follows either): its locals on its own frame, not the program's (6.1
@@ -248,7 +248,6 @@ static __noinline __attribute__((unused)) long pmt_aggregate_deferred(
 	__u64 *hits;
 	__s64 v;
 
-	pmt_x_prepare(a->xprog, c);
 	v = pmt_agg_event_value(a, c);
 	k = bpf_map_lookup_elem(&pmt_key_buf, &z);
 	if (!k)

@@ -201,6 +201,10 @@ static __always_inline void pmt_aggregate_stacked(const struct pmt_probe_cfg *cf
 	bool sent = false;
 
 	if (pmt_agg_defer && fc->udefer) {
+		/* its expressions run from here: from the function below, the
+		 * machine's frame would be on top of that one's (6.1 bounds a
+		 * chain of calls to 512 bytes) */
+		pmt_x_prepare(cfg->agg.xprog, fc);
 		sent = !pmt_aggregate_deferred(cfg, fc);
 		if (!sent) {
 			st->ustack = pmt_unwind_cut_key(fc, (__u32)frames_off);

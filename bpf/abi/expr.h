@@ -116,6 +116,9 @@ struct pmt_xmem {
 	__u64 slot[PMT_XSLOTS];
 	__u64 st[PMT_EXPR_STACK];
 	__u64 sp;
+	__u64 ctx; /* the calling program's context, as a number (pmt_x_run) */
+	__u32 idx; /* the program running (pmt_exprs) */
+	__u32 pad;
 	/* SLOAD's copies, then SSTORE's */
 	char str[PMT_XSTRS + 1][PMT_SAVED_STR_LEN];
 };
