@@ -91,6 +91,7 @@ struct {
 
 struct pmt_unwind {
 	__u64 pc, sp, fp;
+	__u64 bx; /* 0: not known (a frame-pointer step loses it) */
 	__u64 hash;
 	__u32 start; /* scratch byte offset of the first frame */
 	__u32 n;     /* frames written */

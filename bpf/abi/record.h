@@ -108,7 +108,7 @@ struct pmt_usdt {
  */
 #define PMT_DUMP_BYTES 8192
 struct pmt_ustack_dump {
-	__u64 pc, sp, fp;
+	__u64 pc, sp, fp, bx;
 	__u32 size;  /* stack bytes that follow, from sp */
 	__u8 caller; /* pc is a return address: its frame is pc - 1 */
 	/* the thread's Python frames the walk had not written yet (those
@@ -185,7 +185,7 @@ struct pmt_event {
 _Static_assert(sizeof(struct pmt_event_hdr) == 48, "the header the reader parses");
 _Static_assert(sizeof(struct pmt_join_rec) % 8 == 0, "join's strings keep what follows aligned");
 _Static_assert(sizeof(struct pmt_stack_rec) == 24, "a built record's tail");
-_Static_assert(sizeof(struct pmt_ustack_dump) == 32, "a user stack's dump");
+_Static_assert(sizeof(struct pmt_ustack_dump) == 40, "a user stack's dump");
 _Static_assert(sizeof(struct pmt_sample) == 40 + sizeof(struct pmt_stack_rec), "pmt_sample");
 _Static_assert(sizeof(struct pmt_call) == (PMT_CALL_SLOTS + 1) * 8 + sizeof(struct pmt_stack_rec),
 	       "pmt_call");

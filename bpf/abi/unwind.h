@@ -16,7 +16,9 @@
  * DWARF CFI of an executable file, flattened (src/unwind/cfi.c) into rows
  * sorted by pc: from pc to the next row's, how to find the caller. x86-64:
  * the return address is at CFA - 8; the caller's frame pointer where fp
- * says.
+ * says, and its rbx where bx says (a CFA from rbx: the loader's lazy
+ * binding trampoline, _dl_runtime_resolve, aligns the stack and keeps
+ * the old one in rbx).
  */
 enum pmt_cfa_rule {
 	PMT_CFA_NONE, /* no CFI covers pc: walk frame pointers */
@@ -24,19 +26,22 @@ enum pmt_cfa_rule {
 	PMT_CFA_FP,   /* CFA = rbp + cfa_off */
 	PMT_CFA_PLT,  /* PLT stubs: rsp + 8, or + 16 from byte cfa_off of 16 */
 	PMT_CFA_END,  /* the return address is undefined: the outermost frame */
+	PMT_CFA_BX,   /* CFA = rbx + cfa_off */
 };
 enum pmt_fp_rule {
 	PMT_FP_SAME,  /* rbp is unchanged */
-	PMT_FP_SAVED, /* the caller's rbp is at CFA + fp_off */
+	PMT_FP_SAVED, /* the caller's rbp is at CFA + fp_off (rbx: bx_off) */
 };
 
 struct pmt_cfi_row {
 	__u32 pc; /* file offset the row starts at */
 	__s32 cfa_off;
 	__s16 fp_off;
-	__u8 cfa;  /* enum pmt_cfa_rule */
-	__u8 fp;   /* enum pmt_fp_rule */
-	__u32 pad; /* 16 bytes: the array's stride, user space writes it mmapped */
+	__u8 cfa; /* enum pmt_cfa_rule */
+	__u8 fp;  /* enum pmt_fp_rule */
+	__s16 bx_off;
+	__u8 bx;  /* enum pmt_fp_rule, for rbx */
+	__u8 pad; /* 16 bytes: the array's stride, user space writes it mmapped */
 };
 
 /* A file with CFI rows (key: the inode's device and number, as the

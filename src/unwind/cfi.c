@@ -15,7 +15,7 @@
 #include "util/strutil.h"
 
 /* DWARF register numbers, x86-64 */
-enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
+enum { REG_RBX = 3, REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
 
 void pmt_cfi__free(struct pmt_cfi *c)
 {
@@ -286,6 +286,7 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 
 	r->cfa = PMT_CFA_NONE;
 	r->fp = PMT_FP_SAME;
+	r->bx = PMT_FP_SAME;
 	rule = reg_rule(fr, REG_RA, &off);
 	if (rule == 2) {
 		r->cfa = PMT_CFA_END;
@@ -294,10 +295,12 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 	if (rule != 1 || off != -8 || dwarf_frame_cfa(fr, &ops, &n) || n < 1)
 		return false;
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP)) {
+	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP || ops[0].number == REG_RBX)) {
 		if ((int64_t)ops[0].number2 != (int32_t)ops[0].number2)
 			return false;
-		r->cfa = ops[0].number == REG_RSP ? PMT_CFA_SP : PMT_CFA_FP;
+		r->cfa = ops[0].number == REG_RSP   ? PMT_CFA_SP
+			 : ops[0].number == REG_RBP ? PMT_CFA_FP
+						    : PMT_CFA_BX;
 		r->cfa_off = (int32_t)ops[0].number2;
 	} else if (plt_expr(ops, n, &k)) {
 		r->cfa = PMT_CFA_PLT;
@@ -305,13 +308,16 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 	} else {
 		return false;
 	}
+	/* rbp and rbx not recoverable: callers that need them stop there */
 	rule = reg_rule(fr, REG_RBP, &off);
 	if (rule == 1 && off == (int16_t)off) {
 		r->fp = PMT_FP_SAVED;
 		r->fp_off = (int16_t)off;
-	} else if (rule != 0) {
-		/* rbp not recoverable: callers that need it stop there */
-		r->fp = PMT_FP_SAME;
+	}
+	rule = reg_rule(fr, REG_RBX, &off);
+	if (rule == 1 && off == (int16_t)off) {
+		r->bx = PMT_FP_SAVED;
+		r->bx_off = (int16_t)off;
 	}
 	return true;
 }
@@ -319,7 +325,7 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 static bool same_rules(const struct pmt_cfi_row *a, const struct pmt_cfi_row *b)
 {
 	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->fp == b->fp &&
-	       a->fp_off == b->fp_off;
+	       a->fp_off == b->fp_off && a->bx == b->bx && a->bx_off == b->bx_off;
 }
 
 static int add_row(struct pmt_cfi *c, size_t *cap, Elf *elf, uint64_t vaddr,
@@ -397,7 +403,7 @@ struct frame_state {
 	bool cfa_ok; /* a register-plus-offset CFA is defined */
 	uint64_t cfa_reg;
 	int64_t cfa_off;
-	struct rule ra, fp;
+	struct rule ra, fp, bx;
 };
 
 struct cie {
@@ -458,7 +464,10 @@ static bool sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
 
 static void set_rule(struct frame_state *st, uint64_t reg, int kind, int64_t off)
 {
-	struct rule *r = reg == REG_RA ? &st->ra : reg == REG_RBP ? &st->fp : NULL;
+	struct rule *r = reg == REG_RA	  ? &st->ra
+			 : reg == REG_RBP ? &st->fp
+			 : reg == REG_RBX ? &st->bx
+					  : NULL;
 
 	if (r)
 		*r = (struct rule){kind, off};
@@ -480,6 +489,8 @@ static void restore(struct interp *in, uint64_t reg)
 		in->st.ra = in->init->ra;
 	else if (reg == REG_RBP)
 		in->st.fp = in->init->fp;
+	else if (reg == REG_RBX)
+		in->st.bx = in->init->bx;
 }
 
 /* A register's rule at *p: 1 followed, 0 not, -1 not such an opcode. */
@@ -634,19 +645,26 @@ static bool state_row(const struct frame_state *st, struct pmt_cfi_row *r)
 {
 	r->cfa = PMT_CFA_NONE;
 	r->fp = PMT_FP_SAME;
+	r->bx = PMT_FP_SAME;
 	if (st->ra.kind == RULE_UNDEF) {
 		r->cfa = PMT_CFA_END;
 		return true;
 	}
 	if (st->ra.kind != RULE_OFFSET || st->ra.off != -8 || !st->cfa_ok ||
-	    (st->cfa_reg != REG_RSP && st->cfa_reg != REG_RBP) ||
+	    (st->cfa_reg != REG_RSP && st->cfa_reg != REG_RBP && st->cfa_reg != REG_RBX) ||
 	    st->cfa_off != (int32_t)st->cfa_off)
 		return false;
-	r->cfa = st->cfa_reg == REG_RSP ? PMT_CFA_SP : PMT_CFA_FP;
+	r->cfa = st->cfa_reg == REG_RSP	  ? PMT_CFA_SP
+		 : st->cfa_reg == REG_RBP ? PMT_CFA_FP
+					  : PMT_CFA_BX;
 	r->cfa_off = (int32_t)st->cfa_off;
 	if (st->fp.kind == RULE_OFFSET && st->fp.off == (int16_t)st->fp.off) {
 		r->fp = PMT_FP_SAVED;
 		r->fp_off = (int16_t)st->fp.off;
+	}
+	if (st->bx.kind == RULE_OFFSET && st->bx.off == (int16_t)st->bx.off) {
+		r->bx = PMT_FP_SAVED;
+		r->bx_off = (int16_t)st->bx.off;
 	}
 	return true;
 }
@@ -705,7 +723,7 @@ libdw:
  * x86-64 backend: rbp and the return address keep their values). */
 static void cie_init(struct cie *c)
 {
-	struct frame_state abi = {.ra = {RULE_SAME, 0}, .fp = {RULE_SAME, 0}};
+	struct frame_state abi = {.ra = {RULE_SAME, 0}, .fp = {RULE_SAME, 0}, .bx = {RULE_SAME, 0}};
 	struct interp in = {.cie = &c->c, .init = &abi, .st = abi};
 	const uint8_t *p = c->c.initial_instructions, *end = c->c.initial_instructions_end;
 	uint64_t d;

@@ -52,7 +52,7 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 {
 	struct walk w = {d, stack, false};
 	struct pmt_resume r = {0};
-	uint64_t pc = d->pc, sp = d->sp, fp = d->fp, cfa, ra, v[2];
+	uint64_t pc = d->pc, sp = d->sp, fp = d->fp, bx = d->bx, cfa, ra, v[2];
 	bool caller = d->caller, by_fp = false, eval;
 	struct pmt_cfi_row row;
 	uint32_t k = 0;
@@ -86,6 +86,7 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			sp = fp + 16;
 			fp = v[0];
 			pc = v[1];
+			bx = 0; /* not known past a frame-pointer step */
 			continue;
 		}
 		switch (row.cfa) {
@@ -93,11 +94,18 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 		case PMT_CFA_SP: cfa = sp + (int64_t)row.cfa_off; break;
 		case PMT_CFA_FP: cfa = fp + (int64_t)row.cfa_off; break;
 		case PMT_CFA_PLT: cfa = sp + ((pc & 15) >= (uint64_t)row.cfa_off ? 16 : 8); break;
+		case PMT_CFA_BX:
+			if (!bx)
+				goto out;
+			cfa = bx + (int64_t)row.cfa_off;
+			break;
 		default: goto out;
 		}
 		if (!word(&w, cfa - 8, &ra))
 			break;
 		if (row.fp == PMT_FP_SAVED && !word(&w, cfa + (int64_t)row.fp_off, &fp))
+			break;
+		if (row.bx == PMT_FP_SAVED && !word(&w, cfa + (int64_t)row.bx_off, &bx))
 			break;
 		if (cfa <= sp)
 			break; /* the stack grows down: no loops */

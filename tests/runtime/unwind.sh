@@ -211,6 +211,30 @@ test_unwind_dlopen_first_event() {
 			END { if (st == 4) n[s]++; print n["a"] + 0, n["b"] + 0 }' "$WORK/d.txt")" "200 100"
 }
 
+# The loader's lazy binding: each IFUNC resolver of liblazy.so runs at
+# lazybind's first call of its symbol, under _dl_runtime_resolve_xsavec,
+# which aligns the stack and keeps its caller's stack pointer in rbx (its
+# CFA is rbx + 16). Five runs, three resolvers each: every stack whole
+# from _start through main and the trampoline, folded and streamed (a
+# process this young is met before the kernel learned its mappings: the
+# walk is finished in user space from the copy of the stack, with rbx;
+# the kernel's own walk follows rbx in export's churn of spinners).
+# Before rbx was followed, each ended at the trampoline.
+test_unwind_lazy_binding_rbx() {
+	local want=";_start;__libc_start_main@@GLIBC_2.34;__libc_start_call_main;main;_dl_runtime_resolve_xsavec;_dl_fixup;elf_ifunc_invoke (inlined);lazy_resolve_"
+	"$PMT" -q --uprobe "$TP/liblazy.so:lazy_resolve_*" --stack user --folded -o "$WORK/l.folded" \
+		-- sh -c "for i in 1 2 3 4 5; do $TP/lazybind; done" >"$WORK/out" || return 1
+	expect_eq "program output" "$(sort -u "$WORK/out")" 300 || return 1
+	expect_eq "folded stacks" "$(cat "$WORK/l.folded")" \
+		"$(printf 'lazybind%s%s 5\n' "$want" a "$want" b "$want" c)" || return 1
+	"$PMT" -q --uprobe "$TP/liblazy.so:lazy_resolve_*" --stack user -o "$WORK/l.txt" -- "$TP"/lazybind \
+		>/dev/null || return 1
+	expect_eq "streamed: records whose stack is whole through the trampoline" \
+		"$(awk '/uprobe:/ { if (st == 3) n++; st = 0; next }
+			/ _dl_runtime_resolve_xsavec\+/ && st == 0 { st = 1 } / main\+/ && st == 1 { st = 2 }
+			/ _start\+/ && st == 2 { st = 3 } END { if (st == 3) n++; print n + 0 }' "$WORK/l.txt")" 3
+}
+
 # An aggregation whose stacks wait in the rings to be finished, the rings
 # full (pmtrace stopped by its own command, SIGSTOP, while the 900 throws
 # run; 8 pages a CPU): no update is lost. Those the rings had no room for

@@ -37,6 +37,17 @@ $(OUTPUT)/testprogs/libdlthrow.so: $(TP_DIR)/dlthrow_lib.cc | $(OUTPUT)/testprog
 $(OUTPUT)/testprogs/dlthrower: $(OUTPUT)/testprogs/libdlthrow.so
 TESTPROGS := $(filter-out $(OUTPUT)/testprogs/dlthrow_lib,$(TESTPROGS))
 
+# IFUNC resolvers run by the loader's lazy binding (its trampoline's CFA
+# is rbx-based); neither file has frame pointers
+$(OUTPUT)/testprogs/liblazy.so: $(TP_DIR)/lazy_lib.c | $(OUTPUT)/testprogs
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIC -shared $(WARN) $< -o $@
+$(OUTPUT)/testprogs/lazybind: $(TP_DIR)/lazybind.c $(OUTPUT)/testprogs/liblazy.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -Wl,-z,lazy $(WARN) $< -o $@ \
+		-L$(OUTPUT)/testprogs -Wl,-rpath,'$$ORIGIN' -llazy
+TESTPROGS := $(filter-out $(OUTPUT)/testprogs/lazy_lib,$(TESTPROGS))
+
 # looks like another CPython to pmtrace: its symbols in .dynsym
 $(OUTPUT)/testprogs/fakepy: TP_FLAGS += -rdynamic
 

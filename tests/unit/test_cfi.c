@@ -114,3 +114,29 @@ TEST(cfi_one_pass_equals_libdw)
 	}
 	ASSERT_TRUE(seen >= 3);
 }
+
+/* The loader's lazy binding trampolines (_dl_runtime_resolve_*) align the
+ * stack and find their caller from rbx: rows of rule PMT_CFA_BX, after a
+ * row that says where the caller's rbx is saved. */
+TEST(cfi_rbx_rows_of_the_loader)
+{
+	struct pmt_error e = {0};
+	struct pmt_cfi cfi;
+	size_t i, bx = 0, saved = 0;
+	int fd = open("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", O_RDONLY);
+
+	if (fd < 0)
+		return; /* not a Debian x86-64 machine */
+	ASSERT_EQ(pmt_cfi__read(fd, &cfi, TERR(e)), 0);
+	close(fd);
+	for (i = 1; i < cfi.n; i++) {
+		if (cfi.rows[i].cfa != PMT_CFA_BX)
+			continue;
+		bx++;
+		ASSERT_TRUE(cfi.rows[i].cfa_off > 0);
+		saved += cfi.rows[i - 1].bx == PMT_FP_SAVED && cfi.rows[i - 1].bx_off < 0;
+	}
+	ASSERT_TRUE(bx >= 3);
+	ASSERT_TRUE(saved >= 3);
+	pmt_cfi__free(&cfi);
+}

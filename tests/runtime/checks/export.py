@@ -140,6 +140,50 @@ def pprof_vs_folded(argv):
     print(f"    {total} samples, {len(flat)} functions as --folded's", file=sys.stderr)
 
 
+def no_cfi_functions(exe):
+    """EXE's functions no FDE of its .eh_frame covers (crtstuff's)."""
+    fdes = [(int(a, 16), int(b, 16)) for a, b in
+            re.findall(r"pc=([0-9a-f]+)\.\.([0-9a-f]+)", subprocess.run(
+                ["readelf", "-wf", exe], capture_output=True, text=True, check=True).stdout)]
+    names = set()
+    for line in subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tT" and not any(a <= int(f[0], 16) < b for a, b in fdes):
+            names.add(f[2])
+    return names
+
+
+def whole_from_entry(argv):
+    """Each of COMM's samples in FOLDED (stacks of EXE) is whole: its user
+    frames from _start (the program's or the loader's) or _dl_start_user
+    (the loader's call of the program's initializers); or [unknown] above
+    kernel frames (execve's last steps: the task has the new program's
+    name, its registers are still the old program's, whose code is in no
+    mapping now); or one frame in a function of EXE without CFI, whose
+    caller (the loader's, without frame pointers) no unwinder can find.
+    At least LEAST samples pass through main."""
+    folded, exe, comm, least = argv[1], argv[2], argv[3], int(argv[4])
+    kinds, bad = collections.Counter(), []
+    no_cfi = no_cfi_functions(exe)
+    for line in open(folded):
+        stack, n = line.rsplit(" ", 1)
+        frames = stack.split(";")
+        if frames[0] != comm:
+            continue
+        first = frames[1] if len(frames) > 1 else ""
+        if first in ("_start", "_dl_start_user"):
+            kinds["main" if "main" in frames else first] += int(n)
+        elif first == "[unknown]" and len(frames) > 2:
+            kinds["execve"] += int(n)
+        elif len(frames) == 2 and first in no_cfi:
+            kinds["no CFI"] += int(n)
+        else:
+            bad.append(line.strip())
+    assert not bad, f"{len(bad)} stacks not whole: {bad[:5]}"
+    assert kinds["main"] >= least, kinds
+    print(f"    {comm}: {dict(kinds)} samples, all whole", file=sys.stderr)
+
+
 def metrics_counter_hist(argv):
     text = open(argv[1]).read()
     got = {}
