@@ -275,6 +275,25 @@ static int reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
 	return -1;
 }
 
+/* The row's rule for a CFA of register reg plus an offset: PMT_CFA_NONE
+ * for a register the unwinder does not track. */
+static uint8_t cfa_rule(uint64_t reg)
+{
+	return reg == REG_RSP	? PMT_CFA_SP
+	       : reg == REG_RBP ? PMT_CFA_FP
+	       : reg == REG_RBX ? PMT_CFA_BX
+				: PMT_CFA_NONE;
+}
+
+/* A register saved at CFA + off (where saved), as a row keeps it. */
+static void saved_rule(bool saved, int64_t off, uint8_t *rule, int16_t *at)
+{
+	if (saved && off == (int16_t)off) {
+		*rule = PMT_FP_SAVED;
+		*at = (int16_t)off;
+	}
+}
+
 /* The rules of one row: false when the unwinder cannot follow them. */
 static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 {
@@ -294,13 +313,10 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 	}
 	if (rule != 1 || off != -8 || dwarf_frame_cfa(fr, &ops, &n) || n < 1)
 		return false;
-	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP || ops[0].number == REG_RBX)) {
+	if (n == 1 && ops[0].atom == DW_OP_bregx && cfa_rule(ops[0].number) != PMT_CFA_NONE) {
 		if ((int64_t)ops[0].number2 != (int32_t)ops[0].number2)
 			return false;
-		r->cfa = ops[0].number == REG_RSP   ? PMT_CFA_SP
-			 : ops[0].number == REG_RBP ? PMT_CFA_FP
-						    : PMT_CFA_BX;
+		r->cfa = cfa_rule(ops[0].number);
 		r->cfa_off = (int32_t)ops[0].number2;
 	} else if (plt_expr(ops, n, &k)) {
 		r->cfa = PMT_CFA_PLT;
@@ -310,15 +326,9 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 	}
 	/* rbp and rbx not recoverable: callers that need them stop there */
 	rule = reg_rule(fr, REG_RBP, &off);
-	if (rule == 1 && off == (int16_t)off) {
-		r->fp = PMT_FP_SAVED;
-		r->fp_off = (int16_t)off;
-	}
+	saved_rule(rule == 1, off, &r->fp, &r->fp_off);
 	rule = reg_rule(fr, REG_RBX, &off);
-	if (rule == 1 && off == (int16_t)off) {
-		r->bx = PMT_FP_SAVED;
-		r->bx_off = (int16_t)off;
-	}
+	saved_rule(rule == 1, off, &r->bx, &r->bx_off);
 	return true;
 }
 
@@ -651,21 +661,12 @@ static bool state_row(const struct frame_state *st, struct pmt_cfi_row *r)
 		return true;
 	}
 	if (st->ra.kind != RULE_OFFSET || st->ra.off != -8 || !st->cfa_ok ||
-	    (st->cfa_reg != REG_RSP && st->cfa_reg != REG_RBP && st->cfa_reg != REG_RBX) ||
-	    st->cfa_off != (int32_t)st->cfa_off)
+	    cfa_rule(st->cfa_reg) == PMT_CFA_NONE || st->cfa_off != (int32_t)st->cfa_off)
 		return false;
-	r->cfa = st->cfa_reg == REG_RSP	  ? PMT_CFA_SP
-		 : st->cfa_reg == REG_RBP ? PMT_CFA_FP
-					  : PMT_CFA_BX;
+	r->cfa = cfa_rule(st->cfa_reg);
 	r->cfa_off = (int32_t)st->cfa_off;
-	if (st->fp.kind == RULE_OFFSET && st->fp.off == (int16_t)st->fp.off) {
-		r->fp = PMT_FP_SAVED;
-		r->fp_off = (int16_t)st->fp.off;
-	}
-	if (st->bx.kind == RULE_OFFSET && st->bx.off == (int16_t)st->bx.off) {
-		r->bx = PMT_FP_SAVED;
-		r->bx_off = (int16_t)st->bx.off;
-	}
+	saved_rule(st->fp.kind == RULE_OFFSET, st->fp.off, &r->fp, &r->fp_off);
+	saved_rule(st->bx.kind == RULE_OFFSET, st->bx.off, &r->bx, &r->bx_off);
 	return true;
 }
 
