@@ -29,7 +29,10 @@
 # a kernel's verifier decides most. The guest_tests are dealt between
 # the guests make test starts (PMT_VM_SHARE=K/N: the K-th of every N, in
 # the plan's order), each kernel checked below and above by this host's;
-# a guest without a share runs them all. Before each test the guest's
+# a guest without a share runs them all. They are dealt by their cost,
+# the longest first, each to the guest with the least so far: an area
+# file's guest_secs_NAME=SECS is what the test took in a guest beside the
+# suites (CI's run; 10 unless said). Before each test the guest's
 # runner writes "AREA/NAME" to $PMT_VM_PROGRESS, so a guest that runs out
 # of its budget is named with the test it was in (tools/vmtest).
 cd "$(dirname "$0")/../.." || exit 1
@@ -48,16 +51,27 @@ if [ ${#areas[@]} = 0 ]; then
 	done
 fi
 
-# The tests of an area and their timeouts: "NAME SECS QUIET GUEST" lines.
+# The tests of an area and their timeouts: "NAME SECS QUIET GUEST COST"
+# lines.
 list_tests() { # AREA
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	WORK=/nonexistent bash -c '. tests/runtime/lib.sh && . "tests/runtime/$1.sh" || exit 1
 		for t in $(declare -F | awk "{print \$3}" | grep "^test_"); do
-			n=${t#test_} v=timeout_${t#test_} q=quiet_${t#test_} g=0
+			n=${t#test_} v=timeout_${t#test_} q=quiet_${t#test_} c=guest_secs_${t#test_} g=0
 			[[ " ${guest_tests:-} " != *" $n "* ]] || g=1
 			[[ " ${every_kernel_tests:-} " != *" $n "* ]] || g=2
-			echo "$n ${!v:-$DEFAULT_TIMEOUT} ${!q:-0} $g"
+			echo "$n ${!v:-$DEFAULT_TIMEOUT} ${!q:-0} $g ${!c:-10}"
 		done' _ "$1"
+}
+
+# The guest_tests this guest's share K/N holds, as " AREA/NAME ...": the
+# longest first (AREA NAME COST lines on stdin), each to the share with
+# the least so far (the lowest of equals), the same in every guest.
+my_deal() { # K N
+	sort -k3,3nr -k1,2 | awk -v k="$1" -v n="$2" '
+		{ best = 1; for (i = 2; i <= n; i++) if (load[i] < load[best]) best = i
+		  load[best] += $3; if (best == k) printf " %s/%s", $1, $2 }
+		END { print " " }'
 }
 
 # The slowdown against a quiet machine of this kind, in percent: every
@@ -70,7 +84,7 @@ echo "runtime: calibration ${cal#* } ms a round (a quiet machine: 90), timeouts 
 # Every test to run: "AREA NAME SECS QUIET" lines. In a QEMU guest the
 # quiet ones come last: the guests start beside the host's unit suites and
 # fuzzer (tests/run.sh), whose CPU their one emulated CPU then misses.
-passed=0 failed=0 skipped=0 plan='' last='' host_only=0 dealt=0
+passed=0 failed=0 skipped=0 plan='' last='' host_only=0 all='' mine=''
 for area in "${areas[@]}"; do
 	# no process substitution: a QEMU guest's /dev has no /dev/fd
 	if [ ! -f "tests/runtime/$area.sh" ] || ! tests=$(list_tests "$area") || [ -z "$tests" ]; then
@@ -78,25 +92,29 @@ for area in "${areas[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
-	while read -r name secs quiet guest; do
-		[ -n "$only" ] && [[ $name != *$only* ]] && continue
-		if [ -n "${PMT_VM:-}" ] && [ "$guest" = 1 ] && [ -n "${PMT_VM_SHARE:-}" ]; then
-			dealt=$((dealt + 1))
-			[ $(((dealt - 1) % ${PMT_VM_SHARE#*/} + 1)) = "${PMT_VM_SHARE%/*}" ] || guest=0
-		fi
-		if [ -n "${PMT_VM:-}" ] && [ "$guest" = 0 ]; then
-			host_only=$((host_only + 1))
-			continue
-		fi
-		[ "${RUNTIME_PASS:-}" = busy ] && [ "$quiet" = 1 ] && continue
-		[ "${RUNTIME_PASS:-}" = quiet ] && [ "$quiet" != 1 ] && continue
-		if [ -n "${PMT_VM:-}" ] && [ "$quiet" = 1 ]; then
-			last+="$area $name $secs"$'\n'
-		else
-			plan+="$area $name $secs"$'\n'
-		fi
-	done <<<"$tests"
+	all+=$(awk -v a="$area" '{ print a, $0 }' <<<"$tests")$'\n'
 done
+if [ -n "${PMT_VM:-}" ] && [ -n "${PMT_VM_SHARE:-}" ]; then
+	mine=$(awk '$5 == 1 { print $1, $2, $6 }' <<<"$all" | my_deal "${PMT_VM_SHARE%/*}" "${PMT_VM_SHARE#*/}")
+fi
+while read -r area name secs quiet guest _; do
+	[ -n "$area" ] || continue
+	[ -n "$only" ] && [[ $name != *$only* ]] && continue
+	if [ -n "$mine" ] && [ "$guest" = 1 ] && [[ $mine != *" $area/$name "* ]]; then
+		guest=0
+	fi
+	if [ -n "${PMT_VM:-}" ] && [ "$guest" = 0 ]; then
+		host_only=$((host_only + 1))
+		continue
+	fi
+	[ "${RUNTIME_PASS:-}" = busy ] && [ "$quiet" = 1 ] && continue
+	[ "${RUNTIME_PASS:-}" = quiet ] && [ "$quiet" != 1 ] && continue
+	if [ -n "${PMT_VM:-}" ] && [ "$quiet" = 1 ]; then
+		last+="$area $name $secs"$'\n'
+	else
+		plan+="$area $name $secs"$'\n'
+	fi
+done <<<"$all"
 
 # the plan on fd 3: a test's commands may read their standard input (qemu
 # does), which must not eat the plan

@@ -8,6 +8,11 @@
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="unwind_python unwind_tables_refused_retried unwind_pending_finished tp_stack_paths_exact unwind_deferred_rings_full"
+# what each took in a guest beside the suites, seconds (runner.sh deals
+# guest_tests by it)
+# shellcheck disable=SC2034 # read by runner.sh
+guest_secs_unwind_tables_refused_retried=40
+guest_secs_unwind_python=25
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="unwind_nofp_chain"
 
