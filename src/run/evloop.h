@@ -26,8 +26,11 @@ struct pmt_evloop {
 	struct pmt_output *out;
 	struct perf_buffer *pb;
 	struct pmt_reorder ro;
-	int pages;	/* of each CPU's ring (pmt_opts__ring_pages) */
-	uint64_t *lost; /* per CPU, from PERF_RECORD_LOST */
+	size_t ro_cpu_max; /* bytes ro holds of a CPU before its ring waits:
+			    * its ring's, times the rings' growth */
+	bool ro_full;	   /* a ring was left unread for that */
+	int pages;	   /* of each CPU's ring (pmt_opts__ring_pages) */
+	uint64_t *lost;	   /* per CPU, from PERF_RECORD_LOST */
 	uint64_t lost_records_seen, lost_reported;
 	uint64_t last_report_ns;
 	uint64_t events;

@@ -47,8 +47,11 @@
 /* while writing out: drain the rings after this many records */
 #define REFILL_EVERY 1024
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
-/* Held events beyond this are written out even if a CPU lags behind. */
-#define REORDER_MAX_BYTES (256u << 20)
+/* Events held for ordering, a CPU's at most as much as its ring holds
+ * (ro_cpu_max): past it the ring is left unread and what is held is
+ * written out, even if a CPU lags behind; so a writer slower than the
+ * events loses them in the kernel's rings, counted and said, instead of
+ * holding them in memory without bound. */
 
 struct raw_sample {
 	struct perf_event_header header;
@@ -118,10 +121,27 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		pmt_reorder__push(&l->ro, cpu, eh->ts, rs->data,
 				  pre + sizeof(*eh) + eh->size +
 					  (size_t)(eh->nkernel + eh->nuser) * 8 + eh->dump);
+		if (pmt_reorder__held(&l->ro, cpu) >= l->ro_cpu_max) {
+			l->ro_full = true;
+			return LIBBPF_PERF_EVENT_DONE; /* the rest stays in the ring */
+		}
 	} else if (h->type == PERF_RECORD_LOST) {
 		l->lost[cpu] += ((const struct lost_record *)h)->lost;
 	}
 	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/* Read every ring into the reorder queue, each up to its CPU's share
+ * (on_record leaves the rest in a ring whose CPU's queue is full) */
+static int consume_rings(struct pmt_evloop *l)
+{
+	size_t i, n = perf_buffer__buffer_cnt(l->pb);
+	int err;
+
+	for (i = 0; i < n; i++)
+		if ((err = perf_buffer__consume_buffer(l->pb, i)) < 0)
+			return err;
+	return 0;
 }
 
 /*
@@ -301,13 +321,14 @@ static void emit(void *ctx, int cpu, const void *data, size_t len)
 	pmt_output__record(l->out, &r);
 	/* Writing a batch takes long enough for the rings to fill behind
 	 * it: take in what arrived every so often (it is queued behind the
-	 * cutoff, data above is not touched again). Not once stopping: a
+	 * cutoff, data above is not touched again), each CPU's up to its
+	 * share (ro_cpu_max). Not once stopping: a
 	 * reader behind its rings (pmtrace sampling itself on one slow CPU)
 	 * would find records older than the cutoff at every refill and
 	 * never return to see the signal; the last drain, after the
 	 * programs stop, takes in the rest. */
 	if (!(l->events % REFILL_EVERY) && l->pb && !pmt_signalled)
-		perf_buffer__consume(l->pb);
+		consume_rings(l);
 }
 
 static uint64_t lost_records(const struct pmt_evloop *l)
@@ -381,11 +402,39 @@ static void follow_processes(struct pmt_evloop *l)
 
 static void settle_at_bound(void *ctx);
 
+/* Do the records carry user addresses to name? User stacks, and PMU
+ * samples' ip; a printf names them by usym() alone: a PMU sample's ip is
+ * named where the record is printed as perf script prints it, not by a
+ * printf (a program's interval block, run by a clock event) */
+static bool names_user_addrs(const struct pmt_session *s)
+{
+	bool any = s->stack & PMT_STACK_USER;
+	uint32_t i;
+
+	for (i = 0; i < s->probes.n; i++)
+		any |= (s->probes.v[i].prov->user_addrs && !s->probes.v[i].print) ||
+		       pmt_print__names(s->probes.v[i].print, true);
+	return any;
+}
+
+/* The bytes a CPU's events may wait for ordering (ro_cpu_max): its ring's
+ * size, times the rings' growth for many probes (their bursts are many
+ * probes' events), within the rings' budget */
+static size_t queue_share(const struct pmt_evloop *l, size_t page)
+{
+	const struct pmt_opts *o = l->s->opts;
+	size_t ring = (size_t)l->pages * page, n;
+
+	n = l->pages > o->buffer_pages ? (size_t)(l->pages / o->buffer_pages) * ring : ring;
+	if (n > PMT_RING_BUDGET / (size_t)l->s->ncpus)
+		n = PMT_RING_BUDGET / (size_t)l->s->ncpus;
+	return n < ring ? ring : n;
+}
+
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
 {
 	const struct pmt_opts *o = s->opts;
 	long page = sysconf(_SC_PAGESIZE);
-	uint32_t pi;
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
@@ -400,15 +449,8 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	memset(l, 0, sizeof(*l));
 	l->s = s;
 	l->out = out;
-	/* user stacks, and PMU samples' ip */
 	l->syms = pmt_session__syms(s); /* the session's, made here once */
-	l->user_syms = s->stack & PMT_STACK_USER;
-	/* a printf names user addresses by usym() alone: a PMU sample's ip
-	 * is named where the record is printed as perf script prints it, not
-	 * by a printf (a program's interval block, run by a clock event) */
-	for (pi = 0; pi < s->probes.n; pi++)
-		l->user_syms |= (s->probes.v[pi].prov->user_addrs && !s->probes.v[pi].print) ||
-				pmt_print__names(s->probes.v[pi].print, true);
+	l->user_syms = names_user_addrs(s);
 	l->lost = calloc((size_t)s->ncpus, sizeof(*l->lost));
 	if (!l->lost || pmt_reorder__init(&l->ro, s->ncpus))
 		return -ENOMEM;
@@ -447,6 +489,7 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 		l->pages /= 2;
 	}
 	free(cpus);
+	l->ro_cpu_max = queue_share(l, (size_t)page);
 	if (!l->pb) {
 		err = -errno;
 		pmt_error__runtime(&s->err, err,
@@ -558,14 +601,17 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff, struct pmt_error *e)
 		pmt_sideband__fetch(l->sb);
 	else
 		pmt_sideband__read(l->sb);
-	err = l->pb ? perf_buffer__consume(l->pb) : 0;
+	err = l->pb ? consume_rings(l) : 0;
 	/* the code objects their Python frames name */
 	pmt_unwinder__poll_python(&l->s->unwind);
 	if (err < 0 && err != -EINTR)
 		return pmt_error__runtime(e, err, "reading the perf buffers failed: %s",
 					  strerror(-err));
-	if (l->ro.bytes > REORDER_MAX_BYTES)
+	if (l->ro_full) {
+		/* a ring left unread: what is held goes out, to read on */
 		cutoff = UINT64_MAX;
+		l->ro_full = false;
+	}
 	pmt_reorder__flush(&l->ro, cutoff, emit, l);
 	/* what happened up to the cutoff: the next samples are past it */
 	pmt_sideband__apply_until(l->sb, cutoff);
@@ -725,7 +771,9 @@ void pmt_evloop__drain(struct pmt_evloop *l)
 {
 	struct pmt_error e = {0};
 
-	/* after the run: what fails now is told here */
+	/* after the run: the rings whole (the programs stopped, they hold
+	 * what they hold); what fails now is told here */
+	l->ro_cpu_max = SIZE_MAX;
 	if (drain(l, UINT64_MAX, &e))
 		pmt_error__print(&e);
 	pmt_output__flush(l->out);

@@ -62,6 +62,27 @@ void pmt_reorder__push(struct pmt_reorder *r, int cpu, uint64_t ts, const void *
 	r->bytes += sz;
 }
 
+size_t pmt_reorder__held(const struct pmt_reorder *r, int cpu)
+{
+	return cpu >= 0 && cpu < r->ncpu ? r->q[cpu].buf.len - r->q[cpu].head : 0;
+}
+
+/* A queue's written part past this is given back during a flush */
+#define COMPACT_AT (64u << 10)
+
+/* Reclaim the written space at the front of q once it is half of it:
+ * each byte is moved at most once on average */
+static void compact(struct pmt_rq *q)
+{
+	if (q->head == q->buf.len) {
+		q->head = q->buf.len = 0;
+	} else if (q->head > q->buf.len / 2) {
+		memmove(q->buf.p, q->buf.p + q->head, q->buf.len - q->head);
+		q->buf.len -= q->head;
+		q->head = 0;
+	}
+}
+
 static const struct item *head_of(const struct pmt_rq *q)
 {
 	return q->head < q->buf.len ? (const void *)(q->buf.p + q->head) : NULL;
@@ -91,17 +112,11 @@ void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff, pmt_reorder_cb c
 		cb(ctx, best_cpu, best + 1, len);
 		r->q[best_cpu].head += item_size(len);
 		r->bytes -= item_size(len);
+		/* a long flush takes in more as it goes (cb): what it wrote
+		 * is given back on the way, not only at its end */
+		if (r->q[best_cpu].head >= COMPACT_AT)
+			compact(&r->q[best_cpu]);
 	}
-	/* reclaim consumed space at the front of each queue */
-	for (i = 0; i < r->ncpu; i++) {
-		struct pmt_rq *q = &r->q[i];
-
-		if (q->head == q->buf.len) {
-			q->head = q->buf.len = 0;
-		} else if (q->head > q->buf.len / 2) {
-			memmove(q->buf.p, q->buf.p + q->head, q->buf.len - q->head);
-			q->buf.len -= q->head;
-			q->head = 0;
-		}
-	}
+	for (i = 0; i < r->ncpu; i++)
+		compact(&r->q[i]);
 }

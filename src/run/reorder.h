@@ -24,6 +24,8 @@ typedef void (*pmt_reorder_cb)(void *ctx, int cpu, const void *data, size_t len)
 int pmt_reorder__init(struct pmt_reorder *r, int ncpu);
 void pmt_reorder__free(struct pmt_reorder *r);
 void pmt_reorder__push(struct pmt_reorder *r, int cpu, uint64_t ts, const void *data, size_t len);
+/* Bytes held of cpu's events */
+size_t pmt_reorder__held(const struct pmt_reorder *r, int cpu);
 /* Hand cb every held event with ts <= cutoff, oldest first. cb may push
  * more (it is handed a copy's address only until it returns). */
 void pmt_reorder__flush(struct pmt_reorder *r, uint64_t cutoff, pmt_reorder_cb cb, void *ctx);
