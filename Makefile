@@ -316,7 +316,7 @@ TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux li
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
 	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs \
 	     binutils elfutils debuginfod openjdk-17-jdk-headless openssl \
-	     kmod xfsprogs
+	     kmod xfsprogs nftables
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps
