@@ -51,85 +51,115 @@ const volatile __u32 pmt_ctx_used __weak = ~0u;
 		__v;                                                                 \
 	})
 
-#define PMT_CTX_NONE (~0ULL) /* not loadable: no u32 reads as this */
+/* The words of the record the session loads (pmt_ctx_used), copied from
+ * the context once an event by pmt_ctx_fill: the operands then read them
+ * at a variable index, where a load from the context itself must be at a
+ * constant offset (the verifier takes no other kind of context access),
+ * and a ladder of such loads, one a word, was walked again at each
+ * operand's every state (half of a tracepoint program's verification). */
+struct pmt_ctxw {
+	__u32 w[32];
+};
 
-/* Each load guarded by the rodata first, then by its constant word: the
- * verifier drops the words the session does not load without a branch on
- * w (a switch would have it follow every word to the fallback below). */
-#define PMT_CTX_CASE(w, off)                                            \
-	if ((pmt_ctx_used & (1u << w)) && w < pmt_ctx_words && wv == w) \
-	return PMT_CTX_LOAD(ctx, off)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_ctxw);
+} pmt_ctxw_buf SEC(".maps") __weak;
 
-/*
- * 4-byte word wv of a tracepoint's raw record, straight from the context:
- * a load at a constant offset (the verifier takes no other kind of
- * context access), where a copy would cost a bpf_probe_read_kernel call.
- * Only the tracepoint program defines PMT_RAW_CTX: other programs'
- * contexts are registers or function arguments. Words 0 and 1 are the
- * kernel's (common fields, not readable).
- */
-static __always_inline __u64 pmt_ctx_u32(void *ctx, __u32 wv)
+/* Word w's load, where the session uses it and every record has it: the
+ * verifier drops the others, rodata being constant */
+#define PMT_CTX_FILL(i, off)                                 \
+	if ((pmt_ctx_used & (1u << i)) && i < pmt_ctx_words) \
+	cw->w[i] = PMT_CTX_LOAD(ctx, off)
+
+/* Words 0 and 1 are the kernel's (common fields, not readable). */
+static __always_inline void pmt_ctx_fill(void *ctx)
 {
-	PMT_CTX_CASE(2, 8);
-	PMT_CTX_CASE(3, 12);
-	PMT_CTX_CASE(4, 16);
-	PMT_CTX_CASE(5, 20);
-	PMT_CTX_CASE(6, 24);
-	PMT_CTX_CASE(7, 28);
-	PMT_CTX_CASE(8, 32);
-	PMT_CTX_CASE(9, 36);
-	PMT_CTX_CASE(10, 40);
-	PMT_CTX_CASE(11, 44);
-	PMT_CTX_CASE(12, 48);
-	PMT_CTX_CASE(13, 52);
-	PMT_CTX_CASE(14, 56);
-	PMT_CTX_CASE(15, 60);
-	PMT_CTX_CASE(16, 64);
-	PMT_CTX_CASE(17, 68);
-	PMT_CTX_CASE(18, 72);
-	PMT_CTX_CASE(19, 76);
-	PMT_CTX_CASE(20, 80);
-	PMT_CTX_CASE(21, 84);
-	PMT_CTX_CASE(22, 88);
-	PMT_CTX_CASE(23, 92);
-	PMT_CTX_CASE(24, 96);
-	PMT_CTX_CASE(25, 100);
-	PMT_CTX_CASE(26, 104);
-	PMT_CTX_CASE(27, 108);
-	PMT_CTX_CASE(28, 112);
-	PMT_CTX_CASE(29, 116);
-	PMT_CTX_CASE(30, 120);
-	PMT_CTX_CASE(31, 124);
-	return PMT_CTX_NONE;
+	struct pmt_ctxw *cw;
+	__u32 zero = 0;
+
+	if (!(pmt_ctx_used & ~3u) || pmt_ctx_words <= 2)
+		return;
+	cw = bpf_map_lookup_elem(&pmt_ctxw_buf, &zero);
+	if (!cw)
+		return;
+	PMT_CTX_FILL(2, 8);
+	PMT_CTX_FILL(3, 12);
+	PMT_CTX_FILL(4, 16);
+	PMT_CTX_FILL(5, 20);
+	PMT_CTX_FILL(6, 24);
+	PMT_CTX_FILL(7, 28);
+	PMT_CTX_FILL(8, 32);
+	PMT_CTX_FILL(9, 36);
+	PMT_CTX_FILL(10, 40);
+	PMT_CTX_FILL(11, 44);
+	PMT_CTX_FILL(12, 48);
+	PMT_CTX_FILL(13, 52);
+	PMT_CTX_FILL(14, 56);
+	PMT_CTX_FILL(15, 60);
+	PMT_CTX_FILL(16, 64);
+	PMT_CTX_FILL(17, 68);
+	PMT_CTX_FILL(18, 72);
+	PMT_CTX_FILL(19, 76);
+	PMT_CTX_FILL(20, 80);
+	PMT_CTX_FILL(21, 84);
+	PMT_CTX_FILL(22, 88);
+	PMT_CTX_FILL(23, 92);
+	PMT_CTX_FILL(24, 96);
+	PMT_CTX_FILL(25, 100);
+	PMT_CTX_FILL(26, 104);
+	PMT_CTX_FILL(27, 108);
+	PMT_CTX_FILL(28, 112);
+	PMT_CTX_FILL(29, 116);
+	PMT_CTX_FILL(30, 120);
+	PMT_CTX_FILL(31, 124);
 }
-_Static_assert(PMT_CTX_DIRECT == 32 * 4, "pmt_ctx_u32 covers PMT_CTX_DIRECT bytes");
+_Static_assert(PMT_CTX_DIRECT == 32 * 4, "pmt_ctx_fill covers PMT_CTX_DIRECT bytes");
 
-/* A PMT_FFLAG_CTX field (naturally aligned, little-endian). A function
- * of its own: inline, its ladder of loads was 60% of a tracepoint
- * program, and each load the session does not use is a run of dead code
- * the kernel removes one at a time, moving the rest of the program (most
- * of the time a program took to load). */
-static __noinline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool sign)
+/* Word w of the copy, masked where it is read: the verifier takes the
+ * index's bounds from the mask (clang would reuse an earlier register
+ * whose bounds 6.12's verifier does not carry through the shift) */
+static __always_inline __u32 pmt_ctx_word(const struct pmt_ctxw *cw, __u32 w)
 {
-	__u32 w = (off / 4) & 31;
-	__u64 v = pmt_ctx_u32(ctx, w), hi = 0;
+	asm volatile("" : "+r"(w));
+	return cw->w[w & 31];
+}
 
-	if (v == PMT_CTX_NONE ||
-	    (size == 8 && (hi = pmt_ctx_u32(ctx, (w + 1) & 31)) == PMT_CTX_NONE)) {
-		/* past a shorter record of the session's */
+/* Was word w filled this event? */
+static __always_inline bool pmt_ctx_has(__u32 w)
+{
+	return w >= 2 && w < 32 && (pmt_ctx_used & (1u << w)) && w < pmt_ctx_words;
+}
+
+/* A PMT_FFLAG_CTX field (naturally aligned, little-endian) of the event
+ * pmt_ctx_fill saw; a field past a shorter record of the session's, or
+ * one no operand declared, is read from the record itself. */
+static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool sign)
+{
+	__u32 w = (off / 4) & 31, zero = 0;
+	struct pmt_ctxw *cw = bpf_map_lookup_elem(&pmt_ctxw_buf, &zero);
+	__u64 v;
+
+	if (!cw || !pmt_ctx_has(w) || (size == 8 && !pmt_ctx_has(w + 1))) {
 		v = 0;
 		bpf_probe_read_kernel(&v, 8, (char *)ctx + off);
 		return pmt_load_sized((const __u8 *)&v, size, sign);
 	}
+	v = pmt_ctx_word(cw, w);
 	if (size == 8)
-		return v | hi << 32;
+		return v | (__u64)pmt_ctx_word(cw, w + 1) << 32;
 	v >>= (off % 4) * 8;
 	return pmt_load_sized((const __u8 *)&v, size, sign);
 }
 #endif
 
-/* An operand's value, but an expression's (pmt_fetch_num) */
-static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct pmt_fctx *c)
+/* An operand's value, but an expression's (pmt_fetch_num): inline where
+ * a call's frame would not fit (the expression machine's step, its
+ * caller's frames above it: 6.1 bounds a chain to 512 bytes), else
+ * pmt_fetch_base */
+static __always_inline __u64 pmt_fetch_base_inline(const struct pmt_operand *e, struct pmt_fctx *c)
 {
 	__u64 off;
 
@@ -162,5 +192,19 @@ static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct 
 	}
 	return 0;
 }
+
+#ifdef PMT_RAW_CTX
+/* The same, a function of its own in a tracepoint's program: one copy
+ * of its cases, where each place inline had the kernel walk and remove
+ * its unused cases again. (The other programs call it from functions of
+ * their own already, a frame too deep for 6.1 with this one.) */
+static __noinline __attribute__((unused)) __u64 pmt_fetch_base(const struct pmt_operand *e,
+							       struct pmt_fctx *c)
+{
+	return pmt_fetch_base_inline(e, c);
+}
+#else
+#define pmt_fetch_base pmt_fetch_base_inline
+#endif
 
 #endif

@@ -238,6 +238,7 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 
 	if (!cfg || pmt_stop)
 		return 1;
+	pmt_ctx_fill(ctx);
 	now = bpf_ktime_get_ns();
 	tid = (__u32)pmt_ctx_field(ctx, pmt_offcpu_next_pid & 0x7c, 4, false);
 	s = bpf_map_lookup_elem(&pmt_offcpu_starts, &tid);
@@ -290,6 +291,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	if (!cfg)
 		return 1;
+	pmt_ctx_fill(ctx);
 	size = cfg->fixed_size;
 	if (size > PMT_MAX_DATA)
 		size = PMT_MAX_DATA;

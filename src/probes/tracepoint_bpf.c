@@ -225,6 +225,9 @@ static void set_offcpu(struct pmt_prov_ctx *c, const struct pmt_probe *p)
 		return;
 	c->skel->rodata->pmt_offcpu = true;
 	c->skel->rodata->pmt_offcpu_next_pid = f->offset;
+	/* a word the program copies from each record (pmt_ctx_fill) */
+	if (f->offset / 4 < 32)
+		c->skel->rodata->pmt_ctx_used |= 1u << (f->offset / 4);
 	c->skel->rodata->pmt_offcpu_state = (__u8)ao->offcpu_state;
 	c->skel->rodata->pmt_offcpu_min_ns = ao->min_block * 1000;
 	c->skel->rodata->pmt_offcpu_max_ns = ao->max_block ? ao->max_block * 1000 : ~0ULL;
