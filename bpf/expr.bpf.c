@@ -198,7 +198,7 @@ static __always_inline __u64 pmt_x_leaf(const struct pmt_operand *e, struct pmt_
 	__u64 v = 0, n = e->size;
 
 	if (e->src != PMT_FSRC_FIELD || !(e->flags & PMT_FFLAG_CTX))
-		return pmt_fetch_base_inline(e, c);
+		return pmt_fetch_base(e, c);
 	n = n > 8 ? 8 : n;
 	if (bpf_probe_read_kernel(&v, n & 15, (const void *)(m->ctx + e->off)))
 		return 0;

@@ -68,13 +68,20 @@ struct {
 	__type(value, struct pmt_ctxw);
 } pmt_ctxw_buf SEC(".maps") __weak;
 
-/* Word w's load, where the session uses it and every record has it: the
- * verifier drops the others, rodata being constant */
-#define PMT_CTX_FILL(i, off)                                 \
-	if ((pmt_ctx_used & (1u << i)) && i < pmt_ctx_words) \
+/* Is word w copied each event: one the session's operands use, which
+ * every record of the session has (words 0 and 1 are the kernel's
+ * common fields, not readable)? */
+static __always_inline bool pmt_ctx_has(__u32 w)
+{
+	return w >= 2 && w < 32 && (pmt_ctx_used & (1u << w)) && w < pmt_ctx_words;
+}
+
+/* Word i's load where pmt_ctx_has(i): the verifier drops the others,
+ * rodata being constant */
+#define PMT_CTX_FILL(i, off) \
+	if (pmt_ctx_has(i))  \
 	cw->w[i] = PMT_CTX_LOAD(ctx, off)
 
-/* Words 0 and 1 are the kernel's (common fields, not readable). */
 static __always_inline void pmt_ctx_fill(void *ctx)
 {
 	struct pmt_ctxw *cw;
@@ -127,12 +134,6 @@ static __always_inline __u32 pmt_ctx_word(const struct pmt_ctxw *cw, __u32 w)
 	return cw->w[w & 31];
 }
 
-/* Was word w filled this event? */
-static __always_inline bool pmt_ctx_has(__u32 w)
-{
-	return w >= 2 && w < 32 && (pmt_ctx_used & (1u << w)) && w < pmt_ctx_words;
-}
-
 /* A PMT_FFLAG_CTX field (naturally aligned, little-endian) of the event
  * pmt_ctx_fill saw; a field past a shorter record of the session's, or
  * one no operand declared, is read from the record itself. */
@@ -155,10 +156,8 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 }
 #endif
 
-/* An operand's value, but an expression's (pmt_fetch_num): inline where
- * a call's frame would not fit (the expression machine's step, its
- * caller's frames above it: 6.1 bounds a chain to 512 bytes), else
- * pmt_fetch_base */
+/* An operand's value, but an expression's (pmt_fetch_num): inline, as
+ * pmt_fetch_base is in every program but a tracepoint's */
 static __always_inline __u64 pmt_fetch_base_inline(const struct pmt_operand *e, struct pmt_fctx *c)
 {
 	__u64 off;
@@ -196,8 +195,9 @@ static __always_inline __u64 pmt_fetch_base_inline(const struct pmt_operand *e, 
 #ifdef PMT_RAW_CTX
 /* The same, a function of its own in a tracepoint's program: one copy
  * of its cases, where each place inline had the kernel walk and remove
- * its unused cases again. (The other programs call it from functions of
- * their own already, a frame too deep for 6.1 with this one.) */
+ * its unused cases again. The other programs (the expression machine's
+ * step, kprobes) load operands from functions of their own already: a
+ * frame more there is past the 512 bytes 6.1 allows a chain of calls. */
 static __noinline __attribute__((unused)) __u64 pmt_fetch_base(const struct pmt_operand *e,
 							       struct pmt_fctx *c)
 {
