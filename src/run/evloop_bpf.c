@@ -47,11 +47,6 @@
 /* while writing out: drain the rings after this many records */
 #define REFILL_EVERY 1024
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
-/* Events held for ordering, a CPU's at most as much as its ring holds
- * (ro_cpu_max): past it the ring is left unread and what is held is
- * written out, even if a CPU lags behind; so a writer slower than the
- * events loses them in the kernel's rings, counted and said, instead of
- * holding them in memory without bound. */
 
 struct raw_sample {
 	struct perf_event_header header;
@@ -419,7 +414,10 @@ static bool names_user_addrs(const struct pmt_session *s)
 
 /* The bytes a CPU's events may wait for ordering (ro_cpu_max): its ring's
  * size, times the rings' growth for many probes (their bursts are many
- * probes' events), within the rings' budget */
+ * probes' events), within the rings' budget. Past it on_record leaves
+ * the ring unread and drain writes out what is held, even if a CPU lags
+ * behind: a writer slower than the events loses them in the kernel's
+ * rings, counted and said, instead of holding them without bound. */
 static size_t queue_share(const struct pmt_evloop *l, size_t page)
 {
 	const struct pmt_opts *o = l->s->opts;
