@@ -27,11 +27,11 @@
 # every kernel and is tested on the host. Every guest runs
 # every_kernel_tests: what this host cannot run (kprobes, fentry) and what
 # a kernel's verifier decides most. The guest_tests are dealt between
-# the guests make test starts (PMT_VM_SHARE=K/N: the K-th of every N, in
-# the plan's order), each kernel checked below and above by this host's;
-# a guest without a share runs them all. They are dealt by their cost,
-# the longest first, each to the guest with the least so far: an area
-# file's guest_secs_NAME=SECS is what the test took in a guest beside the
+# the guests make test starts (PMT_VM_SHARE=K/N: the K-th share of N),
+# each kernel checked below and above by this host's; a guest without a
+# share runs them all. They are dealt by their cost, the longest first,
+# each to the share with the least so far: an area file's
+# guest_secs_NAME=SECS is what the test took in a guest beside the
 # suites (CI's run; 10 unless said). Before each test the guest's
 # runner writes "AREA/NAME" to $PMT_VM_PROGRESS, so a guest that runs out
 # of its budget is named with the test it was in (tools/vmtest).
