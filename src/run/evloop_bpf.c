@@ -424,6 +424,10 @@ static size_t queue_share(const struct pmt_evloop *l, size_t page)
 	size_t ring = (size_t)l->pages * page, n;
 
 	n = l->pages > o->buffer_pages ? (size_t)(l->pages / o->buffer_pages) * ring : ring;
+	/* user stacks wait here for the unwinder by design (finished from
+	 * their copies, named at write): the budget, as a queue's bound */
+	if (l->s->stack & PMT_STACK_USER)
+		n = PMT_RING_BUDGET;
 	if (n > PMT_RING_BUDGET / (size_t)l->s->ncpus)
 		n = PMT_RING_BUDGET / (size_t)l->s->ncpus;
 	return n < ring ? ring : n;
