@@ -59,6 +59,7 @@ const volatile __u32 pmt_ctx_used __weak = ~0u;
  * operand's every state (half of a tracepoint program's verification). */
 struct pmt_ctxw {
 	__u32 w[32];
+	__u64 ctx; /* the event's context, for pmt_tp_fetch (a global function) */
 };
 
 struct {
@@ -87,10 +88,13 @@ static __always_inline void pmt_ctx_fill(void *ctx)
 	struct pmt_ctxw *cw;
 	__u32 zero = 0;
 
-	if (!(pmt_ctx_used & ~3u) || pmt_ctx_words <= 2)
+	if (!pmt_uses_src(PMT_FSRC_FIELD))
 		return;
 	cw = bpf_map_lookup_elem(&pmt_ctxw_buf, &zero);
 	if (!cw)
+		return;
+	cw->ctx = (__u64)ctx;
+	if (!(pmt_ctx_used & ~3u) || pmt_ctx_words <= 2)
 		return;
 	PMT_CTX_FILL(2, 8);
 	PMT_CTX_FILL(3, 12);
@@ -136,7 +140,8 @@ static __always_inline __u32 pmt_ctx_word(const struct pmt_ctxw *cw, __u32 w)
 
 /* A PMT_FFLAG_CTX field (naturally aligned, little-endian) of the event
  * pmt_ctx_fill saw; a field past a shorter record of the session's, or
- * one no operand declared, is read from the record itself. */
+ * one no operand declared, is read from the record itself (at ctx, or
+ * where pmt_ctx_fill saw it: NULL). */
 static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool sign)
 {
 	__u32 w = (off / 4) & 31, zero = 0;
@@ -145,6 +150,8 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 
 	if (!cw || !pmt_ctx_has(w) || (size == 8 && !pmt_ctx_has(w + 1))) {
 		v = 0;
+		if (!ctx && cw)
+			ctx = (void *)cw->ctx;
 		bpf_probe_read_kernel(&v, 8, (char *)ctx + off);
 		return pmt_load_sized((const __u8 *)&v, size, sign);
 	}
@@ -156,9 +163,11 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 }
 #endif
 
-/* An operand's value, but an expression's (pmt_fetch_num): inline, as
- * pmt_fetch_base is in every program but a tracepoint's */
-static __always_inline __u64 pmt_fetch_base_inline(const struct pmt_operand *e, struct pmt_fctx *c)
+/* An operand's value, but an expression's (pmt_fetch_num), the record's
+ * fields read from rec: inline, as pmt_fetch_base is in every program but
+ * a tracepoint's */
+static __always_inline __u64 pmt_fetch_base_rec(const struct pmt_operand *e, struct pmt_fctx *c,
+						const __u8 *rec)
 {
 	__u64 off;
 
@@ -169,12 +178,13 @@ static __always_inline __u64 pmt_fetch_base_inline(const struct pmt_operand *e, 
 		off = e->off;
 #ifdef PMT_RAW_CTX
 		if (e->flags & PMT_FFLAG_CTX)
-			return pmt_ctx_field(c->ctx, off, e->size, e->flags & PMT_FFLAG_SIGNED);
+			return pmt_ctx_field(c ? c->ctx : NULL, off, e->size,
+					     e->flags & PMT_FFLAG_SIGNED);
 #endif
 		/* up to the tracepoints' stack keys at PMT_TP_STACK */
-		if (!c->rec || off > PMT_TP_STACK + 8)
+		if (!rec || off > PMT_TP_STACK + 8)
 			return 0;
-		return pmt_load_sized(c->rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
+		return pmt_load_sized(rec + off, e->size, e->flags & PMT_FFLAG_SIGNED);
 	case PMT_FSRC_PID: return pmt_uses_src(PMT_FSRC_PID) ? pmt_pid_tgid(c) >> 32 : 0;
 	case PMT_FSRC_TID: return pmt_uses_src(PMT_FSRC_TID) ? (__u32)pmt_pid_tgid(c) : 0;
 	case PMT_FSRC_CPU: return pmt_uses_src(PMT_FSRC_CPU) ? bpf_get_smp_processor_id() : 0;
@@ -193,18 +203,41 @@ static __always_inline __u64 pmt_fetch_base_inline(const struct pmt_operand *e, 
 }
 
 #ifdef PMT_RAW_CTX
-/* The same, a function of its own in a tracepoint's program: one copy
- * of its cases, where each place inline had the kernel walk and remove
- * its unused cases again. The other programs (the expression machine's
- * step, kprobes) load operands from functions of their own already: a
- * frame more there is past the 512 bytes 6.1 allows a chain of calls. */
-static __noinline __attribute__((unused)) __u64 pmt_fetch_base(const struct pmt_operand *e,
-							       struct pmt_fctx *c)
+/*
+ * The same, a global function in a tracepoint's program: the verifier
+ * checks it once, on its own, where a static one's cases were walked
+ * again at every call and every state reaching it (16,000 of the 36,000
+ * instructions it walked in opensnoop.bt's program). It is given no
+ * pointer to the caller's frame, whose pointers the verifier would then
+ * forget: the record is found again in the scratch buffer, where every
+ * program builds it (has_rec: there is one), the context where
+ * pmt_ctx_fill left it. A thread's ids are read inline, from the
+ * caller's cache.
+ */
+__noinline __u64 pmt_tp_fetch(const struct pmt_operand *e, __u32 probe, __u32 has_rec)
 {
-	return pmt_fetch_base_inline(e, c);
+	struct pmt_fctx c = {.probe = probe};
+	const __u32 zero = 0;
+	struct pmt_event *s;
+
+	if (!e)
+		return 0;
+	if (!has_rec)
+		return pmt_fetch_base_rec(e, &c, NULL);
+	s = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	return pmt_fetch_base_rec(e, &c, s ? s->data : NULL);
+}
+
+static __always_inline __u64 pmt_fetch_base(const struct pmt_operand *e, struct pmt_fctx *c)
+{
+	if (pmt_uses_src(PMT_FSRC_PID) && e->src == PMT_FSRC_PID)
+		return pmt_pid_tgid(c) >> 32;
+	if (pmt_uses_src(PMT_FSRC_TID) && e->src == PMT_FSRC_TID)
+		return (__u32)pmt_pid_tgid(c);
+	return pmt_tp_fetch(e, c->probe, c->rec != NULL);
 }
 #else
-#define pmt_fetch_base pmt_fetch_base_inline
+#define pmt_fetch_base(e, c) pmt_fetch_base_rec(e, c, (c)->rec)
 #endif
 
 #endif

@@ -270,9 +270,36 @@ static __always_inline int pmt_tp_offcpu(void *ctx, __u32 id)
 	return 1;
 }
 
-/* lean: a constant; true compiles out what a plain stream or filter never
- * runs (off-CPU, aggregation, stacks), for pmt_tp_lean. */
-static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
+/* What a copy of the program is compiled with (a constant of each): the
+ * verifier removes the code a session's settings leave dead one run at a
+ * time, so a copy without it loads in a fraction of the time. */
+enum pmt_tp_shape {
+	PMT_TP_LEAN, /* streams and filters: no off-CPU, aggregation, stacks */
+	PMT_TP_FLAT, /* aggregates too, without stacks or off-CPU */
+	PMT_TP_FULL,
+};
+
+/* An aggregating probe's update; stacks: the program has their code. */
+static __always_inline void pmt_tp_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
+					     struct pmt_event *e, __u64 size, __u32 id,
+					     const bool stacks)
+{
+	if (!fc->rec && cfg->agg.needs_record) {
+		pmt_tp_copy(e, size, fc->ctx);
+		fc->rec = e->data;
+	}
+	if (!stacks) {
+		pmt_aggregate_action(cfg, fc, id);
+		pmt_aggregate_rest(cfg, fc);
+		return;
+	}
+	if (cfg->stack)
+		pmt_tp_stack_keys(cfg, fc, e, true);
+	pmt_aggregate_stacked(cfg, fc, (struct pmt_stack_rec *)(e->data + PMT_TP_STACK),
+			      PMT_TP_STACK + sizeof(struct pmt_stack_rec), id);
+}
+
+static __always_inline int pmt_tp_body(void *ctx, __u32 id, const enum pmt_tp_shape shape)
 {
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_event *e = NULL;
@@ -282,7 +309,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	__u64 size, end;
 	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
 
-	if (!lean && pmt_offcpu)
+	if (shape == PMT_TP_FULL && pmt_offcpu)
 		return pmt_tp_offcpu(ctx, id);
 	/* Always return 1: 0 would drop the event for every other perf user
 	 * of this tracepoint (see open_carrier() in src/probes/tracepoint_bpf.c). */
@@ -319,15 +346,8 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 		if (!e)
 			return 1;
 	}
-	if (!lean && pmt_aggregates(cfg)) {
-		if (!fc.rec && cfg->agg.needs_record) {
-			pmt_tp_copy(e, size, ctx);
-			fc.rec = e->data;
-		}
-		if (cfg->stack)
-			pmt_tp_stack_keys(cfg, &fc, e, true);
-		pmt_aggregate_stacked(cfg, &fc, (struct pmt_stack_rec *)(e->data + PMT_TP_STACK),
-				      PMT_TP_STACK + sizeof(struct pmt_stack_rec), id);
+	if (shape != PMT_TP_LEAN && pmt_aggregates(cfg)) {
+		pmt_tp_aggregate(cfg, &fc, e, size, id, shape == PMT_TP_FULL);
 		return 1;
 	}
 	if (!fc.rec)
@@ -346,7 +366,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const bool lean)
 	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
 	if (!pmt_stream_ready(cfg, &fc, e))
 		return 1;
-	if (!lean && cfg->stack)
+	if (shape == PMT_TP_FULL && cfg->stack)
 		pmt_tp_emit_stack(cfg, &fc, e, id, size);
 	else
 		pmt_emit(&fc, e, id, size);
@@ -365,25 +385,30 @@ static __always_inline __u32 pmt_tp_id(void *ctx)
  */
 SEC("tracepoint") int pmt_tp(void *ctx)
 {
-	return pmt_tp_body(ctx, pmt_tp_id(ctx), false);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 SEC("tracepoint") int pmt_tp2(void *ctx)
 {
-	return pmt_tp_body(ctx, pmt_tp_id(ctx), false);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 SEC("tracepoint") int pmt_tp3(void *ctx)
 {
-	return pmt_tp_body(ctx, pmt_tp_id(ctx), false);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 SEC("tracepoint") int pmt_tp4(void *ctx)
 {
-	return pmt_tp_body(ctx, pmt_tp_id(ctx), false);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 /* pmt_tp for a run without aggregation, stacks or off-CPU: a fifth of its
  * size, so the kernel checks and loads it in a fraction of the time */
 SEC("tracepoint") int pmt_tp_lean(void *ctx)
 {
-	return pmt_tp_body(ctx, pmt_tp_id(ctx), true);
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_LEAN);
+}
+/* pmt_tp for a run that aggregates without stacks or off-CPU */
+SEC("tracepoint") int pmt_tp_flat(void *ctx)
+{
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FLAT);
 }
 
 /* x86's TS_COMPAT: a 32-bit call, whose numbers are another table's; the
@@ -413,7 +438,7 @@ SEC("tracepoint") int pmt_sys(void *ctx)
 	id = bpf_map_lookup_elem(&pmt_sysnr, &key);
 	if (!id || !*id)
 		return 1;
-	return pmt_tp_body(ctx, *id - 1, false);
+	return pmt_tp_body(ctx, *id - 1, PMT_TP_FULL);
 }
 
 char LICENSE[] SEC("license") = "GPL";
