@@ -245,8 +245,8 @@ static int compile_aggregation(struct pmt_session *s)
 	for (m = 0; !err && m <= s->opts->nmore && (!m || s->agg); m++)
 		err = compile_map(s, m, m ? &s->opts->more[m - 1] : &s->opts->agg, ap, keys, taken);
 	pmt_agg__name_probes(s->agg, probe_name, s);
-	/* the types were for compiling: the kernel's BTF is 5 MB */
-	pmt_btftypes__close(&s->types);
+	/* the types were for compiling; their parse of the kernel's BTF (5
+	 * MB) is libbpf's too, shared, until the load (pmt_session__load) */
 	s->exprs.types = NULL;
 	for (i = 0; !err && i < s->probes.n; i++) {
 		struct pmt_probe *p = &s->probes.v[i];
@@ -933,6 +933,7 @@ int pmt_session__load(struct pmt_session *s)
 	verifier_stats(s, true);
 	err = pmtrace_bpf__load(s->skel);
 	verifier_stats(s, false);
+	pmt_btftypes__close(&s->types);
 	if (err) {
 		pmt_error__runtime(&s->err, err, "failed to load BPF programs: %s", strerror(-err));
 		if (!pmt_verbose)
