@@ -31,8 +31,13 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 	u->vm_unknown = false;
 	u->vm_pending = false;
 	u->count = 0;
-	if (!pmt_unwind_vma_of(u) || !u->vm_file)
+	if (!pmt_unwind_vma_of(u))
 		return;
+	if (!u->vm_file) {
+		if (u->vm_exec)
+			pmt_jit_met(u);
+		return;
+	}
 	cf = bpf_map_lookup_elem(&pmt_cfi_files, &u->file);
 	if (cf) {
 		u->first = cf->first;

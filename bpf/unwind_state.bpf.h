@@ -59,6 +59,8 @@ struct pmt_vmas {
 	__u64 mm;
 	__u32 n;
 	__u32 next; /* slot replaced when all are used */
+	__u32 jit;  /* JIT code met: told to user space (pmt_jit_new) */
+	__u32 pad;
 	struct pmt_vma v[PMT_VMA_SLOTS];
 };
 struct {
@@ -67,6 +69,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pmt_vmas);
 } pmt_vma_cache SEC(".maps") __weak;
+
+/* Processes whose stacks met JIT code (an executable mapping of no
+ * file), once an mm: user space opens their perf maps while they live,
+ * through /proc/PID/root with their pid in their namespace, and keeps
+ * them open for names after they are gone. Sized by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pmt_jit_new SEC(".maps") __weak;
 
 /* An empty entry to insert from (too large for the BPF stack); never
  * written. */

@@ -85,8 +85,25 @@ static __always_inline struct pmt_vmas *pmt_vmas_of(struct pmt_unwind *u)
 		c->mm = u->mm;
 		c->n = 0;
 		c->next = 0;
+		c->jit = 0;
 	}
 	return c;
+}
+
+/* u->pc lies in JIT code: its process told to user space, once an mm
+ * where the process has a cache (else at each such VMA met, which user
+ * space takes off the map as it reads it). */
+static __always_inline void pmt_jit_met(struct pmt_unwind *u)
+{
+	struct pmt_vmas *c = pmt_vmas_of(u);
+	__u32 one = 1;
+
+	if (c) {
+		if (c->jit)
+			return;
+		c->jit = 1;
+	}
+	bpf_map_update_elem(&pmt_jit_new, &u->tgid, &one, BPF_NOEXIST);
 }
 
 /* The first VMA kept for process tgid that [start, end) overlaps, into

@@ -85,24 +85,44 @@ static void unknown(struct pmt_buf *b, uint64_t addr, bool with_addr)
 	}
 }
 
+/* p's perf map opened, if it is not and was not looked for lately. */
+static void jit_open(struct pmt_syms *s, struct proc *p, uint64_t now)
+{
+	uid_t owner = 0;
+	bool looked;
+
+	if (p->jit || (p->jit_looked_ns && now - p->jit_looked_ns < JIT_RETRY_NS))
+		return;
+	looked = p->jit_looked_ns;
+	p->jit_looked_ns = now;
+	errno = 0;
+	p->jit = pmt_jitmap__open(p->pid, p->uid, &owner);
+	if (!p->jit && errno == EPERM && !looked && !s->jit_refused++) {
+		s->jit_refused_pid = p->pid;
+		s->jit_refused_uid = (uint32_t)owner;
+	}
+}
+
 /* An address in no file: JIT code, named by the process's perf map. */
 static const char *jit_name(struct pmt_syms *s, struct proc *p, uint64_t addr, uint64_t *off)
 {
 	uint64_t now = pmt_now_ns();
-	uid_t owner = 0;
 
-	if (!p->jit && (!p->jit_looked_ns || now - p->jit_looked_ns >= JIT_RETRY_NS)) {
-		bool looked = p->jit_looked_ns;
-
-		p->jit_looked_ns = now;
-		errno = 0;
-		p->jit = pmt_jitmap__open(p->pid, p->uid, &owner);
-		if (!p->jit && errno == EPERM && !looked && !s->jit_refused++) {
-			s->jit_refused_pid = p->pid;
-			s->jit_refused_uid = (uint32_t)owner;
-		}
-	}
+	jit_open(s, p, now);
 	return p->jit ? pmt_jitmap__name(p->jit, addr, off, now) : NULL;
+}
+
+void pmt_syms__jit_seen(struct pmt_syms *s, uint32_t pid)
+{
+	struct proc *p;
+
+	if (!s || !pid)
+		return;
+	pthread_mutex_lock(&s->lock);
+	p = syms_proc_get(s, pid);
+	if (p && !p->dead)
+		jit_open(s, p, pmt_now_ns());
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* A rebased frame's index (a pinned file's, or past MAX_PINNED a JIT

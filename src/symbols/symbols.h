@@ -49,6 +49,11 @@ void pmt_syms__unlock(struct pmt_syms *s);
 void pmt_syms__note_pid(struct pmt_syms *s, uint32_t pid);
 /* ... and of every process there is. */
 void pmt_syms__note_all(struct pmt_syms *s);
+/* pid runs JIT code (the kernel met it in a stack): its perf map opened
+ * now, while /proc/PID/root and its pid in its namespace lead to it, and
+ * kept open so that it names frames after the process is gone (an
+ * aggregation's, named at the end). */
+void pmt_syms__jit_seen(struct pmt_syms *s, uint32_t pid);
 
 /* What the kernel reports, in the order it happened. */
 struct pmt_mmap {

@@ -42,6 +42,7 @@
 #define REREAD_SLOTS 8192
 #define CFI_WANTED 1024
 #define VMA_PROCS 4096 /* processes whose VMAs are kept (LRU) */
+#define JIT_NEW 256    /* processes met in JIT code, not read yet */
 
 int pmt_unwind__supported(struct pmt_error *err)
 {
@@ -73,6 +74,7 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_vma_cache, on ? VMA_PROCS : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_jit_new, on ? JIT_NEW : 1);
 }
 
 void pmt_unwind__autoload(struct pmtrace_bpf *skel)
@@ -611,8 +613,24 @@ static void retry_refused(struct pmt_unwinder *u)
 	pthread_mutex_unlock(&u->lock);
 }
 
+/* Processes the kernel met in JIT code: their perf maps opened while
+ * they live (a container's is under its root, named by its own pid) */
+static void poll_jit(struct pmt_unwinder *u)
+{
+	int fd = bpf_map__fd(u->skel->maps.pmt_jit_new);
+	uint32_t pid;
+	int i;
+
+	/* a deleted key starts the walk again: the map empties */
+	for (i = 0; i < JIT_NEW && !bpf_map_get_next_key(fd, NULL, &pid); i++) {
+		pmt_syms__jit_seen(u->syms, pid);
+		bpf_map_delete_elem(fd, &pid);
+	}
+}
+
 static void poll_wanted(struct pmt_unwinder *u)
 {
+	poll_jit(u);
 	retry_refused(u);
 	serve_wanted(u);
 	while (u->nrest && !u->stop) {

@@ -7,12 +7,13 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="unwind_python unwind_tables_refused_retried unwind_pending_finished tp_stack_paths_exact unwind_deferred_rings_full"
+guest_tests="unwind_python unwind_tables_refused_retried unwind_pending_finished tp_stack_paths_exact unwind_deferred_rings_full jit_perf_map"
 # what each took in a guest beside the suites, seconds (runner.sh deals
 # guest_tests by it)
 # shellcheck disable=SC2034 # read by runner.sh
 guest_secs_unwind_tables_refused_retried=40
 guest_secs_unwind_python=25
+guest_secs_jit_perf_map=30
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="unwind_nofp_chain"
 
@@ -899,9 +900,9 @@ while time.time() < t: pass' || return 1
 # hot.js's loop have a hot.js function among their frames, walked through
 # the JIT code by frame pointers (V8 keeps them), and every JS name shown
 # is one the map has. Folded (named at exit, from the map left in /tmp);
-# then streamed, in its own PID and mount namespaces, where the map is
-# perf-1.map under the process's root (named while it lives: after, that
-# root is gone).
+# in a container (jit_container), folded as well; then streamed, in its
+# own PID and mount namespaces, where the map is perf-1.map under the
+# process's root (named while it lives: after, that root is gone).
 jit_run() { # OUT CMD...
 	local out=$1 total js map want=60
 	# under TCG a smaller share names a hot.js function (41% seen in a
@@ -917,8 +918,8 @@ jit_run() { # OUT CMD...
 		read -r total js < <(awk '/cpu-clock:/ { t++; seen = 0; next } /hot\.js:/ && !seen { j++; seen = 1 }
 			END { print t + 0, j + 0 }' "$out") ;;
 	esac
-	map=$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$WORK/before" | head -1)
-	[ -n "$map" ] || { fail "$1 wrote no perf map"; return 1; }
+	map=${JIT_MAP:-$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$WORK/before" | head -1)}
+	[ -f "${map:-}" ] || { fail "$1 wrote no perf map"; return 1; }
 	mv "$map" "$WORK/map" # one map a run: the next one's is new
 	note "$*: $js of $total samples through a hot.js function"
 	[ "$total" -ge 200 ] || { fail "only $total samples"; return 1; }
@@ -934,11 +935,28 @@ test_jit_perf_map() {
 	# shellcheck disable=SC2016 # $0, $1, $2: the inner shell's
 	local node=(sh -c 'cd "$0" && exec node --perf-basic-prof "$1" "$2"' "$WORK" "$PWD/tests/testprogs/hot.js" "$secs")
 	jit_run "$WORK/jit.folded" "${node[@]}" || return 1
-	requires host || return # new namespaces: what is checked is user space's
+	# a container's: named at the end too (folded), from the perf map
+	# opened at its first JIT sample, while its root was there
+	jit_container "$secs" || return 1
+	oracle_on_host || return 0 # what is checked below is user space's
 	jit_run "$WORK/jitns.txt" unshare --pid --mount --fork "${node[@]}" || return 1
 	# settled as soon as it exits (a bound of 1 waiting): its JIT frames
 	# keep the names the perf map gave them
 	PMT_MAX_DEAD=1 jit_run "$WORK/jitset.folded" "${node[@]}"
+}
+
+# node as a container runs it: its own PID namespace (--mount-proc) and
+# root (a chroot), whose /tmp no other process sees; the perf map, which
+# is perf-2.map there, copied out when node is done, to check the names.
+# Folded: named at the end, when that root is gone.
+jit_container() { # SECS
+	local r=$WORK/root io=$WORK/io
+	mkdir -p "$r" "$io" && cp tests/testprogs/hot.js "$io/" || return 1
+	# shellcheck disable=SC2016 # $0..$2: the inner shells'
+	JIT_MAP=$io/map jit_run "$WORK/jitroot.folded" unshare --pid --mount --fork --mount-proc sh -c '
+		mount --rbind / "$0" && mount -t tmpfs none "$0/tmp" && mount --bind "$1" "$0/mnt" &&
+		exec chroot "$0" sh -c "cd /tmp && node --perf-basic-prof /mnt/hot.js $2; cp /tmp/perf-*.map /mnt/map"' \
+		"$r" "$io" "$1"
 }
 
 # A stripped copy of nofp ($WORK/bin/nofp) and its debug file
