@@ -267,9 +267,33 @@ static void text_frame(void *ctx, const char *name, size_t len)
 	pmt_buf__add(ctx, name, len);
 }
 
-/* A stack as bpftrace prints one, a frame a line, with the functions
- * inlined at each (as streamed output and folded stacks name them). */
-static void stack_text(const struct pmt_agg_io *io, struct pmt_buf *b, uint8_t disp, uint64_t v)
+/* A frame as bpftrace 0.17 prints one in a map's key: a line indented
+ * by four spaces (its printf's kstack has eight), "func+OFFSET", the
+ * offset in decimal, or the address where nothing names it. */
+static void bpftrace_frame(const struct pmt_agg_io *io, uint32_t pid, uint64_t ip,
+			   struct pmt_buf *name, struct pmt_buf *b)
+{
+	const char *plus;
+
+	name->len = 0;
+	pmt_syms__name(io->syms, pid, ip, true, true, name);
+	pmt_buf__cstr(name);
+	pmt_buf__puts(b, "\n    ");
+	if (!strncmp(name->p, "[unknown] ", 10)) {
+		pmt_buf__puts(b, name->p + 10);
+		return;
+	}
+	plus = strstr(name->p, "+0x");
+	pmt_buf__printf(b, "%.*s+%llu", (int)(plus ? plus - name->p : (long)name->len), name->p,
+			plus ? strtoull(plus + 3, NULL, 16) : 0ULL);
+}
+
+/* A stack as bpftrace prints one, a frame a line: a program's as
+ * bpftrace 0.17 does (bpftrace: each frame at its return address); the
+ * options' with the functions inlined at each, as streamed output and
+ * folded stacks name them. */
+static void stack_text(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_buf *b,
+		       uint8_t disp, uint64_t v)
 {
 	uint64_t ips[PMT_STACK_DEPTH];
 	struct pmt_buf name = {0};
@@ -277,7 +301,10 @@ static void stack_text(const struct pmt_agg_io *io, struct pmt_buf *b, uint8_t d
 	int n = pmt_agg__stack_frames(io, disp, v, ips, &pid), i;
 
 	for (i = 0; i < n; i++)
-		pmt_syms__names(io->syms, pid, ips[i], &name, text_frame, b);
+		if (a->opts->map)
+			bpftrace_frame(io, pid, ips[i], &name, b);
+		else
+			pmt_syms__names(io->syms, pid, ips[i], &name, text_frame, b);
 	pmt_buf__free(&name);
 }
 
@@ -329,10 +356,10 @@ void pmt_agg__key_text(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 		if (disp == PMT_DISP_USTACK && i + 1 < kl->n &&
 		    kl->disp[i + 1] == PMT_DISP_KSTACK && !*kl->names[i + 1]) {
 			memcpy(&kv, k->data + kl->at[i + 1], 8);
-			stack_text(io, b, PMT_DISP_KSTACK, kv);
+			stack_text(a, io, b, PMT_DISP_KSTACK, kv);
 			i++;
 		}
-		stack_text(io, b, disp, v);
+		stack_text(a, io, b, disp, v);
 		if (b->len != at) /* an empty stack is @[], as bpftrace shows it */
 			pmt_buf__putc(b, '\n');
 	}
