@@ -98,6 +98,10 @@ void pmt_agg__program_tail(const struct pmt_agg_opts *ao, size_t n, struct pmt_b
 /* map index's name after '@' (its options'), or NULL past the last */
 const char *pmt_agg__map_name(const struct pmt_agg *a, size_t index);
 void pmt_agg__maps(const struct pmt_agg *a, struct pmt_agg_maps *m);
+/* pmt_lat's entries on a machine of cpus possible CPUs: each CPU's LRU
+ * list holds an equal share of them, at least PMT_LAT_CPU_SHARE. */
+#define PMT_LAT_CPU_SHARE 512
+uint32_t pmt_agg__lat_entries(const struct pmt_agg_maps *m, int cpus);
 /* Kernel memory its maps take from their creation on (an estimate). */
 uint64_t pmt_agg__kernel_bytes(const struct pmt_agg *a, int possible_cpus);
 /* Do keys hold user addresses, named through processes' mappings? */

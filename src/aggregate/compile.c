@@ -747,6 +747,16 @@ static uint64_t pow2_at_least(uint64_t n)
 	return p;
 }
 
+uint32_t pmt_agg__lat_entries(const struct pmt_agg_maps *m, int cpus)
+{
+	uint64_t floor = (uint64_t)PMT_LAT_CPU_SHARE * (uint64_t)(cpus > 0 ? cpus : 1);
+
+	if (!m->lat_entries)
+		return 0;
+	return m->lat_entries >= floor ? m->lat_entries
+				       : (uint32_t)(floor < UINT32_MAX ? floor : UINT32_MAX);
+}
+
 /* The kernel preallocates every element of a hash map when it creates it:
  * an element (node, key, a pointer to its per-CPU value), the per-CPU
  * values, and a power-of-two bucket array. Measured within ~5% on 6.18
@@ -757,6 +767,7 @@ uint64_t pmt_agg__kernel_bytes(const struct pmt_agg *a, int possible_cpus)
 	uint64_t bytes = 0, cpus = possible_cpus > 0 ? (uint64_t)possible_cpus : 1;
 
 	pmt_agg__maps(a, &m);
+	m.lat_entries = pmt_agg__lat_entries(&m, possible_cpus);
 	if (m.hash_entries)
 		bytes += (uint64_t)m.hash_entries * (64 + ((m.key_size + 7) & ~7u) +
 						     cpus * (sizeof(struct pmt_agg_val) + 16)) +

@@ -21,6 +21,7 @@ void pmt_aggmaps__size(struct pmtrace_bpf *skel, const struct pmt_agg *agg)
 	struct pmt_agg_maps m;
 
 	pmt_agg__maps(agg, &m);
+	m.lat_entries = pmt_agg__lat_entries(&m, libbpf_num_possible_cpus());
 	/* hash maps are preallocated (~10 ms per 10k entries): size the
 	 * ones this session does not use down to nothing */
 	bpf_map__set_max_entries(skel->maps.pmt_agg, m.hash_entries ? m.hash_entries : 1);
