@@ -61,6 +61,12 @@ static __always_inline __u64 pmt_stack_store(struct pmt_event *e, __u32 off, __u
 	check = h >> 32 | 1ULL << 32;
 	/* stored already (the common case: one lookup) */
 	old = bpf_map_lookup_elem(&pmt_stacks, &key);
+	if (old && old[PMT_STACK_KEPT] != check)
+		/* once more before calling it a collision: user space deletes
+		 * stacks no key refers to (collect_stacks), and a deleted
+		 * element is reused at once by another CPU's stack, which a
+		 * lookup made before the delete then reads */
+		old = bpf_map_lookup_elem(&pmt_stacks, &key);
 	if (old && old[PMT_STACK_KEPT] == check)
 		return key;
 	if (old) {
