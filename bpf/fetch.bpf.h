@@ -178,8 +178,7 @@ static __always_inline __u64 pmt_fetch_base_rec(const struct pmt_operand *e, str
 		off = e->off;
 #ifdef PMT_RAW_CTX
 		if (e->flags & PMT_FFLAG_CTX)
-			return pmt_ctx_field(c ? c->ctx : NULL, off, e->size,
-					     e->flags & PMT_FFLAG_SIGNED);
+			return pmt_ctx_field(c->ctx, off, e->size, e->flags & PMT_FFLAG_SIGNED);
 #endif
 		/* up to the tracepoints' stack keys at PMT_TP_STACK */
 		if (!rec || off > PMT_TP_STACK + 8)

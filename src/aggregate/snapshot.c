@@ -273,19 +273,14 @@ static void text_frame(void *ctx, const char *name, size_t len)
 static void bpftrace_frame(const struct pmt_agg_io *io, uint32_t pid, uint64_t ip,
 			   struct pmt_buf *name, struct pmt_buf *b)
 {
-	const char *plus;
-
 	name->len = 0;
 	pmt_syms__name(io->syms, pid, ip, true, true, name);
 	pmt_buf__cstr(name);
 	pmt_buf__puts(b, "\n    ");
-	if (!strncmp(name->p, "[unknown] ", 10)) {
+	if (!strncmp(name->p, "[unknown] ", 10))
 		pmt_buf__puts(b, name->p + 10);
-		return;
-	}
-	plus = strstr(name->p, "+0x");
-	pmt_buf__printf(b, "%.*s+%llu", (int)(plus ? plus - name->p : (long)name->len), name->p,
-			plus ? strtoull(plus + 3, NULL, 16) : 0ULL);
+	else
+		pmt_syms__offset_decimal(name->p, name->len, b);
 }
 
 /* A stack as bpftrace prints one, a frame a line: a program's as

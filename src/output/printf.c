@@ -336,7 +336,6 @@ static const char *kstack_of(const struct pmt_print *p, const struct pmt_record 
 			     size_t len)
 {
 	struct pmt_buf b = {0}, name = {0};
-	const char *plus;
 	size_t i;
 
 	pmt_buf__putc(&b, '\n');
@@ -345,11 +344,9 @@ static const char *kstack_of(const struct pmt_print *p, const struct pmt_record 
 			continue;
 		name.len = 0;
 		pmt_syms__name(p->syms, 0, r->named->v[i].addr, true, true, &name);
-		pmt_buf__cstr(&name);
-		plus = strstr(name.p, "+0x");
-		pmt_buf__printf(&b, "        %.*s+%llu\n",
-				(int)(plus ? plus - name.p : (long)name.len), name.p,
-				plus ? strtoull(plus + 3, NULL, 16) : 0ULL);
+		pmt_buf__puts(&b, "        ");
+		pmt_syms__offset_decimal(pmt_buf__cstr(&name), name.len, &b);
+		pmt_buf__putc(&b, '\n');
 	}
 	snprintf(buf, len, "%s", pmt_buf__cstr(&b));
 	pmt_buf__free(&b);

@@ -125,6 +125,14 @@ void pmt_syms__jit_seen(struct pmt_syms *s, uint32_t pid)
 	pthread_mutex_unlock(&s->lock);
 }
 
+void pmt_syms__offset_decimal(const char *name, size_t len, struct pmt_buf *b)
+{
+	const char *plus = memmem(name, len, "+0x", 3);
+
+	pmt_buf__printf(b, "%.*s+%llu", (int)(plus ? plus - name : (long)len), name,
+			plus ? strtoull(plus + 3, NULL, 16) : 0ULL);
+}
+
 /* A rebased frame's index (a pinned file's, or past MAX_PINNED a JIT
  * name's), its offset into *off. */
 static uint64_t frame_index(uint64_t v, uint64_t *off)

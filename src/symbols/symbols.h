@@ -143,6 +143,10 @@ void pmt_syms__cgroup(struct pmt_syms *s, uint64_t id, enum pmt_cgroup_show show
  * found. */
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b);
+/* A name pmt_syms__name gave with its offset ("func+0x1a", or "func" at
+ * offset 0) appended to b as bpftrace prints a stack's frame, the offset
+ * in decimal: "func+26", "func+0". */
+void pmt_syms__offset_decimal(const char *name, size_t len, struct pmt_buf *b);
 /* What the DWARF says of a user address of process pid, innermost
  * first: the functions inlined there ("(inlined)" frames as perf shows
  * them), then the function holding it (name NULL: pmt_syms__name names

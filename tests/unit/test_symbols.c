@@ -477,3 +477,20 @@ TEST(cgroup_paths_name_units_and_containers)
 		ASSERT_STREQ(container, cases[i].container ? hex : "");
 	}
 }
+
+/* A frame's offset as bpftrace prints it in a stack: decimal, +0 when the
+ * name has none; the length given, not the string's end, bounds it. */
+TEST(offset_decimal_as_bpftrace)
+{
+	struct pmt_buf b = {0};
+
+	pmt_syms__offset_decimal("do_nanosleep+0x5e", 17, &b);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "do_nanosleep+94");
+	b.len = 0;
+	pmt_syms__offset_decimal("schedule", 8, &b);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "schedule+0");
+	b.len = 0;
+	pmt_syms__offset_decimal("libc.so.6+0x2724a and more", 17, &b);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "libc.so.6+160330");
+	pmt_buf__free(&b);
+}
