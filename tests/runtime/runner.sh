@@ -81,6 +81,27 @@ cal=$(tests/runtime/calibrate.sh)
 export PMT_SLOWDOWN=${cal%% *}
 echo "runtime: calibration ${cal#* } ms a round (a quiet machine: 90), timeouts x$((PMT_SLOWDOWN / 100)).$((PMT_SLOWDOWN % 100 / 10))"
 
+# The processes under PID but SKIP and its own, each with its state, where
+# it waits in the kernel and its command line: what a test that ran out of
+# time was waiting for. From /proc alone (a QEMU guest has no ps).
+hung_tree() { # PID SKIP
+	local pid state rest
+	awk -v root="$1" -v skip="$2" '{
+		i = match($0, /\) [A-Za-z] -?[0-9]+ /); split(substr($0, i + 2), f, " ")
+		state[$1] = f[1]; parent[$1] = f[2]
+	} END {
+		keep[root] = 1
+		do { n = 0; for (p in parent) if (!(p in keep) && (parent[p] in keep) && p != skip) { keep[p] = 1; n++ } } while (n)
+		delete keep[root]
+		for (p in keep) print p, state[p]
+	}' /proc/[0-9]*/stat 2>/dev/null | sort -n | while read -r pid state; do
+		rest=$({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-160) || continue
+		[ -n "$rest" ] || continue
+		echo "$pid $state in $(cat "/proc/$pid/wchan" 2>/dev/null): $rest"
+		[ "$state" = R ] || head -n 4 "/proc/$pid/stack" 2>/dev/null | sed 's/^/      /'
+	done
+}
+
 # Every test to run: "AREA NAME SECS QUIET" lines. In a QEMU guest the
 # quiet ones come last: the guests start beside the host's unit suites and
 # fuzzer (tests/run.sh), whose CPU their one emulated CPU then misses.
@@ -123,18 +144,30 @@ while read -r area name secs <&3; do
 	secs=$(((secs * PMT_SLOWDOWN + 99) / 100))
 	[ -z "${PMT_VM_PROGRESS:-}" ] || echo "$area/$name $secs" >"$PMT_VM_PROGRESS"
 	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
-	# timeout signals the test's whole process group
+	# a few seconds before its time is up, what its processes wait in
+	# shellcheck disable=SC2016 # the trap's words are expanded when it runs
+	(
+		sleep $((secs > 6 ? secs - 3 : secs)) &
+		s=$!
+		trap 'kill $s 2>/dev/null; wait $s; exit 0' TERM
+		wait $s && hung_tree $$ "$BASHPID" >"$work/.hung" 2>&1
+	) &
+	watch=$!
+	# timeout signals the test's whole process group; the test's
+	# commands traced to a file: a test that runs out of time shows the
+	# commands it was in
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	# the test's commands traced to a file: a test that runs out of time
-	# shows the commands it was in
 	WORK=$work PMT_AREA=$area timeout -k 10 "$secs" bash -c 'exec 9>"$WORK/.trace" && BASH_XTRACEFD=9 && set -x && . tests/runtime/lib.sh && . "tests/runtime/$1.sh" && "test_$2"' _ "$area" "$name"
 	rc=$? t=$((SECONDS - t0))
+	kill $watch 2>/dev/null
+	wait $watch
 	case $rc in
 	0) echo "ok   runtime/$area/$name ($t s)"; passed=$((passed + 1)) ;;
 	77) echo "skip runtime/$area/$name"; skipped=$((skipped + 1)) ;;
 	124 | 137)
 		echo "FAIL runtime/$area/$name: timed out after $secs s; its last commands:"
 		tail -n 12 "$work/.trace" | cut -c1-300 | sed 's/^/    | /'
+		[ ! -s "$work/.hung" ] || { echo "    its processes then:" && sed 's/^/    | /' "$work/.hung"; }
 		failed=$((failed + 1))
 		;;
 	*) echo "FAIL runtime/$area/$name ($t s)"; failed=$((failed + 1)) ;;

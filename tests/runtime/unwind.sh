@@ -904,26 +904,30 @@ while time.time() < t: pass' || return 1
 # own PID and mount namespaces, where the map is perf-1.map under the
 # process's root (named while it lives: after, that root is gone).
 jit_run() { # OUT CMD...
-	local out=$1 total js map want=60
-	# under TCG a smaller share names a hot.js function (41% seen in a
-	# 5 s run; not looked into): the names themselves are still checked
-	[ -z "${PMT_VM:-}" ] || want=25
+	local out=$1 total js unnamed map
 	shift
 	rm -f /tmp/perf-1.map
 	touch "$WORK/before"
+	# each sample of node: through a hot.js function (named from the
+	# map), or through a frame of no name ([unknown]: JIT code the map did
+	# not name), or neither (start-up: its share grows as the machine
+	# slows, under TCG most of a run)
 	case $out in
 	*.folded) "$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$@" >/dev/null || return 1
-		read -r total js < <(awk '{ t += $NF } /hot\.js:/ { j += $NF } END { print t + 0, j + 0 }' "$out") ;;
+		read -r total js unnamed < <(awk '{ t += $NF } /hot\.js:/ { j += $NF; next } /\[unknown\]/ { u += $NF }
+			END { print t + 0, j + 0, u + 0 }' "$out") ;;
 	*) "$PMT" -q -e cpu-clock --freq 499 --stack user -o "$out" -- "$@" >/dev/null || return 1
-		read -r total js < <(awk '/cpu-clock:/ { t++; seen = 0; next } /hot\.js:/ && !seen { j++; seen = 1 }
-			END { print t + 0, j + 0 }' "$out") ;;
+		read -r total js unnamed < <(awk 'function end() { j += seen == 1; u += seen == 2 }
+			/cpu-clock:/ { end(); t++; seen = 0; next } /hot\.js:/ { seen = 1 } /\[unknown\]/ && !seen { seen = 2 }
+			END { end(); print t + 0, j + 0, u + 0 }' "$out") ;;
 	esac
 	map=${JIT_MAP:-$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$WORK/before" | head -1)}
 	[ -f "${map:-}" ] || { fail "$1 wrote no perf map"; return 1; }
 	mv "$map" "$WORK/map" # one map a run: the next one's is new
-	note "$*: $js of $total samples through a hot.js function"
-	[ "$total" -ge 200 ] || { fail "only $total samples"; return 1; }
-	[ $((js * 100)) -ge $((total * want)) ] || { fail "$js of $total samples name a hot.js function, want $want%"; return 1; }
+	note "$*: $js of $total samples through a hot.js function, $unnamed through a frame of no name"
+	[ "$js" -ge 100 ] || { fail "only $js samples through a hot.js function"; return 1; }
+	[ $((js * 100)) -ge $(((js + unnamed) * 90)) ] ||
+		{ fail "$js samples name a hot.js function, $unnamed a frame of no name: want 90% named"; return 1; }
 	check jit_names_in_map "$out" "$WORK/map"
 }
 test_jit_perf_map() {
