@@ -226,10 +226,11 @@ bool pmt_agg__is_profile(const struct pmt_agg *a);
  * be known when the key is printed. */
 bool pmt_agg__names_in_process(const struct pmt_agg *a);
 /* Entries e[0..n) as a gzip'd pprof profile, as --pprof writes it, of
- * the time from start_wall_ns (CLOCK_REALTIME) to now; *gz the caller's
+ * the duration_ns from start_wall_ns (CLOCK_REALTIME); *gz the caller's
  * to free. 0 or -errno. */
 int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
-		   const struct pmt_agg_io *io, int64_t start_wall_ns, uint8_t **gz, size_t *len);
+		   const struct pmt_agg_io *io, int64_t start_wall_ns, int64_t duration_ns,
+		   uint8_t **gz, size_t *len);
 /* The default metric name: pmtrace_PROBE_events, ..._latency_seconds. */
 void pmt_agg__metric_name(const struct pmt_agg *a, struct pmt_buf *b);
 /* Append the aggregation's metric families to b (name NULL: the default;

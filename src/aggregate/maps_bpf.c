@@ -868,12 +868,17 @@ int pmt_aggmaps__window_close(struct pmt_aggmaps *m, int w, struct pmt_syms *sym
 	struct window *win = &m->win[w];
 	int err;
 
+	int64_t span;
+
 	pthread_mutex_lock(&m->lock);
 	err = drain(m);
+	/* the window's samples are those of the two drains: its duration is
+	 * theirs (a busy machine drains late), not the request's */
+	span = (int64_t)(pmt_now_ns() - win->start_ns);
 	if (!err) {
 		pmt_syms__lock(syms);
-		err = pmt_agg__pprof(m->agg, win->t.e.v, win->t.e.n, &io, win->start_wall_ns, gz,
-				     len);
+		err = pmt_agg__pprof(m->agg, win->t.e.v, win->t.e.n, &io, win->start_wall_ns, span,
+				     gz, len);
 		pmt_syms__unlock(syms);
 	}
 	win->open = false;

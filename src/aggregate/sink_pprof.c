@@ -154,7 +154,8 @@ static struct pmt_pprof *profile(const struct pmt_agg *a, const struct pmt_agg_e
 }
 
 int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
-		   const struct pmt_agg_io *io, int64_t start_wall_ns, uint8_t **gz, size_t *len)
+		   const struct pmt_agg_io *io, int64_t start_wall_ns, int64_t duration_ns,
+		   uint8_t **gz, size_t *len)
 {
 	uint64_t samples;
 	struct pmt_pprof *pp = profile(a, e, n, io, &samples);
@@ -162,7 +163,7 @@ int pmt_agg__pprof(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_
 
 	if (!pp)
 		return -ENOMEM;
-	pmt_pprof__times(pp, start_wall_ns, wall_ns() - start_wall_ns);
+	pmt_pprof__times(pp, start_wall_ns, duration_ns);
 	err = pmt_pprof__gzip(pp, gz, len);
 	pmt_pprof__free(pp);
 	return err;
