@@ -14,6 +14,11 @@
 #   tools          the benchmarks' helpers (tools/bench/)
 #   man            the man page's roff from its scdoc source
 #   vmlinux        regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel
+#
+# ARCH=arm64 on an x86-64 machine (or ARCH=x86 on an arm64 one)
+# cross-builds $(OUTPUT)/pmtrace, OUTPUT .output/ARCH, with Debian's
+# cross compiler and the target's -dev packages through multiarch (make
+# deps ARCH=arm64 installs them).
 #   install, uninstall, clean
 VERSION := 0.2.0
 # every CPU by default (make -jN chooses): CI's build and the test
@@ -21,15 +26,33 @@ VERSION := 0.2.0
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc)
 endif
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# the kernel's names; the environment's ARCH may say amd64 or aarch64
+ARCH ?= $(HOST_ARCH)
+override ARCH := $(patsubst amd64,x86,$(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(ARCH))))
+TRIPLET_x86 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+TRIPLET := $(TRIPLET_$(ARCH))
+ifeq ($(TRIPLET),)
+$(error ARCH=$(ARCH): pmtrace builds for x86 (x86_64) and arm64 (aarch64))
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(TRIPLET)-
+OUTPUT ?= .output/$(ARCH)
+endif
 OUTPUT ?= .output
+# a cross build's binary stays in its OUTPUT, beside no native one
+BIN := $(if $(CROSS_COMPILE),$(OUTPUT)/pmtrace,pmtrace)
 PREFIX ?= /usr/local
 DESTDIR ?=
-CC ?= cc
+ifeq ($(origin CC),default)
+CC := $(CROSS_COMPILE)gcc
+endif
 CLANG ?= clang
 BPFTOOL ?= bpftool
-PKG_CONFIG ?= pkg-config
+# the target's .pc files, through multiarch, when cross-building
+PKG_CONFIG ?= $(if $(CROSS_COMPILE),PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig )pkg-config
 
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 VMLINUX_H := vmlinux/$(ARCH)/vmlinux.h
 
@@ -51,16 +74,17 @@ TEP_LIBS := $(shell $(PKG_CONFIG) --libs libtraceevent 2>/dev/null || echo -ltra
 PURE_LIBS := $(TEP_LIBS) -ldw -lelf -liberty -lz -lm -lyaml
 # libmicrohttpd is loaded by --listen alone (src/run/listen_bpf.c), by the
 # soname of the library its header comes with
-MHD_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libmicrohttpd 2>/dev/null || \
-		echo /usr/lib/x86_64-linux-gnu)/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
+MHD_SONAME := $(shell $(CROSS_COMPILE)objdump -p $$($(PKG_CONFIG) --variable=libdir libmicrohttpd 2>/dev/null || \
+		echo /usr/lib/$(TRIPLET))/libmicrohttpd.so 2>/dev/null | awk '/SONAME/ {print $$2}')
 HTTP_LIBS := -ldl -lpthread
 LIBS := $(LIBBPF_LIBS) $(PURE_LIBS) $(HTTP_LIBS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=all
 
 # clang -target bpf does not search the host's system include paths; add
-# them after our own so <linux/...> and <bpf/...> resolve as on the host.
-CLANG_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+# them after our own so <linux/...> and <bpf/...> resolve as on the host
+# (the target's: <asm/...> differ).
+CLANG_SYS_INCLUDES := $(shell $(CLANG) --target=$(TRIPLET) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	      -I$(dir $(VMLINUX_H)) -Ibpf $(CLANG_SYS_INCLUDES) -MMD -MP
@@ -105,9 +129,9 @@ ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: pmtrace
+all: $(BIN)
 
-pmtrace: $(OBJS)
+$(BIN): $(OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(LIBS) -o $@
 
@@ -117,12 +141,17 @@ $(PURE_OBJS): $(OUTPUT)/src/%.o: src/%.c $(FLAGS_FILE)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The system call numbers of the headers pmtrace is built with (they are
-# the kernel's ABI: a kernel only adds to them): name, number.
+# the kernel's ABI: a kernel only adds to them): name, number. A second
+# pass of the preprocessor gives each its number (arm64's generic table
+# defines some through others: __NR_fcntl is __NR3264_fcntl).
 $(OUTPUT)/gen/syscall_nrs.h:
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
-		sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9][0-9]*\)$$/PMT_SYSCALL(\1, \2)/p' | \
+	$(Q){ echo '#include <asm/unistd.h>'; echo '#include <asm/unistd.h>' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/PMT_SYSCALL(\1, __NR_\1)/p'; } | \
+		$(CC) -std=c11 -E -P - | \
+		sed -n -e '/^PMT_SYSCALL(\(syscalls\|arch_specific_syscall\),/d' \
+			-e '/^PMT_SYSCALL([a-z0-9_]*, [0-9][0-9]*)$$/p' | \
 		sort -t, -k2 -n >$@.tmp
 	$(Q)test -s $@.tmp && mv $@.tmp $@
 $(OUTPUT)/src/tracefs/syscalls.o $(OUTPUT)/asan/src/tracefs/syscalls.o: $(OUTPUT)/gen/syscall_nrs.h
@@ -308,9 +337,15 @@ man:
 	$(Q)scdoc <tools/man/pmtrace.8.scd >tools/man/pmtrace.8
 
 # --- setup -----------------------------------------------------------------
-BUILD_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev pkg-config \
-	libtraceevent-dev libiberty-dev libdebuginfod-dev \
-	      libmicrohttpd-dev libgnutls28-dev libcrypt-dev libyaml-dev
+# the target's libraries: this machine's, or another's through multiarch
+# beside a cross compiler (make deps ARCH=arm64)
+LIB_PKGS := libbpf-dev libelf-dev libdw-dev zlib1g-dev libtraceevent-dev libiberty-dev \
+	    libdebuginfod-dev libmicrohttpd-dev libgnutls28-dev libcrypt-dev libyaml-dev
+DEB_ARCH_x86 := amd64
+DEB_ARCH_arm64 := arm64
+BUILD_PKGS := make clang llvm bpftool pkg-config \
+	      $(if $(CROSS_COMPILE),gcc-$(subst _,-,$(TRIPLET)) \
+		$(addsuffix :$(DEB_ARCH_$(ARCH)),$(LIB_PKGS)),gcc $(LIB_PKGS))
 TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux libc6-dbg \
 	     qemu-system-x86 busybox-static cpio xz-utils chromium clang-format shellcheck \
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \

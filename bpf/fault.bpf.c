@@ -47,6 +47,9 @@ SEC("uprobe.s") int pmt_fault_up(struct pt_regs *ctx)
 #if defined(__TARGET_ARCH_x86)
 	if (mask & 32)
 		pmt_fault_in(ctx->r9);
+#elif defined(__TARGET_ARCH_arm64)
+	if (mask & 32)
+		pmt_fault_in(((const struct user_pt_regs *)ctx)->regs[5]);
 #endif
 	return 0;
 }

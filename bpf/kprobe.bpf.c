@@ -47,6 +47,8 @@ static __always_inline void pmt_call_fill(struct pmt_call *c, void *ctx, enum pm
 		c->arg[4] = PT_REGS_PARM5(regs);
 #if defined(__TARGET_ARCH_x86)
 		c->arg[5] = regs->r9;
+#elif defined(__TARGET_ARCH_arm64)
+		c->arg[5] = ((const struct user_pt_regs *)regs)->regs[5];
 #else
 		c->arg[5] = 0;
 #endif

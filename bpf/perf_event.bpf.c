@@ -22,15 +22,21 @@ int pmt_pe(struct bpf_perf_event_data *ctx)
 	if (!e)
 		return 0;
 	smp = (struct pmt_sample *)e->data;
-	smp->ip = ctx->regs.ip;
 	smp->addr = ctx->addr;
 	smp->period = ctx->sample_period;
+#if defined(__TARGET_ARCH_arm64)
+	/* user_pt_regs: EL0 in pstate's mode bits is user mode */
+	smp->ip = ctx->regs.pc;
+	smp->mode = (ctx->regs.pstate & 0xf) == 0 ? PMT_MODE_USER : PMT_MODE_KERNEL;
+#else
+	smp->ip = ctx->regs.ip;
 	/* the ctx is read in whole words: cs as the u64 it sits in (the
 	 * pt_regs layout is user ABI) */
 	smp->mode =
 		(*(__u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs)) & 3) == 3
 			? PMT_MODE_USER
 			: PMT_MODE_KERNEL;
+#endif
 	/* the counter costs a helper call: only when something shows it */
 	smp->value = 0;
 	if (cfg->want_value && !bpf_perf_prog_read_value(ctx, &cnt, sizeof(cnt)))

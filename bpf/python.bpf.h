@@ -181,7 +181,7 @@ static __always_inline __u64 pmt_py_frame(struct pmt_unwind *u)
 	code = pmt_py_word(fr + pf->fr_code);
 	instr = pmt_py_word(fr + pf->fr_instr);
 	if (bpf_probe_read_user(&entry, 1, (void *)(fr + pf->fr_entry)) || !code ||
-	    code >= 1ULL << 47) {
+	    code >= PMT_USER_END) {
 		pmt_py_missed(u);
 		return 0;
 	}

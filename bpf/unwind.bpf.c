@@ -52,7 +52,7 @@ int pmt_unwind_exec(void *ctx)
 	 * program's again, when static) */
 	text = BPF_CORE_READ(task, mm, start_code);
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	entry = regs ? BPF_CORE_READ(regs, ip) : 0;
+	entry = regs ? PT_REGS_IP_CORE(regs) : 0;
 	if (text)
 		pmt_unwind_learn_here(text);
 	if (entry && (entry < text || entry >= BPF_CORE_READ(task, mm, end_code)))

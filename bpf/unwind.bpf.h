@@ -18,6 +18,7 @@
 #include "python.bpf.h"
 #include "vma.bpf.h"
 #include "unwind_dump.bpf.h"
+#include <bpf/bpf_tracing.h>
 
 /* The rows of the file mapped at u->pc, into u->first/count. */
 static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
@@ -123,7 +124,7 @@ static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 
 /* The caller by the row's rules: 0, or 1 where the walk ends. */
 static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt_cfi_row *r)
 {
-	__u64 cfa, ra, fp, bx;
+	__u64 cfa, ra, fp;
 
 	switch (r->cfa) {
 	case PMT_CFA_END: u->ended = true; return 1; /* the outermost frame */
@@ -137,19 +138,43 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 		break;
 	default: return 1;
 	}
+#if defined(__TARGET_ARCH_arm64)
+	/* the return address: saved at CFA + bx_off, or still in x30 (a
+	 * function that has not saved it: only the first frame knows x30);
+	 * a signed one's authentication code stripped (48-bit user space) */
+	if (r->bx == PMT_FP_SAVED) {
+		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa + (__s64)r->bx_off)))
+			return 1;
+	} else {
+		ra = u->bx;
+	}
+	u->bx = 0;
+	ra &= (1ULL << 48) - 1;
+	if (!ra)
+		return 1;
+#else
+	__u64 bx;
+
 	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
 		return 1;
-	if (r->fp == PMT_FP_SAVED) {
-		if (bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa + (__s64)r->fp_off)))
-			return 1;
-		u->fp = fp;
-	}
 	if (r->bx == PMT_FP_SAVED) {
 		if (bpf_probe_read_user(&bx, sizeof(bx), (void *)(cfa + (__s64)r->bx_off)))
 			return 1;
 		u->bx = bx;
 	}
+#endif
+	if (r->fp == PMT_FP_SAVED) {
+		if (bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa + (__s64)r->fp_off)))
+			return 1;
+		u->fp = fp;
+	}
+#if defined(__TARGET_ARCH_arm64)
+	/* a leaf that has not moved sp has its CFA there: met once, the
+	 * first frame, whose x30 is known */
+	if (cfa < u->sp)
+#else
 	if (cfa <= u->sp)
+#endif
 		return 1; /* the stack grows down: no loops */
 	u->sp = cfa;
 	u->pc = ra;
@@ -183,7 +208,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 		 * in a mapping the kernel says is no text. Else the "frame
 		 * pointer" was any register, and the stack ends here,
 		 * counted, instead of inventing callers. */
-		if (u->by_fp && (u->pc < 0x1000 || u->pc >= 0x7ffffffff000ULL ||
+		if (u->by_fp && (u->pc < 0x1000 || u->pc >= PMT_USER_END ||
 				 (!u->vm_unknown &&
 				  (u->pc < u->vm_start || u->pc >= u->vm_end || !u->vm_exec)))) {
 			pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
@@ -242,10 +267,16 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash, 
 	if (!regs)
 		return 0;
 	__builtin_memset(u, 0, sizeof(*u));
-	u->pc = BPF_CORE_READ(regs, ip);
-	u->sp = BPF_CORE_READ(regs, sp);
-	u->fp = BPF_CORE_READ(regs, bp);
+	u->pc = PT_REGS_IP_CORE(regs);
+	u->sp = PT_REGS_SP_CORE(regs);
+	u->fp = PT_REGS_FP_CORE(regs);
+#if defined(__TARGET_ARCH_arm64)
+	/* bx holds x30, the link register: the return address of a
+	 * function that has not saved it yet */
+	u->bx = BPF_CORE_READ(regs, regs[30]);
+#else
 	u->bx = BPF_CORE_READ(regs, bx);
+#endif
 	pmt_unwind_of(u, task);
 	u->start = off;
 	u->max = max;

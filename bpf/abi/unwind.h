@@ -125,6 +125,13 @@ struct pmt_py_new {
  * code object's id in the low 32 bits. Never a kernel address (those
  * have bits 47-63 all set). */
 #define PMT_PY_FRAME (1ULL << 63)
+/* Where user space ends: x86-64's 47 bits (less the guard page), arm64's
+ * 48 (its mappings sit just below: 0xffff...) */
+#if defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define PMT_USER_END (1ULL << 48)
+#else
+#define PMT_USER_END 0x7ffffffff000ULL
+#endif
 /* In a dump's Python frames (struct pmt_ustack_dump): the last frame of
  * its eval loop call (the interpreter frame's is_entry), as the kernel
  * would have ended that call's frames. Not in frames written. */

@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "elf/elfsym.h"
+#include "util/machine.h"
 #include "util/strutil.h"
 
 static int cmp_sym(const void *a, const void *b)
@@ -129,7 +130,9 @@ Elf_Scn *pmt_elf__section(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-#define PLT_ENTRY 16 /* x86-64 */
+/* x86-64's and arm64's PLT stubs: 16 bytes each, after a header of 16
+ * and 32 */
+#define PLT_ENTRY 16
 
 int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out)
 {
@@ -143,14 +146,15 @@ int pmt_elf__plt(Elf *elf, struct pmt_elf_syms *out)
 	size_t i, n;
 	char *name;
 
-	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || !rela || !rsh.sh_entsize)
+	if (!gelf_getehdr(elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64) ||
+	    !rela || !rsh.sh_entsize)
 		return 0;
 	/* with IBT the stubs called are in .plt.sec; else .plt, after its
 	 * header entry */
 	if ((plt = pmt_elf__section(elf, ".plt.sec", &psh)))
 		first = psh.sh_addr;
 	else if ((plt = pmt_elf__section(elf, ".plt", &psh)))
-		first = psh.sh_addr + PLT_ENTRY;
+		first = psh.sh_addr + (eh.e_machine == EM_AARCH64 ? 2 : 1) * PLT_ENTRY;
 	else
 		return 0;
 	dyn = elf_getscn(elf, rsh.sh_link);
@@ -262,8 +266,8 @@ static bool is_elf(const char *path)
 int pmt_elf__locate(const char *name, char *out, size_t len)
 {
 	static const char *const libdirs[] = {
-		"/lib/x86_64-linux-gnu",
-		"/usr/lib/x86_64-linux-gnu",
+		"/lib/" PMT_MULTIARCH,
+		"/usr/lib/" PMT_MULTIARCH,
 		"/lib64",
 		"/usr/lib64",
 		"/lib",

@@ -14,8 +14,24 @@
 #include "elf/elfsym.h"
 #include "util/strutil.h"
 
-/* DWARF register numbers, x86-64 */
-enum { REG_RBX = 3, REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
+/*
+ * The registers the unwinder follows, by DWARF number, for the file's
+ * machine: the return address column, the frame pointer, the stack
+ * pointer, and x86-64's rbx (the loader's lazy binding trampoline keeps
+ * the CFA there). arm64's return address column is the link register,
+ * x30: a function that has not saved it yet returns through it (lr), and
+ * the row keeps where it is saved in the slot x86-64 keeps rbx's.
+ */
+struct cfi_abi {
+	uint64_t ra, fp, sp, bx;
+	bool lr;
+};
+static const struct cfi_abi abi_x86_64 = {.ra = 16, .fp = 6, .sp = 7, .bx = 3};
+static const struct cfi_abi abi_aarch64 = {
+	.ra = 30, .fp = 29, .sp = 31, .bx = UINT64_MAX, .lr = true};
+/* arm64's DW_CFA_AARCH64_negate_ra_state (pointer authentication: the
+ * kernel strips the code from every return address) */
+#define CFA_NEGATE_RA_STATE 0x2d
 
 void pmt_cfi__free(struct pmt_cfi *c)
 {
@@ -277,11 +293,11 @@ static int reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
 
 /* The row's rule for a CFA of register reg plus an offset: PMT_CFA_NONE
  * for a register the unwinder does not track. */
-static uint8_t cfa_rule(uint64_t reg)
+static uint8_t cfa_rule(const struct cfi_abi *abi, uint64_t reg)
 {
-	return reg == REG_RSP	? PMT_CFA_SP
-	       : reg == REG_RBP ? PMT_CFA_FP
-	       : reg == REG_RBX ? PMT_CFA_BX
+	return reg == abi->sp	? PMT_CFA_SP
+	       : reg == abi->fp ? PMT_CFA_FP
+	       : reg == abi->bx ? PMT_CFA_BX
 				: PMT_CFA_NONE;
 }
 
@@ -294,8 +310,26 @@ static void saved_rule(bool saved, int64_t off, uint8_t *rule, int16_t *at)
 	}
 }
 
+/* The return address's rule (reg_rule's: 1 saved at CFA + off, 0
+ * unchanged, 2 undefined) into the row: false where the unwinder cannot
+ * follow it. x86-64's is always at CFA - 8; arm64's is saved anywhere
+ * (bx_off) or still in x30. */
+static bool ra_rule(const struct cfi_abi *abi, int rule, int64_t off, struct pmt_cfi_row *r)
+{
+	if (rule == 2) {
+		r->cfa = PMT_CFA_END;
+		return true;
+	}
+	if (!abi->lr)
+		return rule == 1 && off == -8;
+	if (rule == 1 && off != (int16_t)off)
+		return false;
+	saved_rule(rule == 1, off, &r->bx, &r->bx_off);
+	return rule == 0 || rule == 1;
+}
+
 /* The rules of one row: false when the unwinder cannot follow them. */
-static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
+static bool row_rules(const struct cfi_abi *abi, Dwarf_Frame *fr, struct pmt_cfi_row *r)
 {
 	Dwarf_Op *ops;
 	int64_t off = 0;
@@ -306,28 +340,31 @@ static bool row_rules(Dwarf_Frame *fr, struct pmt_cfi_row *r)
 	r->cfa = PMT_CFA_NONE;
 	r->fp = PMT_FP_SAME;
 	r->bx = PMT_FP_SAME;
-	rule = reg_rule(fr, REG_RA, &off);
-	if (rule == 2) {
-		r->cfa = PMT_CFA_END;
-		return true;
-	}
-	if (rule != 1 || off != -8 || dwarf_frame_cfa(fr, &ops, &n) || n < 1)
+	rule = reg_rule(fr, (int)abi->ra, &off);
+	if (!ra_rule(abi, rule, off, r))
 		return false;
-	if (n == 1 && ops[0].atom == DW_OP_bregx && cfa_rule(ops[0].number) != PMT_CFA_NONE) {
+	if (r->cfa == PMT_CFA_END)
+		return true;
+	if (dwarf_frame_cfa(fr, &ops, &n) || n < 1)
+		return false;
+	if (n == 1 && ops[0].atom == DW_OP_bregx && cfa_rule(abi, ops[0].number) != PMT_CFA_NONE) {
 		if ((int64_t)ops[0].number2 != (int32_t)ops[0].number2)
 			return false;
-		r->cfa = cfa_rule(ops[0].number);
+		r->cfa = cfa_rule(abi, ops[0].number);
 		r->cfa_off = (int32_t)ops[0].number2;
-	} else if (plt_expr(ops, n, &k)) {
+	} else if (!abi->lr && plt_expr(ops, n, &k)) {
 		r->cfa = PMT_CFA_PLT;
 		r->cfa_off = k;
 	} else {
 		return false;
 	}
-	/* rbp and rbx not recoverable: callers that need them stop there */
-	rule = reg_rule(fr, REG_RBP, &off);
+	/* the frame pointer and rbx not recoverable: callers that need
+	 * them stop there */
+	rule = reg_rule(fr, (int)abi->fp, &off);
 	saved_rule(rule == 1, off, &r->fp, &r->fp_off);
-	rule = reg_rule(fr, REG_RBX, &off);
+	if (abi->lr)
+		return true;
+	rule = reg_rule(fr, (int)abi->bx, &off);
 	saved_rule(rule == 1, off, &r->bx, &r->bx_off);
 	return true;
 }
@@ -363,8 +400,8 @@ static const struct pmt_cfi_row none_row = {.cfa = PMT_CFA_NONE};
 
 /* The rows of the FDE at start, by libdw, up to next: one lookup a row,
  * each running the FDE's program from its start. 0 or -ENOMEM. */
-static int fde_rows_libdw(struct pmt_cfi *out, size_t *cap, Elf *elf, Dwarf_CFI *cfi,
-			  uint64_t start, uint64_t next)
+static int fde_rows_libdw(const struct cfi_abi *abi, struct pmt_cfi *out, size_t *cap, Elf *elf,
+			  Dwarf_CFI *cfi, uint64_t start, uint64_t next)
 {
 	uint64_t addr = start;
 	int ret = 0;
@@ -380,7 +417,7 @@ static int fde_rows_libdw(struct pmt_cfi *out, size_t *cap, Elf *elf, Dwarf_CFI 
 			free(fr);
 			break;
 		}
-		if (!row_rules(fr, &r)) {
+		if (!row_rules(abi, fr, &r)) {
 			r.cfa = PMT_CFA_NONE;
 			out->unsupported++;
 		}
@@ -417,6 +454,7 @@ struct frame_state {
 };
 
 struct cie {
+	const struct cfi_abi *abi;
 	Dwarf_Off off;
 	Dwarf_CIE c;
 	int enc;		 /* its FDEs' pointer encoding, -1 unknown */
@@ -472,20 +510,10 @@ static bool sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
 	return true;
 }
 
-static void set_rule(struct frame_state *st, uint64_t reg, int kind, int64_t off)
-{
-	struct rule *r = reg == REG_RA	  ? &st->ra
-			 : reg == REG_RBP ? &st->fp
-			 : reg == REG_RBX ? &st->bx
-					  : NULL;
-
-	if (r)
-		*r = (struct rule){kind, off};
-}
-
 #define STATE_STACK 16
 
 struct interp {
+	const struct cfi_abi *abi;
 	const Dwarf_CIE *cie;
 	const struct frame_state *init; /* DW_CFA_restore's */
 	struct frame_state st, saved[STATE_STACK];
@@ -493,13 +521,25 @@ struct interp {
 	uint64_t loc;
 };
 
+static void set_rule(struct interp *in, uint64_t reg, int kind, int64_t off)
+{
+	struct frame_state *st = &in->st;
+	struct rule *r = reg == in->abi->ra   ? &st->ra
+			 : reg == in->abi->fp ? &st->fp
+			 : reg == in->abi->bx ? &st->bx
+					      : NULL;
+
+	if (r)
+		*r = (struct rule){kind, off};
+}
+
 static void restore(struct interp *in, uint64_t reg)
 {
-	if (reg == REG_RA)
+	if (reg == in->abi->ra)
 		in->st.ra = in->init->ra;
-	else if (reg == REG_RBP)
+	else if (reg == in->abi->fp)
 		in->st.fp = in->init->fp;
-	else if (reg == REG_RBX)
+	else if (reg == in->abi->bx)
 		in->st.bx = in->init->bx;
 }
 
@@ -515,12 +555,12 @@ static int step_reg(struct interp *in, uint8_t op, const uint8_t **p, const uint
 		if (!uleb(p, end, &reg) || !uleb(p, end, &v))
 			return 0;
 		so = (int64_t)v * daf;
-		set_rule(&in->st, reg, RULE_OFFSET, op == DW_CFA_offset_extended ? so : -so);
+		set_rule(in, reg, RULE_OFFSET, op == DW_CFA_offset_extended ? so : -so);
 		return 1;
 	case DW_CFA_offset_extended_sf:
 		if (!uleb(p, end, &reg) || !sleb(p, end, &so))
 			return 0;
-		set_rule(&in->st, reg, RULE_OFFSET, so * daf);
+		set_rule(in, reg, RULE_OFFSET, so * daf);
 		return 1;
 	case DW_CFA_restore_extended:
 		if (!uleb(p, end, &reg))
@@ -531,25 +571,25 @@ static int step_reg(struct interp *in, uint8_t op, const uint8_t **p, const uint
 	case DW_CFA_same_value:
 		if (!uleb(p, end, &reg))
 			return 0;
-		set_rule(&in->st, reg, op == DW_CFA_undefined ? RULE_UNDEF : RULE_SAME, 0);
+		set_rule(in, reg, op == DW_CFA_undefined ? RULE_UNDEF : RULE_SAME, 0);
 		return 1;
 	case DW_CFA_register:
 	case DW_CFA_val_offset:
 		if (!uleb(p, end, &reg) || !uleb(p, end, &v))
 			return 0;
-		set_rule(&in->st, reg, RULE_OTHER, 0);
+		set_rule(in, reg, RULE_OTHER, 0);
 		return 1;
 	case DW_CFA_val_offset_sf:
 		if (!uleb(p, end, &reg) || !sleb(p, end, &so))
 			return 0;
-		set_rule(&in->st, reg, RULE_OTHER, 0);
+		set_rule(in, reg, RULE_OTHER, 0);
 		return 1;
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
 		if (!uleb(p, end, &reg) || !uleb(p, end, &v) || v > (uint64_t)(end - *p))
 			return 0;
 		*p += v;
-		set_rule(&in->st, reg, RULE_OTHER, 0);
+		set_rule(in, reg, RULE_OTHER, 0);
 		return 1;
 	default: return -1;
 	}
@@ -613,12 +653,11 @@ static bool step(struct interp *in, uint8_t op, const uint8_t **p, const uint8_t
 	case DW_CFA_offset:
 		if (!uleb(p, end, &v))
 			return false;
-		set_rule(&in->st, op & 0x3f, RULE_OFFSET,
-			 (int64_t)v * in->cie->data_alignment_factor);
+		set_rule(in, op & 0x3f, RULE_OFFSET, (int64_t)v * in->cie->data_alignment_factor);
 		return true;
 	case DW_CFA_restore: restore(in, op & 0x3f); return true;
 	}
-	if (op == DW_CFA_nop)
+	if (op == DW_CFA_nop || (op == CFA_NEGATE_RA_STATE && in->abi->lr))
 		return true;
 	if (op == DW_CFA_GNU_args_size)
 		return uleb(p, end, &v);
@@ -651,31 +690,39 @@ static int advance(uint8_t op, const uint8_t **p, const uint8_t *end, uint64_t *
 }
 
 /* The row of a state, as row_rules reads it from libdw's frame. */
-static bool state_row(const struct frame_state *st, struct pmt_cfi_row *r)
+static bool state_row(const struct cfi_abi *abi, const struct frame_state *st,
+		      struct pmt_cfi_row *r)
 {
+	/* reg_rule's numbering of the kinds */
+	int ra = st->ra.kind == RULE_SAME     ? 0
+		 : st->ra.kind == RULE_OFFSET ? 1
+		 : st->ra.kind == RULE_UNDEF  ? 2
+					      : -1;
+
 	r->cfa = PMT_CFA_NONE;
 	r->fp = PMT_FP_SAME;
 	r->bx = PMT_FP_SAME;
-	if (st->ra.kind == RULE_UNDEF) {
-		r->cfa = PMT_CFA_END;
-		return true;
-	}
-	if (st->ra.kind != RULE_OFFSET || st->ra.off != -8 || !st->cfa_ok ||
-	    cfa_rule(st->cfa_reg) == PMT_CFA_NONE || st->cfa_off != (int32_t)st->cfa_off)
+	if (!ra_rule(abi, ra, st->ra.off, r))
 		return false;
-	r->cfa = cfa_rule(st->cfa_reg);
+	if (r->cfa == PMT_CFA_END)
+		return true;
+	if (!st->cfa_ok || cfa_rule(abi, st->cfa_reg) == PMT_CFA_NONE ||
+	    st->cfa_off != (int32_t)st->cfa_off)
+		return false;
+	r->cfa = cfa_rule(abi, st->cfa_reg);
 	r->cfa_off = (int32_t)st->cfa_off;
 	saved_rule(st->fp.kind == RULE_OFFSET, st->fp.off, &r->fp, &r->fp_off);
-	saved_rule(st->bx.kind == RULE_OFFSET, st->bx.off, &r->bx, &r->bx_off);
+	if (!abi->lr)
+		saved_rule(st->bx.kind == RULE_OFFSET, st->bx.off, &r->bx, &r->bx_off);
 	return true;
 }
 
-static int emit(struct pmt_cfi *out, size_t *cap, Elf *elf, uint64_t loc,
-		const struct frame_state *st)
+static int emit(struct pmt_cfi *out, size_t *cap, Elf *elf, uint64_t loc, const struct interp *in)
 {
+	const struct frame_state *st = &in->st;
 	struct pmt_cfi_row r = {0};
 
-	if (!state_row(st, &r)) {
+	if (!state_row(in->abi, st, &r)) {
 		r.cfa = PMT_CFA_NONE;
 		out->unsupported++;
 	}
@@ -686,8 +733,11 @@ static int emit(struct pmt_cfi *out, size_t *cap, Elf *elf, uint64_t loc,
  * reader cannot follow the program (nothing added then). */
 static int fde_rows(struct pmt_cfi *out, size_t *cap, Elf *elf, const struct fde *f, uint64_t next)
 {
-	struct interp in = {
-		.cie = &f->cie->c, .init = &f->cie->init, .st = f->cie->init, .loc = f->start};
+	struct interp in = {.abi = f->cie->abi,
+			    .cie = &f->cie->c,
+			    .init = &f->cie->init,
+			    .st = f->cie->init,
+			    .loc = f->start};
 	size_t n0 = out->n, u0 = out->unsupported;
 	const uint8_t *p = f->ins;
 	uint64_t d;
@@ -703,13 +753,13 @@ static int fde_rows(struct pmt_cfi *out, size_t *cap, Elf *elf, const struct fde
 			continue;
 		d *= f->cie->c.code_alignment_factor;
 		if (in.loc < next && in.loc < f->end)
-			ret = emit(out, cap, elf, in.loc, &in.st);
+			ret = emit(out, cap, elf, in.loc, &in);
 		in.loc += d;
 	}
 	if (in.loc > f->end)
 		goto libdw;
 	if (!ret && in.loc < next && in.loc < f->end)
-		ret = emit(out, cap, elf, in.loc, &in.st);
+		ret = emit(out, cap, elf, in.loc, &in);
 	if (!ret && f->end < next)
 		ret = add_row(out, cap, elf, f->end, &none_row);
 	return ret;
@@ -725,11 +775,11 @@ libdw:
 static void cie_init(struct cie *c)
 {
 	struct frame_state abi = {.ra = {RULE_SAME, 0}, .fp = {RULE_SAME, 0}, .bx = {RULE_SAME, 0}};
-	struct interp in = {.cie = &c->c, .init = &abi, .st = abi};
+	struct interp in = {.abi = c->abi, .cie = &c->c, .init = &abi, .st = abi};
 	const uint8_t *p = c->c.initial_instructions, *end = c->c.initial_instructions_end;
 	uint64_t d;
 
-	c->ok = c->enc >= 0 && c->c.return_address_register == REG_RA;
+	c->ok = c->enc >= 0 && c->c.return_address_register == c->abi->ra;
 	while (c->ok && p < end) {
 		uint8_t op = *p++;
 
@@ -769,7 +819,7 @@ static int cmp_fde(const void *a, const void *b)
 
 /* Every FDE of .eh_frame this reader can follow, sorted by start (none
  * where the file has no section table). */
-static void fdes_read(Elf *elf, struct fdes *t)
+static void fdes_read(Elf *elf, const struct cfi_abi *abi, struct fdes *t)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
 	Dwarf_Off off = 0, next;
@@ -789,7 +839,8 @@ static void fdes_read(Elf *elf, struct fdes *t)
 		if (!(nc = pmt_grow(t->cies, &ccap, t->ncies, sizeof(*nc), 16)))
 			return;
 		t->cies = nc;
-		nc[t->ncies] = (struct cie){.off = off, .c = e.cie, .enc = cie_fde_enc(&e.cie)};
+		nc[t->ncies] = (struct cie){
+			.abi = abi, .off = off, .c = e.cie, .enc = cie_fde_enc(&e.cie)};
 		cie_init(&nc[t->ncies++]);
 	}
 	for (off = 0; dwarf_next_cfi(ident, data, true, off, &next, &e) == 0; off = next) {
@@ -824,7 +875,9 @@ static const struct fde *fde_at(const struct fdes *t, uint64_t start)
 
 int pmt_cfi__read_with(int fd, struct pmt_cfi *out, bool libdw_only, struct pmt_error *err)
 {
+	const struct cfi_abi *abi;
 	struct fdes fdes = {0};
+	GElf_Ehdr eh = {0};
 	Elf *elf;
 	Dwarf_CFI *cfi = NULL;
 	uint64_t *starts = NULL;
@@ -836,6 +889,15 @@ int pmt_cfi__read_with(int fd, struct pmt_cfi *out, bool libdw_only, struct pmt_
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		pmt_error__runtime(err, -EINVAL, "not an ELF file: %s", elf_errmsg(-1));
+		return -EINVAL;
+	}
+	if (!gelf_getehdr(elf, &eh) || !(abi = eh.e_machine == EM_X86_64    ? &abi_x86_64
+					       : eh.e_machine == EM_AARCH64 ? &abi_aarch64
+									    : NULL)) {
+		pmt_error__runtime(err, -EINVAL,
+				   "CFI of ELF machine %u not read (x86-64, arm64 only)",
+				   eh.e_machine);
+		elf_end(elf);
 		return -EINVAL;
 	}
 	ret = fde_starts(elf, &starts, &n);
@@ -854,14 +916,14 @@ int pmt_cfi__read_with(int fd, struct pmt_cfi *out, bool libdw_only, struct pmt_
 		goto out;
 	}
 	if (!libdw_only)
-		fdes_read(elf, &fdes);
+		fdes_read(elf, abi, &fdes);
 	for (i = 0; i < n && !ret; i++) {
 		uint64_t next = i + 1 < n ? starts[i + 1] : UINT64_MAX;
 		const struct fde *f = fde_at(&fdes, starts[i]);
 		int r = f ? fde_rows(out, &cap, elf, f, next) : 1;
 
 		/* what this reader does not follow, libdw does */
-		ret = r > 0 ? fde_rows_libdw(out, &cap, elf, cfi, starts[i], next) : r;
+		ret = r > 0 ? fde_rows_libdw(abi, out, &cap, elf, cfi, starts[i], next) : r;
 	}
 	free(fdes.v);
 	free(fdes.cies);

@@ -30,7 +30,31 @@ static bool word(struct walk *w, uint64_t addr, uint64_t *v)
  * be (as the kernel checks): else the "frame pointer" was any register. */
 static bool user_text(uint64_t pc)
 {
-	return pc >= 0x1000 && pc < 0x7ffffffff000ULL;
+	return pc >= 0x1000 && pc < PMT_USER_END;
+}
+
+/* The caller's return address by the row, into ra, and bx: x86-64's rbx
+ * where the row saved it; arm64's x30, where the return address is
+ * when the row has not saved it (known in the first frame alone).
+ * False where the walk stops. */
+static bool return_address(struct walk *w, const struct pmt_cfi_row *row, uint64_t cfa,
+			   uint64_t *bx, uint64_t *ra)
+{
+#if defined(__aarch64__)
+	if (row->bx == PMT_FP_SAVED) {
+		if (!word(w, cfa + (int64_t)row->bx_off, ra))
+			return false;
+	} else {
+		*ra = *bx;
+	}
+	*bx = 0;
+	*ra &= (1ULL << 48) - 1; /* a signed address's authentication code */
+	return *ra != 0;
+#else
+	if (!word(w, cfa - 8, ra))
+		return false;
+	return row->bx != PMT_FP_SAVED || word(w, cfa + (int64_t)row->bx_off, bx);
+#endif
 }
 
 /* An eval loop call's Python frames, up to its entry frame, from *k. */
@@ -101,13 +125,15 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			break;
 		default: goto out;
 		}
-		if (!word(&w, cfa - 8, &ra))
+		if (!return_address(&w, &row, cfa, &bx, &ra))
 			break;
 		if (row.fp == PMT_FP_SAVED && !word(&w, cfa + (int64_t)row.fp_off, &fp))
 			break;
-		if (row.bx == PMT_FP_SAVED && !word(&w, cfa + (int64_t)row.bx_off, &bx))
-			break;
+#if defined(__aarch64__)
+		if (cfa < sp) /* a leaf's CFA may be its sp: the first frame */
+#else
 		if (cfa <= sp)
+#endif
 			break; /* the stack grows down: no loops */
 		sp = cfa;
 		pc = ra;

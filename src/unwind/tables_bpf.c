@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "unwind/cfi.h"
+#include "util/machine.h"
 #include "elf/elfsym.h"
 #include "symbols/procmaps.h"
 #include "python/python.h"
@@ -723,7 +724,7 @@ static void prefetch_vdso(struct prefetch *p, const struct pmt_procmap *m)
 
 static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
 {
-	static const char *const common[] = {"libc.so.6", "ld-linux-x86-64.so.2", NULL};
+	static const char *const common[] = {"libc.so.6", PMT_LD_SO, NULL};
 	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
 	int fd;
 

@@ -28,4 +28,14 @@ uint64_t pmt_caps_effective(void);
 #define PMT_CAP_PERFMON 38
 #define PMT_CAP_BPF 39
 
+/* The machine pmtrace is built for: Debian's multiarch directory and the
+ * dynamic loader's name */
+#if defined(__aarch64__)
+#define PMT_MULTIARCH "aarch64-linux-gnu"
+#define PMT_LD_SO "ld-linux-aarch64.so.1"
+#else
+#define PMT_MULTIARCH "x86_64-linux-gnu"
+#define PMT_LD_SO "ld-linux-x86-64.so.2"
+#endif
+
 #endif

@@ -103,6 +103,10 @@ TEST(cfi_one_pass_equals_libdw)
 		"/usr/bin/python3.11",
 		"/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
 		".output/testprogs/static_nofp",
+		/* arm64's (make deps ARCH=arm64), read by their ELF machine */
+		"/usr/lib/aarch64-linux-gnu/libc.so.6",
+		"/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1",
+		".output/arm64/pmtrace",
 	};
 	size_t i, seen = 0;
 
@@ -138,5 +142,43 @@ TEST(cfi_rbx_rows_of_the_loader)
 	}
 	ASSERT_TRUE(bx >= 3);
 	ASSERT_TRUE(saved >= 3);
+	pmt_cfi__free(&cfi);
+}
+
+/* arm64's rows (libc of the arm64 multiarch packages, make deps
+ * ARCH=arm64): a function's entry returns through x30 (bx PMT_FP_SAME),
+ * its body finds the return address saved (bx_off) next to x29 (fp_off,
+ * 8 below it: stp x29, x30); _start's return address is undefined. */
+TEST(cfi_arm64_link_register_rows)
+{
+	const char *path = "/usr/lib/aarch64-linux-gnu/libc.so.6";
+	size_t i, in_lr = 0, saved = 0, paired = 0, end = 0;
+	struct pmt_error e = {0};
+	struct pmt_cfi cfi;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		printf("    skipped: no %s (make deps ARCH=arm64 installs it)\n", path);
+		return;
+	}
+	ASSERT_EQ(pmt_cfi__read(fd, &cfi, TERR(e)), 0);
+	close(fd);
+	for (i = 0; i < cfi.n; i++) {
+		const struct pmt_cfi_row *r = &cfi.rows[i];
+
+		ASSERT_TRUE(r->cfa != PMT_CFA_BX && r->cfa != PMT_CFA_PLT);
+		end += r->cfa == PMT_CFA_END;
+		if (r->cfa != PMT_CFA_SP && r->cfa != PMT_CFA_FP)
+			continue;
+		in_lr += r->bx == PMT_FP_SAME && r->cfa == PMT_CFA_SP && r->cfa_off == 0;
+		saved += r->bx == PMT_FP_SAVED;
+		paired += r->bx == PMT_FP_SAVED && r->fp == PMT_FP_SAVED &&
+			  r->bx_off == r->fp_off + 8;
+	}
+	printf("    %s: %zu rows: %zu in x30 at sp, %zu saved (%zu beside x29), %zu ends\n", path,
+	       cfi.n, in_lr, saved, paired, end);
+	ASSERT_TRUE(in_lr > 1000);
+	ASSERT_TRUE(saved > 1000);
+	ASSERT_TRUE(paired * 10 > saved * 9);
 	pmt_cfi__free(&cfi);
 }
