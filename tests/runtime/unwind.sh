@@ -911,14 +911,16 @@ jit_run() { # OUT CMD...
 	# each sample of node: through a hot.js function (named from the
 	# map), or through a frame of no name ([unknown]: JIT code the map did
 	# not name), or neither (start-up: its share grows as the machine
-	# slows, under TCG most of a run)
+	# slows, under TCG most of a run); sh's frames have no names (dash has
+	# no symbols) and are not node's
 	case $out in
 	*.folded) "$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$out" -- "$@" >/dev/null || return 1
-		read -r total js unnamed < <(awk '{ t += $NF } /hot\.js:/ { j += $NF; next } /\[unknown\]/ { u += $NF }
-			END { print t + 0, j + 0, u + 0 }' "$out") ;;
+		read -r total js unnamed < <(awk '{ t += $NF } !/^node;/ { next } /hot\.js:/ { j += $NF; next }
+			/\[unknown\]/ { u += $NF } END { print t + 0, j + 0, u + 0 }' "$out") ;;
 	*) "$PMT" -q -e cpu-clock --freq 499 --stack user -o "$out" -- "$@" >/dev/null || return 1
 		read -r total js unnamed < <(awk 'function end() { j += seen == 1; u += seen == 2 }
-			/cpu-clock:/ { end(); t++; seen = 0; next } /hot\.js:/ { seen = 1 } /\[unknown\]/ && !seen { seen = 2 }
+			/cpu-clock:/ { end(); t++; seen = $1 == "node" ? 0 : 3; next }
+			/hot\.js:/ && !seen { seen = 1 } /\[unknown\]/ && !seen { seen = 2 }
 			END { end(); print t + 0, j + 0, u + 0 }' "$out") ;;
 	esac
 	map=${JIT_MAP:-$(find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$WORK/before" | head -1)}
