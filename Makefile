@@ -9,6 +9,7 @@
 #   fuzz           every libFuzzer target (tests/fuzz/), FUZZ_SECONDS each
 #   lint           clang-format, shellcheck, the man page, tools/check-deps
 #   vmtest         the runtime suite in QEMU guests (Debian's 6.1, 6.12)
+#   vm-arm64-deps  what tests/run.sh vm-arm64 needs: the arm64 guest
 #   test-sanitize  the runtime suite against pmtrace built with ASan+UBSan
 #   testprogs      the runtime tests' programs (tests/testprogs/rules.mk)
 #   tools          the benchmarks' helpers (tools/bench/)
@@ -47,6 +48,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 ifeq ($(origin CC),default)
 CC := $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin CXX),default)
+CXX := $(CROSS_COMPILE)g++
 endif
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -124,7 +128,7 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
 
-.PHONY: FORCE all deps test-deps test unit asan tools testprogs vmlinux clean fuzz fuzz-build vmtest test-load test-sanitize lint \
+.PHONY: FORCE all deps test-deps vm-arm64-deps test unit asan tools testprogs vmlinux clean fuzz fuzz-build vmtest test-load test-sanitize lint \
 	install uninstall man
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -352,10 +356,16 @@ TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux li
 	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs \
 	     binutils elfutils debuginfod openjdk-17-jdk-headless openssl \
 	     kmod xfsprogs nftables
+# the arm64 guest (tests/run.sh vm-arm64): the cross build's packages, its
+# test programs' (C++, USDT), QEMU for aarch64, mmdebstrap for its root
+VM_ARM64_PKGS := qemu-system-arm mmdebstrap g++-aarch64-linux-gnu systemtap-sdt-dev:arm64 busybox-static cpio
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps
 	$(Q)tools/install-packages $(TEST_PKGS)
+vm-arm64-deps:
+	$(Q)$(MAKE) -s deps ARCH=arm64
+	$(Q)tools/install-packages $(VM_ARM64_PKGS)
 
 $(OUTPUT)/bpf $(OUTPUT)/unit $(OUTPUT)/tools:
 	$(Q)mkdir -p $@

@@ -5,6 +5,11 @@
 #                             ASan+UBSan, the fuzzer, lint, the runtime
 #                             suite in QEMU guests and on this kernel
 #   tests/run.sh vm           the runtime suite in the guests only
+#   tests/run.sh vm-arm64     the runtime suite's guest tests in an arm64
+#                             guest (Debian's arm64 6.1 kernel in
+#                             qemu-system-aarch64), against pmtrace and
+#                             the test programs cross-built (make
+#                             vm-arm64-deps installs what it needs)
 #   tests/run.sh AREA...      runtime areas on this kernel, a file each in
 #                             tests/runtime/: stream, filter, aggregate,
 #                             export, counting, pmu, uprobe, usdt, kprobe,
@@ -106,6 +111,28 @@ vm_result() { # NAME: the guest's log (its suite ends "runtime: N passed, ...")
 }
 vm_wall() { # NAME: the guest's wall time, boot included, as vmtest said it
 	sed -n 's/^vmtest: .*: status [0-9]* after \([0-9]*\) s$/\1/p' ".output/vm-$1.log" | tail -1
+}
+# arm64: the cross build, then Debian's newest arm64 6.1 in
+# qemu-system-aarch64 (TCG), every test a guest runs (guest_tests and
+# every_kernel_tests), on a root of Debian's arm64 packages.
+vm_arm64() {
+	local pkg log=.output/vm-arm64.log
+	pkg=$(vm_pkg '^linux-image-6\.1\.0-[0-9]+-arm64$')
+	if [ -z "$pkg" ] || ! command -v qemu-system-aarch64 >/dev/null; then
+		echo "skip vm-arm64: needs Debian's arm64 packages and qemu-system-aarch64 (make vm-arm64-deps)"
+		echo "vm: 0 passed, 0 failed, 1 skipped"
+		return 0
+	fi
+	if ! make -s ARCH=arm64 WERROR=1 all testprogs >.output/build-arm64.log 2>&1; then
+		cat .output/build-arm64.log
+		echo "FAIL build of pmtrace and the test programs for arm64"
+		echo "build: 0 passed, 1 failed"
+		return 1
+	fi
+	vm_budget
+	VMTEST_BUDGET=$VM_BUDGET tools/vmtest "$pkg" tests/runtime/runner.sh >"$log" 2>&1
+	cat "$log"
+	grep -q "^vmtest: .*: status 0 after " "$log"
 }
 vm_suites() {
 	if $vm_ok; then
@@ -222,6 +249,7 @@ one_suite() { # NAME
 	asan) run_suite unit-asan built .output/test_unit_asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan ;;
 	fuzz) run_suite fuzz fuzz_suite ;;
 	lint) run_suite lint lint_suite ;;
+	vm-arm64) run_suite "vm arm64" vm_arm64 ;;
 	load) load_suites ;;
 	sanitize) sanitize_suite ;;
 	*) return 1 ;;

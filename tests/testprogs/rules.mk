@@ -7,7 +7,7 @@ TESTPROGS := $(patsubst $(TP_DIR)/%.c,$(OUTPUT)/testprogs/%,$(wildcard $(TP_DIR)
 
 # The spinner's user stacks must unwind by frame pointers through a leaf
 # function; gcc 12 drops the leaf's frame despite -mno-omit-leaf-frame-pointer.
-$(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)
+$(OUTPUT)/testprogs/spinner $(OUTPUT)/testprogs/calls: CC := $(CLANG)$(if $(CROSS_COMPILE), --target=$(TRIPLET))
 TP_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 # built as Debian builds its packages: no frame pointers
 $(OUTPUT)/testprogs/nofp $(OUTPUT)/testprogs/twopaths $(OUTPUT)/testprogs/thrower: TP_FLAGS := -O2 -g -fomit-frame-pointer
@@ -66,7 +66,8 @@ $(OUTPUT)/testprogs/rsnames_legacy: $(TP_DIR)/rsnames.rs | $(OUTPUT)/testprogs
 $(OUTPUT)/testprogs/rsnames_v0: $(TP_DIR)/rsnames.rs | $(OUTPUT)/testprogs
 	$(call msg,RUSTC,$@)
 	$(Q)$(RUSTC) -O -g -C force-frame-pointers=yes -C symbol-mangling-version=v0 $< -o $@
-TESTPROGS += $(OUTPUT)/testprogs/rsnames_legacy $(OUTPUT)/testprogs/rsnames_v0
+# (not cross-built: Debian's rustc has no arm64 standard library here)
+TESTPROGS += $(if $(CROSS_COMPILE),,$(OUTPUT)/testprogs/rsnames_legacy $(OUTPUT)/testprogs/rsnames_v0)
 
 testprogs: $(TESTPROGS)
 
