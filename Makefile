@@ -374,4 +374,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) pmtrace
 
--include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
+# (a guest's root under $(OUTPUT)/vm has directories named *.d)
+-include $(shell find $(OUTPUT) -path $(OUTPUT)/vm -prune -o -name '*.d' -type f -print 2>/dev/null)
