@@ -46,8 +46,23 @@ static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct
 	__u64 p = pmt_ptr_of(e, c);
 	long r;
 
-	r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user_str(dst, n, (const void *)p)
-				: bpf_probe_read_kernel_str(dst, n, (const void *)p);
+	__u64 m = n;
+
+	/* n is at most every caller's buffer (128 bytes), tested in the
+	 * register the helper takes. arm64's build kept n across pmt_ptr_of
+	 * in a stack slot where 6.1's verifier knew only a byte's bound
+	 * (255; the callers' own tests had been on another copy), and
+	 * dropped a plain test as known true: the first barrier hides what
+	 * the compiler knows, the second makes the value passed the one
+	 * tested; 64 bits, so no zero-extension comes between. */
+	_Static_assert(PMT_KEY_MAX == PMT_STR_MAX && PMT_STREAM_STR_LEN == PMT_STR_MAX,
+		       "pmt_read_ptr_str's bound");
+	barrier_var(m);
+	if (m > PMT_STR_MAX)
+		m = PMT_STR_MAX;
+	barrier_var(m);
+	r = PMT_IS_USER_ADDR(p) ? bpf_probe_read_user_str(dst, m, (const void *)p)
+				: bpf_probe_read_kernel_str(dst, m, (const void *)p);
 	if (r < 0) {
 		dst[0] = 0;
 		pmt_read_failed(c, false);

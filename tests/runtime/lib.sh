@@ -38,7 +38,15 @@ check() {
 	python3 "tests/runtime/checks/${PMT_AREA:?the runner names the area}.py" "$@"
 }
 
-has_cpu_pmu() { ls /sys/bus/event_source/devices/cpu* >/dev/null 2>&1; }
+# a CPU PMU: x86's "cpu" (cpu_core, cpu_atom), arm64's "armv8_pmuv3_0"
+# (QEMU's -cpu max has one)
+has_cpu_pmu() {
+	local d
+	for d in /sys/bus/event_source/devices/cpu* /sys/bus/event_source/devices/armv8*; do
+		[ -e "$d" ] && return 0
+	done
+	return 1
+}
 have_kprobes() { [ -e /sys/bus/event_source/devices/kprobe ]; }
 have_fentry() { "$PMT" -q --kprobe-mode fentry --kprobe vfs_read -d 0.01 >/dev/null 2>&1; }
 
