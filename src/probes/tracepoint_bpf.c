@@ -56,7 +56,9 @@ static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, con
 		snprintf(full, sizeof(full), "%s:%s", cat, name);
 		pmt_error__usage(c->err, "unknown tracepoint '%s'", full);
 		suggest_names(c, full);
-		return -EINVAL;
+		/* a usage error: none such (a program's list skips it, as
+		 * bpftrace does: opensnoop.bt's sys_enter_open on arm64) */
+		return -ENOENT;
 	}
 	/* the user's to mend (tracefs not theirs to read): as it was said */
 	if (ret && err.cls == PMT_ERR_USAGE && !pmt_error__set(c->err)) {

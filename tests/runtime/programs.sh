@@ -1448,6 +1448,12 @@ test_program_list_skips_missing() {
 		"^pmtrace: warning: -e:1: --uprobe '$CALLS:pmt_ut_none': .* has no function named pmt_ut_none: skipped" \
 		"uprobe:$CALLS:pmt_ut_none, uprobe:$CALLS:pmt_ut_nothing { @n = count(); }" \
 		"^pmtrace: -e:1: none of the probes this list names is here" || return 1
+	# a tracepoint this kernel has not (opensnoop.bt's sys_enter_open on
+	# arm64, which has openat alone)
+	list_skips "tracepoint:syscalls:sys_enter_nosuch, uprobe:$CALLS:pmt_ut_add { @n = count(); }" \
+		"^pmtrace: warning: -e:1: unknown tracepoint 'syscalls:sys_enter_nosuch': skipped" \
+		"tracepoint:syscalls:sys_enter_nosuch, tracepoint:syscalls:sys_exit_nosuch { @n = count(); }" \
+		"^pmtrace: -e:1: none of the probes this list names is here" || return 1
 	"$PMT" -q -e "config = { missing_probes = ignore; } $list" -o "$WORK/out.txt" -- "$CALLS" 5 2>"$WORK/err.txt" ||
 		{ cat "$WORK/err.txt" >&2; fail "pmtrace -e failed"; return 1; }
 	expect_eq "the map, ignoring the missing probe" "$(grep -v '^$' "$WORK/out.txt")" "@n: 5" || return 1
