@@ -267,28 +267,32 @@ static bool plt_expr(const Dwarf_Op *ops, size_t n, int32_t *k)
 	return true;
 }
 
-/* Where is register reg: saved at CFA + *off (1), unchanged (0),
- * undefined (2); -1: another rule. */
+/* A register's rule, as libdw's frames and this file's interpreter both
+ * say it: unchanged, undefined, saved at CFA + an offset, or another. */
+enum { RULE_SAME, RULE_UNDEF, RULE_OFFSET, RULE_OTHER };
+
+/* Where is register reg: RULE_OFFSET (at CFA + *off), RULE_SAME,
+ * RULE_UNDEF or RULE_OTHER. */
 static int reg_rule(Dwarf_Frame *fr, int reg, int64_t *off)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
 
 	if (dwarf_frame_register(fr, reg, mem, &ops, &n))
-		return -1;
+		return RULE_OTHER;
 	if (n == 0)
-		return ops ? 2 /* undefined */ : 0 /* same value */;
+		return ops ? RULE_UNDEF : RULE_SAME;
 	/* a location: the register is saved at CFA (+ N) */
 	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
 		*off = 0;
-		return 1;
+		return RULE_OFFSET;
 	}
 	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
 	    (ops[1].atom == DW_OP_plus_uconst || ops[1].atom == DW_OP_consts)) {
 		*off = (int64_t)ops[1].number;
-		return 1;
+		return RULE_OFFSET;
 	}
-	return -1;
+	return RULE_OTHER;
 }
 
 /* The row's rule for a CFA of register reg plus an offset: PMT_CFA_NONE
@@ -310,22 +314,21 @@ static void saved_rule(bool saved, int64_t off, uint8_t *rule, int16_t *at)
 	}
 }
 
-/* The return address's rule (reg_rule's: 1 saved at CFA + off, 0
- * unchanged, 2 undefined) into the row: false where the unwinder cannot
- * follow it. x86-64's is always at CFA - 8; arm64's is saved anywhere
- * (bx_off) or still in x30. */
+/* The return address's rule (a RULE_ kind, off where RULE_OFFSET) into
+ * the row: false where the unwinder cannot follow it. x86-64's is always
+ * at CFA - 8; arm64's is saved anywhere (bx_off) or still in x30. */
 static bool ra_rule(const struct cfi_abi *abi, int rule, int64_t off, struct pmt_cfi_row *r)
 {
-	if (rule == 2) {
+	if (rule == RULE_UNDEF) {
 		r->cfa = PMT_CFA_END;
 		return true;
 	}
 	if (!abi->lr)
-		return rule == 1 && off == -8;
-	if (rule == 1 && off != (int16_t)off)
+		return rule == RULE_OFFSET && off == -8;
+	if (rule == RULE_OFFSET && off != (int16_t)off)
 		return false;
-	saved_rule(rule == 1, off, &r->bx, &r->bx_off);
-	return rule == 0 || rule == 1;
+	saved_rule(rule == RULE_OFFSET, off, &r->bx, &r->bx_off);
+	return rule == RULE_SAME || rule == RULE_OFFSET;
 }
 
 /* The rules of one row: false when the unwinder cannot follow them. */
@@ -361,11 +364,11 @@ static bool row_rules(const struct cfi_abi *abi, Dwarf_Frame *fr, struct pmt_cfi
 	/* the frame pointer and rbx not recoverable: callers that need
 	 * them stop there */
 	rule = reg_rule(fr, (int)abi->fp, &off);
-	saved_rule(rule == 1, off, &r->fp, &r->fp_off);
+	saved_rule(rule == RULE_OFFSET, off, &r->fp, &r->fp_off);
 	if (abi->lr)
 		return true;
 	rule = reg_rule(fr, (int)abi->bx, &off);
-	saved_rule(rule == 1, off, &r->bx, &r->bx_off);
+	saved_rule(rule == RULE_OFFSET, off, &r->bx, &r->bx_off);
 	return true;
 }
 
@@ -439,7 +442,6 @@ static int fde_rows_libdw(const struct cfi_abi *abi, struct pmt_cfi *out, size_t
  * else (a CFA expression, set_loc, an opcode not known) leaves the FDE
  * to libdw, so the rows are libdw's either way (tests/unit/test_cfi.c).
  */
-enum { RULE_SAME, RULE_UNDEF, RULE_OFFSET, RULE_OTHER };
 
 struct rule {
 	int kind;
@@ -693,16 +695,10 @@ static int advance(uint8_t op, const uint8_t **p, const uint8_t *end, uint64_t *
 static bool state_row(const struct cfi_abi *abi, const struct frame_state *st,
 		      struct pmt_cfi_row *r)
 {
-	/* reg_rule's numbering of the kinds */
-	int ra = st->ra.kind == RULE_SAME     ? 0
-		 : st->ra.kind == RULE_OFFSET ? 1
-		 : st->ra.kind == RULE_UNDEF  ? 2
-					      : -1;
-
 	r->cfa = PMT_CFA_NONE;
 	r->fp = PMT_FP_SAME;
 	r->bx = PMT_FP_SAME;
-	if (!ra_rule(abi, ra, st->ra.off, r))
+	if (!ra_rule(abi, st->ra.kind, st->ra.off, r))
 		return false;
 	if (r->cfa == PMT_CFA_END)
 		return true;
