@@ -15,12 +15,12 @@
 #   tools          the benchmarks' helpers (tools/bench/)
 #   man            the man page's roff from its scdoc source
 #   vmlinux        regenerate vmlinux/$(ARCH)/vmlinux.h from this kernel
+#   install, uninstall, clean
 #
 # ARCH=arm64 on an x86-64 machine (or ARCH=x86 on an arm64 one)
 # cross-builds $(OUTPUT)/pmtrace, OUTPUT .output/ARCH, with Debian's
 # cross compiler and the target's -dev packages through multiarch (make
 # deps ARCH=arm64 installs them).
-#   install, uninstall, clean
 VERSION := 0.2.0
 # every CPU by default (make -jN chooses): CI's build and the test
 # suites' sub-makes wait on it

@@ -43,10 +43,8 @@ static __always_inline __u64 pmt_ptr_of(const struct pmt_operand *e, struct pmt_
 static __always_inline long pmt_read_ptr_str(const struct pmt_operand *e, struct pmt_fctx *c,
 					     char *dst, __u32 n)
 {
-	__u64 p = pmt_ptr_of(e, c);
+	__u64 p = pmt_ptr_of(e, c), m = n;
 	long r;
-
-	__u64 m = n;
 
 	/* n is at most every caller's buffer (128 bytes), tested in the
 	 * register the helper takes. arm64's build kept n across pmt_ptr_of

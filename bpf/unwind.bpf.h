@@ -149,7 +149,7 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 		ra = u->bx;
 	}
 	u->bx = 0;
-	ra &= (1ULL << 48) - 1;
+	ra &= PMT_USER_END - 1;
 	if (!ra)
 		return 1;
 #else

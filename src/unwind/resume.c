@@ -48,7 +48,7 @@ static bool return_address(struct walk *w, const struct pmt_cfi_row *row, uint64
 		*ra = *bx;
 	}
 	*bx = 0;
-	*ra &= (1ULL << 48) - 1; /* a signed address's authentication code */
+	*ra &= PMT_USER_END - 1; /* a signed address's authentication code */
 	return *ra != 0;
 #else
 	if (!word(w, cfa - 8, ra))
