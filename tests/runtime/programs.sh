@@ -1537,9 +1537,7 @@ tool_beside_bpftrace() { # TOOL HEAD CMD [STATUS [SEEN]]
 		# bpftrace 0.17 under TCG now and then does not end on SIGINT
 		# (its probes attached, its header printed: the tutorial's
 		# lesson 4 meets it too): killed, and both run once more
-		wait_gone $bt 30 && break
-		kill -KILL $bt
-		wait $bt
+		stop_bpftrace $bt && break
 		[ $try = 1 ] || { fail "bpftrace $tool did not end on SIGINT, twice"; return 1; }
 		note "bpftrace $tool did not end on SIGINT: killed, both run again"
 	done
@@ -1951,17 +1949,11 @@ test_program_tutorial_vs_bpftrace() {
 		fi
 		"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$WORK/tutgetppid" 1000 >/dev/null || { fail "lesson 4 failed"; return 1; }
 		[ -n "$pid" ] || break
-		kill -INT "$pid"
 		# bpftrace was seen (twice in CI, beside the busy suite) not to
 		# end on SIGINT: killed, and the lesson run once more
-		if wait_gone "$pid" 30; then
-			wait "$pid"
-			break
-		fi
-		kill -KILL "$pid"
-		wait "$pid" 2>/dev/null
+		stop_bpftrace "$pid" && break
 		[ $try = 1 ] || { fail "bpftrace did not end on SIGINT, twice"; return 1; }
-		note "NOTE: bpftrace did not end on SIGINT in 30 s: killed, lesson 4 again"
+		note "NOTE: bpftrace did not end on SIGINT: killed, lesson 4 again"
 	done
 	grep '^@\[tutgetppid\]' "$WORK/out.txt" >"$WORK/ours"
 	out=$(sed 's/.*: //' "$WORK/ours")
