@@ -113,6 +113,15 @@ SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs)
 	return pmt_regs_body(regs);
 }
 
+/* The kernel stacks of BPF programs a trampoline or bpf_trace_run<N>
+ * calls start with frames of ours: arm64's with one more than x86-64's
+ * (Debian's 6.1 and 6.12 kernels: a frame for the program itself). */
+#if defined(__TARGET_ARCH_arm64)
+#define PMT_OWN_FRAMES 4
+#else
+#define PMT_OWN_FRAMES 3
+#endif
+
 /* fentry/fexit: the slots through the helpers the verifier inlines (a
  * direct ctx read past the function's own arguments would be refused). */
 static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
@@ -120,7 +129,7 @@ static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
 	/* its kernel stack from the function, as a kprobe's: past this
 	 * function, pmt_fe<N>/pmt_fx<N> and the trampoline */
-	struct pmt_fctx fc = {.ctx = ctx, .kskip = 3};
+	struct pmt_fctx fc = {.ctx = ctx, .kskip = PMT_OWN_FRAMES};
 
 	return pmt_call_record(id, &fc, PMT_FROM_FUNC, ret, 0);
 }
@@ -145,13 +154,19 @@ PMT_FN_PAIR(6)
 PMT_FN_PAIR(7)
 
 /* tp_btf: ctx is the array of the tracepoint's arguments, as many as it
- * passes. */
+ * passes. Its kernel stack starts from the tracepoint's __traceiter_NAME,
+ * as a tracepoint's: past this function, pmt_rt<N> and bpf_trace_run<N>,
+ * and on arm64 __bpf_trace_<class> too (x86-64's tail call leaves it
+ * out). */
+#if defined(__TARGET_ARCH_arm64)
+#define PMT_RT_KSKIP (PMT_OWN_FRAMES + 1)
+#else
+#define PMT_RT_KSKIP PMT_OWN_FRAMES
+#endif
 static __noinline int pmt_rt_body(__u64 *ctx, __u32 slot)
 {
 	__u32 id = pmt_rt_probe[slot & (PMT_RT_SLOTS - 1)];
-	/* its kernel stack from the tracepoint's __traceiter_NAME, as a
-	 * tracepoint's: past this function, pmt_rt<N> and bpf_trace_run<N> */
-	struct pmt_fctx fc = {.ctx = ctx, .kskip = 3};
+	struct pmt_fctx fc = {.ctx = ctx, .kskip = PMT_RT_KSKIP};
 
 	return pmt_call_record(id, &fc, PMT_FROM_TP_BTF, false,
 			       pmt_rt_nargs[slot & (PMT_RT_SLOTS - 1)]);

@@ -93,6 +93,24 @@ requires() {
 # reached. Usage: oracle_on_host || return 0
 oracle_on_host() { [ -z "${PMT_VM:-}" ]; }
 
+# The number of system call NAME on this machine (the few tests name)
+syscall_nr() {
+	case $(uname -m)/$1 in
+	x86_64/getppid) echo 110 ;;
+	aarch64/getppid) echo 173 ;;
+	*) echo "syscall_nr: no number for $1 on $(uname -m)" >&2 && return 1 ;;
+	esac
+}
+
+# The kernel's entry of system call NAME on this machine: its
+# architecture's wrapper (x86-64's __x64_sys_NAME, arm64's __arm64_sys_NAME)
+syscall_entry() {
+	case $(uname -m) in
+	aarch64) echo "__arm64_sys_$1" ;;
+	*) echo "__x64_sys_$1" ;;
+	esac
+}
+
 # The cgroup v2 hierarchy into CG: where /proc/mounts has it, else mounted
 # for the test (the caller's cleanup unmounts it where CG_MOUNTED is set).
 cg_root() {
@@ -130,6 +148,7 @@ in_own_cg() {
 # background closer (an RCU grace period per tracepoint), so allow it 60 s.
 no_leftovers() {
 	local left tries=600
+	command -v bpftool >/dev/null || { fail "no bpftool: what is left in the kernel cannot be listed"; return 1; }
 	while left=$(leftovers) && [ -n "$left" ] && [ $tries -gt 0 ]; do
 		sleep 0.1
 		tries=$((tries - 1))

@@ -504,10 +504,12 @@ test_rawtp_typed_arguments() {
 	theirs=$("$PMT" -q --tp sched:sched_process_exec --count --by filename -- /bin/sh "$WORK/ex.sh" |
 		grep '^@' | sort)
 	expect_eq "the tracepoint's own record" "$ours" "$theirs" || return 1
+	# (arm64's kernel gives a tracepoint's first frame twice, as perf
+	# and bpftrace show it too: the first two of the frames told apart)
 	"$PMT" -q --rawtp sched:sched_process_exec --stack kernel --count --by stack -- /bin/true |
-		sed -n 2,3p >"$WORK/top"
+		sed -n 2,4p | uniq | head -2 >"$WORK/top"
 	"$PMT" -q --tp sched:sched_process_exec --stack kernel --count --by stack -- /bin/true |
-		sed -n 2,3p >"$WORK/tptop"
+		sed -n 2,4p | uniq | head -2 >"$WORK/tptop"
 	expect_eq "the kernel stack's first frames" "$(cat "$WORK/top")" "$(cat "$WORK/tptop")" || return 1
 	"$PMT" -q --rawtp sched_switch --count --by 'prev->pid == pid,prev->comm' \
 		-- /bin/sh -c 'sleep 0.01; sleep 0.01' | grep '^@' | sed -E 's/\]: [0-9]+$/]/' | sort -u >"$WORK/sw"
