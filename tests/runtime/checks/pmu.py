@@ -2,6 +2,7 @@
 """The checks of tests/runtime/pmu.sh: python3 tests/runtime/checks/pmu.py NAME ARGS...
 (lib.sh's check). One function a check, named after its test."""
 from common import *  # noqa: F401,F403
+from counting import perf_csv, stat_json
 
 
 def pmu_spin_samples(argv):
@@ -92,6 +93,22 @@ def pmu_count_by_stack_and_sym(argv):
     frames, n = max(blocks, key=lambda b: int(b[1]))
     assert frames.split()[:3] == ["pmt_spin_inner", "pmt_spin_outer", "main"], frames
     assert int(n) > int(argv[2]), (n, argv[2])
+
+
+
+def pmu_cycles_hardware(argv):
+    """argv: pmtrace --stat --json and perf stat -x, of cycles and
+    task-clock on the same spinner, run one after the other: cycles per ms
+    of the task's CPU time within 20% of perf stat's (a clock's rate, the
+    same in both runs but for frequency changes; QEMU's counts 1 GHz of
+    its virtual time)."""
+    ours, theirs = stat_json(argv[1]), perf_csv(argv[2])
+    for who, c in (("pmtrace", ours), ("perf stat", theirs)):
+        assert c.get("cycles") and c.get("task-clock"), (who, "counted no cycles or task-clock", c)
+    r, pr = ours["cycles"] / ours["task-clock"], theirs["cycles"] / theirs["task-clock"]
+    print(f"    cycles: {ours['cycles']:g} in {ours['task-clock']:.1f} ms ({r / 1e3:.3f} GHz); perf stat "
+          f"{theirs['cycles']:g} in {theirs['task-clock']:.1f} ms ({pr / 1e3:.3f} GHz)", file=sys.stderr)
+    assert abs(r - pr) <= 0.2 * max(r, pr), ("cycles per ms", r, pr)
 
 
 if __name__ == "__main__":
