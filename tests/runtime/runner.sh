@@ -26,7 +26,11 @@
 # drains, counters). What user space does with the records is the same on
 # every kernel and is tested on the host. Every guest runs
 # every_kernel_tests: what this host cannot run (kprobes, fentry) and what
-# a kernel's verifier decides most. The guest_tests are dealt between
+# a kernel's verifier decides most. The arm64 guest (PMT_VM_ARCH=arm64,
+# no share) runs both lists and arm64_tests: what differs by architecture
+# beyond what the kernel decides (the user-space unwinder's arm64 half
+# against the guest's own perf). PMT_VM_TESTS="AREA/NAME ..." runs those
+# alone (make test's arm64 guest: tests/run.sh). The guest_tests are dealt between
 # the guests make test starts (PMT_VM_SHARE=K/N: the K-th share of N),
 # each kernel checked below and above by this host's; a guest without a
 # share runs them all. They are dealt by their cost, the longest first,
@@ -60,6 +64,7 @@ list_tests() { # AREA
 			n=${t#test_} v=timeout_${t#test_} q=quiet_${t#test_} c=guest_secs_${t#test_} g=0
 			[[ " ${guest_tests:-} " != *" $n "* ]] || g=1
 			[[ " ${every_kernel_tests:-} " != *" $n "* ]] || g=2
+			[[ " ${arm64_tests:-} " != *" $n "* ]] || g=3
 			echo "$n ${!v:-$DEFAULT_TIMEOUT} ${!q:-0} $g ${!c:-10}"
 		done' _ "$1"
 }
@@ -123,6 +128,12 @@ while read -r area name secs quiet guest _; do
 	[ -n "$only" ] && [[ $name != *$only* ]] && continue
 	if [ -n "$mine" ] && [ "$guest" = 1 ] && [[ $mine != *" $area/$name "* ]]; then
 		guest=0
+	fi
+	[ "$guest" != 3 ] || [ "${PMT_VM_ARCH:-}" = arm64 ] || [ -z "${PMT_VM:-}" ] || guest=0
+	# a guest given its tests by name (make test's arm64 guest)
+	if [ -n "${PMT_VM_TESTS:-}" ]; then
+		guest=0
+		[[ " $PMT_VM_TESTS " != *" $area/$name "* ]] || guest=1
 	fi
 	if [ -n "${PMT_VM:-}" ] && [ "$guest" = 0 ]; then
 		host_only=$((host_only + 1))

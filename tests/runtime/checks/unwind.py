@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The checks of tests/runtime/unwind.sh: python3 tests/runtime/checks/unwind.py NAME ARGS...
 (lib.sh's check). One function a check, named after its test."""
+import math
+
 from common import *  # noqa: F401,F403
 
 
@@ -500,6 +502,83 @@ def build_complete(argv):
     print(f"    {comm}: {ours} of {total} samples complete to {end} ({share:.0%}); "
           f"perf record --call-graph dwarf {theirs} of {ptotal} ({pshare:.0%})", file=sys.stderr)
 
+
+def stream_samples(path, comm):
+    """The user stacks of COMM's samples in a streamed text file (pmtrace's
+    default output or perf script's: a header line, then a tab and a frame
+    a line, "ADDR NAME+OFF (DSO)"), each a list of names, innermost first:
+    kernel frames, unnamed ones and Python's left out; offsets, symbol
+    versions and the suffixes of GCC's clones (.part.0, .constprop.0: perf
+    names an inlined copy by its origin) dropped."""
+    samples, cur = [], None
+    for line in list(open(path, errors="replace")) + [""]:
+        if line.strip() and not line.startswith("\t"):
+            if cur is not None:
+                samples.append(cur)
+            cur = [] if line.split()[0] == comm else None
+        elif cur is not None and line.strip() and "[kernel" not in line:
+            f = line.split()
+            # (pmtrace's Python frames, "ADDR FUNC (FILE:LINE)", perf has not)
+            if len(f) < 2 or re.fullmatch(r"\(.*:[0-9]+\)", f[-1]):
+                continue
+            name = re.sub(r"\+0x[0-9a-f]+$", "", f[1]).split("@")[0]
+            name = re.sub(r"(\.(constprop|part|isra|cold|lto_priv)\.[0-9]+)+$", "", name)
+            # unnamed: perf's [unknown], pmtrace's FILE+0xOFF
+            if name != "[unknown]" and "." not in name:
+                cur.append(name)
+    if cur is not None:
+        samples.append(cur)
+    return samples
+
+
+def vs_perf_dwarf(argv):
+    """argv: pmtrace's streamed user stacks, perf script's of perf record
+    --call-graph dwarf on the same process over the same seconds, the
+    comm, the share of pmtrace's samples that must be whole. Whole: the
+    stack reaches __libc_start_call_main. pmtrace's share is at least
+    what is asked and at least perf's; each function on at least 10% of
+    perf's whole stacks is on pmtrace's whole stacks as often, within four
+    standard deviations of the two samplings' difference; perf's most
+    common whole stack, from __libc_start_call_main in (recursion folded),
+    is among pmtrace's."""
+    end = "__libc_start_call_main"
+    ours, theirs = stream_samples(argv[1], argv[3]), stream_samples(argv[2], argv[3])
+    assert len(ours) >= 100 and len(theirs) >= 100, ("too few samples", len(ours), len(theirs))
+
+    def whole(samples):
+        out = []
+        for s in samples:
+            if end in s:
+                inner = s[:s.index(end) + 1]
+                out.append(tuple(f for i, f in enumerate(inner) if i == 0 or f != inner[i - 1]))
+        return out
+
+    w_ours, w_theirs = whole(ours), whole(theirs)
+    share, pshare = len(w_ours) / len(ours), len(w_theirs) / len(theirs)
+    print(f"    {argv[3]}: {len(w_ours)} of {len(ours)} samples whole ({share:.0%}); perf record "
+          f"--call-graph dwarf {len(w_theirs)} of {len(theirs)} ({pshare:.0%})", file=sys.stderr)
+    assert share >= float(argv[4]), (f"{share:.1%} whole, want {float(argv[4]):.0%}")
+    assert share >= pshare, ("fewer whole stacks than perf's", share, pshare)
+    if len(w_theirs) < 50:
+        # (a static program's .eh_frame without .eh_frame_hdr: perf's
+        # DWARF mode stops at the first frame)
+        print(f"    perf has {len(w_theirs)} whole stacks: their functions are not compared", file=sys.stderr)
+        return
+    n1, n2 = len(w_ours), len(w_theirs)
+    funcs = {f for s in w_theirs for f in set(s)}
+    shown = []
+    for f in sorted(funcs):
+        p2 = sum(f in s for s in w_theirs) / n2
+        if p2 < 0.10:
+            continue
+        p1 = sum(f in s for s in w_ours) / n1
+        p = (p1 * n1 + p2 * n2) / (n1 + n2)
+        tol = max(4 * math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2)), 0.02)
+        assert abs(p1 - p2) <= tol, (f"{f} on {p1:.1%} of pmtrace's whole stacks, {p2:.1%} of perf's", tol)
+        shown.append(f"{f} {p1:.0%}/{p2:.0%}")
+    print(f"    on the whole stacks, pmtrace's/perf's: {', '.join(shown)}", file=sys.stderr)
+    top = collections.Counter(w_theirs).most_common(1)[0][0]
+    assert top in set(w_ours), ("perf's most common stack is not pmtrace's", ";".join(reversed(top)))
 
 if __name__ == "__main__":
     main(globals())
