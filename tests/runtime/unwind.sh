@@ -353,6 +353,23 @@ test_unwind_exited_system_wide() {
 }
 
 # $WORK/NAME, a copy of python3.11, spins for SECONDS.
+# Until PID's CPU time stops growing (it takes under a tenth of a CPU over
+# half a second): pmtrace -a reading the tables of what runs when it
+# starts. Under TCG that took seconds of the one vCPU, and the samples of
+# a program started then were lost in full rings.
+wait_idle() { # PID
+	local t0 t1 tries=120 st
+	while [ $tries -gt 0 ]; do
+		read -ra st <"/proc/$1/stat" || return 1
+		t0=$((st[13] + st[14]))
+		sleep 0.5
+		read -ra st <"/proc/$1/stat" || return 1
+		t1=$((st[13] + st[14]))
+		[ $((t1 - t0)) -gt 5 ] || return 0
+		tries=$((tries - 1))
+	done
+}
+
 spin_for() { # NAME SECONDS
 	"$WORK/$1" -c "import time
 t = time.time() + $2
@@ -416,6 +433,7 @@ test_unwind_tables_refused_retried() {
 	PMT_UNWIND_ROWS=200000 "$PMT" -vv -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
+	wait_idle $pm
 	for i in a b c; do
 		spin_until pyspin$i &
 		pids+=($!)
@@ -790,6 +808,7 @@ test_unwind_pending_finished() {
 	"$PMT" -a -e cpu-clock --freq 999 --stack user -o "$out" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
+	wait_idle $pm
 	spin_for pyspin 0.3
 	kill -INT $pm
 	wait $pm || return 1
