@@ -9,7 +9,7 @@
 #   fuzz           every libFuzzer target (tests/fuzz/), FUZZ_SECONDS each
 #   lint           clang-format, shellcheck, the man page, tools/check-deps
 #   vmtest         the runtime suite in QEMU guests (Debian's 6.1, 6.12)
-#   vm-arm64-deps  what tests/run.sh vm-arm64 needs: the arm64 guest
+#   vm-arm64-deps  what the arm64 guest needs (make test-deps installs it)
 #   test-sanitize  the runtime suite against pmtrace built with ASan+UBSan
 #   testprogs      the runtime tests' programs (tests/testprogs/rules.mk)
 #   tools          the benchmarks' helpers (tools/bench/)
@@ -358,11 +358,13 @@ TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux li
 	     kmod xfsprogs nftables
 # the arm64 guest (tests/run.sh vm-arm64): the cross build's packages, its
 # test programs' (C++, USDT), QEMU for aarch64, mmdebstrap for its root
-VM_ARM64_PKGS := qemu-system-arm mmdebstrap g++-aarch64-linux-gnu systemtap-sdt-dev:arm64 busybox-static cpio
+VM_ARM64_PKGS := qemu-system-arm mmdebstrap systemtap-sdt-dev:arm64 busybox-static cpio \
+		 $(if $(filter arm64,$(HOST_ARCH)),g++,g++-aarch64-linux-gnu)
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps
 	$(Q)tools/install-packages $(TEST_PKGS)
+	$(Q)$(MAKE) -s vm-arm64-deps
 vm-arm64-deps:
 	$(Q)$(MAKE) -s deps ARCH=arm64
 	$(Q)tools/install-packages $(VM_ARM64_PKGS)
