@@ -137,7 +137,8 @@ arm64_ok() {
 		command -v mmdebstrap >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null
 }
 vm_arm64() { # [TESTS]: the guest's log in .output/vm-arm64.log
-	local pkg log=.output/vm-arm64.log cal budget
+	local pkg log=.output/vm-arm64.log cal budget s=$ARM64_ALL_S
+	[ -z "${1:-}" ] || s=$ARM64_CI_S
 	pkg=$(vm_pkg '^linux-image-6\.1\.0-[0-9]+-arm64$')
 	if ! arm64_ok; then
 		echo "skip vm-arm64: needs Debian's arm64 packages, qemu-system-aarch64, mmdebstrap and the cross compiler (make vm-arm64-deps)"
@@ -151,7 +152,7 @@ vm_arm64() { # [TESTS]: the guest's log in .output/vm-arm64.log
 		return 1
 	fi
 	cal=$(tests/runtime/calibrate.sh --guests)
-	budget=$((2 * ${1:+$ARM64_CI_S}${1:-$ARM64_ALL_S} * ${cal%% *} / 100))
+	budget=$((2 * s * ${cal%% *} / 100))
 	echo "vm arm64: budget $budget s"
 	VMTEST_BUDGET=$budget tools/vmtest "$pkg" env PMT_VM_TESTS="${1:-}" tests/runtime/runner.sh >"$log" 2>&1
 	cat "$log"
