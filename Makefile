@@ -9,7 +9,7 @@
 #   fuzz           every libFuzzer target (tests/fuzz/), FUZZ_SECONDS each
 #   lint           clang-format, shellcheck, the man page, tools/check-deps
 #   vmtest         the runtime suite in QEMU guests (Debian's 6.1, 6.12)
-#   vm-arm64-deps  what the arm64 guest needs (make test-deps installs it)
+#   vm-arm64-deps  what the arm64 guest needs (tests/run.sh vm-arm64)
 #   test-sanitize  the runtime suite against pmtrace built with ASan+UBSan
 #   testprogs      the runtime tests' programs (tests/testprogs/rules.mk)
 #   tools          the benchmarks' helpers (tools/bench/)
@@ -364,7 +364,6 @@ deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
 test-deps: deps
 	$(Q)tools/install-packages $(TEST_PKGS)
-	$(Q)$(MAKE) -s vm-arm64-deps
 vm-arm64-deps:
 	$(Q)$(MAKE) -s deps ARCH=arm64
 	$(Q)tools/install-packages $(VM_ARM64_PKGS)
