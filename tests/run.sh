@@ -134,6 +134,7 @@ cli/verifier_work_bounded programs/program_opensnoop_vs_bpftrace"
 # the whole list's
 ARM64_CI_S=600
 ARM64_ALL_S=3000
+ARM64_NEEDS="needs Debian's arm64 packages, qemu-system-aarch64, mmdebstrap and the cross compiler (make vm-arm64-deps)"
 arm64_ok() {
 	[ -n "$(vm_pkg '^linux-image-6\.1\.0-[0-9]+-arm64$')" ] && command -v qemu-system-aarch64 >/dev/null &&
 		command -v mmdebstrap >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null
@@ -143,7 +144,7 @@ vm_arm64() { # [TESTS]: the guest's log in .output/vm-arm64.log
 	[ -z "${1:-}" ] || s=$ARM64_CI_S
 	pkg=$(vm_pkg '^linux-image-6\.1\.0-[0-9]+-arm64$')
 	if ! arm64_ok; then
-		echo "skip vm-arm64: needs Debian's arm64 packages, qemu-system-aarch64, mmdebstrap and the cross compiler (make vm-arm64-deps)"
+		echo "skip vm-arm64: $ARM64_NEEDS"
 		echo "vm: 0 passed, 0 failed, 1 skipped"
 		return 0
 	fi
@@ -179,7 +180,7 @@ vm_suites() {
 		if [ -n "${ARM64_T0:-}" ]; then
 			SUITE_WALL=$(vm_wall arm64) run_suite "vm arm64" vm_arm64_result
 		elif [ -n "${PMT_ARM64_CI:-}" ]; then
-			echo "skip vm arm64: needs Debian's arm64 packages, qemu-system-aarch64, mmdebstrap and the cross compiler (make vm-arm64-deps)"
+			echo "skip vm arm64: $ARM64_NEEDS"
 			total_s=$((total_s + 1))
 		fi
 	else

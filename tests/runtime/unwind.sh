@@ -1084,14 +1084,16 @@ stacks_vs_perf() { # WHAT
 	! has_cpu_pmu || ev=cycles
 	[ -z "${PMT_VM:-}" ] || secs=6
 	case $what in
-	nofp) comm=nofp ;;
-	static) comm=static_nofp ;;
-	python) comm=python3.11 ;;
-	esac
-	case $what in
-	nofp) "$TP/nofp" 100000000 >/dev/null & ;;
-	static) "$TP/static_nofp" 100000000 >/dev/null & ;;
+	nofp)
+		comm=nofp
+		"$TP/nofp" 100000000 >/dev/null &
+		;;
+	static)
+		comm=static_nofp
+		"$TP/static_nofp" 100000000 >/dev/null &
+		;;
 	python)
+		comm=python3.11
 		/usr/bin/python3.11 -c '
 import time
 def f(n): return 1 if n < 2 else f(n - 1) + f(n - 2)
