@@ -75,18 +75,16 @@ summary() {
 vm_pkg() { # PACKAGE-REGEX
 	apt-cache search --names-only "$1" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -1
 }
-# A guest's budget: twice what its suite may take on a quiet machine of
-# this kind (GUEST_S, boot included), scaled by how much slower this
-# machine runs two CPU-bound processes now (tests/runtime/calibrate.sh
-# --guests, measured as the guests start). A guest past it fails, naming the test it was in (tools/vmtest).
-GUEST_S=480
-vm_budget() {
-	local cal
-	[ -n "${VM_BUDGET:-}" ] && return
-	cal=$(tests/runtime/calibrate.sh --guests)
-	VM_BUDGET=$((2 * GUEST_S * ${cal%% *} / 100))
-	echo "vm: guests' budget $VM_BUDGET s (two CPU-bound rounds at once: ${cal#* } ms, a quiet machine: 500)"
-}
+# A guest's budget: what CI's 90 minutes leave it (GUEST_BUDGET_S), the
+# builds before it and the quiet pass after it taken out. Not a bound on
+# its speed: a test that hangs in a guest ends at its own timeout (scaled
+# by the guest's calibration); a guest past this fails, naming the test
+# it was in (tools/vmtest). A guest's suite takes 10 minutes here in make
+# test, 6 times that beside two CPU hogs for the tests that run bpftrace,
+# and TCG's speed differs twofold between machines of this kind whose
+# native speed is the same (CI's 6.1 guest took 1,008 s for what took
+# 590 here): a budget from the host's speed alone failed there.
+GUEST_BUDGET_S=4200
 vm_start() { # NAME PACKAGE-REGEX SHARE: sets VM_PIDS, logs to .output/vm-NAME.log
 	local pkg log=.output/vm-$1.log share=$3
 	pkg=$(vm_pkg "$2")
@@ -94,8 +92,7 @@ vm_start() { # NAME PACKAGE-REGEX SHARE: sets VM_PIDS, logs to .output/vm-NAME.l
 		printf 'skip vm: no package matches %s (apt-get update?)\nvm: 0 passed, 0 failed, 1 skipped\n' "$2" >"$log"
 		return
 	fi
-	vm_budget
-	VMTEST_BUDGET=$VM_BUDGET tools/vmtest "$pkg" env PMT_VM_SHARE="$share" tests/runtime/runner.sh >"$log" 2>&1 &
+	VMTEST_BUDGET=$GUEST_BUDGET_S tools/vmtest "$pkg" env PMT_VM_SHARE="$share" tests/runtime/runner.sh >"$log" 2>&1 &
 	VM_PIDS+=("$!")
 }
 # Both guests run every_kernel_tests (kprobes, fentry, the verifier's
@@ -130,9 +127,8 @@ ARM64_CI_TESTS="stream/getppid_exact oneliners/rawtp_typed_arguments kprobe/kpro
 kprobe/kprobe_stack uprobe/uprobe_exact_args uprobe/uretprobe_retval usdt/usdt_args_exact
 pmu/pmu_cycles_hardware unwind/unwind_nofp_chain unwind/unwind_vs_perf_dwarf python/python_offcpu
 cli/verifier_work_bounded programs/program_opensnoop_vs_bpftrace"
-# their time in the guest on a quiet machine, boot and the build included;
-# the whole list's
-ARM64_CI_S=600
+# (371 s here quiet, boot included.) The whole list's time here quiet
+# (its budget is three times that)
 ARM64_ALL_S=3000
 ARM64_NEEDS="needs Debian's arm64 packages, qemu-system-aarch64, mmdebstrap and the cross compiler (make vm-arm64-deps)"
 arm64_ok() {
@@ -140,8 +136,7 @@ arm64_ok() {
 		command -v mmdebstrap >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null
 }
 vm_arm64() { # [TESTS]: the guest's log in .output/vm-arm64.log
-	local pkg log=.output/vm-arm64.log cal budget s=$ARM64_ALL_S
-	[ -z "${1:-}" ] || s=$ARM64_CI_S
+	local pkg log=.output/vm-arm64.log budget=$GUEST_BUDGET_S
 	pkg=$(vm_pkg '^linux-image-6\.1\.0-[0-9]+-arm64$')
 	if ! arm64_ok; then
 		echo "skip vm-arm64: $ARM64_NEEDS"
@@ -154,9 +149,8 @@ vm_arm64() { # [TESTS]: the guest's log in .output/vm-arm64.log
 		echo "build: 0 passed, 1 failed"
 		return 1
 	fi
-	cal=$(tests/runtime/calibrate.sh --guests)
-	budget=$((2 * s * ${cal%% *} / 100))
-	echo "vm arm64: budget $budget s"
+	# (the whole list's: past CI's)
+	[ -n "${1:-}" ] || budget=$((3 * ARM64_ALL_S))
 	VMTEST_BUDGET=$budget tools/vmtest "$pkg" env PMT_VM_TESTS="${1:-}" tests/runtime/runner.sh >"$log" 2>&1
 	cat "$log"
 	grep -q "^vmtest: .*: status 0 after " "$log"

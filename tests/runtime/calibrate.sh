@@ -1,26 +1,18 @@
 #!/usr/bin/env bash
-# tests/runtime/calibrate.sh [--guests]: how much slower than a quiet
-# machine of this kind this one runs now, in percent (at least 100).
+# tests/runtime/calibrate.sh: how much slower than a quiet machine of
+# this kind this one runs now, in percent (at least 100).
 #
-# By default, from the wall time of the work a runtime test is made of:
+# From the wall time of the work a runtime test is made of:
 # pmtrace started (its programs loaded and verified), a command traced to
 # its end, stopped. The median of three rounds against REF_MS, measured on
 # a quiet machine of this kind (2 cores, 2026-11-27: 88-97 ms a round).
 # Under TCG, beside CPU hogs or on a slower machine it comes out higher,
-# and so do the timeouts scaled by it (tests/runtime/runner.sh).
-#
-# --guests: what two QEMU guests will get of the machine: two CPU-bound
-# processes run at once for half a second each, against GUESTS_REF_MS
-# (495-500 ms here quiet, 986-996 beside two CPU hogs). A short start-up
-# like pmtrace's is served first by the scheduler even beside CPU hogs
-# (91-158 ms a round beside two): long-running guests get their fair
-# share only, which this measures (tests/run.sh's budget).
+# and so do the timeouts scaled by it (tests/runtime/runner.sh); in a
+# QEMU guest, its round is the guest's pace (tools/vmtest's budget).
 #
 # Prints "PERCENT MS", MS the median round.
 cd "$(dirname "$0")/../.." || exit 1
 REF_MS=90
-GUESTS_REF_MS=500
-GUESTS_WORK=-3800
 PMT=${PMT:-./pmtrace}
 TP=${TP:-.output/testprogs}
 
@@ -29,23 +21,15 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 round() { # the wall time of one round, in ms
 	local t0
 	t0=$(now_ms)
-	if [ "${1:-}" = --guests ]; then
-		"$TP"/spinner $GUESTS_WORK >/dev/null &
-		"$TP"/spinner $GUESTS_WORK >/dev/null || return 1
-		wait $! || return 1
-	else
-		"$PMT" -q --tp syscalls:sys_enter_getppid -o /dev/null -- "$TP"/getppid_loop 20000 >/dev/null || return 1
-	fi
+	"$PMT" -q --tp syscalls:sys_enter_getppid -o /dev/null -- "$TP"/getppid_loop 20000 >/dev/null || return 1
 	echo $(($(now_ms) - t0))
 }
 
 ms=()
 for i in 1 2 3; do
-	ms[i]=$(round "$@") || { echo "calibrate: a round failed" >&2; echo "100 0"; exit 1; }
+	ms[i]=$(round) || { echo "calibrate: a round failed" >&2; echo "100 0"; exit 1; }
 done
 med=$(printf '%s\n' "${ms[@]}" | sort -n | sed -n 2p)
-ref=$REF_MS
-[ "${1:-}" = --guests ] && ref=$GUESTS_REF_MS
-pct=$((med * 100 / ref))
+pct=$((med * 100 / REF_MS))
 [ $pct -ge 100 ] || pct=100
 echo "$pct $med"

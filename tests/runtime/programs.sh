@@ -243,9 +243,10 @@ test_program_execsnoop_vs_bpftrace() {
 # BTF has the struct, the member is read from user memory. sleep(1)'s
 # 1.25 s, as bpftrace prints it.
 test_program_user_pointer_vs_bpftrace() {
-	# (bpftrace -c traces every process: the comm keeps its lines the
-	# workload's, beside other sleepers such as the guests' qemu)
-	local prog='tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "sleep" && args->rqtp->tv_sec + args->rqtp->tv_nsec/
+	# (bpftrace -c traces every process: cpid keeps its lines the
+	# workload's, beside other sleepers on the machine, a sleep 1 in a
+	# loop seen in CI)
+	local prog='tracepoint:syscalls:sys_enter_clock_nanosleep /pid == cpid && comm == "sleep" && args->rqtp->tv_sec + args->rqtp->tv_nsec/
 {
 	printf("%s %d.%03d\n", comm, args->rqtp->tv_sec, args->rqtp->tv_nsec / 1000000);
 }'
