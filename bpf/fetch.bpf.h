@@ -32,7 +32,6 @@ static __always_inline __u64 pmt_load_sized(const __u8 *p, __u8 size, bool sign)
 	}
 }
 
-#ifdef PMT_RAW_CTX
 /* 4-byte words of the record every tracepoint of the session has in full
  * (set at load): the kernel refuses to attach a program that reads a
  * context further than the tracepoint's record, and the verifier sees
@@ -41,7 +40,15 @@ const volatile __u32 pmt_ctx_words __weak = 0;
 /* ... and the words the session's operands load (bit w, set at load):
  * the verifier then follows one load a field, not one a word */
 const volatile __u32 pmt_ctx_used __weak = ~0u;
+/* ... and the words past pmt_ctx_words up to the last one used (set at
+ * load): copied by one read of the record's tail, where a read a field
+ * (a helper call each) was 30 ns a field here, a fifth of runqlat.bt's
+ * sched_switch program (next_pid is past sched_wakeup's record). What
+ * is read past a shorter record is never used: an operand reads only
+ * its own probe's fields. */
+const volatile __u32 pmt_ctx_tail __weak = 0;
 
+#ifdef PMT_RAW_CTX
 /* asm: clang would otherwise merge the loads into one through a computed
  * pointer, which the verifier refuses for a context */
 #define PMT_CTX_LOAD(ctx, off)                                                       \
@@ -50,6 +57,7 @@ const volatile __u32 pmt_ctx_used __weak = ~0u;
 		asm volatile("%0 = *(u32 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx)); \
 		__v;                                                                 \
 	})
+#endif
 
 /* The words of the record the session loads (pmt_ctx_used), copied from
  * the context once an event by pmt_ctx_fill: the operands then read them
@@ -69,18 +77,18 @@ struct {
 	__type(value, struct pmt_ctxw);
 } pmt_ctxw_buf SEC(".maps") __weak;
 
-/* Is word w copied each event: one the session's operands use, which
- * every record of the session has (words 0 and 1 are the kernel's
- * common fields, not readable)? */
+/* Is word w copied each event: one the session's operands use (words
+ * 0 and 1 are the kernel's common fields, not readable)? */
 static __always_inline bool pmt_ctx_has(__u32 w)
 {
-	return w >= 2 && w < 32 && (pmt_ctx_used & (1u << w)) && w < pmt_ctx_words;
+	return w >= 2 && w < 32 && (pmt_ctx_used & (1u << w)) && w < pmt_ctx_words + pmt_ctx_tail;
 }
 
-/* Word i's load where pmt_ctx_has(i): the verifier drops the others,
- * rodata being constant */
-#define PMT_CTX_FILL(i, off) \
-	if (pmt_ctx_has(i))  \
+#ifdef PMT_RAW_CTX
+/* Word i's load where pmt_ctx_has(i) and every record of the session
+ * has it: the verifier drops the others, rodata being constant */
+#define PMT_CTX_FILL(i, off)                       \
+	if ((i) < pmt_ctx_words && pmt_ctx_has(i)) \
 	cw->w[i] = PMT_CTX_LOAD(ctx, off)
 
 static __always_inline void pmt_ctx_fill(void *ctx)
@@ -94,6 +102,11 @@ static __always_inline void pmt_ctx_fill(void *ctx)
 	if (!cw)
 		return;
 	cw->ctx = (__u64)ctx;
+	/* (the bounds are constants to the verifier; a read that fails,
+	 * which the trace buffer's does not, leaves zeros) */
+	if (pmt_ctx_tail && pmt_ctx_words >= 2 && pmt_ctx_words + pmt_ctx_tail <= 32)
+		bpf_probe_read_kernel(&cw->w[pmt_ctx_words & 31], (pmt_ctx_tail * 4) & 127,
+				      (char *)ctx + pmt_ctx_words * 4);
 	if (!(pmt_ctx_used & ~3u) || pmt_ctx_words <= 2)
 		return;
 	PMT_CTX_FILL(2, 8);
@@ -128,6 +141,7 @@ static __always_inline void pmt_ctx_fill(void *ctx)
 	PMT_CTX_FILL(31, 124);
 }
 _Static_assert(PMT_CTX_DIRECT == 32 * 4, "pmt_ctx_fill covers PMT_CTX_DIRECT bytes");
+#endif
 
 /* Word w of the copy, masked where it is read: the verifier takes the
  * index's bounds from the mask (clang would reuse an earlier register
@@ -161,7 +175,6 @@ static __always_inline __u64 pmt_ctx_field(void *ctx, __u64 off, __u8 size, bool
 	v >>= (off % 4) * 8;
 	return pmt_load_sized((const __u8 *)&v, size, sign);
 }
-#endif
 
 /* An operand's value, but an expression's (pmt_fetch_num), the record's
  * fields read from rec: inline, as pmt_fetch_base is in every program but

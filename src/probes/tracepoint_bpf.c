@@ -265,6 +265,11 @@ static void tp_prepare(struct pmt_prov_ctx *c)
 	}
 	c->skel->rodata->pmt_tp_max_dyn = ndyn;
 	c->skel->rodata->pmt_ctx_words = words;
+	/* the used words past the shortest record, read as one (pmt_ctx_used
+	 * is set: session_bpf.c's set_uses) */
+	for (n = 32; n > words && !(c->skel->rodata->pmt_ctx_used & (1u << (n - 1))); n--)
+		;
+	c->skel->rodata->pmt_ctx_tail = n > words ? n - words : 0;
 	if (c->opts->agg.offcpu && c->probes->n)
 		set_offcpu(c, &c->probes->v[0]);
 }
