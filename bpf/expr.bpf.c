@@ -66,14 +66,14 @@ static __always_inline __u64 pmt_x_load(const struct pmt_fctx *c, const struct p
 
 /* SLOAD, SSTORE, SDEL (pmt_x_var: past the guard; vk its variable and
  * key, the key's first value at base, sp values on the stack) */
-static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp,
-				      __u64 base, struct pmt_var_key *vk)
+static __always_inline long pmt_x_str(const struct pmt_expr_op *op, __u8 code, struct pmt_xmem *m,
+				      __u64 sp, __u64 base, struct pmt_var_key *vk)
 {
 	char *buf;
 	__u64 a;
 	void *v;
 
-	if (op->code == PMT_X_SLOAD) {
+	if (code == PMT_X_SLOAD) {
 		buf = m->str[op->o.size & (PMT_XSTRS - 1)];
 		v = bpf_map_lookup_elem(&pmt_strvars, vk);
 		if (!v || bpf_probe_read_kernel(buf, PMT_SAVED_STR_LEN, v))
@@ -83,11 +83,11 @@ static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_x
 		return 0;
 	}
 	m->sp = base;
-	if (op->code == PMT_X_SDEL) {
+	if (code == PMT_X_SDEL) {
 		bpf_map_delete_elem(&pmt_strvars, vk);
 		return 0;
 	}
-	if (op->code != PMT_X_SSTORE)
+	if (code != PMT_X_SSTORE)
 		return 1;
 	buf = m->str[PMT_XSTRS];
 	if (op->flags & PMT_XF_COMM) {
@@ -109,16 +109,17 @@ static __always_inline long pmt_x_str(const struct pmt_expr_op *op, struct pmt_x
  * variable op->k under the key on the stack, one value or two
  * (PMT_XF_KEY2) below what the operation pops besides (sp > 0 values
  * there) */
-static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_xmem *m, __u64 sp)
+static __always_inline long pmt_x_var(const struct pmt_expr_op *op, __u8 code, struct pmt_xmem *m,
+				      __u64 sp)
 {
 	struct pmt_var_key vk = {.var = (__u32)op->k};
 	__u64 two = !!(op->flags & PMT_XF_KEY2), base, *v;
-	__u64 n = (op->code == PMT_X_VSTORE   ? 2
-		   : op->code == PMT_X_SSTORE ? 2 - !!(op->flags & PMT_XF_COMM)
-					      : 1) +
+	__u64 n = (code == PMT_X_VSTORE	  ? 2
+		   : code == PMT_X_SSTORE ? 2 - !!(op->flags & PMT_XF_COMM)
+					  : 1) +
 		  two;
 
-	if ((op->flags & PMT_XF_GUARD) && op->code != PMT_X_VLOAD) {
+	if ((op->flags & PMT_XF_GUARD) && code != PMT_X_VLOAD) {
 		/* a constant bound first: 6.1's verifier learns none from a
 		 * comparison of two registers, and the mask of sp - 1 below
 		 * is one clang drops */
@@ -144,34 +145,34 @@ static __always_inline long pmt_x_var(const struct pmt_expr_op *op, struct pmt_x
 		m->sp = base + 1;
 		return 0;
 	}
-	if (op->code >= PMT_X_SLOAD)
-		return pmt_x_str(op, m, sp, base, &vk);
-	if (op->code == PMT_X_VLOAD) {
+	if (code >= PMT_X_SLOAD)
+		return pmt_x_str(op, code, m, sp, base, &vk);
+	if (code == PMT_X_VLOAD) {
 		v = bpf_map_lookup_elem(&pmt_vars, &vk);
 		PMT_XST(m, base) = v ? *v : 0;
 		m->sp = base + 1;
 		return 0;
 	}
 	m->sp = base;
-	if (op->code == PMT_X_VDEL) {
+	if (code == PMT_X_VDEL) {
 		bpf_map_delete_elem(&pmt_vars, &vk);
 		return 0;
 	}
-	if (op->code != PMT_X_VSTORE)
+	if (code != PMT_X_VSTORE)
 		return 1;
 	bpf_map_update_elem(&pmt_vars, &vk, &PMT_XST(m, sp - 1), BPF_ANY);
 	return 0;
 }
 
 /* NEG, NOT, LNOT, BSWAP of a */
-static __always_inline __u64 pmt_x_unary(const struct pmt_expr_op *op, __u64 a, __u8 f)
+static __always_inline __u64 pmt_x_unary(const struct pmt_expr_op *op, __u8 code, __u64 a, __u8 f)
 {
-	return op->code == PMT_X_NEG	? pmt_x_type(-a, f)
-	       : op->code == PMT_X_NOT	? pmt_x_type(~a, f)
-	       : op->code == PMT_X_LNOT ? !a
-	       : op->k == 2		? __builtin_bswap16((__u16)a)
-	       : op->k == 4		? __builtin_bswap32((__u32)a)
-					: __builtin_bswap64(a);
+	return code == PMT_X_NEG    ? pmt_x_type(-a, f)
+	       : code == PMT_X_NOT  ? pmt_x_type(~a, f)
+	       : code == PMT_X_LNOT ? !a
+	       : op->k == 2	    ? __builtin_bswap16((__u16)a)
+	       : op->k == 4	    ? __builtin_bswap32((__u32)a)
+				    : __builtin_bswap64(a);
 }
 
 /* SEL: C ? A : B without a branch, a mask of the condition */
@@ -189,20 +190,51 @@ static __always_inline long pmt_x_sel(struct pmt_xmem *m, __u64 sp, __u8 f)
 }
 
 /* A leaf's value: a plain operand, but a tracepoint's field in its
- * context (PMT_FFLAG_CTX) read by copy at the context's address, which
- * the machine has as a number (the loads straight from a context are
- * the calling program's, pmt_ctx_field) */
+ * context (PMT_FFLAG_CTX) taken from the words the calling program
+ * copied (pmt_ctx_fill), or read by copy at the context's address, which
+ * the machine has as a number (loads straight from a context must be at
+ * a constant offset): the copy was 30 ns less a field here (a helper
+ * call each), a fifth of runqlat.bt's sched_switch program */
 static __always_inline __u64 pmt_x_leaf(const struct pmt_operand *e, struct pmt_fctx *c,
 					const struct pmt_xmem *m)
 {
-	__u64 v = 0, n = e->size;
-
+	/* a saved value the program read once into a slot (read_once) */
+	if (pmt_use_vars && e->src == PMT_FSRC_EXPR)
+		return m->slot[e->off & (PMT_XSLOTS - 1)];
 	if (e->src != PMT_FSRC_FIELD || !(e->flags & PMT_FFLAG_CTX))
 		return pmt_fetch_base(e, c);
-	n = n > 8 ? 8 : n;
-	if (bpf_probe_read_kernel(&v, n & 15, (const void *)(m->ctx + e->off)))
-		return 0;
-	return pmt_load_sized((const __u8 *)&v, e->size, e->flags & PMT_FFLAG_SIGNED);
+	return pmt_ctx_field((void *)m->ctx, e->off, e->size, e->flags & PMT_FFLAG_SIGNED);
+}
+
+/* A binary operation of a and b, in its type f: false if code is none */
+static __always_inline bool pmt_x_binary(__u8 code, __u64 a, __u64 b, __u8 f, __u64 *v)
+{
+	bool sg = f & PMT_XF_SIGNED;
+
+	switch (code) {
+	case PMT_X_ADD: *v = a + b; break;
+	case PMT_X_SUB: *v = a - b; break;
+	case PMT_X_MUL: *v = a * b; break;
+	case PMT_X_DIV: *v = !b ? 0 : sg ? pmt_x_sdiv(a, b, false) : a / b; break;
+	case PMT_X_MOD: *v = !b ? a : sg ? pmt_x_sdiv(a, b, true) : a % b; break;
+	case PMT_X_AND: *v = a & b; break;
+	case PMT_X_OR: *v = a | b; break;
+	case PMT_X_XOR: *v = a ^ b; break;
+	case PMT_X_SHL: *v = a << (b & (f & PMT_XF_32 ? 31 : 63)); break;
+	case PMT_X_SHR:
+		b &= f & PMT_XF_32 ? 31 : 63;
+		*v = sg ? (__u64)((__s64)a >> b) : a >> b;
+		break;
+	case PMT_X_EQ: *v = a == b; break;
+	case PMT_X_NE: *v = a != b; break;
+	/* signed order is unsigned order with the sign bits flipped */
+	case PMT_X_LT: *v = (a ^ ((__u64)sg << 63)) < (b ^ ((__u64)sg << 63)); break;
+	case PMT_X_LE: *v = (a ^ ((__u64)sg << 63)) <= (b ^ ((__u64)sg << 63)); break;
+	case PMT_X_LAND: *v = a && b; break;
+	case PMT_X_LOR: *v = a || b; break;
+	default: return false;
+	}
+	return true;
 }
 
 static long pmt_x_step(__u32 i, void *ctx)
@@ -212,7 +244,7 @@ static long pmt_x_step(__u32 i, void *ctx)
 	struct pmt_xmem *m = r->m;
 	const struct pmt_expr *x = bpf_map_lookup_elem(&pmt_exprs, &m->idx);
 	__u64 sp = m->sp, a, b, v, k = i;
-	__u8 f;
+	__u8 f, code;
 	bool sg;
 
 	if (!x || i >= x->n || i >= PMT_EXPR_OPS)
@@ -223,61 +255,51 @@ static long pmt_x_step(__u32 i, void *ctx)
 	op = &x->op[k];
 	f = op->flags;
 	sg = f & PMT_XF_SIGNED;
-	if (op->code == PMT_X_OPERAND || op->code == PMT_X_CONST) {
+	code = op->code;
+	/* a push: an operand's or a number's, alone or before the
+	 * operation it was fused with (PMT_X_PUSH_*) */
+	if (code <= PMT_X_CONST || (code & (PMT_X_PUSH_O | PMT_X_PUSH_K))) {
 		if (sp >= PMT_EXPR_STACK)
 			return 1;
-		PMT_XST(m, sp) = op->code == PMT_X_CONST ? op->k : pmt_x_leaf(&op->o, &r->c, m);
-		m->sp = sp + 1;
-		return 0;
+		PMT_XST(m, sp) = code == PMT_X_CONST || (code & PMT_X_PUSH_K)
+					 ? op->k
+					 : pmt_x_leaf(&op->o, &r->c, m);
+		m->sp = ++sp;
+		if (code <= PMT_X_CONST)
+			return 0;
+		code &= PMT_X_CODE;
 	}
 	if (!sp || sp > PMT_EXPR_STACK)
 		return 1;
-	if (pmt_use_vars && op->code >= PMT_X_VLOAD)
-		return pmt_x_var(op, m, sp);
+	if (pmt_use_vars && code >= PMT_X_VLOAD)
+		return pmt_x_var(op, code, m, sp);
 	a = pmt_x_type(PMT_XST(m, sp - 1), f);
-	if (op->code == PMT_X_LOAD) {
+	if (code == PMT_X_LOAD) {
 		PMT_XST(m, sp - 1) = pmt_x_load(&r->c, op, PMT_XST(m, sp - 1), sg);
 		return 0;
 	}
-	if (op->code == PMT_X_STORE) {
+	if (code == PMT_X_STORE) {
 		m->slot[op->k & (PMT_XSLOTS - 1)] = PMT_XST(m, sp - 1);
 		m->sp = sp - 1;
 		return 0;
 	}
-	if (op->code <= PMT_X_BSWAP) {
-		PMT_XST(m, sp - 1) = pmt_x_unary(op, a, f);
+	if (code <= PMT_X_BSWAP) {
+		PMT_XST(m, sp - 1) = pmt_x_unary(op, code, a, f);
 		return 0;
 	}
 	if (sp < 2)
 		return 1;
-	if (op->code == PMT_X_SEL)
+	if (code == PMT_X_SEL)
 		return pmt_x_sel(m, sp, f);
 	b = a;
 	a = pmt_x_type(PMT_XST(m, sp - 2), f);
-	switch (op->code) {
-	case PMT_X_ADD: v = a + b; break;
-	case PMT_X_SUB: v = a - b; break;
-	case PMT_X_MUL: v = a * b; break;
-	case PMT_X_DIV: v = !b ? 0 : sg ? pmt_x_sdiv(a, b, false) : a / b; break;
-	case PMT_X_MOD: v = !b ? a : sg ? pmt_x_sdiv(a, b, true) : a % b; break;
-	case PMT_X_AND: v = a & b; break;
-	case PMT_X_OR: v = a | b; break;
-	case PMT_X_XOR: v = a ^ b; break;
-	case PMT_X_SHL: v = a << (b & (f & PMT_XF_32 ? 31 : 63)); break;
-	case PMT_X_SHR:
-		b &= f & PMT_XF_32 ? 31 : 63;
-		v = sg ? (__u64)((__s64)a >> b) : a >> b;
-		break;
-	case PMT_X_EQ: v = a == b; break;
-	case PMT_X_NE: v = a != b; break;
-	/* signed order is unsigned order with the sign bits flipped */
-	case PMT_X_LT: v = (a ^ ((__u64)sg << 63)) < (b ^ ((__u64)sg << 63)); break;
-	case PMT_X_LE: v = (a ^ ((__u64)sg << 63)) <= (b ^ ((__u64)sg << 63)); break;
-	case PMT_X_LAND: v = a && b; break;
-	case PMT_X_LOR: v = a || b; break;
-	default: return 1;
-	}
-	if (op->code < PMT_X_EQ)
+	/* PMT_XF_REV: pushed the other way round; swapped without a branch */
+	v = (a ^ b) & -(__u64) !!(f & PMT_XF_REV);
+	a ^= v;
+	b ^= v;
+	if (!pmt_x_binary(code, a, b, f, &v))
+		return 1;
+	if (code < PMT_X_EQ)
 		v = pmt_x_type(v, f);
 	PMT_XST(m, sp - 2) = v;
 	m->sp = sp - 1;

@@ -74,6 +74,14 @@ enum pmt_expr_code {
 	PMT_X_SDEL, /* pop a key: its string forgotten */
 	PMT_X__MAX,
 };
+/* An operation's code may carry a push before it, the operand the
+ * operation before would have pushed (fused: a step of the machine
+ * less): PMT_X_PUSH_O pushes the operand o, PMT_X_PUSH_K the number k,
+ * where the operation itself uses neither (src/filter/expr.c: fuse) */
+#define PMT_X_PUSH_O 0x40
+#define PMT_X_PUSH_K 0x80
+#define PMT_X_CODE 0x3f /* the operation itself */
+_Static_assert(PMT_X__MAX <= PMT_X_CODE, "an operation's code below PMT_X_PUSH_*");
 
 /* The type an operation works in (C's usual conversions of its
  * operands): its operands are brought to it first (a 32-bit one
@@ -92,9 +100,16 @@ enum pmt_expr_code {
 /* VLOAD: whether the key has a value or a string saved (has_key), not
  * the value */
 #define PMT_XF_HAS 0x20
+/* binary: the operands were pushed in the other order (the top is the
+ * left one): a saved value is read before the event's clock that an
+ * operation takes with it (nsecs - @start[tid]), as bpftrace's
+ * statements read it where they stand, before the clock after them; the
+ * other way round a start saved on another CPU between the two reads
+ * made a negative latency */
+#define PMT_XF_REV 0x40
 
 struct pmt_expr_op {
-	__u8 code;  /* enum pmt_expr_code */
+	__u8 code;  /* enum pmt_expr_code, and PMT_X_PUSH_* */
 	__u8 flags; /* PMT_XF_* */
 	struct pmt_operand o;
 	__u64 k;

@@ -1498,7 +1498,20 @@ static void emit_saved(struct xcode *c, const struct xnode *n)
 		c->vars->read_num[n->num] = true;
 }
 
-static void emit(struct xcode *c, const struct xnode *n)
+/* Does n read a saved value or string (saved), else the event's clock
+ * (nsecs, elapsed)? */
+static bool reads(const struct xnode *n, bool saved)
+{
+	if (!n)
+		return false;
+	if (n->op == X_VARN || n->op == X_SVARN)
+		return saved || reads(n->a, saved) || reads(n->b, saved);
+	if (n->op == X_NAME)
+		return !saved && (n->opd.src == PMT_FSRC_NSECS || n->opd.src == PMT_FSRC_ELAPSED);
+	return reads(n->a, saved) || reads(n->b, saved) || reads(n->cond, saved);
+}
+
+static void emit_binary(struct xcode *c, const struct xnode *n)
 {
 	static const struct {
 		int op;
@@ -1512,9 +1525,30 @@ static void emit(struct xcode *c, const struct xnode *n)
 		{'<', PMT_X_LT, false},	   {X_LE, PMT_X_LE, false},	{'>', PMT_X_LT, true},
 		{X_GE, PMT_X_LE, true},	   {X_LAND, PMT_X_LAND, false}, {X_LOR, PMT_X_LOR, false},
 	};
+	const struct xnode *first, *second;
 	struct xtype work;
+	bool rev;
 	size_t i;
 
+	for (i = 0; i < sizeof(bin) / sizeof(bin[0]) && bin[i].op != n->op; i++)
+		;
+	first = bin[i].swap ? n->b : n->a;
+	second = bin[i].swap ? n->a : n->b;
+	/* a saved value before the clock (PMT_XF_REV) */
+	rev = reads(second, true) && !reads(first, true) && reads(first, false);
+	emit(c, rev ? second : first);
+	emit(c, rev ? first : second);
+	/* the type the operation works in: a comparison's operands' */
+	work = n->op == X_SHL || n->op == X_SHR	   ? n->t
+	       : n->op == X_LAND || n->op == X_LOR ? (struct xtype){64, false}
+						   : common(n->a->t, n->b->t);
+	put(c, bin[i].code, work, -1);
+	if (rev && !c->too_long)
+		c->x.op[c->x.n - 1].flags |= PMT_XF_REV;
+}
+
+static void emit(struct xcode *c, const struct xnode *n)
+{
 	switch (n->op) {
 	case X_INT:
 		put(c, PMT_X_CONST, n->t, 1);
@@ -1565,15 +1599,7 @@ static void emit(struct xcode *c, const struct xnode *n)
 		return;
 	case '?': emit_cond(c, n); return;
 	}
-	for (i = 0; i < sizeof(bin) / sizeof(bin[0]) && bin[i].op != n->op; i++)
-		;
-	emit(c, bin[i].swap ? n->b : n->a);
-	emit(c, bin[i].swap ? n->a : n->b);
-	/* the type the operation works in: a comparison's operands' */
-	work = n->op == X_SHL || n->op == X_SHR	   ? n->t
-	       : n->op == X_LAND || n->op == X_LOR ? (struct xtype){64, false}
-						   : common(n->a->t, n->b->t);
-	put(c, bin[i].code, work, -1);
+	emit_binary(c, n);
 }
 
 /* --- evaluation (the kernel's, bpf/expr.bpf.h) ---------------------------- */
@@ -1638,22 +1664,32 @@ static bool binary(const struct pmt_expr_op *op, uint64_t a, uint64_t b, uint64_
 
 uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *arg, uint64_t *slots)
 {
-	uint64_t st[PMT_EXPR_STACK] = {0}, a, b, r, top = 0;
+	uint64_t st[PMT_EXPR_STACK] = {0}, own[PMT_XSLOTS] = {0}, a, b, r, top = 0;
 	uint32_t i, sp = 0;
 
+	if (!slots)
+		slots = own;
+
 	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
+		struct pmt_expr_op fused = x->op[i];
 		const struct pmt_expr_op *op = &x->op[i];
-		if (op->code == PMT_X_OPERAND || op->code == PMT_X_CONST) {
+
+		if (op->code <= PMT_X_CONST || (op->code & (PMT_X_PUSH_O | PMT_X_PUSH_K))) {
 			if (sp >= PMT_EXPR_STACK)
 				return 0;
-			st[sp++] = op->code == PMT_X_CONST ? op->k : load(&op->o, arg);
-			continue;
+			st[sp++] = op->code == PMT_X_CONST || (op->code & PMT_X_PUSH_K) ? op->k
+				   : op->o.src == PMT_FSRC_EXPR
+					   ? slots[op->o.off % PMT_XSLOTS] /* read_once */
+					   : load(&op->o, arg);
+			if (op->code <= PMT_X_CONST)
+				continue;
+			fused.code &= PMT_X_CODE; /* then the operation */
+			op = &fused;
 		}
 		if (!sp)
 			return 0;
 		if (op->code == PMT_X_STORE) {
-			if (slots)
-				slots[op->k % PMT_XSLOTS] = st[sp - 1];
+			slots[op->k % PMT_XSLOTS] = st[sp - 1];
 			top = st[--sp];
 			continue;
 		}
@@ -1691,6 +1727,11 @@ uint64_t pmt_expr__eval(const struct pmt_expr *x, pmt_expr_load_fn load, void *a
 		}
 		b = a;
 		a = to_type(st[sp - 2], op->flags);
+		if (op->flags & PMT_XF_REV) {
+			r = a;
+			a = b;
+			b = r;
+		}
 		if (!binary(op, a, b, &r))
 			return 0;
 		if (op->code < PMT_X_EQ)
@@ -1724,6 +1765,124 @@ bool pmt_expr__is_expression(const char *text)
 		if (!pmt_lex__name_char(*s, false))
 			return true;
 	return *text >= '0' && *text <= '9';
+}
+
+/* Can op take the push before it (PMT_X_PUSH_O: the operand o, else
+ * PMT_X_PUSH_K: the number k)? Where it uses neither itself. */
+static bool takes_push(const struct pmt_expr_op *op, uint8_t push)
+{
+	uint8_t code = op->code;
+
+	if (code & (PMT_X_PUSH_O | PMT_X_PUSH_K))
+		return false;
+	if ((code >= PMT_X_ADD && code <= PMT_X_SEL) || code == PMT_X_NEG || code == PMT_X_NOT ||
+	    code == PMT_X_LNOT)
+		return true;
+	/* these use k (a slot, a variable), not o */
+	return push == PMT_X_PUSH_O && (code == PMT_X_STORE || code == PMT_X_VLOAD ||
+					code == PMT_X_VSTORE || code == PMT_X_VDEL);
+}
+
+/* Does x write variable var (VSTORE, VDEL, SSTORE, SDEL) before op i? */
+static bool written_before(const struct pmt_expr *x, uint32_t i, uint64_t var)
+{
+	uint32_t j;
+
+	for (j = 0; j < i; j++)
+		if (x->op[j].code >= PMT_X_VSTORE && x->op[j].code != PMT_X_SLOAD &&
+		    x->op[j].k == var)
+			return true;
+	return false;
+}
+
+/* A saved value a kernel program reads more than once under the same
+ * key (a single operand or number: runqlat.bt's $ns = @qtime[next_pid],
+ * in the histogram's value and in its condition) read once, first, into
+ * a slot of its own, and the reads made reads of that slot (an operand
+ * PMT_FSRC_EXPR): one map lookup less each, and one value, as bpftrace's
+ * $variable is. Two lookups could see two values: a start saved on
+ * another CPU between them gave a latency of the whole uptime, 0 read by
+ * the value's and the start by the condition's. Reads after a write of
+ * their variable stay where they are, as do those past the slots. */
+static void read_once(struct pmt_expr *x)
+{
+	struct pmt_expr y = {0};
+	uint32_t i, j, slots = 0, nfirst = 0, first[PMT_XSLOTS], slot_of[PMT_EXPR_OPS] = {0};
+
+	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++)
+		if (x->op[i].code == PMT_X_STORE && x->op[i].k + 1 > slots)
+			slots = (uint32_t)x->op[i].k + 1;
+	/* each read that another repeats (its first), and its slot */
+	for (i = 1; i < x->n && i < PMT_EXPR_OPS; i++) {
+		const struct pmt_expr_op *r = &x->op[i], *key = &x->op[i - 1];
+
+		if (r->code != PMT_X_VLOAD || (r->flags & (PMT_XF_KEY2 | PMT_XF_HAS)) ||
+		    key->code > PMT_X_CONST || slot_of[i] || written_before(x, i, r->k))
+			continue;
+		for (j = i + 2; j < x->n && j < PMT_EXPR_OPS; j++)
+			if (!memcmp(&x->op[j], r, sizeof(*r)) &&
+			    !memcmp(&x->op[j - 1], key, sizeof(*key)) &&
+			    !written_before(x, j, r->k)) {
+				if (!slot_of[i]) {
+					if (slots >= PMT_XSLOTS || x->n + 3 > PMT_EXPR_OPS)
+						break;
+					first[nfirst++] = i;
+					slot_of[i] = ++slots; /* slot + 1 */
+				}
+				slot_of[j] = slot_of[i];
+			}
+	}
+	if (!nfirst)
+		return;
+	for (i = 0; i < nfirst; i++) {
+		y.op[y.n++] = x->op[first[i] - 1];
+		y.op[y.n++] = x->op[first[i]];
+		y.op[y.n].code = PMT_X_STORE;
+		y.op[y.n++].k = slot_of[first[i]] - 1;
+	}
+	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
+		if (i + 1 < x->n && slot_of[i + 1])
+			continue; /* the key: the slot's operand below */
+		if (slot_of[i]) {
+			y.op[y.n].code = PMT_X_OPERAND;
+			y.op[y.n].flags = x->op[i].flags;
+			y.op[y.n].o.src = PMT_FSRC_EXPR;
+			y.op[y.n].o.size = 8;
+			y.op[y.n++].o.off = (uint16_t)(slot_of[i] - 1);
+			continue;
+		}
+		y.op[y.n++] = x->op[i];
+	}
+	*x = y;
+}
+
+/* A kernel program's pushes fused with the operation after them: one
+ * step of the machine less each (some 17 ns here, where the push itself
+ * costs what it costs). The machine has no jumps: operations may move. */
+static void fuse(struct pmt_expr *x)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
+		const struct pmt_expr_op *op = &x->op[i], *next = &x->op[i + 1];
+		uint8_t push = op->code == PMT_X_OPERAND ? PMT_X_PUSH_O : PMT_X_PUSH_K;
+
+		if (op->code <= PMT_X_CONST && i + 1 < x->n && takes_push(next, push)) {
+			struct pmt_expr_op f = *next;
+
+			f.code |= push;
+			if (push == PMT_X_PUSH_O)
+				f.o = op->o;
+			else
+				f.k = op->k;
+			x->op[n++] = f;
+			i++;
+			continue;
+		}
+		x->op[n++] = *op;
+	}
+	memset(&x->op[n], 0, (x->n - n) * sizeof(x->op[0]));
+	x->n = n;
 }
 
 static int add(struct pmt_exprs *t, const struct pmt_expr *x)
@@ -1902,6 +2061,8 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 	}
 	if (!x.n)
 		return 0;
+	read_once(&x);
+	fuse(&x);
 	idx = add(t, &x);
 	if (idx == -E2BIG)
 		return pmt_error__usage(err, "too many probes with expressions: at most %d",
@@ -2084,11 +2245,19 @@ int pmt_expr__statements(struct pmt_exprs *t, const char *text, const struct pmt
 			    PMT_EXPR_OPS, PMT_EXPR_STACK);
 	if (!c.x.n)
 		return 0;
+	read_once(&c.x);
+	fuse(&c.x);
 	idx = add(t, &c.x);
 	if (idx < 0)
 		return add_failed(&p, idx);
 	*prog = (uint16_t)idx;
 	return 0;
+}
+
+/* op's operand, where it pushes one (PMT_X_OPERAND, PMT_X_PUSH_O) */
+static const struct pmt_operand *pushed(const struct pmt_expr_op *op)
+{
+	return op->code == PMT_X_OPERAND || (op->code & PMT_X_PUSH_O) ? &op->o : NULL;
 }
 
 bool pmt_exprs__uses_vars(const struct pmt_exprs *t)
@@ -2097,7 +2266,7 @@ bool pmt_exprs__uses_vars(const struct pmt_exprs *t)
 
 	for (i = 0; i < t->n; i++)
 		for (j = 0; j < t->v[i].n && j < PMT_EXPR_OPS; j++)
-			if (t->v[i].op[j].code >= PMT_X_VLOAD)
+			if ((t->v[i].op[j].code & PMT_X_CODE) >= PMT_X_VLOAD)
 				return true;
 	return false;
 }
@@ -2108,8 +2277,8 @@ void pmt_exprs__uses(const struct pmt_exprs *t, struct pmt_uses *u)
 
 	for (i = 0; i < t->n; i++)
 		for (j = 0; j < t->v[i].n && j < PMT_EXPR_OPS; j++)
-			if (t->v[i].op[j].code == PMT_X_OPERAND)
-				pmt_uses__operand(u, &t->v[i].op[j].o);
+			if (pushed(&t->v[i].op[j]))
+				pmt_uses__operand(u, pushed(&t->v[i].op[j]));
 }
 
 bool pmt_exprs__needs_record(const struct pmt_exprs *t, const struct pmt_operand *o)
@@ -2120,8 +2289,8 @@ bool pmt_exprs__needs_record(const struct pmt_exprs *t, const struct pmt_operand
 	    !(o->src == PMT_FSRC_PTR_STR && (o->flags & PMT_FFLAG_XADDR)))
 		return pmt_operand__needs_record(o);
 	for (j = 0; t && o->off < t->n && j < t->v[o->off].n && j < PMT_EXPR_OPS; j++)
-		if (t->v[o->off].op[j].code == PMT_X_OPERAND &&
-		    pmt_operand__needs_record(&t->v[o->off].op[j].o))
+		if (pushed(&t->v[o->off].op[j]) &&
+		    pmt_operand__needs_record(pushed(&t->v[o->off].op[j])))
 			return true;
 	return false;
 }
@@ -2133,7 +2302,7 @@ void pmt_exprs__free(struct pmt_exprs *t)
 	t->n = t->cap = 0;
 }
 
-void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
+static void dump_op(struct pmt_buf *b, const struct pmt_expr_op *op)
 {
 	static const char *const names[PMT_X__MAX] = {
 		"operand", "const", "neg",    "not",  "lnot",  "bswap",	 "add",	 "sub",
@@ -2141,29 +2310,43 @@ void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
 		"eq",	   "ne",    "lt",     "le",   "land",  "lor",	 "sel",	 "store",
 		"load",	   "vload", "vstore", "vdel", "sload", "sstore", "sdel",
 	};
+
+	pmt_buf__printf(b, "%s%s", op->code < PMT_X__MAX ? names[op->code] : "?",
+			op->code == PMT_X_OPERAND || op->code == PMT_X_CONST ||
+					op->code == PMT_X_STORE || op->code >= PMT_X_VLOAD
+				? ""
+			: op->flags & PMT_XF_32	    ? (op->flags & PMT_XF_SIGNED ? " s32" : " u32")
+			: op->flags & PMT_XF_SIGNED ? " s64"
+						    : " u64");
+	if (op->code >= PMT_X_ADD && op->code <= PMT_X_LOR && (op->flags & PMT_XF_REV))
+		pmt_buf__printf(b, " rev");
+	if (op->code == PMT_X_OPERAND)
+		pmt_buf__printf(b, " src%u@%u:%u%s", op->o.src, op->o.off, op->o.size,
+				op->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
+	else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE || op->code == PMT_X_LOAD ||
+		 op->code == PMT_X_BSWAP || op->code >= PMT_X_VLOAD)
+		pmt_buf__printf(b, " %llu%s%s", (unsigned long long)op->k,
+				op->code >= PMT_X_VLOAD && (op->flags & PMT_XF_KEY2) ? " key2" : "",
+				op->code >= PMT_X_VLOAD && (op->flags & PMT_XF_HAS) ? " has" : "");
+	pmt_buf__putc(b, '\n');
+}
+
+/* One line an operation; a fused push (PMT_X_PUSH_*) on a line of its
+ * own before its operation's, marked "+" */
+void pmt_expr__dump(struct pmt_buf *b, const struct pmt_expr *x)
+{
 	uint32_t i;
 
 	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
-		const struct pmt_expr_op *op = &x->op[i];
+		struct pmt_expr_op op = x->op[i], push = x->op[i];
 
-		pmt_buf__printf(b, "%s%s", op->code < PMT_X__MAX ? names[op->code] : "?",
-				op->code == PMT_X_OPERAND || op->code == PMT_X_CONST ||
-						op->code == PMT_X_STORE || op->code >= PMT_X_VLOAD
-					? ""
-				: op->flags & PMT_XF_32
-					? (op->flags & PMT_XF_SIGNED ? " s32" : " u32")
-				: op->flags & PMT_XF_SIGNED ? " s64"
-							    : " u64");
-		if (op->code == PMT_X_OPERAND)
-			pmt_buf__printf(b, " src%u@%u:%u%s", op->o.src, op->o.off, op->o.size,
-					op->o.flags & PMT_FFLAG_SIGNED ? "s" : "");
-		else if (op->code == PMT_X_CONST || op->code == PMT_X_STORE ||
-			 op->code == PMT_X_LOAD || op->code == PMT_X_BSWAP ||
-			 op->code >= PMT_X_VLOAD)
-			pmt_buf__printf(
-				b, " %llu%s%s", (unsigned long long)op->k,
-				op->code >= PMT_X_VLOAD && (op->flags & PMT_XF_KEY2) ? " key2" : "",
-				op->code >= PMT_X_VLOAD && (op->flags & PMT_XF_HAS) ? " has" : "");
-		pmt_buf__putc(b, '\n');
+		if (op.code & (PMT_X_PUSH_O | PMT_X_PUSH_K)) {
+			push.code = op.code & PMT_X_PUSH_O ? PMT_X_OPERAND : PMT_X_CONST;
+			push.flags = 0;
+			pmt_buf__putc(b, '+');
+			dump_op(b, &push);
+			op.code &= PMT_X_CODE;
+		}
+		dump_op(b, &op);
 	}
 }

@@ -164,6 +164,16 @@ static void fuzz_statements(const char *text, const struct pmt_format *fmt)
 		for (i = 0; i < t.v[prog].n; i++) {
 			uint8_t c = t.v[prog].op[i].code;
 
+			/* a push fused with its operation (PMT_X_PUSH_*) */
+			if (c & (PMT_X_PUSH_O | PMT_X_PUSH_K)) {
+				sp++;
+				c &= PMT_X_CODE;
+			}
+			/* a saved value read once into a slot: right after its
+			 * read, at the start (read_once) */
+			if (c == PMT_X_STORE &&
+			    (i < 1 || (t.v[prog].op[i - 1].code & PMT_X_CODE) != PMT_X_VLOAD))
+				abort();
 			sp += c <= PMT_X_CONST					       ? 1
 			      : c <= PMT_X_LNOT || c == PMT_X_LOAD || c == PMT_X_VLOAD ? 0
 			      : c == PMT_X_VSTORE				       ? -2
@@ -172,7 +182,7 @@ static void fuzz_statements(const char *text, const struct pmt_format *fmt)
 			if ((c == PMT_X_VSTORE || c == PMT_X_VDEL) &&
 			    (t.v[prog].op[i].flags & PMT_XF_GUARD))
 				sp--;
-			if (sp < 0 || sp > PMT_EXPR_STACK || c == PMT_X_STORE)
+			if (sp < 0 || sp > PMT_EXPR_STACK)
 				abort();
 		}
 		if (sp || names.n > PMT_VARS)

@@ -453,9 +453,12 @@ TEST(expr_saved_values)
 		  0);
 	ASSERT_EQ(prog, 0);
 	pmt_expr__dump(&b, &t.v[prog]);
-	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\noperand src0@40:8\nvstore 0\n"
-					"operand src4@0:4\nvdel 0\nconst 0\noperand src0@20:4\n"
-					"const 2\nmul u32\nvstore 1\n");
+	/* a push fused with the operation after it where that takes it
+	 * ("+": not a step of its own), where it uses neither o nor k */
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\n+operand src0@40:8\nvstore 0\n"
+					"+operand src4@0:4\nvdel 0\nconst 0\noperand src0@20:4\n"
+					"+const 2\nmul u32\nvstore 1\n");
+	ASSERT_EQ(t.v[prog].n, 7);
 	ASSERT_EQ(names.n, 2);
 	ASSERT_STREQ(names.name[1], "n");
 	ASSERT_TRUE(names.keyed[0] && !names.keyed[1]);
@@ -483,6 +486,42 @@ TEST(expr_saved_values)
 					"  @n\n"
 					"  ^~\n");
 	pmt_error__clear(&err);
+	pmt_buf__free(&b);
+	pmt_exprs__free(&t);
+	pmt_format__free(fmt);
+}
+
+/* A saved value a program reads twice under one key is read once, first,
+ * into a slot (src11: PMT_FSRC_EXPR) that both reads then take, before
+ * the clock an operation takes with it (sub rev: nsecs read after); not
+ * where the program wrote the variable before (each read stays). */
+TEST(expr_saved_read_once)
+{
+	struct pmt_format *fmt = narrow_format();
+	struct pmt_varnames names = {0};
+	struct pmt_exprs t = {.vars = &names};
+	struct pmt_error err = {0};
+	struct pmt_buf b = {0};
+	uint16_t prog;
+
+	ASSERT_TRUE(fmt);
+	ASSERT_EQ(pmt_expr__statements(&t, "@n = nsecs - @f[tid]; @m = @f[tid]", fmt, "t:narrow",
+				       "t", NULL, &prog, &err),
+		  0);
+	pmt_expr__dump(&b, &t.v[prog]);
+	ASSERT_STREQ(pmt_buf__cstr(&b),
+		     "+operand src4@0:4\nvload 1\nstore 0\n"
+		     "const 0\noperand src11@0:8\n+operand src13@0:8\nsub u64 rev\n"
+		     "vstore 0\nconst 0\n+operand src11@0:8\nvstore 2\n");
+	ASSERT_EQ(t.v[prog].n, 8);
+	b.len = 0;
+	ASSERT_EQ(pmt_expr__statements(&t, "@f[tid] = u32; @n = @f[tid] + @f[tid]", fmt, "t:narrow",
+				       "t", NULL, &prog, &err),
+		  0);
+	pmt_expr__dump(&b, &t.v[prog]);
+	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\n+operand src0@20:4\nvstore 1\nconst 0\n"
+					"+operand src4@0:4\nvload 1\n+operand src4@0:4\nvload 1\n"
+					"add s64\nvstore 0\n");
 	pmt_buf__free(&b);
 	pmt_exprs__free(&t);
 	pmt_format__free(fmt);
@@ -523,8 +562,9 @@ TEST(expr_saved_two_keys)
 				       "t:narrow", "t", NULL, &prog, &err),
 		  0);
 	pmt_expr__dump(&b, &t.v[prog]);
+	/* (vstore's k is its variable: the number pushed stays a step) */
 	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\noperand src0@20:4\nconst 7\n"
-					"vstore 0 key2\noperand src4@0:4\noperand src0@20:4\n"
+					"vstore 0 key2\noperand src4@0:4\n+operand src0@20:4\n"
 					"vdel 0 key2\n");
 	ASSERT_EQ(names.nkeys[0], 2);
 	ASSERT_EQ(pmt_expr__compile(&t, "has_key(@f, (tid, u32)) + @f[tid, u32]", fmt, "t:narrow",
