@@ -116,8 +116,8 @@ vm_wall() { # NAME: the guest's wall time, boot included, as vmtest said it
 # qemu-system-aarch64 (TCG) on a root of Debian's arm64 packages. With
 # PMT_ARM64_CI=1, make test's guests include one that runs
 # ARM64_CI_TESTS, in the background beside the x86 guests (not by
-# default: beside two CPU hogs the x86 guests then ran past their
-# budgets, 2,064 s): what the architecture changes (system call numbers, argument
+# default: beside two CPU hogs CI takes 18 to 23 of its 20 minutes
+# without it): what the architecture changes (system call numbers, argument
 # and return registers of kprobes, uprobes and USDT, kernel stacks past
 # the BPF frames, the PMU, the in-kernel unwinder and the Python frame
 # reader against the guest's own perf, what arm64's verifier accepts).
