@@ -145,6 +145,41 @@ static void fuzz_printf(const char *text)
 	pmt_printf__free(&t);
 }
 
+/* What op i of x does to the machine's stack (bpf/expr.bpf.c); a store
+ * into a slot anywhere but right after a saved value's read (read_once)
+ * aborts */
+static int stack_change(const struct pmt_expr *x, uint32_t i)
+{
+	const struct pmt_expr_op *op = &x->op[i];
+	uint8_t c = op->code, f = op->flags;
+	int push = 0, two = !!(f & PMT_XF_KEY2), guard = !!(f & PMT_XF_GUARD);
+
+	/* a push fused with its operation (PMT_X_PUSH_*) */
+	if (c & (PMT_X_PUSH_O | PMT_X_PUSH_K)) {
+		push = 1;
+		c &= PMT_X_CODE;
+	}
+	if (c == PMT_X_STORE && (i < 1 || (x->op[i - 1].code & PMT_X_CODE) != PMT_X_VLOAD))
+		abort();
+	if (c <= PMT_X_CONST)
+		return 1;
+	if (c <= PMT_X_BSWAP || c == PMT_X_LOAD)
+		return push;
+	if (c <= PMT_X_LOR || c == PMT_X_STORE)
+		return push - 1;
+	if (c == PMT_X_SEL)
+		return push - 2;
+	if (c == PMT_X_VLOAD || c == PMT_X_SLOAD)
+		return push - two;
+	if (c == PMT_X_VSTORE)
+		return push - 2 - two - guard;
+	if (c == PMT_X_SSTORE)
+		return push - 2 + !!(f & PMT_XF_COMM) - two - guard;
+	if (c == PMT_X_VDEL || c == PMT_X_SDEL)
+		return push - 1 - two - guard;
+	abort();
+}
+
 /* A block's statements (fmt: sched_switch's fields): a program that
  * leaves nothing pending, or an error pointing into the text. */
 static void fuzz_statements(const char *text, const struct pmt_format *fmt)
@@ -162,26 +197,7 @@ static void fuzz_statements(const char *text, const struct pmt_format *fmt)
 			abort();
 	} else if (prog != PMT_XPROG_NONE) {
 		for (i = 0; i < t.v[prog].n; i++) {
-			uint8_t c = t.v[prog].op[i].code;
-
-			/* a push fused with its operation (PMT_X_PUSH_*) */
-			if (c & (PMT_X_PUSH_O | PMT_X_PUSH_K)) {
-				sp++;
-				c &= PMT_X_CODE;
-			}
-			/* a saved value read once into a slot: right after its
-			 * read, at the start (read_once) */
-			if (c == PMT_X_STORE &&
-			    (i < 1 || (t.v[prog].op[i - 1].code & PMT_X_CODE) != PMT_X_VLOAD))
-				abort();
-			sp += c <= PMT_X_CONST					       ? 1
-			      : c <= PMT_X_LNOT || c == PMT_X_LOAD || c == PMT_X_VLOAD ? 0
-			      : c == PMT_X_VSTORE				       ? -2
-										       : -1;
-			/* a guarded one pops its condition too */
-			if ((c == PMT_X_VSTORE || c == PMT_X_VDEL) &&
-			    (t.v[prog].op[i].flags & PMT_XF_GUARD))
-				sp--;
+			sp += stack_change(&t.v[prog], i);
 			if (sp < 0 || sp > PMT_EXPR_STACK)
 				abort();
 		}
