@@ -1823,8 +1823,10 @@ static void read_once(struct pmt_expr *x)
 			if (!memcmp(&x->op[j], r, sizeof(*r)) &&
 			    !memcmp(&x->op[j - 1], key, sizeof(*key)) &&
 			    !written_before(x, j, r->k)) {
+				/* a read made once adds 3 operations (key, read,
+				 * store) and takes 1 from each of 2 or more */
 				if (!slot_of[i]) {
-					if (slots >= PMT_XSLOTS || x->n + 3 > PMT_EXPR_OPS)
+					if (slots >= PMT_XSLOTS || x->n + nfirst + 1 > PMT_EXPR_OPS)
 						break;
 					first[nfirst++] = i;
 					slot_of[i] = ++slots; /* slot + 1 */

@@ -522,6 +522,18 @@ TEST(expr_saved_read_once)
 	ASSERT_STREQ(pmt_buf__cstr(&b), "operand src4@0:4\n+operand src0@20:4\nvstore 1\nconst 0\n"
 					"+operand src4@0:4\nvload 1\n+operand src4@0:4\nvload 1\n"
 					"add s64\nvstore 0\n");
+	/* a program 3 operations short of the most, 16 values read twice
+	 * each: read once only as far as the room left (each such read one
+	 * operation more), never past it (ASan: the copy's array) */
+	b.len = 0;
+	for (int v = 0; v < 16; v++)
+		pmt_buf__printf(&b, "%s@v%d[tid] + @v%d[tid]", v ? " + " : "@n = ", v, v);
+	for (int k = 0; k < 206; k++)
+		pmt_buf__printf(&b, " + u32");
+	ASSERT_EQ(pmt_expr__statements(&t, pmt_buf__cstr(&b), fmt, "t:narrow", "t", NULL, &prog,
+				       &err),
+		  0);
+	ASSERT_TRUE(t.v[prog].n <= PMT_EXPR_OPS);
 	pmt_buf__free(&b);
 	pmt_exprs__free(&t);
 	pmt_format__free(fmt);
