@@ -7,8 +7,8 @@
 # its end, stopped. The median of three rounds against REF_MS, measured on
 # a quiet machine of this kind (2 cores, 2026-11-27: 88-97 ms a round).
 # Under TCG, beside CPU hogs or on a slower machine it comes out higher,
-# and so do the timeouts scaled by it (tests/runtime/runner.sh); in a
-# QEMU guest, its round is the guest's pace (tools/vmtest's budget).
+# and so do the timeouts scaled by it (tests/runtime/runner.sh), in a
+# QEMU guest as on the host.
 #
 # Prints "PERCENT MS", MS the median round.
 cd "$(dirname "$0")/../.." || exit 1
