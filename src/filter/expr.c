@@ -1795,67 +1795,220 @@ static bool written_before(const struct pmt_expr *x, uint32_t i, uint64_t var)
 	return false;
 }
 
-/* A saved value a kernel program reads more than once under the same
+/* What op (not fused) does to the stack's depth */
+static int depth_change(const struct pmt_expr_op *op)
+{
+	uint8_t c = op->code;
+
+	if (c <= PMT_X_CONST)
+		return 1;
+	if (c <= PMT_X_BSWAP || c == PMT_X_LOAD)
+		return 0;
+	if (c <= PMT_X_LOR || c == PMT_X_STORE)
+		return -1;
+	if (c == PMT_X_SEL)
+		return -2;
+	if (c == PMT_X_VLOAD || c == PMT_X_SLOAD)
+		return -!!(op->flags & PMT_XF_KEY2);
+	return -(int)stored(op);
+}
+
+/* The key of read i: the operations [*from, i) compute its value (two
+ * with PMT_XF_KEY2) and nothing else, without a saved value read or
+ * written on the way (as postfix code has it, the first point back from
+ * which they leave that many values); false where they do not */
+static bool key_of(const struct pmt_expr *x, uint32_t i, uint32_t *from)
+{
+	int need = 1 + !!(x->op[i].flags & PMT_XF_KEY2), sum = 0;
+	uint32_t j = i;
+
+	while (j > 0) {
+		const struct pmt_expr_op *op = &x->op[--j];
+
+		if (op->code >= PMT_X_STORE && op->code != PMT_X_LOAD)
+			return false;
+		if ((sum += depth_change(op)) == need) {
+			*from = j;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The operations computing the key of write i (VSTORE ... SDEL): [*from,
+ * *to), below its value and guard; false where code before i does not
+ * compute them */
+static bool write_key(const struct pmt_expr *x, uint32_t i, uint32_t *from, uint32_t *to)
+{
+	int keys = 1 + !!(x->op[i].flags & PMT_XF_KEY2), above = (int)stored(&x->op[i]) - keys;
+	int sum = 0;
+	uint32_t j = i;
+
+	*to = i;
+	while (j > 0) {
+		sum += depth_change(&x->op[--j]);
+		if (sum == above)
+			*to = j;
+		if (sum == above + keys) {
+			*from = j;
+			return above == 0 || *to < i;
+		}
+	}
+	return false;
+}
+
+/* Does a write before read i (its key [from, i)) save its variable under
+ * the same key, computed by the same operations? */
+static bool written_same_key(const struct pmt_expr *x, uint32_t i, uint32_t from)
+{
+	const struct pmt_expr_op *r = &x->op[i];
+	uint32_t j, wf, wt;
+
+	for (j = 0; j < from; j++) {
+		const struct pmt_expr_op *w = &x->op[j];
+
+		if (w->code < PMT_X_VSTORE || w->code == PMT_X_SLOAD || w->k != r->k ||
+		    (w->flags & PMT_XF_KEY2) != (r->flags & PMT_XF_KEY2) ||
+		    !write_key(x, j, &wf, &wt))
+			continue;
+		if (wt - wf == i - from &&
+		    !memcmp(&x->op[wf], &x->op[from], (i - from) * sizeof(*w)))
+			return true;
+	}
+	return false;
+}
+
+/* Reads made first, into slots (read_once): read at[k]'s key from op
+ * from[k]; the operations the program then skips (a key read first) */
+struct hoist {
+	uint32_t from[PMT_XSLOTS], at[PMT_XSLOTS], n, slots;
+	uint32_t slot_of[PMT_EXPR_OPS]; /* slot + 1 of read i, or 0 */
+	bool skip[PMT_EXPR_OPS];
+	uint32_t grow; /* operations the program gains */
+};
+
+/* Read i (its key from op from) first, into a slot of its own, the
+ * program growing by grow: false where there is no room */
+static bool hoist_read(const struct pmt_expr *x, struct hoist *h, uint32_t from, uint32_t i,
+		       uint32_t grow)
+{
+	uint32_t j;
+
+	if (h->slots >= PMT_XSLOTS || x->n + h->grow + grow > PMT_EXPR_OPS)
+		return false;
+	h->from[h->n] = from;
+	h->at[h->n++] = i;
+	h->slot_of[i] = ++h->slots;
+	h->grow += grow;
+	for (j = from; j < i; j++)
+		h->skip[j] = true;
+	return true;
+}
+
+/* Reads another repeats under the same key (a single operand or number),
+ * before any write of their variable: made once, the repeats reading
+ * the first's slot. Each adds 3 operations (key, read, store) and takes
+ * 1 from itself and each of its repeats. */
+static void hoist_repeats(const struct pmt_expr *x, struct hoist *h)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < x->n && i < PMT_EXPR_OPS; i++) {
+		const struct pmt_expr_op *r = &x->op[i], *key = &x->op[i - 1];
+
+		if (r->code != PMT_X_VLOAD || (r->flags & (PMT_XF_KEY2 | PMT_XF_HAS)) ||
+		    key->code > PMT_X_CONST || h->slot_of[i] || written_before(x, i, r->k))
+			continue;
+		for (j = i + 2; j < x->n && j < PMT_EXPR_OPS; j++)
+			if (!memcmp(&x->op[j], r, sizeof(*r)) &&
+			    !memcmp(&x->op[j - 1], key, sizeof(*key)) &&
+			    !written_before(x, j, r->k)) {
+				if (!h->slot_of[i] && !hoist_read(x, h, i - 1, i, 1))
+					break;
+				h->slot_of[j] = h->slot_of[i];
+				h->skip[j - 1] = true;
+			}
+	}
+}
+
+/*
+ * A saved value a kernel program reads more than once under the same
  * key (a single operand or number: runqlat.bt's $ns = @qtime[next_pid],
  * in the histogram's value and in its condition) read once, first, into
  * a slot of its own, and the reads made reads of that slot (an operand
  * PMT_FSRC_EXPR): one map lookup less each, and one value, as bpftrace's
  * $variable is. Two lookups could see two values: a start saved on
  * another CPU between them gave a latency of the whole uptime, 0 read by
- * the value's and the start by the condition's. Reads after a write of
- * their variable stay where they are, as do those past the slots. */
-static void read_once(struct pmt_expr *x)
+ * the value's and the start by the condition's.
+ *
+ * And a read after a write under the same key is made first, with its
+ * key: src/lang/program.c gives such a read the value written, whose
+ * text reads what was there before the block ($i = @n[1] + 1; @n[1] =
+ * $i; @last = $i is @last = @n[1] + 1, which read after the store gave
+ * one more). A read under another key stays where it is, as bpftrace's.
+ * False where such a read cannot be made first (a saved string, no
+ * room).
+ */
+static bool read_once(struct pmt_expr *x)
 {
-	struct pmt_expr y = {0};
-	uint32_t i, j, slots = 0, nfirst = 0, first[PMT_XSLOTS], slot_of[PMT_EXPR_OPS] = {0};
+	static struct hoist h;
+	static struct pmt_expr y;
+	uint32_t i, j, from, k;
 
+	memset(&h, 0, sizeof(h));
 	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++)
-		if (x->op[i].code == PMT_X_STORE && x->op[i].k + 1 > slots)
-			slots = (uint32_t)x->op[i].k + 1;
-	/* each read that another repeats (its first), and its slot */
-	for (i = 1; i < x->n && i < PMT_EXPR_OPS; i++) {
-		const struct pmt_expr_op *r = &x->op[i], *key = &x->op[i - 1];
+		if (x->op[i].code == PMT_X_STORE && x->op[i].k + 1 > h.slots)
+			h.slots = (uint32_t)x->op[i].k + 1;
+	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
+		const struct pmt_expr_op *r = &x->op[i];
 
-		if (r->code != PMT_X_VLOAD || (r->flags & (PMT_XF_KEY2 | PMT_XF_HAS)) ||
-		    key->code > PMT_X_CONST || slot_of[i] || written_before(x, i, r->k))
+		if ((r->code != PMT_X_VLOAD && r->code != PMT_X_SLOAD) ||
+		    !written_before(x, i, r->k))
 			continue;
-		for (j = i + 2; j < x->n && j < PMT_EXPR_OPS; j++)
-			if (!memcmp(&x->op[j], r, sizeof(*r)) &&
-			    !memcmp(&x->op[j - 1], key, sizeof(*key)) &&
-			    !written_before(x, j, r->k)) {
-				/* a read made once adds 3 operations (key, read,
-				 * store) and takes 1 from each of 2 or more */
-				if (!slot_of[i]) {
-					if (slots >= PMT_XSLOTS || x->n + nfirst + 1 > PMT_EXPR_OPS)
-						break;
-					first[nfirst++] = i;
-					slot_of[i] = ++slots; /* slot + 1 */
-				}
-				slot_of[j] = slot_of[i];
-			}
+		/* under another key, or one that reads saved values: a read
+		 * where it stands, as bpftrace's */
+		if (!key_of(x, i, &from) || !written_same_key(x, i, from))
+			continue;
+		/* the same read made first already: its slot */
+		for (k = 0; k < h.n; k++)
+			if (h.at[k] - h.from[k] == i - from &&
+			    !memcmp(&x->op[h.from[k]], &x->op[from], (i - from + 1) * sizeof(*r)))
+				break;
+		if (k < h.n) {
+			h.slot_of[i] = h.slot_of[h.at[k]];
+			for (j = from; j < i; j++)
+				h.skip[j] = true;
+			continue;
+		}
+		/* the key and the read again, a store; here one operand */
+		if (r->code == PMT_X_SLOAD || !hoist_read(x, &h, from, i, 2))
+			return false;
 	}
-	if (!nfirst)
-		return;
-	for (i = 0; i < nfirst; i++) {
-		y.op[y.n++] = x->op[first[i] - 1];
-		y.op[y.n++] = x->op[first[i]];
+	hoist_repeats(x, &h);
+	if (!h.n)
+		return true;
+	memset(&y, 0, sizeof(y));
+	for (k = 0; k < h.n; k++) {
+		for (j = h.from[k]; j <= h.at[k]; j++)
+			y.op[y.n++] = x->op[j];
 		y.op[y.n].code = PMT_X_STORE;
-		y.op[y.n++].k = slot_of[first[i]] - 1;
+		y.op[y.n++].k = h.slot_of[h.at[k]] - 1;
 	}
 	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++) {
-		if (i + 1 < x->n && slot_of[i + 1])
-			continue; /* the key: the slot's operand below */
-		if (slot_of[i]) {
+		if (h.skip[i])
+			continue; /* a key read first: the slot's operand below */
+		if (h.slot_of[i]) {
 			y.op[y.n].code = PMT_X_OPERAND;
 			y.op[y.n].flags = x->op[i].flags;
 			y.op[y.n].o.src = PMT_FSRC_EXPR;
 			y.op[y.n].o.size = 8;
-			y.op[y.n++].o.off = (uint16_t)(slot_of[i] - 1);
+			y.op[y.n++].o.off = (uint16_t)(h.slot_of[i] - 1);
 			continue;
 		}
 		y.op[y.n++] = x->op[i];
 	}
 	*x = y;
+	return true;
 }
 
 /* A kernel program's pushes fused with the operation after them: one
@@ -2063,7 +2216,11 @@ int pmt_exprs__program(struct pmt_exprs *t, const struct pmt_exprs *mine,
 	}
 	if (!x.n)
 		return 0;
-	read_once(&x);
+	if (!read_once(&x))
+		return pmt_error__usage(err,
+					"%s: its expressions read more saved values than %d "
+					"slots hold",
+					probe, PMT_XSLOTS);
 	fuse(&x);
 	idx = add(t, &x);
 	if (idx == -E2BIG)
@@ -2247,7 +2404,12 @@ int pmt_expr__statements(struct pmt_exprs *t, const char *text, const struct pmt
 			    PMT_EXPR_OPS, PMT_EXPR_STACK);
 	if (!c.x.n)
 		return 0;
-	read_once(&c.x);
+	if (!read_once(&c.x))
+		return xerr(&p, 0, (int)strlen(text),
+			    "a block reads a saved value after saving it: read first, as "
+			    "bpftrace reads it, only where its key reads no saved value and it "
+			    "is a number, and at most %d of them",
+			    PMT_XSLOTS);
 	fuse(&c.x);
 	idx = add(t, &c.x);
 	if (idx < 0)
