@@ -103,9 +103,11 @@ static __always_inline void pmt_lat_end_counters(const struct pmt_lat_val *sv,
 		pmt_stat_inc(PMT_STAT_COUNTER_UNSEEN);
 }
 
-/* The non-streaming actions; returns after updating the maps. */
-static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg,
-						 struct pmt_fctx *c, __u32 probe_id)
+/* The non-streaming actions; returns after updating the maps. ran: the
+ * probe's expressions ran already (a generated program's: abi/xgen.h),
+ * their values at c->xslot. */
+static __always_inline void pmt_aggregate_update(const struct pmt_probe_cfg *cfg,
+						 struct pmt_fctx *c, __u32 probe_id, const bool ran)
 {
 	const struct pmt_agg_cfg *a = &cfg->agg;
 	struct pmt_lat_key lk = {};
@@ -116,7 +118,8 @@ static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg
 
 	if (hits)
 		(*hits)++;
-	pmt_x_prepare(a->xprog, c);
+	if (!ran)
+		pmt_x_prepare(a->xprog, c);
 	switch (cfg->action) {
 	case PMT_ACT_AGG:
 		/* a program's update inside an if: its condition (the guard) */
@@ -179,6 +182,12 @@ static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg
 		pmt_agg_update(a, c, probe_id, v);
 		return;
 	}
+}
+
+static __always_inline void pmt_aggregate_action(const struct pmt_probe_cfg *cfg,
+						 struct pmt_fctx *c, __u32 probe_id)
+{
+	pmt_aggregate_update(cfg, c, probe_id, false);
 }
 
 /* A program's block updating several maps: the entries of pmt_probes

@@ -277,7 +277,19 @@ enum pmt_tp_shape {
 	PMT_TP_LEAN, /* streams and filters: no off-CPU, aggregation, stacks */
 	PMT_TP_FLAT, /* aggregates too, without stacks or off-CPU */
 	PMT_TP_FULL,
+	PMT_TP_XGEN, /* PMT_TP_FLAT with generated programs (abi/xgen.h) */
 };
+
+/* a probe's expressions may run as a generated program (set at load) */
+const volatile bool pmt_use_xgen = false;
+
+/* probe id -> its generated program; PMT_XGEN_BACK -> pmt_tp_xback */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, PMT_XGEN_BACK + 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pmt_xgen_tp SEC(".maps");
 
 /* An aggregating probe's update; stacks: the program has their code. */
 static __always_inline void pmt_tp_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
@@ -299,6 +311,35 @@ static __always_inline void pmt_tp_aggregate(const struct pmt_probe_cfg *cfg, st
 			      PMT_TP_STACK + sizeof(struct pmt_stack_rec), id);
 }
 
+/* The record streamed: copied (where the filter did not), its dynamic
+ * part too, and sent (stacks: the program has their code) */
+static __always_inline void pmt_tp_stream(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
+					  struct pmt_event *e, __u32 id, __u64 size,
+					  const bool stacks)
+{
+	__u64 end;
+
+	if (!fc->rec)
+		pmt_tp_copy(e, size, fc->ctx);
+	if (cfg->n_dyn) {
+		end = pmt_tp_dyn_end(cfg, e, size);
+		if (end > size) {
+			size = end;
+			pmt_tp_copy(e, size, fc->ctx);
+		}
+	}
+	/* The kernel hands BPF the record with its regs pointer over the
+	 * common fields (perf_trace_run_bpf_submit()): the type (a routed
+	 * syscall's own) and pid back, it decodes as the kernel's own. */
+	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(fc) << 32);
+	if (!pmt_stream_ready(cfg, fc, e))
+		return;
+	if (stacks && cfg->stack)
+		pmt_tp_emit_stack(cfg, fc, e, id, size);
+	else
+		pmt_emit(fc, e, id, size);
+}
+
 static __always_inline int pmt_tp_body(void *ctx, __u32 id, const enum pmt_tp_shape shape)
 {
 	const struct pmt_probe_cfg *cfg;
@@ -306,7 +347,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const enum pmt_tp_sh
 	__u32 zero = 0;
 	/* 64-bit sizes: 32-bit ones make clang zero-extend into copies
 	 * whose bounds the verifier does not carry back */
-	__u64 size, end;
+	__u64 size;
 	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
 
 	if (shape == PMT_TP_FULL && pmt_offcpu)
@@ -347,29 +388,13 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const enum pmt_tp_sh
 			return 1;
 	}
 	if (shape != PMT_TP_LEAN && pmt_aggregates(cfg)) {
+		/* (returns to pmt_tp_xback where the call is made) */
+		if (shape == PMT_TP_XGEN && pmt_use_xgen && cfg->xgen)
+			bpf_tail_call(ctx, &pmt_xgen_tp, id);
 		pmt_tp_aggregate(cfg, &fc, e, size, id, shape == PMT_TP_FULL);
 		return 1;
 	}
-	if (!fc.rec)
-		pmt_tp_copy(e, size, ctx);
-
-	if (cfg->n_dyn) {
-		end = pmt_tp_dyn_end(cfg, e, size);
-		if (end > size) {
-			size = end;
-			pmt_tp_copy(e, size, ctx);
-		}
-	}
-	/* The kernel hands BPF the record with its regs pointer over the
-	 * common fields (perf_trace_run_bpf_submit()): the type (a routed
-	 * syscall's own) and pid back, it decodes as the kernel's own. */
-	*(__u64 *)e->data = cfg->common_type | ((__u64)(__u32)pmt_pid_tgid(&fc) << 32);
-	if (!pmt_stream_ready(cfg, &fc, e))
-		return 1;
-	if (shape == PMT_TP_FULL && cfg->stack)
-		pmt_tp_emit_stack(cfg, &fc, e, id, size);
-	else
-		pmt_emit(&fc, e, id, size);
+	pmt_tp_stream(cfg, &fc, e, id, size, shape == PMT_TP_FULL);
 	return 1;
 }
 
@@ -409,6 +434,41 @@ SEC("tracepoint") int pmt_tp_lean(void *ctx)
 SEC("tracepoint") int pmt_tp_flat(void *ctx)
 {
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FLAT);
+}
+
+/* pmt_tp_flat for a run whose probes' programs are generated BPF
+ * (abi/xgen.h), the only program that tail-calls: the others stay as
+ * they were on every kernel */
+SEC("tracepoint") int pmt_tp_xgen(void *ctx)
+{
+	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_XGEN);
+}
+
+/* The return of a probe's generated program (abi/xgen.h): its
+ * aggregation's update alone, the values its expressions computed in
+ * the CPU's pmt_xmem slots. A program of its own, without the machine:
+ * a flag in pmt_tp_xgen's body had the verifier walk that body twice. */
+SEC("tracepoint") int pmt_tp_xback(void *ctx)
+{
+	__u32 id = pmt_tp_id(ctx), zero = 0;
+	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
+	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
+	struct pmt_event *e = bpf_map_lookup_elem(&pmt_scratch, &zero);
+	struct pmt_xmem *m = bpf_map_lookup_elem(&pmt_xmem, &zero);
+	__u64 size;
+
+	if (!cfg || !e || !m)
+		return 1;
+	fc.xslot = m->slot;
+	if (cfg->agg.needs_record) {
+		size = cfg->fixed_size;
+		if (size > PMT_MAX_DATA)
+			size = PMT_MAX_DATA;
+		pmt_tp_copy(e, size, ctx);
+		fc.rec = e->data;
+	}
+	pmt_aggregate_update(cfg, &fc, id, true);
+	return 1;
 }
 
 /* x86's TS_COMPAT: a 32-bit call, whose numbers are another table's; the

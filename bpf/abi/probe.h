@@ -71,7 +71,11 @@ struct pmt_probe_cfg {
 	 * same block (a program's block updating several maps: its agg, not
 	 * attached anywhere), or 0 */
 	__u16 next_agg;
-	__u8 pad[4];
+	/* 1: the probe's expression programs (agg.xprog, sprog) run as the
+	 * BPF program user space generated from them (abi/xgen.h), at its
+	 * index of pmt_xgen_tp */
+	__u8 xgen;
+	__u8 pad[3];
 	struct pmt_filter filter; /* header and first entries: lines 0-2 */
 	struct pmt_agg_cfg agg;
 };

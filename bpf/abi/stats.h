@@ -62,6 +62,9 @@ enum pmt_stat {
 	 * between the loop's entry and its first frame's, or memory the
 	 * kernel could not read) */
 	PMT_STAT_PY_NOFRAME,
+	/* an event's update lost: the probe's generated program could not
+	 * tail-call back to the aggregation (abi/xgen.h; a bug) */
+	PMT_STAT_XGEN_BACK,
 	PMT_STAT__MAX,
 };
 

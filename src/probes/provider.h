@@ -29,13 +29,14 @@ struct pmtrace_bpf;
 
 struct pmt_prov_ctx {
 	const struct pmt_opts *opts;
-	struct pmt_probes *probes; /* resolve adds to it */
-	struct pmtrace_bpf *skel;  /* open from prepare on, loaded at attach */
-	struct pmt_error *err;	   /* set with the reason of a failure */
-	pid_t child;		   /* -- CMD, held before its exec; or 0 */
-	int ncpus;		   /* possible CPUs */
-	const uint64_t *cpu_mask;  /* -C: the CPUs to trace; NULL: all */
-	uint8_t stack;		   /* PMT_STACK_*: stacks with each event */
+	struct pmt_probes *probes;     /* resolve adds to it */
+	struct pmtrace_bpf *skel;      /* open from prepare on, loaded at attach */
+	struct pmt_error *err;	       /* set with the reason of a failure */
+	pid_t child;		       /* -- CMD, held before its exec; or 0 */
+	int ncpus;		       /* possible CPUs */
+	const uint64_t *cpu_mask;      /* -C: the CPUs to trace; NULL: all */
+	uint8_t stack;		       /* PMT_STACK_*: stacks with each event */
+	const struct pmt_exprs *exprs; /* the probes' expression programs */
 };
 
 /*

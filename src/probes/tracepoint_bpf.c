@@ -20,6 +20,8 @@
 #include "tracefs/syscalls.h"
 #include "pmu/pmu.h"
 #include "tracefs/tracefs.h"
+#include "filter/expr.h"
+#include "filter/xgen.h"
 #include "pmtrace.skel.h"
 
 /* this file's provider, defined at its end (src/options/kinds.h) */
@@ -123,20 +125,105 @@ static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
  * fifth of the full program, it halves the time from start to the first
  * event), the flat one when nothing takes stacks or times off-CPU waits
  * (the verifier's time halved). */
+static bool tp_flat(const struct pmt_prov_ctx *c)
+{
+	return !c->stack && !c->opts->agg.offcpu;
+}
+
 static struct bpf_program *tp_prog(struct pmt_prov_ctx *c, int instance)
 {
-	bool flat = !c->stack && !c->opts->agg.offcpu;
+	bool flat = tp_flat(c);
 	bool lean = flat && !c->skel->rodata->pmt_use_agg;
 	struct bpf_program *progs[PMT_TP_INSTANCES] = {
-		lean   ? c->skel->progs.pmt_tp_lean
-		: flat ? c->skel->progs.pmt_tp_flat
-		       : c->skel->progs.pmt_tp,
+		lean				? c->skel->progs.pmt_tp_lean
+		: c->skel->rodata->pmt_use_xgen ? c->skel->progs.pmt_tp_xgen
+		: flat				? c->skel->progs.pmt_tp_flat
+						: c->skel->progs.pmt_tp,
 		c->skel->progs.pmt_tp2,
 		c->skel->progs.pmt_tp3,
 		c->skel->progs.pmt_tp4,
 	};
 
 	return progs[instance];
+}
+
+/* Expression program i of the session, or NULL (PMT_XPROG_NONE) */
+static const struct pmt_expr *tp_expr(const struct pmt_prov_ctx *c, uint16_t i)
+{
+	return i != PMT_XPROG_NONE && i < c->exprs->n ? &c->exprs->v[i] : NULL;
+}
+
+/*
+ * Can probe p's programs run as generated BPF (src/filter/xgen.h)? Where
+ * its tracepoint's program is the flat one (its copy, pmt_tp_xgen, is the
+ * only one that tail-calls), its block aggregates into one map or only
+ * saves values (a printing block's record and a block's other updates
+ * stay with the machine), and each of its programs translates exactly.
+ * x86-64 only for now: arm64's JIT mixes tail calls with calls from 6.0
+ * on, and the arm64 guest has not checked it. PMT_NO_XGEN set: never.
+ */
+static bool tp_xgen_ok(const struct pmt_prov_ctx *c, const struct pmt_probe *p)
+{
+	const struct pmt_expr *x = tp_expr(c, p->agg.xprog), *s = tp_expr(c, p->sprog);
+	bool vars = c->skel->rodata->pmt_use_vars;
+	const char *off = getenv("PMT_NO_XGEN");
+
+#ifndef __x86_64__
+	return false;
+#endif
+	if ((off && *off) || !tp_flat(c) || !c->skel->rodata->pmt_use_agg || p->priv ||
+	    p->instance || p->action == PMT_ACT_STREAM || p->next_agg || (!x && !s))
+		return false;
+	return (!x || pmt_xgen__supported(x, vars)) && (!s || pmt_xgen__supported(s, vars));
+}
+
+/* Probe p's programs generated and loaded into pmt_xgen_tp: true, or
+ * false with the probe left to the machine (said with -v) */
+static bool tp_xgen_load(struct pmt_prov_ctx *c, const struct pmt_probe *p)
+{
+	const struct pmt_xgen_maps m = {
+		.xmem = bpf_map__fd(c->skel->maps.pmt_xmem),
+		.vars = bpf_map__fd(c->skel->maps.pmt_vars),
+		.strvars = bpf_map__fd(c->skel->maps.pmt_strvars),
+		.hits = bpf_map__fd(c->skel->maps.pmt_hits),
+		.stats = bpf_map__fd(c->skel->maps.pmt_stats),
+		.faults = bpf_map__fd(c->skel->maps.pmt_read_faults),
+		.progs = bpf_map__fd(c->skel->maps.pmt_xgen_tp),
+	};
+	const struct pmt_xgen_probe xp = {
+		.xprog = tp_expr(c, p->agg.xprog),
+		.sprog = tp_expr(c, p->sprog),
+		.probe = p->id,
+		.back = p->action != PMT_ACT_NONE,
+		.use_vars = c->skel->rodata->pmt_use_vars,
+		.elapsed_origin = c->skel->rodata->pmt_elapsed_origin,
+		.cpid = c->skel->rodata->pmt_cpid,
+	};
+	static char log[65536];
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = pmt_verbose ? log : NULL,
+		    .log_size = pmt_verbose ? sizeof(log) : 0, .log_level = pmt_verbose ? 1 : 0);
+	__u32 back = PMT_XGEN_BACK, id = p->id;
+	struct bpf_insn *insns;
+	int fd, tfd = bpf_program__fd(c->skel->progs.pmt_tp_xback), e;
+	size_t n;
+
+	if ((e = pmt_xgen__build(&xp, &m, &insns, &n)))
+		return false;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "pmt_xgen", "GPL", insns, n, &o);
+	e = fd < 0 ? -errno : 0;
+	free(insns);
+	if (fd >= 0 && (bpf_map_update_elem(m.progs, &back, &tfd, BPF_ANY) ||
+			bpf_map_update_elem(m.progs, &id, &fd, BPF_ANY)))
+		e = -errno;
+	if (fd >= 0)
+		close(fd); /* pmt_xgen_tp holds it */
+	if (e && pmt_verbose)
+		pmt_info("%s: its programs stay on the in-kernel machine: the generated program "
+			 "was refused (%s)%s%s",
+			 p->name, strerror(-e), fd < 0 ? ":\n" : "", fd < 0 ? log : "");
+	else if (pmt_verbose)
+		pmt_info("%s: its programs run as generated BPF (%zu instructions)", p->name, n);
+	return !e;
 }
 
 /*
@@ -254,6 +341,15 @@ static void tp_prepare(struct pmt_prov_ctx *c)
 
 		if (p->prov != &pmt_tracepoint_provider)
 			continue;
+		if (tp_xgen_ok(c, p))
+			c->skel->rodata->pmt_use_xgen = true;
+	}
+	bpf_program__set_autoload(c->skel->progs.pmt_tp_xback, c->skel->rodata->pmt_use_xgen);
+	for (i = 0; i < c->probes->n; i++) {
+		const struct pmt_probe *p = &c->probes->v[i];
+
+		if (p->prov != &pmt_tracepoint_provider)
+			continue;
 		if (p->priv)
 			bpf_program__set_autoload(c->skel->progs.pmt_sys, true);
 		else
@@ -355,6 +451,7 @@ static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
 	cfg.common_type = (__u16)p->fmt->id;
+	cfg.xgen = c->skel->rodata->pmt_use_xgen && tp_xgen_ok(c, p) && tp_xgen_load(c, p);
 	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
 		return err;
 	if (p->priv)

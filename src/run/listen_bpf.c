@@ -312,13 +312,16 @@ static const struct loss {
 	{"pmtrace_dropped_updates_total", "reason=\"max_keys\"",
 	 "aggregation updates dropped: --max-keys full (max_keys), the totals' bound (totals), "
 	 "latency starts not stored (latency_start), switches off the CPU not timed "
-	 "(offcpu_threads)",
+	 "(offcpu_threads), a generated program's return to its update failed "
+	 "(generated_return)",
 	 FROM_STAT, PMT_STAT_AGG_FULL},
 	{"pmtrace_dropped_updates_total", "reason=\"totals\"", NULL, LOST_KEYS, 0},
 	{"pmtrace_dropped_updates_total", "reason=\"latency_start\"", NULL, FROM_STAT,
 	 PMT_STAT_LAT_FULL},
 	{"pmtrace_dropped_updates_total", "reason=\"offcpu_threads\"", NULL, FROM_STAT,
 	 PMT_STAT_OFFCPU_FULL},
+	{"pmtrace_dropped_updates_total", "reason=\"generated_return\"", NULL, FROM_STAT,
+	 PMT_STAT_XGEN_BACK},
 	{"pmtrace_lost_stacks_total", "reason=\"table_full\"",
 	 "samples whose stack was lost: the stack table full (table_full), another stack's hash "
 	 "(collision), the kernel's memory (kernel), another stack's key while draining "

@@ -44,6 +44,7 @@ static struct pmt_prov_ctx *prov_ctx(struct pmt_session *s)
 	c->ncpus = s->ncpus;
 	c->cpu_mask = s->filter_cpu ? s->cpu_mask : NULL;
 	c->stack = s->stack;
+	c->exprs = &s->exprs;
 	return c;
 }
 

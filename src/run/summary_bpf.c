@@ -32,6 +32,8 @@ static void warn_stats(const uint64_t *st)
 					   "64-bit hash"},
 		{PMT_STAT_STACK_ERR, "samples lost their stack: the kernel could not store it"},
 		{PMT_STAT_LAT_FULL, "latency starts could not be stored"},
+		{PMT_STAT_XGEN_BACK, "updates lost: a probe's generated program could not "
+				     "return to its aggregation (a bug; PMT_NO_XGEN=1 avoids it)"},
 		{PMT_STAT_OFFCPU_FULL, "switches off the CPU not timed: the table of threads off "
 				       "the CPU was full"},
 		{PMT_STAT_PY_NEW_FULL, "Python code objects were not read while their process "

@@ -19,7 +19,7 @@ guest_secs_program_dcsnoop_vs_bpftrace=80
 guest_secs_program_tcplife_vs_bpftrace=55
 guest_secs_program_list_skips_unattachable=25
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace"
+every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace program_generated_vs_machine_vs_bpftrace"
 
 # spinners pinned to one CPU, its run queue read: no other test's tasks
 # on it (runner.sh)
@@ -33,14 +33,20 @@ maps_of() {
 }
 
 # bpftrace runs the same program on the same command: its maps must be
-# ours (file $1). The oracle's half: host only.
-vs_bpftrace_program() { # OURS BPFTRACE-ARGS...
-	local ours=$1
+# ours (file $1; with --sorted, its lines of one value each sorted). The
+# oracle's half: host only.
+vs_bpftrace_program() { # OURS [--sorted] BPFTRACE-ARGS...
+	local ours=$1 sorted=
 	shift
+	[ "$1" != --sorted ] || { sorted=1; shift; }
 	oracle_on_host || return 0
 	requires bpftrace || return
 	bpftrace "$@" >"$WORK/bt.txt" 2>&1 || { fail "bpftrace $* failed"; cat "$WORK/bt.txt" >&2; return 1; }
-	maps_of "$WORK/bt.txt" >"$WORK/theirs"
+	if [ -n "$sorted" ]; then
+		grep -E '^@[A-Za-z0-9_]*(\[.*\])?: ' "$WORK/bt.txt" | sort >"$WORK/theirs"
+	else
+		maps_of "$WORK/bt.txt" >"$WORK/theirs"
+	fi
 	cmp -s "$ours" "$WORK/theirs" || {
 		diff "$ours" "$WORK/theirs" >&2
 		fail "pmtrace's maps (<) are not bpftrace's (>)"
@@ -453,11 +459,13 @@ TIME PID python3.11 LAT localhost"
 # BEGIN's constants (bpftrace's name tables): strings printf shows by a
 # key the kernel computes (one not there: ""), numbers saved from the
 # start and read back in expressions; the ones not cleared print at the
-# end. The process's two getppid() calls, as bpftrace prints them.
+# end. The process's two getppid() calls, as bpftrace prints them (its
+# comm named: bpftrace with -c traces every process, and a shell starting
+# beside it calls getppid too).
 test_program_tables_vs_bpftrace() {
 	local prog='BEGIN { printf("start\n"); @name[0] = "zero"; @name[1] = "one"; @name[-1] = "minus";
 	@k = 7; @off[3] = 40; }
-tracepoint:syscalls:sys_enter_getppid
+tracepoint:syscalls:sys_enter_getppid /comm == "python3.11"/
 {
 	printf("%s|%s|%-6s|%d %d\n", @name[tid - tid], @name[1], @name[5], @k, @off[3] + 2);
 }
@@ -1272,6 +1280,71 @@ test_program_read_after_write_vs_bpftrace() {
 	expect_eq "the sockets' lives" "$(tr '\n' ';' <"$WORK/ours")" \
 		"python3.11 10 1;python3.11 10 1;python3.11 2 1;python3.11 2 1;" || { cat "$WORK/out.txt" >&2; return 1; }
 	[ ! -e "$WORK/theirs" ] || same_lines
+}
+
+# A block's expressions and statements as the BPF program generated from
+# them (src/filter/xgen.c) instead of the in-kernel machine: saved values
+# (two-value keys, guarded stores and deletes, has_key through the
+# filter), the context's signed fields, ?:, && and ||, !, ~, ^, shifts,
+# % and /, a member read, on the system calls of two commands whose
+# numbers are exact. -v says each of the four probes runs generated; the
+# maps are the machine's (PMT_NO_XGEN) byte for byte, and bpftrace's. In
+# every guest too: each kernel's verifier takes the generated programs
+# and pmt_tp_xgen's tail calls, or -v names what it refused.
+test_program_generated_vs_machine_vs_bpftrace() {
+	local bt=$WORK/gen.bt cmd="/bin/sh $WORK/gen.sh"
+	# shellcheck disable=SC2016 # bpftrace's $variables
+	cat >"$bt" <<-'BTEOF'
+		tracepoint:syscalls:sys_enter_openat /comm == "open_loop"/
+		{
+			$i = @n[1] + 1;
+			@n[1] = $i;
+			@start[tid] = nsecs;
+			if ($i % 3 == 0) {
+				@third[$i % 4, $i % 5] = $i * 2 + args->dfd;
+			}
+			if ($i % 7 == 1) {
+				delete(@third[1, 1]);
+			}
+		}
+		tracepoint:syscalls:sys_exit_openat /@start[tid]/
+		{
+			$i = @n[1];
+			@ops[$i % 3, $i / 7, (1000 - $i) % 4, args->ret] = count();
+			delete(@start[tid]);
+		}
+		tracepoint:syscalls:sys_enter_getppid /comm == "getppid_loop"/
+		{
+			@m[1] = @m[1] + 1;
+			$j = @m[1];
+			@g[$j > 10 && $j < 20 || $j == 3 ? 1 : 0, !($j % 2), ($j ^ 0x55) & 0xff, ~$j & 7] = sum($j * 3 + 100);
+		}
+		tracepoint:syscalls:sys_exit_getppid /comm == "getppid_loop"/
+		{
+			@task = stats((curtask->pid == tid) + (args->ret > 0) + (@m[1] << 2 >> 1));
+		}
+	BTEOF
+	printf '%s\n' "$TP/open_loop 150 /nonexistent/x" "$TP/getppid_loop 60 >/dev/null" >"$WORK/gen.sh"
+	# shellcheck disable=SC2086 # the command's words
+	"$PMT" -v "$bt" -o "$WORK/gen.txt" -- $cmd 2>"$WORK/gen.err" || { grep -v '^libbpf' "$WORK/gen.err" >&2; fail "pmtrace failed"; return 1; }
+	grep 'generated program\|generated BPF' "$WORK/gen.err" >&2
+	expect_eq "probes whose programs ran as generated BPF" \
+		"$(grep -c 'its programs run as generated BPF' "$WORK/gen.err")" 4 || return 1
+	# shellcheck disable=SC2086 # the command's words
+	PMT_NO_XGEN=1 "$PMT" -q "$bt" -o "$WORK/machine.txt" -- $cmd || { fail "pmtrace on the machine failed"; return 1; }
+	maps_of "$WORK/gen.txt" >"$WORK/ours"
+	maps_of "$WORK/machine.txt" >"$WORK/machine"
+	cmp -s "$WORK/ours" "$WORK/machine" || {
+		diff "$WORK/ours" "$WORK/machine" >&2
+		fail "the generated programs' maps (<) are not the machine's (>)"
+		return 1
+	}
+	expect_eq "getppid's calls" "$(grep -c '^@g\[' "$WORK/ours")" 60 || return 1
+	expect_eq "their stats" "$(grep '^@task' "$WORK/ours")" "@task: count 60, average 63, total 3780" || return 1
+	# (@ops' counts are all 1: bpftrace prints equal values in its
+	# hash's order)
+	grep -E '^@[A-Za-z0-9_]*(\[.*\])?: ' "$WORK/ours" | sort >"$WORK/ours.sorted"
+	vs_bpftrace_program "$WORK/ours.sorted" --sorted "$bt" -c "$cmd"
 }
 
 # What the engine cannot run yet is refused with its line, exit 2, and
