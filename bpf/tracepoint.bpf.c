@@ -283,10 +283,11 @@ enum pmt_tp_shape {
 /* a probe's expressions may run as a generated program (set at load) */
 const volatile bool pmt_use_xgen = false;
 
-/* probe id -> its generated program; PMT_XGEN_BACK -> pmt_tp_xback */
+/* probe id -> its generated program; the last entry, pmt_tp_xback (sized
+ * by the loader: 1 where no probe has one) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, PMT_XGEN_BACK + 1);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
 } pmt_xgen_tp SEC(".maps");

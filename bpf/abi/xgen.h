@@ -2,8 +2,6 @@
 #ifndef PMT_ABI_XGEN_H
 #define PMT_ABI_XGEN_H
 
-#include "abi/probe.h"
-
 /*
  * Generated programs (src/filter/xgen.c): a tracepoint probe's expression
  * programs, its aggregation's (agg.xprog) and its statements' (sprog),
@@ -13,12 +11,10 @@
  * ply does by hand. The tracepoint's program (pmt_tp_xgen) checks the
  * target and the filter and tail-calls the probe's entry of
  * pmt_xgen_tp; the generated program runs the programs, keeps the
- * aggregation's values in pmt_xmem's slots and tail-calls entry
- * PMT_XGEN_BACK, pmt_tp_xback, which does the aggregation's update
- * alone. A probe with statements only counts its hit and ends there. A
+ * aggregation's values in pmt_xmem's slots and tail-calls the array's
+ * last entry (the session's probes' number), pmt_tp_xback, which does the
+ * aggregation's update alone. A probe with statements only counts its hit and ends there. A
  * program the kernel refuses leaves its probe to the machine (cfg->xgen
  * 0), as a failed tail call into it does.
  */
-#define PMT_XGEN_BACK PMT_MAX_PROBES /* pmt_xgen_tp's entry of pmt_tp_xback */
-
 #endif

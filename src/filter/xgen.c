@@ -555,7 +555,7 @@ static void epilogue(struct gen *g)
 	if (g->p->back) {
 		ALU_X(g, BPF_MOV, 1, CTX);
 		ld_map(g, 2, g->m->progs);
-		ALU_K(g, BPF_MOV, 3, PMT_XGEN_BACK);
+		ALU_K(g, BPF_MOV, 3, (int32_t)g->p->back_at);
 		CALL(g, BPF_FUNC_tail_call);
 		count(g, g->m->stats, PMT_STAT_XGEN_BACK);
 	} else {

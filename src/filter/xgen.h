@@ -31,7 +31,8 @@ struct pmt_xgen_probe {
 	/* it aggregates: the program returns to pmt_tp_xgen's update; else
 	 * it counts the probe's hit itself and ends */
 	bool back;
-	bool use_vars; /* the session's pmt_use_vars */
+	uint32_t back_at; /* pmt_xgen_tp's entry of pmt_tp_xback */
+	bool use_vars;	  /* the session's pmt_use_vars */
 	uint64_t elapsed_origin, cpid;
 };
 

@@ -195,6 +195,7 @@ static bool tp_xgen_load(struct pmt_prov_ctx *c, const struct pmt_probe *p)
 		.sprog = tp_expr(c, p->sprog),
 		.probe = p->id,
 		.back = p->action != PMT_ACT_NONE,
+		.back_at = c->probes->n,
 		.use_vars = c->skel->rodata->pmt_use_vars,
 		.elapsed_origin = c->skel->rodata->pmt_elapsed_origin,
 		.cpid = c->skel->rodata->pmt_cpid,
@@ -202,7 +203,7 @@ static bool tp_xgen_load(struct pmt_prov_ctx *c, const struct pmt_probe *p)
 	static char log[65536];
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = pmt_verbose ? log : NULL,
 		    .log_size = pmt_verbose ? sizeof(log) : 0, .log_level = pmt_verbose ? 1 : 0);
-	__u32 back = PMT_XGEN_BACK, id = p->id;
+	__u32 back = c->probes->n, id = p->id;
 	struct bpf_insn *insns;
 	int fd, tfd = bpf_program__fd(c->skel->progs.pmt_tp_xback), e;
 	size_t n;
@@ -345,6 +346,9 @@ static void tp_prepare(struct pmt_prov_ctx *c)
 			c->skel->rodata->pmt_use_xgen = true;
 	}
 	bpf_program__set_autoload(c->skel->progs.pmt_tp_xback, c->skel->rodata->pmt_use_xgen);
+	/* each probe's entry and pmt_tp_xback's, the last */
+	if (c->skel->rodata->pmt_use_xgen)
+		bpf_map__set_max_entries(c->skel->maps.pmt_xgen_tp, c->probes->n + 1);
 	for (i = 0; i < c->probes->n; i++) {
 		const struct pmt_probe *p = &c->probes->v[i];
 

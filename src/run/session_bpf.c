@@ -901,6 +901,9 @@ int pmt_session__load(struct pmt_session *s)
 		;
 	if (i == s->vars.n)
 		bpf_map__set_max_entries(s->skel->maps.pmt_strvars, 1);
+	/* saved values' map: a megabyte the kernel clears, where none is */
+	if (!s->skel->rodata->pmt_use_vars)
+		bpf_map__set_max_entries(s->skel->maps.pmt_vars, 1);
 	bpf_map__set_max_entries(s->skel->maps.pmt_filtered, s->probes.n ? s->probes.n : 1);
 	/* events of the probes that stream none (aggregations; blocks that
 	 * only save values) */

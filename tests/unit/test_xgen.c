@@ -82,7 +82,10 @@ static uint64_t helper(struct vm *vm, int32_t fn, uint64_t *r)
 		/* every address faults here, as pmt_expr__eval reads 0 */
 		memset((void *)(uintptr_t)r[1], 0, r[2]);
 		return (uint64_t)-14;
-	case BPF_FUNC_tail_call: vm->tail_calls++; return (uint64_t)-2;
+	case BPF_FUNC_tail_call:
+		/* (the back entry: the aggregation's update) */
+		vm->tail_calls += r[2] == FD_PROGS && r[3] == 9;
+		return (uint64_t)-2;
 	default: return 0xdead;
 	}
 }
@@ -298,6 +301,7 @@ TEST(xgen_random_programs_as_the_reference)
 {
 	struct pmt_xgen_probe p = {.probe = PROBE,
 				   .back = true,
+				   .back_at = 9,
 				   .use_vars = true,
 				   .elapsed_origin = ORIGIN,
 				   .cpid = CPID};
