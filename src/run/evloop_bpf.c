@@ -604,8 +604,8 @@ static int drain(struct pmt_evloop *l, uint64_t cutoff, struct pmt_error *e)
 	else
 		pmt_sideband__read(l->sb);
 	err = l->pb ? consume_rings(l) : 0;
-	/* the code objects their Python frames name */
-	pmt_unwinder__poll_python(&l->s->unwind);
+	/* the code objects their Python frames name, the JIT processes' maps */
+	pmt_unwinder__poll_queues(&l->s->unwind);
 	if (err < 0 && err != -EINTR)
 		return pmt_error__runtime(e, err, "reading the perf buffers failed: %s",
 					  strerror(-err));

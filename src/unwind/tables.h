@@ -100,8 +100,11 @@ void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd);
  * printing for longer). -errno. */
 int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e);
 /* Read the code objects the kernel queued now, not at the thread's next
- * round: before printing records whose Python frames name them. */
-void pmt_unwinder__poll_python(struct pmt_unwinder *u);
+ * round: before printing records whose Python frames name them; and open
+ * the perf maps of the processes it met in JIT code, while they live (the
+ * thread may be reading a large file's tables for a second or more, and
+ * a container's map is gone with its root). */
+void pmt_unwinder__poll_queues(struct pmt_unwinder *u);
 /* Finish a streamed user stack of process pid that the kernel left at a
  * file without rows (its dump d, the stack copied after it and its
  * d->npy Python frames py): up to max frames into out. A file not read

@@ -169,10 +169,27 @@ static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *ke
 	read_cfi(r, fd);
 }
 
-void pmt_unwinder__poll_python(struct pmt_unwinder *u)
+/* Processes the kernel met in JIT code: their perf maps opened while
+ * they live (a container's is under its root, named by its own pid) */
+static void poll_jit(struct pmt_unwinder *u)
 {
-	if (u->running)
-		pmt_python__poll(u->skel, u->syms);
+	int fd = bpf_map__fd(u->skel->maps.pmt_jit_new);
+	uint32_t pid;
+	int i;
+
+	/* a deleted key starts the walk again: the map empties */
+	for (i = 0; i < JIT_NEW && !bpf_map_get_next_key(fd, NULL, &pid); i++) {
+		pmt_syms__jit_seen(u->syms, pid);
+		bpf_map_delete_elem(fd, &pid);
+	}
+}
+
+void pmt_unwinder__poll_queues(struct pmt_unwinder *u)
+{
+	if (!u->running)
+		return;
+	pmt_python__poll(u->skel, u->syms);
+	poll_jit(u);
 }
 
 static bool read_already(struct pmt_unwinder *u, const struct pmt_cfi_file_key *key);
@@ -612,21 +629,6 @@ static void retry_refused(struct pmt_unwinder *u)
 	}
 	u->nrefused = kept;
 	pthread_mutex_unlock(&u->lock);
-}
-
-/* Processes the kernel met in JIT code: their perf maps opened while
- * they live (a container's is under its root, named by its own pid) */
-static void poll_jit(struct pmt_unwinder *u)
-{
-	int fd = bpf_map__fd(u->skel->maps.pmt_jit_new);
-	uint32_t pid;
-	int i;
-
-	/* a deleted key starts the walk again: the map empties */
-	for (i = 0; i < JIT_NEW && !bpf_map_get_next_key(fd, NULL, &pid); i++) {
-		pmt_syms__jit_seen(u->syms, pid);
-		bpf_map_delete_elem(fd, &pid);
-	}
 }
 
 static void poll_wanted(struct pmt_unwinder *u)
