@@ -240,9 +240,8 @@ test_startup_signal_loop() {
 		if [ "$sig" = KILL ]; then
 			pkill -f "sleep $marker"
 		else
-			sleep 0.2
 			expect_eq "commands left running after SIG$sig at ${delay} ms" \
-				"$(pgrep -fc "sleep $marker")" 0 || { pkill -f "sleep $marker"; return 1; }
+				"$(left_after_stop "$marker")" 0 || { pkill -f "sleep $marker"; return 1; }
 		fi
 		n=$((n + 1))
 	done
