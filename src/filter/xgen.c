@@ -434,7 +434,9 @@ static void var(struct gen *g, const struct pmt_expr_op *op, uint8_t code)
 	bool guard = (op->flags & PMT_XF_GUARD) && code != PMT_X_VLOAD;
 
 	if (guard) {
-		if (g->d < 2 || g->d < n + 1) {
+		/* has_key under a guard: the machine leaves a value or none,
+		 * as the guard says; this code's stack has one depth */
+		if (g->d < 2 || g->d < n + 1 || (op->flags & PMT_XF_HAS)) {
 			g->unsupported = true;
 			return;
 		}

@@ -458,6 +458,15 @@ TEST(xgen_refusals)
 	x.op[1] = op_of(PMT_X_VLOAD, 0, 0); /* saved values in a session of none */
 	ASSERT_TRUE(!pmt_xgen__supported(&x, false));
 	ASSERT_TRUE(pmt_xgen__supported(&x, true));
+	/* has_key under a guard: a value or none, as the guard says */
+	x.op[1] = op_of(PMT_X_CONST, 0, 1);
+	x.op[2] = op_of(PMT_X_VDEL, PMT_XF_GUARD | PMT_XF_HAS, 0);
+	x.n = 3;
+	ASSERT_TRUE(!pmt_xgen__supported(&x, true));
+	x.op[2] = op_of(PMT_X_VDEL, PMT_XF_GUARD, 0);
+	ASSERT_TRUE(pmt_xgen__supported(&x, true));
+	x.n = 2;
+	x.op[1] = op_of(PMT_X_VLOAD, 0, 0);
 	x.op[0] = op_of(PMT_X_OPERAND, 0, 0); /* a field not aligned */
 	x.op[0].o = (struct pmt_operand){
 		.src = PMT_FSRC_FIELD, .size = 4, .off = 10, .flags = PMT_FFLAG_CTX};
