@@ -292,18 +292,29 @@ struct {
 	__type(value, __u32);
 } pmt_xgen_tp SEC(".maps");
 
-/* An aggregating probe's update; stacks: the program has their code. */
+/* The bytes of the probe's record a copy takes: its fixed part */
+static __always_inline __u64 pmt_tp_size(const struct pmt_probe_cfg *cfg)
+{
+	__u64 size = cfg->fixed_size;
+
+	return size > PMT_MAX_DATA ? PMT_MAX_DATA : size;
+}
+
+/* An aggregating probe's update; stacks: the program has their code;
+ * ran: the probe's generated program ran its expressions (their values
+ * at fc->xslot) and its statements (abi/xgen.h). */
 static __always_inline void pmt_tp_aggregate(const struct pmt_probe_cfg *cfg, struct pmt_fctx *fc,
 					     struct pmt_event *e, __u64 size, __u32 id,
-					     const bool stacks)
+					     const bool stacks, const bool ran)
 {
 	if (!fc->rec && cfg->agg.needs_record) {
 		pmt_tp_copy(e, size, fc->ctx);
 		fc->rec = e->data;
 	}
 	if (!stacks) {
-		pmt_aggregate_action(cfg, fc, id);
-		pmt_aggregate_rest(cfg, fc);
+		pmt_aggregate_update(cfg, fc, id, ran);
+		if (!ran)
+			pmt_aggregate_rest(cfg, fc);
 		return;
 	}
 	if (cfg->stack)
@@ -361,9 +372,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const enum pmt_tp_sh
 	if (!cfg)
 		return 1;
 	pmt_ctx_fill(ctx);
-	size = cfg->fixed_size;
-	if (size > PMT_MAX_DATA)
-		size = PMT_MAX_DATA;
+	size = pmt_tp_size(cfg);
 	/* Decide before anything is copied out: a filter on record fields
 	 * reads them from a copy of the fixed part; other filters reject
 	 * without touching the scratch buffer at all. */
@@ -392,7 +401,7 @@ static __always_inline int pmt_tp_body(void *ctx, __u32 id, const enum pmt_tp_sh
 		/* (returns to pmt_tp_xback where the call is made) */
 		if (shape == PMT_TP_XGEN && pmt_use_xgen && cfg->xgen)
 			bpf_tail_call(ctx, &pmt_xgen_tp, id);
-		pmt_tp_aggregate(cfg, &fc, e, size, id, shape == PMT_TP_FULL);
+		pmt_tp_aggregate(cfg, &fc, e, size, id, shape == PMT_TP_FULL, false);
 		return 1;
 	}
 	pmt_tp_stream(cfg, &fc, e, id, size, shape == PMT_TP_FULL);
@@ -456,19 +465,11 @@ SEC("tracepoint") int pmt_tp_xback(void *ctx)
 	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
 	struct pmt_event *e = bpf_map_lookup_elem(&pmt_scratch, &zero);
 	struct pmt_xmem *m = bpf_map_lookup_elem(&pmt_xmem, &zero);
-	__u64 size;
 
 	if (!cfg || !e || !m)
 		return 1;
 	fc.xslot = m->slot;
-	if (cfg->agg.needs_record) {
-		size = cfg->fixed_size;
-		if (size > PMT_MAX_DATA)
-			size = PMT_MAX_DATA;
-		pmt_tp_copy(e, size, ctx);
-		fc.rec = e->data;
-	}
-	pmt_aggregate_update(cfg, &fc, id, true);
+	pmt_tp_aggregate(cfg, &fc, e, pmt_tp_size(cfg), id, false, true);
 	return 1;
 }
 

@@ -13,8 +13,8 @@
  * pmt_xgen_tp; the generated program runs the programs, keeps the
  * aggregation's values in pmt_xmem's slots and tail-calls the array's
  * last entry (the session's probes' number), pmt_tp_xback, which does the
- * aggregation's update alone. A probe with statements only counts its hit and ends there. A
- * program the kernel refuses leaves its probe to the machine (cfg->xgen
- * 0), as a failed tail call into it does.
+ * aggregation's update alone. A probe with statements only counts its
+ * hit and ends there. A program the kernel refuses leaves its probe to
+ * the machine (cfg->xgen 0), as a failed tail call into it does.
  */
 #endif

@@ -1813,45 +1813,33 @@ static int depth_change(const struct pmt_expr_op *op)
 	return -(int)stored(op);
 }
 
-/* The key of read i: the operations [*from, i) compute its value (two
- * with PMT_XF_KEY2) and nothing else, without a saved value read or
- * written on the way (as postfix code has it, the first point back from
- * which they leave that many values); false where they do not */
-static bool key_of(const struct pmt_expr *x, uint32_t i, uint32_t *from)
+/* The operations computing the key of op i, a read (VLOAD, SLOAD: the
+ * key on top) or a write (VSTORE ... SDEL: its value and guard above the
+ * key): [*from, *to), the key's values (two with PMT_XF_KEY2) and
+ * nothing else, as postfix code has them (walking back, the first point
+ * from which they leave that many values more), reading and writing no
+ * saved value; false where they do not */
+static bool key_range(const struct pmt_expr *x, uint32_t i, uint32_t *from, uint32_t *to)
 {
-	int need = 1 + !!(x->op[i].flags & PMT_XF_KEY2), sum = 0;
+	const struct pmt_expr_op *op = &x->op[i];
+	int keys = 1 + !!(op->flags & PMT_XF_KEY2), sum = 0, above = 0;
 	uint32_t j = i;
 
-	while (j > 0) {
-		const struct pmt_expr_op *op = &x->op[--j];
-
-		if (op->code >= PMT_X_STORE && op->code != PMT_X_LOAD)
-			return false;
-		if ((sum += depth_change(op)) == need) {
-			*from = j;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The operations computing the key of write i (VSTORE ... SDEL): [*from,
- * *to), below its value and guard; false where code before i does not
- * compute them */
-static bool write_key(const struct pmt_expr *x, uint32_t i, uint32_t *from, uint32_t *to)
-{
-	int keys = 1 + !!(x->op[i].flags & PMT_XF_KEY2), above = (int)stored(&x->op[i]) - keys;
-	int sum = 0;
-	uint32_t j = i;
-
+	if (op->code != PMT_X_VLOAD && op->code != PMT_X_SLOAD)
+		above = (int)stored(op) - keys;
 	*to = i;
 	while (j > 0) {
-		sum += depth_change(&x->op[--j]);
-		if (sum == above)
+		const struct pmt_expr_op *o = &x->op[--j];
+		bool in_key = sum >= above; /* the values above it all walked */
+
+		if (in_key && o->code >= PMT_X_STORE && o->code != PMT_X_LOAD)
+			return false;
+		sum += depth_change(o);
+		if (!in_key && sum == above)
 			*to = j;
 		if (sum == above + keys) {
 			*from = j;
-			return above == 0 || *to < i;
+			return true;
 		}
 	}
 	return false;
@@ -1869,7 +1857,7 @@ static bool written_same_key(const struct pmt_expr *x, uint32_t i, uint32_t from
 
 		if (w->code < PMT_X_VSTORE || w->code == PMT_X_SLOAD || w->k != r->k ||
 		    (w->flags & PMT_XF_KEY2) != (r->flags & PMT_XF_KEY2) ||
-		    !write_key(x, j, &wf, &wt))
+		    !key_range(x, j, &wf, &wt))
 			continue;
 		if (wt - wf == i - from &&
 		    !memcmp(&x->op[wf], &x->op[from], (i - from) * sizeof(*w)))
@@ -1953,7 +1941,7 @@ static bool read_once(struct pmt_expr *x)
 {
 	static struct hoist h;
 	static struct pmt_expr y;
-	uint32_t i, j, from, k;
+	uint32_t i, j, from, to, k;
 
 	memset(&h, 0, sizeof(h));
 	for (i = 0; i < x->n && i < PMT_EXPR_OPS; i++)
@@ -1967,7 +1955,7 @@ static bool read_once(struct pmt_expr *x)
 			continue;
 		/* under another key, or one that reads saved values: a read
 		 * where it stands, as bpftrace's */
-		if (!key_of(x, i, &from) || !written_same_key(x, i, from))
+		if (!key_range(x, i, &from, &to) || !written_same_key(x, i, from))
 			continue;
 		/* the same read made first already: its slot */
 		for (k = 0; k < h.n; k++)

@@ -154,31 +154,40 @@ static const struct pmt_expr *tp_expr(const struct pmt_prov_ctx *c, uint16_t i)
 }
 
 /*
- * Can probe p's programs run as generated BPF (src/filter/xgen.h)? Where
- * its tracepoint's program is the flat one (its copy, pmt_tp_xgen, is the
- * only one that tail-calls), its block aggregates into one map or only
- * saves values (a printing block's record and a block's other updates
- * stay with the machine), and each of its programs translates exactly.
- * x86-64 only for now: arm64's JIT mixes tail calls with calls from 6.0
- * on, and the arm64 guest has not checked it. PMT_NO_XGEN set: never.
+ * Is probe p of a shape whose programs can run as generated BPF
+ * (src/filter/xgen.h)? Where its tracepoint's program is the flat one
+ * (its copy, pmt_tp_xgen, is the only one that tail-calls) and its block
+ * has programs and aggregates into one map or only saves values (a
+ * printing block's record and a block's other updates stay with the
+ * machine). x86-64 only for now: arm64's JIT mixes tail calls with calls
+ * from 6.0 on, and the arm64 guest has not checked it. PMT_NO_XGEN set:
+ * never.
  */
-static bool tp_xgen_ok(const struct pmt_prov_ctx *c, const struct pmt_probe *p)
+static bool tp_xgen_shape(const struct pmt_prov_ctx *c, const struct pmt_probe *p)
 {
-	const struct pmt_expr *x = tp_expr(c, p->agg.xprog), *s = tp_expr(c, p->sprog);
-	bool vars = c->skel->rodata->pmt_use_vars;
 	const char *off = getenv("PMT_NO_XGEN");
 
 #ifndef __x86_64__
 	return false;
 #endif
-	if ((off && *off) || !tp_flat(c) || !c->skel->rodata->pmt_use_agg || p->priv ||
-	    p->instance || p->action == PMT_ACT_STREAM || p->next_agg || (!x && !s))
-		return false;
-	return (!x || pmt_xgen__supported(x, vars)) && (!s || pmt_xgen__supported(s, vars));
+	return !(off && *off) && tp_flat(c) && c->skel->rodata->pmt_use_agg && !p->priv &&
+	       !p->instance && p->action != PMT_ACT_STREAM && !p->next_agg &&
+	       (tp_expr(c, p->agg.xprog) || tp_expr(c, p->sprog));
+}
+
+/* ... and does each of its programs translate exactly? */
+static bool tp_xgen_ok(const struct pmt_prov_ctx *c, const struct pmt_probe *p)
+{
+	const struct pmt_expr *x = tp_expr(c, p->agg.xprog), *s = tp_expr(c, p->sprog);
+	bool vars = c->skel->rodata->pmt_use_vars;
+
+	return tp_xgen_shape(c, p) && (!x || pmt_xgen__supported(x, vars)) &&
+	       (!s || pmt_xgen__supported(s, vars));
 }
 
 /* Probe p's programs generated and loaded into pmt_xgen_tp: true, or
- * false with the probe left to the machine (said with -v) */
+ * false with the probe left to the machine (a program that does not
+ * translate; one the kernel refuses, said with -v) */
 static bool tp_xgen_load(struct pmt_prov_ctx *c, const struct pmt_probe *p)
 {
 	const struct pmt_xgen_maps m = {
@@ -455,7 +464,7 @@ static int tp_attach(struct pmt_prov_ctx *c, struct pmt_probe *p)
 			cfg.dyn[cfg.n_dyn++] = (__u16)(f->offset | (f->rel_loc ? PMT_DYN_REL : 0));
 	}
 	cfg.common_type = (__u16)p->fmt->id;
-	cfg.xgen = c->skel->rodata->pmt_use_xgen && tp_xgen_ok(c, p) && tp_xgen_load(c, p);
+	cfg.xgen = c->skel->rodata->pmt_use_xgen && tp_xgen_shape(c, p) && tp_xgen_load(c, p);
 	if ((err = pmt_prov__store_cfg(c, p, &cfg)))
 		return err;
 	if (p->priv)
