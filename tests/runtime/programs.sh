@@ -1512,10 +1512,12 @@ add 2
 # A block that prints and updates maps (tcpsynbl.bt's shape: a hist
 # always, time() and printf under an if): the lines streamed as the calls
 # come, the maps at the end; the process's three getppid() calls and two
-# getpgid(0) calls (of its own pid), as bpftrace prints them.
+# getpgid(0) calls (of its own pid), as bpftrace prints them (its comm
+# named: bpftrace with -c traces every process, and a shell starting
+# beside it calls getppid too).
 test_program_printf_and_maps_vs_bpftrace() {
-	local prog='tracepoint:syscalls:sys_enter_getppid { @calls[comm] = count(); @n = count(); if (pid > 0) { printf("getppid by %s\n", comm); } }
-tracepoint:syscalls:sys_enter_getpgid { @calls[comm] = count(); printf("getpgid of itself: %d\n", args->pid == 0); @pids = hist(args->pid == 0); }'
+	local prog='tracepoint:syscalls:sys_enter_getppid /comm == "python3.11"/ { @calls[comm] = count(); @n = count(); if (pid > 0) { printf("getppid by %s\n", comm); } }
+tracepoint:syscalls:sys_enter_getpgid /comm == "python3.11"/ { @calls[comm] = count(); printf("getpgid of itself: %d\n", args->pid == 0); @pids = hist(args->pid == 0); }'
 	printf 'import os\nos.getppid()\nos.getpgid(0)\nos.getppid()\nos.getpgid(0)\nos.getppid()\n' >"$WORK/pp.py"
 	"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$PY" "$WORK/pp.py" || { fail "pmtrace -e failed"; return 1; }
 	expect_eq "the lines" "$(grep -v '^$' "$WORK/out.txt" | grep -v '^\[')" "getppid by python3.11
