@@ -7,40 +7,66 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "util/log.h"
 
 int pmt_verbose;
 bool pmt_quiet;
 
-/* Write s to stderr with control bytes (but the newline) escaped. */
-static void put_escaped(const char *s)
+/* Escape s into out (room for 4 bytes each, and the NUL): control bytes
+ * (but the newline) as \xNN. Returns the length written. */
+static size_t escape(char *out, const char *s)
 {
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p;
+	char *o = out;
 
 	for (p = (const unsigned char *)s; *p; p++) {
-		if ((*p < 0x20 && *p != '\n') || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
+		if ((*p < 0x20 && *p != '\n') || *p == 0x7f) {
+			*o++ = '\\';
+			*o++ = 'x';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		} else {
+			*o++ = (char)*p;
+		}
 	}
+	*o = 0;
+	return (size_t)(o - out);
 }
 
+/* One message, one write: the loader thread's lines and the main
+ * thread's never interleave within a line (stderr is unbuffered, and a
+ * byte at a time they did: a test waiting for "Ctrl-C" met "Ctr" and the
+ * rest of another line). */
 static void vsay(const char *prefix, const char *suffix, const char *fmt, va_list ap)
 {
-	char small[512], *text = small;
+	char small[512], line[2048], *text = small, *buf = line;
+	size_t lp = strlen(prefix), ls = strlen(suffix), need, n;
 	va_list copy;
-	int n;
+	int len;
 
 	va_copy(copy, ap);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	if (n >= (int)sizeof(small) && (text = malloc((size_t)n + 1)))
-		vsnprintf(text, (size_t)n + 1, fmt, copy);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	if (len >= (int)sizeof(small) && (text = malloc((size_t)len + 1)))
+		vsnprintf(text, (size_t)len + 1, fmt, copy);
 	va_end(copy);
 	if (!text)
 		text = small; /* out of memory: the message cut short */
-	fputs(prefix, stderr);
-	put_escaped(text);
-	fputs(suffix, stderr);
+	need = lp + 4 * strlen(text) + ls + 1;
+	if (need > sizeof(line) && !(buf = malloc(need))) {
+		buf = line; /* out of memory: the message cut short */
+		text[(sizeof(line) - lp - ls - 1) / 4] = 0;
+	}
+	memcpy(buf, prefix, lp);
+	n = lp + escape(buf + lp, text);
+	memcpy(buf + n, suffix, ls);
+	n += ls;
+	flockfile(stderr);
+	fwrite(buf, 1, n, stderr);
+	funlockfile(stderr);
+	if (buf != line)
+		free(buf);
 	if (text != small)
 		free(text);
 }

@@ -2,6 +2,10 @@
 /* The error value (util/error.h) and the mechanism of kernel function
  * probes on each kernel of the test matrix (probes/kfunc.h). */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "abi.h"
 #include "probes/kfunc.h"
@@ -162,4 +166,54 @@ TEST(kfunc_mechanism_per_kernel)
 	ASSERT_STREQ(choose(&k612, &r, buf, sizeof(buf)),
 		     "2: --kprobe vfs_read: fentry/fexit takes one program a function: at most 8 "
 		     "of each a session, with BTF and no offset (this asks for 9 more)");
+}
+
+/* Messages from two threads (the loader's and the event loop's) stay
+ * whole lines, control bytes escaped: written a byte at a time they
+ * interleaved, and a test waiting for one line never saw it. */
+static void *say_many(void *arg)
+{
+	for (int i = 0; i < 400; i++)
+		pmt_warn("%s", (const char *)arg);
+	return NULL;
+}
+
+TEST(log_lines_whole_across_threads)
+{
+	static const char a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\x01 loader";
+	static const char b[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb Ctrl-C";
+	char path[] = "/tmp/pmt-log-XXXXXX", line[256];
+	int fd = mkstemp(path), saved = dup(2), na = 0, nb = 0, other = 0;
+	pthread_t t1, t2;
+	FILE *f;
+
+	ASSERT_TRUE(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	pthread_create(&t1, NULL, say_many, (void *)a);
+	pthread_create(&t2, NULL, say_many, (void *)b);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	ASSERT_TRUE(f != NULL);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strcmp(line,
+			    "pmtrace: warning: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			    "\\x01 loader\n"))
+			na++;
+		else if (!strcmp(line, "pmtrace: warning: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+				       "bbbbbbbbbbbbbbbbbbb Ctrl-C\n"))
+			nb++;
+		else
+			other++;
+	}
+	fclose(f);
+	unlink(path);
+	ASSERT_EQ(other, 0);
+	ASSERT_EQ(na, 400);
+	ASSERT_EQ(nb, 400);
 }
