@@ -111,6 +111,7 @@ endif
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+LEAN_BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/lean/%.bpf.o,$(BPF_SRCS))
 # src/ is one folder per job (README.md, Design), each holding both its
 # halves. The line between them is drawn by file: NAME_bpf.c is the
 # kernel-facing half (libbpf, the skeleton, or what calls into them),
@@ -177,9 +178,31 @@ $(OUTPUT)/pmtrace.bpf.o: $(BPF_OBJS)
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-$(OUTPUT)/pmtrace.skel.h: $(OUTPUT)/pmtrace.bpf.o
+# The lean object (bpf/common.bpf.h, PMT_LEAN): the same sources, every
+# program but a plain stream's cut short. The loader opens it in the
+# whole one's skeleton, so its maps, settings and programs must be laid
+# out alike: the two skeletons' declarations, names aside, are compared.
+$(OUTPUT)/bpf/lean/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) $(FLAGS_FILE) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DPMT_LEAN=1 -c $< -o $@
+
+$(OUTPUT)/pmtrace_lean.bpf.o: $(LEAN_BPF_OBJS)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(OUTPUT)/pmtrace.skel.h: $(OUTPUT)/pmtrace.bpf.o $(OUTPUT)/pmtrace_lean.skel.h
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_bpf > $@.tmp
+	$(Q)for f in $@.tmp $(OUTPUT)/pmtrace_lean.skel.h; do \
+		sed -n '/^struct pmtrace\(_lean\)\{0,1\}_bpf {/,/^};/p' $$f | sed 's/pmtrace_lean_bpf/pmtrace_bpf/g'; \
+	done | awk '/^struct pmtrace_bpf {/ { n++ } { t[n] = t[n] $$0 "\n" } \
+		END { if (n != 2 || t[1] != t[2]) { print "the lean object is laid out unlike the whole one"; exit 1 } }'
+	$(Q)mv $@.tmp $@
+
+$(OUTPUT)/pmtrace_lean.skel.h: $(OUTPUT)/pmtrace_lean.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_lean_bpf > $@
 
 # vmlinux.h is committed (see vmlinux/README.md); this regenerates it.
 vmlinux:

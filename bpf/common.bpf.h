@@ -12,6 +12,18 @@
 #include <bpf/bpf_core_read.h>
 #include "abi.h"
 
+#include "lean.bpf.h"
+
+/* struct bpf_perf_event_value (uapi: linux/bpf.h), laid out as the
+ * kernel writes it, without vmlinux.h's CO-RE attribute: each type a
+ * program CO-RE relocates costs libbpf a search of all the kernel's
+ * types at every start (some 1.5 ms here). */
+struct pmt_perf_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
 /* Settings, written by the loader between open and load. */
 const volatile bool pmt_filter_target __weak = false; /* -p / -- CMD */
 const volatile bool pmt_filter_cpu __weak = false;    /* -C */

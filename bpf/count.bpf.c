@@ -43,6 +43,7 @@ static __always_inline int pmt_count_threads(struct task_struct *prev, struct ta
 SEC("raw_tp/sched_switch")
 int pmt_count_switch(__u64 *ctx)
 {
+	PMT_LEAN_CUT(0);
 	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
 	struct pmt_lat_key k = {};
 	struct pmt_lat_val *v;

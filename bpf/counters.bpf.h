@@ -38,10 +38,10 @@ const volatile struct pmt_tcount pmt_tcount_zero __weak = {};
 /* This CPU's count of --counter k (0 and counted if unreadable). */
 static __always_inline __u64 pmt_counter_now(__u32 k)
 {
-	struct bpf_perf_event_value v = {};
+	struct pmt_perf_value v = {};
 	__u64 idx = (__u64)k * pmt_counter_cpus + bpf_get_smp_processor_id();
 
-	if (bpf_perf_event_read_value(&pmt_counters, idx, &v, sizeof(v))) {
+	if (bpf_perf_event_read_value(&pmt_counters, idx, (void *)&v, sizeof(v))) {
 		pmt_stat_inc(PMT_STAT_COUNTER_READ);
 		return 0;
 	}

@@ -19,6 +19,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 #include "abi.h"
+#include "lean.bpf.h"
 
 static __always_inline void pmt_fault_in(__u64 p)
 {
@@ -32,6 +33,7 @@ static __always_inline void pmt_fault_in(__u64 p)
 
 SEC("uprobe.s") int pmt_fault_up(struct pt_regs *ctx)
 {
+	PMT_LEAN_CUT(0);
 	__u64 mask = bpf_get_attach_cookie(ctx);
 
 	if (mask & 1)
@@ -57,6 +59,7 @@ SEC("uprobe.s") int pmt_fault_up(struct pt_regs *ctx)
 /* made sleepable by the loader (libbpf 1.1 has no "usdt.s") */
 SEC("usdt") int pmt_fault_usdt(struct pt_regs *ctx)
 {
+	PMT_LEAN_CUT(0);
 	__u64 mask = bpf_usdt_cookie(ctx);
 	long v;
 	int i;

@@ -106,10 +106,12 @@ static __always_inline int pmt_regs_body(struct pt_regs *regs)
 
 SEC("kprobe") int pmt_kp(struct pt_regs *regs)
 {
+	PMT_LEAN_CUT(0);
 	return pmt_regs_body(regs);
 }
 SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs)
 {
+	PMT_LEAN_CUT(0);
 	return pmt_regs_body(regs);
 }
 
@@ -126,6 +128,7 @@ SEC("kprobe.multi") int pmt_kpm(struct pt_regs *regs)
  * direct ctx read past the function's own arguments would be refused). */
 static __noinline int pmt_fn_body(__u64 *ctx, __u32 slot, bool ret)
 {
+	PMT_LEAN_CUT(0);
 	__u32 id = pmt_fn_probe[(slot + (ret ? PMT_FN_SLOTS : 0)) & (2 * PMT_FN_SLOTS - 1)];
 	/* its kernel stack from the function, as a kprobe's: past this
 	 * function, pmt_fe<N>/pmt_fx<N> and the trampoline */
@@ -165,6 +168,7 @@ PMT_FN_PAIR(7)
 #endif
 static __noinline int pmt_rt_body(__u64 *ctx, __u32 slot)
 {
+	PMT_LEAN_CUT(0);
 	__u32 id = pmt_rt_probe[slot & (PMT_RT_SLOTS - 1)];
 	struct pmt_fctx fc = {.ctx = ctx, .kskip = PMT_RT_KSKIP};
 

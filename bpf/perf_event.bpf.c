@@ -12,8 +12,9 @@
 SEC("perf_event")
 int pmt_pe(struct bpf_perf_event_data *ctx)
 {
+	PMT_LEAN_CUT(0);
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_get_attach_cookie(ctx);
-	struct bpf_perf_event_value cnt;
+	struct pmt_perf_value cnt;
 	struct pmt_fctx fc = {.ctx = ctx};
 	const struct pmt_probe_cfg *cfg;
 	struct pmt_sample *smp;
@@ -39,7 +40,7 @@ int pmt_pe(struct bpf_perf_event_data *ctx)
 #endif
 	/* the counter costs a helper call: only when something shows it */
 	smp->value = 0;
-	if (cfg->want_value && !bpf_perf_prog_read_value(ctx, &cnt, sizeof(cnt)))
+	if (cfg->want_value && !bpf_perf_prog_read_value(ctx, (void *)&cnt, sizeof(cnt)))
 		smp->value = cnt.counter;
 	pmt_record_finish(cfg, e, sizeof(*smp), id, &fc);
 	return 0;

@@ -18,10 +18,13 @@
 const volatile bool pmt_follow_forks = false;
 
 SEC("raw_tp/sched_process_fork")
-int pmt_fork(struct bpf_raw_tracepoint_args *ctx)
+int pmt_fork(__u64 *ctx)
 {
-	/* TP_PROTO(struct task_struct *parent, struct task_struct *child) */
-	struct task_struct *child_task = (void *)ctx->args[1];
+	/* TP_PROTO(struct task_struct *parent, struct task_struct *child);
+	 * ctx: struct bpf_raw_tracepoint_args' args[], read as the u64s it
+	 * is (uapi), not through CO-RE, whose relocation of a type costs
+	 * libbpf a search of all the kernel's types at each start */
+	struct task_struct *child_task = (void *)ctx[1];
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u8 active = PMT_TARGET_ACTIVE, *st;
 	__u32 child;
@@ -48,10 +51,10 @@ int pmt_fork(struct bpf_raw_tracepoint_args *ctx)
  * reused within that grace period is treated as the old target's.
  */
 SEC("raw_tp/sched_process_free")
-int pmt_exit(struct bpf_raw_tracepoint_args *ctx)
+int pmt_exit(__u64 *ctx)
 {
 	/* TP_PROTO(struct task_struct *p) */
-	struct task_struct *task = (void *)ctx->args[0];
+	struct task_struct *task = (void *)ctx[0];
 	__u32 tid = BPF_CORE_READ(task, pid);
 
 	/* a thread's own entry (pmt_fork adds one per clone); the group's

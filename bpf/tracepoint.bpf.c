@@ -420,18 +420,22 @@ static __always_inline __u32 pmt_tp_id(void *ctx)
  */
 SEC("tracepoint") int pmt_tp(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 SEC("tracepoint") int pmt_tp2(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 SEC("tracepoint") int pmt_tp3(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 SEC("tracepoint") int pmt_tp4(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FULL);
 }
 /* pmt_tp for a run without aggregation, stacks or off-CPU: a fifth of its
@@ -443,6 +447,7 @@ SEC("tracepoint") int pmt_tp_lean(void *ctx)
 /* pmt_tp for a run that aggregates without stacks or off-CPU */
 SEC("tracepoint") int pmt_tp_flat(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FLAT);
 }
 
@@ -451,6 +456,7 @@ SEC("tracepoint") int pmt_tp_flat(void *ctx)
  * they were on every kernel */
 SEC("tracepoint") int pmt_tp_xgen(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_XGEN);
 }
 
@@ -460,6 +466,7 @@ SEC("tracepoint") int pmt_tp_xgen(void *ctx)
  * a flag in pmt_tp_xgen's body had the verifier walk that body twice. */
 SEC("tracepoint") int pmt_tp_xback(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	__u32 id = pmt_tp_id(ctx), zero = 0;
 	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
 	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);
@@ -482,6 +489,7 @@ SEC("tracepoint") int pmt_tp_xback(void *ctx)
  * id where those have an int nr and padding; args or ret after it). */
 SEC("tracepoint") int pmt_sys(void *ctx)
 {
+	PMT_LEAN_CUT(1);
 	__u64 nr = *(__u64 *)((char *)ctx + 8), dir = bpf_get_attach_cookie(ctx);
 	__u32 key, *id;
 

@@ -23,6 +23,7 @@ static __always_inline bool pmt_unwind_wanted(void *ctx)
  * once per call (exec calls it twice). */
 __noinline int pmt_unwind_learn_here(__u64 addr)
 {
+	PMT_LEAN_CUT(0);
 	pmt_unwind_learn(bpf_get_current_task_btf(), addr);
 	return 0;
 }
@@ -30,6 +31,7 @@ __noinline int pmt_unwind_learn_here(__u64 addr)
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int pmt_unwind_mmap(struct trace_event_raw_sys_exit *ctx)
 {
+	PMT_LEAN_CUT(0);
 	long ret = ctx->ret;
 
 	/* an address, not -errno */
@@ -42,6 +44,7 @@ int pmt_unwind_mmap(struct trace_event_raw_sys_exit *ctx)
 SEC("raw_tp/sched_process_exec")
 int pmt_unwind_exec(void *ctx)
 {
+	PMT_LEAN_CUT(0);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs;
 	__u64 text, entry;

@@ -12,6 +12,7 @@
 
 SEC("usdt") int pmt_usdt(struct pt_regs *ctx)
 {
+	PMT_LEAN_CUT(0);
 	__u32 id = pmt_only_probe >= 0 ? (__u32)pmt_only_probe : (__u32)bpf_usdt_cookie(ctx);
 	struct pmt_fctx fc = {.ctx = ctx};
 	const struct pmt_probe_cfg *cfg;

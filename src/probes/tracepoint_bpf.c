@@ -308,6 +308,29 @@ static void plan_sys_routes(struct pmt_prov_ctx *c)
 	}
 }
 
+/* A plain stream's probes (pmt_tp_lean's, each the first instance of its
+ * tracepoint), none served by a raw_syscalls carrier (pmt_sys): as
+ * plan_sys_routes decides, from the probes alone. */
+static bool tp_lean(const struct pmt_prov_ctx *c)
+{
+	uint32_t i, n[2] = {0, 0};
+	int dir;
+
+	if (!tp_flat(c))
+		return false;
+	for (i = 0; i < c->probes->n; i++) {
+		const struct pmt_probe *p = &c->probes->v[i];
+
+		if (p->prov != &pmt_tracepoint_provider)
+			continue;
+		if (p->instance)
+			return false;
+		if (sys_nr(p, &dir) >= 0)
+			n[dir]++;
+	}
+	return n[0] < SYS_ROUTE_MIN && n[1] < SYS_ROUTE_MIN;
+}
+
 /* --offcpu: one probe, sched_switch, whose program measures (and
  * aggregates) each thread's time off the CPU (bpf/tracepoint.bpf.c). */
 static int tp_imply(struct pmt_prov_ctx *c)
@@ -481,6 +504,7 @@ const struct pmt_provider pmt_tracepoint_provider = {
 	.resolve = tp_resolve,
 	.imply = tp_imply,
 	.prepare = tp_prepare,
+	.lean = tp_lean,
 	.attach = tp_attach,
 	.renders = true,
 };

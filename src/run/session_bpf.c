@@ -30,6 +30,7 @@
 #include "lang/program.h"
 #include "probes/print.h"
 #include "pmtrace.skel.h"
+#include "pmtrace_lean.skel.h"
 
 /* What the providers see of the session, as it is at this step. */
 static struct pmt_prov_ctx *prov_ctx(struct pmt_session *s)
@@ -872,17 +873,83 @@ static int fill_maps(struct pmt_session *s)
 	return fill_constants(s);
 }
 
-int pmt_session__load(struct pmt_session *s)
+/* The skeleton, its object the whole one or the lean one (bpf/common.bpf.h,
+ * PMT_LEAN: the same maps, settings and programs, laid out alike, the
+ * Makefile checks; only a plain stream's programs whole). */
+static struct pmtrace_bpf *open_object(bool lean)
+{
+	struct pmtrace_bpf *skel = calloc(1, sizeof(*skel));
+	int err;
+
+	if (!skel) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = pmtrace_bpf__create_skeleton(skel);
+	if (!err && lean)
+		skel->skeleton->data = pmtrace_lean_bpf__elf_bytes(&skel->skeleton->data_sz);
+	if (!err)
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (err) {
+		pmtrace_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}
+
+/* Does the session need only the lean object's programs? Each provider
+ * of its probes says so of its own (pmt_provider.lean); what the session
+ * adds (stacks and their unwinder, aggregation, counters, the targets'
+ * programs) is decided here. PMT_NO_LEAN=1: never (the tests compare). */
+static bool lean_fits(struct pmt_session *s)
+{
+	const struct pmt_provider *prov;
+	struct pmt_prov_ctx *c = prov_ctx(s);
+	const char *no = getenv("PMT_NO_LEAN");
+	uint32_t i;
+
+	if ((no && *no && strcmp(no, "0")) || s->stack || s->agg || s->counter.n || !s->probes.n)
+		return false;
+	for (i = 0; i < s->probes.n; i++)
+		if (s->probes.v[i].action != PMT_ACT_STREAM || s->probes.v[i].next_agg ||
+		    !s->probes.v[i].prov->lean)
+			return false;
+	for (i = 0; (prov = pmt_provider__nth(i)); i++)
+		if (prov_used(s, prov) && !prov->lean(c))
+			return false;
+	return true;
+}
+
+/* Every program set to load is whole in the lean object. */
+static bool lean_loads_all(const struct pmtrace_bpf *skel)
+{
+	const struct bpf_program *whole[] = {skel->progs.pmt_tp_lean, skel->progs.pmt_fork,
+					     skel->progs.pmt_exit, skel->progs.pmt_exec};
+	struct bpf_program *prog;
+	size_t i;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		for (i = 0; i < sizeof(whole) / sizeof(whole[0]) && whole[i] != prog; i++)
+			;
+		if (bpf_program__autoload(prog) && i == sizeof(whole) / sizeof(whole[0]))
+			return false;
+	}
+	return true;
+}
+
+/* Open the object and set what the session uses: settings, map sizes and
+ * the programs to load. */
+static int open_configured(struct pmt_session *s, bool lean)
 {
 	const struct pmt_provider *prov;
 	struct bpf_program *prog;
 	bool targeted = !s->opts->system_wide;
 	bool follow = targeted && s->opts->cmd;
 	uint32_t i;
-	int err;
 
 	libbpf_set_print(libbpf_print);
-	s->skel = pmtrace_bpf__open();
+	s->skel = open_object(lean);
 	if (!s->skel)
 		return pmt_error__runtime(&s->err, -errno, "cannot open the BPF object: %s",
 					  strerror(errno));
@@ -933,7 +1000,29 @@ int pmt_session__load(struct pmt_session *s)
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->prepare && prov_used(s, prov))
 			prov->prepare(prov_ctx(s));
+	return 0;
+}
 
+int pmt_session__load(struct pmt_session *s)
+{
+	bool lean = lean_fits(s);
+	int err;
+
+	if ((err = open_configured(s, lean)))
+		return err;
+	/* (lean_fits and the providers' lean are to blame: said, and the
+	 * whole object taken) */
+	if (lean && !lean_loads_all(s->skel)) {
+		pmt_info("a program the lean BPF object cuts short is needed: the whole one "
+			 "is loaded");
+		pmtrace_bpf__destroy(s->skel);
+		s->skel = NULL;
+		lean = false;
+		if ((err = open_configured(s, false)))
+			return err;
+	}
+	if (pmt_verbose)
+		pmt_info("BPF object: the %s one", lean ? "lean" : "whole");
 	verifier_stats(s, true);
 	err = pmtrace_bpf__load(s->skel);
 	verifier_stats(s, false);

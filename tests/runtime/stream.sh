@@ -8,7 +8,7 @@
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="getppid_exact children_followed pid_exit_seen pid_filter lost_reported"
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="command_exits_seen"
+every_kernel_tests="command_exits_seen lean_object_as_whole"
 
 test_getppid_exact() {
 	local out=$WORK/getppid.txt n pid nr
@@ -21,6 +21,40 @@ test_getppid_exact() {
 	expect_eq "events from another pid" "$n" 0 || return 1
 	nr=$(syscall_nr getppid) || return 1
 	grep -q "__syscall_nr=$nr" "$out" || { fail "field __syscall_nr=$nr missing"; return 1; }
+}
+
+# A plain stream loads the lean BPF object (bpf/lean.bpf.h: only its
+# programs whole, a fourteenth of the whole one's bytes); the same
+# session on the whole object (PMT_NO_LEAN=1) prints the same records.
+# Sessions that need another program take the whole object at once (the
+# lean one is never opened and found wanting).
+lean_run() { # LABEL WANT-OBJECT PMTRACE-ARGS...
+	local label=$1 want=$2
+	shift 2
+	"$PMT" -v -o "$WORK/$label.txt" "$@" 2>"$WORK/$label.err" >/dev/null || { cat "$WORK/$label.err" >&2; return 1; }
+	grep -q "BPF object: the $want one" "$WORK/$label.err" ||
+		{ fail "$label: not the $want object"; grep "object" "$WORK/$label.err" >&2; return 1; }
+	! grep -q "cuts short" "$WORK/$label.err" || { fail "$label: the lean object opened in vain"; return 1; }
+}
+
+test_lean_object_as_whole() {
+	local m tp="--tp syscalls:sys_enter_getppid --tp sched:sched_process_exit"
+	for m in lean whole; do
+		# shellcheck disable=SC2086 # two options
+		PMT_NO_LEAN=$([ $m = lean ] && echo 0 || echo 1) lean_run "$m" $m --raw $tp \
+			--filter 'comm == "getppid_loop"' -- "$TP"/getppid_loop 3000 || return 1
+		expect_eq "$m: getppid calls" "$(grep -c 'sys_enter_getppid:' "$WORK/$m.txt")" 3000 || return 1
+		expect_eq "$m: exits" "$(grep -c 'sched_process_exit:' "$WORK/$m.txt")" 1 || return 1
+		# the records' fields, the pid and time aside
+		sed 's/^.*\] *[0-9.]*: //; s/pid=[0-9]*//g' "$WORK/$m.txt" >"$WORK/$m.fields"
+	done
+	diff -u "$WORK/whole.fields" "$WORK/lean.fields" >&2 || { fail "the lean object's records differ"; return 1; }
+	# each needs a program the lean object cuts short
+	lean_run count whole --tp syscalls:sys_enter_getppid --count -- "$TP"/getppid_loop 10 || return 1
+	lean_run routed whole --tp 'syscalls:sys_enter_get*' -- "$TP"/getppid_loop 10 || return 1
+	lean_run twice whole --tp syscalls:sys_enter_getppid --tp syscalls:sys_enter_getppid \
+		--filter 'common_pid > 0' -- "$TP"/getppid_loop 10 || return 1
+	lean_run stack whole --tp syscalls:sys_enter_getppid --stack kernel -- "$TP"/getppid_loop 10
 }
 
 test_children_followed() {
