@@ -16,8 +16,8 @@ guest_tests="rawtp_typed_arguments naptime_member_chain_vs_bpftrace kaddr_kernel
 # what each took in a guest beside the suites, seconds (runner.sh deals
 # guest_tests by it)
 # shellcheck disable=SC2034 # read by runner.sh
-guest_secs_kaddr_kernel_variables=115
-guest_secs_rawtp_typed_arguments=40
+guest_secs_kaddr_kernel_variables=105
+guest_secs_rawtp_typed_arguments=46
 
 UT=$TP/untouched
 LIBC=/lib/x86_64-linux-gnu/libc.so.6

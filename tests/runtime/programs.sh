@@ -12,12 +12,12 @@ guest_tests="program_kprobe_tools_vs_bpftrace program_vfs_tools_vs_bpftrace prog
 # what each took in a guest beside the suites, seconds (runner.sh deals
 # guest_tests by it)
 # shellcheck disable=SC2034 # read by runner.sh
-guest_secs_program_kprobe_tools_vs_bpftrace=350
-guest_secs_program_block_tools_vs_bpftrace=265
-guest_secs_program_vfs_tools_vs_bpftrace=110
-guest_secs_program_dcsnoop_vs_bpftrace=80
-guest_secs_program_tcplife_vs_bpftrace=55
-guest_secs_program_list_skips_unattachable=25
+guest_secs_program_kprobe_tools_vs_bpftrace=524
+guest_secs_program_block_tools_vs_bpftrace=424
+guest_secs_program_vfs_tools_vs_bpftrace=130
+guest_secs_program_dcsnoop_vs_bpftrace=92
+guest_secs_program_tcplife_vs_bpftrace=73
+guest_secs_program_list_skips_unattachable=47
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace program_generated_vs_machine_vs_bpftrace"
 
