@@ -412,8 +412,11 @@ test_unwind_tables_given_back() {
 
 # A file that had no room (the table full of files processes map) gets
 # its rows once they are gone: three copies of python3.11 (64,575 rows
-# each) spin at once beside a table of 200,000 rows that libc's and the
-# system's files share, so one of them (R) is refused. The others are
+# each) spin at once in the test's own cgroup, profiled alone (system
+# wide, what else the machine ran was sampled and its files read too: a
+# guest took 120 s for it quietly, 155 s beside two CPU hogs; 40 to 100
+# s so), in a table of 170,000 rows that two of them and their
+# libraries fit, so one of them (R) is refused. The others are
 # then stopped; R's stacks are whole again once it is read again (its
 # last second judged; before, it was walked by frame pointers to its
 # end). Each step waits for the one before, as -vv tells it, so a slow
@@ -428,20 +431,22 @@ while time.time() < t:
 }
 
 test_unwind_tables_refused_retried() {
-	local s=$WORK/s.txt err=$WORK/pmt.err pm i k t r at stop pids=()
+	local s=$WORK/s.txt err=$WORK/pmt.err pm i k t r at stop pids=() t0=$SECONDS
 	for i in a b c; do cp /usr/bin/python3.11 "$WORK/pyspin$i"; done
-	PMT_UNWIND_ROWS=200000 "$PMT" -vv -a -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
+	cg_own || return
+	PMT_UNWIND_ROWS=170000 "$PMT" -vv -a --cgroup "$OWN_CG" -e cpu-clock --freq 999 --stack user -o "$s" 2>"$err" &
 	pm=$!
 	wait_for "$err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 	wait_idle $pm
+	note "pmtrace settled ($((SECONDS - t0)) s in)"
 	for i in a b c; do
-		spin_until pyspin$i &
+		in_own_cg spin_until pyspin$i &
 		pids+=($!)
 	done
 	wait_for "$err" "pyspin[abc]: no room" 600 $pm || { touch "$WORK"/pyspin{a,b,c}.stop; kill -INT $pm; wait; fail "the table was never full"; return 1; }
 	r=$(grep -o -m1 "pyspin[abc]: no room" "$err")
 	r=${r%%:*}
-	note "$r had no room"
+	note "$r had no room ($((SECONDS - t0)) s in)"
 	for i in a b c; do [ "pyspin$i" = "$r" ] || touch "$WORK/pyspin$i.stop"; done
 	at=$(grep -n -m1 "$r: no room" "$err" | cut -d: -f1)
 	# watched with bash's builtins alone: a tail, grep or sleep a round
@@ -458,6 +463,7 @@ test_unwind_tables_refused_retried() {
 	done
 	exec 5>&-
 	((again)) || { touch "$WORK/$r.stop"; kill -INT $pm; wait; fail "$r was not read again"; return 1; }
+	note "$r read again ($((SECONDS - t0)) s in)"
 	# a second and a half more of R, read again: its last second of
 	# spinning judged (by the events' clock, /proc/uptime's; after it, R
 	# exits: a slow guest's samples of its memory torn down are cut)
