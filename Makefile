@@ -112,6 +112,7 @@ endif
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 LEAN_BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/lean/%.bpf.o,$(BPF_SRCS))
+FLAT_BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/flat/%.bpf.o,$(BPF_SRCS))
 # src/ is one folder per job (README.md, Design), each holding both its
 # halves. The line between them is drawn by file: NAME_bpf.c is the
 # kernel-facing half (libbpf, the skeleton, or what calls into them),
@@ -178,31 +179,41 @@ $(OUTPUT)/pmtrace.bpf.o: $(BPF_OBJS)
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-# The lean object (bpf/common.bpf.h, PMT_LEAN): the same sources, every
-# program but a plain stream's cut short. The loader opens it in the
-# whole one's skeleton, so its maps, settings and programs must be laid
-# out alike: the two skeletons' declarations, names aside, are compared.
+# The lean objects (bpf/lean.bpf.h): the same sources, every program but
+# a plain stream's (PMT_LEAN=1, "lean") or but those and the flat
+# aggregations' (PMT_LEAN=2, "flat") cut short. The loader opens them in
+# the whole one's skeleton, so their maps, settings and programs must be
+# laid out alike: the skeletons' declarations, names aside, are compared.
 $(OUTPUT)/bpf/lean/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) $(FLAGS_FILE) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DPMT_LEAN=1 -c $< -o $@
 
+$(OUTPUT)/bpf/flat/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) $(FLAGS_FILE) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DPMT_LEAN=2 -c $< -o $@
+
 $(OUTPUT)/pmtrace_lean.bpf.o: $(LEAN_BPF_OBJS)
 	$(call msg,GEN-OBJ,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-$(OUTPUT)/pmtrace.skel.h: $(OUTPUT)/pmtrace.bpf.o $(OUTPUT)/pmtrace_lean.skel.h
+$(OUTPUT)/pmtrace_flat.bpf.o: $(FLAT_BPF_OBJS)
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(OUTPUT)/pmtrace.skel.h: $(OUTPUT)/pmtrace.bpf.o $(OUTPUT)/pmtrace_lean.skel.h $(OUTPUT)/pmtrace_flat.skel.h
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_bpf > $@.tmp
-	$(Q)for f in $@.tmp $(OUTPUT)/pmtrace_lean.skel.h; do \
-		sed -n '/^struct pmtrace\(_lean\)\{0,1\}_bpf {/,/^};/p' $$f | sed 's/pmtrace_lean_bpf/pmtrace_bpf/g'; \
+	$(Q)for f in $@.tmp $(OUTPUT)/pmtrace_lean.skel.h $(OUTPUT)/pmtrace_flat.skel.h; do \
+		sed -n '/^struct pmtrace\(_lean\|_flat\)\{0,1\}_bpf {/,/^};/p' $$f | sed 's/pmtrace_\(lean\|flat\)_bpf/pmtrace_bpf/g'; \
 	done | awk '/^struct pmtrace_bpf {/ { n++ } { t[n] = t[n] $$0 "\n" } \
-		END { if (n != 2 || t[1] != t[2]) { print "the lean object is laid out unlike the whole one"; exit 1 } }'
+		END { if (n != 3 || t[1] != t[2] || t[1] != t[3]) { print "a lean object is laid out unlike the whole one"; exit 1 } }'
 	$(Q)mv $@.tmp $@
 
-$(OUTPUT)/pmtrace_lean.skel.h: $(OUTPUT)/pmtrace_lean.bpf.o
+$(OUTPUT)/pmtrace_%.skel.h: $(OUTPUT)/pmtrace_%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_lean_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name pmtrace_$*_bpf > $@
 
 # vmlinux.h is committed (see vmlinux/README.md); this regenerates it.
 vmlinux:

@@ -3,13 +3,17 @@
 #define PMTRACE_LEAN_BPF_H
 
 /*
- * The lean object (built with PMT_LEAN=1 beside the whole one): the same
- * maps, settings and programs, but only a plain tracepoint stream's
- * programs (pmt_tp_lean and the targets' own) keep their bodies; the
- * others return at once, so the code they alone call is not in it. The
- * loader opens it for a session that loads nothing else: libbpf then
- * reads, relocates and loads a tenth of the code (src/run/session_bpf.c).
- * PMT_LEAN_CUT(ret) opens every other program.
+ * The lean objects, built beside the whole one from the same sources:
+ * the same maps, settings and programs, but only some programs keep their
+ * bodies; the others return at once, so the code only they call is not in
+ * it. PMT_LEAN=1, the stream object: a plain tracepoint stream's programs
+ * (pmt_tp_lean and the targets' own). PMT_LEAN=2, the flat object: those
+ * and the tracepoint programs that aggregate without stacks (pmt_tp_flat,
+ * pmt_tp_xgen, pmt_tp_xback). The loader opens the smallest that has all
+ * the programs a session loads: libbpf then reads, relocates and loads a
+ * fraction of the code (src/run/session_bpf.c). PMT_LEAN_CUT(ret) opens
+ * every program cut in both, PMT_FLAT_CUT(ret) those cut in the stream
+ * object alone.
  */
 #ifndef PMT_LEAN
 #define PMT_LEAN 0
@@ -17,6 +21,11 @@
 #define PMT_LEAN_CUT(ret)           \
 	do {                        \
 		if (PMT_LEAN)       \
+			return ret; \
+	} while (0)
+#define PMT_FLAT_CUT(ret)           \
+	do {                        \
+		if (PMT_LEAN == 1)  \
 			return ret; \
 	} while (0)
 

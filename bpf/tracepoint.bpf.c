@@ -447,7 +447,7 @@ SEC("tracepoint") int pmt_tp_lean(void *ctx)
 /* pmt_tp for a run that aggregates without stacks or off-CPU */
 SEC("tracepoint") int pmt_tp_flat(void *ctx)
 {
-	PMT_LEAN_CUT(1);
+	PMT_FLAT_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_FLAT);
 }
 
@@ -456,7 +456,7 @@ SEC("tracepoint") int pmt_tp_flat(void *ctx)
  * they were on every kernel */
 SEC("tracepoint") int pmt_tp_xgen(void *ctx)
 {
-	PMT_LEAN_CUT(1);
+	PMT_FLAT_CUT(1);
 	return pmt_tp_body(ctx, pmt_tp_id(ctx), PMT_TP_XGEN);
 }
 
@@ -466,7 +466,7 @@ SEC("tracepoint") int pmt_tp_xgen(void *ctx)
  * a flag in pmt_tp_xgen's body had the verifier walk that body twice. */
 SEC("tracepoint") int pmt_tp_xback(void *ctx)
 {
-	PMT_LEAN_CUT(1);
+	PMT_FLAT_CUT(1);
 	__u32 id = pmt_tp_id(ctx), zero = 0;
 	struct pmt_fctx fc = {.ctx = ctx, .probe = id};
 	const struct pmt_probe_cfg *cfg = bpf_map_lookup_elem(&pmt_probes, &id);

@@ -68,9 +68,10 @@ struct pmt_provider {
 	/* Choose the BPF programs its probes need (autoload) and set their
 	 * read-only settings and map sizes. */
 	void (*prepare)(struct pmt_prov_ctx *c);
-	/* Its probes, as the options have them, need only the programs the
-	 * lean object keeps whole (bpf/common.bpf.h, PMT_LEAN): asked before
-	 * any object is open (c->skel NULL). NULL: never. */
+	/* Its probes, as the options have them, need only tracepoint
+	 * programs without stacks, which the lean objects keep whole
+	 * (bpf/lean.bpf.h): asked before any object is open (c->skel NULL).
+	 * NULL: never. */
 	bool (*lean)(const struct pmt_prov_ctx *c);
 	/* Write the probe's settings into the maps and attach it. */
 	int (*attach)(struct pmt_prov_ctx *c, struct pmt_probe *p);

@@ -308,9 +308,10 @@ static void plan_sys_routes(struct pmt_prov_ctx *c)
 	}
 }
 
-/* A plain stream's probes (pmt_tp_lean's, each the first instance of its
- * tracepoint), none served by a raw_syscalls carrier (pmt_sys): as
- * plan_sys_routes decides, from the probes alone. */
+/* Probes of pmt_tp_lean, pmt_tp_flat or pmt_tp_xgen (no stacks or
+ * off-CPU; each the first instance of its tracepoint), none served by a
+ * raw_syscalls carrier (pmt_sys): as plan_sys_routes decides, from the
+ * probes alone. */
 static bool tp_lean(const struct pmt_prov_ctx *c)
 {
 	uint32_t i, n[2] = {0, 0};

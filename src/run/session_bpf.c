@@ -31,6 +31,7 @@
 #include "probes/print.h"
 #include "pmtrace.skel.h"
 #include "pmtrace_lean.skel.h"
+#include "pmtrace_flat.skel.h"
 
 /* What the providers see of the session, as it is at this step. */
 static struct pmt_prov_ctx *prov_ctx(struct pmt_session *s)
@@ -873,10 +874,14 @@ static int fill_maps(struct pmt_session *s)
 	return fill_constants(s);
 }
 
-/* The skeleton, its object the whole one or the lean one (bpf/common.bpf.h,
- * PMT_LEAN: the same maps, settings and programs, laid out alike, the
- * Makefile checks; only a plain stream's programs whole). */
-static struct pmtrace_bpf *open_object(bool lean)
+/* The BPF objects a session may open: the whole one, or a lean one
+ * (bpf/lean.bpf.h: the same maps, settings and programs, laid out alike,
+ * the Makefile checks), by how many of its programs keep their bodies. */
+enum pmt_object { PMT_OBJ_WHOLE, PMT_OBJ_LEAN, PMT_OBJ_FLAT };
+static const char *const object_names[] = {"whole", "lean", "flat"};
+
+/* The skeleton, its bytes those of object o. */
+static struct pmtrace_bpf *open_object(enum pmt_object o)
 {
 	struct pmtrace_bpf *skel = calloc(1, sizeof(*skel));
 	int err;
@@ -886,8 +891,10 @@ static struct pmtrace_bpf *open_object(bool lean)
 		return NULL;
 	}
 	err = pmtrace_bpf__create_skeleton(skel);
-	if (!err && lean)
+	if (!err && o == PMT_OBJ_LEAN)
 		skel->skeleton->data = pmtrace_lean_bpf__elf_bytes(&skel->skeleton->data_sz);
+	if (!err && o == PMT_OBJ_FLAT)
+		skel->skeleton->data = pmtrace_flat_bpf__elf_bytes(&skel->skeleton->data_sz);
 	if (!err)
 		err = bpf_object__open_skeleton(skel->skeleton, NULL);
 	if (err) {
@@ -898,41 +905,49 @@ static struct pmtrace_bpf *open_object(bool lean)
 	return skel;
 }
 
-/* Does the session need only the lean object's programs? Each provider
- * of its probes says so of its own (pmt_provider.lean); what the session
- * adds (stacks and their unwinder, aggregation, counters, the targets'
- * programs) is decided here. PMT_NO_LEAN=1: never (the tests compare). */
-static bool lean_fits(struct pmt_session *s)
+/* The smallest object with every program the session needs. Each
+ * provider of its probes says whether they need only tracepoint
+ * programs without stacks (pmt_provider.lean); what the session adds
+ * (stacks and their unwinder, counters, the targets' programs) is
+ * decided here, and aggregating takes the flat object. PMT_NO_LEAN=1:
+ * always the whole one (the tests compare). */
+static enum pmt_object object_fits(struct pmt_session *s)
 {
 	const struct pmt_provider *prov;
 	struct pmt_prov_ctx *c = prov_ctx(s);
 	const char *no = getenv("PMT_NO_LEAN");
+	bool agg = s->agg;
 	uint32_t i;
 
-	if ((no && *no && strcmp(no, "0")) || s->stack || s->agg || s->counter.n || !s->probes.n)
-		return false;
-	for (i = 0; i < s->probes.n; i++)
-		if (s->probes.v[i].action != PMT_ACT_STREAM || s->probes.v[i].next_agg ||
-		    !s->probes.v[i].prov->lean)
-			return false;
+	if ((no && *no && strcmp(no, "0")) || s->stack || s->counter.n || !s->probes.n)
+		return PMT_OBJ_WHOLE;
+	for (i = 0; i < s->probes.n; i++) {
+		if (!s->probes.v[i].prov->lean)
+			return PMT_OBJ_WHOLE;
+		agg |= s->probes.v[i].action != PMT_ACT_STREAM || s->probes.v[i].next_agg;
+	}
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov_used(s, prov) && !prov->lean(c))
-			return false;
-	return true;
+			return PMT_OBJ_WHOLE;
+	return agg ? PMT_OBJ_FLAT : PMT_OBJ_LEAN;
 }
 
-/* Every program set to load is whole in the lean object. */
-static bool lean_loads_all(const struct pmtrace_bpf *skel)
+/* Every program set to load is whole in object o. */
+static bool object_has_all(const struct pmtrace_bpf *skel, enum pmt_object o)
 {
 	const struct bpf_program *whole[] = {skel->progs.pmt_tp_lean, skel->progs.pmt_fork,
-					     skel->progs.pmt_exit, skel->progs.pmt_exec};
+					     skel->progs.pmt_exit,    skel->progs.pmt_exec,
+					     skel->progs.pmt_tp_flat, skel->progs.pmt_tp_xgen,
+					     skel->progs.pmt_tp_xback};
+	size_t i, n = o == PMT_OBJ_FLAT ? 7 : 4;
 	struct bpf_program *prog;
-	size_t i;
 
+	if (o == PMT_OBJ_WHOLE)
+		return true;
 	bpf_object__for_each_program(prog, skel->obj) {
-		for (i = 0; i < sizeof(whole) / sizeof(whole[0]) && whole[i] != prog; i++)
+		for (i = 0; i < n && whole[i] != prog; i++)
 			;
-		if (bpf_program__autoload(prog) && i == sizeof(whole) / sizeof(whole[0]))
+		if (bpf_program__autoload(prog) && i == n)
 			return false;
 	}
 	return true;
@@ -940,7 +955,7 @@ static bool lean_loads_all(const struct pmtrace_bpf *skel)
 
 /* Open the object and set what the session uses: settings, map sizes and
  * the programs to load. */
-static int open_configured(struct pmt_session *s, bool lean)
+static int open_configured(struct pmt_session *s, enum pmt_object o)
 {
 	const struct pmt_provider *prov;
 	struct bpf_program *prog;
@@ -949,7 +964,7 @@ static int open_configured(struct pmt_session *s, bool lean)
 	uint32_t i;
 
 	libbpf_set_print(libbpf_print);
-	s->skel = open_object(lean);
+	s->skel = open_object(o);
 	if (!s->skel)
 		return pmt_error__runtime(&s->err, -errno, "cannot open the BPF object: %s",
 					  strerror(errno));
@@ -1005,24 +1020,25 @@ static int open_configured(struct pmt_session *s, bool lean)
 
 int pmt_session__load(struct pmt_session *s)
 {
-	bool lean = lean_fits(s);
+	enum pmt_object o = object_fits(s);
 	int err;
 
-	if ((err = open_configured(s, lean)))
+	if ((err = open_configured(s, o)))
 		return err;
-	/* (lean_fits and the providers' lean are to blame: said, and the
+	/* (object_fits and the providers' lean are to blame: said, and the
 	 * whole object taken) */
-	if (lean && !lean_loads_all(s->skel)) {
-		pmt_info("a program the lean BPF object cuts short is needed: the whole one "
-			 "is loaded");
+	if (!object_has_all(s->skel, o)) {
+		pmt_info("a program the %s BPF object cuts short is needed: the whole one "
+			 "is loaded",
+			 object_names[o]);
 		pmtrace_bpf__destroy(s->skel);
 		s->skel = NULL;
-		lean = false;
-		if ((err = open_configured(s, false)))
+		o = PMT_OBJ_WHOLE;
+		if ((err = open_configured(s, o)))
 			return err;
 	}
 	if (pmt_verbose)
-		pmt_info("BPF object: the %s one", lean ? "lean" : "whole");
+		pmt_info("BPF object: the %s one", object_names[o]);
 	verifier_stats(s, true);
 	err = pmtrace_bpf__load(s->skel);
 	verifier_stats(s, false);

@@ -24,21 +24,23 @@ test_getppid_exact() {
 }
 
 # A plain stream loads the lean BPF object (bpf/lean.bpf.h: only its
-# programs whole, a fourteenth of the whole one's bytes); the same
-# session on the whole object (PMT_NO_LEAN=1) prints the same records.
-# Sessions that need another program take the whole object at once (the
-# lean one is never opened and found wanting).
+# programs whole, a fourteenth of the whole one's bytes), an aggregation
+# of tracepoints without stacks the flat one; the same sessions on the
+# whole object (PMT_NO_LEAN=1) print the same records and maps. Sessions
+# that need another program take the whole object at once (a lean one is
+# never opened and found wanting).
 lean_run() { # LABEL WANT-OBJECT PMTRACE-ARGS...
 	local label=$1 want=$2
 	shift 2
 	"$PMT" -v -o "$WORK/$label.txt" "$@" 2>"$WORK/$label.err" >/dev/null || { cat "$WORK/$label.err" >&2; return 1; }
 	grep -q "BPF object: the $want one" "$WORK/$label.err" ||
 		{ fail "$label: not the $want object"; grep "object" "$WORK/$label.err" >&2; return 1; }
-	! grep -q "cuts short" "$WORK/$label.err" || { fail "$label: the lean object opened in vain"; return 1; }
+	! grep -q "cuts short" "$WORK/$label.err" || { fail "$label: a lean object opened in vain"; return 1; }
 }
 
 test_lean_object_as_whole() {
 	local m tp="--tp syscalls:sys_enter_getppid --tp sched:sched_process_exit"
+	local prog='tracepoint:syscalls:sys_enter_getppid { @n[comm] = count(); @s = sum(pid > 0); }'
 	for m in lean whole; do
 		# shellcheck disable=SC2086 # two options
 		PMT_NO_LEAN=$([ $m = lean ] && echo 0 || echo 1) lean_run "$m" $m --raw $tp \
@@ -49,12 +51,24 @@ test_lean_object_as_whole() {
 		sed 's/^.*\] *[0-9.]*: //; s/pid=[0-9]*//g' "$WORK/$m.txt" >"$WORK/$m.fields"
 	done
 	diff -u "$WORK/whole.fields" "$WORK/lean.fields" >&2 || { fail "the lean object's records differ"; return 1; }
-	# each needs a program the lean object cuts short
-	lean_run count whole --tp syscalls:sys_enter_getppid --count -- "$TP"/getppid_loop 10 || return 1
+	# aggregations, by the option and by a program (the generated
+	# programs' tail calls among them, where the kernel has them)
+	lean_run flat flat --tp syscalls:sys_enter_getppid --count --by comm -- "$TP"/getppid_loop 2000 || return 1
+	PMT_NO_LEAN=1 lean_run flatw whole --tp syscalls:sys_enter_getppid --count --by comm -- "$TP"/getppid_loop 2000 ||
+		return 1
+	expect_eq "the flat object's count" "$(grep '^@' "$WORK/flat.txt")" "@[getppid_loop]: 2000" || return 1
+	diff -u "$WORK/flatw.txt" "$WORK/flat.txt" >&2 || { fail "the flat object's map differs"; return 1; }
+	lean_run flatp flat -e "$prog" -- "$TP"/getppid_loop 2000 || return 1
+	PMT_NO_LEAN=1 lean_run flatpw whole -e "$prog" -- "$TP"/getppid_loop 2000 || return 1
+	expect_eq "the flat object's maps" "$(grep '^@' "$WORK/flatp.txt" | tr '\n' ';')" "@n[getppid_loop]: 2000;@s: 2000;" ||
+		return 1
+	diff -u "$WORK/flatpw.txt" "$WORK/flatp.txt" >&2 || { fail "the flat object's program's maps differ"; return 1; }
+	# each needs a program the lean objects cut short
 	lean_run routed whole --tp 'syscalls:sys_enter_get*' -- "$TP"/getppid_loop 10 || return 1
 	lean_run twice whole --tp syscalls:sys_enter_getppid --tp syscalls:sys_enter_getppid \
 		--filter 'common_pid > 0' -- "$TP"/getppid_loop 10 || return 1
-	lean_run stack whole --tp syscalls:sys_enter_getppid --stack kernel -- "$TP"/getppid_loop 10
+	lean_run stack whole --tp syscalls:sys_enter_getppid --stack kernel -- "$TP"/getppid_loop 10 || return 1
+	lean_run stackagg whole --tp syscalls:sys_enter_getppid --count --by kstack -- "$TP"/getppid_loop 10
 }
 
 test_children_followed() {
