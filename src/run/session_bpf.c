@@ -921,13 +921,10 @@ static enum pmt_object object_fits(struct pmt_session *s)
 
 	if ((no && *no && strcmp(no, "0")) || s->stack || s->counter.n || !s->probes.n)
 		return PMT_OBJ_WHOLE;
-	for (i = 0; i < s->probes.n; i++) {
-		if (!s->probes.v[i].prov->lean)
-			return PMT_OBJ_WHOLE;
+	for (i = 0; i < s->probes.n; i++)
 		agg |= s->probes.v[i].action != PMT_ACT_STREAM || s->probes.v[i].next_agg;
-	}
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
-		if (prov_used(s, prov) && !prov->lean(c))
+		if (prov_used(s, prov) && (!prov->lean || !prov->lean(c)))
 			return PMT_OBJ_WHOLE;
 	return agg ? PMT_OBJ_FLAT : PMT_OBJ_LEAN;
 }
@@ -939,7 +936,8 @@ static bool object_has_all(const struct pmtrace_bpf *skel, enum pmt_object o)
 					     skel->progs.pmt_exit,    skel->progs.pmt_exec,
 					     skel->progs.pmt_tp_flat, skel->progs.pmt_tp_xgen,
 					     skel->progs.pmt_tp_xback};
-	size_t i, n = o == PMT_OBJ_FLAT ? 7 : 4;
+	/* (the lean object's four first) */
+	size_t i, n = o == PMT_OBJ_FLAT ? sizeof(whole) / sizeof(whole[0]) : 4;
 	struct bpf_program *prog;
 
 	if (o == PMT_OBJ_WHOLE)
