@@ -314,7 +314,11 @@ static const __u32 pmt_x_key0 = 0;
 
 __noinline int pmt_x_exec(__u32 idx, __u32 probe, __u32 has_rec)
 {
-	struct pmt_xrun r = {.c = {.probe = probe}};
+	/* pid_tgid fetched now, not by the first leaf that wants it: a
+	 * callback's state that changes the caller's frame (0, then a number)
+	 * is one more pass of the kernel's check of the loop (6.7 on checks
+	 * a callback until its states repeat) */
+	struct pmt_xrun r = {.c = {.probe = probe, .pid_tgid = bpf_get_current_pid_tgid()}};
 	struct pmt_event *e;
 
 	r.m = bpf_map_lookup_elem(&pmt_xmem, &pmt_x_key0);
