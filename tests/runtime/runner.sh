@@ -127,6 +127,8 @@ fi
 while read -r area name secs quiet guest _; do
 	[ -n "$area" ] || continue
 	[ -n "$only" ] && [[ $name != *$only* ]] && continue
+	# run elsewhere (tests/run.sh: in the background beside the guests)
+	[[ " ${PMT_RUNTIME_ELSEWHERE:-} " == *" $area/$name "* ]] && continue
 	if [ -n "$mine" ] && [ "$guest" = 1 ] && [[ $mine != *" $area/$name "* ]]; then
 		guest=0
 	fi
