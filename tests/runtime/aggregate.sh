@@ -50,14 +50,15 @@ test_agg_vs_bpftrace() {
 	local ours=$WORK/ours.txt theirs=$WORK/bt.txt err=$WORK/agg.err bt pm try
 	# a bpftrace that does not end on SIGINT is killed: both run again
 	for try in 1 2; do
-		# BEGIN runs once every probe is attached ("Attaching" comes
-		# before); line-buffered, as -o FILE is written only at exit
+		# ready once its probes are attached, after BEGIN's line;
+		# line-buffered, as -o FILE is written only at exit
 		stdbuf -oL bpftrace -e 'BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_getppid /comm == "mix-a" || comm == "mix-b" || comm == "other"/ { @[comm] = count(); }' \
 			>"$theirs" 2>/dev/null &
 		bt=$!
 		"$PMT" -a --tp syscalls:sys_enter_getppid --filter 'comm ~ "mix-*" || comm == "other"' --count --by comm -o "$ours" 2>"$err" &
 		pm=$!
-		if ! wait_for "$err" "aggregating" 1200 || ! wait_for "$theirs" "^ready" 1200; then
+		if ! wait_for "$err" "aggregating" 1200 || ! wait_for "$theirs" "^ready" 1200 ||
+			! bt_attached $bt "$theirs" "BEGIN tracepoint"; then
 			kill -INT $bt $pm
 			return 1
 		fi
@@ -246,7 +247,7 @@ test_hist_vs_bpftrace() {
 	for i in 0 1 2 3; do
 		wait_for "$WORK/h$i.err" "aggregating" 1200 || ready=0
 	done
-	wait_for "$bt" "^ready" 1200 || ready=0
+	{ wait_for "$bt" "^ready" 1200 && bt_attached $btp "$bt" "BEGIN uprobe"; } || ready=0
 	if [ $ready = 1 ]; then
 		"$CALLS" $n & p=$!
 		"$CALLS" $n

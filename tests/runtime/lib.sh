@@ -138,6 +138,36 @@ cg_own() {
 	trap 'rmdir "$OWN_CG"; [ -z "$CG_MOUNTED" ] || umount "$CG"' EXIT
 }
 
+# bpftrace 0.17 runs BEGIN before it attaches its probes (BPFtrace::run:
+# BEGIN_trigger, then each probe): a line BEGIN prints says only that
+# they are coming, and a command run then may make events none sees
+# (seen beside two CPU hogs: a guest's test waited 20 minutes for a line
+# bpftrace had missed). Ready once the kernel lists as many of its
+# attachments as "Attaching N probes..." (its stdout, OUT) said, less
+# BEGIN's and END's and the perf events bpftool does not list
+# (interval, profile): tracepoints, kprobes and uprobes as perf events,
+# kprobe_multi (a glob) as a link.
+bt_attachments() { # PID
+	{
+		bpftool perf show 2>/dev/null
+		bpftool link show 2>/dev/null
+	} | awk -v p="$1" '$1 == "pid" && $2 == p { n++ } /^[0-9]+: / { type = $2 }
+		/^[ \t]+pids / && type == "kprobe_multi" && index($0, "(" p ")") { n++ } END { print n + 0 }'
+}
+bt_attached() { # PID OUT PROGRAM-TEXT [SECS]
+	local pid=$1 n want tries=$(((${4:-60} * ${PMT_SLOWDOWN:-100} * 10 + 99) / 100))
+	command -v bpftool >/dev/null || return 0
+	n=$(sed -n 's/^Attaching \([0-9]*\) probes\{0,1\}\.\.\.$/\1/p' "$2" | head -1)
+	[ -n "$n" ] || { fail "bpftrace did not say how many probes it attaches"; return 1; }
+	want=$((n - $(grep -cE '^[[:space:]]*(BEGIN|END|interval:|profile:)' <<<"$3")))
+	while [ "$(bt_attachments "$pid")" -lt "$want" ]; do
+		kill -0 "$pid" 2>/dev/null || { fail "bpftrace ended while attaching its probes"; return 1; }
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || { fail "bpftrace attached $(bt_attachments "$pid") of its $want probes"; return 1; }
+		sleep 0.1
+	done
+}
+
 # Run CMD... in OWN_CG (in a subshell that enters it).
 in_own_cg() {
 	(echo "$BASHPID" >"$OWN_CG/cgroup.procs" && "$@")

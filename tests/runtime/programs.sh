@@ -216,10 +216,11 @@ test_program_execsnoop_vs_bpftrace() {
 		pm=$!
 		wait_for "$WORK/pm.err" "Ctrl-C" 600 $pm || { kill -INT $pm; return 1; }
 		if oracle_on_host && command -v bpftrace >/dev/null; then
-			# line-buffered: its header says its probes are attached
+			# line-buffered: its header, then its probes attached
 			stdbuf -oL bpftrace "$tool" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
 			bt=$!
-			wait_for "$WORK/bt.txt" "^TIME" 1200 $bt || { kill -INT $pm $bt; return 1; }
+			{ wait_for "$WORK/bt.txt" "^TIME" 1200 $bt && bt_attached $bt "$WORK/bt.txt" "$(cat "$tool")"; } ||
+				{ kill -INT $pm $bt; return 1; }
 		fi
 		/bin/echo "$mark" one "two three" >/dev/null
 		/bin/echo "$mark" "$long" >/dev/null
@@ -1616,7 +1617,8 @@ tool_beside_bpftrace() { # TOOL|FILE HEAD CMD [STATUS [SEEN]]
 		# kernel has not
 		"$PMT" -q "${PM_TOOL:-$tool}" -o "$WORK/out.txt" 2>"$WORK/err" &
 		pm=$!
-		if ! wait_for "$WORK/bt.txt" "$2" 1200 $bt || ! wait_for "$WORK/out.txt" "$2" 600 $pm; then
+		if ! wait_for "$WORK/bt.txt" "$2" 1200 $bt || ! bt_attached $bt "$WORK/bt.txt" "$(cat "${BT_TOOL:-$tool}")" ||
+			! wait_for "$WORK/out.txt" "$2" 600 $pm; then
 			kill -INT $bt $pm
 			wait_gone $bt 30 || kill -KILL $bt
 			wait_gone $pm 30 || kill -KILL $pm
@@ -2042,11 +2044,10 @@ test_program_tutorial_vs_bpftrace() {
 	local prog='tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }' pid="" try
 	for try in 1 2; do
 		if [ -n "$bt" ]; then
-			# ready once BEGIN runs: every probe attached ("Attaching"
-			# comes before)
+			# ready once its probes are attached (after BEGIN)
 			bpftrace -e "$prog BEGIN { printf(\"ready\n\"); }" >"$WORK/bt.txt" 2>"$WORK/bt.err" &
 			pid=$!
-			wait_for "$WORK/bt.txt" "^ready" 300 "$pid" || return 1
+			{ wait_for "$WORK/bt.txt" "^ready" 300 "$pid" && bt_attached "$pid" "$WORK/bt.txt" "BEGIN $prog"; } || return 1
 		fi
 		"$PMT" -q -e "$prog" -o "$WORK/out.txt" -- "$WORK/tutgetppid" 1000 >/dev/null || { fail "lesson 4 failed"; return 1; }
 		[ -n "$pid" ] || break
