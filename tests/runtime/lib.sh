@@ -148,22 +148,25 @@ cg_own() {
 # (interval, profile): tracepoints, kprobes and uprobes as perf events,
 # kprobe_multi (a glob) as a link.
 bt_attachments() { # PID
-	{
-		bpftool perf show 2>/dev/null
-		bpftool link show 2>/dev/null
-	} | awk -v p="$1" '$1 == "pid" && $2 == p { n++ } /^[0-9]+: / { type = $2 }
-		/^[ \t]+pids / && type == "kprobe_multi" && index($0, "(" p ")") { n++ } END { print n + 0 }'
+	local links
+	# (a link's owner from its fd: bpftool's "pids" needs what the
+	# guests' kernels do not give it)
+	links=$(grep -ls '^link_type:[[:space:]]*kprobe_multi' /proc/"$1"/fdinfo/* | wc -l)
+	bpftool perf show 2>/dev/null | awk -v p="$1" -v n="$links" '$1 == "pid" && $2 == p { n++ } END { print n + 0 }'
 }
 bt_attached() { # PID OUT PROGRAM-TEXT [SECS]
-	local pid=$1 n want tries=$(((${4:-60} * ${PMT_SLOWDOWN:-100} * 10 + 99) / 100))
+	local pid=$1 n want end=$((SECONDS + (${4:-60} * ${PMT_SLOWDOWN:-100} + 99) / 100))
 	command -v bpftool >/dev/null || return 0
 	n=$(sed -n 's/^Attaching \([0-9]*\) probes\{0,1\}\.\.\.$/\1/p' "$2" | head -1)
 	[ -n "$n" ] || { fail "bpftrace did not say how many probes it attaches"; return 1; }
 	want=$((n - $(grep -cE '^[[:space:]]*(BEGIN|END|interval:|profile:)' <<<"$3")))
 	while [ "$(bt_attachments "$pid")" -lt "$want" ]; do
 		kill -0 "$pid" 2>/dev/null || { fail "bpftrace ended while attaching its probes"; return 1; }
-		tries=$((tries - 1))
-		[ $tries -gt 0 ] || { fail "bpftrace attached $(bt_attachments "$pid") of its $want probes"; return 1; }
+		if [ $SECONDS -ge $end ]; then
+			{ bpftool perf show; bpftool link show; grep -s link_type /proc/"$pid"/fdinfo/*; } 2>/dev/null | sed 's/^/    | /' >&2
+			fail "bpftrace (pid $pid) attached $(bt_attachments "$pid") of the $want probes it said"
+			return 1
+		fi
 		sleep 0.1
 	done
 }

@@ -1330,8 +1330,12 @@ test_program_generated_vs_machine_vs_bpftrace() {
 	# shellcheck disable=SC2086 # the command's words
 	"$PMT" -v "$bt" -o "$WORK/gen.txt" -- $cmd 2>"$WORK/gen.err" || { grep -v '^libbpf' "$WORK/gen.err" >&2; fail "pmtrace failed"; return 1; }
 	grep 'generated program\|generated BPF' "$WORK/gen.err" >&2
+	# (x86-64 only: src/probes/tracepoint_bpf.c, tp_xgen_shape; on
+	# arm64 the machine runs them, and the comparison below still holds)
+	local want=4
+	[ "$(uname -m)" = x86_64 ] || want=0
 	expect_eq "probes whose programs ran as generated BPF" \
-		"$(grep -c 'its programs run as generated BPF' "$WORK/gen.err")" 4 || return 1
+		"$(grep -c 'its programs run as generated BPF' "$WORK/gen.err")" $want || return 1
 	# shellcheck disable=SC2086 # the command's words
 	PMT_NO_XGEN=1 "$PMT" -q "$bt" -o "$WORK/machine.txt" -- $cmd || { fail "pmtrace on the machine failed"; return 1; }
 	maps_of "$WORK/gen.txt" >"$WORK/ours"
