@@ -95,6 +95,8 @@ vm_start() { # NAME PACKAGE-REGEX SHARE: sets VM_PIDS, logs to .output/vm-NAME.l
 	VMTEST_BUDGET=$GUEST_BUDGET_S tools/vmtest "$pkg" env PMT_VM_SHARE="$share" tests/runtime/runner.sh >"$log" 2>&1 &
 	VM_PIDS+=("$!")
 }
+# the 6.12 guest's kernel package (its suite's and the budget test's)
+VM_612_RE='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
 # Both guests run every_kernel_tests (kprobes, fentry, the verifier's
 # work) and half of guest_tests each (runner.sh, PMT_VM_SHARE): a suite
 # of both lists took 10 minutes a guest on a quiet machine, 19 beside two
@@ -102,13 +104,13 @@ vm_start() { # NAME PACKAGE-REGEX SHARE: sets VM_PIDS, logs to .output/vm-NAME.l
 vms_start() {
 	mkdir -p .output
 	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$' 1/2
-	vm_start 6.12 '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' 2/2
+	vm_start 6.12 "$VM_612_RE" 2/2
 	[ -z "${PMT_ARM64_CI:-}" ] || vm_arm64_start
 	# the host's test of a guest past its budget: a guest idle until its
 	# budget ends (90 s, times the calibration), most of it waiting; in
 	# the background with the guests, not in the busy pass's line
 	# (the 6.12 guest's kernel: its unpacking is vmtest's, under a lock)
-	(PMT_VM_BUDGET_PKG=$(vm_pkg '^linux-image-6\.12\.[0-9]+\+deb12-amd64$') \
+	(PMT_VM_BUDGET_PKG=$(vm_pkg "$VM_612_RE") \
 		tests/runtime/runner.sh -k guest_out_of_budget cli >.output/vm-budget.log 2>&1) &
 	VM_PIDS+=("$!")
 	export PMT_RUNTIME_ELSEWHERE=cli/guest_out_of_budget
