@@ -84,19 +84,45 @@ static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 	return p;
 }
 
-/* A new mapping replaces whatever it overlaps. */
+/* A new mapping replaces what it overlaps, and only that, as mmap does:
+ * what is left of a mapping on either side stays. (A loader's first
+ * mapping of a library spans all its segments, and a later mapping may
+ * land in what it gave back: arm64's ld.so is mapped executable whole,
+ * and the vDSO then placed inside that span.) */
 static void add_map(struct pmt_syms *s, struct proc *p, uint64_t start, uint64_t end,
 		    uint64_t pgoff, struct file *f)
 {
-	size_t i, j, at;
+	size_t i, at;
 
-	for (i = j = 0; i < p->n; i++) {
-		if (p->maps[i].start < end && p->maps[i].end > start)
-			syms_file_unref(s, p->maps[i].f);
-		else
-			p->maps[j++] = p->maps[i];
+	for (i = 0; i < p->n;) {
+		struct map *m = &p->maps[i];
+
+		if (m->start >= end || m->end <= start) {
+			i++;
+		} else if (m->start < start && m->end > end) {
+			struct map right = {end, m->end, m->pgoff + (end - m->start), m->f};
+
+			m->end = start;
+			if (!pmt_grow_insert((void **)&p->maps, &p->n, &p->cap, sizeof(*p->maps),
+					     i + 1, 16)) {
+				p->maps[i].end = right.end; /* as it was */
+				return;
+			}
+			p->maps[i + 1] = right;
+			syms_file_ref(s, right.f);
+			i += 2;
+		} else if (m->start < start) {
+			m->end = start;
+			i++;
+		} else if (m->end > end) {
+			m->pgoff += end - m->start;
+			m->start = end;
+			i++;
+		} else {
+			syms_file_unref(s, m->f);
+			pmt_grow_remove(p->maps, &p->n, sizeof(*p->maps), i);
+		}
 	}
-	p->n = j;
 	for (at = 0; at < p->n && p->maps[at].start < start; at++)
 		;
 	if (!pmt_grow_insert((void **)&p->maps, &p->n, &p->cap, sizeof(*p->maps), at, 16))

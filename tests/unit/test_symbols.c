@@ -332,6 +332,28 @@ TEST(syms_follow_processes)
 	ASSERT_STREQ(mod.file, m.path);
 	ASSERT_EQ(mod.pgoff, m.pgoff);
 	ASSERT_EQ(strlen(mod.build_id), 40);
+	/* a mapping made inside another takes only what it covers (as
+	 * arm64's vDSO placed in the span ld.so's first mapping gave back):
+	 * the text on either side stays named, at its own offsets */
+	{
+		struct pmt_mmap vdso = {FAKE_PID, 0, 0x1000, 0, 0, 0, "[vdso]"};
+		uint64_t page = fn & ~0xfffULL;
+
+		vdso.start = page > m.start ? page - 0x1000 : page + 0x1000;
+		ASSERT_TRUE(vdso.start >= m.start && vdso.start + 0x1000 <= m.end);
+		pmt_syms__mmap(s, &vdso);
+		ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "pmt_symtest_fn");
+		/* the vDSO's page itself is the vDSO's now */
+		ASSERT_TRUE(pmt_syms__module(s, FAKE_PID, vdso.start, &mod));
+		ASSERT_STREQ(mod.file, "[vdso]");
+		/* the text above it: the file offset past the hole */
+		if (vdso.start < page) {
+			ASSERT_TRUE(pmt_syms__module(s, FAKE_PID, page, &mod));
+			ASSERT_EQ(mod.start, vdso.start + 0x1000);
+			ASSERT_EQ(mod.pgoff, m.pgoff + (vdso.start + 0x1000 - m.start));
+		}
+		pmt_syms__mmap(s, &mm);
+	}
 	/* a child has its parent's mappings until it execs */
 	pmt_syms__fork(s, FAKE_PID + 1, FAKE_PID);
 	ASSERT_STREQ(name_of(s, FAKE_PID + 1, fn, &b), "pmt_symtest_fn");
