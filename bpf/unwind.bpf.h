@@ -121,14 +121,32 @@ static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 
 	return true;
 }
 
-/* The caller by the row's rules: 0, or 1 where the walk ends. */
-static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt_cfi_row *r)
+/* The caller by the row's rules: 0, or 1 where the walk ends. after_fp:
+ * this frame was found by frame pointers (u->sp a guess). */
+static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt_cfi_row *r,
+					  bool after_fp)
 {
 	__u64 cfa, ra, fp;
 
 	switch (r->cfa) {
 	case PMT_CFA_END: u->ended = true; return 1; /* the outermost frame */
-	case PMT_CFA_SP: cfa = u->sp + (__s64)r->cfa_off; break;
+	case PMT_CFA_SP:
+#if defined(__TARGET_ARCH_arm64)
+		/* arm64 keeps a frame record at the bottom of its frame,
+		 * not just below the caller's sp as x86 does, so a walk by
+		 * records does not know sp (fp + 16 is the callee's frame,
+		 * less what it keeps above its record: V8's JSEntry saves
+		 * ten registers there). A function that saved x29 points
+		 * x29 at where it saved it, CFA + fp_off: the CFA from fp. */
+		if (after_fp && r->fp == PMT_FP_SAVED) {
+			cfa = u->fp - (__s64)r->fp_off;
+			break;
+		}
+#else
+		(void)after_fp;
+#endif
+		cfa = u->sp + (__s64)r->cfa_off;
+		break;
 	case PMT_CFA_FP: cfa = u->fp + (__s64)r->cfa_off; break;
 	case PMT_CFA_PLT: cfa = u->sp + ((u->pc & 15) >= (__u64)r->cfa_off ? 16 : 8); break;
 	case PMT_CFA_BX:
@@ -187,7 +205,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 	struct pmt_unwind *u;
 	__u64 v, at;
 	__u32 zero = 0;
-	bool caller;
+	bool caller, after_fp;
 
 	(void)data;
 	u = bpf_map_lookup_elem(&pmt_unwind_state, &zero);
@@ -238,10 +256,11 @@ static long pmt_unwind_step(__u32 i, void *data)
 		if (at <= 0xffffffffULL)
 			r = pmt_unwind_row(u->first, u->count, (__u32)at);
 	}
+	after_fp = u->by_fp;
 	u->by_fp = !r || r->cfa == PMT_CFA_NONE;
 	if (u->by_fp)
 		return pmt_unwind_fp(u);
-	return pmt_unwind_cfi(u, r);
+	return pmt_unwind_cfi(u, r, after_fp);
 }
 
 /*
@@ -279,7 +298,12 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash, 
 #endif
 	pmt_unwind_of(u, task);
 	u->start = off;
-	u->max = max;
+	/* a process past exit_mm (its memory being torn down): the pc its
+	 * registers hold, and nothing walked. x86 refuses user reads then
+	 * (the mm loaded is not the task's); arm64 reads what is not freed
+	 * yet, and its VMAs are gone: a walk there gave runs of frames no
+	 * file holds. */
+	u->max = u->mm ? max : 1;
 	u->defer = defer;
 	u->hash = PMT_STACK_HASH_SEED;
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);

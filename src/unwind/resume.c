@@ -71,13 +71,40 @@ static void python_frames(const struct pmt_ustack_dump *d, const uint64_t *py, u
 	}
 }
 
+/* The CFA by the row's rule: false where the walk stops. after_fp: this
+ * frame was found by frame pointers (sp a guess). */
+static bool frame_cfa(const struct pmt_cfi_row *row, uint64_t pc, uint64_t sp, uint64_t fp,
+		      uint64_t bx, bool after_fp, uint64_t *cfa)
+{
+	switch (row->cfa) {
+	case PMT_CFA_SP:
+#if defined(__aarch64__)
+		/* past a frame found by its frame record, sp is not known:
+		 * the CFA from x29, where the function saved it (as the
+		 * kernel's pmt_unwind_cfi) */
+		if (after_fp && row->fp == PMT_FP_SAVED) {
+			*cfa = fp - (int64_t)row->fp_off;
+			return true;
+		}
+#else
+		(void)after_fp;
+#endif
+		*cfa = sp + (int64_t)row->cfa_off;
+		return true;
+	case PMT_CFA_FP: *cfa = fp + (int64_t)row->cfa_off; return true;
+	case PMT_CFA_PLT: *cfa = sp + ((pc & 15) >= (uint64_t)row->cfa_off ? 16 : 8); return true;
+	case PMT_CFA_BX: *cfa = bx + (int64_t)row->cfa_off; return bx != 0;
+	default: return false;
+	}
+}
+
 struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack, const uint64_t *py,
 			     pmt_resume_row_fn row_of, void *ctx, uint64_t *out, uint32_t max)
 {
 	struct walk w = {d, stack, false};
 	struct pmt_resume r = {0};
 	uint64_t pc = d->pc, sp = d->sp, fp = d->fp, bx = d->bx, cfa, ra, v[2];
-	bool caller = d->caller, by_fp = false, eval;
+	bool caller = d->caller, by_fp = false, after_fp, eval;
 	struct pmt_cfi_row row;
 	uint32_t k = 0;
 	int found;
@@ -99,6 +126,7 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			break;
 		out[r.n++] = caller ? pc - 1 : pc;
 		caller = true;
+		after_fp = by_fp;
 		by_fp = found <= 0 || row.cfa == PMT_CFA_NONE;
 		if (by_fp) {
 			if (!fp) { /* _start clears the frame pointer */
@@ -113,18 +141,12 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			bx = 0; /* not known past a frame-pointer step */
 			continue;
 		}
-		switch (row.cfa) {
-		case PMT_CFA_END: r.whole = true; goto out;
-		case PMT_CFA_SP: cfa = sp + (int64_t)row.cfa_off; break;
-		case PMT_CFA_FP: cfa = fp + (int64_t)row.cfa_off; break;
-		case PMT_CFA_PLT: cfa = sp + ((pc & 15) >= (uint64_t)row.cfa_off ? 16 : 8); break;
-		case PMT_CFA_BX:
-			if (!bx)
-				goto out;
-			cfa = bx + (int64_t)row.cfa_off;
+		if (row.cfa == PMT_CFA_END) {
+			r.whole = true; /* the outermost frame */
 			break;
-		default: goto out;
 		}
+		if (!frame_cfa(&row, pc, sp, fp, bx, after_fp, &cfa))
+			break;
 		if (!return_address(&w, &row, cfa, &bx, &ra))
 			break;
 		if (row.fp == PMT_FP_SAVED && !word(&w, cfa + (int64_t)row.fp_off, &fp))
@@ -138,7 +160,6 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 		sp = cfa;
 		pc = ra;
 	}
-out:
 	r.beyond = w.beyond;
 	return r;
 }
