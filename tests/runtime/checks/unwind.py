@@ -357,9 +357,13 @@ def kstacks_hold(argv):
 
 
 
+JS_KINDS = ("JS:", "LazyCompile:", "Function:", "Script:")
+
 def jit_names_in_map(argv):
     """argv: folded or streamed stacks, a perf map: every frame naming JS
-    code (V8's "JS:" names) is the name of a line of the map."""
+    code (V8's "JS:" names from V8 11 on, node 20; "LazyCompile:",
+    "Function:" and "Script:" before, Debian's node 18) is the name of a
+    line of the map."""
     names = set()
     for line in open(argv[2], errors="replace"):
         parts = line.rstrip("\n").split(" ", 2)
@@ -369,12 +373,12 @@ def jit_names_in_map(argv):
     for line in open(argv[1], errors="replace"):
         if line.startswith("\t"):  # streamed: "\t    ADDR NAME+0xOFF"
             fr = re.sub(r"\+0x[0-9a-f]+$", "", line.strip().split(" ", 1)[-1])
-            if fr.startswith("JS:"):
+            if fr.startswith(JS_KINDS):
                 seen[fr] += 1
             continue
         stack, _, count = line.rstrip("\n").rpartition(" ")
         for fr in stack.split(";"):
-            if fr.startswith("JS:"):
+            if fr.startswith(JS_KINDS):
                 seen[fr] += int(count)
     assert seen, "no JS frames"
     unknown = [f for f in seen if f not in names]
