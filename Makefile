@@ -396,7 +396,8 @@ VM_ARM64_PKGS := qemu-system-arm mmdebstrap systemtap-sdt-dev:arm64 busybox-stat
 		 $(if $(filter arm64,$(HOST_ARCH)),g++,g++-aarch64-linux-gnu)
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
-test-deps: deps
+# (make test's arm64 guest's too)
+test-deps: deps vm-arm64-deps
 	$(Q)tools/install-packages $(TEST_PKGS)
 vm-arm64-deps:
 	$(Q)$(MAKE) -s deps ARCH=arm64

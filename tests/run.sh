@@ -3,9 +3,9 @@
 #
 #   tests/run.sh              everything: unit (no root), unit under
 #                             ASan+UBSan, the fuzzer, lint, the runtime
-#                             suite in QEMU guests (x86-64's 6.1 and 6.12;
-#                             with PMT_ARM64_CI=1 ARM64_CI_TESTS in
-#                             arm64's 6.1 too) and on this kernel
+#                             suite in QEMU guests (x86-64's 6.1 and 6.12,
+#                             and ARM64_CI_TESTS in arm64's 6.1 unless
+#                             PMT_ARM64_CI=0) and on this kernel
 #   tests/run.sh vm           the runtime suite in the guests only
 #   tests/run.sh vm-arm64     every test a guest runs in an arm64 guest
 #                             (Debian's arm64 6.1 kernel in
@@ -105,7 +105,7 @@ vms_start() {
 	mkdir -p .output
 	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$' 1/2
 	vm_start 6.12 "$VM_612_RE" 2/2
-	[ -z "${PMT_ARM64_CI:-}" ] || vm_arm64_start
+	[ "${PMT_ARM64_CI:-1}" = 0 ] || vm_arm64_start
 	# the host's test of a guest past its budget: a guest idle until its
 	# budget ends (90 s, times the calibration), most of it waiting; in
 	# the background with the guests, not in the busy pass's line
@@ -123,11 +123,10 @@ vm_wall() { # NAME: the guest's wall time, boot included, as vmtest said it
 	sed -n 's/^vmtest: .*: status [0-9]* after \([0-9]*\) s$/\1/p' ".output/vm-$1.log" | tail -1
 }
 # arm64: the cross build, then Debian's newest arm64 6.1 in
-# qemu-system-aarch64 (TCG) on a root of Debian's arm64 packages. With
-# PMT_ARM64_CI=1, make test's guests include one that runs
-# ARM64_CI_TESTS, in the background beside the x86 guests (not by
-# default: beside two CPU hogs CI takes 18 to 23 of its 20 minutes
-# without it): what the architecture changes (system call numbers, argument
+# qemu-system-aarch64 (TCG) on a root of Debian's arm64 packages. make
+# test's guests include one that runs ARM64_CI_TESTS, in the background
+# beside the x86 guests (PMT_ARM64_CI=0 leaves it out; make test-deps
+# installs what it needs): what the architecture changes (system call numbers, argument
 # and return registers of kprobes, uprobes and USDT, kernel stacks past
 # the BPF frames, the PMU, the in-kernel unwinder and the Python frame
 # reader against the guest's own perf, what arm64's verifier accepts).
@@ -185,7 +184,7 @@ vm_suites() {
 			run_suite "vm budget" cat .output/vm-budget.log
 		if [ -n "${ARM64_T0:-}" ]; then
 			SUITE_WALL=$(vm_wall arm64) run_suite "vm arm64" vm_arm64_result
-		elif [ -n "${PMT_ARM64_CI:-}" ]; then
+		elif [ "${PMT_ARM64_CI:-1}" != 0 ]; then
 			echo "skip vm arm64: $ARM64_NEEDS"
 			total_s=$((total_s + 1))
 		fi
