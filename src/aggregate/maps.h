@@ -57,10 +57,11 @@ uint64_t pmt_aggmaps__lost_stacks(struct pmt_aggmaps *m);
 /* An update the kernel sent because it could not finish its user stack
  * (struct pmt_agg_deferred), the stack finished here: its n frames of
  * process tgid kept under the key the kernel would give them, the key's
- * deferred user stack part set to it, value added under the key. 0 or
+ * deferred user stack part set to it, value added under the key (and in
+ * the windows open since ts, the sample's CLOCK_MONOTONIC time). 0 or
  * -ENOMEM. */
 int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, int64_t value,
-			      uint32_t tgid, const uint64_t *ips, uint32_t n);
+			      uint32_t tgid, const uint64_t *ips, uint32_t n, uint64_t ts);
 /* The totals hold PMT_TOTALS_PER_KEY keys per --max-keys at most: the
  * samples of new keys past that, dropped. */
 #define PMT_TOTALS_PER_KEY 64

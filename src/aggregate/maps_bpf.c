@@ -580,7 +580,7 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t n)
 }
 
 int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, int64_t value,
-			      uint32_t tgid, const uint64_t *ips, uint32_t n)
+			      uint32_t tgid, const uint64_t *ips, uint32_t n, uint64_t ts)
 {
 	uint64_t h = stack_hash(ips, n);
 	struct finished f = {(uint64_t)tgid << 32 | (uint32_t)h};
@@ -600,8 +600,11 @@ int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, in
 	e.key.pad &= ~1u;
 	e.val = (struct pmt_agg_val){1, value, value, value};
 	err = 0;
+	/* a window holds the samples of its own time: one from before it
+	 * opened, its stack finished late (a busy machine), is not its */
 	for (w = 0; w < PMT_AGG_WINDOWS; w++)
-		if (m->win[w].open && pmt_agg_totals__add(&m->win[w].t, &e) == -ENOMEM)
+		if (m->win[w].open && ts >= m->win[w].start_ns &&
+		    pmt_agg_totals__add(&m->win[w].t, &e) == -ENOMEM)
 			err = -ENOMEM;
 	err = err ?: pmt_agg_totals__add(&m->totals, &e);
 	if (err == -ENOSPC) {

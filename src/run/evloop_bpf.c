@@ -259,8 +259,8 @@ static void finish_update(struct pmt_evloop *l, const struct pmt_event_hdr *eh, 
 	}
 	frames = (const void *)((const char *)(eh + 1) + sizeof(d));
 	n = finish_frames(l, eh->pid, frames, d.nuser, 0, frames + d.nuser, d.dump, PMT_STACK_KEPT);
-	if (pmt_aggmaps__add_finished(l->s->aggmaps, &d.key, d.value, eh->pid, l->frames, n) ==
-	    -ENOMEM)
+	if (pmt_aggmaps__add_finished(l->s->aggmaps, &d.key, d.value, eh->pid, l->frames, n,
+				      eh->ts) == -ENOMEM)
 		pmt_warn("no memory for an aggregation's update");
 }
 
