@@ -105,7 +105,7 @@ vms_start() {
 	mkdir -p .output
 	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$' 1/2
 	vm_start 6.12 "$VM_612_RE" 2/2
-	[ "${PMT_ARM64_CI:-1}" = 0 ] || vm_arm64_start
+	! arm64_in_ci || vm_arm64_start
 	# the host's test of a guest past its budget: a guest idle until its
 	# budget ends (90 s, times the calibration), most of it waiting; in
 	# the background with the guests, not in the busy pass's line
@@ -141,6 +141,8 @@ cli/verifier_work_bounded programs/program_opensnoop_vs_bpftrace"
 # CPU hogs.) The whole list's time here quiet
 # (its budget is three times that)
 ARM64_ALL_S=3000
+# make test's arm64 guest: unless PMT_ARM64_CI=0
+arm64_in_ci() { [ "${PMT_ARM64_CI:-1}" != 0 ]; }
 ARM64_NEEDS="needs Debian's arm64 packages, qemu-system-aarch64, mmdebstrap and the cross compiler (make vm-arm64-deps)"
 arm64_ok() {
 	[ -n "$(vm_pkg '^linux-image-6\.1\.0-[0-9]+-arm64$')" ] && command -v qemu-system-aarch64 >/dev/null &&
@@ -186,7 +188,7 @@ vm_suites() {
 			run_suite "vm budget" cat .output/vm-budget.log
 		if [ -n "${ARM64_T0:-}" ]; then
 			SUITE_WALL=$(vm_wall arm64) run_suite "vm arm64" vm_arm64_result
-		elif [ "${PMT_ARM64_CI:-1}" != 0 ]; then
+		elif arm64_in_ci; then
 			echo "skip vm arm64: $ARM64_NEEDS"
 			total_s=$((total_s + 1))
 		fi
