@@ -30,21 +30,27 @@ struct proc *syms_proc_find(const struct pmt_syms *s, uint32_t pid, size_t *at)
 	return lo < s->nprocs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
 }
 
-static void proc_clear(struct pmt_syms *s, struct proc *p)
+/* p's mappings and perf map forgotten: those before an exec at time
+ * exec_ns (its new program writes its own perf map; one opened since the
+ * exec, as the kernel met its JIT code before the exec's record was
+ * applied in time order, is the new program's and stays) */
+static void proc_clear(struct pmt_syms *s, struct proc *p, uint64_t exec_ns)
 {
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
 		syms_file_unref(s, p->maps[i].f);
 	p->n = 0;
-	pmt_jitmap__free(p->jit); /* an exec's new program writes its own */
+	if (p->jit_looked_ns >= exec_ns)
+		return;
+	pmt_jitmap__free(p->jit);
 	p->jit = NULL;
 	p->jit_looked_ns = 0;
 }
 
 void syms_proc_free(struct pmt_syms *s, struct proc *p)
 {
-	proc_clear(s, p);
+	proc_clear(s, p, UINT64_MAX);
 	free(p->maps);
 	free(p);
 }
@@ -227,7 +233,7 @@ void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid)
 	pthread_mutex_unlock(&s->lock);
 }
 
-void pmt_syms__exec(struct pmt_syms *s, uint32_t pid)
+void pmt_syms__exec(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 {
 	struct proc *p;
 	size_t at;
@@ -237,7 +243,7 @@ void pmt_syms__exec(struct pmt_syms *s, uint32_t pid)
 	pthread_mutex_lock(&s->lock);
 	p = syms_proc_find(s, pid, &at);
 	if (p && !p->dead)
-		proc_clear(s, p);
+		proc_clear(s, p, ts);
 	else
 		proc_new(s, pid);
 	pthread_mutex_unlock(&s->lock);

@@ -109,7 +109,8 @@ static void apply(struct pmt_sideband *sb, const struct perf_event_header *h)
 	const struct task_rec *t = (const void *)h;
 	const struct comm_rec *c = (const void *)h;
 	const struct mmap2_rec *m = (const void *)h;
-	size_t room = h->size - sizeof(struct sample_id);
+	const struct sample_id *id = (const void *)((const char *)h + h->size - sizeof(*id));
+	size_t room = h->size - sizeof(*id);
 
 	switch (h->type) {
 	case PERF_RECORD_FORK:
@@ -123,7 +124,7 @@ static void apply(struct pmt_sideband *sb, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_COMM:
 		if (room >= sizeof(*c) && (h->misc & PERF_RECORD_MISC_COMM_EXEC))
-			pmt_syms__exec(sb->syms, c->pid);
+			pmt_syms__exec(sb->syms, c->pid, id->time);
 		break;
 	case PERF_RECORD_MMAP2:
 		if (room > sizeof(*m) && memchr(m->filename, 0, room - sizeof(*m))) {

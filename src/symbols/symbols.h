@@ -63,7 +63,8 @@ struct pmt_mmap {
 	const char *path;
 };
 void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid);
-void pmt_syms__exec(struct pmt_syms *s, uint32_t pid);
+/* ts: the exec's time (CLOCK_MONOTONIC) */
+void pmt_syms__exec(struct pmt_syms *s, uint32_t pid, uint64_t ts);
 void pmt_syms__mmap(struct pmt_syms *s, const struct pmt_mmap *m);
 /* ts: CLOCK_MONOTONIC, as the samples' */
 void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts);

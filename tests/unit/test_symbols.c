@@ -15,6 +15,7 @@
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
+#include "util/strutil.h"
 #include "test.h"
 
 /* one function under three names: perf (and we) show the global one */
@@ -324,7 +325,7 @@ TEST(syms_follow_processes)
 	ASSERT_EQ(exe_map_of(fn, &m), 0);
 	mm = (struct pmt_mmap){FAKE_PID, m.start, m.end - m.start, m.pgoff, m.dev, m.ino, m.path};
 	/* a process of which /proc knows nothing, told by its records */
-	pmt_syms__exec(s, FAKE_PID);
+	pmt_syms__exec(s, FAKE_PID, 0);
 	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "[unknown]");
 	pmt_syms__mmap(s, &mm);
 	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "pmt_symtest_fn");
@@ -357,7 +358,7 @@ TEST(syms_follow_processes)
 	/* a child has its parent's mappings until it execs */
 	pmt_syms__fork(s, FAKE_PID + 1, FAKE_PID);
 	ASSERT_STREQ(name_of(s, FAKE_PID + 1, fn, &b), "pmt_symtest_fn");
-	pmt_syms__exec(s, FAKE_PID + 1);
+	pmt_syms__exec(s, FAKE_PID + 1, 0);
 	ASSERT_STREQ(name_of(s, FAKE_PID + 1, fn, &b), "[unknown]");
 	/* exited: named until reaped past its exit */
 	pmt_syms__exit(s, FAKE_PID, 1000);
@@ -368,7 +369,7 @@ TEST(syms_follow_processes)
 	/* too many exited before a print: the oldest are forgotten, counted */
 	for (i = 0; i < 8193; i++) {
 		mm.pid = FAKE_PID + 10 + i;
-		pmt_syms__exec(s, mm.pid);
+		pmt_syms__exec(s, mm.pid, 0);
 		pmt_syms__mmap(s, &mm);
 		pmt_syms__exit(s, mm.pid, 2000 + i);
 	}
@@ -450,6 +451,39 @@ TEST(jitmap_read_as_it_grows)
 	pmt_jitmap__free(j);
 	close(fd);
 	unlink(path);
+}
+
+/* A process whose JIT code the kernel met after an exec, its perf map
+ * opened then, keeps that map when the exec's record is applied later
+ * (records wait for the samples' time; the poll does not): names come
+ * from it after the file is gone (a container's root gone with it). An
+ * exec after the map was opened forgets it: the new program writes its
+ * own. */
+TEST(syms_jit_map_kept_past_earlier_exec)
+{
+	struct pmt_syms *s = pmt_syms__new(true, true);
+	uint32_t pid = (uint32_t)getpid();
+	const char *line = "10000 100 JS:*late /t/x.js:1\n";
+	struct pmt_buf b = {0};
+	char path[64];
+	uint64_t t0;
+	int fd;
+
+	ASSERT_TRUE(s != NULL);
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	close(fd);
+	t0 = pmt_now_ns();
+	pmt_syms__jit_seen(s, pid);
+	unlink(path);
+	pmt_syms__exec(s, pid, t0 - 1);
+	ASSERT_STREQ(name_of(s, pid, 0x10010, &b), "JS:*late /t/x.js:1");
+	pmt_syms__exec(s, pid, pmt_now_ns());
+	ASSERT_STREQ(name_of(s, pid, 0x10010, &b), "[unknown]");
+	pmt_buf__free(&b);
+	pmt_syms__free(s);
 }
 
 /* The container id and systemd unit a cgroup path names: as the OTel
