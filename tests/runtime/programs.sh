@@ -283,14 +283,20 @@ test_program_interval_printf_vs_bpftrace() {
 				{ cat "$WORK/bt.err" >&2; fail "bpftrace -e failed"; return 1; }
 		fi
 		# bpftrace's own ticks on a busy machine now and then miss one
-		# (its gap two periods): ours may not
+		# (its gap two periods): ours may not. A tick late (a virtual
+		# CPU the host did not run: 66 ms seen in CI) is let through
+		# when the next is back on time (the two gaps 200 ms): the timer
+		# kept its period, whoever's it is
 		awk -v who=$who '/^tick/ {
 			if ($3 != 42) { print who ": not computed: " $0; bad = 1 }
 			gap = $2 - last
+			if (late) { gap += late - 100000; late = 0 }
+			else if (n && gap > 110000 && gap < 190000) { late = gap; last = $2; n++; next }
 			if (n && who == "theirs" && gap > 190000 && gap < 210000) { gap -= 100000; missed++ }
 			if (n && (gap < 90000 || gap > 110000)) { print who ": " $2 - last " us after the tick before"; bad = 1 }
 			last = $2; n++
 		} END {
+			if (late) { print who ": the last tick " late " us after the one before"; bad = 1 }
 			if (n + missed < 9 || n + missed > 11 || missed > 1) { print who ": " n " ticks in 1.05 s"; bad = 1 }
 			printf "    %s: %d ticks 100 ms apart\n", who, n
 			exit bad
