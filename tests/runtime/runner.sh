@@ -25,8 +25,9 @@
 # each kind of probe attached, the in-kernel unwinder and Python reader,
 # drains, counters). What user space does with the records is the same on
 # every kernel and is tested on the host. Every guest runs
-# every_kernel_tests: what this host cannot run (kprobes, fentry) and what
-# a kernel's verifier decides most. The arm64 guest (PMT_VM_ARCH=arm64,
+# every_kernel_tests: what a kernel's verifier decides most, and each
+# kprobe mode's and fentry's exact counts and BTF chains (the rest of what
+# this host cannot run, kprobes and fentry, is dealt as guest_tests). The arm64 guest (PMT_VM_ARCH=arm64,
 # no share) runs both lists and arm64_tests: what differs by architecture
 # beyond what the kernel decides (the user-space unwinder's arm64 half
 # against the guest's own perf). PMT_VM_TESTS="AREA/NAME ..." runs those
@@ -108,6 +109,13 @@ hung_tree() { # PID SKIP
 	done
 }
 
+# The CPU time of this shell's children that have ended (and theirs that
+# they waited for), in clock ticks: a test's (a test's processes that
+# outlive it are not counted): what it costs the guests and tests beside
+# it (tests/run.sh runs them side by side).
+TICKS=$(getconf CLK_TCK 2>/dev/null || echo 100)
+cpu_ticks() { awk '{ i = match($0, /\) /); split(substr($0, i + 2), f, " "); print f[14] + f[15] }' "/proc/$$/stat"; }
+
 # Every test to run: "AREA NAME SECS QUIET" lines. In a QEMU guest the
 # quiet ones come last: the guests start beside the host's unit suites and
 # fuzzer (tests/run.sh), whose CPU their one emulated CPU then misses.
@@ -157,7 +165,7 @@ while read -r area name secs <&3; do
 	[ -n "$area" ] || continue
 	secs=$(((secs * PMT_SLOWDOWN + 99) / 100))
 	[ -z "${PMT_VM_PROGRESS:-}" ] || echo "$area/$name $secs" >"$PMT_VM_PROGRESS"
-	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
+	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS c0=$(cpu_ticks)
 	# a few seconds before its time is up, what its processes wait in
 	# shellcheck disable=SC2016 # the trap's words are expanded when it runs
 	(
@@ -175,8 +183,9 @@ while read -r area name secs <&3; do
 	rc=$? t=$((SECONDS - t0))
 	kill $watch 2>/dev/null
 	wait $watch
+	c=$(($(cpu_ticks) - c0))
 	case $rc in
-	0) echo "ok   runtime/$area/$name ($t s)"; passed=$((passed + 1)) ;;
+	0) echo "ok   runtime/$area/$name ($t s, CPU $((c / TICKS)).$((c % TICKS * 10 / TICKS)) s)"; passed=$((passed + 1)) ;;
 	77) echo "skip runtime/$area/$name"; skipped=$((skipped + 1)) ;;
 	124 | 137)
 		echo "FAIL runtime/$area/$name: timed out after $secs s; its last commands:"
