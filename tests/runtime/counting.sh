@@ -7,9 +7,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="counter_streamed stat_counts_from_exec"
-# shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="counter_faults_per_call"
+guest_tests="counter_streamed stat_counts_from_exec counter_faults_per_call"
 
 # counts compared with perf stat's, context switches among them: on a quiet machine (runner.sh)
 # shellcheck disable=SC2034 # read by runner.sh

@@ -6,13 +6,13 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="pmu_page_faults pmu_mode_filter"
+guest_tests="pmu_page_faults pmu_mode_filter pmu_cycles_fallback"
 # what each took in a guest beside the suites, seconds (runner.sh deals
 # guest_tests by it)
 # shellcheck disable=SC2034 # read by runner.sh
 guest_secs_pmu_mode_filter=21
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="pmu_cycles_fallback pmu_cycles_hardware"
+every_kernel_tests="pmu_cycles_hardware"
 
 # a share of samples in one function: on a quiet machine (runner.sh)
 # shellcheck disable=SC2034 # read by runner.sh

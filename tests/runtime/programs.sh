@@ -8,7 +8,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="program_kprobe_tools_vs_bpftrace program_kprobe_tools2_vs_bpftrace program_vfs_tools_vs_bpftrace program_block_tools_vs_bpftrace program_tcplife_vs_bpftrace program_dcsnoop_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes"
+guest_tests="program_kprobe_tools_vs_bpftrace program_kprobe_tools2_vs_bpftrace program_vfs_tools_vs_bpftrace program_block_tools_vs_bpftrace program_tcplife_vs_bpftrace program_dcsnoop_vs_bpftrace program_saved_strings_vs_bpftrace program_file_vs_bpftrace program_syscount_vs_bpftrace program_printf_vs_bpftrace program_printf_uprobe_slots program_opensnoop_vs_bpftrace program_saved_at_end_vs_bpftrace program_start_times_saved_vs_bpftrace program_if_vs_bpftrace program_list_skips_unattachable program_tutorial_kprobes program_execsnoop_vs_bpftrace program_generated_vs_machine_vs_bpftrace"
 # what each took in a guest beside the suites, seconds (runner.sh deals
 # guest_tests by it)
 # shellcheck disable=SC2034 # read by runner.sh
@@ -20,7 +20,7 @@ guest_secs_program_dcsnoop_vs_bpftrace=92
 guest_secs_program_tcplife_vs_bpftrace=73
 guest_secs_program_list_skips_unattachable=47
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="program_maps_of_every_kind program_execsnoop_vs_bpftrace program_generated_vs_machine_vs_bpftrace"
+every_kernel_tests="program_maps_of_every_kind"
 
 # spinners pinned to one CPU, its run queue read: no other test's tasks
 # on it (runner.sh)

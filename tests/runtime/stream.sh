@@ -6,9 +6,9 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="getppid_exact children_followed pid_exit_seen pid_filter lost_reported"
+guest_tests="getppid_exact children_followed pid_exit_seen pid_filter lost_reported command_exits_seen"
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="command_exits_seen lean_object_as_whole"
+every_kernel_tests="lean_object_as_whole"
 
 test_getppid_exact() {
 	local out=$WORK/getppid.txt n pid nr

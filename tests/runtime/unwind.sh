@@ -1085,14 +1085,15 @@ test_stripped_debuginfod() {
 # alone), Debian's python3.11. pmtrace's stacks are whole as often as
 # perf's at least, and the functions on them as perf finds them
 # (checks/unwind.py vs_perf_dwarf). The arm64 guest runs it against its
-# own perf: the unwinder's arm64 half.
+# own perf: the unwinder's arm64 half. PMT_VS_PERF="WHAT ..." runs those
+# alone (make test's arm64 guest: nofp, a third of the guest's time).
 # (perf's DWARF copies unwound by perf script: slow under TCG)
 # shellcheck disable=SC2034 # read by runner.sh
 timeout_unwind_vs_perf_dwarf=300
 test_unwind_vs_perf_dwarf() {
 	requires perf || return
 	local what
-	for what in nofp static python; do
+	for what in ${PMT_VS_PERF:-nofp static python}; do
 		stacks_vs_perf "$what" || return 1
 	done
 }
