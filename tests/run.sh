@@ -100,7 +100,7 @@ VM_612_RE='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
 # Both guests run every_kernel_tests (each kprobe mode's and fentry's
 # exact counts, the verifier's work) and half of guest_tests each
 # (runner.sh, PMT_VM_SHARE): a suite of both lists took 12 minutes a
-# guest beside make test's other suites here.
+# guest beside make test's other suites here, 17 and 21 beside two CPU hogs.
 vms_start() {
 	mkdir -p .output
 	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$' 1/2
