@@ -336,9 +336,9 @@ fi
 # the fuzzer, lint, and this kernel's runtime tests but those whose
 # figures a busy machine changes (quiet_NAME=1), which run once the guests
 # are done. (ASan's unit suite, the fuzzer and lint in the background
-# beside the busy pass, beside two CPU hogs: a system-wide profile's
-# sample count 10% short and a spinner not named in systemd_unit's: the
-# busy pass's bounds are for this load, not more.)
+# beside the busy pass were tried: beside two CPU hogs a served
+# system-wide profile came 10% short of its samples. The busy pass's
+# bounds are for this load, not more.)
 ! $vm_ok || vms_start
 for s in unit asan fuzz lint; do
 	one_suite $s

@@ -27,10 +27,11 @@
 # every kernel and is tested on the host. Every guest runs
 # every_kernel_tests: what a kernel's verifier decides most, and each
 # kprobe mode's and fentry's exact counts and BTF chains (the rest of what
-# this host cannot run, kprobes and fentry, is dealt as guest_tests). The arm64 guest (PMT_VM_ARCH=arm64,
-# no share) runs both lists and arm64_tests: what differs by architecture
-# beyond what the kernel decides (the user-space unwinder's arm64 half
-# against the guest's own perf). PMT_VM_TESTS="AREA/NAME ..." runs those
+# this host cannot run, kprobes and fentry, is dealt as guest_tests).
+# The arm64 guest (PMT_VM_ARCH=arm64, no share) runs both lists and
+# arm64_tests: what differs by architecture beyond what the kernel
+# decides (the user-space unwinder's arm64 half against the guest's own
+# perf). PMT_VM_TESTS="AREA/NAME ..." runs those
 # alone (make test's arm64 guest: tests/run.sh). The guest_tests are dealt between
 # the guests make test starts (PMT_VM_SHARE=K/N: the K-th share of N),
 # each kernel checked below and above by this host's; a guest without a
@@ -109,10 +110,10 @@ hung_tree() { # PID SKIP
 	done
 }
 
-# The CPU time of this shell's children that have ended (and theirs that
-# they waited for), in clock ticks: a test's (a test's processes that
-# outlive it are not counted): what it costs the guests and tests beside
-# it (tests/run.sh runs them side by side).
+# The CPU time, in clock ticks, of this shell's children that have ended
+# and of what they waited for: taken around a test, what it cost the
+# guests and tests beside it (tests/run.sh runs them side by side); its
+# processes that outlive it are not counted.
 TICKS=$(getconf CLK_TCK 2>/dev/null || echo 100)
 cpu_ticks() { awk '{ i = match($0, /\) /); split(substr($0, i + 2), f, " "); print f[14] + f[15] }' "/proc/$$/stat"; }
 
