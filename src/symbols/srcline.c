@@ -53,6 +53,12 @@ struct cuidx {
 	uint64_t used; /* the file's tick at its last use */
 };
 
+/* A CU's address range (ranges of one CU next to each other merged). */
+struct curange {
+	uint64_t lo, hi;
+	Dwarf_Off cu; /* the CU DIE's offset */
+};
+
 struct pmt_srcfile {
 	int fd, dfd; /* the file, and its separate debug file (or -1) */
 	Elf *elf, *delf;
@@ -65,6 +71,12 @@ struct pmt_srcfile {
 	size_t nidx, scopes;
 	uint64_t tick;
 	bool no_index;
+	/* The CUs by address, made from their own ranges at the first
+	 * address dwarf_addrdie places in none: it reads .debug_aranges
+	 * alone (elfutils 0.188), which clang does not emit by default. */
+	struct curange *cur;
+	size_t ncur;
+	bool cur_made;
 };
 
 static bool read_loads(struct pmt_srcfile *f)
@@ -155,6 +167,7 @@ void pmt_srcfile__free(struct pmt_srcfile *f)
 		for (i = 0; i < PMT_SRC_CACHE; i++)
 			slot_clear(&f->cache[i]);
 	free(f->cache);
+	free(f->cur);
 	if (f->dw)
 		dwarf_end(f->dw);
 	if (f->delf)
@@ -378,6 +391,72 @@ static int chain_walked(Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
 	return k;
 }
 
+static int curange_cmp(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* f->cur: every compile unit's ranges by address, those of one CU that
+ * follow each other once sorted made one (clang gives a CU a range a
+ * function). Out of memory: what was read so far. */
+static void curanges_make(struct pmt_srcfile *f)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cu;
+	uint8_t type;
+	size_t cap = 0, i, n;
+	struct curange *g;
+	ptrdiff_t off;
+
+	f->cur_made = true;
+	while (dwarf_get_units(f->dw, unit, &unit, NULL, &type, &cu, NULL) == 0) {
+		if (type != DW_UT_compile)
+			continue;
+		for (off = 0; (off = dwarf_ranges(&cu, off, &base, &lo, &hi)) > 0;) {
+			if (hi <= lo)
+				continue;
+			if (!(g = pmt_grow(f->cur, &cap, f->ncur, sizeof(*g), 64)))
+				goto sort;
+			f->cur = g;
+			f->cur[f->ncur++] = (struct curange){lo, hi, dwarf_dieoffset(&cu)};
+		}
+	}
+sort:
+	pmt_sort(f->cur, f->ncur, sizeof(*f->cur), curange_cmp);
+	for (n = 0, i = 0; i < f->ncur; i++) {
+		struct curange *last = n ? &f->cur[n - 1] : NULL;
+
+		if (last && last->cu == f->cur[i].cu)
+			last->hi = last->hi > f->cur[i].hi ? last->hi : f->cur[i].hi;
+		else
+			f->cur[n++] = f->cur[i];
+	}
+	f->ncur = n;
+}
+
+/* The CU whose ranges hold addr, as dwarf_addrdie finds it where the
+ * file has .debug_aranges. */
+static bool cu_of(struct pmt_srcfile *f, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi, mid;
+
+	if (dwarf_addrdie(f->dw, addr, cu))
+		return true;
+	if (!f->cur_made)
+		curanges_make(f);
+	for (hi = f->ncur; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (f->cur[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < f->cur[lo - 1].hi && dwarf_offdie(f->dw, f->cur[lo - 1].cu, cu);
+}
+
 /* Fill s for address addr (in the DWARF's terms). */
 static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 {
@@ -390,7 +469,7 @@ static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 	uint32_t lineno = 0;
 	int n, i, k = 0;
 
-	if (!dwarf_addrdie(f->dw, addr, &cu))
+	if (!cu_of(f, addr, &cu))
 		return;
 	line = dwarf_getsrc_die(&cu, addr);
 	if (line) {
@@ -447,7 +526,7 @@ int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_sr
 size_t pmt_srcfile__bytes(const struct pmt_srcfile *f)
 {
 	return sizeof(*f) + PMT_SRC_CACHE * sizeof(*f->cache) +
-	       f->scopes * (sizeof(struct scope) + sizeof(uint64_t));
+	       f->scopes * (sizeof(struct scope) + sizeof(uint64_t)) + f->ncur * sizeof(*f->cur);
 }
 
 void pmt_srcfile__no_index(struct pmt_srcfile *f)
