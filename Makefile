@@ -128,7 +128,9 @@ LOADER_OBJS := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LOADER_SRCS))
 OBJS := $(PURE_OBJS) $(LOADER_OBJS)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(OUTPUT)/unit/%.o,$(UNIT_SRCS))
-ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(PURE_SRCS) $(UNIT_SRCS))
+# the unit suite under ASan and UBSan: the pure objects are the fuzzer's
+# (clang's, instrumented alike), compiled once for both
+ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/fuzzobj/%.o,$(PURE_SRCS)) $(patsubst %.c,$(OUTPUT)/asan/%.o,$(UNIT_SRCS))
 
 .PHONY: FORCE all deps test-deps vm-arm64-deps test unit asan tools testprogs vmlinux clean fuzz fuzz-build vmtest test-load test-sanitize lint \
 	install uninstall man
@@ -160,7 +162,7 @@ $(OUTPUT)/gen/syscall_nrs.h:
 			-e '/^PMT_SYSCALL([a-z0-9_]*, [0-9][0-9]*)$$/p' | \
 		sort -t, -k2 -n >$@.tmp
 	$(Q)test -s $@.tmp && mv $@.tmp $@
-$(OUTPUT)/src/tracefs/syscalls.o $(OUTPUT)/asan/src/tracefs/syscalls.o: $(OUTPUT)/gen/syscall_nrs.h
+$(OUTPUT)/src/tracefs/syscalls.o: $(OUTPUT)/gen/syscall_nrs.h
 
 # Loader files include the skeleton: generate it first (order-only; -MMD
 # records the real dependency once a file has been compiled).
@@ -229,20 +231,22 @@ $(OUTPUT)/unit/%.o: tests/unit/%.c $(FLAGS_FILE) | $(OUTPUT)/unit
 # the CPython 3.11 headers (libpython3.11-dev) the Python frames' layout
 # is checked against
 PY311_CFLAGS := -isystem /usr/include/python3.11
-$(OUTPUT)/unit/py311_headers.o $(OUTPUT)/asan/tests/unit/py311_headers.o: ALL_CFLAGS += $(PY311_CFLAGS)
+$(OUTPUT)/unit/py311_headers.o: ALL_CFLAGS += $(PY311_CFLAGS)
+$(OUTPUT)/asan/tests/unit/py311_headers.o: FUZZ_CFLAGS += $(PY311_CFLAGS)
 
 $(OUTPUT)/test_unit: $(UNIT_OBJS) $(PURE_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(PURE_LIBS) -o $@
 
-$(OUTPUT)/asan/%.o: %.c $(FLAGS_FILE)
+$(OUTPUT)/asan/%.o: %.c $(FLAGS_FILE) $(OUTPUT)/gen/syscall_nrs.h
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(filter-out -O%,$(ALL_CFLAGS)) $(SAN_FLAGS) -Itests/unit -c $< -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=address,undefined -Itests/unit -c $< -o $@
 
+# (the fuzzer's coverage hooks: the sanitizers' runtime answers them)
 $(OUTPUT)/test_unit_asan: $(ASAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(SAN_FLAGS) $^ $(PURE_LIBS) -o $@
+	$(Q)$(CLANG) -fsanitize=address,undefined,fuzzer-no-link $^ $(PURE_LIBS) -o $@
 
 include tests/testprogs/rules.mk
 

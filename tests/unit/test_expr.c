@@ -100,7 +100,11 @@ typedef int64_t int64;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wparentheses"
 #pragma GCC diagnostic ignored "-Wsign-compare"
+#ifdef __clang__
+#pragma GCC diagnostic ignored "-Wtautological-compare"
+#else
 #pragma GCC diagnostic ignored "-Wbool-compare"
+#endif
 #define CASE(e)                                             \
 	{                                                   \
 #e, (uint64_t)(int64_t)(e), (e) < 0 ? 1 : 0 \

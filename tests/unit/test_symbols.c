@@ -257,7 +257,9 @@ TEST(srcfile_index_as_getscopes)
 /* Inlined frames and lines from this binary's own DWARF (it is built
  * with -g): somewhere in pmt_srctest_outer the inlined function is
  * running, at its line, called from the outer one's line; the cache
- * keeps its size however many addresses are asked. */
+ * keeps its size however many addresses are asked. gcc's build has
+ * .debug_aranges; the ASan build is clang's, which has none: its CUs
+ * are found by their own ranges. */
 TEST(srcfile_inlined_frames_and_lines)
 {
 	uintptr_t fn = (uintptr_t)&pmt_srctest_outer;
