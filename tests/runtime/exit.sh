@@ -63,7 +63,7 @@ test_exit_is_prompt() {
 left_after_stop() { # MARKER
 	local n tries=$(((30 * ${PMT_SLOWDOWN:-100} + 99) / 100))
 	while n=$(pgrep -fc "sleep $1") && [ "$n" -gt 0 ] && [ "$tries" -gt 0 ]; do
-		sleep 0.1
+		nap 0.1
 		tries=$((tries - 1))
 	done
 	echo "${n:-0}"
@@ -196,7 +196,7 @@ test_max_keys_cost_and_startup_signal() {
 ended_within() { # SECONDS PID: it exited (a zombie until waited for)
 	local tries=$(($1 * 20))
 	while [ $tries -gt 0 ] && [ -e "/proc/$2" ] && ! grep -q '^State:.*Z' "/proc/$2/status" 2>/dev/null; do
-		sleep 0.05
+		nap 0.05
 		tries=$((tries - 1))
 	done
 	[ $tries -gt 0 ]

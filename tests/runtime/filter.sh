@@ -39,7 +39,7 @@ test_filter_pid_system_wide() {
 	local tracer=$!
 	wait_for "$err" tracing 600 || return 1
 	kill -CONT $pid
-	while kill -0 $pid 2>/dev/null; do sleep 0.05; done
+	while kill -0 $pid 2>/dev/null; do nap 0.05; done
 	sleep 0.2
 	kill -INT $tracer
 	wait $tracer || { cat "$err" >&2; return 1; }

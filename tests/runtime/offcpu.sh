@@ -71,7 +71,7 @@ test_offcpu_vs_offcputime() {
 			kill $prog $pm
 			return 1
 		fi
-		sleep 0.05
+		nap 0.05
 	done
 	wait_for "$WORK/pm.err" "Ctrl-C to stop" 600 $pm || { kill $prog $oc; return 1; }
 	kill -USR1 $prog

@@ -267,7 +267,7 @@ test_unwind_deferred_rings_full() {
 	until [ "$(cat "$WORK/out")" = "900 caught" ]; do
 		tries=$((tries - 1))
 		[ $tries -gt 0 ] || { fail "dlthrower did not finish"; kill -CONT $p; kill $p; return 1; }
-		sleep 0.1
+		nap 0.1
 	done
 	kill -CONT $p
 	wait $p || { cat "$WORK/err" >&2; return 1; }
@@ -502,7 +502,7 @@ watch_peaks() {
 		n=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
 		[ -n "$k" ] && [ "$k" -gt "$kb" ] && kb=$k
 		[ "$n" -gt "$fds" ] && fds=$n
-		sleep 0.1
+		nap 0.1
 	done
 	echo "$kb $fds"
 }

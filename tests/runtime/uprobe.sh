@@ -57,7 +57,7 @@ test_uprobe_pid() {
 	sh -c 'kill -STOP $$; exec "$0" 20 0' "$CALLS" & other=$!
 	# stopped before pmtrace starts, or a late stop would follow the CONT
 	until [ "$(cut -d' ' -f3 "/proc/$pid/stat")" = T ] &&
-		[ "$(cut -d' ' -f3 "/proc/$other/stat")" = T ]; do sleep 0.01; done
+		[ "$(cut -d' ' -f3 "/proc/$other/stat")" = T ]; do nap 0.01; done
 	timeout 60 "$PMT" --uprobe "$UFN" -p "$pid" -o "$out" 2>"$err" &
 	local tracer=$!
 	wait_for "$err" "tracing" 1200 || { kill -9 $pid $other $tracer; return 1; }
