@@ -213,12 +213,12 @@ PY
 # Wait until FILE contains PATTERN (default 5 s, TRIES of 50 ms, scaled
 # by the suite's calibration); with PID, only while that process lives.
 # What FILE ends with is shown when it never does.
-# FILE is read again only once it has changed: the stamp written before
-# each read is newer than a FILE written before it (same-tick writes
-# read again), a test of the shell's, no process.
+# FILE is read again only once it has changed: the stamp (this shell's)
+# written before each read is newer than a FILE written before it
+# (same-tick writes read again), a test of the shell's, no process.
 wait_for() {
 	local file=$1 pattern=$2 tries=$(((${3:-100} * ${PMT_SLOWDOWN:-100} + 99) / 100)) pid=${4:-}
-	local stamp=$WORK/.wait_for first=1
+	local stamp=$WORK/.wait_for.$BASHPID first=1
 	while [ "$tries" -gt 0 ]; do
 		if [ -n "$first" ] || ! [ "$stamp" -nt "$file" ]; then
 			first=
