@@ -40,10 +40,13 @@ complete_share() {
 }
 
 # Share of the samples in FILE (second half) whose stacks are DEPTH+
-# frames deep: "deep total".
+# frames deep: "deep total". Samples taken in the kernel are left out:
+# their user stack is a system call's caller's (nofp's clock_gettime in
+# main), shallow however whole; under TCG beside busy guests they were
+# 17 of 291 (an emulated CPU stalls in its timer reads), quiet 3 of 520.
 deep_share() {
-	awk -v depth="$2" '/cpu-clock:/ { n++; d[n] = 0; next } { d[n]++ }
-		END { for (i = int(n / 2) + 1; i <= n; i++) { t++; c += d[i] >= depth }; print c + 0, t + 0 }' "$1"
+	awk -v depth="$2" '/cpu-clock:/ { n++; d[n] = 0; k[n] = / mode=kernel /; next } { d[n]++ }
+		END { for (i = int(n / 2) + 1; i <= n; i++) if (!k[i]) { t++; c += d[i] >= depth }; print c + 0, t + 0 }' "$1"
 }
 
 # A chain main -> a -> b -> qsort -> comparator built without frame
@@ -56,7 +59,13 @@ test_unwind_nofp_chain() {
 	read -r c t < <(deep_share "$out" 9)
 	note "dwarf: $c of $t samples 9+ frames deep"
 	[ "$t" -ge 50 ] || { fail "only $t samples"; return 1; }
-	[ $((c * 100)) -ge $((t * 95)) ] || { fail "$c of $t deep, want 95%"; return 1; }
+	if [ $((c * 100)) -lt $((t * 95)) ]; then
+		# (the shallow ones, for the record)
+		awk '/cpu-clock:/ { n++ } { s[n] = s[n] "\n    | " $0; d[n]++ }
+			END { for (i = int(n / 2) + 1; i <= n && k < 3; i++) if (d[i] < 10) { k++; print s[i] } }' "$out" >&2
+		fail "$c of $t deep, want 95%"
+		return 1
+	fi
 	if [ "$(uname -m)" = aarch64 ]; then
 		# arm64's libc keeps frame records (x29): a walk by them is
 		# deep, but passes over nofp's own functions, which keep none
