@@ -267,27 +267,33 @@ test_program_user_pointer_vs_bpftrace() {
 # CPU every period, whatever the target (the command sleeps: the ticks
 # come all the same), its printf computed in the kernel at each. Every
 # 100 ms through a sleep of 1.05 s: each tick's elapsed time 100 ms after
-# the one before (a timer's: 10 ms either way allowed), and as many
-# ticks as the sleep holds; bpftrace's ticks the same on the same text
-# (but one it may miss beside busy CPUs).
+# the one before (a timer's: 10 ms either way allowed), as many ticks as
+# the sleep holds at least and one a period of the tracer's run at most;
+# bpftrace's ticks the same on the same text (but one it may miss beside
+# busy CPUs).
 test_program_interval_printf_vs_bpftrace() {
 	requires host native || return
 	# shellcheck disable=SC2016 # bpftrace's $variables, not the shell's
-	local prog='interval:ms:100 { $us = elapsed / 1000; printf("tick %d %d\n", $us, 6 * 7); }' who
+	local prog='interval:ms:100 { $us = elapsed / 1000; printf("tick %d %d\n", $us, 6 * 7); }' who t0 most
+	t0=${EPOCHREALTIME/./}
 	"$PMT" -q -e "$prog" -o "$WORK/ours" -- /usr/bin/sleep 1.05 || { fail "pmtrace -e failed"; return 1; }
 	for who in ours theirs; do
 		if [ $who = theirs ]; then
 			oracle_on_host || return 0
 			requires bpftrace || return
+			t0=${EPOCHREALTIME/./}
 			bpftrace -e "$prog" -c "/usr/bin/sleep 1.05" >"$WORK/theirs" 2>"$WORK/bt.err" ||
 				{ cat "$WORK/bt.err" >&2; fail "bpftrace -e failed"; return 1; }
 		fi
+		# at most a tick a period of the tracer's whole run (a busy
+		# machine starts and ends the sleep late: 13 ticks seen in CI)
+		most=$(((${EPOCHREALTIME/./} - t0) / 100000 + 1))
 		# bpftrace's own ticks on a busy machine now and then miss one
 		# (its gap two periods): ours may not. A tick late (a virtual
 		# CPU the host did not run: 66 ms seen in CI) is let through
 		# when the next is back on time (the two gaps 200 ms): the timer
 		# kept its period, whoever's it is
-		awk -v who=$who '/^tick/ {
+		awk -v who=$who -v most="$most" '/^tick/ {
 			if ($3 != 42) { print who ": not computed: " $0; bad = 1 }
 			gap = $2 - last
 			if (late) { gap += late - 100000; late = 0 }
@@ -297,7 +303,7 @@ test_program_interval_printf_vs_bpftrace() {
 			last = $2; n++
 		} END {
 			if (late) { print who ": the last tick " late " us after the one before"; bad = 1 }
-			if (n + missed < 9 || n + missed > 11 || missed > 1) { print who ": " n " ticks in 1.05 s"; bad = 1 }
+			if (n + missed < 9 || n + missed > most || missed > 1) { print who ": " n " ticks in 1.05 s, " most " at most"; bad = 1 }
 			printf "    %s: %d ticks 100 ms apart\n", who, n
 			exit bad
 		}' "$WORK/$who" >&2 || { cat "$WORK/$who" >&2; fail "$who: ticks"; return 1; }
@@ -459,7 +465,9 @@ TIME PID python3.11 0 setresuid ruid=0 euid=0 suid=0 (0)"
 # --latency's shape, saved values. Two lookups of localhost.
 test_program_gethostlatency_vs_bpftrace() {
 	printf 'import socket\nsocket.getaddrinfo("localhost", 80)\nsocket.getaddrinfo("localhost", 81)\n' >"$WORK/gai.py"
-	tool_vs_bpftrace gethostlatency "$PY $WORK/gai.py" python3.11 3 's/^[0-9:]+ +[0-9]+ +/TIME PID /; s/(python3.11 +)[0-9]+/\1LAT/' || return 1
+	# (the latency's padding is its width's: 9 ms against bpftrace's
+	# 10 on a busy machine)
+	tool_vs_bpftrace gethostlatency "$PY $WORK/gai.py" python3.11 3 's/^[0-9:]+ +[0-9]+ +/TIME PID /; s/(python3.11) +[0-9]+/\1 LAT/' || return 1
 	expect_eq "the lookups" "$(tr -s ' ' <"$WORK/ours")" "TIME PID python3.11 LAT localhost
 TIME PID python3.11 LAT localhost"
 }
