@@ -612,6 +612,20 @@ test_inline_frames_vs_addr2line() {
 		"$WORK/raw.txt"
 }
 
+# Source lines of a program clang built (tests/testprogs/spinner): clang
+# emits no .debug_aranges, where libdw 0.188 looks an address's CU up;
+# pmtrace finds it by the CUs' own ranges. Each of its frames' file and
+# line is llvm-addr2line's at the same address.
+test_clang_lines_vs_addr2line() {
+	requires userspace || return
+	command -v llvm-addr2line >/dev/null || { skip "needs llvm-addr2line (llvm: make test-deps)"; return; }
+	readelf -S "$TP/spinner" | grep -q debug_aranges && { skip "this clang emitted .debug_aranges"; return; }
+	"$PMT" -q --json -e cpu-clock --freq 499 --stack user -o "$WORK/s.json" -- "$TP/spinner" 300 >/dev/null ||
+		return 1
+	nm --defined-only "$TP/spinner" >"$WORK/nm.txt" || return 1
+	check lines_vs_addr2line "$WORK/s.json" "$TP/spinner" "$WORK/nm.txt"
+}
+
 # A static executable without frame pointers: its CFI comes from
 # .eh_frame alone (no .eh_frame_hdr), and every sample reaches main.
 test_unwind_static() {

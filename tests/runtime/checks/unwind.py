@@ -130,6 +130,48 @@ def inline_vs_addr2line(argv):
 
 
 
+def lines_vs_addr2line(argv):
+    """argv: streamed JSON of a program built by clang (no
+    .debug_aranges); the program; its nm. Each of its own frames' file
+    and line in the stacks is llvm-addr2line's at the same address."""
+    js, prog, nm = argv[1:4]
+    prog = os.path.realpath(prog)
+    syms = {}
+    for line in open(nm):
+        f = line.split()
+        if len(f) == 3 and f[1] in "tT":
+            syms[f[2]] = int(f[0], 16)
+    # a caller's line is its call's: the address before the return
+    # address, as perf and addr2line users look it up
+    ours = {}
+    for line in open(js):
+        for i, f in enumerate(json.loads(line).get("stack", [])):
+            fn, _, off = f["sym"].partition("+0x")
+            if f.get("dso") == prog and fn in syms and not f.get("inlined"):
+                ours[syms[fn] + int(off or "0", 16) - (i > 0)] = (f.get("file", ""), f.get("line", 0))
+    assert len(ours) >= 3, f"{len(ours)} addresses of the program in the stacks"
+    addrs = sorted(ours)
+    # -i: the inlined calls there first, the function's own line last
+    # (the one a frame that is not inlined shows)
+    out = subprocess.run(["llvm-addr2line", "-a", "-i", "-e", prog] + [hex(a) for a in addrs],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    last = {}
+    for line in out:
+        if line.startswith("0x"):
+            cur = int(line, 16)
+        else:
+            last[cur] = line
+    for a in addrs:
+        path, _, ln = last[a].rpartition(":")
+        ln = ln.split()[0]
+        theirs = ("" if path == "??" else path, int(ln) if ln.isdigit() else 0)
+        assert ours[a] == theirs, (hex(a), "ours", ours[a], "llvm-addr2line", theirs)
+    # (_start has none: crt1.o's, without DWARF)
+    lined = sum(1 for _, ln in ours.values() if ln)
+    assert lined >= 3, ("too few addresses with a line", ours)
+    print(f"    {len(ours)} addresses' files and lines as llvm-addr2line's ({lined} with a line)", file=sys.stderr)
+
+
 def remap_stacks(argv):
     """argv: streamed samples with user stacks of tests/testprogs/remap;
     the least share of the samples in its two files (mapped in turn at
