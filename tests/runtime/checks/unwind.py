@@ -52,6 +52,34 @@ def demangled_vs_perf(argv):
           ", ".join(sorted(frequent, key=len)[:4]), file=sys.stderr)
 
 
+def functions_of(nm):
+    """The functions' addresses by name in nm's output (text and weak)."""
+    syms = {}
+    for line in open(nm):
+        f = line.split()
+        if len(f) == 3 and f[1] in "tTwW":
+            syms[f[2]] = int(f[0], 16)
+    return syms
+
+
+def addr2line_frames(prog, addrs):
+    """llvm-addr2line -f -i at each of addrs in prog: by address, its
+    frames (name, file or "", line or 0), inlined calls first, the
+    function itself last."""
+    out = subprocess.run(["llvm-addr2line", "-a", "-f", "-i", "-e", prog] + [hex(a) for a in addrs],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    frames, cur = {}, None
+    for k in range(len(out)):
+        if out[k].startswith("0x") and (k == 0 or ":" in out[k - 1]):
+            cur = int(out[k], 16)
+            frames[cur] = []
+        elif ":" not in out[k]:
+            path, _, ln = out[k + 1].rpartition(":")
+            ln = ln.split()[0]
+            frames[cur].append((out[k], "" if path == "??" else path, int(ln) if ln.isdigit() else 0))
+    return frames
+
+
 def inline_vs_addr2line(argv):
     """argv: streamed JSON (--no-demangle); the program; its nm; folded
     stacks with and without inlined frames; go tool pprof -raw of a
@@ -60,11 +88,7 @@ def inline_vs_addr2line(argv):
     llvm-addr2line -f -i prints for it."""
     js, prog, nm, folded, plain, raw = argv[1:7]
     prog = os.path.realpath(prog)
-    syms = {}
-    for line in open(nm):
-        f = line.split()
-        if len(f) == 3 and f[1] in "tTwW":
-            syms[f[2]] = int(f[0], 16)
+    syms = functions_of(nm)
     sites = {}
     for line in open(js):
         stack = json.loads(line).get("stack", [])
@@ -84,17 +108,7 @@ def inline_vs_addr2line(argv):
             i = j + 1
     assert len(sites) >= 10, f"{len(sites)} sites of the program in the stacks"
     addrs = sorted(sites)
-    out = subprocess.run(["llvm-addr2line", "-a", "-f", "-i", "-e", prog] + [hex(a) for a in addrs],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    theirs, cur = {}, None
-    for k in range(len(out)):
-        if out[k].startswith("0x") and (k == 0 or ":" in out[k - 1]):
-            cur = int(out[k], 16)
-            theirs[cur] = []
-        elif ":" not in out[k]:
-            path, _, ln = out[k + 1].rpartition(":")
-            ln = ln.split()[0]
-            theirs[cur].append((out[k], "" if path == "??" else path, int(ln) if ln.isdigit() else 0))
+    theirs = addr2line_frames(prog, addrs)
     deepest = 0
     for a in addrs:
         # the function itself is named by the symbol table, as perf names
@@ -136,36 +150,20 @@ def lines_vs_addr2line(argv):
     and line in the stacks is llvm-addr2line's at the same address."""
     js, prog, nm = argv[1:4]
     prog = os.path.realpath(prog)
-    syms = {}
-    for line in open(nm):
-        f = line.split()
-        if len(f) == 3 and f[1] in "tT":
-            syms[f[2]] = int(f[0], 16)
-    # a caller's line is its call's: the address before the return
-    # address, as perf and addr2line users look it up
+    syms = functions_of(nm)
+    # (a caller's address is in its call: the return address less one)
     ours = {}
     for line in open(js):
-        for i, f in enumerate(json.loads(line).get("stack", [])):
+        for f in json.loads(line).get("stack", []):
             fn, _, off = f["sym"].partition("+0x")
             if f.get("dso") == prog and fn in syms and not f.get("inlined"):
-                ours[syms[fn] + int(off or "0", 16) - (i > 0)] = (f.get("file", ""), f.get("line", 0))
+                ours[syms[fn] + int(off or "0", 16)] = (f.get("file", ""), f.get("line", 0))
     assert len(ours) >= 3, f"{len(ours)} addresses of the program in the stacks"
-    addrs = sorted(ours)
-    # -i: the inlined calls there first, the function's own line last
-    # (the one a frame that is not inlined shows)
-    out = subprocess.run(["llvm-addr2line", "-a", "-i", "-e", prog] + [hex(a) for a in addrs],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    last = {}
-    for line in out:
-        if line.startswith("0x"):
-            cur = int(line, 16)
-        else:
-            last[cur] = line
-    for a in addrs:
-        path, _, ln = last[a].rpartition(":")
-        ln = ln.split()[0]
-        theirs = ("" if path == "??" else path, int(ln) if ln.isdigit() else 0)
-        assert ours[a] == theirs, (hex(a), "ours", ours[a], "llvm-addr2line", theirs)
+    # the function's own line, under any inlined calls there (the one a
+    # frame that is not inlined shows)
+    theirs = addr2line_frames(prog, sorted(ours))
+    for a in sorted(ours):
+        assert ours[a] == theirs[a][-1][1:], (hex(a), "ours", ours[a], "llvm-addr2line", theirs[a][-1][1:])
     # (_start has none: crt1.o's, without DWARF)
     lined = sum(1 for _, ln in ours.values() if ln)
     assert lined >= 3, ("too few addresses with a line", ours)
