@@ -238,7 +238,7 @@ $(OUTPUT)/test_unit: $(UNIT_OBJS) $(PURE_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ $(PURE_LIBS) -o $@
 
-$(OUTPUT)/asan/%.o: %.c $(FLAGS_FILE) $(OUTPUT)/gen/syscall_nrs.h
+$(OUTPUT)/asan/%.o: %.c $(FLAGS_FILE)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=address,undefined -Itests/unit -c $< -o $@
