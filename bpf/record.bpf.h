@@ -41,52 +41,89 @@ static long pmt_stack_hash_step(__u32 i, void *data)
 	return 0;
 }
 
+/* One store of a stack's frames (pmt_stack_store), a probe a step. */
+struct pmt_stack_put {
+	__u64 *frames;
+	__u64 h;
+	__u64 key; /* found or stored under, once found is set */
+	__u32 owner;
+	__u16 found;
+	__u16 stat; /* why the last probe failed (enum pmt_stat) */
+};
+
+/* The first slots a stack may take: all of them but where the tests
+ * make the slots of many stacks meet (PMT_STACK_SLOTS) */
+const volatile __u32 pmt_stack_slot_mask __weak = 0xffffffff;
+
+static long pmt_stack_put_step(__u32 i, void *data)
+{
+	struct pmt_stack_put *c = data;
+	__u32 slot = ((__u32)c->h & pmt_stack_slot_mask) + i * ((__u32)(c->h >> 32) | 1);
+	__u64 key, *old;
+	int err;
+
+	/* the low halves that say "no stack" and "deferred" are no slot */
+	if (slot >= PMT_USTACK_DEFERRED)
+		return 0;
+	key = (__u64)c->owner << 32 | slot;
+	/* stored already (the common case: one lookup) */
+	old = bpf_map_lookup_elem(&pmt_stacks, &key);
+	if (old && old[PMT_STACK_KEPT] != c->h)
+		/* once more before calling it another stack's: user space
+		 * deletes stacks no key refers to (collect_stacks), and a
+		 * deleted element is reused at once by another CPU's stack,
+		 * which a lookup made before the delete then reads */
+		old = bpf_map_lookup_elem(&pmt_stacks, &key);
+	if (old) {
+		if (old[PMT_STACK_KEPT] == c->h)
+			goto found;
+		c->stat = PMT_STAT_STACK_COLLISION;
+		return 0;
+	}
+	c->frames[PMT_STACK_KEPT] = c->h;
+	/* an int: before 6.4 a hash map's update is called directly and
+	 * returns in 32 bits, not sign-extended (-EEXIST is 0xffffffef) */
+	err = (int)bpf_map_update_elem(&pmt_stacks, &key, c->frames, BPF_NOEXIST);
+	if (!err)
+		goto found;
+	if (err == -17 /* EEXIST: another CPU stored a stack there meanwhile */) {
+		old = bpf_map_lookup_elem(&pmt_stacks, &key);
+		if (old && old[PMT_STACK_KEPT] == c->h)
+			goto found;
+		c->stat = old ? PMT_STAT_STACK_COLLISION : PMT_STAT_STACK_ERR;
+		return 0;
+	}
+	c->stat = err == -7 /* E2BIG */ ? PMT_STAT_STACK_FULL : PMT_STAT_STACK_ERR;
+	return 1;
+found:
+	c->key = key;
+	c->found = 1;
+	return 1;
+}
+
 /*
- * Store the n frames at byte off of the scratch buffer (zero-padded to
+ * Store the frames at byte off of the scratch buffer (zero-padded to
  * PMT_STACK_KEPT by the caller) under owner (a tgid, or PMT_KSTACK_OWNER)
- * with their hash h: owner << 32 | the low half of h is the key, the high
- * half is kept in the last slot and checked whenever the key is met again,
- * so two stacks never merge (a 64-bit collision is counted instead). The
- * key, or owner << 32 | 0xffffffff when the stack could not be stored.
+ * with their 64-bit hash h, kept in the last slot: the key is owner << 32
+ * | a slot, the first of PMT_STACK_PROBES slots that holds this stack or
+ * none (the low half of h, then steps of its high half: two stacks of
+ * one owner whose low halves meet take different slots, and never
+ * merge). User space gives each stack one key however the kernel placed
+ * it (pmt_stack_copies__id). The key, or owner << 32 | 0xffffffff when
+ * the stack could not be stored (counted by cause).
  */
 static __always_inline __u64 pmt_stack_store(struct pmt_event *e, __u32 off, __u32 owner, __u64 h)
 {
-	__u64 none = (__u64)owner << 32 | 0xffffffffULL, key, check, *old;
-	__u64 *frames = (__u64 *)(e->data + off);
-	int err;
+	struct pmt_stack_put c = {.frames = (__u64 *)(e->data + off),
+				  .h = h,
+				  .owner = owner,
+				  .stat = PMT_STAT_STACK_COLLISION};
 
-	if ((__u32)h == 0xffffffff)
-		h ^= 1;
-	key = (__u64)owner << 32 | (__u32)h;
-	check = h >> 32 | 1ULL << 32;
-	/* stored already (the common case: one lookup) */
-	old = bpf_map_lookup_elem(&pmt_stacks, &key);
-	if (old && old[PMT_STACK_KEPT] != check)
-		/* once more before calling it a collision: user space deletes
-		 * stacks no key refers to (collect_stacks), and a deleted
-		 * element is reused at once by another CPU's stack, which a
-		 * lookup made before the delete then reads */
-		old = bpf_map_lookup_elem(&pmt_stacks, &key);
-	if (old && old[PMT_STACK_KEPT] == check)
-		return key;
-	if (old) {
-		pmt_stat_inc(PMT_STAT_STACK_COLLISION);
-		return none;
-	}
-	frames[PMT_STACK_KEPT] = check;
-	/* an int: before 6.4 a hash map's update is called directly and
-	 * returns in 32 bits, not sign-extended (-EEXIST is 0xffffffef) */
-	err = (int)bpf_map_update_elem(&pmt_stacks, &key, frames, BPF_NOEXIST);
-	if (err == -17 /* EEXIST: another CPU stored it meanwhile */) {
-		old = bpf_map_lookup_elem(&pmt_stacks, &key);
-		if (old && old[PMT_STACK_KEPT] == check)
-			return key;
-		pmt_stat_inc(old ? PMT_STAT_STACK_COLLISION : PMT_STAT_STACK_ERR);
-		return none;
-	}
-	if (err)
-		pmt_stat_inc(err == -7 /* E2BIG */ ? PMT_STAT_STACK_FULL : PMT_STAT_STACK_ERR);
-	return err ? none : key;
+	bpf_loop(PMT_STACK_PROBES, pmt_stack_put_step, &c, 0);
+	if (c.found)
+		return c.key;
+	pmt_stat_inc(c.stat);
+	return (__u64)owner << 32 | 0xffffffffULL;
 }
 
 /* The key of the stack the kernel gives (flags: 0 for the kernel's, or
@@ -118,7 +155,7 @@ static __always_inline __u64 pmt_stack_take(void *ctx, struct pmt_event *e, cons
 static __always_inline __u64 pmt_unwind_key(struct pmt_fctx *fc, struct pmt_event *e,
 					    const __u64 rec_size, const bool defer)
 {
-	__u64 *frames = (__u64 *)(e->data + rec_size), h;
+	__u64 *frames = (__u64 *)(e->data + rec_size), h = 0;
 	__u32 tgid = (__u32)(pmt_pid_tgid(fc) >> 32), n, dump;
 
 	/* zero-padded: all of it zeroed first, by one helper call that

@@ -32,8 +32,11 @@ static inline __attribute__((always_inline)) __u64 pmt_hash_word(__u64 h, __u64 
 }
 
 /* A stored stack (aggregation keys) keeps one frame less: its last slot
- * holds the check half of its hash (bpf/record.bpf.h pmt_stack_store). */
+ * holds its 64-bit hash (bpf/record.bpf.h pmt_stack_store). */
 #define PMT_STACK_KEPT (PMT_STACK_DEPTH - 1)
+/* The slots of its owner's key space a stack may take in the kernel's
+ * table: the first that is free or holds it. */
+#define PMT_STACK_PROBES 4
 /* The owner half of a kernel stack's key (no tgid is this large) */
 #define PMT_KSTACK_OWNER 0x7fffffffU
 

@@ -31,7 +31,7 @@ enum pmt_stat {
 	/* --offcpu: a thread's switch-out not stored (the table of threads
 	 * off the CPU full) */
 	PMT_STAT_OFFCPU_FULL,
-	PMT_STAT_STACK_COLLISION, /* a stack not stored: another has its 64-bit hash */
+	PMT_STAT_STACK_COLLISION, /* a stack not stored: other stacks held its slots */
 	PMT_STAT_STACK_ERR,	  /* a stack not stored: the kernel had no memory */
 	/* keys stored in pmt_agg (not a loss: the loader drains the hash
 	 * when it has taken many since the last drain) */

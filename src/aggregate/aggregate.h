@@ -141,7 +141,8 @@ size_t pmt_agg_totals__drop(struct pmt_agg_totals *t,
 void pmt_agg_totals__free(struct pmt_agg_totals *t);
 
 /* Copies of the kernel's stored stacks (key: as aggregation keys hold it;
- * check: the hash's half kept with the frames), found by key. */
+ * check: the stack's 64-bit hash, kept with its frames), found by key and
+ * by content. */
 struct pmt_stack_copy {
 	uint64_t key, check;
 	uint64_t *ips;
@@ -154,12 +155,22 @@ struct pmt_stack_copies {
 	size_t n, vcap;
 	uint32_t *index;
 	size_t cap;
+	uint32_t *by_content; /* by owner (the key's high half) and check */
+	size_t ccap;
 };
 const struct pmt_stack_copy *pmt_stack_copies__find(const struct pmt_stack_copies *s, uint64_t key);
 /* 0 (copied, or held already with the same check), -EEXIST (another
  * stack held under key: the two cannot be told apart by key), -ENOMEM. */
 int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t check,
 			  const uint64_t *ips, uint32_t n);
+/* The one key of a stack, whatever key the kernel stored it under: *id is
+ * the key of a copy with hint's owner (its high half), this hash and
+ * these frames, or else of a new copy under hint, or under the first key
+ * of its owner no copy has (hint's low half stepped by the hash's high
+ * half). 0 or -ENOMEM. Two stacks whose keys meet in the kernel (its
+ * slots reused after a collection) so keep theirs apart here. */
+int pmt_stack_copies__id(struct pmt_stack_copies *s, uint64_t hint, uint64_t hash,
+			 const uint64_t *ips, uint32_t n, uint64_t *id);
 /* Mark key's copy as used; the sweep frees the copies not marked since
  * the last sweep and returns how many. */
 void pmt_stack_copies__use(struct pmt_stack_copies *s, uint64_t key);

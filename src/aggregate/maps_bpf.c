@@ -81,6 +81,8 @@ struct pmt_aggmaps {
 	uint8_t *dead; /* keys to delete, the hash's key_size apart */
 	size_t ndead, deadcap;
 	uint8_t *bkeys, *bvals; /* a batch's keys and values */
+	struct alias *aliases;	/* of the last collection */
+	size_t naliases, acap;
 	uint32_t old;
 	bool conflict;
 	int err;
@@ -138,6 +140,7 @@ void pmt_aggmaps__free(struct pmt_aggmaps *m)
 	free(m->dead);
 	free(m->bkeys);
 	free(m->bvals);
+	free(m->aliases);
 	free(m->cache);
 	free(m->pc);
 	pthread_mutex_destroy(&m->lock);
@@ -337,24 +340,55 @@ static int read_hash(struct pmt_aggmaps *m, each_entry_fn fn)
 
 /* --- the drain ------------------------------------------------------------ */
 
-/* A drained key's stack: copied (the kernel's frames, checked against
- * a copy held already), or none when another stack had its key. */
+/* The kernel keys the last collection deleted, with the one key each
+ * stack has here (sorted by kernel key): a key drained after names them. */
+struct alias {
+	uint64_t kernel, id, check;
+};
+
+static int cmp_alias(const void *a, const void *b)
+{
+	uint64_t x = ((const struct alias *)a)->kernel, y = ((const struct alias *)b)->kernel;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct alias *find_alias(const struct pmt_aggmaps *m, uint64_t kernel)
+{
+	struct alias k = {.kernel = kernel};
+
+	return m->naliases ? bsearch(&k, m->aliases, m->naliases, sizeof(k), cmp_alias) : NULL;
+}
+
+/* A drained key's stack: copied, under the one key it has here (the
+ * kernel may have stored it under another slot, or another stack under
+ * this one since a collection), or none when its key is ambiguous: the
+ * collection deleted one stack under it and the kernel now holds
+ * another there. */
 static uint64_t copy_stack(void *ctx, bool user, uint64_t v)
 {
 	struct pmt_aggmaps *m = ctx;
-	uint64_t ips[PMT_STACK_DEPTH], check;
+	uint64_t ips[PMT_STACK_DEPTH], check, id;
+	const struct alias *a;
 	int n, err;
 
 	if (pmt_agg__stack_none(user, v))
 		return v;
+	a = find_alias(m, v);
 	n = kernel_stack(m, v, ips, &check);
-	if (n < 0) /* deleted by a collection racing its key's making */
+	if (n < 0) { /* deleted by a collection racing its key's making */
+		if (a)
+			return a->id;
 		return pmt_stack_copies__find(&m->copies, v) ? v : pmt_agg__stack_none_of(user, v);
-	err = pmt_stack_copies__put(&m->copies, v, check, ips, (uint32_t)n);
-	if (err == -ENOMEM && !m->err)
+	}
+	if (a && a->check != check) {
+		m->conflict = true;
+		return pmt_agg__stack_none_of(user, v);
+	}
+	err = pmt_stack_copies__id(&m->copies, v, check, ips, (uint32_t)n, &id);
+	if (err && !m->err)
 		m->err = err;
-	m->conflict |= err == -EEXIST;
-	return err ? pmt_agg__stack_none_of(user, v) : v;
+	return err ? pmt_agg__stack_none_of(user, v) : id;
 }
 
 static int add_dead(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
@@ -452,10 +486,12 @@ static void collect_stacks(struct pmt_aggmaps *m)
 {
 	int fd = bpf_map__fd(m->skel->maps.pmt_stacks);
 	struct refs old = {.m = m}, live = {.m = m};
-	uint64_t ips[PMT_STACK_DEPTH], check;
+	uint64_t ips[PMT_STACK_DEPTH], check, id;
+	struct alias *a;
 	size_t i;
 	int n;
 
+	m->naliases = 0;
 	if (walk_keys(fd, collect_key, &old) || old.err ||
 	    walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), note_live, &live) || live.err)
 		goto out;
@@ -464,12 +500,18 @@ static void collect_stacks(struct pmt_aggmaps *m)
 	for (i = 0; i < old.n; i++) {
 		if (live.n && bsearch(&old.v[i], live.v, live.n, sizeof(*live.v), cmp_u64))
 			continue;
-		/* a key made after the walk may still name it: keep a copy */
-		if (!pmt_stack_copies__find(&m->copies, old.v[i]) &&
-		    (n = kernel_stack(m, old.v[i], ips, &check)) >= 0)
-			pmt_stack_copies__put(&m->copies, old.v[i], check, ips, (uint32_t)n);
+		/* a key made after the walk may still name it: keep a copy,
+		 * and what it is under this key */
+		if ((n = kernel_stack(m, old.v[i], ips, &check)) >= 0 &&
+		    !pmt_stack_copies__id(&m->copies, old.v[i], check, ips, (uint32_t)n, &id) &&
+		    (a = pmt_grow(m->aliases, &m->acap, m->naliases, sizeof(*a), 256))) {
+			m->aliases = a;
+			a[m->naliases++] = (struct alias){old.v[i], id, check};
+		}
 		bpf_map_delete_elem(fd, &old.v[i]);
 	}
+	if (m->naliases)
+		pmt_sort(m->aliases, m->naliases, sizeof(*m->aliases), cmp_alias);
 out:
 	free(old.v);
 	free(live.v);
@@ -565,10 +607,8 @@ static uint64_t set_finished(void *ctx, bool user, uint64_t v)
 	return user && (uint32_t)v == PMT_USTACK_DEFERRED ? f->id : v;
 }
 
-/* The kernel's hash of a stack's frames (abi/record.h), its low half
- * kept off the "no stack" value as bpf/record.bpf.h pmt_stack_store
- * keeps it: a stack finished here has the key the kernel gives it when
- * it unwinds it whole. */
+/* The kernel's hash of a stack's frames (abi/record.h): a stack finished
+ * here has the key of the same stack unwound whole by the kernel. */
 static uint64_t stack_hash(const uint64_t *ips, uint32_t n)
 {
 	uint64_t h = PMT_STACK_HASH_SEED;
@@ -576,7 +616,7 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t n)
 
 	for (i = 0; i < n; i++)
 		h = pmt_hash_word(h, ips[i]);
-	return (uint32_t)h == 0xffffffff ? h ^ 1 : h;
+	return h;
 }
 
 int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, int64_t value,
@@ -590,9 +630,7 @@ int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, in
 	if (!m || !m->hash)
 		return 0;
 	pthread_mutex_lock(&m->lock);
-	err = n ? pmt_stack_copies__put(&m->copies, f.id, h >> 32 | 1ULL << 32, ips, n) : -ENOENT;
-	if (err == -EEXIST)
-		m->lost_stacks++;
+	err = n ? pmt_stack_copies__id(&m->copies, f.id, h, ips, n, &f.id) : -ENOENT;
 	if (err)
 		f.id = pmt_agg__stack_none_of(true, f.id);
 	pmt_agg__key_stacks_set(m->agg, key, set_finished, &f);

@@ -136,6 +136,19 @@ static uint64_t copy_hash(const void *ctx, size_t i)
 	return mix(((const struct pmt_stack_copies *)ctx)->v[i].key);
 }
 
+/* a stack's content: its owner (the key's high half) and its hash */
+static uint64_t content_hash(uint64_t key, uint64_t hash)
+{
+	return mix(mix(key >> 32) ^ hash);
+}
+
+static uint64_t copy_content_hash(const void *ctx, size_t i)
+{
+	const struct pmt_stack_copy *c = &((const struct pmt_stack_copies *)ctx)->v[i];
+
+	return content_hash(c->key, c->check);
+}
+
 const struct pmt_stack_copy *pmt_stack_copies__find(const struct pmt_stack_copies *s, uint64_t key)
 {
 	size_t j;
@@ -148,6 +161,19 @@ const struct pmt_stack_copy *pmt_stack_copies__find(const struct pmt_stack_copie
 	return NULL;
 }
 
+/* both indexes anew: what failed leaves none, made again at the next put */
+static int reindex_copies(struct pmt_stack_copies *s, size_t n)
+{
+	int err = reindex(&s->index, &s->cap, n, copy_hash, s);
+
+	if (!err && (err = reindex(&s->by_content, &s->ccap, n, copy_content_hash, s))) {
+		free(s->index);
+		s->index = NULL;
+		s->cap = 0;
+	}
+	return err;
+}
+
 int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t check,
 			  const uint64_t *ips, uint32_t n)
 {
@@ -158,7 +184,7 @@ int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t che
 
 	if (have)
 		return have->check == check ? 0 : -EEXIST;
-	if (s->cap < 2 * (s->n + 1) && (err = reindex(&s->index, &s->cap, s->n, copy_hash, s)))
+	if (s->cap < 2 * (s->n + 1) && (err = reindex_copies(s, s->n)))
 		return err;
 	if (!(c = pmt_grow(s->v, &s->vcap, s->n, sizeof(*c), 256)))
 		return -ENOMEM;
@@ -175,8 +201,38 @@ int pmt_stack_copies__put(struct pmt_stack_copies *s, uint64_t key, uint64_t che
 	c->rebased = false;
 	for (j = mix(key) & (s->cap - 1); s->index[j]; j = (j + 1) & (s->cap - 1))
 		;
-	s->index[j] = (uint32_t)++s->n;
+	s->index[j] = (uint32_t)s->n + 1;
+	for (j = content_hash(key, check) & (s->ccap - 1); s->by_content[j];
+	     j = (j + 1) & (s->ccap - 1))
+		;
+	s->by_content[j] = (uint32_t)++s->n;
 	return 0;
+}
+
+int pmt_stack_copies__id(struct pmt_stack_copies *s, uint64_t hint, uint64_t hash,
+			 const uint64_t *ips, uint32_t n, uint64_t *id)
+{
+	uint32_t step = (uint32_t)(hash >> 32) | 1, slot = (uint32_t)hint;
+	const struct pmt_stack_copy *c;
+	uint64_t owner = hint >> 32 << 32;
+	size_t j;
+
+	/* held already: the same owner, hash and frames */
+	for (j = s->ccap ? content_hash(hint, hash) & (s->ccap - 1) : 0;
+	     s->ccap && s->by_content[j]; j = (j + 1) & (s->ccap - 1)) {
+		c = &s->v[s->by_content[j] - 1];
+		if (c->key >> 32 == hint >> 32 && c->check == hash && c->n == n &&
+		    !memcmp(c->ips, ips, n * sizeof(*ips))) {
+			*id = c->key;
+			return 0;
+		}
+	}
+	/* a new one: under hint, or the first free key of its steps (the
+	 * low halves that say "no stack" and "deferred" are no key) */
+	while (slot >= PMT_USTACK_DEFERRED || pmt_stack_copies__find(s, owner | slot))
+		slot += step;
+	*id = owner | slot;
+	return pmt_stack_copies__put(s, *id, hash, ips, n);
 }
 
 void pmt_stack_copies__use(struct pmt_stack_copies *s, uint64_t key)
@@ -201,7 +257,7 @@ size_t pmt_stack_copies__sweep(struct pmt_stack_copies *s)
 	}
 	s->n = kept;
 	if (kept < n)
-		reindex(&s->index, &s->cap, kept, copy_hash, s);
+		reindex_copies(s, kept);
 	return n - kept;
 }
 
@@ -213,5 +269,6 @@ void pmt_stack_copies__free(struct pmt_stack_copies *s)
 		free(s->v[i].ips);
 	free(s->v);
 	free(s->index);
+	free(s->by_content);
 	memset(s, 0, sizeof(*s));
 }

@@ -323,9 +323,9 @@ static const struct loss {
 	{"pmtrace_dropped_updates_total", "reason=\"generated_return\"", NULL, FROM_STAT,
 	 PMT_STAT_XGEN_BACK},
 	{"pmtrace_lost_stacks_total", "reason=\"table_full\"",
-	 "samples whose stack was lost: the stack table full (table_full), another stack's hash "
-	 "(collision), the kernel's memory (kernel), another stack's key while draining "
-	 "(key_conflict)",
+	 "samples whose stack was lost: the stack table full (table_full), its slots held by "
+	 "other stacks (collision), the kernel's memory (kernel), a key the kernel gave two "
+	 "stacks between two drains (key_conflict)",
 	 FROM_STAT, PMT_STAT_STACK_FULL},
 	{"pmtrace_lost_stacks_total", "reason=\"collision\"", NULL, FROM_STAT,
 	 PMT_STAT_STACK_COLLISION},

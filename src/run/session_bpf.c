@@ -783,6 +783,18 @@ static uint32_t longest_chain(const struct pmt_session *s)
 	return most;
 }
 
+/* PMT_STACK_SLOTS in the environment (a power of two from 2): the first
+ * slots of the kernel's stack table a stack may take, per owner; the
+ * tests' way to make the slots of many stacks meet (bpf/record.bpf.h
+ * pmt_stack_store). Else all 2^32. */
+static uint32_t stack_slot_mask(void)
+{
+	const char *v = getenv("PMT_STACK_SLOTS");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	return n >= 2 && n <= (1ul << 31) && !(n & (n - 1)) ? (uint32_t)(n - 1) : UINT32_MAX;
+}
+
 /* What the session uses, as the programs' load-time constants */
 static void set_uses(struct pmt_session *s)
 {
@@ -818,6 +830,7 @@ static void set_uses(struct pmt_session *s)
 	s->skel->rodata->pmt_agg_kinds = u.agg_kinds;
 	s->skel->rodata->pmt_agg_nparts = u.nparts;
 	s->skel->rodata->pmt_ctx_used = u.ctx_words;
+	s->skel->rodata->pmt_stack_slot_mask = stack_slot_mask();
 }
 
 /* A program's BEGIN constants that are numbers: saved values from the

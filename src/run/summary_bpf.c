@@ -28,8 +28,8 @@ static void warn_stats(const uint64_t *st)
 		 "events rejected because a filter walk did not end (a bug)"},
 		{PMT_STAT_STACK_FULL, "samples lost their stack: the stack table (two per "
 				      "--max-keys) is full of stacks whose keys were not stored"},
-		{PMT_STAT_STACK_COLLISION, "samples lost their stack: another stack had the same "
-					   "64-bit hash"},
+		{PMT_STAT_STACK_COLLISION, "samples lost their stack: other stacks of their "
+					   "process held every slot it could take"},
 		{PMT_STAT_STACK_ERR, "samples lost their stack: the kernel could not store it"},
 		{PMT_STAT_LAT_FULL, "latency starts could not be stored"},
 		{PMT_STAT_XGEN_BACK, "updates lost: a probe's generated program could not "
@@ -169,10 +169,11 @@ static uint64_t warn_drops(struct pmt_evloop *l, struct pmt_session *s, const ui
 	warn_stats(st);
 	warn_read_faults(s, st);
 	if (pmt_aggmaps__lost_stacks(s->aggmaps))
-		pmt_warn("%llu samples lost their stack: another stack of their process had its "
-			 "key (32 bits of a 64-bit hash), and one of the two had left the kernel's "
-			 "table",
-			 (unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
+		pmt_warn(
+			"%llu samples lost their stack: the kernel gave its key to another stack "
+			"of their process after a drain took theirs from its table, and the sample "
+			"could be either's",
+			(unsigned long long)pmt_aggmaps__lost_stacks(s->aggmaps));
 	if (pmt_aggmaps__lost_keys(s->aggmaps))
 		pmt_warn("%llu aggregation updates dropped: the totals hold %llu keys at most "
 			 "(%d per --max-keys)",

@@ -760,9 +760,9 @@ test_stacks_streamed_vs_folded() {
 # event: no event without its stack, no two stacks merged, none made up
 # (one truth for a stack: its first user stacks, met before the tables,
 # finished in user space in either run as the kernel finishes the rest).
-# shellcheck disable=SC2034 # read by runner.sh
-quiet_stacks_server_exact=1
-test_stacks_server_exact() {
+# SLOTS: the first slots of the kernel's stack table a stack may take,
+# per owner (PMT_STACK_SLOTS; all 2^32 when empty)
+server_exact() { # [SLOTS]
 	requires nginx wrk || return
 	local port=18081 s a
 	start_nginx $port
@@ -771,7 +771,7 @@ test_stacks_server_exact() {
 		--filter 'comm == "nginx"' --stack both)
 	"$PMT" -a "${probes[@]}" --json --buffer-pages 1024 -o "$WORK/s.json" 2>"$WORK/s.err" &
 	s=$!
-	"$PMT" -a "${probes[@]}" --count --by kstack,ustack --json -o "$WORK/a.json" 2>"$WORK/a.err" &
+	PMT_STACK_SLOTS=${1:-} "$PMT" -a "${probes[@]}" --count --by kstack,ustack --json -o "$WORK/a.json" 2>"$WORK/a.err" &
 	a=$!
 	wait_for "$WORK/s.err" Ctrl-C 600 && wait_for "$WORK/a.err" Ctrl-C 600 &&
 		wrk -t1 -c8 -d3s "http://127.0.0.1:$port/" >"$WORK/wrk.txt"
@@ -786,6 +786,39 @@ test_stacks_server_exact() {
 	local min=1000 bar=0.9
 	[ -z "${PMT_VM:-}" ] || min=300 bar=none
 	check stacks_streamed_vs_keyed "$WORK/s.json" "$WORK/a.json" "$WORK/s.err" "$WORK/a.err" $min $bar
+}
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stacks_server_exact=1
+test_stacks_server_exact() {
+	server_exact
+}
+
+# Two stacks of one process whose keys' slots meet in the kernel's table
+# take different slots there, and one key each in user space however the
+# kernel placed them over the run (its table is emptied of stacks no key
+# needs at each drain, and a slot freed so may be taken by another
+# stack): 8 first slots a process, where nginx's processes have tens of
+# stacks each. Every event counted with its own stacks, as streamed.
+# shellcheck disable=SC2034 # read by runner.sh
+quiet_stacks_keys_exact_where_slots_meet=1
+test_stacks_keys_exact_where_slots_meet() {
+	server_exact 8 || return 1
+	# more stacks than a process has first slots: theirs met
+	/usr/bin/python3.11 - "$WORK/s.json" <<'PY' || { fail "no process had more than 8 user stacks: no slots met"; return 1; }
+import json, sys
+stacks = {}
+for line in open(sys.argv[1]):
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        continue
+    user = [f.get("addr") for f in ev.get("stack", []) if not f.get("dso", "").startswith("[kernel")]
+    if user:
+        stacks.setdefault(ev.get("pid"), set()).add(tuple(user))
+most = max((len(v) for v in stacks.values()), default=0)
+print("    most user stacks of one process: %d (8 first slots a process)" % most)
+sys.exit(most <= 8)
+PY
 }
 
 # A system-wide profile of a busy server with default settings: every

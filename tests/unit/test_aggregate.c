@@ -413,6 +413,45 @@ TEST(agg_stack_copies)
 	pmt_stack_copies__free(&s);
 }
 
+/* One key a stack, whatever key the kernel gave it: a stack held already
+ * is found by its owner, hash and frames under any key; a new stack under
+ * a key another holds takes the next free one of its owner (never a "no
+ * stack" or "deferred" low half); the same hash with other frames or
+ * another owner is another stack. Found again after a sweep. */
+TEST(agg_stack_copies_one_key_a_stack)
+{
+	struct pmt_stack_copies s = {0};
+	uint64_t a[2] = {0x401000, 0x402000}, b[2] = {0x501000, 0x502000}, id, id2, id3;
+	const uint64_t owner = 42ULL << 32, h = 0x0000000300000010ULL;
+
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0x10, h, a, 2, &id), 0);
+	ASSERT_EQ(id, owner | 0x10);
+	/* the kernel put it at another slot later: the key stays */
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0x13, h, a, 2, &id), 0);
+	ASSERT_EQ(id, owner | 0x10);
+	/* another stack under its key: the next of the steps (3 | 1) */
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0x10, h + 1, b, 2, &id2), 0);
+	ASSERT_EQ(id2, owner | 0x13);
+	/* the same hash, other frames (a 64-bit collision): apart */
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0x10, h, b, 2, &id3), 0);
+	ASSERT_TRUE(id3 != id && id3 != id2 && id3 >> 32 == 42);
+	/* another owner: its own key */
+	ASSERT_EQ(pmt_stack_copies__id(&s, 7ULL << 32 | 0x10, h, a, 2, &id3), 0);
+	ASSERT_EQ(id3, 7ULL << 32 | 0x10);
+	/* slots past the reserved low halves wrap around them */
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0xfffffffd, 0x00000001fffffffdULL, a, 1, &id3),
+		  0);
+	ASSERT_EQ(id3, owner | 0xfffffffd);
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0xfffffffd, 0x00000001fffffffeULL, b, 1, &id3),
+		  0);
+	ASSERT_EQ(id3, owner | 0);
+	pmt_stack_copies__use(&s, id2);
+	ASSERT_EQ(pmt_stack_copies__sweep(&s), 5);
+	ASSERT_EQ(pmt_stack_copies__id(&s, owner | 0x10, h + 1, b, 2, &id), 0);
+	ASSERT_EQ(id, id2);
+	pmt_stack_copies__free(&s);
+}
+
 /* ntop(daddr) of an IPv4 address array: the key's 4 bytes as in memory,
  * a.b.c.d; of an IPv6 one (16 bytes) as inet_ntop shows it; other sizes
  * refused. */
