@@ -1647,8 +1647,16 @@ tool_beside_bpftrace() { # TOOL|FILE HEAD CMD [STATUS [SEEN]]
 		timeout "$secs" $3 || r=$?
 		[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 200 $bt
 		kill -INT $bt $pm
-		# bounded: a tracer that hangs fails the test, named
-		wait_gone $pm "$secs" || { kill -KILL $pm $bt; fail "pmtrace $tool did not end on SIGINT"; return 1; }
+		# bounded: a tracer that hangs fails the test, named, with where
+		# its threads wait and what it said
+		if ! wait_gone $pm "$secs"; then
+			note "pmtrace ($pm) did not end within $secs s of SIGINT: it waited in"
+			threads_of $pm
+			kill -KILL $pm $bt
+			cat "$WORK/err" >&2
+			fail "pmtrace $tool did not end on SIGINT"
+			return 1
+		fi
 		wait $pm || { r=$?; kill -KILL $bt; cat "$WORK/err" >&2; fail "pmtrace $tool failed (status $r)"; return 1; }
 		# bpftrace 0.17 under TCG now and then does not end on SIGINT
 		# (its probes attached, its header printed: the tutorial's
