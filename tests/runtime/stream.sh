@@ -289,12 +289,36 @@ test_slow_writer_memory_bounded() {
 	[ "$big" -le $((small + 4096)) ] || fail "peak RSS $big KB: more than 4 MiB over the $small KB of 10 calls"
 }
 
+# Until process PID writes under 1 MiB a quarter second (the machine's
+# own events make 0.45 here), or under an eighth of its busiest quarter
+# second since (a busy machine makes more), 30 s at most: a reader
+# caught up. Its bytes written, in /proc/PID/io, read by bash alone.
+caught_up() { # PID
+	local n=120 w=-1 last d peak=0 line
+	while [ $n -gt 0 ]; do
+		last=$w
+		while read -r line; do
+			[ "${line%% *}" != wchar: ] || w=${line#* }
+		done <"/proc/$1/io"
+		if [ "$last" -ge 0 ]; then
+			d=$((w - last))
+			[ $d -le $peak ] || peak=$d
+			[ $d -ge 1048576 ] || return 0
+			[ $((d * 8)) -ge $peak ] || return 0
+		fi
+		nap 0.25
+		n=$((n - 1))
+	done
+}
+
 # The flood: 260 tracepoints of the commonest categories streamed
 # system-wide to a file while bursts of perf bench sched messaging run
 # (some 600,000 events a second in a burst here). The rings are sized by
 # the probes' number (16 MiB a CPU, seen in pmtrace's mappings), the reader
 # drains them while it writes, and nothing is lost: the pauses between
-# bursts are the reader's to catch up in (as they are perf record's).
+# bursts are the reader's to catch up in (as they are perf record's),
+# each until it has (a machine whose reader gets a fraction of a CPU
+# needs longer than a quiet one's quarter second).
 test_flood_no_loss() {
 	requires perf host native || return
 	local err=$WORK/flood.err pm args=() tp n pages events lost range tfs=/sys/kernel/tracing
@@ -318,7 +342,7 @@ test_flood_no_loss() {
 	done <"/proc/$pm/maps" | sort -u | tr '\n' ' ')
 	for _ in 1 2 3 4 5; do
 		perf bench sched messaging -g 1 -l 20 >/dev/null
-		sleep 0.25
+		caught_up $pm
 	done
 	kill -INT $pm
 	wait $pm || { cat "$err" >&2; return 1; }
