@@ -362,20 +362,26 @@ test_unwind_exited_system_wide() {
 }
 
 # $WORK/NAME, a copy of python3.11, spins for SECONDS.
-# Until PID's CPU time stops growing (it takes under a tenth of a CPU over
-# half a second): pmtrace -a reading the tables of what runs when it
-# starts. Under TCG that took seconds of the one vCPU, and the samples of
-# a program started then were lost in full rings.
+# Until every thread of PID sleeps (S) at three looks in a row, 0.1 s
+# apart (60 s at most): pmtrace -a reading the tables of what runs when
+# it starts. Under TCG that took seconds of the one vCPU, and the samples
+# of a program started then were lost in full rings. (Its CPU time is no
+# measure in a guest: the guest counts the time the host takes its vCPU
+# away as the running task's, so beside busy guests pmtrace looked busy
+# for 25 to 163 s.) Read by bash's builtins: no process of the test's
+# own is started meanwhile.
 wait_idle() { # PID
-	local t0 t1 tries=120 st
-	while [ $tries -gt 0 ]; do
-		read -ra st <"/proc/$1/stat" || return 1
-		t0=$((st[13] + st[14]))
-		sleep 0.5
-		read -ra st <"/proc/$1/stat" || return 1
-		t1=$((st[13] + st[14]))
-		[ $((t1 - t0)) -gt 5 ] || return 0
-		tries=$((tries - 1))
+	local n=600 quiet=0 t line
+	while [ $n -gt 0 ] && [ $quiet -lt 3 ]; do
+		quiet=$((quiet + 1))
+		for t in /proc/"$1"/task/*/stat; do
+			read -r line <"$t" 2>/dev/null || continue
+			# the state follows the name in parentheses
+			line=${line##*) }
+			[ "${line%% *}" = S ] || { quiet=0; break; }
+		done
+		nap 0.1
+		n=$((n - 1))
 	done
 }
 
@@ -1155,14 +1161,14 @@ test_unwind_vs_perf_dwarf() {
 }
 # one of them: WHAT started, both tracers on it for some seconds, stopped
 stacks_vs_perf() { # WHAT
-	local what=$1 pid perf comm secs=3 hz=499 rc=0 ev=cpu-clock
+	local what=$1 pid pm comm secs=3 hz=499 rc=0 ev=cpu-clock t0=$SECONDS t1
 	# (arm64's perf asks software events for SVE's VG register, which
 	# only its PMU's take: EOPNOTSUPP; the PMU's cycles where there is one)
 	! has_cpu_pmu || ev=cycles
-	# a guest: longer, at a lower rate (perf script's DWARF unwinding of
-	# each sample, under TCG, was most of the test's 289 s in CI: 500
-	# to 1,300 samples each; now some 200 to 700, past the check's 100)
-	[ -z "${PMT_VM:-}" ] || secs=6 hz=199
+	# a guest: at a lower rate, for 3 s (perf script's DWARF unwinding of
+	# each sample, under TCG, was most of the test's 289 s in CI at 6 s:
+	# 500 to 1,300 samples each; the check wants 100 of each)
+	[ -z "${PMT_VM:-}" ] || hz=199
 	case $what in
 	nofp)
 		comm=nofp
@@ -1182,17 +1188,23 @@ while time.time() < end: f(18)' &
 		;;
 	esac
 	pid=$!
+	# pmtrace ready before perf's window opens (under TCG it takes
+	# seconds to start; a SIGINT before its handler is set would end it),
+	# and stopped once perf's window has closed
+	"$PMT" -e "$ev" --freq $hz --stack user -p "$pid" -o "$WORK/$what.txt" 2>"$WORK/pmt.err" &
+	pm=$!
+	wait_for "$WORK/pmt.err" Ctrl-C 600 $pm || { kill "$pid"; return 1; }
 	perf record -q -e "$ev" -F $hz --call-graph dwarf -p "$pid" -o "$WORK/$what.data" \
-		-- sleep "$secs" 2>"$WORK/perf.err" &
-	perf=$!
-	"$PMT" -q -e "$ev" --freq $hz --stack user -p "$pid" -d "$secs" -o "$WORK/$what.txt" ||
-		{ fail "pmtrace on $what"; rc=1; }
-	wait "$perf" || { cat "$WORK/perf.err" >&2; fail "perf record on $what"; rc=1; }
+		-- sleep "$secs" 2>"$WORK/perf.err" || { cat "$WORK/perf.err" >&2; fail "perf record on $what"; rc=1; }
+	kill -INT $pm
+	wait "$pm" || { cat "$WORK/pmt.err" >&2; fail "pmtrace on $what"; rc=1; }
 	kill "$pid"
 	wait "$pid" 2>/dev/null
 	[ $rc = 0 ] || return 1
+	t1=$SECONDS
 	perf script -i "$WORK/$what.data" -F comm,tid,time,event,ip,sym,dso >"$WORK/$what.perf" 2>"$WORK/perf.err" ||
 		{ cat "$WORK/perf.err" >&2; fail "perf script on $what"; return 1; }
+	note "$what: traced for $((t1 - t0)) s, perf script took $((SECONDS - t1)) s"
 	check vs_perf_dwarf "$WORK/$what.txt" "$WORK/$what.perf" "$comm" 0.95
 }
 
