@@ -242,13 +242,22 @@ wait_for() {
 }
 
 # Whether process PID (a child: bash reaps it) ends within SECS.
+# A zombie is gone: bash reaps its children only when it next waits or
+# forks, and nap does neither (CI: an ended pmtrace "did not end" 180 s).
+alive() { # PID
+	local line
+	kill -0 "$1" 2>/dev/null || return 1
+	read -r line <"/proc/$1/stat" 2>/dev/null || return 1
+	line=${line##*) }
+	[ "${line%% *}" != Z ]
+}
 wait_gone() { # PID SECS
 	local n=$(($2 * 10))
-	while [ $n -gt 0 ] && kill -0 "$1" 2>/dev/null; do
+	while [ $n -gt 0 ] && alive "$1"; do
 		nap 0.1
 		n=$((n - 1))
 	done
-	! kill -0 "$1" 2>/dev/null
+	! alive "$1"
 }
 
 # Stop bpftrace run in the background (an oracle): SIGINT, again each
