@@ -193,15 +193,6 @@ test_max_keys_cost_and_startup_signal() {
 	no_leftovers
 }
 
-ended_within() { # SECONDS PID: it exited (a zombie until waited for)
-	local tries=$(($1 * 20))
-	while [ $tries -gt 0 ] && [ -e "/proc/$2" ] && ! grep -q '^State:.*Z' "/proc/$2/status" 2>/dev/null; do
-		nap 0.05
-		tries=$((tries - 1))
-	done
-	[ $tries -gt 0 ]
-}
-
 # INT, TERM or KILL at a random moment of a random run's start-up or first
 # moments (loading, attaching hundreds of tracepoints, a command held
 # back, a uprobe): every run ends promptly, and nothing stays in the
@@ -229,7 +220,7 @@ test_startup_signal_loop() {
 		p=$!
 		sleep "$(printf '0.%03d' $delay)"
 		kill -"$sig" $p 2>/dev/null
-		ended_within 20 $p || { fail "run $n did not end within 20 s of SIG$sig at ${delay} ms: $(grep State /proc/$p/status) $(cat /proc/$p/wchan) $(tr "\\0" " " </proc/$p/cmdline)"; kill -9 $p; return 1; }
+		wait_gone $p 20 || { fail "run $n did not end within 20 s of SIG$sig at ${delay} ms: $(grep State /proc/$p/status) $(cat /proc/$p/wchan) $(tr "\\0" " " </proc/$p/cmdline)"; kill -9 $p; return 1; }
 		wait $p
 		st=$?
 		case $st in
