@@ -7,10 +7,6 @@
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
 guest_tests="filter_exact filter_pid_system_wide"
-# what each took in a guest beside the suites, seconds (runner.sh deals
-# guest_tests by it)
-# shellcheck disable=SC2034 # read by runner.sh
-guest_secs_filter_exact=24
 
 # Filtered and unfiltered copies of the same tracepoints in one run: the
 # kernel's verdicts must equal the predicate applied to the unfiltered stream.

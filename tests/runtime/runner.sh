@@ -38,7 +38,7 @@
 # share runs them all. They are dealt by their cost, the longest first,
 # each to the share with the least so far: an area file's
 # guest_secs_NAME=SECS is what the test took in a guest beside the
-# suites (CI's run beside two CPU hogs, 2026-12-03; 10 unless said).
+# suites (CI's run beside two CPU hogs, 2026-12-05; 10 unless said).
 # Before each test the guest's runner writes "AREA/NAME" to
 # $PMT_VM_PROGRESS, so a guest that runs out of its budget is named with
 # the test it was in (tools/vmtest).
