@@ -27,10 +27,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/btf.h>
+#include "btf/corebtf.h"
+#include "btf/kernel_btf.h"
+#include "util/log.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
@@ -108,4 +115,150 @@ void btf__free(struct btf *btf)
 		*(void **)&libbpfs = dlsym(RTLD_NEXT, "btf__free");
 	if (libbpfs)
 		libbpfs(btf);
+}
+
+/*
+ * CO-RE against the part of the kernel's BTF an object relocates with
+ * (btf/corebtf.h): libbpf's btf_custom_path, a memfd. libbpf then never
+ * loads the kernel's BTF for the object (it needs it for CO-RE alone
+ * where a custom path is given, and for programs attached by BTF id:
+ * fentry and typed raw tracepoints, which load it as before). Read in
+ * place: mapped where the kernel lets it (6.16 on; MAP_POPULATE, a fault
+ * a page otherwise), else read whole.
+ */
+static int core_fd = -1;
+
+static void *raw_btf(size_t *len, bool *is_mapped)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+	char *b;
+	void *m;
+	int fd;
+
+	*is_mapped = false;
+	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	*len = (size_t)st.st_size;
+	m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m != MAP_FAILED) {
+		close(fd);
+		*is_mapped = true;
+		return m;
+	}
+	if (!(b = malloc(*len))) {
+		close(fd);
+		return NULL;
+	}
+	while (got < *len && (r = read(fd, b + got, *len - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	if (got != *len) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static bool write_all(int fd, const void *p, size_t len)
+{
+	ssize_t r;
+
+	while (len) {
+		if ((r = write(fd, p, len)) <= 0)
+			return false;
+		p = (const char *)p + r;
+		len -= (size_t)r;
+	}
+	return true;
+}
+
+int pmt_kernel_btf__core(const void *obj, size_t len, char *path, size_t path_len)
+{
+	const char *off = getenv("PMT_CORE_BTF"), *dump = getenv("PMT_CORE_BTF_DUMP");
+	const void *obtf, *oext;
+	size_t olen, elen, klen, made_len;
+	struct pmt_corebtf_stats st;
+	struct timespec t0, t1;
+	bool is_mapped;
+	char why[160];
+	void *k, *made;
+	int fd;
+
+	pmt_kernel_btf__core_done();
+	if (off && !strcmp(off, "0"))
+		return -1;
+	if (shared) {
+		if (pmt_verbose)
+			pmt_info(
+				"CO-RE: against the kernel's whole BTF (the session's types read it)");
+		return -1;
+	}
+	if (pmt_corebtf__sections(obj, len, &obtf, &olen, &oext, &elen))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!(k = raw_btf(&klen, &is_mapped))) {
+		if (pmt_verbose)
+			pmt_info("CO-RE: cannot read %s: %s", VMLINUX_BTF, strerror(errno));
+		return -1;
+	}
+	made = pmt_corebtf__make(k, klen, obtf, olen, oext, elen, &made_len, &st, why, sizeof(why));
+	if (is_mapped)
+		munmap(k, klen);
+	else
+		free(k);
+	if (!made) {
+		if (pmt_verbose)
+			pmt_info("CO-RE: against the kernel's whole BTF (%s)", why);
+		return -1;
+	}
+	fd = memfd_create("pmtrace-core-btf", MFD_CLOEXEC);
+	if (fd >= 0 && write_all(fd, made, made_len)) {
+		snprintf(path, path_len, "/proc/self/fd/%d", fd);
+		/* (libbpf opens it by that path: /proc must show it) */
+		if (access(path, R_OK)) {
+			close(fd);
+			fd = -1;
+		}
+	} else if (fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (dump && *dump) {
+		FILE *f = fopen(dump, "we");
+
+		if (!f || fwrite(made, 1, made_len, f) != made_len)
+			pmt_warn("PMT_CORE_BTF_DUMP %s: %s", dump, strerror(errno));
+		if (f)
+			fclose(f);
+	}
+	free(made);
+	if (fd < 0) {
+		if (pmt_verbose)
+			pmt_info("CO-RE: against the kernel's whole BTF (no file for its part: %s)",
+				 strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (pmt_verbose)
+		pmt_info("CO-RE: %u relocations against %u types made from the kernel's %u "
+			 "in %.1f ms",
+			 st.relos, st.types, st.kernel_types,
+			 (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	core_fd = fd;
+	return fd;
+}
+
+void pmt_kernel_btf__core_done(void)
+{
+	if (core_fd >= 0)
+		close(core_fd);
+	core_fd = -1;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "btf/kernel_btf.h"
 #include "util/grow.h"
 #include "util/machine.h"
 #include "util/log.h"
@@ -908,8 +909,16 @@ static struct pmtrace_bpf *open_object(enum pmt_object o)
 		skel->skeleton->data = pmtrace_lean_bpf__elf_bytes(&skel->skeleton->data_sz);
 	if (!err && o == PMT_OBJ_FLAT)
 		skel->skeleton->data = pmtrace_flat_bpf__elf_bytes(&skel->skeleton->data_sz);
-	if (!err)
-		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (!err) {
+		/* CO-RE against the part of the kernel's BTF it reads */
+		char core[64];
+		LIBBPF_OPTS(bpf_object_open_opts, oo);
+
+		if (pmt_kernel_btf__core(skel->skeleton->data, skel->skeleton->data_sz, core,
+					 sizeof(core)) >= 0)
+			oo.btf_custom_path = core;
+		err = bpf_object__open_skeleton(skel->skeleton, &oo);
+	}
 	if (err) {
 		pmtrace_bpf__destroy(skel);
 		errno = -err;
@@ -1052,6 +1061,7 @@ int pmt_session__load(struct pmt_session *s)
 		pmt_info("BPF object: the %s one", object_names[o]);
 	verifier_stats(s, true);
 	err = pmtrace_bpf__load(s->skel);
+	pmt_kernel_btf__core_done();
 	verifier_stats(s, false);
 	pmt_btftypes__close(&s->types);
 	if (err) {

@@ -14,7 +14,7 @@ guest_tests="glob_many syscalls_routed_same_as_direct"
 guest_secs_syscalls_routed_same_as_direct=16
 guest_secs_glob_many=15
 # shellcheck disable=SC2034 # read by runner.sh
-every_kernel_tests="verifier_work_bounded"
+every_kernel_tests="verifier_work_bounded core_btf_vs_min_core_btf"
 
 test_errors_exit_2() {
 	requires userspace || return
@@ -322,6 +322,37 @@ test_kernel_btf_once() {
 			"$PMT" -q $inner -o /dev/null -- true 2>/dev/null || { fail "the run failed"; return 1; }
 		n=$(sed -n 's|^@\[/sys/kernel/btf/vmlinux\]: ||p' "$WORK/opens")
 		expect_eq "$inner: opens of /sys/kernel/btf/vmlinux" "${n:-0}" 1 || return 1
+	done
+}
+
+# CO-RE against the part of the kernel's BTF each object relocates with
+# (src/btf/corebtf.c), made at start: for the stream's, the flat
+# aggregations' and the whole object, the members it has and their
+# offsets are those bpftool gen min_core_btf finds for the same object
+# in this kernel's BTF, and libbpf took it (-v says so; a stream's run
+# then never parses the whole of the kernel's BTF). In every guest: each
+# kernel's layout, read whole where it cannot be mapped.
+test_core_btf_vs_min_core_btf() {
+	requires bpftool || return
+	local dir what args obj
+	dir=$(dirname "$PMT")
+	[ "$dir" != . ] || dir=.output
+	for what in "lean:--tp sched:sched_switch" "flat:--tp sched:sched_switch --count" \
+		"whole:-e cpu-clock --stack user --count --by stack"; do
+		args=${what#*:} what=${what%%:*}
+		obj=$dir/pmtrace_$what.bpf.o
+		[ "$what" != whole ] || obj=$dir/pmtrace.bpf.o
+		[ -f "$obj" ] || { skip "no $obj here: the tree was not built in place"; return; }
+		# shellcheck disable=SC2086 # the run's words
+		PMT_CORE_BTF_DUMP=$WORK/ours.btf "$PMT" -v $args -o /dev/null -- true 2>"$WORK/err" ||
+			{ cat "$WORK/err" >&2; fail "$what: the run failed"; return 1; }
+		grep -q "^pmtrace: BPF object: the $what one" "$WORK/err" ||
+			{ cat "$WORK/err" >&2; fail "$what: not the $what object"; return 1; }
+		grep -Eq "^pmtrace: CO-RE: [0-9]+ relocations against [0-9]+ types made from the kernel's [0-9]+ in" "$WORK/err" ||
+			{ grep CO-RE "$WORK/err" >&2; fail "$what: CO-RE not against the part made"; return 1; }
+		bpftool gen min_core_btf /sys/kernel/btf/vmlinux "$WORK/min.btf" "$obj" ||
+			{ fail "bpftool gen min_core_btf on $obj"; return 1; }
+		check core_btf_vs_min_core_btf "$WORK/ours.btf" "$WORK/min.btf" "$what" || return 1
 	done
 }
 
