@@ -94,7 +94,11 @@ test_pmu_cycles_hardware() {
 	ran=$(sed -n 's/^task_clock_ms=\([0-9]*\).*/\1/p' "$WORK/cyc.out")
 	n=$(grep -c ' cycles: ip=' "$WORK/cyc.txt")
 	note "$n cycles samples for ${ran:-?} ms of CPU at 999 Hz"
-	if [ "$n" -lt $((${ran:-200} / 2)) ] || [ "$n" -le 10 ]; then
+	# (the kernel's frequency mode sets the period from the count's rate
+	# at each tick: under TCG on a loaded host the emulated counter's
+	# rate swings, and a CI run beside two CPU hogs had 94 samples for
+	# 231 ms; the samples are counted, not the kernel's estimate judged)
+	if [ "$n" -lt $((${ran:-200} / 4)) ] || [ "$n" -le 10 ]; then
 		head -3 "$WORK/cyc.txt" >&2
 		fail "$n cycles samples for ${ran:-?} ms of CPU"
 		return 1
