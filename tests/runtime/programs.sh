@@ -271,14 +271,18 @@ test_program_user_pointer_vs_bpftrace() {
 # 100 ms through a sleep of 1.05 s: each tick's elapsed time 100 ms after
 # the one before (a timer's: 10 ms either way allowed), as many ticks as
 # the sleep holds at least and one a period of the tracer's run at most;
-# bpftrace's ticks the same on the same text (but one it may miss beside
-# busy CPUs).
+# bpftrace's ticks the same on the same text. One tick missed is let
+# through, each tracer's: the kernel's timer, late by more than a period
+# where the hypervisor did not run this VM, forwards past it (CI beside
+# two CPU hogs: 200 ms between two of ours), and pmtrace said it lost
+# or missed nothing.
 test_program_interval_printf_vs_bpftrace() {
 	requires host native || return
 	# shellcheck disable=SC2016 # bpftrace's $variables, not the shell's
 	local prog='interval:ms:100 { $us = elapsed / 1000; printf("tick %d %d\n", $us, 6 * 7); }' who t0 most
 	t0=${EPOCHREALTIME/./}
-	"$PMT" -q -e "$prog" -o "$WORK/ours" -- /usr/bin/sleep 1.05 || { fail "pmtrace -e failed"; return 1; }
+	"$PMT" -q -e "$prog" -o "$WORK/ours" -- /usr/bin/sleep 1.05 2>"$WORK/pm.err" || { cat "$WORK/pm.err" >&2; fail "pmtrace -e failed"; return 1; }
+	! grep -Eq "lost|not seen" "$WORK/pm.err" || { cat "$WORK/pm.err" >&2; fail "pmtrace lost ticks"; return 1; }
 	for who in ours theirs; do
 		if [ $who = theirs ]; then
 			oracle_on_host || return 0
@@ -290,8 +294,8 @@ test_program_interval_printf_vs_bpftrace() {
 		# at most a tick a period of the tracer's whole run (a busy
 		# machine starts and ends the sleep late: 13 ticks seen in CI)
 		most=$(((${EPOCHREALTIME/./} - t0) / 100000 + 1))
-		# bpftrace's own ticks on a busy machine now and then miss one
-		# (its gap two periods): ours may not. A tick late (a virtual
+		# a tick missed (its gap two periods): the timer's, once. A
+		# tick late (a virtual
 		# CPU the host did not run: 66 ms seen in CI) is let through
 		# when the next is back on time (the two gaps 200 ms): the timer
 		# kept its period, whoever's it is
@@ -300,7 +304,7 @@ test_program_interval_printf_vs_bpftrace() {
 			gap = $2 - last
 			if (late) { gap += late - 100000; late = 0 }
 			else if (n && gap > 110000 && gap < 190000) { late = gap; last = $2; n++; next }
-			if (n && who == "theirs" && gap > 190000 && gap < 210000) { gap -= 100000; missed++ }
+			if (n && gap > 190000 && gap < 210000) { gap -= 100000; missed++ }
 			if (n && (gap < 90000 || gap > 110000)) { print who ": " $2 - last " us after the tick before"; bad = 1 }
 			last = $2; n++
 		} END {
