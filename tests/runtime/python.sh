@@ -69,10 +69,11 @@ test_python_thread() {
 # found in the interpreter's list; 10 naps of 50 ms, as long as the script
 # measured its calls of time.sleep kept it off the CPU (wall time less its
 # CPU time: on a busy machine a wakeup waits for a CPU), within
-# preemptions just outside them (2%, under TCG 5%)
+# preemptions just outside them (2%, under TCG 10%: the arm64 guest
+# beside two CPU hogs had 538 ms against 510)
 test_python_offcpu() {
 	local napped tol=0.02
-	[ -n "${PMT_VM:-}" ] && tol=0.05
+	[ -n "${PMT_VM:-}" ] && tol=0.10
 	napped=$("$PMT" --offcpu --folded -o "$WORK/nap.folded" -- "$PY" "$PYF" nap 10 2>"$WORK/nap.err" |
 		sed -n 's/^napped \([0-9]*\) us$/\1/p') || { cat "$WORK/nap.err" >&2; return 1; }
 	[ -n "$napped" ] || { fail "the script said nothing of its naps"; return 1; }
