@@ -759,9 +759,14 @@ test_stacks_streamed_vs_folded() {
 	# "LazyCompile:*NAME" before, Debian's node 18)
 	local js=JS:
 	[ "$(node -p 'parseInt(process.versions.v8)')" -ge 11 ] || js=LazyCompile:
+	# (node's perf map, /tmp/perf-PID.map, is the run's: removed after)
+	touch "$WORK/before.node"
 	# shellcheck disable=SC2016 # $0, $1: the inner shell's
 	same_events node node "$js*fillObjects" -- \
 		sh -c 'cd "$0" && exec node --perf-basic-prof "$1" 8' "$WORK" "$PWD/tests/testprogs/alloc.js"
+	local rc=$?
+	find /tmp -maxdepth 1 -name 'perf-*.map' -newer "$WORK/before.node" -delete
+	return $rc
 }
 
 # A busy server (nginx under wrk load): where its threads leave the CPU
