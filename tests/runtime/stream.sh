@@ -269,8 +269,11 @@ test_payload_vs_perf_script() {
 # loops at once, formatted to /dev/null: the rings fill): each CPU's events wait for ordering at
 # most as much as its ring holds, then the ring is left to the kernel,
 # which counts what it has no room for. Every call written or reported
-# lost, and pmtrace's peak RSS within 4 MiB (the rings' size twice) of a
-# run of 10 calls; it held 65-70 MB more when it read the rings on.
+# lost, and pmtrace's peak RSS within 6 MiB (the rings' size twice, and
+# 2 MiB of the writer's and the reorder's own) of a run of 10 calls; it
+# held 65-70 MB more when it read the rings on. (The kernel's BTF, parsed
+# whole at the start until 24a1159, had set both runs' peak: 4,216 KB
+# over once it was gone, in CI, 4,660 here.)
 test_slow_writer_memory_bounded() {
 	requires native || return
 	local err=$WORK/slow.err events lost small big
@@ -286,7 +289,7 @@ test_slow_writer_memory_bounded() {
 	read -r events lost <<<"$(run_counts "$err")"
 	note "peak RSS $small KB for 10 calls, $big KB for 1,000,000 ($events written, $lost lost)"
 	expect_eq "events + lost" $((events + lost)) 1000000 || return 1
-	[ "$big" -le $((small + 4096)) ] || fail "peak RSS $big KB: more than 4 MiB over the $small KB of 10 calls"
+	[ "$big" -le $((small + 6144)) ] || fail "peak RSS $big KB: more than 6 MiB over the $small KB of 10 calls"
 }
 
 # Until process PID writes under 1 MiB a quarter second (the machine's
