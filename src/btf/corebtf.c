@@ -134,10 +134,15 @@ static int rbtf_parse(struct rbtf *b, const void *data, size_t len, const char *
 		ex = extra_len(BTF_INFO_KIND(info), BTF_INFO_VLEN(info), &ok);
 		if (!ok || ex > type_len - p - 12)
 			goto bad;
-		if (!(b->off = pmt_grow(b->off, &cap, b->n + 1, sizeof(*b->off), 1024))) {
+		uint32_t *off = pmt_grow(b->off, &cap, b->n + 1, sizeof(*b->off), 1024);
+
+		if (!off) {
 			snprintf(why, why_len, "%s: %s", what, strerror(ENOMEM));
+			free(b->off);
+			b->off = NULL;
 			return -1;
 		}
+		b->off = off;
 		if (!b->n)
 			b->off[b->n++] = 0; /* id 0: void */
 		b->off[b->n++] = p;
@@ -275,8 +280,9 @@ static struct root *root_of(struct make *mk, const char *name, uint32_t kind, bo
 			return &mk->roots[i];
 	if (!add)
 		return NULL;
-	if (!(mk->roots = pmt_grow(mk->roots, &mk->roots_cap, mk->nroots, sizeof(*mk->roots), 16)))
+	if (!(r = pmt_grow(mk->roots, &mk->roots_cap, mk->nroots, sizeof(*mk->roots), 16)))
 		return NULL;
+	mk->roots = r;
 	r = &mk->roots[mk->nroots++];
 	memset(r, 0, sizeof(*r));
 	r->name = name;
@@ -292,8 +298,11 @@ static struct node *node_of(struct make *mk, uint32_t kid)
 	for (i = 0; i < mk->nnodes; i++)
 		if (mk->nodes[i].kid == kid)
 			return &mk->nodes[i];
-	if (!(mk->nodes = pmt_grow(mk->nodes, &mk->nodes_cap, mk->nnodes, sizeof(*mk->nodes), 64)))
+	struct node *v = pmt_grow(mk->nodes, &mk->nodes_cap, mk->nnodes, sizeof(*mk->nodes), 64);
+
+	if (!v)
 		return NULL;
+	mk->nodes = v;
 	memset(&mk->nodes[mk->nnodes], 0, sizeof(*mk->nodes));
 	mk->nodes[mk->nnodes].kid = kid;
 	return &mk->nodes[mk->nnodes++];
@@ -309,8 +318,11 @@ static int add_member(struct make *mk, uint32_t kid, const struct need_member *m
 	for (i = 0; i < nd->n; i++)
 		if (nd->m[i].name_off == m->name_off && nd->m[i].bit == m->bit)
 			return 0;
-	if (!(nd->m = pmt_grow(nd->m, &nd->cap, nd->n, sizeof(*nd->m), 4)))
+	struct need_member *v = pmt_grow(nd->m, &nd->cap, nd->n, sizeof(*nd->m), 4);
+
+	if (!v)
 		return nomem(mk);
+	nd->m = v;
 	nd->m[nd->n++] = *m;
 	return 0;
 }
@@ -544,8 +556,11 @@ static int find_candidates(struct make *mk)
 			continue;
 		if (!(r = root_of(mk, name, t.kind, false)))
 			continue;
-		if (!(r->cands = pmt_grow(r->cands, &r->cap, r->n, sizeof(*r->cands), 2)))
+		uint32_t *c = pmt_grow(r->cands, &r->cap, r->n, sizeof(*r->cands), 2);
+
+		if (!c)
 			return nomem(mk);
+		r->cands = c;
 		r->cands[r->n++] = id;
 	}
 	return 0;
@@ -608,10 +623,13 @@ static uint32_t id_of(struct out *o, uint32_t kid)
 	for (i = 0; i < o->n; i++)
 		if (o->kids[i] == kid)
 			return (uint32_t)i + 1;
-	if (!(o->kids = pmt_grow(o->kids, &o->cap, o->n, sizeof(*o->kids), 64))) {
+	uint32_t *k = pmt_grow(o->kids, &o->cap, o->n, sizeof(*o->kids), 64);
+
+	if (!k) {
 		o->oom = true;
 		return 0;
 	}
+	o->kids = k;
 	o->kids[o->n++] = kid;
 	return (uint32_t)o->n;
 }
