@@ -393,7 +393,7 @@ TEST_PKGS := python3 bpftrace linux-perf procps libclang-rt-14-dev util-linux li
 	     scdoc man-db prometheus golang-go curl systemtap-sdt-dev \
 	     g++ rustc libbpf-tools libpython3.11-dev nginx-light wrk nodejs \
 	     binutils elfutils debuginfod openjdk-17-jdk-headless openssl \
-	     kmod xfsprogs nftables
+	     kmod xfsprogs nftables strace
 # the arm64 guest (tests/run.sh vm-arm64): the cross build's packages, its
 # test programs' (C++, USDT), QEMU for aarch64, mmdebstrap for its root
 VM_ARM64_PKGS := qemu-system-arm mmdebstrap systemtap-sdt-dev:arm64 busybox-static cpio \

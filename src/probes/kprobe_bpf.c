@@ -188,7 +188,7 @@ static int not_found(struct pmt_error *err, const char *opt, const char *name,
 static int match_functions(struct pmt_prov_ctx *c, const char *opt, const char *name,
 			   struct pmt_names *hits, bool *ftraced)
 {
-	struct pmt_names all = {0};
+	const struct pmt_names *all;
 	struct pmt_error quiet = {0}; /* the code worded here */
 	int err = pmt_tracefs__functions(&all, &quiet);
 	bool glob = strpbrk(name, "*?[") != NULL;
@@ -204,15 +204,14 @@ static int match_functions(struct pmt_prov_ctx *c, const char *opt, const char *
 		/* no list to check against: let the kernel say */
 		return pmt_names__add(hits, name);
 	}
-	if (pmt_names__match(&all, name, hits)) {
+	if (pmt_names__match(all, name, hits)) {
 		err = 0;
 	} else if (!glob && kf.f.kprobe && in_kallsyms(name)) {
 		*ftraced = false;
 		err = pmt_names__add(hits, name);
 	} else {
-		err = not_found(c->err, opt, name, &all, glob);
+		err = not_found(c->err, opt, name, all, glob);
 	}
-	pmt_names__free(&all);
 	return err;
 }
 

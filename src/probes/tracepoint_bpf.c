@@ -29,7 +29,7 @@ extern const struct pmt_provider pmt_tracepoint_provider;
 
 static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
 {
-	struct pmt_names all = {0};
+	const struct pmt_names *all;
 	const char *close[4];
 	int n, i;
 
@@ -37,13 +37,12 @@ static void suggest_names(struct pmt_prov_ctx *c, const char *spec)
 
 	if (pmt_tracefs__events(&all, &quiet))
 		return;
-	n = pmt_suggest(spec, all.v, all.n, close, 4);
+	n = pmt_suggest(spec, all->v, all->n, close, 4);
 	for (i = 0; i < n; i++)
 		pmt_error__hint(c->err, "did you mean %s?", close[i]);
 	if (!n)
 		pmt_error__hint(c->err, "pmtrace --list lists the %zu tracepoints of this kernel",
-				all.n);
-	pmt_names__free(&all);
+				all->n);
 }
 
 static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, const char *filter)
@@ -80,7 +79,8 @@ static int add_tp(struct pmt_prov_ctx *c, const char *cat, const char *name, con
 static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 {
 	const char *spec = arg->spec;
-	struct pmt_names all = {0}, hits = {0};
+	const struct pmt_names *all;
+	struct pmt_names hits = {0};
 	char cat[256], name[256];
 	int ret = 0;
 	size_t i;
@@ -101,9 +101,8 @@ static int tp_resolve(struct pmt_prov_ctx *c, const struct pmt_probe_arg *arg)
 		char pattern[520];
 
 		snprintf(pattern, sizeof(pattern), "%s:%s", cat, name);
-		pmt_names__match(&all, pattern, &hits);
+		pmt_names__match(all, pattern, &hits);
 	}
-	pmt_names__free(&all);
 	if (!hits.n) {
 		pmt_error__usage(c->err, "--tp '%s': no tracepoint matches", spec);
 		pmt_error__hint(c->err, "see pmtrace --list '%s:*'",

@@ -83,7 +83,8 @@ static int list_usdt(const char *spec)
  * or the USDT probes of a file (usdt:PATH). */
 int pmt_cmd__list(const struct pmt_opts *o)
 {
-	struct pmt_names tps = {0}, evs = {0}, hits = {0};
+	const struct pmt_names *tps;
+	struct pmt_names evs = {0}, hits = {0};
 	struct pmt_error e = {0};
 	struct pmt_buf b = {0};
 	size_t i;
@@ -96,9 +97,9 @@ int pmt_cmd__list(const struct pmt_opts *o)
 		pmt_error__print(&e);
 		return PMT_EXIT_FAIL;
 	}
-	for (i = 0; i < tps.n; i++) {
+	for (i = 0; i < tps->n; i++) {
 		pmt_buf__puts(&b, "tracepoint:");
-		pmt_buf__puts(&b, tps.v[i]);
+		pmt_buf__puts(&b, tps->v[i]);
 		pmt_names__add(&evs, pmt_buf__cstr(&b));
 		b.len = 0;
 	}
@@ -141,7 +142,7 @@ int pmt_cmd__list(const struct pmt_opts *o)
 		pmt_error__print(&e);
 		err = -ENOENT;
 	}
-	pmt_names__free(&tps);
+	pmt_tracefs__forget();
 	pmt_names__free(&evs);
 	pmt_names__free(&hits);
 	return err ? PMT_EXIT_USAGE : PMT_EXIT_OK;

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "btf/kernel_btf.h"
+#include "tracefs/tracefs.h"
 #include "util/grow.h"
 #include "util/machine.h"
 #include "util/log.h"
@@ -654,6 +655,8 @@ int pmt_session__resolve(struct pmt_session *s, const struct pmt_opts *opts)
 	for (i = 0; (prov = pmt_provider__nth(i)); i++)
 		if (prov->imply && (ret = prov->imply(prov_ctx(s))))
 			return ret;
+	/* the kernel's lists of names: what resolving looked names up in */
+	pmt_tracefs__forget();
 	if ((ret = pmt_counter__resolve(&s->counter, opts, &s->err)) ||
 	    (ret = resolve_strings(s)) || (ret = resolve_prints(s)) ||
 	    (ret = resolve_statements(s)) || (ret = compile_aggregation(s)))
@@ -1394,6 +1397,7 @@ uint64_t pmt_session__read_faults(struct pmt_session *s, uint32_t id, bool membe
 
 void pmt_session__free(struct pmt_session *s)
 {
+	pmt_tracefs__forget();
 	pmt_session__detach(s);
 	pmt_unwinder__free(&s->unwind);
 	pmtrace_bpf__destroy(s->skel);

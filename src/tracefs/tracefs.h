@@ -3,6 +3,7 @@
 #ifndef PMT_TRACEFS_H
 #define PMT_TRACEFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "util/error.h"
 #include "tracefs/format.h"
@@ -19,11 +20,16 @@ struct pmt_names {
 	size_t n, cap;
 };
 
-/* All tracepoints, from <root>/available_events; -errno with err filled. */
-int pmt_tracefs__events(struct pmt_names *out, struct pmt_error *err);
+/* All tracepoints, from <root>/available_events; -errno with err filled.
+ * The list is read once and kept (the caller does not free it) until
+ * pmt_tracefs__forget(). */
+int pmt_tracefs__events(const struct pmt_names **out, struct pmt_error *err);
 /* The kernel functions ftrace can hook (available_filter_functions),
- * without module tags or repeats; -errno with err filled. */
-int pmt_tracefs__functions(struct pmt_names *out, struct pmt_error *err);
+ * without module tags or repeats; -errno with err filled. Kept as the
+ * events are. */
+int pmt_tracefs__functions(const struct pmt_names **out, struct pmt_error *err);
+/* Give the lists back (a session, once its probes are resolved). */
+void pmt_tracefs__forget(void);
 void pmt_names__free(struct pmt_names *names);
 /* Append names in all matching glob pattern (fnmatch); returns count. */
 size_t pmt_names__match(const struct pmt_names *all, const char *pattern, struct pmt_names *out);

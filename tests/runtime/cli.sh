@@ -6,7 +6,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="glob_many syscalls_routed_same_as_direct core_btf_vs_min_core_btf"
+guest_tests="glob_many syscalls_routed_same_as_direct core_btf_vs_min_core_btf kernel_lists_read_once"
 # what each took in a guest beside two CPU hogs (make test, CI's
 # load), seconds, where 15 or more (runner.sh deals guest_tests by
 # it; 10 where not given)
@@ -55,6 +55,29 @@ test_list_and_info() {
 	grep -Eq '^ +filename +__data_loc char\[\] +8 +4 +(yes|no) +dynamic string' "$WORK/info.txt" || {
 		cat "$WORK/info.txt" >&2; fail "--info does not show filename"; return 1; }
 	usage_error "unknown tracepoint" --info sched:nope
+}
+
+# A session reads each of the kernel's lists of names once, however many
+# specs look names up in it: the kernel writes available_events and
+# available_filter_functions a page a read() and walks its list from the
+# start for each page, and a program of five globs, reading the 60,000
+# functions once a spec, spent a second of its start there under TCG.
+# strace counts the opens; the counts are exact.
+test_kernel_lists_read_once() {
+	requires strace || return
+	strace -f -qq -e trace=openat -o "$WORK/st" "$PMT" -q --tp 'sched:sched_process_*' --tp 'signal:*' \
+		--tp 'syscalls:sys_enter_getpp*' --tp sched:sched_nope_ --count --by probe -- "$TP"/getppid_loop 7 \
+		>"$WORK/out" 2>"$WORK/err"
+	expect_eq "pmtrace's status (an unknown tracepoint)" $? 2 || return 1
+	expect_eq "opens of available_events" "$(grep -c '/available_events"' "$WORK/st")" 1 || return 1
+	strace -f -qq -e trace=openat -o "$WORK/st" "$PMT" -q --tp 'sched:sched_process_*' --tp 'signal:*' \
+		--tp 'syscalls:sys_enter_getpp*' --count --by probe -- "$TP"/getppid_loop 7 >"$WORK/out" || return 1
+	expect_eq "opens of available_events" "$(grep -c '/available_events"' "$WORK/st")" 1 || return 1
+	grep -qx '@\[tracepoint:syscalls:sys_enter_getppid\]: 7' "$WORK/out" || { cat "$WORK/out" >&2; fail "no 7 getppid calls"; return 1; }
+	have_kprobes || return 0
+	strace -f -qq -e trace=openat -o "$WORK/st" "$PMT" -q --kprobe 'vfs_read*' --kprobe 'vfs_write*' \
+		--kprobe vfs_open --kretprobe 'vfs_read' --count --by probe -- "$TP"/getppid_loop 7 >/dev/null || return 1
+	expect_eq "opens of available_filter_functions" "$(grep -c '/available_filter_functions"' "$WORK/st")" 1
 }
 
 test_glob_many() {

@@ -70,7 +70,7 @@ requires() {
 	local what
 	for what in "$@"; do
 		case $what in
-		perf | bpftrace | bpftool | chromium | setpriv | prometheus | promtool | curl | go | nginx | wrk | node | debuginfod | java | openssl | systemd-analyze)
+		perf | bpftrace | bpftool | chromium | setpriv | prometheus | promtool | curl | go | nginx | wrk | node | debuginfod | java | openssl | systemd-analyze | strace)
 			command -v "$what" >/dev/null || { skip "needs $what: not installed (make test-deps)"; return; } ;;
 		kprobes)
 			have_kprobes || { skip "needs kprobes: this kernel has none (CONFIG_KPROBES unset); runs in the QEMU guests (make vmtest)"; return; } ;;
