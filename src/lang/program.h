@@ -135,6 +135,9 @@ struct pmt_program {
 	 * be attached, skipped without a word, with a warning (the default),
 	 * or refused */
 	enum { PMT_MISSING_WARN, PMT_MISSING_IGNORE, PMT_MISSING_ERROR } missing_probes;
+	/* its kernel function probes as bpftrace names them: kprobe: or
+	 * kretprobe: (kprobes in bpftrace), kfunc: or fentry: (trampolines) */
+	bool kprobes, kfuncs;
 };
 
 /* Does map save a probe's func ('f') or probe ('p'), or neither (0)? */

@@ -1266,6 +1266,11 @@ static int load_program(struct optctx *c)
 		program_probe(&o->probes[o->nr_probes - 1], &p->probes[i], order);
 	}
 	o->begin = p->begin;
+	/* kprobe: as bpftrace attaches it, unless the program has kfunc:
+	 * probes too (trampolines then, where the kernel can) or an option
+	 * says how */
+	if (o->kprobe_mode == PMT_KMODE_AUTO && p->kprobes && !p->kfuncs)
+		o->kprobe_mode = PMT_KMODE_PROGRAM;
 	if (uses_kstack(p))
 		o->stack |= PMT_STACK_KERNEL;
 	return program_interval(c, p);

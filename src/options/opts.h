@@ -27,6 +27,9 @@ enum pmt_kprobe_mode {
 	PMT_KMODE_AUTO, /* fentry/fexit where the kernel can, else kprobes */
 	PMT_KMODE_FENTRY,
 	PMT_KMODE_KPROBE,
+	/* a program's kprobe: probes (no option names it): kprobes where the
+	 * kernel has them, as bpftrace attaches them, else fentry/fexit */
+	PMT_KMODE_PROGRAM,
 };
 
 /* "kprobe:vfs_read" -> PMT_PROBE_KPROBE and "vfs_read"; a spec with no

@@ -63,8 +63,9 @@ int pmt_kfn__choose(const struct pmt_kfeatures *k, const struct pmt_kfn_request 
 		    enum pmt_kfn_mech *out, struct pmt_error *err)
 {
 	bool fits = !k->fentry && r->ftraced && r->btf && !r->offset && r->nfuncs <= r->fentry_free;
+	bool fentry = r->want == PMT_KFN_AUTO || (r->want == PMT_KFN_PREFER_KPROBE && !k->kprobe);
 
-	if (r->want == PMT_KFN_WANT_FENTRY || (r->want == PMT_KFN_AUTO && fits)) {
+	if (r->want == PMT_KFN_WANT_FENTRY || (fentry && fits)) {
 		if (fentry_refusal(k, r, err))
 			return -EINVAL;
 		*out = PMT_KFN_FENTRY;

@@ -18,7 +18,9 @@
 #include "util/error.h"
 
 enum pmt_kfn_mech { PMT_KFN_KPROBE, PMT_KFN_MULTI, PMT_KFN_FENTRY };
-enum pmt_kfn_want { PMT_KFN_AUTO, PMT_KFN_WANT_KPROBE, PMT_KFN_WANT_FENTRY };
+/* AUTO: fentry where it fits, else kprobes; PREFER_KPROBE: kprobes where
+ * the kernel has them (a program's kprobe:, as bpftrace's), else fentry */
+enum pmt_kfn_want { PMT_KFN_AUTO, PMT_KFN_WANT_KPROBE, PMT_KFN_WANT_FENTRY, PMT_KFN_PREFER_KPROBE };
 
 /* "kprobe", "kprobe.multi", "fentry" */
 const char *pmt_kfn__name(enum pmt_kfn_mech m);

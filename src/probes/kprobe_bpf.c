@@ -292,6 +292,7 @@ static void describe(struct pmt_prov_ctx *c, struct pmt_kfn_request *r,
 		[PMT_KMODE_AUTO] = PMT_KFN_AUTO,
 		[PMT_KMODE_KPROBE] = PMT_KFN_WANT_KPROBE,
 		[PMT_KMODE_FENTRY] = PMT_KFN_WANT_FENTRY,
+		[PMT_KMODE_PROGRAM] = PMT_KFN_PREFER_KPROBE,
 	};
 	size_t i;
 

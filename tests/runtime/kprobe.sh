@@ -77,6 +77,20 @@ test_kprobe_glob_multi() {
 	out=$("$PMT" --kprobe-mode kprobe --kprobe 'vfs_rea*' --filter 'arg2 == 12345' --count --by probe -- "$CALLS" 30 2>"$err") || return 1
 	grep -Eq "functions, by kprobe(.multi)?" "$err" || { cat "$err" >&2; fail "no mechanism message"; return 1; }
 	echo "$out" | grep -q '^@\[kprobe:vfs_read\]: 30$' || { fail "vfs_read by probe: $out"; return 1; }
+	# a program's kprobe: as bpftrace's: kprobes, whatever trampolines
+	# the kernel has; its kfunc: by fentry where it has them
+	out=$("$PMT" -v -e 'kprobe:vfs_rea*, kprobe:vfs_write /arg2 == 12345/ { @[func] = count(); }' \
+		-- "$CALLS" 30 2>"$err") || { cat "$err" >&2; return 1; }
+	# (kprobe.multi for the glob where the kernel has multi links: 6.12's)
+	expect_eq "the program's mechanisms" "$(grep -Eo 'by [a-z.]+$' "$err" | sed 's/[.]multi$//' | tr '\n' ' ')" \
+		"by kprobe by kprobe " || return 1
+	echo "$out" | grep -q '^@\[vfs_read\]: 30$' || { fail "the program's vfs_read: $out"; return 1; }
+	if have_fentry; then
+		"$PMT" -v -e 'kfunc:vfs_read /args.count == 12345/ { @ = count(); }' -- "$CALLS" 30 >"$WORK/kf.out" 2>"$err" ||
+			{ cat "$err" >&2; return 1; }
+		expect_eq "kfunc:'s mechanism" "$(grep -Eo 'by [a-z.]+$' "$err")" "by fentry" || return 1
+		expect_eq "kfunc:'s count" "$(grep '^@' "$WORK/kf.out")" "@: 30" || return 1
+	fi
 	no_leftovers
 }
 

@@ -168,6 +168,29 @@ TEST(kfunc_mechanism_per_kernel)
 		     "of each a session, with BTF and no offset (this asks for 9 more)");
 }
 
+/* a program's kprobe: (as bpftrace's): kprobes where the kernel has them,
+ * one program for all however many functions; fentry where it has only
+ * trampolines */
+TEST(kfunc_program_prefers_kprobes)
+{
+	static const struct pmt_kfeatures k_tramp = {.fentry = 0};
+	struct pmt_kfn_request r = one_fn(PMT_KFN_PREFER_KPROBE);
+	char buf[1100];
+
+	ASSERT_STREQ(choose(&k61, &r, buf, sizeof(buf)), "kprobe");
+	ASSERT_STREQ(choose(&k612, &r, buf, sizeof(buf)), "kprobe");
+	ASSERT_STREQ(choose(&k_old, &r, buf, sizeof(buf)), "kprobe");
+	ASSERT_STREQ(choose(&k_tramp, &r, buf, sizeof(buf)), "fentry");
+	r.nfuncs = 3;
+	ASSERT_STREQ(choose(&k612, &r, buf, sizeof(buf)), "kprobe.multi");
+	ASSERT_STREQ(choose(&k_tramp, &r, buf, sizeof(buf)), "fentry");
+	r.nfuncs = 9;
+	ASSERT_STREQ(choose(&k_tramp, &r, buf, sizeof(buf)),
+		     "2: --kprobe vfs_read: this kernel has no kprobes (built without "
+		     "CONFIG_KPROBES); fentry/fexit works here but takes at most 8 functions of "
+		     "each, with BTF");
+}
+
 /* Messages from two threads (the loader's and the event loop's) stay
  * whole lines, control bytes escaped: written a byte at a time they
  * interleaved, and a test waiting for one line never saw it. */

@@ -592,6 +592,36 @@ TEST(program_config)
 	}
 }
 
+/* kernel function probes by bpftrace's name for them: kprobe: and
+ * kretprobe: are kprobes there, kfunc:, kretfunc:, fentry: and fexit:
+ * trampolines (the session attaches each as bpftrace does) */
+TEST(program_kprobes_and_kfuncs)
+{
+	static const struct {
+		const char *text;
+		bool kprobes, kfuncs;
+	} cases[] = {
+		{"kprobe:vfs_read, kr:vfs_write { @ = count(); }", true, false},
+		{"k:vfs_read { @ = count(); }", true, false},
+		{"kretprobe:vfs_read { @ = count(); }", true, false},
+		{"kfunc:vfs_read { @ = count(); }", false, true},
+		{"kretfunc:vfs_read { @ = count(); }", false, true},
+		{"fentry:vfs_read, fr:vfs_write { @ = count(); }", false, true},
+		{"kprobe:vfs_read, fexit:vfs_write { @ = count(); }", true, true},
+		{"t:a:b { @ = count(); }", false, false},
+	};
+	struct pmt_program p;
+	struct pmt_error err = {0};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ASSERT_EQ(pmt_program__parse(cases[i].text, "t.bt", &p, &err), 0);
+		ASSERT_EQ(p.kprobes, cases[i].kprobes);
+		ASSERT_EQ(p.kfuncs, cases[i].kfuncs);
+		pmt_program__free(&p);
+	}
+}
+
 TEST(program_refusals)
 {
 	struct pmt_buf b = {0};
