@@ -279,7 +279,8 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 	/* kfunc: kretfunc: fentry: fexit: f: fr: are trampolines' names */
 	if (!strcmp(providers[i].pmt, "kprobe") || !strcmp(providers[i].pmt, "kretprobe"))
 		*(providers[i].bt[0] == 'f' || strstr(providers[i].bt, "func") ? &P->p->kfuncs
-									       : &P->p->kprobes) = true;
+									       : &P->p->kprobes) =
+			true;
 	v = pmt_grow(P->p->probes, &P->p->cap, P->p->nprobes, sizeof(*v), 4);
 	if (!v)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
