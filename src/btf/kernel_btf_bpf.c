@@ -41,24 +41,67 @@
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
-static struct btf *mapped(void)
+/* The kernel's raw BTF in place: mapped where the kernel lets it (6.16
+ * on; MAP_POPULATE, a fault a page otherwise), else read whole; given
+ * back by raw_btf_done. NULL and errno when it cannot be read. */
+static void *raw_btf(size_t *len, bool *is_mapped)
 {
-	struct btf *btf = NULL;
 	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+	char *b;
 	void *m;
 	int fd;
 
+	*is_mapped = false;
 	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m != MAP_FAILED) {
-			btf = btf__new(m, (__u32)st.st_size); /* copies what it keeps */
-			munmap(m, (size_t)st.st_size);
-		}
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		close(fd);
+		return NULL;
 	}
+	*len = (size_t)st.st_size;
+	m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m != MAP_FAILED) {
+		close(fd);
+		*is_mapped = true;
+		return m;
+	}
+	if (!(b = malloc(*len))) {
+		close(fd);
+		return NULL;
+	}
+	while (got < *len && (r = read(fd, b + got, *len - got)) > 0)
+		got += (size_t)r;
 	close(fd);
+	if (got != *len) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static void raw_btf_done(void *p, size_t len, bool is_mapped)
+{
+	if (is_mapped)
+		munmap(p, len);
+	else
+		free(p);
+}
+
+/* The kernel's BTF parsed from it in place (libbpf copies what it keeps) */
+static struct btf *parsed(void)
+{
+	struct btf *btf;
+	bool is_mapped;
+	size_t len;
+	void *p = raw_btf(&len, &is_mapped);
+
+	if (!p)
+		return NULL;
+	btf = btf__new(p, (__u32)len);
+	raw_btf_done(p, len, is_mapped);
 	return btf;
 }
 
@@ -70,7 +113,7 @@ static unsigned int shared_refs;
 static struct btf *load(void)
 {
 	static struct btf *(*libbpfs)(void);
-	struct btf *btf = mapped();
+	struct btf *btf = parsed();
 
 	if (btf)
 		return btf;
@@ -122,49 +165,10 @@ void btf__free(struct btf *btf)
  * (btf/corebtf.h): libbpf's btf_custom_path, a memfd. libbpf then never
  * loads the kernel's BTF for the object (it needs it for CO-RE alone
  * where a custom path is given, and for programs attached by BTF id:
- * fentry and typed raw tracepoints, which load it as before). Read in
- * place: mapped where the kernel lets it (6.16 on; MAP_POPULATE, a fault
- * a page otherwise), else read whole.
+ * fentry and typed raw tracepoints, which load it as before), read in
+ * place (raw_btf).
  */
 static int core_fd = -1;
-
-static void *raw_btf(size_t *len, bool *is_mapped)
-{
-	struct stat st;
-	size_t got = 0;
-	ssize_t r;
-	char *b;
-	void *m;
-	int fd;
-
-	*is_mapped = false;
-	fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
-	*len = (size_t)st.st_size;
-	m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	if (m != MAP_FAILED) {
-		close(fd);
-		*is_mapped = true;
-		return m;
-	}
-	if (!(b = malloc(*len))) {
-		close(fd);
-		return NULL;
-	}
-	while (got < *len && (r = read(fd, b + got, *len - got)) > 0)
-		got += (size_t)r;
-	close(fd);
-	if (got != *len) {
-		free(b);
-		return NULL;
-	}
-	return b;
-}
 
 static bool write_all(int fd, const void *p, size_t len)
 {
@@ -209,10 +213,7 @@ int pmt_kernel_btf__core(const void *obj, size_t len, char *path, size_t path_le
 		return -1;
 	}
 	made = pmt_corebtf__make(k, klen, obtf, olen, oext, elen, &made_len, &st, why, sizeof(why));
-	if (is_mapped)
-		munmap(k, klen);
-	else
-		free(k);
+	raw_btf_done(k, klen, is_mapped);
 	if (!made) {
 		if (pmt_verbose)
 			pmt_info("CO-RE: against the kernel's whole BTF (%s)", why);
