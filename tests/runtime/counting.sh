@@ -61,7 +61,10 @@ test_stat_vs_perf_stat() {
 test_stat_json_names_every_event() {
 	requires perf userspace || return
 	local e list=task-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults,cpu-clock,alignment-faults,emulation-faults,cycles
-	for e in "" "$list" ${list//,/ }; do
+	# (the default set, all ten together, and alone the one that falls
+	# back where there is no PMU and one software counter: each of the
+	# ten alone was 22 runs of perf and pmtrace, 15 s of CI's busy pass)
+	for e in "" "$list" cycles page-faults; do
 		perf stat -j ${e:+-e "$e"} -o "$WORK/perf.json" -- true || return 1
 		"$PMT" --stat --json ${e:+-e "$e"} -o "$WORK/pmt.json" -- true || return 1
 		check stat_json_names "$WORK/pmt.json" "$WORK/perf.json" "${e:-the default set}" || return 1

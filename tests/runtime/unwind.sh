@@ -1171,7 +1171,7 @@ test_unwind_vs_perf_dwarf() {
 }
 # one of them: WHAT started, both tracers on it for some seconds, stopped
 stacks_vs_perf() { # WHAT
-	local what=$1 pid pm comm secs=3 hz=499 rc=0 ev=cpu-clock t0=$SECONDS t1
+	local what=$1 pid pm comm secs=2 hz=499 rc=0 ev=cpu-clock t0=$SECONDS t1
 	# (arm64's perf asks software events for SVE's VG register, which
 	# only its PMU's take: EOPNOTSUPP; the PMU's cycles where there is one)
 	! has_cpu_pmu || ev=cycles
