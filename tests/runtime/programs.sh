@@ -1849,7 +1849,7 @@ test_program_block_tools_vs_bpftrace() {
 	[ -x "$PY" ] || { skip "needs $PY (python3.11)"; return; }
 	command -v mkfs.xfs >/dev/null || { skip "needs mkfs.xfs (xfsprogs: make test-deps)"; return; }
 	# (globals: the EXIT trap runs once the function has returned)
-	local m=$PMT_VM_MODULES md x d
+	local m=$PMT_VM_MODULES md x d try
 	loops=() cg=
 	{ modprobe -d "$m" loop && modprobe -d "$m" raid0 && modprobe -d "$m" xfs; } ||
 		{ fail "cannot load loop, raid0 and xfs from $m"; return 1; }
@@ -1915,9 +1915,15 @@ TIME PID python3.11 md0" || { cat "$WORK/out.txt" >&2; return 1; }
 		'	@usecs = hist((nsecs - @start[args.sector]) / 1000);' '	delete(@start, args.sector); }' \
 		'END { clear(@start); }' >"$WORK/biolatency.bt"
 	sed -e 's/args\./args->/g' -e 's/delete(@start, args->sector)/delete(@start[args->sector])/' "$WORK/biolatency.bt" >"$WORK/bt_biolatency.bt"
-	PM_TOOL=$WORK/biolatency.bt BT_TOOL=$WORK/bt_biolatency.bt tool_beside_bpftrace biolatency '^Tracing' \
-		"dd if=${loops[4]} of=/dev/null bs=4k count=50 iflag=direct" || return 1
 	total() { awk '/^\[/ { sub(/^[^])]*[])] */, ""); n += $1 } END { print n + 0 }' "$1"; }
+	# (bpftrace 0.17 under TCG once counted none of the 50, its header
+	# printed, pmtrace all 50: both run once more where bpftrace saw none)
+	for try in 1 2; do
+		PM_TOOL=$WORK/biolatency.bt BT_TOOL=$WORK/bt_biolatency.bt tool_beside_bpftrace biolatency '^Tracing' \
+			"dd if=${loops[4]} of=/dev/null bs=4k count=50 iflag=direct" || return 1
+		{ [ "$(total "$WORK/bt.txt")" = 0 ] && [ $try = 1 ]; } || break
+		note "biolatency: bpftrace counted none of the 50 I/Os (pmtrace $(total "$WORK/out.txt")): both run again"
+	done
 	expect_eq "biolatency's I/Os" "$(total "$WORK/out.txt") $(total "$WORK/bt.txt")" "50 50" ||
 		{ cat "$WORK/out.txt" "$WORK/bt.txt" >&2; return 1; }
 	# swap-ins
