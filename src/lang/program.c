@@ -231,34 +231,36 @@ static int skip_space(const char *s, int i)
 /* --- probes --------------------------------------------------------------- */
 
 /* bpftrace's provider names and their one-letter forms, as pmtrace's kind
- * prefixes (kfunc: pmtrace's kprobe takes fentry where the kernel has it) */
+ * prefixes; fn: a kernel function probe, 'k' by kprobes in bpftrace
+ * (kprobe:), 'f' by trampolines (kfunc:, fentry:) */
 static const struct {
 	const char *bt, *pmt;
+	char fn;
 } providers[] = {
-	{"tracepoint", "tracepoint"},
-	{"t", "tracepoint"},
-	{"kprobe", "kprobe"},
-	{"k", "kprobe"},
-	{"kretprobe", "kretprobe"},
-	{"kr", "kretprobe"},
-	{"kfunc", "kprobe"},
-	{"fentry", "kprobe"},
-	{"f", "kprobe"},
-	{"kretfunc", "kretprobe"},
-	{"fexit", "kretprobe"},
-	{"fr", "kretprobe"},
-	{"uprobe", "uprobe"},
-	{"u", "uprobe"},
-	{"uretprobe", "uretprobe"},
-	{"ur", "uretprobe"},
-	{"usdt", "usdt"},
-	{"U", "usdt"},
-	{"rawtracepoint", "rawtracepoint"},
-	{"rt", "rawtracepoint"},
-	{"profile", "profile"},
-	{"p", "profile"},
-	{"interval", "interval"},
-	{"i", "interval"},
+	{"tracepoint", "tracepoint", 0},
+	{"t", "tracepoint", 0},
+	{"kprobe", "kprobe", 'k'},
+	{"k", "kprobe", 'k'},
+	{"kretprobe", "kretprobe", 'k'},
+	{"kr", "kretprobe", 'k'},
+	{"kfunc", "kprobe", 'f'},
+	{"fentry", "kprobe", 'f'},
+	{"f", "kprobe", 'f'},
+	{"kretfunc", "kretprobe", 'f'},
+	{"fexit", "kretprobe", 'f'},
+	{"fr", "kretprobe", 'f'},
+	{"uprobe", "uprobe", 0},
+	{"u", "uprobe", 0},
+	{"uretprobe", "uretprobe", 0},
+	{"ur", "uretprobe", 0},
+	{"usdt", "usdt", 0},
+	{"U", "usdt", 0},
+	{"rawtracepoint", "rawtracepoint", 0},
+	{"rt", "rawtracepoint", 0},
+	{"profile", "profile", 0},
+	{"p", "profile", 0},
+	{"interval", "interval", 0},
+	{"i", "interval", 0},
 };
 
 static int add_probe(struct parser *P, int pos, int len, const char *filter)
@@ -276,11 +278,8 @@ static int add_probe(struct parser *P, int pos, int len, const char *filter)
 			    "kretprobe:, kfunc:, kretfunc:, uprobe:, uretprobe:, usdt:, "
 			    "rawtracepoint:, profile: or interval: and what it names",
 			    len, s);
-	/* kfunc: kretfunc: fentry: fexit: f: fr: are trampolines' names */
-	if (!strcmp(providers[i].pmt, "kprobe") || !strcmp(providers[i].pmt, "kretprobe"))
-		*(providers[i].bt[0] == 'f' || strstr(providers[i].bt, "func") ? &P->p->kfuncs
-									       : &P->p->kprobes) =
-			true;
+	if (providers[i].fn)
+		*(providers[i].fn == 'f' ? &P->p->kfuncs : &P->p->kprobes) = true;
 	v = pmt_grow(P->p->probes, &P->p->cap, P->p->nprobes, sizeof(*v), 4);
 	if (!v)
 		return pmt_error__runtime(P->err, -ENOMEM, "%s: out of memory", P->name);
