@@ -1713,20 +1713,29 @@ test_program_kprobe_tools_vs_bpftrace() {
 		'    l = socket.socket(fam); l.bind((host, 0)); l.listen(5)' \
 		'    cs = [socket.create_connection(l.getsockname()[:2], timeout=20) for i in range(3)]' >"$WORK/syn.py"
 	# (bpftrace 0.17 in the 6.12 guest at times prints no map here, or
-	# its name alone, its kprobes attached: both run again then, once)
-	local try
+	# its name alone, its kprobes attached: both run again then, once.
+	# CI's guest beside two CPU hogs once had none twice: its kprobe
+	# programs are skipped while the CPU's bpf_prog_active is held (see
+	# swapin.bt's), and the oracle saw nothing to compare. pmtrace's
+	# backlogs are exact regardless; the maps are compared where
+	# bpftrace saw the connections.)
+	local try seen=
 	for try in 1 2; do
 		tool_beside_bpftrace tcpsynbl '^Tracing' "$PY $WORK/syn.py" || return 1
+		maps_of "$WORK/out.txt" >"$WORK/ours"
+		expect_eq "the backlogs" "$(sed -nE 's/ *\|.*//; s/ +/ /g; /^\[/p' "$WORK/ours" | tr '\n' ';')" \
+			"[0] 2;[1] 2;[2, 4) 2;" || { cat "$WORK/out.txt" >&2; return 1; }
 		# (its histogram's rows, not only the map's name: CI's guest
 		# once had the name alone)
-		grep -q '^\[0\]' "$WORK/bt.txt" && break
+		grep -q '^\[0\]' "$WORK/bt.txt" && { seen=1; break; }
 		note "bpftrace printed no @backlog histogram (try $try)"
 	done
-	maps_of "$WORK/out.txt" >"$WORK/ours"
-	maps_of "$WORK/bt.txt" >"$WORK/theirs"
-	expect_eq "the backlogs" "$(sed -nE 's/ *\|.*//; s/ +/ /g; /^\[/p' "$WORK/ours" | tr '\n' ';')" \
-		"[0] 2;[1] 2;[2, 4) 2;" || { cat "$WORK/out.txt" >&2; return 1; }
-	same_lines || return 1
+	if [ -n "$seen" ]; then
+		maps_of "$WORK/bt.txt" >"$WORK/theirs"
+		same_lines || return 1
+	else
+		note "tcpsynbl: bpftrace saw none of the connections twice: pmtrace's exact backlogs alone"
+	fi
 	printf '%s\n' 'import socket' 'for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):' \
 		'    l = socket.socket(fam); l.bind((host, 0)); l.listen(5)' \
 		'    c = socket.create_connection(l.getsockname()[:2], timeout=20)' \
