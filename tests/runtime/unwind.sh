@@ -12,7 +12,7 @@ guest_tests="unwind_python unwind_tables_refused_retried unwind_pending_finished
 # load), seconds, where 15 or more (runner.sh deals guest_tests by
 # it; 10 where not given)
 # shellcheck disable=SC2034 # read by runner.sh
-guest_secs_jit_perf_map=54
+guest_secs_jit_perf_map=35
 guest_secs_unwind_tables_refused_retried=34
 guest_secs_unwind_python=31
 guest_secs_unwind_pending_finished=19
@@ -1062,7 +1062,7 @@ test_jit_perf_map() {
 	# node writes V8's logs where it runs: in the work directory; its
 	# start-up takes seconds under TCG, so the loop runs longer there
 	local secs=1
-	[ -z "${PMT_VM:-}" ] || secs=5
+	[ -z "${PMT_VM:-}" ] || secs=3
 	# shellcheck disable=SC2016 # $0, $1, $2: the inner shell's
 	local node=(sh -c 'cd "$0" && exec node --perf-basic-prof "$1" "$2"' "$WORK" "$PWD/tests/testprogs/hot.js" "$secs")
 	jit_run "$WORK/jit.folded" "${node[@]}" || return 1
