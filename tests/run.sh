@@ -227,7 +227,8 @@ fuzz_suite() {
 		pids+=("$!")
 	done
 	for i in "${!names[@]}"; do
-		n=${names[$i]} log=.output/fuzz-${names[$i]}.log
+		n=${names[$i]}
+		log=.output/fuzz-$n.log
 		if wait "${pids[$i]}"; then
 			grep -E '^stat::number_of_executed_units' "$log" | sed 's/^/    /'
 			echo "ok   fuzz/$n"
