@@ -4,9 +4,9 @@
  *
  * For each frame: the VMA holding pc (bpf_find_vma: its file's inode and
  * the file offset of pc), the file's rows (pmt_cfi_files, filled by
- * src/unwind/tables_bpf.c from the file's .eh_frame), the row covering the offset
- * (a binary search), then the caller's pc, sp and fp from the CFA the row
- * gives. Where no row covers pc (JIT code, a file without tables yet),
+ * src/unwind/tables_bpf.c from the file's .eh_frame), the row covering the
+ * offset (a binary search) and its rule (pmt_cfi_rules), then the caller's
+ * pc, sp and fp from the CFA the rule gives. Where no row covers pc (JIT code, a file without tables yet),
  * frame pointers take over for that frame. A file seen without tables is
  * noted in pmt_cfi_wanted for user space to load. One frame per bpf_loop
  * iteration.
@@ -50,10 +50,10 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 	}
 }
 
-/* The last row of [first, first + count) at or below pc. */
-static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 count, __u32 pc)
+/* The rule of the last row of [first, first + count) at or below pc. */
+static __always_inline struct pmt_cfi_rule *pmt_unwind_row(__u32 first, __u32 count, __u32 pc)
 {
-	struct pmt_cfi_row *r;
+	struct pmt_cfi_krow *r;
 	__u32 base = first, n = count, half, i, mid;
 
 	/* the row at base is the answer once n is 1: halve n, keeping the
@@ -74,7 +74,10 @@ static __always_inline struct pmt_cfi_row *pmt_unwind_row(__u32 first, __u32 cou
 		n -= half;
 	}
 	r = count ? bpf_map_lookup_elem(&pmt_cfi_rows, &base) : NULL;
-	return r && r->pc <= pc ? r : NULL;
+	if (!r || r->pc > pc)
+		return NULL;
+	base = r->rule;
+	return bpf_map_lookup_elem(&pmt_cfi_rules, &base);
 }
 
 /* The caller by frame pointers: [fp] is its fp, [fp + 8] its pc. */
@@ -123,7 +126,7 @@ static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 
 
 /* The caller by the row's rules: 0, or 1 where the walk ends. after_fp:
  * this frame was found by frame pointers (u->sp a guess). */
-static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt_cfi_row *r,
+static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt_cfi_rule *r,
 					  bool after_fp)
 {
 	__u64 cfa, ra, fp;
@@ -201,7 +204,7 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 
 static long pmt_unwind_step(__u32 i, void *data)
 {
-	struct pmt_cfi_row *r = NULL;
+	struct pmt_cfi_rule *r = NULL;
 	struct pmt_unwind *u;
 	__u64 v, at;
 	__u32 zero = 0;

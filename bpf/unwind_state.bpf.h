@@ -23,8 +23,16 @@ struct {
 	__uint(max_entries, 1); /* sized by the loader */
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, struct pmt_cfi_row);
+	__type(value, struct pmt_cfi_krow);
 } pmt_cfi_rows SEC(".maps") __weak;
+
+/* The rules pmt_cfi_rows index, shared by every file's rows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* sized by the loader */
+	__type(key, __u32);
+	__type(value, struct pmt_cfi_rule);
+} pmt_cfi_rules SEC(".maps") __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -33,6 +33,8 @@ enum pmt_fp_rule {
 	PMT_FP_SAVED, /* the caller's rbp is at CFA + fp_off (rbx: bx_off) */
 };
 
+/* A row as the reader makes it (src/unwind/cfi.c) and user space's walk
+ * reads it (src/unwind/resume.c). */
 struct pmt_cfi_row {
 	__u32 pc; /* file offset the row starts at */
 	__s32 cfa_off;
@@ -40,9 +42,31 @@ struct pmt_cfi_row {
 	__u8 cfa; /* enum pmt_cfa_rule */
 	__u8 fp;  /* enum pmt_fp_rule */
 	__s16 bx_off;
-	__u8 bx;  /* enum pmt_fp_rule, for rbx */
-	__u8 pad; /* 16 bytes: the array's stride, user space writes it mmapped */
+	__u8 bx; /* enum pmt_fp_rule, for rbx */
+	__u8 pad;
 };
+
+/*
+ * The kernel's tables: a row is its pc and the index of its rule in
+ * pmt_cfi_rules, which every file shares. A machine's code has millions
+ * of rows and a few thousand rules (clang's, LLVM's, z3's, libc's,
+ * python3's, node's and QEMU's 3.4M rows: 2,176 rules), so a row is 8
+ * bytes, not 16: twice the rows in the same memory.
+ */
+struct pmt_cfi_rule {
+	__s32 cfa_off;
+	__s16 fp_off;
+	__s16 bx_off;
+	__u8 cfa; /* enum pmt_cfa_rule */
+	__u8 fp;  /* enum pmt_fp_rule */
+	__u8 bx;  /* enum pmt_fp_rule, for rbx (arm64: x30) */
+	__u8 pad; /* zero: rules are told apart by their bytes */
+};
+struct pmt_cfi_krow {
+	__u32 pc;   /* file offset the row starts at */
+	__u32 rule; /* in pmt_cfi_rules */
+};
+#define PMT_CFI_RULES 65536
 
 /* A file with CFI rows (key: the inode's device and number, as the
  * kernel's vm_file sees them). */
@@ -139,8 +163,9 @@ struct pmt_py_new {
 #define PMT_PY_ID(f) ((__u32)(f))
 #define PMT_PY_INSTR(f) ((__u32)((f) >> 47) & 0x7fff)
 
-_Static_assert(sizeof(struct pmt_cfi_row) == 16,
+_Static_assert(sizeof(struct pmt_cfi_krow) == 8,
 	       "pmt_cfi_rows' stride: user space writes it mmapped");
+_Static_assert(sizeof(struct pmt_cfi_rule) == 12, "pmt_cfi_rule");
 _Static_assert(sizeof(struct pmt_cfi_file_key) == 16, "pmt_cfi_file_key");
 _Static_assert(sizeof(struct pmt_cfi_file) == 8, "pmt_cfi_file");
 _Static_assert(sizeof(struct pmt_cfi_want) == 16, "pmt_cfi_want: read from a queue");

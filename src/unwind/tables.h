@@ -22,6 +22,7 @@
 #include "unwind/rereads.h"
 #include "unwind/resume.h"
 #include "unwind/rowspace.h"
+#include "unwind/rules.h"
 #include "abi.h"
 
 struct pmtrace_bpf;
@@ -45,7 +46,8 @@ struct pmt_unwinder {
 	pthread_mutex_t lock;
 	pthread_mutex_t read_lock; /* one file read at a time (load_file) */
 	struct pmt_rowspace rows;
-	bool warned_full, warned_files;
+	struct pmt_cfi_rules rules; /* what the rows index, under lock */
+	bool warned_full, warned_files, warned_rules;
 	/* given back: counted up (atomically) before any file's entry is
 	 * deleted, so a reader of rows that saw it unchanged after reading
 	 * read rows still the file's */

@@ -31,7 +31,10 @@
 #include "util/strutil.h"
 #include "pmtrace.skel.h"
 
-#define CFI_ROWS (1u << 21) /* 32 MiB of kernel memory */
+#define CFI_ROWS (1u << 22) /* 32 MiB of kernel memory, 8 bytes a row */
+#define CFI_ROWS_MAX (1u << 23)
+/* the most rows of one file: the kernel's binary search takes 22 halvings */
+#define CFI_FILE_ROWS (1u << 22)
 #define CFI_FILES 16384
 /* Rows given back are not taken again for this long: longer than any
  * program runs with a file's entry it found before the entry went. */
@@ -56,15 +59,15 @@ int pmt_unwind__supported(struct pmt_error *err)
 }
 
 /* PMT_UNWIND_ROWS in the environment: the row array's size, from 1024
- * (the tests' way to fill it) to 4M (the kernel's binary search takes 22
- * halvings: a file has at most 2^22 rows); else 2M. bpftrace alone maps
- * 1.9M rows (libLLVM's 949k, libclang's 446k, libz3's 386k). */
+ * (the tests' way to fill it) to 8M; else 4M. clang++ alone maps 2.4M
+ * rows (libclang-cpp's 1.0M, libLLVM's 950k, libz3's 387k), bpftrace
+ * the same files. */
 static uint32_t cfi_rows(void)
 {
 	const char *v = getenv("PMT_UNWIND_ROWS");
 	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
 
-	return n >= 1024 && n <= (1u << 22) ? (uint32_t)n : CFI_ROWS;
+	return n >= 1024 && n <= CFI_ROWS_MAX ? (uint32_t)n : CFI_ROWS;
 }
 
 void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
@@ -72,6 +75,7 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python)
 	skel->rodata->pmt_unwind_dwarf = on;
 	pmt_python__size(skel, python && on);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_rows, on ? cfi_rows() : 1);
+	bpf_map__set_max_entries(skel->maps.pmt_cfi_rules, on ? PMT_CFI_RULES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_files, on ? CFI_FILES : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_cfi_wanted, on ? CFI_WANTED : 1);
 	bpf_map__set_max_entries(skel->maps.pmt_vma_cache, on ? VMA_PROCS : 1);
@@ -110,6 +114,7 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 	memset(u, 0, sizeof(*u));
 	u->skel = skel;
 	pmt_rowspace__init(&u->rows, cfi_rows());
+	pmt_cfi_rules__init(&u->rules, PMT_CFI_RULES);
 	pmt_rereads__init(&u->rereads, REREAD_SLOTS);
 	u->wake_fd = -1;
 	pthread_mutex_init(&u->lock, NULL);
@@ -118,19 +123,40 @@ void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel)
 
 /* Write rows at index first of the kernel's array through a mapping of
  * just those pages, gone when written: the rows stay the kernel's memory,
- * not pmtrace's resident set. */
+ * not pmtrace's resident set. Each row's rule is the kernel's before the
+ * row (new rules written as met). -ENOSPC: no room for a new rule. */
 static int write_rows(struct pmt_unwinder *u, uint32_t first, const struct pmt_cfi *cfi)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), at = (size_t)first * sizeof(*cfi->rows);
-	size_t base = at / page * page, len = at - base + cfi->n * sizeof(*cfi->rows);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE),
+	       at = (size_t)first * sizeof(struct pmt_cfi_krow);
+	size_t base = at / page * page, len = at - base + cfi->n * sizeof(struct pmt_cfi_krow);
+	int rules = bpf_map__fd(u->skel->maps.pmt_cfi_rules), err = 0;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       bpf_map__fd(u->skel->maps.pmt_cfi_rows), (off_t)base);
+	struct pmt_cfi_krow *k = (struct pmt_cfi_krow *)(p + (at - base));
+	size_t i;
 
 	if (p == MAP_FAILED)
 		return -errno;
-	memcpy(p + (at - base), cfi->rows, cfi->n * sizeof(*cfi->rows));
+	for (i = 0; i < cfi->n; i++) {
+		struct pmt_cfi_rule rule = pmt_cfi_rule__of(&cfi->rows[i]);
+		bool added;
+		int64_t r = pmt_cfi_rules__intern(&u->rules, &rule, &added);
+		uint32_t key = (uint32_t)r;
+
+		if (r < 0) {
+			err = (int)r;
+			break;
+		}
+		if (added && bpf_map_update_elem(rules, &key, &rule, BPF_ANY)) {
+			err = -errno;
+			break;
+		}
+		k[i].pc = cfi->rows[i].pc;
+		k[i].rule = key;
+	}
 	munmap(p, len);
-	return 0;
+	return err;
 }
 
 /* What is read of a file before any map is touched (so it can be read
@@ -363,6 +389,7 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 {
 	struct pmt_cfi_file file = {0};
 	uint32_t first = 0, n = (uint32_t)r->cfi.n;
+	int err;
 
 	pthread_mutex_lock(&u->lock);
 	if (read_already(u, &r->key)) {
@@ -375,6 +402,10 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 	if (r->cfi_err) {
 		if (pmt_verbose > 1)
 			pmt_info("unwind: %s: %s", r->name, r->err);
+	} else if (n > CFI_FILE_ROWS) {
+		pmt_warn("unwind: %s has %u rows of unwind tables, more than the %u a file may "
+			 "have: walked by frame pointers",
+			 r->name, n, CFI_FILE_ROWS);
 	} else if (n && !place_rows(u, n, &first)) {
 		if (u->nrefused < PMT_UNWIND_REFUSED) {
 			u->refused[u->nrefused].key = r->key;
@@ -388,8 +419,14 @@ static void commit_file(struct pmt_unwinder *u, struct pmt_file_read *r)
 				 "further files are walked by frame pointers",
 				 u->rows.cap);
 		u->warned_full = true;
-	} else if (n && write_rows(u, first, &r->cfi)) {
+	} else if (n && (err = write_rows(u, first, &r->cfi))) {
 		pmt_rowspace__give(&u->rows, first, n, 0);
+		if (err == -ENOSPC && !u->warned_rules)
+			pmt_warn("unwind: no room for another rule (%u, which the rows of every "
+				 "file share): further files with new ones are walked by frame "
+				 "pointers",
+				 PMT_CFI_RULES);
+		u->warned_rules = u->warned_rules || err == -ENOSPC;
 	} else {
 		/* in place before the file entry below makes them reachable */
 		file.first = first;
@@ -908,22 +945,30 @@ static bool row_below(struct pmt_unwinder *u, const struct pmt_cfi_file *f, uint
 {
 	int fd = bpf_map__fd(u->skel->maps.pmt_cfi_rows);
 	uint32_t lo = 0, hi = f->count, mid, key;
+	struct pmt_cfi_krow k;
 	bool found = false;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		key = f->first + mid;
-		if (bpf_map_lookup_elem(fd, &key, row))
+		if (bpf_map_lookup_elem(fd, &key, &k))
 			return false;
-		if (row->pc <= at)
+		if (k.pc <= at)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo) {
 		key = f->first + lo - 1;
-		found = !bpf_map_lookup_elem(fd, &key, row);
+		found = !bpf_map_lookup_elem(fd, &key, &k);
 	}
+	/* the rules are the kernel's copies of these (under the lock: the
+	 * loader thread adds to them) */
+	pthread_mutex_lock(&u->lock);
+	found = found && k.rule < u->rules.n;
+	if (found)
+		*row = pmt_cfi_rule__row(k.pc, &u->rules.v[k.rule]);
+	pthread_mutex_unlock(&u->lock);
 	return found;
 }
 
@@ -1052,5 +1097,6 @@ void pmt_unwinder__free(struct pmt_unwinder *u)
 	free(u->memo);
 	u->memo = NULL;
 	pmt_rowspace__free(&u->rows);
+	pmt_cfi_rules__free(&u->rules);
 	pmt_rereads__free(&u->rereads);
 }
