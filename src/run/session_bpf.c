@@ -735,7 +735,12 @@ static void size_unwinder(struct pmt_session *s)
 		n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
 	}
-	pmt_unwinder__prefetch(&s->unwind, s->opts->cmd ? s->opts->cmd[0] : exe[0] ? exe : NULL);
+	/* system wide: what runs now too (not under --cgroup: the rows
+	 * are for its processes) */
+	if (s->opts->cmd)
+		snprintf(exe, sizeof(exe), "%s", s->opts->cmd[0]);
+	pmt_unwinder__prefetch(&s->unwind, exe[0] ? exe : NULL,
+			       s->opts->system_wide && !s->opts->cgroup);
 }
 
 #define PMT_VSTATS_PROGS 32

@@ -94,8 +94,9 @@ void pmt_unwind__size(struct pmtrace_bpf *skel, bool on, bool python);
 void pmt_unwind__autoload(struct pmtrace_bpf *skel);
 void pmt_unwinder__init(struct pmt_unwinder *u, struct pmtrace_bpf *skel);
 /* Before load: read the tables of libc, the loader and cmd (-- CMD's
- * program, or NULL) in a thread while the programs load. */
-void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd);
+ * program, or NULL) in a thread while the programs load; running (a
+ * system-wide session): those of the processes on a CPU now too. */
+void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd, bool running);
 /* At attach, before the probes: the mapping tracking programs are
  * attached, the prefetched tables given to the kernel, then a thread loads
  * the files the kernel asks for, every few ms (the main loop may be busy

@@ -718,12 +718,18 @@ void pmt_unwinder__wake(struct pmt_unwinder *u)
  * programs load (a few ms of CFI parsing beside the verifier's tens),
  * and start() gives the rows to the kernel.
  */
-#define PREFETCH_MAX 32
+#define PREFETCH_MAX 64
+/* a system-wide session's reading of running processes' files stops
+ * queueing more after this long (a machine running much big code) */
+#define PREFETCH_RUNNING_NS 1500000000ULL
 
 struct prefetch {
 	struct pmt_file_read files[PREFETCH_MAX];
 	size_t n;
 	bool python;
+	bool running; /* system wide: the files of the processes on a CPU now too */
+	uint64_t t0;
+	uint32_t pid; /* ... the one whose maps are walked */
 	char cmd[PATH_MAX];
 	/* the command's libraries still to read, breadth first */
 	char *queue[PREFETCH_MAX];
@@ -778,6 +784,61 @@ static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
 	close(fd);
 }
 
+static void prefetch_queue(void *ctx, const char *path);
+
+/* Any file a running process maps executable (as prefetch_mapped reads
+ * pmtrace's own common ones), through the process's mapping. */
+static void prefetch_running_mapped(void *ctx, const struct pmt_procmap *m)
+{
+	struct prefetch *p = ctx;
+	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
+	int fd;
+
+	if (!m->ino || p->n >= PREFETCH_MAX || prefetched(p, &key) ||
+	    pmt_now_ns() - p->t0 > PREFETCH_RUNNING_NS)
+		return;
+	fd = open_mapped(p->pid, m->start, m->end);
+	if (fd < 0)
+		return;
+	prefetch_fd(p, &key, fd, m->path);
+	close(fd);
+}
+
+/* A process on a CPU now (state R in its stat, after the command's name
+ * in parentheses), not pmtrace: its files are read before sampling. */
+static void prefetch_running(void *ctx, uint32_t pid)
+{
+	struct prefetch *p = ctx;
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	if (pid == (uint32_t)getpid() || p->n >= PREFETCH_MAX)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	if (!paren || paren[1] != ' ' || paren[2] != 'R')
+		return;
+	p->pid = pid;
+	pmt_procmaps__each(pid, prefetch_running_mapped, p);
+	/* and what its program needs (DT_NEEDED), which a process still in
+	 * its loader has not mapped yet: queued, read after */
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		prefetch_queue(p, buf);
+	}
+}
+
 /* a library of the command's: queued once */
 static void prefetch_queue(void *ctx, const char *path)
 {
@@ -812,24 +873,34 @@ static void *prefetch_main(void *arg)
 	uint64_t t0 = pmt_now_ns();
 	size_t i;
 
+	p->t0 = t0;
 	pmt_procmaps__each((uint32_t)getpid(), prefetch_mapped, p);
 	if (p->cmd[0]) {
 		prefetch_path(p, p->cmd);
 		pmt_elf__needed(p->cmd, prefetch_queue, p);
 	}
+	/* a system-wide profile's first samples land mostly in what runs
+	 * now: big code (a compiler's 2.4M rows, 0.5 s to read) whose
+	 * stacks the kernel met before its rows were read were finished
+	 * from 8 KB copies, short of main (clang's first second) */
+	if (p->running)
+		pmt_procmaps__pids(prefetch_running, p);
 	/* the queue grows as each library names its own */
-	for (i = 0; i < p->nqueue; i++) {
+	for (i = 0; i < p->nqueue && p->n < PREFETCH_MAX; i++) {
+		if (p->running && pmt_now_ns() - t0 > PREFETCH_RUNNING_NS)
+			break;
 		prefetch_path(p, p->queue[i]);
 		pmt_elf__needed(p->queue[i], prefetch_queue, p);
 	}
 	if (pmt_verbose > 1)
-		pmt_info("unwind: libc, the loader, the command and %zu libraries it needs read "
-			 "in %.1f ms",
-			 p->nqueue, (double)(pmt_now_ns() - t0) / 1e6);
+		pmt_info("unwind: libc, the loader, the command%s and %zu programs and "
+			 "libraries they need: %zu files read in %.1f ms",
+			 p->running ? ", the files of running processes" : "", p->nqueue, p->n,
+			 (double)(pmt_now_ns() - t0) / 1e6);
 	return NULL;
 }
 
-void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd)
+void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd, bool running)
 {
 	struct prefetch *p;
 
@@ -839,6 +910,7 @@ void pmt_unwinder__prefetch(struct pmt_unwinder *u, const char *cmd)
 	if (!p)
 		return;
 	p->python = u->skel->rodata->pmt_python;
+	p->running = running;
 	/* found as execvp finds it (a bare name's path was overwritten by
 	 * the name itself here, so -- python3.11 was read at its first
 	 * samples); not found: the command's own start says so */

@@ -121,6 +121,34 @@ while time.time() < end: f(18)' "$WORK/py.pid" &
 	[ $((c * 100)) -ge $((t * 80)) ] || { fail "folded: $c of $t complete, want 80%"; head -5 "$fold" >&2; return 1; }
 }
 
+# A system-wide profile reads the files of the processes running when it
+# starts before it samples (their first samples are not left to a copy
+# of 8 KB of stack, short of main in a compiler's deep stacks): nofp's
+# rows are in before the probe is, and every one of its samples whole.
+test_unwind_running_read_first() {
+	local fold=$WORK/run.folded err=$WORK/run.err c t
+	"$TP"/nofp 60000 &
+	local pid=$!
+	local i
+	for i in $(seq 100); do
+		[ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$TP/nofp")" ] && break
+		sleep 0.02
+	done
+	"$PMT" -vv -a -e cpu-clock --freq 999 --stack user --folded --filter "pid == $pid" -d 1 \
+		-o "$fold" 2>"$err" || { kill "$pid"; return 1; }
+	kill "$pid"
+	awk -v f="$TP/nofp" '/unwind: .*: [0-9]+ rows \(file/ && index($0, f ": ") { print "rows"; exit }
+		/aggregating 1 probe/ { print "probe"; exit }' "$err" | grep -qx rows ||
+		{ grep -E "rows \(file|aggregating|files read" "$err" >&2; fail "nofp's rows read after its probe was attached"; return 1; }
+	read -r c t < <(awk '{ t += $NF; if ($0 ~ /^nofp;_start;[^ ]*;__libc_start_call_main;main[; ]/) c += $NF } END { print c + 0, t + 0 }' "$fold")
+	note "$c of $t samples whole"
+	if [ "$t" -lt 200 ] || [ "$c" != "$t" ]; then
+		head -3 "$fold" >&2
+		fail "$c of $t samples whole"
+		return 1
+	fi
+}
+
 # A command that lives 200 ms: its stacks are complete too (by depth:
 # see above).
 test_unwind_short_command() {
