@@ -149,6 +149,25 @@ test_unwind_running_read_first() {
 	fi
 }
 
+# Big code without frame pointers: clang++ compiling (Debian's clang 14
+# maps 2.4M rows of tables, libclang-cpp's, libLLVM's and libz3's, more
+# than the 2M the table held before its rows were 8 bytes: 41 of 242
+# samples whole then). Whole: through main, or the loader's outermost
+# frame while it relocates LLVM before main; perf --call-graph dwarf's 8
+# KB copies reach 15% (tools/bench bigcode).
+test_unwind_clang_whole() {
+	requires host || return
+	command -v clang++ >/dev/null || { skip "no clang++"; return; }
+	local fold=$WORK/clang.folded c t
+	"$PMT" -q -e cpu-clock --freq 499 --stack user --folded -o "$fold" -- \
+		clang++ -O2 -std=c++17 -c tests/testprogs/sorter.cc -o "$WORK/sorter.o" || return 1
+	read -r c t < <(awk '/^clang/ { t += $NF; if ($0 ~ /;__libc_start_call_main;/ || $0 ~ /^clang[^;]*;(_dl_start_user;|_start;_dl_start[; ])/) c += $NF }
+		END { print c + 0, t + 0 }' "$fold")
+	note "$c of $t samples whole"
+	[ "$t" -ge 100 ] || { fail "only $t samples"; return 1; }
+	[ $((c * 100)) -ge $((t * 95)) ] || { head -3 "$fold" >&2; fail "$c of $t samples whole, want 95%"; return 1; }
+}
+
 # A command that lives 200 ms: its stacks are complete too (by depth:
 # see above).
 test_unwind_short_command() {
