@@ -6,8 +6,9 @@
  * the file offset of pc), the file's rows (pmt_cfi_files, filled by
  * src/unwind/tables_bpf.c from the file's .eh_frame), the row covering the
  * offset (a binary search) and its rule (pmt_cfi_rules), then the caller's
- * pc, sp and fp from the CFA the rule gives. Where no row covers pc (JIT code, a file without tables yet),
- * frame pointers take over for that frame. A file seen without tables is
+ * pc, sp and fp from the CFA the rule gives. Where no row covers pc (JIT
+ * code, a file without tables yet), frame pointers take over for that
+ * frame. A file seen without tables is
  * noted in pmt_cfi_wanted for user space to load. One frame per bpf_loop
  * iteration.
  */

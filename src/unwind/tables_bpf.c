@@ -767,21 +767,36 @@ static void prefetch_vdso(struct prefetch *p, const struct pmt_procmap *m)
 		close(fd);
 }
 
-static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
+/* The file process pid (0: pmtrace) maps at m, read through the mapping
+ * unless it is read already or there is no room. */
+static void prefetch_mapping(struct prefetch *p, uint32_t pid, const struct pmt_procmap *m)
 {
-	static const char *const common[] = {"libc.so.6", PMT_LD_SO, NULL};
 	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
 	int fd;
 
-	if (!m->ino && !strcmp(m->path, "[vdso]"))
-		prefetch_vdso(ctx, m);
-	if (!m->ino || !wanted_name(m->path, common))
+	if (p->n >= PREFETCH_MAX || prefetched(p, &key))
 		return;
-	fd = open_mapped(0, m->start, m->end);
+	fd = open_mapped(pid, m->start, m->end);
 	if (fd < 0)
 		return;
-	prefetch_fd(ctx, &key, fd, m->path);
+	prefetch_fd(p, &key, fd, m->path);
 	close(fd);
+}
+
+/* Past the time a system-wide session reads running processes' files. */
+static bool prefetch_late(const struct prefetch *p)
+{
+	return p->running && pmt_now_ns() - p->t0 > PREFETCH_RUNNING_NS;
+}
+
+static void prefetch_mapped(void *ctx, const struct pmt_procmap *m)
+{
+	static const char *const common[] = {"libc.so.6", PMT_LD_SO, NULL};
+
+	if (!m->ino && !strcmp(m->path, "[vdso]"))
+		prefetch_vdso(ctx, m);
+	if (m->ino && wanted_name(m->path, common))
+		prefetch_mapping(ctx, 0, m);
 }
 
 static void prefetch_queue(void *ctx, const char *path);
@@ -791,17 +806,9 @@ static void prefetch_queue(void *ctx, const char *path);
 static void prefetch_running_mapped(void *ctx, const struct pmt_procmap *m)
 {
 	struct prefetch *p = ctx;
-	struct pmt_cfi_file_key key = file_key(m->maj, m->min, m->ino);
-	int fd;
 
-	if (!m->ino || p->n >= PREFETCH_MAX || prefetched(p, &key) ||
-	    pmt_now_ns() - p->t0 > PREFETCH_RUNNING_NS)
-		return;
-	fd = open_mapped(p->pid, m->start, m->end);
-	if (fd < 0)
-		return;
-	prefetch_fd(p, &key, fd, m->path);
-	close(fd);
+	if (m->ino && !prefetch_late(p))
+		prefetch_mapping(p, p->pid, m);
 }
 
 /* A process on a CPU now (state R in its stat, after the command's name
@@ -886,9 +893,7 @@ static void *prefetch_main(void *arg)
 	if (p->running)
 		pmt_procmaps__pids(prefetch_running, p);
 	/* the queue grows as each library names its own */
-	for (i = 0; i < p->nqueue && p->n < PREFETCH_MAX; i++) {
-		if (p->running && pmt_now_ns() - t0 > PREFETCH_RUNNING_NS)
-			break;
+	for (i = 0; i < p->nqueue && p->n < PREFETCH_MAX && !prefetch_late(p); i++) {
 		prefetch_path(p, p->queue[i]);
 		pmt_elf__needed(p->queue[i], prefetch_queue, p);
 	}
