@@ -400,8 +400,12 @@ VM_ARM64_PKGS := qemu-system-arm mmdebstrap systemtap-sdt-dev:arm64 busybox-stat
 		 $(if $(filter arm64,$(HOST_ARCH)),g++,g++-aarch64-linux-gnu)
 deps:
 	$(Q)tools/install-packages $(BUILD_PKGS)
-# (make test's arm64 guest's too)
-test-deps: deps vm-arm64-deps
+# (make test's arm64 guest's too). One after another, not as
+# prerequisites: make -j ran deps and vm-arm64-deps at once, and the
+# second apt-get found the first's lock ("Unable to lock directory").
+test-deps:
+	$(Q)$(MAKE) -s deps
+	$(Q)$(MAKE) -s vm-arm64-deps
 	$(Q)tools/install-packages $(TEST_PKGS)
 vm-arm64-deps:
 	$(Q)$(MAKE) -s deps ARCH=arm64
