@@ -1046,6 +1046,27 @@ direct_reads() {
 	dd="/usr/bin/dd if=$f of=/dev/null bs=16384 count=4 iflag=direct"
 }
 
+# The disk's sectors at which dd's 16 KiB reads of FILE start, as
+# block_io_start gives them (the partition's start added): one for each
+# read where the file is one extent, one for each piece of a read that
+# crosses extents. Only
+# these lines are the file's: dd's own pages, read in again where the
+# machine had let them go, are block I/O of dd's too (a CI run had a
+# fifth line). Skipped where the file is not on a plain disk (a device
+# mapper's I/O reaches the disk at other sectors).
+read_sectors() { # FILE
+	local dev base=0
+	dev=$(stat -c '%Hd:%Ld' "$1") || return 1
+	[ -d "/sys/dev/block/$dev/dm" ] && { skip "$1 is on a device mapper ($dev): its sectors are not the disk's"; return 1; }
+	[ -r "/sys/dev/block/$dev/start" ] && base=$(cat "/sys/dev/block/$dev/start")
+	# filefrag's extents in 512-byte units: "N: L0.. L1: P0.. P1: LEN: ..."
+	filefrag -v -b512 "$1" | awk -v base="$base" -F'[:.]+' '
+		/^ *[0-9]+:/ { n++; l0[n] = $2 + 0; l1[n] = $3 + 0; p0[n] = $4 + 0 }
+		END { for (c = 0; c < 128; c += 32) for (i = 1; i <= n; i++) {
+			lo = c > l0[i] ? c : l0[i]; hi = c + 31 < l1[i] ? c + 31 : l1[i]
+			if (lo <= hi) printf "%d ", base + p0[i] + lo - l0[i] } }' | sed 's/ $//'
+}
+
 # PROGRAM run by pmtrace on the whole machine while $dd (direct_reads)
 # reads, into $WORK/out.txt; on the host bpftrace 0.17 runs its own
 # forms of it (PROGRAM through sed with SED-ARGS) into $WORK/bt.txt. The
@@ -1131,8 +1152,9 @@ test_program_c_traces_whole_system() {
 # here, in newer bpftrace's syntax: a tuple in a $variable as the saved
 # values' key, has_key() in the predicate, delete(@map, key), args.F;
 # bpftrace 0.17 runs the same program in its own (@map[a, b], != 0,
-# delete(@map[a, b])). dd's four reads, one line each, as bpftrace's
-# (times, pid and latency aside); a map of two keys saved and not
+# delete(@map[a, b])). dd's four reads of its file (told by their
+# sectors: read_sectors), one line each with its sector and bytes, as
+# bpftrace's (times, pid and latency aside); a map of two keys saved and not
 # cleared printed at the end as bpftrace prints it. The command line is
 # bpftrace's (-c 'dd ...': the whole machine while dd runs): an I/O ends
 # in an interrupt, not in dd.
@@ -1141,28 +1163,35 @@ test_program_biosnoop_vs_bpftrace() {
 	[ -d /sys/kernel/tracing/events/block/block_io_start ] ||
 		{ skip "needs the block_io_start tracepoint (6.5 and later)"; return; }
 	direct_reads || return
+	local sectors
+	sectors=$(read_sectors "$f") || { rm -f "$f"; return 1; }
 	# shellcheck disable=SC2016 # bpftrace's $variables
-	printf '%s\n' 'BEGIN { printf("%-12s %-7s %-16s %-6s %7s\n", "TIME(ms)", "DISK", "COMM", "PID", "LAT(ms)"); }' \
+	printf '%s\n' 'BEGIN { printf("%-12s %-7s %-16s %-6s %-10s %6s %7s\n", "TIME(ms)", "DISK", "COMM", "PID", "SECTOR", "BYTES", "LAT(ms)"); }' \
 		'tracepoint:block:block_io_start {' '	$io = (args.dev, args.sector);' \
-		'	@start[$io] = nsecs; @iopid[$io] = pid; @iocomm[$io] = comm; }' \
+		'	@start[$io] = nsecs; @iopid[$io] = pid; @iocomm[$io] = comm; @iobytes[$io] = args.bytes; }' \
 		'tracepoint:block:block_io_start /comm == "dd"/ { @dd[args.dev >> 20, args.dev & 0xfffff] = 1; }' \
 		'tracepoint:block:block_io_done' \
 		'/has_key(@start, (args.dev, args.sector)) && has_key(@iocomm, (args.dev, args.sector))/ {' \
 		'	$io = (args.dev, args.sector);' \
-		'	printf("%-12u %3d:%-3d %-16s %-6d %7d\n", elapsed / 1e6, args.dev >> 20, args.dev & 0xfffff,' \
-		'		@iocomm[$io], @iopid[$io], (nsecs - @start[$io]) / 1e6);' \
-		'	delete(@start, $io); delete(@iopid, $io); delete(@iocomm, $io); }' \
-		'END { clear(@start); clear(@iopid); clear(@iocomm); }' >"$WORK/biosnoop.bt"
+		'	printf("%-12u %3d:%-3d %-16s %-6d %-10u %6u %7d\n", elapsed / 1e6, args.dev >> 20, args.dev & 0xfffff,' \
+		'		@iocomm[$io], @iopid[$io], args.sector, @iobytes[$io], (nsecs - @start[$io]) / 1e6);' \
+		'	delete(@start, $io); delete(@iopid, $io); delete(@iocomm, $io); delete(@iobytes, $io); }' \
+		'END { clear(@start); clear(@iopid); clear(@iocomm); clear(@iobytes); }' >"$WORK/biosnoop.bt"
 	# shellcheck disable=SC2016 # bpftrace's $variables
 	dd_beside_bpftrace "$WORK/biosnoop.bt" -e 's/args\./args->/g' -e '/\$io = /d' -e 's/\$io = (args->dev, args->sector); //' \
 		-e 's/\[\$io\]/[args->dev, args->sector]/g' \
 		-e 's/has_key(\(@start\), (\(args->dev, args->sector\)))/\1[\2] != 0/' \
 		-e 's/has_key(\(@iocomm\), (\(args->dev, args->sector\)))/\1[\2] != ""/' \
 		-e 's/delete(\(@[a-z]*\), \$io)/delete(\1[args->dev, args->sector])/g' || return 1
-	# dd's lines (TIME, PID and LAT set aside), the header, the map
-	ddlines() { awk '/^TIME|^@/ { print; next } $3 == "dd" { print $2, $3 }' "$1"; }
+	# dd's lines of the file (TIME, PID and LAT set aside), the header,
+	# the map
+	ddlines() { awk -v want=" $sectors " '/^TIME|^@/ { print; next } $3 == "dd" && index(want, " " $5 " ") { print $2, $3, $5, $6 }' "$1"; }
 	ddlines "$WORK/out.txt" >"$WORK/ours"
-	expect_eq "dd's lines" "$(grep -c ' dd$' "$WORK/ours")" 4 || { cat "$WORK/out.txt" >&2; return 1; }
+	expect_eq "dd's reads of the file" "$(grep -c ' dd ' "$WORK/ours")" "$(wc -w <<<"$sectors")" || { cat "$WORK/out.txt" >&2; note "the file's reads start at sectors $sectors"; return 1; }
+	grep -Eq ' dd [0-9]+ 16384$' "$WORK/ours" || { cat "$WORK/out.txt" >&2; fail "no read of 16384 bytes"; return 1; }
+	local others
+	others=$(awk '$3 == "dd"' "$WORK/out.txt" | wc -l)
+	[ "$others" = "$(wc -w <<<"$sectors")" ] || note "dd's other block I/O (its own pages read in again): $((others - $(wc -w <<<"$sectors"))) lines"
 	grep -q '^@dd\[[0-9]*, [0-9]*\]: 1$' "$WORK/ours" || { cat "$WORK/out.txt" >&2; fail "no @dd[MAJOR, MINOR]: 1"; return 1; }
 	oracle_on_host || return 0
 	requires bpftrace || return
