@@ -116,8 +116,10 @@ static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 
 	at = (__u64)u->start + (__u64)i * 8;
 	/* bounded in a register, where 6.1's verifier keeps the bound */
 	asm volatile("" : "+r"(at));
-	if (!e || at > PMT_DATA_ROOM - 8)
+	if (!e || at > PMT_DATA_ROOM - 8) {
+		u->full = true;
 		return false;
+	}
 	slot = (__u64 *)(e->data + at);
 	*slot = v;
 	u->n = i + 1;
@@ -233,7 +235,7 @@ static long pmt_unwind_step(__u32 i, void *data)
 		if (u->by_fp && (u->pc < 0x1000 || u->pc >= PMT_USER_END ||
 				 (!u->vm_unknown &&
 				  (u->pc < u->vm_start || u->pc >= u->vm_end || !u->vm_exec)))) {
-			pmt_stat_inc(PMT_STAT_UNWIND_ENDED);
+			u->no_text = true;
 			return 1;
 		}
 		if (pmt_unwind_deferred_here(u))
@@ -265,6 +267,22 @@ static long pmt_unwind_step(__u32 i, void *data)
 	if (u->by_fp)
 		return pmt_unwind_fp(u);
 	return pmt_unwind_cfi(u, r, after_fp);
+}
+
+/* Why a walk that did not reach the outermost frame, and did not leave
+ * the rest to user space, ended: one reason a stack, counted, said at
+ * exit. A file whose rows were not read yet comes before what the frame
+ * pointers it fell back on led to (that is the cost of reading tables
+ * late: a busy machine). */
+static __always_inline __u32 pmt_unwind_short(const struct pmt_unwind *u)
+{
+	if (u->n >= u->max || u->full)
+		return PMT_STAT_UNWIND_DEPTH;
+	if (u->pending)
+		return PMT_STAT_UNWIND_PENDING;
+	if (u->no_text)
+		return PMT_STAT_UNWIND_ENDED;
+	return PMT_STAT_UNWIND_UNREAD;
 }
 
 /*
@@ -302,21 +320,25 @@ static __always_inline __u32 pmt_unwind_user(__u32 off, __u32 max, __u64 *hash, 
 #endif
 	pmt_unwind_of(u, task);
 	u->start = off;
-	/* a process past exit_mm (its memory being torn down): the pc its
-	 * registers hold, and nothing walked. x86 refuses user reads then
-	 * (the mm loaded is not the task's); arm64 reads what is not freed
-	 * yet, and its VMAs are gone: a walk there gave runs of frames no
-	 * file holds. */
-	u->max = u->mm ? max : 1;
+	u->max = max;
 	u->defer = defer;
 	u->hash = PMT_STACK_HASH_SEED;
+	/* a process past exit_mm (its memory being torn down): the pc its
+	 * registers hold, and nothing walked or looked up. x86 refuses
+	 * user reads then (the mm loaded is not the task's); arm64 reads
+	 * what is not freed yet, and its VMAs are gone: a walk there gave
+	 * runs of frames no file holds. */
+	if (!u->mm) {
+		if (pmt_unwind_put(u, 0, u->pc))
+			pmt_stat_inc(PMT_STAT_UNWIND_EXITING);
+		*hash = u->hash;
+		return u->n;
+	}
 	bpf_loop(PMT_STACK_DEPTH, pmt_unwind_step, NULL, 0);
 	if (u->deferred)
 		pmt_py_dump(u, task);
-	/* short of the outermost frame where a file had no rows yet: the
-	 * cost of reading tables late (a busy machine), said at exit */
-	if (u->pending && !u->ended && !u->deferred)
-		pmt_stat_inc(PMT_STAT_UNWIND_PENDING);
+	else if (!u->ended)
+		pmt_stat_inc(pmt_unwind_short(u));
 	*hash = u->hash;
 	return u->n;
 }

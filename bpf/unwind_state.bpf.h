@@ -131,6 +131,8 @@ struct pmt_unwind {
 	bool vm_unknown; /* no VMA for pc: none cached, the kernel not asked (or busy) */
 	bool pending;	 /* a frame lay in a file whose rows are not read yet */
 	bool ended;	 /* the walk reached the outermost frame (CFI or fp says) */
+	bool no_text;	 /* ... stopped at a frame-pointer caller in no text */
+	bool full;	 /* ... stopped with no room left for a frame */
 	bool vm_pending; /* the VMA's file has no rows yet */
 	bool defer;	 /* at such a file, stop and copy the stack (streaming) */
 	bool deferred;	 /* ... done: a struct pmt_ustack_dump after the frames */

@@ -65,6 +65,15 @@ enum pmt_stat {
 	/* an event's update lost: the probe's generated program could not
 	 * tail-call back to the aggregation (abi/xgen.h; a bug) */
 	PMT_STAT_XGEN_BACK,
+	/* a user stack cut at the frames a stack keeps (PMT_STACK_KEPT) */
+	PMT_STAT_UNWIND_DEPTH,
+	/* a user stack of a process past exit_mm: its memory is gone, its
+	 * last pc the only frame */
+	PMT_STAT_UNWIND_EXITING,
+	/* a user stack ended at stack memory the kernel could not read (a
+	 * page not resident) or a rule that led nowhere (a CFA not above
+	 * the last one) */
+	PMT_STAT_UNWIND_UNREAD,
 	PMT_STAT__MAX,
 };
 

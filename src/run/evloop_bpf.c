@@ -164,7 +164,7 @@ static uint32_t finish_frames(struct pmt_evloop *l, uint32_t pid, const uint64_t
 	t0 = pmt_thread_cpu_ns();
 	got = pmt_unwinder__resume(&l->s->unwind, pid, d, d + 1, py, l->frames + n, max - (n - nk));
 	l->resume_ns += pmt_thread_cpu_ns() - t0;
-	if (!got.whole)
+	if (got.end != PMT_RESUME_WHOLE)
 		l->resumed_short++;
 	if (got.py_short)
 		l->resumed_nopy++;

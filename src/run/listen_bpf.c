@@ -303,7 +303,7 @@ static void probe_sample(struct pmt_buf *b, const char *name, const char *probe,
 
 /* Every loss the summary reports, as a metric: a family (a counter) and
  * the label that tells its causes apart. */
-enum loss_src { FROM_STAT, LOST_KEYS, KEY_CONFLICT, MISSED, FORGOTTEN };
+enum loss_src { FROM_STAT, LOST_KEYS, KEY_CONFLICT, MISSED, FORGOTTEN, STACK_END, COPY_SHORT };
 static const struct loss {
 	const char *family, *label, *help;
 	enum loss_src src;
@@ -332,15 +332,23 @@ static const struct loss {
 	{"pmtrace_lost_stacks_total", "reason=\"kernel\"", NULL, FROM_STAT, PMT_STAT_STACK_ERR},
 	{"pmtrace_lost_stacks_total", "reason=\"key_conflict\"", NULL, KEY_CONFLICT, 0},
 	{"pmtrace_short_stacks_total", "reason=\"no_text_mapping\"",
-	 "user stacks that may end early: a frame-pointer caller in no text mapping "
-	 "(no_text_mapping), a file whose unwind tables were still being read "
+	 "user stacks that end short of their outermost frame: a frame-pointer caller in no "
+	 "text mapping (no_text_mapping), a file whose unwind tables were still being read "
 	 "(tables_pending), a copy to finish in user space the rings had no room for "
-	 "(rings_full)",
-	 FROM_STAT, PMT_STAT_UNWIND_ENDED},
+	 "(rings_full), more frames than a stack keeps (depth), a process exiting, its memory "
+	 "gone (exiting), stack memory not readable or a rule that led nowhere (unreadable), "
+	 "a stack deeper than the copy it was finished from (copy_short)",
+	 STACK_END, PMT_STAT_UNWIND_ENDED},
 	{"pmtrace_short_stacks_total", "reason=\"tables_pending\"", NULL, FROM_STAT,
 	 PMT_STAT_UNWIND_PENDING},
 	{"pmtrace_short_stacks_total", "reason=\"rings_full\"", NULL, FROM_STAT,
 	 PMT_STAT_DEFER_CUT},
+	{"pmtrace_short_stacks_total", "reason=\"depth\"", NULL, STACK_END, PMT_STAT_UNWIND_DEPTH},
+	{"pmtrace_short_stacks_total", "reason=\"exiting\"", NULL, FROM_STAT,
+	 PMT_STAT_UNWIND_EXITING},
+	{"pmtrace_short_stacks_total", "reason=\"unreadable\"", NULL, STACK_END,
+	 PMT_STAT_UNWIND_UNREAD},
+	{"pmtrace_short_stacks_total", "reason=\"copy_short\"", NULL, COPY_SHORT, 0},
 	{"pmtrace_failed_reads_total", "what=\"string\"",
 	 "reads the kernel could not do: str() strings (string), struct members (member), "
 	 "--counter counters (counter)",
@@ -369,6 +377,23 @@ static const struct loss {
 	 FORGOTTEN, 0},
 };
 
+static uint64_t resume_end(struct pmt_listen *l, enum pmt_resume_end end)
+{
+	return __atomic_load_n(&l->s->unwind.resume_ends[end], __ATOMIC_RELAXED);
+}
+
+/* The stacks finished from their copy that ended as the kernel's walks
+ * counted in stat did. */
+static uint64_t finished_short(struct pmt_listen *l, enum pmt_stat stat)
+{
+	switch (stat) {
+	case PMT_STAT_UNWIND_ENDED: return resume_end(l, PMT_RESUME_NO_TEXT);
+	case PMT_STAT_UNWIND_DEPTH: return resume_end(l, PMT_RESUME_DEPTH);
+	case PMT_STAT_UNWIND_UNREAD: return resume_end(l, PMT_RESUME_UNREAD);
+	default: return 0;
+	}
+}
+
 static uint64_t loss_count(struct pmt_listen *l, const struct loss *x)
 {
 	struct pmt_syms_stats st;
@@ -379,6 +404,8 @@ static uint64_t loss_count(struct pmt_listen *l, const struct loss *x)
 	case KEY_CONFLICT: return pmt_aggmaps__lost_stacks(l->s->aggmaps);
 	case MISSED: return pmt_session__missed(l->s);
 	case FORGOTTEN: pmt_syms__stats(l->syms, &st); return st.forgotten;
+	case STACK_END: return pmt_session__stat(l->s, x->stat) + finished_short(l, x->stat);
+	case COPY_SHORT: return resume_end(l, PMT_RESUME_BEYOND);
 	}
 	return 0;
 }

@@ -82,16 +82,52 @@ static void warn_read_faults(struct pmt_session *s, const uint64_t *st)
 	}
 }
 
+/* User stacks that ended short of their outermost frame for a reason
+ * no other line says, in the kernel or finished from their copy: one
+ * line, each reason's count. */
+static void say_short_stacks(const uint64_t *st, const uint64_t *ends)
+{
+	char deep[64], copied[80], line[512];
+	const struct {
+		uint64_t n;
+		const char *why;
+	} r[] = {
+		{st[PMT_STAT_UNWIND_DEPTH] + ends[PMT_RESUME_DEPTH], deep},
+		{st[PMT_STAT_UNWIND_EXITING],
+		 "of a process exiting (its memory gone: its last pc alone)"},
+		{st[PMT_STAT_UNWIND_UNREAD] + ends[PMT_RESUME_UNREAD],
+		 "at stack memory the kernel could not read, or a rule that led nowhere"},
+		{ends[PMT_RESUME_BEYOND], copied},
+	};
+	uint64_t all = 0;
+	size_t i, at = 0;
+
+	snprintf(deep, sizeof(deep), "deeper than the %u frames a stack keeps", PMT_STACK_KEPT);
+	snprintf(copied, sizeof(copied), "deeper than the %u bytes of stack copied to finish them",
+		 PMT_DUMP_BYTES);
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		if (!r[i].n)
+			continue;
+		all += r[i].n;
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%llu %s", at ? ", " : "",
+				       (unsigned long long)r[i].n, r[i].why);
+	}
+	if (all)
+		pmt_info("%llu user stacks end early: %s", (unsigned long long)all, line);
+}
+
 /* How user stacks were unwound, where that fell short, and what the
  * unwind tables cost. */
 static void say_unwind(const struct pmt_evloop *l, const struct pmt_session *s, const uint64_t *st)
 {
-	if (st[PMT_STAT_UNWIND_ENDED])
-		pmt_info(
-			"%llu user stacks end early: a caller found by frame pointers (code "
-			"without CFI, or a file whose tables were still being read) lay in no text "
-			"mapping",
-			(unsigned long long)st[PMT_STAT_UNWIND_ENDED]);
+	const uint64_t *ends = s->unwind.resume_ends;
+	uint64_t no_text = st[PMT_STAT_UNWIND_ENDED] + ends[PMT_RESUME_NO_TEXT];
+
+	if (no_text)
+		pmt_info("%llu user stacks end early: a caller found by frame pointers (code "
+			 "without CFI) lay in no text mapping",
+			 (unsigned long long)no_text);
+	say_short_stacks(st, ends);
 	if (st[PMT_STAT_UNWIND_PENDING])
 		pmt_info("%llu user stacks met a file whose unwind tables were still being read, "
 			 "and may end early there (a busy machine reads them later)",

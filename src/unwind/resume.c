@@ -102,7 +102,7 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			     pmt_resume_row_fn row_of, void *ctx, uint64_t *out, uint32_t max)
 {
 	struct walk w = {d, stack, false};
-	struct pmt_resume r = {0};
+	struct pmt_resume r = {.end = PMT_RESUME_UNREAD};
 	uint64_t pc = d->pc, sp = d->sp, fp = d->fp, bx = d->bx, cfa, ra, v[2];
 	bool caller = d->caller, by_fp = false, after_fp, eval;
 	struct pmt_cfi_row row;
@@ -111,13 +111,15 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 
 	while (r.n < max) {
 		if (!pc) { /* the caller of the outermost frame */
-			r.whole = true;
+			r.end = PMT_RESUME_WHOLE;
 			break;
 		}
 		eval = false;
 		found = row_of(ctx, pc, caller, &row, &eval);
-		if (by_fp && (!user_text(pc) || found < 0))
+		if (by_fp && (!user_text(pc) || found < 0)) {
+			r.end = PMT_RESUME_NO_TEXT;
 			break;
+		}
 		if (eval) {
 			r.py_short |= k >= d->npy;
 			python_frames(d, py, &k, &r, out, max);
@@ -130,7 +132,7 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 		by_fp = found <= 0 || row.cfa == PMT_CFA_NONE;
 		if (by_fp) {
 			if (!fp) { /* _start clears the frame pointer */
-				r.whole = true;
+				r.end = PMT_RESUME_WHOLE;
 				break;
 			}
 			if (!word(&w, fp, &v[0]) || !word(&w, fp + 8, &v[1]))
@@ -142,7 +144,7 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 			continue;
 		}
 		if (row.cfa == PMT_CFA_END) {
-			r.whole = true; /* the outermost frame */
+			r.end = PMT_RESUME_WHOLE; /* the outermost frame */
 			break;
 		}
 		if (!frame_cfa(&row, pc, sp, fp, bx, after_fp, &cfa))
@@ -160,6 +162,14 @@ struct pmt_resume pmt_resume(const struct pmt_ustack_dump *d, const void *stack,
 		sp = cfa;
 		pc = ra;
 	}
-	r.beyond = w.beyond;
+	/* a copy shorter than the dump's room holds the stack up to its
+	 * top, or up to memory the kernel could not read: no deeper stack
+	 * lies past it */
+	if (r.end == PMT_RESUME_WHOLE || r.end == PMT_RESUME_NO_TEXT)
+		return r;
+	if (w.beyond)
+		r.end = d->size < PMT_DUMP_BYTES ? PMT_RESUME_UNREAD : PMT_RESUME_BEYOND;
+	else if (r.n >= max)
+		r.end = PMT_RESUME_DEPTH;
 	return r;
 }

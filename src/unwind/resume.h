@@ -22,10 +22,23 @@
 typedef int (*pmt_resume_row_fn)(void *ctx, uint64_t pc, unsigned back, struct pmt_cfi_row *row,
 				 bool *eval);
 
+/* Where a finished stack ended: at its outermost frame, or short of it
+ * and why. */
+enum pmt_resume_end {
+	PMT_RESUME_WHOLE,   /* the outermost frame */
+	PMT_RESUME_DEPTH,   /* the frames a stack keeps (max) */
+	PMT_RESUME_BEYOND,  /* a read past a full copy: the stack is deeper */
+	PMT_RESUME_NO_TEXT, /* a frame-pointer caller in no text mapping */
+	/* a read past a copy that held all the kernel could read (less than
+	 * PMT_DUMP_BYTES), or a rule that led nowhere (a CFA not above the
+	 * last): as the kernel's walk would have ended */
+	PMT_RESUME_UNREAD,
+	PMT_RESUME__MAX,
+};
+
 struct pmt_resume {
-	uint32_t n;  /* frames written */
-	bool whole;  /* reached the outermost frame */
-	bool beyond; /* stopped by a read past the copy */
+	uint32_t n; /* frames written */
+	enum pmt_resume_end end;
 	/* an eval loop frame met with no Python frame left for it: the
 	 * kernel read none (it did not know the interpreter yet) */
 	bool py_short;

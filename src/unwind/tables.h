@@ -69,6 +69,9 @@ struct pmt_unwinder {
 	uint64_t memo_gen;	   /* ... of rows read in this generation */
 	uint64_t resume_read_ns;   /* CPU the main thread spent reading tables
 				  * for stacks it finished */
+	/* stacks finished, by where they ended (the --listen thread reads
+	 * them: atomic) */
+	uint64_t resume_ends[PMT_RESUME__MAX];
 	/* processes whose other files are read after the wanted ones */
 	uint32_t rest[PMT_UNWIND_REST], nrest;
 	/* the loader thread: tables arrive while the main loop prints */

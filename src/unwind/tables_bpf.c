@@ -1150,6 +1150,7 @@ struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 	c->pid = pid;
 	r = pmt_resume(d, stack, py, resume_row, c, out, max);
 	free(c);
+	__atomic_fetch_add(&u->resume_ends[r.end], 1, __ATOMIC_RELAXED);
 	return r;
 }
 

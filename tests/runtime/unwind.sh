@@ -7,7 +7,7 @@
 # The tests the QEMU guests run too (runner.sh): what the kernel decides;
 # every_kernel_tests in every guest, guest_tests dealt between them.
 # shellcheck disable=SC2034 # read by runner.sh
-guest_tests="unwind_python unwind_tables_refused_retried unwind_pending_finished tp_stack_paths_exact unwind_deferred_rings_full jit_perf_map"
+guest_tests="unwind_python unwind_tables_refused_retried unwind_pending_finished tp_stack_paths_exact unwind_deferred_rings_full jit_perf_map unwind_short_reasons"
 # what each took in a guest beside two CPU hogs (make test, CI's
 # load), seconds, where 15 or more (runner.sh deals guest_tests by
 # it; 10 where not given)
@@ -16,10 +16,11 @@ guest_secs_jit_perf_map=35
 guest_secs_unwind_tables_refused_retried=34
 guest_secs_unwind_python=31
 guest_secs_unwind_pending_finished=19
+guest_secs_unwind_short_reasons=20
 # shellcheck disable=SC2034 # read by runner.sh
 every_kernel_tests="unwind_nofp_chain"
 # shellcheck disable=SC2034 # read by runner.sh
-arm64_tests="unwind_vs_perf_dwarf unwind_static"
+arm64_tests="unwind_vs_perf_dwarf unwind_static unwind_short_reasons"
 
 # shares of short processes' stacks: on a quiet machine (runner.sh)
 # shellcheck disable=SC2034 # read by runner.sh
@@ -147,6 +148,49 @@ test_unwind_running_read_first() {
 		fail "$c of $t samples whole"
 		return 1
 	fi
+}
+
+# Every user stack that ends short of its outermost frame is counted by
+# why (issue: "every stack that ends early counted by reason"), in the
+# exit summary and as pmtrace_short_stacks_total{reason}: ends(1) makes
+# getppid calls 200 frames deep (each stack cut at the 126 frames a
+# stack keeps: depth), from a function whose CFI puts its return address
+# 1 GiB above its stack (unreadable), and has children exit (SIGCHLD is
+# sent after exit_mm: the memory gone, the last pc alone: exiting).
+# Exact counts: one a call, one an exit.
+test_unwind_short_reasons() {
+	local out=$WORK/short.out err=$WORK/short.err n
+	"$PMT" --tp syscalls:sys_enter_getppid --stack user -o "$out" -- "$TP/ends" deep 7 2>"$err" || { cat "$err" >&2; return 1; }
+	grep -qx 'pmtrace: 7 user stacks end early: 7 deeper than the 126 frames a stack keeps' "$err" ||
+		{ cat "$err" >&2; fail "not 7 stacks said cut at 126 frames"; return 1; }
+	# each of the 7 stacks its 126 frames, the last of them deep()
+	n=$(awk '/sys_enter_getppid:/ { if (f) print f, last; f = 0; next } NF { f++; last = $2 }
+		END { if (f) print f, last }' "$out" | grep -c '^126 deep')
+	expect_eq "stacks of 126 frames ending in deep()" "$n" 7 || { head -5 "$out" >&2; return 1; }
+	"$PMT" --tp syscalls:sys_enter_getppid --stack user -o "$out" -- "$TP/ends" unreadable 5 2>"$err" || { cat "$err" >&2; return 1; }
+	grep -qx 'pmtrace: 5 user stacks end early: 5 at stack memory the kernel could not read, or a rule that led nowhere' "$err" ||
+		{ cat "$err" >&2; fail "not 5 stacks said unreadable"; return 1; }
+	expect_eq "frames in pmt_unreadable_getppid" "$(grep -c 'pmt_unreadable_getppid+' "$out")" 5 || return 1
+	"$PMT" --tp signal:signal_generate --filter 'sig == 17' --stack user -o "$out" -- "$TP/ends" exit 3 2>"$err" || { cat "$err" >&2; return 1; }
+	# ends' 3 children and ends itself (its SIGCHLD to pmtrace)
+	grep -qx 'pmtrace: 4 user stacks end early: 4 of a process exiting (its memory gone: its last pc alone)' "$err" ||
+		{ cat "$err" >&2; fail "not 4 stacks said of exiting processes"; return 1; }
+	# the same, aggregated in the kernel, as metrics
+	serve -a --tp syscalls:sys_enter_getppid --stack user --filter 'comm == "ends"' --count --by stack || return 1
+	{ "$TP/ends" deep 6 && "$TP/ends" unreadable 4; } || { fail "ends failed"; return 1; }
+	# (a new process's first stacks are finished in user space from
+	# their copy, after the reorder window: scraped until they are in)
+	local want='pmtrace_short_stacks_total{reason="depth"} 6;pmtrace_short_stacks_total{reason="exiting"} 0;pmtrace_short_stacks_total{reason="unreadable"} 4;' got i
+	for i in $(seq 50); do
+		# (bash's own HTTP: the arm64 guest has no curl)
+		# shellcheck disable=SC2153 # PORT: set by serve
+		{ exec 3<>"/dev/tcp/127.0.0.1/$PORT" && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 &&
+			timeout 10 cat <&3 >"$WORK/metrics" && exec 3>&-; } || { fail "no metrics"; return 1; }
+		got=$(grep -E '^pmtrace_short_stacks_total\{reason="(depth|unreadable|exiting)"\}' "$WORK/metrics" | tr '\n' ';')
+		[ "$got" = "$want" ] && break
+		sleep 0.1
+	done
+	expect_eq "short stacks by reason" "$got" "$want" || { grep short_stacks "$WORK/metrics" >&2; return 1; }
 }
 
 # Big code without frame pointers: clang++ compiling (Debian's clang 14

@@ -133,8 +133,11 @@ LEVEL(level1, level2(x), 3)
 
 TEST(resume_own_stack)
 {
+	/* the stack above capture deeper than a dump's copy */
+	volatile unsigned char pad[2 * PMT_DUMP_BYTES];
 	uint64_t out[128];
 	struct pmt_resume r;
+	uint32_t size;
 	size_t i;
 
 	read_maps();
@@ -142,6 +145,7 @@ TEST(resume_own_stack)
 	dump = calloc(1, sizeof(*dump));
 	copy = malloc(COPY_MAX);
 	ASSERT_TRUE(dump && copy);
+	pad[0] = pad[sizeof(pad) - 1] = 1;
 	level1(1);
 	r = pmt_resume(dump, copy, NULL, row_of, NULL, out, 128);
 	/* capture's own pc, then each caller at its call instruction */
@@ -150,12 +154,24 @@ TEST(resume_own_stack)
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(out[i + 1], ras[i] - 1);
 	/* through this test's callers, main and libc to the outermost */
-	ASSERT_TRUE(r.whole);
-	ASSERT_TRUE(!r.beyond);
-	/* a copy too short stops the walk, said so */
+	ASSERT_EQ(r.end, PMT_RESUME_WHOLE);
+	/* a full copy (the stack deeper than it: pad) stops the walk,
+	 * said so */
+	size = dump->size;
+	ASSERT_TRUE(size > PMT_DUMP_BYTES);
+	dump->size = PMT_DUMP_BYTES;
+	r = pmt_resume(dump, copy, NULL, row_of, NULL, out, 128);
+	ASSERT_TRUE(r.end == PMT_RESUME_BEYOND && r.n >= 1);
+	/* a copy shorter than a dump's room is all the kernel could read
+	 * there: a read past it is a read the kernel's walk failed */
 	dump->size = 16;
 	r = pmt_resume(dump, copy, NULL, row_of, NULL, out, 128);
-	ASSERT_TRUE(r.beyond && !r.whole && r.n >= 1);
+	ASSERT_TRUE(r.end == PMT_RESUME_UNREAD && r.n >= 1);
+	/* a stack with more frames than it may keep: cut there, said so */
+	dump->size = size;
+	r = pmt_resume(dump, copy, NULL, row_of, NULL, out, 3);
+	ASSERT_EQ(r.n, 3);
+	ASSERT_EQ(r.end, PMT_RESUME_DEPTH);
 	for (i = 0; i < nmaps; i++)
 		pmt_cfi__free(&maps[i].cfi);
 	free(dump);
@@ -185,7 +201,7 @@ TEST(resume_python_frames)
 	evals[2] = 0;
 	dump->npy = 4;
 	r = pmt_resume(dump, copy, py, row_of, evals, out, 128);
-	ASSERT_TRUE(r.whole && r.n >= 9);
+	ASSERT_TRUE(r.end == PMT_RESUME_WHOLE && r.n >= 9);
 	ASSERT_EQ(out[0], dump->pc);
 	ASSERT_EQ(out[1], ras[0] - 1);
 	ASSERT_EQ(out[2], a);
