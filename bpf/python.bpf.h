@@ -159,6 +159,8 @@ static __always_inline __u32 pmt_py_id(struct pmt_unwind *u, __u64 code, __u64 n
 		return 0;
 	if (bpf_map_update_elem(&pmt_py_new, &ik, &nv, BPF_NOEXIST))
 		pmt_stat_inc(PMT_STAT_PY_NEW_FULL);
+	else
+		pmt_queue_moved(PMT_QUEUE_PY);
 	sv.id = ik.id;
 	bpf_map_update_elem(&pmt_py_seen, &k, &sv, BPF_ANY);
 	return ik.id;

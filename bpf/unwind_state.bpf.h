@@ -18,6 +18,27 @@
  * frame-pointer walk. */
 const volatile bool pmt_unwind_dwarf __weak = false;
 
+/* what the queues were given (enum pmt_queue) */
+volatile __u64 pmt_queued[PMT_QUEUES] __weak = {};
+
+/* A word for each time a queue moved: the loader sleeps on this ring
+ * (a ring buffer, not a perf buffer: the walk that fills a queue runs in
+ * a bpf_loop callback, which has no context to give perf output). What
+ * a full ring refuses is still read: the ring polls readable. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} pmt_queue_wake SEC(".maps") __weak;
+
+/* Something was put in queue q: user space looks at it now. */
+static __always_inline void pmt_queue_moved(enum pmt_queue q)
+{
+	__u64 v = q;
+
+	__sync_fetch_and_add(&pmt_queued[q], 1);
+	bpf_ringbuf_output(&pmt_queue_wake, &v, sizeof(v), 0);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* sized by the loader */

@@ -103,7 +103,8 @@ static __always_inline void pmt_jit_met(struct pmt_unwind *u)
 			return;
 		c->jit = 1;
 	}
-	bpf_map_update_elem(&pmt_jit_new, &u->tgid, &one, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&pmt_jit_new, &u->tgid, &one, BPF_NOEXIST))
+		pmt_queue_moved(PMT_QUEUE_JIT);
 }
 
 /* The first VMA kept for process tgid that [start, end) overlaps, into
@@ -235,7 +236,8 @@ static __always_inline void pmt_want_rows(struct pmt_unwind *u)
 {
 	struct pmt_cfi_want w = {.tgid = u->tgid, .vm_start = u->vm_start};
 
-	bpf_map_update_elem(&pmt_cfi_wanted, &u->file, &w, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&pmt_cfi_wanted, &u->file, &w, BPF_NOEXIST))
+		pmt_queue_moved(PMT_QUEUE_WANTED);
 }
 
 /*

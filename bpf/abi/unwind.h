@@ -79,6 +79,18 @@ struct pmt_cfi_file_key {
  * pseudo device 0). Its tables come from pmtrace's own vDSO, the same
  * image in every process. */
 #define PMT_VDSO_INO 1
+
+/* The queues the kernel fills for user space (hash maps: files whose
+ * rows are wanted, Python code objects met, processes met in JIT code):
+ * pmt_queued[q] counts what was put in q, in the programs' .bss, which
+ * user space reads without a system call and scans q only when it moved
+ * (a hash's first key is a walk of all its buckets). */
+enum pmt_queue {
+	PMT_QUEUE_WANTED,
+	PMT_QUEUE_PY,
+	PMT_QUEUE_JIT,
+	PMT_QUEUES,
+};
 struct pmt_cfi_file {
 	__u32 first, count; /* rows in pmt_cfi_rows; count 0: no CFI */
 };

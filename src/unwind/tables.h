@@ -25,6 +25,8 @@
 #include "unwind/rules.h"
 #include "abi.h"
 
+struct ring_buffer;
+
 struct pmtrace_bpf;
 
 #define PMT_UNWIND_REST 64
@@ -69,6 +71,9 @@ struct pmt_unwinder {
 	uint64_t memo_gen;	   /* ... of rows read in this generation */
 	uint64_t resume_read_ns;   /* CPU the main thread spent reading tables
 				  * for stacks it finished */
+	/* pmt_queued as last scanned (the loader and the main thread both
+	 * scan: atomic) */
+	uint64_t queued_seen[PMT_QUEUES];
 	/* stacks finished, by where they ended (the --listen thread reads
 	 * them: atomic) */
 	uint64_t resume_ends[PMT_RESUME__MAX];
@@ -77,7 +82,10 @@ struct pmt_unwinder {
 	/* the loader thread: tables arrive while the main loop prints */
 	pthread_t thread;
 	int wake_fd; /* written to stop it, or to have it read, at once */
-	bool woken;  /* written, and the loader has not yet read it */
+	/* the kernel's word that a queue moved (pmt_queue_wake): the loader
+	 * sleeps until then, not a round every few ms (NULL: it polls) */
+	struct ring_buffer *queue_wake;
+	bool woken; /* written, and the loader has not yet read it */
 	bool running;
 	volatile bool stop;
 	/* libc, the loader and the command, read while the programs load */

@@ -197,12 +197,31 @@ static void read_file(struct pmt_file_read *r, const struct pmt_cfi_file_key *ke
 
 /* Processes the kernel met in JIT code: their perf maps opened while
  * they live (a container's is under its root, named by its own pid) */
+/* Did the kernel put anything in queue q since it was last scanned?
+ * Taken as scanned now: what comes after this read moves it again. An
+ * idle round is then a read of memory, not a walk of a hash's buckets a
+ * queue (0.7% of this machine's CPU, at a round every 5 ms). */
+static bool queue_moved(struct pmt_unwinder *u, enum pmt_queue q)
+{
+	uint64_t now = __atomic_load_n(&u->skel->bss->pmt_queued[q], __ATOMIC_ACQUIRE);
+
+	return __atomic_exchange_n(&u->queued_seen[q], now, __ATOMIC_ACQ_REL) != now;
+}
+
+static void poll_python(struct pmt_unwinder *u)
+{
+	if (queue_moved(u, PMT_QUEUE_PY))
+		pmt_python__poll(u->skel, u->syms);
+}
+
 static void poll_jit(struct pmt_unwinder *u)
 {
 	int fd = bpf_map__fd(u->skel->maps.pmt_jit_new);
 	uint32_t pid;
 	int i;
 
+	if (!queue_moved(u, PMT_QUEUE_JIT))
+		return;
 	/* a deleted key starts the walk again: the map empties */
 	for (i = 0; i < JIT_NEW && !bpf_map_get_next_key(fd, NULL, &pid); i++) {
 		pmt_syms__jit_seen(u->syms, pid);
@@ -214,7 +233,7 @@ void pmt_unwinder__poll_queues(struct pmt_unwinder *u)
 {
 	if (!u->running)
 		return;
-	pmt_python__poll(u->skel, u->syms);
+	poll_python(u);
 	poll_jit(u);
 }
 
@@ -618,6 +637,8 @@ static bool serve_wanted(struct pmt_unwinder *u)
 	struct pmt_cfi_want w;
 	bool any = false;
 
+	if (!queue_moved(u, PMT_QUEUE_WANTED))
+		return false;
 	/* take one key at a time: the kernel may add more meanwhile */
 	while (!bpf_map_get_next_key(fd, NULL, &next)) {
 		key = next;
@@ -680,21 +701,39 @@ static void poll_wanted(struct pmt_unwinder *u)
 	}
 }
 
+/* a round this often without the kernel's word (no ring) */
 #define POLL_MS 5
+/* ... and with it: for the files refused, given back once a second */
+#define IDLE_MS 1000
+
+static int queue_word(void *ctx, void *data, size_t size)
+{
+	(void)ctx, (void)data, (void)size;
+	return 0;
+}
 
 static void *loader(void *arg)
 {
 	struct pmt_unwinder *u = arg;
-	struct pollfd pfd = {.fd = u->wake_fd, .events = POLLIN};
+	struct pollfd pfd[2] = {
+		{.fd = u->wake_fd, .events = POLLIN},
+		{.fd = u->queue_wake ? ring_buffer__epoll_fd(u->queue_wake) : -1, .events = POLLIN},
+	};
 	uint64_t n;
 
 	while (!u->stop) {
 		poll_wanted(u);
-		pmt_python__poll(u->skel, u->syms);
-		/* woken at once to stop (no exit waits for a round), or to
-		 * read what a stack left for user space needs */
-		if (poll(&pfd, 1, POLL_MS) > 0 && read(u->wake_fd, &n, sizeof(n)) == sizeof(n))
+		poll_python(u);
+		/* woken at once to stop (no exit waits for a round), to read
+		 * what a stack left for user space needs, or by the kernel's
+		 * word that a queue moved (the words taken before the round
+		 * that reads the queues: one put meanwhile wakes it again) */
+		if (poll(pfd, 2, u->queue_wake ? IDLE_MS : POLL_MS) <= 0)
+			continue;
+		if ((pfd[0].revents & POLLIN) && read(u->wake_fd, &n, sizeof(n)) == sizeof(n))
 			__atomic_store_n(&u->woken, false, __ATOMIC_RELAXED);
+		if (pfd[1].revents & POLLIN)
+			ring_buffer__consume(u->queue_wake);
 	}
 	return NULL;
 }
@@ -969,12 +1008,17 @@ int pmt_unwinder__start(struct pmt_unwinder *u, struct pmt_error *e)
 	if (u->wake_fd < 0)
 		return pmt_error__runtime(e, -errno, "cannot start the unwind table loader: %s",
 					  strerror(errno));
+	/* without it (no memory), a round every POLL_MS */
+	u->queue_wake =
+		ring_buffer__new(bpf_map__fd(u->skel->maps.pmt_queue_wake), queue_word, NULL, NULL);
 	/* signals stay with the main thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&u->thread, NULL, loader, u);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
+		ring_buffer__free(u->queue_wake);
+		u->queue_wake = NULL;
 		close(u->wake_fd);
 		u->wake_fd = -1;
 		return pmt_error__runtime(e, -err, "cannot start the unwind table loader: %s",
@@ -1165,6 +1209,8 @@ void pmt_unwinder__stop(struct pmt_unwinder *u)
 	if (write(u->wake_fd, &one, sizeof(one)) < 0)
 		pmt_warn("unwind: cannot wake the loader: %s", strerror(errno));
 	pthread_join(u->thread, NULL);
+	ring_buffer__free(u->queue_wake);
+	u->queue_wake = NULL;
 	close(u->wake_fd);
 	u->wake_fd = -1;
 	u->running = false;
