@@ -377,23 +377,6 @@ static const struct loss {
 	 FORGOTTEN, 0},
 };
 
-static uint64_t resume_end(struct pmt_listen *l, enum pmt_resume_end end)
-{
-	return __atomic_load_n(&l->s->unwind.resume_ends[end], __ATOMIC_RELAXED);
-}
-
-/* The stacks finished from their copy that ended as the kernel's walks
- * counted in stat did. */
-static uint64_t finished_short(struct pmt_listen *l, enum pmt_stat stat)
-{
-	switch (stat) {
-	case PMT_STAT_UNWIND_ENDED: return resume_end(l, PMT_RESUME_NO_TEXT);
-	case PMT_STAT_UNWIND_DEPTH: return resume_end(l, PMT_RESUME_DEPTH);
-	case PMT_STAT_UNWIND_UNREAD: return resume_end(l, PMT_RESUME_UNREAD);
-	default: return 0;
-	}
-}
-
 static uint64_t loss_count(struct pmt_listen *l, const struct loss *x)
 {
 	struct pmt_syms_stats st;
@@ -404,8 +387,10 @@ static uint64_t loss_count(struct pmt_listen *l, const struct loss *x)
 	case KEY_CONFLICT: return pmt_aggmaps__lost_stacks(l->s->aggmaps);
 	case MISSED: return pmt_session__missed(l->s);
 	case FORGOTTEN: pmt_syms__stats(l->syms, &st); return st.forgotten;
-	case STACK_END: return pmt_session__stat(l->s, x->stat) + finished_short(l, x->stat);
-	case COPY_SHORT: return resume_end(l, PMT_RESUME_BEYOND);
+	case STACK_END:
+		return pmt_session__stat(l->s, x->stat) +
+		       pmt_unwinder__ended_as(&l->s->unwind, x->stat);
+	case COPY_SHORT: return pmt_unwinder__beyond_copy(&l->s->unwind);
 	}
 	return 0;
 }

@@ -85,19 +85,20 @@ static void warn_read_faults(struct pmt_session *s, const uint64_t *st)
 /* User stacks that ended short of their outermost frame for a reason
  * no other line says, in the kernel or finished from their copy: one
  * line, each reason's count. */
-static void say_short_stacks(const uint64_t *st, const uint64_t *ends)
+static void say_short_stacks(const struct pmt_unwinder *u, const uint64_t *st)
 {
 	char deep[64], copied[80], line[512];
 	const struct {
 		uint64_t n;
 		const char *why;
 	} r[] = {
-		{st[PMT_STAT_UNWIND_DEPTH] + ends[PMT_RESUME_DEPTH], deep},
+		{st[PMT_STAT_UNWIND_DEPTH] + pmt_unwinder__ended_as(u, PMT_STAT_UNWIND_DEPTH),
+		 deep},
 		{st[PMT_STAT_UNWIND_EXITING],
 		 "of a process exiting (its memory gone: its last pc alone)"},
-		{st[PMT_STAT_UNWIND_UNREAD] + ends[PMT_RESUME_UNREAD],
+		{st[PMT_STAT_UNWIND_UNREAD] + pmt_unwinder__ended_as(u, PMT_STAT_UNWIND_UNREAD),
 		 "at stack memory the kernel could not read, or a rule that led nowhere"},
-		{ends[PMT_RESUME_BEYOND], copied},
+		{pmt_unwinder__beyond_copy(u), copied},
 	};
 	uint64_t all = 0;
 	size_t i, at = 0;
@@ -120,14 +121,15 @@ static void say_short_stacks(const uint64_t *st, const uint64_t *ends)
  * unwind tables cost. */
 static void say_unwind(const struct pmt_evloop *l, const struct pmt_session *s, const uint64_t *st)
 {
-	const uint64_t *ends = s->unwind.resume_ends;
-	uint64_t no_text = st[PMT_STAT_UNWIND_ENDED] + ends[PMT_RESUME_NO_TEXT];
+	const struct pmt_unwinder *u = &s->unwind;
+	uint64_t no_text =
+		st[PMT_STAT_UNWIND_ENDED] + pmt_unwinder__ended_as(u, PMT_STAT_UNWIND_ENDED);
 
 	if (no_text)
 		pmt_info("%llu user stacks end early: a caller found by frame pointers (code "
 			 "without CFI) lay in no text mapping",
 			 (unsigned long long)no_text);
-	say_short_stacks(st, ends);
+	say_short_stacks(u, st);
 	if (st[PMT_STAT_UNWIND_PENDING])
 		pmt_info("%llu user stacks met a file whose unwind tables were still being read, "
 			 "and may end early there (a busy machine reads them later)",

@@ -126,6 +126,13 @@ void pmt_unwinder__poll_queues(struct pmt_unwinder *u);
 struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 				       const struct pmt_ustack_dump *d, const void *stack,
 				       const uint64_t *py, uint64_t *out, uint32_t max);
+/* The stacks finished from their copy that ended as the kernel's walks
+ * counted in stat end (PMT_STAT_UNWIND_ENDED, _DEPTH, _UNREAD; 0 for
+ * any other stat): the two are one reason, told apart only by where the
+ * walk ran. Safe from any thread. */
+uint64_t pmt_unwinder__ended_as(const struct pmt_unwinder *u, enum pmt_stat stat);
+/* ... and those that ran past their full copy (no kernel stat). */
+uint64_t pmt_unwinder__beyond_copy(const struct pmt_unwinder *u);
 /* Have the loader thread read the files the kernel asked for now, not
  * at its next round. */
 void pmt_unwinder__wake(struct pmt_unwinder *u);

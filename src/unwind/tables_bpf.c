@@ -1198,6 +1198,26 @@ struct pmt_resume pmt_unwinder__resume(struct pmt_unwinder *u, uint32_t pid,
 	return r;
 }
 
+static uint64_t resume_end(const struct pmt_unwinder *u, enum pmt_resume_end end)
+{
+	return __atomic_load_n(&u->resume_ends[end], __ATOMIC_RELAXED);
+}
+
+uint64_t pmt_unwinder__ended_as(const struct pmt_unwinder *u, enum pmt_stat stat)
+{
+	switch (stat) {
+	case PMT_STAT_UNWIND_ENDED: return resume_end(u, PMT_RESUME_NO_TEXT);
+	case PMT_STAT_UNWIND_DEPTH: return resume_end(u, PMT_RESUME_DEPTH);
+	case PMT_STAT_UNWIND_UNREAD: return resume_end(u, PMT_RESUME_UNREAD);
+	default: return 0;
+	}
+}
+
+uint64_t pmt_unwinder__beyond_copy(const struct pmt_unwinder *u)
+{
+	return resume_end(u, PMT_RESUME_BEYOND);
+}
+
 void pmt_unwinder__stop(struct pmt_unwinder *u)
 {
 	uint64_t one = 1;
