@@ -40,6 +40,7 @@ struct pmt_evloop {
 	struct pmt_sideband *sb;	       /* processes followed for syms, or NULL */
 	uint64_t agg_read_ns;		       /* the aggregation's last print read the maps */
 	uint64_t settled_ns;		       /* exited processes last settled */
+	uint64_t let_go_ns;		       /* idle DWARF last looked for */
 	uint64_t keys_dropped, stacks_dropped; /* as of the last interval */
 	/* user stacks the kernel left at a file without unwind tables,
 	 * finished here from the copy of their stack; those of them that

@@ -47,6 +47,10 @@
 /* while writing out: drain the rings after this many records */
 #define REFILL_EVERY 1024
 #define LOST_REPORT_NS (1000 * 1000 * 1000ULL)
+/* a file's DWARF unused this long is closed (pmt_syms__let_go), looked
+ * for once a second */
+#define DWARF_IDLE_NS (10 * 1000 * 1000 * 1000ULL)
+#define LET_GO_EVERY_NS (1000 * 1000 * 1000ULL)
 
 struct raw_sample {
 	struct perf_event_header header;
@@ -690,6 +694,17 @@ static void report_interval_drops(struct pmt_evloop *l)
 	l->stacks_dropped = stacks;
 }
 
+/* Files' DWARF idle since the last names that needed it is closed:
+ * a print's tens of MB are not held until the next one. */
+static void let_go(struct pmt_evloop *l, uint64_t now)
+{
+	if (now - l->let_go_ns < LET_GO_EVERY_NS)
+		return;
+	l->let_go_ns = now;
+	if (pmt_syms__let_go(l->syms, DWARF_IDLE_NS))
+		malloc_trim(0); /* libdw's pages go back */
+}
+
 int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
@@ -755,6 +770,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		if (pmt_output__flush(l->out))
 			l->stop = PMT_STOP_OUTPUT;
 		report_lost(l, now);
+		let_go(l, now);
 		pmt_signals__poll();
 		if (pmt_signalled)
 			l->stop = PMT_STOP_SIGNAL;

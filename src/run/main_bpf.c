@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "aggregate/maps.h"
@@ -263,6 +264,11 @@ int main(int argc, char **argv)
 	struct pmt_error err = {0};
 	int ret;
 
+	/* fixed thresholds: glibc otherwise raises both after a big block
+	 * (a file's tables, the kernel's BTF) is freed, up to 32 MB, and a
+	 * thread's arena then keeps that much freed memory for good */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
 	if (pmt_opts__parse(argc, argv, &o, &err)) {
 		pmt_error__print(&err);
 		fputs("Try 'pmtrace --help' for more information.\n", stderr);

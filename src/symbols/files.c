@@ -28,6 +28,16 @@ static size_t file_at(const struct pmt_syms *s, uint64_t dev, uint64_t ino)
 	return lo;
 }
 
+/* Its path names it (the same file) in this mount namespace: what needs
+ * it later can open it again there. */
+static bool at_path(const struct file *f)
+{
+	struct stat st;
+
+	return f->path[0] == '/' && !stat(f->path, &st) && st.st_dev == f->dev &&
+	       st.st_ino == f->ino;
+}
+
 /* The file at path if it is still the one mapped, else the process's
  * own reference to its mapping; -1. */
 static int open_mapped(const struct file *f, uint32_t pid, uint64_t start, uint64_t end)
@@ -128,6 +138,8 @@ int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struc
 	return fd;
 }
 
+static void src_close(struct pmt_syms *s, struct file *f);
+
 /* Close the DWARF used longest ago when too many are open. */
 static void src_evict(struct pmt_syms *s)
 {
@@ -139,12 +151,8 @@ static void src_evict(struct pmt_syms *s)
 	for (i = 0; i < s->nfiles; i++)
 		if (s->files[i]->src && (!old || s->files[i]->src_used < old->src_used))
 			old = s->files[i];
-	if (!old)
-		return;
-	pmt_srcfile__free(old->src);
-	old->src = NULL;
-	old->src_tried = false; /* opened again when asked */
-	s->nsrc--;
+	if (old)
+		src_close(s, old);
 }
 
 /* The file's path where it names one in this mount namespace (its
@@ -168,7 +176,37 @@ void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 	if (f->src) {
 		s->nsrc++;
 		f->src_used = ++s->seq;
+		f->src_used_ns = pmt_now_ns();
 	}
+}
+
+/* Its DWARF closed (opened again when asked). */
+static void src_close(struct pmt_syms *s, struct file *f)
+{
+	pmt_srcfile__free(f->src);
+	f->src = NULL;
+	f->src_tried = false;
+	s->nsrc--;
+}
+
+size_t pmt_syms__let_go(struct pmt_syms *s, uint64_t idle_ns)
+{
+	uint64_t now = pmt_now_ns();
+	size_t i, n = 0;
+
+	if (!s)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->nfiles && s->nsrc; i++) {
+		struct file *f = s->files[i];
+
+		if (f->src && now - f->src_used_ns >= idle_ns && at_path(f)) {
+			src_close(s, f);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
 }
 
 /* debuginfod, when the environment names servers: made at the first
@@ -220,13 +258,11 @@ static void fetched(struct pmt_syms *s, struct file *f, uint32_t pid, const stru
 		pmt_symfile__free(f->tab);
 		f->tab = tab;
 		/* its DWARF, too: from the debug file */
-		if (f->src) {
-			pmt_srcfile__free(f->src);
-			f->src = NULL;
-			s->nsrc--;
-		}
+		if (f->src)
+			src_close(s, f);
 		f->src_tried = false;
-		syms_file_src(s, f, fd);
+		if (!at_path(f))
+			syms_file_src(s, f, fd);
 	}
 	close(fd);
 }
@@ -252,7 +288,8 @@ const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, ui
 	f->tab = pmt_symfile__read(fd, abs_path(f), NULL, s->demangle);
 	if (f->tab && pmt_symfile__stripped(f->tab))
 		ask_debug(s, f);
-	syms_file_src(s, f, fd);
+	if (!at_path(f))
+		syms_file_src(s, f, fd);
 	close(fd);
 	return f->tab;
 }

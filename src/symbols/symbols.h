@@ -157,6 +157,11 @@ void pmt_syms__offset_decimal(const char *name, size_t len, struct pmt_buf *b);
  * caller holds the lock (pmt_syms__lock), until its next call. */
 int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 			const struct pmt_srcframe **frames);
+/* Files' DWARF no name needed for idle_ns closed, where their paths lead
+ * back to them (opened again when a name needs it: a print's DWARF,
+ * tens of MB for a big library, is not held between prints); the number
+ * closed. */
+size_t pmt_syms__let_go(struct pmt_syms *s, uint64_t idle_ns);
 /* Python frames (PMT_PY_FRAME values among user frames) name the code
  * object they run: the kernel's id for it, read from process pid's memory
  * at addr when the kernel first meets it (this call: while the process

@@ -27,6 +27,9 @@
  * used longest ago is closed beyond this (and opened again by path when
  * needed). */
 #define MAX_SRC_FILES 8
+/* A file's DWARF is opened when a name first needs it, not when its
+ * symbols are read, where its path leads back to it (the same device and
+ * inode): else then, while the process's reference is at hand. */
 
 struct ksym {
 	uint64_t addr;
@@ -42,10 +45,11 @@ struct file {
 	bool tried;		 /* read once, even if that failed */
 	struct pmt_srcfile *src; /* its DWARF, when it has some and it is open */
 	bool src_tried;
-	uint64_t src_used;   /* when src last answered (a sequence number) */
-	uint32_t refs;	     /* mappings naming it (and a pin) */
-	uint32_t pin;	     /* 1 + its index in pmt_syms.pinned; 0: none */
-	uint64_t idle_since; /* refs 0: when (a sequence number) */
+	uint64_t src_used;    /* when src last answered (a sequence number) */
+	uint64_t src_used_ns; /* ... and in CLOCK_MONOTONIC ns (pmt_syms__let_go) */
+	uint32_t refs;	      /* mappings naming it (and a pin) */
+	uint32_t pin;	      /* 1 + its index in pmt_syms.pinned; 0: none */
+	uint64_t idle_since;  /* refs 0: when (a sequence number) */
 	/* stripped: its debug file asked of debuginfod, not come yet; the
 	 * fetches' generation when last looked */
 	bool fetching;

@@ -335,6 +335,27 @@ TEST(syms_follow_processes)
 	ASSERT_STREQ(mod.file, m.path);
 	ASSERT_EQ(mod.pgoff, m.pgoff);
 	ASSERT_EQ(strlen(mod.build_id), 40);
+	/* its DWARF opened when a name first needs it, closed once idle (its
+	 * path leads back to it), and opened again for the next name */
+	{
+		const struct pmt_srcframe *fr;
+		int n;
+
+		pmt_syms__stats(s, &st);
+		ASSERT_EQ(st.fds, 0);
+		n = pmt_syms__srcframes(s, FAKE_PID, fn, &fr);
+		ASSERT_TRUE(n >= 1);
+		ASSERT_TRUE(fr[n - 1].line > 0);
+		pmt_syms__stats(s, &st);
+		ASSERT_EQ(st.fds, 1);
+		ASSERT_EQ(pmt_syms__let_go(s, 3600ULL * 1000000000ULL), 0);
+		ASSERT_EQ(pmt_syms__let_go(s, 0), 1);
+		pmt_syms__stats(s, &st);
+		ASSERT_EQ(st.fds, 0);
+		ASSERT_EQ(pmt_syms__srcframes(s, FAKE_PID, fn, &fr), n);
+		ASSERT_TRUE(fr[n - 1].line > 0);
+		ASSERT_EQ(pmt_syms__let_go(s, 0), 1);
+	}
 	/* a mapping made inside another takes only what it covers (as
 	 * arm64's vDSO placed in the span ld.so's first mapping gave back):
 	 * the text on either side stays named, at its own offsets */
@@ -384,7 +405,7 @@ TEST(syms_follow_processes)
 	pmt_syms__reap(s, UINT64_MAX);
 	pmt_syms__stats(s, &st);
 	ASSERT_EQ(st.exited, 0);
-	ASSERT_EQ(st.fds, 1); /* read, so closed; its DWARF kept open */
+	ASSERT_EQ(st.fds, 0); /* read, so closed; its DWARF when a name needs it */
 	pmt_buf__free(&b);
 	pmt_syms__free(s);
 }
