@@ -151,4 +151,9 @@ void pmt_agg__key_part(const struct pmt_agg *a, const struct pmt_agg_io *io, str
 void pmt_agg__key_json(const struct pmt_agg *a, const struct pmt_agg_io *io, struct pmt_json *j,
 		       const struct pmt_agg_key *k, int i);
 
+/* A print's text handed to the output once it holds SPILL_AT bytes, so
+ * that a print of many stacks is not built whole in memory (twice: here
+ * and in the output's buffer). */
+void pmt_agg__spill(struct pmt_output *out, struct pmt_buf *b);
+
 #endif

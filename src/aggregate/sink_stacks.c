@@ -22,8 +22,10 @@ static int write_folded(struct pmt_agg_snap *s, struct pmt_output *out)
 
 	if (!g)
 		return -ENOMEM;
-	for (i = 0; i < ng; i++)
+	for (i = 0; i < ng; i++) {
 		pmt_buf__printf(&b, "%s %llu\n", g[i].text, (unsigned long long)weight(s, &g[i]));
+		pmt_agg__spill(out, &b);
+	}
 	pmt_output__line(out, b.p, b.len);
 	pmt_output__flush(out);
 	pmt_buf__free(&b);

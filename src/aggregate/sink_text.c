@@ -151,6 +151,16 @@ void pmt_agg__program_tail(const struct pmt_agg_opts *ao, size_t n, struct pmt_b
 		pmt_buf__putc(b, '\n');
 }
 
+#define SPILL_AT (64 * 1024)
+
+void pmt_agg__spill(struct pmt_output *out, struct pmt_buf *b)
+{
+	if (b->len < SPILL_AT)
+		return;
+	pmt_output__line(out, b->p, b->len);
+	b->len = 0;
+}
+
 static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
 {
 	size_t ng, i;
@@ -163,8 +173,10 @@ static int write_text(struct pmt_agg_snap *s, struct pmt_output *out)
 	clock_time(when, sizeof(when), s->a->opts->head);
 	if (s->a->opts->interval > 0)
 		pmt_buf__puts(&b, when);
-	for (i = top_first(s->a, ng); i < ng; i++)
+	for (i = top_first(s->a, ng); i < ng; i++) {
 		group_text(s, &b, &g[i]);
+		pmt_agg__spill(out, &b);
+	}
 	if (s->a->opts->map)
 		pmt_agg__program_tail(s->a->opts, ng, &b);
 	else if (!ng)

@@ -89,6 +89,30 @@ TEST(agg_hist_by_key_negative)
 	free(text);
 }
 
+/* A print of many keys goes out in pieces (64 KB each): the text whole
+ * and in order, as one piece would be. */
+TEST(agg_print_in_pieces)
+{
+	struct pmt_agg_opts ao = {.fn = PMT_FN_COUNT, .by = "pid", .max_keys = 32768};
+	struct pmt_agg_entries e = {0};
+	struct pmt_buf want = {0};
+	char *text;
+	uint64_t i;
+
+	for (i = 1; i <= 20000; i++) {
+		add(&e, i, 0, i);
+		pmt_buf__printf(&want, "@[%llu]: %llu\n", (unsigned long long)i,
+				(unsigned long long)i);
+	}
+	pmt_buf__putc(&want, '\0');
+	ASSERT_TRUE(want.len > 4 * 64 * 1024);
+	text = print_snapshot(&ao, &e, NULL);
+	ASSERT_TRUE(text != NULL);
+	ASSERT_STREQ(text, want.p);
+	free(text);
+	pmt_buf__free(&want);
+}
+
 /* More than 256 linear buckets: numeric order, not the bytes of the
  * bucket number. */
 TEST(agg_lhist_many_buckets)
