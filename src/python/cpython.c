@@ -173,6 +173,34 @@ static int peek(uint32_t pid, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+/* At least need bytes at addr of process pid, and as many more up to
+ * len as lie in need's last page (a page mapped is mapped whole, so the
+ * read cannot fail for them): an object's header and what follows it in
+ * one system call. The bytes read, or -errno. */
+static ssize_t peek_more(uint32_t pid, uint64_t addr, void *buf, size_t need, size_t len)
+{
+	uint64_t page_end = ((addr + need - 1) | 4095) + 1;
+	size_t n = addr + len <= page_end ? len : (size_t)(page_end - addr);
+	struct iovec local = {buf, n}, remote = {(void *)(uintptr_t)addr, n};
+	ssize_t got = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+
+	if (got < 0)
+		return -errno;
+	return (size_t)got >= need ? got : -EIO;
+}
+
+/* The n bytes at addr + off of process pid into out: from buf, which
+ * holds got bytes read at addr, and read for what it lacks. */
+static int copy_or_peek(uint32_t pid, uint64_t addr, const uint8_t *buf, size_t got, size_t off,
+			void *out, size_t n)
+{
+	if (off + n <= got) {
+		memcpy(out, buf + off, n);
+		return 0;
+	}
+	return peek(pid, addr + off, out, n);
+}
+
 static uint64_t word(const uint8_t *b, uint16_t off)
 {
 	uint64_t v;
@@ -185,12 +213,13 @@ static uint64_t word(const uint8_t *b, uint16_t off)
  * (3.11's PyASCIIObject state: interned:2 kind:3 compact:1 ascii:1). */
 static char *read_str(uint32_t pid, uint64_t addr)
 {
-	uint8_t h[48], *raw;
+	uint8_t h[256], *raw;
 	uint32_t state, kind, i;
 	uint64_t n;
+	ssize_t got;
 	char *s, *o;
 
-	if (!addr || peek(pid, addr, h, sizeof(h)))
+	if (!addr || (got = peek_more(pid, addr, h, 48, sizeof(h))) < 0)
 		return NULL;
 	n = word(h, py311.str_length);
 	memcpy(&state, h + py311.str_state, 4);
@@ -203,8 +232,9 @@ static char *read_str(uint32_t pid, uint64_t addr)
 	raw = malloc(n * kind + 1);
 	s = malloc(n * 4 + 1);
 	if (!raw || !s ||
-	    peek(pid, addr + (state >> 6 & 1 ? py311.str_ascii_data : py311.str_compact_data), raw,
-		 n * kind)) {
+	    copy_or_peek(pid, addr, h, (size_t)got,
+			 state >> 6 & 1 ? py311.str_ascii_data : py311.str_compact_data, raw,
+			 n * kind)) {
 		free(raw);
 		free(s);
 		return NULL;
@@ -244,8 +274,9 @@ static char *read_str(uint32_t pid, uint64_t addr)
 
 int pmt_py__read_code(uint32_t pid, uint64_t addr, uint64_t qualname, struct pmt_py_code *out)
 {
-	uint8_t co[192], b[32];
+	uint8_t co[192], b[512];
 	uint64_t table, n;
+	ssize_t got;
 	int32_t first;
 	int err;
 
@@ -264,9 +295,9 @@ int pmt_py__read_code(uint32_t pid, uint64_t addr, uint64_t qualname, struct pmt
 	out->qualname = read_str(pid, qualname);
 	out->filename = read_str(pid, word(co, py311.co_filename));
 	table = word(co, py311.co_linetable);
-	if (table && !peek(pid, table, b, sizeof(b)) && (n = word(b, py311.bytes_size)) < 65536 &&
-	    (out->linetable = malloc(n ? n : 1)) &&
-	    !peek(pid, table + py311.bytes_data, out->linetable, n))
+	if (table && (got = peek_more(pid, table, b, 32, sizeof(b))) >= 0 &&
+	    (n = word(b, py311.bytes_size)) < 65536 && (out->linetable = malloc(n ? n : 1)) &&
+	    !copy_or_peek(pid, table, b, (size_t)got, py311.bytes_data, out->linetable, n))
 		out->nlinetable = n;
 	if (!out->qualname || !out->filename) {
 		pmt_py__code_free(out);

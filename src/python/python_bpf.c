@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* CPython in the unwinder: the kernel-facing half (python/python.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
@@ -54,6 +55,35 @@ bool pmt_python__file(struct pmtrace_bpf *skel, const struct pmt_cfi_file_key *k
 	       !bpf_map_lookup_elem(bpf_map__fd(skel->maps.pmt_py_files), key, out);
 }
 
+/* Code objects taken from the kernel's queue a system call at a time
+ * (PY_BATCH each), as long as the kernel takes batches (5.6 on); else
+ * one by one. */
+#define PY_BATCH 256
+
+static bool poll_batches(int fd, struct pmt_syms *syms)
+{
+	static struct pmt_py_id keys[PY_BATCH];
+	static struct pmt_py_new vals[PY_BATCH];
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 token, n, i, done = 0;
+	bool first = true;
+	int err;
+
+	do {
+		n = PY_BATCH;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token, &token, keys, vals,
+						      &n, &opts);
+		if (err && errno != ENOENT)
+			return first && !n ? false : true;
+		first = false;
+		for (i = 0; i < n; i++)
+			pmt_syms__python_code(syms, keys[i].tgid, keys[i].id, vals[i].code,
+					      vals[i].qualname);
+		done += n;
+	} while (!err && done < PY_NEW);
+	return true;
+}
+
 void pmt_python__poll(struct pmtrace_bpf *skel, struct pmt_syms *syms)
 {
 	int fd = bpf_map__fd(skel->maps.pmt_py_new);
@@ -62,7 +92,7 @@ void pmt_python__poll(struct pmtrace_bpf *skel, struct pmt_syms *syms)
 	bool first = true;
 	int i;
 
-	if (!skel->rodata->pmt_python)
+	if (!skel->rodata->pmt_python || poll_batches(fd, syms))
 		return;
 	/* a deleted key starts the walk again: the queue empties */
 	for (i = 0; i < PY_NEW && !bpf_map_get_next_key(fd, first ? NULL : &key, &next); i++) {
