@@ -56,29 +56,37 @@ bool pmt_python__file(struct pmtrace_bpf *skel, const struct pmt_cfi_file_key *k
 }
 
 /* Code objects taken from the kernel's queue a system call at a time
- * (PY_BATCH each), as long as the kernel takes batches (5.6 on); else
- * one by one. */
+ * (PY_BATCH each), as long as the kernel takes batches (5.6 on); false
+ * when it refuses them (the queue walked one by one then). The loader's
+ * thread alone polls. */
 #define PY_BATCH 256
 
 static bool poll_batches(int fd, struct pmt_syms *syms)
 {
 	static struct pmt_py_id keys[PY_BATCH];
 	static struct pmt_py_new vals[PY_BATCH];
+	static bool refused;
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 token, n, i, done = 0;
 	bool first = true;
 	int err;
 
+	if (refused)
+		return false;
 	do {
 		n = PY_BATCH;
 		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &token, &token, keys, vals,
 						      &n, &opts);
-		if (err && errno != ENOENT)
-			return first && !n ? false : true;
-		first = false;
+		if (err && errno != ENOENT && first && !n) {
+			/* not for this map, for good (524: the kernel's ENOTSUPP) */
+			refused = errno == EINVAL || errno == EOPNOTSUPP || errno == 524;
+			return false;
+		}
+		/* what a failed call took is named still */
 		for (i = 0; i < n; i++)
 			pmt_syms__python_code(syms, keys[i].tgid, keys[i].id, vals[i].code,
 					      vals[i].qualname);
+		first = false;
 		done += n;
 	} while (!err && done < PY_NEW);
 	return true;

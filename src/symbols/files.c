@@ -138,7 +138,14 @@ int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struc
 	return fd;
 }
 
-static void src_close(struct pmt_syms *s, struct file *f);
+/* Its DWARF closed (opened again when asked). */
+static void src_close(struct pmt_syms *s, struct file *f)
+{
+	pmt_srcfile__free(f->src);
+	f->src = NULL;
+	f->src_tried = false;
+	s->nsrc--;
+}
 
 /* Close the DWARF used longest ago when too many are open. */
 static void src_evict(struct pmt_syms *s)
@@ -149,7 +156,7 @@ static void src_evict(struct pmt_syms *s)
 	if (s->nsrc < MAX_SRC_FILES)
 		return;
 	for (i = 0; i < s->nfiles; i++)
-		if (s->files[i]->src && (!old || s->files[i]->src_used < old->src_used))
+		if (s->files[i]->src && (!old || s->files[i]->src_used_ns < old->src_used_ns))
 			old = s->files[i];
 	if (old)
 		src_close(s, old);
@@ -175,18 +182,8 @@ void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 				   s->demangle);
 	if (f->src) {
 		s->nsrc++;
-		f->src_used = ++s->seq;
 		f->src_used_ns = pmt_now_ns();
 	}
-}
-
-/* Its DWARF closed (opened again when asked). */
-static void src_close(struct pmt_syms *s, struct file *f)
-{
-	pmt_srcfile__free(f->src);
-	f->src = NULL;
-	f->src_tried = false;
-	s->nsrc--;
 }
 
 size_t pmt_syms__let_go(struct pmt_syms *s, uint64_t idle_ns)

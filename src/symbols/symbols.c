@@ -323,7 +323,6 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 				close(fd);
 		}
 		if (f->src) {
-			f->src_used = ++s->seq;
 			f->src_used_ns = pmt_now_ns();
 			n = pmt_srcfile__frames(f->src, at, frames);
 		}

@@ -45,8 +45,7 @@ struct file {
 	bool tried;		 /* read once, even if that failed */
 	struct pmt_srcfile *src; /* its DWARF, when it has some and it is open */
 	bool src_tried;
-	uint64_t src_used;    /* when src last answered (a sequence number) */
-	uint64_t src_used_ns; /* ... and in CLOCK_MONOTONIC ns (pmt_syms__let_go) */
+	uint64_t src_used_ns; /* when src last answered (CLOCK_MONOTONIC ns) */
 	uint32_t refs;	      /* mappings naming it (and a pin) */
 	uint32_t pin;	      /* 1 + its index in pmt_syms.pinned; 0: none */
 	uint64_t idle_since;  /* refs 0: when (a sequence number) */
