@@ -118,7 +118,7 @@ static __always_inline bool pmt_py_at_eval(struct pmt_unwind *u)
 	struct pmt_py_file *pf;
 	__u64 at;
 
-	if (!pmt_python || !u->vm_file || u->py_done)
+	if (!pmt_python || !u->vm_py || u->py_done)
 		return false;
 	pf = bpf_map_lookup_elem(&pmt_py_files, &u->file);
 	if (!pf)

@@ -19,67 +19,8 @@
 #include "python.bpf.h"
 #include "vma.bpf.h"
 #include "unwind_dump.bpf.h"
+#include "unwind_rows.bpf.h"
 #include <bpf/bpf_tracing.h>
-
-/* The rows of the file mapped at u->pc, into u->first/count. */
-static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
-{
-	struct pmt_cfi_file *cf;
-
-	if (u->pc >= u->vm_start && u->pc < u->vm_end)
-		return;
-	u->vm_start = u->vm_end = 0;
-	u->vm_file = false;
-	u->vm_unknown = false;
-	u->vm_pending = false;
-	u->count = 0;
-	if (!pmt_unwind_vma_of(u))
-		return;
-	if (!u->vm_file) {
-		if (u->vm_exec)
-			pmt_jit_met(u);
-		return;
-	}
-	cf = bpf_map_lookup_elem(&pmt_cfi_files, &u->file);
-	if (cf) {
-		u->first = cf->first;
-		u->count = cf->count;
-	} else {
-		pmt_want_rows(u);
-		u->pending = true;
-		u->vm_pending = true;
-	}
-}
-
-/* The rule of the last row of [first, first + count) at or below pc. */
-static __always_inline struct pmt_cfi_rule *pmt_unwind_row(__u32 first, __u32 count, __u32 pc)
-{
-	struct pmt_cfi_krow *r;
-	__u32 base = first, n = count, half, i, mid;
-
-	/* the row at base is the answer once n is 1: halve n, keeping the
-	 * half whose first row is at or below pc (22 rounds: count is at
-	 * most 2^22, the largest pmt_cfi_rows, src/unwind/tables_bpf.c) */
-	for (i = 0; i < 22; i++) {
-		if (n <= 1)
-			break;
-		half = n / 2;
-		mid = base + half;
-		r = bpf_map_lookup_elem(&pmt_cfi_rows, &mid);
-		if (!r)
-			break;
-		/* base moves to mid when mid's row is at or below pc: by
-		 * arithmetic, not a branch (one path less for the verifier
-		 * each round) */
-		base += half * (__u32)(((__u64)r->pc - pc - 1) >> 63);
-		n -= half;
-	}
-	r = count ? bpf_map_lookup_elem(&pmt_cfi_rows, &base) : NULL;
-	if (!r || r->pc > pc)
-		return NULL;
-	base = r->rule;
-	return bpf_map_lookup_elem(&pmt_cfi_rules, &base);
-}
 
 /* The caller by frame pointers: [fp] is its fp, [fp + 8] its pc. */
 static __always_inline int pmt_unwind_fp(struct pmt_unwind *u)
@@ -127,11 +68,60 @@ static __always_inline bool pmt_unwind_put(struct pmt_unwind *u, __u32 i, __u64 
 	return true;
 }
 
+/* The span [lo, hi) of CFA offsets a frame's saved words lie in, grown to
+ * hold the word at off. */
+static __always_inline void pmt_span_add(__s64 *lo, __s64 *hi, __s64 off)
+{
+	if (off < *lo)
+		*lo = off;
+	if (off + 8 > *hi)
+		*hi = off + 8;
+}
+
+/*
+ * Have the walk's copy of the stack (pmt_stack_snap) hold the words at
+ * CFA + off that the rule wants, copying PMT_SNAP_BYTES from the lowest
+ * of them where it does not: the frames above it (callers) are then
+ * read from that copy as well. A read of user memory is a helper call
+ * and a fault-guarded copy, most of a frame's cost, and a frame made
+ * three (the return address, rbp, rbx); now a few frames make one.
+ */
+static __always_inline void pmt_frame_copy(struct pmt_stack_snap *snap,
+					   const struct pmt_cfi_rule *r, __u64 cfa)
+{
+	__s64 lo = 0x7fff, hi = -0x8000;
+
+#if defined(__TARGET_ARCH_arm64)
+	if (r->bx == PMT_FP_SAVED)
+		pmt_span_add(&lo, &hi, r->bx_off);
+#else
+	pmt_span_add(&lo, &hi, -8);
+	if (r->bx == PMT_FP_SAVED)
+		pmt_span_add(&lo, &hi, r->bx_off);
+#endif
+	if (r->fp == PMT_FP_SAVED)
+		pmt_span_add(&lo, &hi, r->fp_off);
+	if (hi <= lo || (cfa + lo >= snap->base && cfa + hi <= snap->base + snap->len))
+		return;
+	pmt_snap_take(snap, cfa + lo);
+}
+
+/* The word at CFA + off: from the walk's copy of the stack, else read
+ * alone (a span the copy could not hold: the stack's end near). */
+static __always_inline bool pmt_frame_word(const struct pmt_stack_snap *snap, __u64 cfa, __s64 off,
+					   __u64 *v)
+{
+	if (pmt_snap_word(snap, cfa + off, v))
+		return true;
+	return !bpf_probe_read_user(v, sizeof(*v), (void *)(cfa + off));
+}
+
 /* The caller by the row's rules: 0, or 1 where the walk ends. after_fp:
  * this frame was found by frame pointers (u->sp a guess). */
 static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt_cfi_rule *r,
 					  bool after_fp)
 {
+	struct pmt_stack_snap *snap;
 	__u64 cfa, ra, fp;
 
 	switch (r->cfa) {
@@ -162,12 +152,16 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 		break;
 	default: return 1;
 	}
+	snap = bpf_map_lookup_elem(&pmt_stack_snap, &pmt_walk_key);
+	if (!snap)
+		return 1;
+	pmt_frame_copy(snap, r, cfa);
 #if defined(__TARGET_ARCH_arm64)
 	/* the return address: saved at CFA + bx_off, or still in x30 (a
 	 * function that has not saved it: only the first frame knows x30);
 	 * a signed one's authentication code stripped (48-bit user space) */
 	if (r->bx == PMT_FP_SAVED) {
-		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa + (__s64)r->bx_off)))
+		if (!pmt_frame_word(snap, cfa, r->bx_off, &ra))
 			return 1;
 	} else {
 		ra = u->bx;
@@ -179,16 +173,16 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 #else
 	__u64 bx;
 
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+	if (!pmt_frame_word(snap, cfa, -8, &ra))
 		return 1;
 	if (r->bx == PMT_FP_SAVED) {
-		if (bpf_probe_read_user(&bx, sizeof(bx), (void *)(cfa + (__s64)r->bx_off)))
+		if (!pmt_frame_word(snap, cfa, r->bx_off, &bx))
 			return 1;
 		u->bx = bx;
 	}
 #endif
 	if (r->fp == PMT_FP_SAVED) {
-		if (bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa + (__s64)r->fp_off)))
+		if (!pmt_frame_word(snap, cfa, r->fp_off, &fp))
 			return 1;
 		u->fp = fp;
 	}
@@ -207,7 +201,7 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 
 static long pmt_unwind_step(__u32 i, void *data)
 {
-	struct pmt_cfi_rule *r = NULL;
+	const struct pmt_cfi_rule *r = NULL;
 	struct pmt_unwind *u;
 	__u64 v, at;
 	__u32 zero = 0;
@@ -223,6 +217,9 @@ static long pmt_unwind_step(__u32 i, void *data)
 	}
 	if (i >= u->max)
 		return 1;
+	/* here, not before the loop: the caller's stack is at 6.1's bound */
+	if (!i)
+		pmt_snap_clear();
 	/* a new pc (not one whose Python frames are being written) */
 	if (!u->py_emit) {
 		pmt_unwind_file(u);
@@ -258,10 +255,8 @@ static long pmt_unwind_step(__u32 i, void *data)
 	if (!pmt_unwind_put(u, i, caller ? u->pc - 1 : u->pc))
 		return 1;
 
-	if (u->count) {
-		if (at <= 0xffffffffULL)
-			r = pmt_unwind_row(u->first, u->count, (__u32)at);
-	}
+	if (u->count && at <= 0xffffffffULL)
+		r = pmt_unwind_rule(u, (__u32)at);
 	after_fp = u->by_fp;
 	u->by_fp = !r || r->cfa == PMT_CFA_NONE;
 	if (u->by_fp)

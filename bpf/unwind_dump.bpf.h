@@ -26,6 +26,51 @@ struct {
 	__type(value, struct pmt_unwind);
 } pmt_unwind_state SEC(".maps") __weak;
 
+/* A new walk: no copy yet, no VMA met. */
+static __always_inline void pmt_snap_clear(void)
+{
+	struct pmt_stack_snap *s = bpf_map_lookup_elem(&pmt_stack_snap, &pmt_walk_key);
+	__u32 k;
+
+	if (!s)
+		return;
+	s->len = 0;
+#pragma unroll
+	for (k = 0; k < PMT_WALK_VMAS; k++)
+		s->met[k].count = 0;
+}
+
+/* Copy the stack at addr: PMT_SNAP_BYTES, or to the end of addr's page
+ * where the stack may end sooner (a read that faults reads nothing). */
+static __always_inline void pmt_snap_take(struct pmt_stack_snap *s, __u64 addr)
+{
+	__u32 n;
+
+	s->base = addr;
+	s->len = 0;
+	if (!bpf_probe_read_user(s->bytes, PMT_SNAP_BYTES, (void *)addr)) {
+		s->len = PMT_SNAP_BYTES;
+		return;
+	}
+	n = 4096 - (addr & 4095);
+	if (n >= 8 && n < PMT_SNAP_BYTES && !bpf_probe_read_user(s->bytes, n, (void *)addr))
+		s->len = n;
+}
+
+/* The word at addr from the copy: false if it is not in it. */
+static __always_inline bool pmt_snap_word(const struct pmt_stack_snap *s, __u64 addr, __u64 *v)
+{
+	__u64 k;
+
+	if (addr < s->base || addr + 8 > s->base + s->len)
+		return false;
+	k = addr - s->base;
+	if (k > PMT_SNAP_BYTES - 8)
+		return false;
+	*v = *(const __u64 *)(s->bytes + k);
+	return true;
+}
+
 /*
  * Stop at frame i, whose file has no rows yet, and leave user space what
  * it needs to go on once it has them (struct pmt_ustack_dump): the frame's

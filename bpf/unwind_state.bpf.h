@@ -47,6 +47,27 @@ struct {
 	__type(value, struct pmt_cfi_krow);
 } pmt_cfi_rows SEC(".maps") __weak;
 
+/* Rules found, by file and offset: a CPU's memo (unwind.bpf.h
+ * pmt_unwind_rule), direct-mapped. */
+#define PMT_RULE_MEMOS 512
+_Static_assert(!(PMT_RULE_MEMOS & (PMT_RULE_MEMOS - 1)), "memos are masked");
+struct pmt_rule_memo {
+	__u64 ino; /* 0: empty */
+	__u32 dev;
+	__u32 at;
+	struct pmt_cfi_rule rule;
+	__u32 first; /* the file's first row: rows read again are elsewhere */
+};
+struct pmt_rule_memos {
+	struct pmt_rule_memo m[PMT_RULE_MEMOS];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_rule_memos);
+} pmt_rule_memo SEC(".maps") __weak;
+
 /* The rules pmt_cfi_rows index, shared by every file's rows. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -146,6 +167,7 @@ struct pmt_unwind {
 	struct pmt_cfi_file_key file;
 	__u32 first, count;
 	bool vm_file;	 /* the VMA maps a file */
+	bool vm_py;	 /* ... an interpreter's (pmt_py_files) */
 	bool vm_asked;	 /* bpf_find_vma was called in this run */
 	bool vm_exec;	 /* the VMA is executable */
 	bool by_fp;	 /* pc was found by frame pointers, not CFI */
@@ -172,6 +194,45 @@ struct pmt_unwind {
 	__u32 py_at;	       /* a dump's Python frames: their scratch offset */
 	__u32 py_n;	       /* ... and how many */
 };
+
+/* A VMA a walk met whose file has rows, kept for the walk: a stack goes
+ * back and forth between a program and its libraries, and each return
+ * to one was a VMA, a file and an interpreter looked up again. */
+#define PMT_WALK_VMAS 2
+struct pmt_walk_vma {
+	__u64 start, end, off;
+	struct pmt_cfi_file_key file;
+	__u32 first, count; /* count 0: the slot is empty */
+	bool py;
+};
+
+/*
+ * What a walk keeps beside struct pmt_unwind, in a map of its own (a
+ * struct pmt_unwind is on the stack of the programs that learn VMAs,
+ * where 6.1 counts every byte): the VMAs it met, and its copy of the
+ * user stack, PMT_SNAP_BYTES from where a frame's saved words begin
+ * (unwind.bpf.h pmt_frame_copy), whose callers' words are taken from
+ * there, not each by a helper call of its own. Not cleared between
+ * walks but for met[].count and len.
+ */
+#define PMT_SNAP_BYTES 512
+/* The key of the walk's one-entry maps, in .rodata: a key on the stack
+ * takes a slot of the unwinder's frame, at 6.1's bound (512 bytes for a
+ * program, its callback and the VMA lookup's) */
+static const __u32 pmt_walk_key = 0;
+struct pmt_stack_snap {
+	struct pmt_walk_vma met[PMT_WALK_VMAS];
+	__u32 met_next; /* the slot the next VMA takes */
+	__u32 len;	/* bytes copied (0: none) */
+	__u64 base;	/* the user address they were copied from */
+	__u8 bytes[PMT_SNAP_BYTES];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pmt_stack_snap);
+} pmt_stack_snap SEC(".maps") __weak;
 
 /* The file offset of pc's instruction: a caller's pc is past its call,
  * the call itself is looked up (u->native: a frame before it was
