@@ -384,13 +384,16 @@ int pmt_pprof__encode(struct pmt_pprof *p, uint8_t **out, size_t *len)
 	return 0;
 }
 
-/* gzip (deflate with a gzip header: windowBits 15 + 16) into out */
+/* gzip (deflate with a gzip header: windowBits 15 + 16) into out, at the
+ * fastest level, as Go's runtime/pprof writes its profiles: a served
+ * profile is made every minute of an always-on run, and level 6 was a
+ * twentieth of pmtrace's CPU there, for a profile 8% smaller */
 static int gzip(const uint8_t *data, size_t len, struct pmt_buf *out)
 {
 	z_stream z = {0};
 	int zr;
 
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY))
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY))
 		return -ENOMEM;
 	z.next_in = (Bytef *)data;
 	z.avail_in = (uInt)len;

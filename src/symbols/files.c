@@ -139,11 +139,10 @@ int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struc
 }
 
 /* Its DWARF closed (opened again when asked). */
+/* Its DWARF closed, the answers it gave kept (pmt_srcfile__sleep) */
 static void src_close(struct pmt_syms *s, struct file *f)
 {
-	pmt_srcfile__free(f->src);
-	f->src = NULL;
-	f->src_tried = false;
+	pmt_srcfile__sleep(f->src);
 	s->nsrc--;
 }
 
@@ -156,7 +155,8 @@ static void src_evict(struct pmt_syms *s)
 	if (s->nsrc < MAX_SRC_FILES)
 		return;
 	for (i = 0; i < s->nfiles; i++)
-		if (s->files[i]->src && (!old || s->files[i]->src_used_ns < old->src_used_ns))
+		if (s->files[i]->src && !pmt_srcfile__asleep(s->files[i]->src) &&
+		    (!old || s->files[i]->src_used_ns < old->src_used_ns))
 			old = s->files[i];
 	if (old)
 		src_close(s, old);
@@ -169,21 +169,35 @@ static const char *abs_path(const struct file *f)
 	return f->path[0] == '/' ? f->path : NULL;
 }
 
-/* Its DWARF, opened at fd when inlined frames are asked for. */
-void syms_file_src(struct pmt_syms *s, struct file *f, int fd)
+/* Its DWARF, opened at fd when inlined frames are asked for; or opened
+ * again, where it was closed (asleep) and an address it kept no answer
+ * for is asked (false: it cannot be: asleep still). */
+bool syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 {
+	const char *debug = f->tab ? pmt_symfile__debug_path(f->tab) : NULL;
+
+	if (f->src && pmt_srcfile__asleep(f->src)) {
+		if (fd < 0)
+			return false;
+		src_evict(s);
+		if (!pmt_srcfile__wake(f->src, fd, abs_path(f), debug))
+			return false;
+		s->nsrc++;
+		f->src_used_ns = pmt_now_ns();
+		return true;
+	}
 	if (!s->inlines || f->src_tried)
-		return;
+		return f->src != NULL;
 	f->src_tried = true;
 	if (fd < 0)
-		return;
+		return false;
 	src_evict(s);
-	f->src = pmt_srcfile__open(fd, abs_path(f), f->tab ? pmt_symfile__debug_path(f->tab) : NULL,
-				   s->demangle);
+	f->src = pmt_srcfile__open(fd, abs_path(f), debug, s->demangle);
 	if (f->src) {
 		s->nsrc++;
 		f->src_used_ns = pmt_now_ns();
 	}
+	return f->src != NULL;
 }
 
 size_t pmt_syms__let_go(struct pmt_syms *s, uint64_t idle_ns)
@@ -197,7 +211,8 @@ size_t pmt_syms__let_go(struct pmt_syms *s, uint64_t idle_ns)
 	for (i = 0; i < s->nfiles && s->nsrc; i++) {
 		struct file *f = s->files[i];
 
-		if (f->src && now - f->src_used_ns >= idle_ns && at_path(f)) {
+		if (f->src && !pmt_srcfile__asleep(f->src) && now - f->src_used_ns >= idle_ns &&
+		    at_path(f)) {
 			src_close(s, f);
 			n++;
 		}
@@ -298,7 +313,7 @@ void syms_file_free(struct pmt_syms *s, struct file *f)
 		s->held--;
 	}
 	pmt_symfile__free(f->tab);
-	if (f->src)
+	if (f->src && !pmt_srcfile__asleep(f->src))
 		s->nsrc--;
 	pmt_srcfile__free(f->src);
 	free(f->path);

@@ -35,6 +35,13 @@ struct load {
 	uint64_t off, size, vaddr;
 };
 
+/* An answer kept while the DWARF is closed: its strings its own. */
+struct kept {
+	uint64_t off;
+	int n;
+	struct pmt_srcframe fr[PMT_SRC_INLINE + 1];
+};
+
 /* A function's or inlined call's range, at its depth in the DIE tree. */
 struct scope {
 	uint64_t lo, hi;
@@ -77,6 +84,13 @@ struct pmt_srcfile {
 	struct curange *cur;
 	size_t ncur;
 	bool cur_made;
+	/* The answers of the slots, by offset, kept when the DWARF is
+	 * closed (pmt_srcfile__sleep): a print names the addresses it named
+	 * before without opening it again (decompressing a debug file's
+	 * sections is most of a print's CPU and memory). At most
+	 * PMT_SRC_KEPT. */
+	struct kept *kept;
+	size_t nkept;
 };
 
 static bool read_loads(struct pmt_srcfile *f)
@@ -107,14 +121,11 @@ static Dwarf *debug_file(struct pmt_srcfile *f, const char *path, const char *de
 	return f->delf ? dwarf_begin_elf(f->delf, DWARF_C_READ, NULL) : NULL;
 }
 
-struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle)
+/* The file at fd (duplicated) and its DWARF, into f; false if none. */
+static bool open_dwarf(struct pmt_srcfile *f, int fd, const char *path, const char *debug)
 {
-	struct pmt_srcfile *f;
-
-	if (elf_version(EV_CURRENT) == EV_NONE || !(f = calloc(1, sizeof(*f))))
-		return NULL;
 	f->dfd = -1;
-	f->demangle = demangle;
+	f->nloads = 0;
 	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (f->fd >= 0)
 		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
@@ -125,7 +136,17 @@ struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debu
 	}
 	if (f->dw)
 		f->cache = calloc(PMT_SRC_CACHE, sizeof(*f->cache));
-	if (!f->cache) {
+	return f->cache != NULL;
+}
+
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle)
+{
+	struct pmt_srcfile *f;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->demangle = demangle;
+	if (!open_dwarf(f, fd, path, debug)) {
 		pmt_srcfile__free(f);
 		return NULL;
 	}
@@ -148,6 +169,21 @@ static void slot_clear(struct slot *s)
 	s->n = 0;
 }
 
+static void kept_free(struct pmt_srcfile *f)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < f->nkept; i++)
+		for (k = 0; k < f->kept[i].n; k++) {
+			free((char *)f->kept[i].fr[k].name);
+			free((char *)f->kept[i].fr[k].file);
+		}
+	free(f->kept);
+	f->kept = NULL;
+	f->nkept = 0;
+}
+
 static void cuidx_free(struct cuidx *c)
 {
 	free(c->v);
@@ -155,19 +191,23 @@ static void cuidx_free(struct cuidx *c)
 	*c = (struct cuidx){0};
 }
 
-void pmt_srcfile__free(struct pmt_srcfile *f)
+/* Everything but the answers kept: the DWARF, the ELF, the files. */
+static void close_dwarf(struct pmt_srcfile *f)
 {
 	size_t i;
 
-	if (!f)
-		return;
 	for (i = 0; i < f->nidx; i++)
 		cuidx_free(&f->idx[i]);
+	f->nidx = f->scopes = 0;
 	if (f->cache)
 		for (i = 0; i < PMT_SRC_CACHE; i++)
 			slot_clear(&f->cache[i]);
 	free(f->cache);
+	f->cache = NULL;
 	free(f->cur);
+	f->cur = NULL;
+	f->ncur = 0;
+	f->cur_made = false;
 	if (f->dw)
 		dwarf_end(f->dw);
 	if (f->delf)
@@ -178,6 +218,17 @@ void pmt_srcfile__free(struct pmt_srcfile *f)
 		close(f->dfd);
 	if (f->fd >= 0)
 		close(f->fd);
+	f->dw = NULL;
+	f->delf = f->elf = NULL;
+	f->fd = f->dfd = -1;
+}
+
+void pmt_srcfile__free(struct pmt_srcfile *f)
+{
+	if (!f)
+		return;
+	close_dwarf(f);
+	kept_free(f);
 	free(f);
 }
 
@@ -504,11 +555,33 @@ static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 	s->n = k + 1;
 }
 
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static const struct kept *kept_find(const struct pmt_srcfile *f, uint64_t off)
+{
+	struct kept key = {.off = off};
+
+	return f->nkept ? bsearch(&key, f->kept, f->nkept, sizeof(*f->kept), cmp_kept) : NULL;
+}
+
 int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_srcframe **frames)
 {
-	struct slot *s = &f->cache[(off * 0x9e3779b97f4a7c15ULL) >> 54 & (PMT_SRC_CACHE - 1)];
+	const struct kept *kp = kept_find(f, off);
+	struct slot *s;
 	int i;
 
+	if (kp) {
+		*frames = kp->fr;
+		return kp->n;
+	}
+	if (!f->dw)
+		return -1;
+	s = &f->cache[(off * 0x9e3779b97f4a7c15ULL) >> 54 & (PMT_SRC_CACHE - 1)];
 	_Static_assert(!(PMT_SRC_CACHE & (PMT_SRC_CACHE - 1)), "slots are masked");
 	if (s->key != off + 1) {
 		slot_clear(s);
@@ -523,10 +596,70 @@ int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_sr
 	return s->n;
 }
 
+/* A slot's answer as a kept one, its strings copied (false: no memory) */
+static bool keep_slot(const struct slot *s, struct kept *k)
+{
+	int i;
+
+	*k = (struct kept){.off = s->key - 1, .n = s->n};
+	for (i = 0; i < s->n; i++) {
+		k->fr[i].line = s->fr[i].line;
+		k->fr[i].name = s->fr[i].name ? strdup(s->fr[i].name) : NULL;
+		k->fr[i].file = strdup(s->fr[i].file ? s->fr[i].file : "");
+		if ((s->fr[i].name && !k->fr[i].name) || !k->fr[i].file) {
+			free((char *)k->fr[i].name);
+			free((char *)k->fr[i].file);
+			k->n = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+void pmt_srcfile__sleep(struct pmt_srcfile *f)
+{
+	struct kept *v;
+	size_t i, n = f->nkept;
+
+	if (!f->dw)
+		return;
+	v = realloc(f->kept, (f->nkept + PMT_SRC_CACHE) * sizeof(*v));
+	if (v) {
+		f->kept = v;
+		for (i = 0; i < PMT_SRC_CACHE && n < PMT_SRC_KEPT; i++) {
+			const struct slot *s = &f->cache[i];
+
+			if (!s->key || kept_find(f, s->key - 1))
+				continue;
+			if (!keep_slot(s, &v[n++]))
+				break;
+		}
+		f->nkept = n;
+		qsort(f->kept, f->nkept, sizeof(*f->kept), cmp_kept);
+	}
+	close_dwarf(f);
+}
+
+bool pmt_srcfile__wake(struct pmt_srcfile *f, int fd, const char *path, const char *debug)
+{
+	if (f->dw)
+		return true;
+	if (open_dwarf(f, fd, path, debug))
+		return true;
+	close_dwarf(f);
+	return false;
+}
+
+bool pmt_srcfile__asleep(const struct pmt_srcfile *f)
+{
+	return !f->dw;
+}
+
 size_t pmt_srcfile__bytes(const struct pmt_srcfile *f)
 {
-	return sizeof(*f) + PMT_SRC_CACHE * sizeof(*f->cache) +
-	       f->scopes * (sizeof(struct scope) + sizeof(uint64_t)) + f->ncur * sizeof(*f->cur);
+	return sizeof(*f) + (f->cache ? PMT_SRC_CACHE * sizeof(*f->cache) : 0) +
+	       f->nkept * sizeof(*f->kept) + f->scopes * (sizeof(struct scope) + sizeof(uint64_t)) +
+	       f->ncur * sizeof(*f->cur);
 }
 
 void pmt_srcfile__no_index(struct pmt_srcfile *f)

@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #define PMT_SRC_CACHE 1024
+/* answers kept per file while its DWARF is closed */
+#define PMT_SRC_KEPT 4096
 /* inlined calls kept at one address, innermost first; deeper ones are
  * left out (the outermost kept then stands for them) */
 #define PMT_SRC_INLINE 8
@@ -44,8 +46,17 @@ struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debu
 void pmt_srcfile__free(struct pmt_srcfile *f);
 /* The frames at file offset off, innermost first: the inlined calls,
  * then the function itself (name NULL). Valid until the next call on f.
- * Returns how many (0 when the DWARF does not cover off). */
+ * Returns how many (0 when the DWARF does not cover off; -1 when f is
+ * asleep and kept no answer for off). */
 int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_srcframe **frames);
+/* Close the DWARF and the files, keeping the answers given so far (up to
+ * PMT_SRC_KEPT): __frames then gives those, and -1 for any other offset
+ * until __wake opens the file at fd again (false: it has no DWARF now).
+ * A print of a long run names the same addresses again and again; a
+ * debug file's sections decompressed are megabytes. */
+void pmt_srcfile__sleep(struct pmt_srcfile *f);
+bool pmt_srcfile__wake(struct pmt_srcfile *f, int fd, const char *path, const char *debug);
+bool pmt_srcfile__asleep(const struct pmt_srcfile *f);
 /* Bytes held by the cache and the index, for the owner's budget. */
 size_t pmt_srcfile__bytes(const struct pmt_srcfile *f);
 /* For tests: every address by dwarf_getscopes, no index. */

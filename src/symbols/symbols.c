@@ -316,16 +316,18 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 		at = m ? addr - m->start + m->pgoff : 0;
 	}
 	if (f) {
-		if (!f->src_tried) {
+		/* an answer kept while its DWARF is closed, else opened (again) */
+		n = f->src ? pmt_srcfile__frames(f->src, at, frames) : -1;
+		if (n < 0 && (!f->src_tried || f->src)) {
 			fd = syms_file_open(s, f, pid, m);
-			syms_file_src(s, f, fd);
+			if (syms_file_src(s, f, fd))
+				n = pmt_srcfile__frames(f->src, at, frames);
 			if (fd >= 0)
 				close(fd);
 		}
-		if (f->src) {
+		if (f->src && !pmt_srcfile__asleep(f->src))
 			f->src_used_ns = pmt_now_ns();
-			n = pmt_srcfile__frames(f->src, at, frames);
-		}
+		n = n < 0 ? 0 : n;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return n;

@@ -152,7 +152,7 @@ struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const
 void syms_file_ref(struct pmt_syms *s, struct file *f);
 void syms_file_unref(struct pmt_syms *s, struct file *f);
 int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m);
-void syms_file_src(struct pmt_syms *s, struct file *f, int fd);
+bool syms_file_src(struct pmt_syms *s, struct file *f, int fd);
 const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, uint32_t pid,
 					  const struct map *m);
 void syms_file_free(struct pmt_syms *s, struct file *f);

@@ -336,9 +336,12 @@ TEST(syms_follow_processes)
 	ASSERT_EQ(mod.pgoff, m.pgoff);
 	ASSERT_EQ(strlen(mod.build_id), 40);
 	/* its DWARF opened when a name first needs it, closed once idle (its
-	 * path leads back to it), and opened again for the next name */
+	 * path leads back to it) with the answers it gave kept: the same
+	 * address named again without it, another opens it again */
 	{
 		const struct pmt_srcframe *fr;
+		char file[256];
+		uint32_t line;
 		int n;
 
 		pmt_syms__stats(s, &st);
@@ -346,6 +349,8 @@ TEST(syms_follow_processes)
 		n = pmt_syms__srcframes(s, FAKE_PID, fn, &fr);
 		ASSERT_TRUE(n >= 1);
 		ASSERT_TRUE(fr[n - 1].line > 0);
+		snprintf(file, sizeof(file), "%s", fr[n - 1].file);
+		line = fr[n - 1].line;
 		pmt_syms__stats(s, &st);
 		ASSERT_EQ(st.fds, 1);
 		ASSERT_EQ(pmt_syms__let_go(s, 3600ULL * 1000000000ULL), 0);
@@ -353,8 +358,17 @@ TEST(syms_follow_processes)
 		pmt_syms__stats(s, &st);
 		ASSERT_EQ(st.fds, 0);
 		ASSERT_EQ(pmt_syms__srcframes(s, FAKE_PID, fn, &fr), n);
-		ASSERT_TRUE(fr[n - 1].line > 0);
+		ASSERT_EQ(fr[n - 1].line, line);
+		ASSERT_STREQ(fr[n - 1].file, file);
+		pmt_syms__stats(s, &st);
+		ASSERT_EQ(st.fds, 0);
+		ASSERT_EQ(pmt_syms__let_go(s, 0), 0);
+		ASSERT_TRUE(pmt_syms__srcframes(s, FAKE_PID, fn + 1, &fr) >= 1);
+		pmt_syms__stats(s, &st);
+		ASSERT_EQ(st.fds, 1);
 		ASSERT_EQ(pmt_syms__let_go(s, 0), 1);
+		pmt_syms__stats(s, &st);
+		ASSERT_EQ(st.fds, 0);
 	}
 	/* a mapping made inside another takes only what it covers (as
 	 * arm64's vDSO placed in the span ld.so's first mapping gave back):
