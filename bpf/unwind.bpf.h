@@ -123,6 +123,7 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 {
 	struct pmt_stack_snap *snap;
 	__u64 cfa, ra, fp;
+	__u32 zero = 0;
 
 	switch (r->cfa) {
 	case PMT_CFA_END: u->ended = true; return 1; /* the outermost frame */
@@ -152,7 +153,7 @@ static __always_inline int pmt_unwind_cfi(struct pmt_unwind *u, const struct pmt
 		break;
 	default: return 1;
 	}
-	snap = bpf_map_lookup_elem(&pmt_stack_snap, &pmt_walk_key);
+	snap = bpf_map_lookup_elem(&pmt_stack_snap, &zero);
 	if (!snap)
 		return 1;
 	pmt_frame_copy(snap, r, cfa);

@@ -29,8 +29,8 @@ struct {
 /* A new walk: no copy yet, no VMA met. */
 static __always_inline void pmt_snap_clear(void)
 {
-	struct pmt_stack_snap *s = bpf_map_lookup_elem(&pmt_stack_snap, &pmt_walk_key);
-	__u32 k;
+	__u32 zero = 0, k;
+	struct pmt_stack_snap *s = bpf_map_lookup_elem(&pmt_stack_snap, &zero);
 
 	if (!s)
 		return;

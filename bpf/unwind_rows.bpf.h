@@ -58,10 +58,11 @@ static __always_inline void pmt_unwind_file(struct pmt_unwind *u)
 {
 	struct pmt_stack_snap *s;
 	struct pmt_cfi_file *cf;
+	__u32 zero = 0;
 
 	if (u->pc >= u->vm_start && u->pc < u->vm_end)
 		return;
-	s = bpf_map_lookup_elem(&pmt_stack_snap, &pmt_walk_key);
+	s = bpf_map_lookup_elem(&pmt_stack_snap, &zero);
 	if (s && pmt_unwind_met(u, s))
 		return;
 	u->vm_start = u->vm_end = 0;
@@ -125,7 +126,8 @@ static __always_inline struct pmt_cfi_rule *pmt_unwind_row(__u32 first, __u32 co
 /* The memo slot of offset at of u's file (NULL: no memo map). */
 static __always_inline struct pmt_rule_memo *pmt_memo_slot(const struct pmt_unwind *u, __u32 at)
 {
-	struct pmt_rule_memos *ms = bpf_map_lookup_elem(&pmt_rule_memo, &pmt_walk_key);
+	__u32 zero = 0;
+	struct pmt_rule_memos *ms = bpf_map_lookup_elem(&pmt_rule_memo, &zero);
 	__u64 k;
 
 	if (!ms)

@@ -47,7 +47,7 @@ struct {
 	__type(value, struct pmt_cfi_krow);
 } pmt_cfi_rows SEC(".maps") __weak;
 
-/* Rules found, by file and offset: a CPU's memo (unwind.bpf.h
+/* Rules found, by file and offset: a CPU's memo (unwind_rows.bpf.h
  * pmt_unwind_rule), direct-mapped. */
 #define PMT_RULE_MEMOS 512
 _Static_assert(!(PMT_RULE_MEMOS & (PMT_RULE_MEMOS - 1)), "memos are masked");
@@ -216,10 +216,6 @@ struct pmt_walk_vma {
  * walks but for met[].count and len.
  */
 #define PMT_SNAP_BYTES 512
-/* The key of the walk's one-entry maps, in .rodata: a key on the stack
- * takes a slot of the unwinder's frame, at 6.1's bound (512 bytes for a
- * program, its callback and the VMA lookup's) */
-static const __u32 pmt_walk_key = 0;
 struct pmt_stack_snap {
 	struct pmt_walk_vma met[PMT_WALK_VMAS];
 	__u32 met_next; /* the slot the next VMA takes */

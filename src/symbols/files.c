@@ -138,7 +138,6 @@ int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struc
 	return fd;
 }
 
-/* Its DWARF closed (opened again when asked). */
 /* Its DWARF closed, the answers it gave kept (pmt_srcfile__sleep) */
 static void src_close(struct pmt_syms *s, struct file *f)
 {
@@ -155,7 +154,7 @@ static void src_evict(struct pmt_syms *s)
 	if (s->nsrc < MAX_SRC_FILES)
 		return;
 	for (i = 0; i < s->nfiles; i++)
-		if (s->files[i]->src && !pmt_srcfile__asleep(s->files[i]->src) &&
+		if (syms_src_open(s->files[i]) &&
 		    (!old || s->files[i]->src_used_ns < old->src_used_ns))
 			old = s->files[i];
 	if (old)
@@ -211,8 +210,7 @@ size_t pmt_syms__let_go(struct pmt_syms *s, uint64_t idle_ns)
 	for (i = 0; i < s->nfiles && s->nsrc; i++) {
 		struct file *f = s->files[i];
 
-		if (f->src && !pmt_srcfile__asleep(f->src) && now - f->src_used_ns >= idle_ns &&
-		    at_path(f)) {
+		if (syms_src_open(f) && now - f->src_used_ns >= idle_ns && at_path(f)) {
 			src_close(s, f);
 			n++;
 		}
@@ -313,7 +311,7 @@ void syms_file_free(struct pmt_syms *s, struct file *f)
 		s->held--;
 	}
 	pmt_symfile__free(f->tab);
-	if (f->src && !pmt_srcfile__asleep(f->src))
+	if (syms_src_open(f))
 		s->nsrc--;
 	pmt_srcfile__free(f->src);
 	free(f->path);

@@ -635,7 +635,10 @@ void pmt_srcfile__sleep(struct pmt_srcfile *f)
 				break;
 		}
 		f->nkept = n;
-		qsort(f->kept, f->nkept, sizeof(*f->kept), cmp_kept);
+		pmt_sort(f->kept, f->nkept, sizeof(*f->kept), cmp_kept);
+		/* room made for a whole cache, given back: kept is what stays */
+		if (n && (v = realloc(f->kept, n * sizeof(*v))))
+			f->kept = v;
 	}
 	close_dwarf(f);
 }

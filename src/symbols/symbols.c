@@ -325,7 +325,7 @@ int pmt_syms__srcframes(struct pmt_syms *s, uint32_t pid, uint64_t addr,
 			if (fd >= 0)
 				close(fd);
 		}
-		if (f->src && !pmt_srcfile__asleep(f->src))
+		if (syms_src_open(f))
 			f->src_used_ns = pmt_now_ns();
 		n = n < 0 ? 0 : n;
 	}

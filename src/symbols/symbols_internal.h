@@ -43,7 +43,7 @@ struct file {
 	int fd;			 /* held until read, else -1 */
 	struct pmt_symfile *tab; /* read on first use */
 	bool tried;		 /* read once, even if that failed */
-	struct pmt_srcfile *src; /* its DWARF, when it has some and it is open */
+	struct pmt_srcfile *src; /* its DWARF, when it has some: open or asleep */
 	bool src_tried;
 	uint64_t src_used_ns; /* when src last answered (CLOCK_MONOTONIC ns) */
 	uint32_t refs;	      /* mappings naming it (and a pin) */
@@ -153,6 +153,11 @@ void syms_file_ref(struct pmt_syms *s, struct file *f);
 void syms_file_unref(struct pmt_syms *s, struct file *f);
 int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m);
 bool syms_file_src(struct pmt_syms *s, struct file *f, int fd);
+/* f's DWARF is open now (what nsrc counts) */
+static inline bool syms_src_open(const struct file *f)
+{
+	return f->src && !pmt_srcfile__asleep(f->src);
+}
 const struct pmt_symfile *syms_file_table(struct pmt_syms *s, struct file *f, uint32_t pid,
 					  const struct map *m);
 void syms_file_free(struct pmt_syms *s, struct file *f);
