@@ -332,6 +332,14 @@ static int opt_counter(struct optctx *c, char *arg)
 	return 0;
 }
 
+static int opt_debug_cache(struct optctx *c, char *arg)
+{
+	if (!*arg)
+		return ERR(c, "--debug-cache needs a directory, e.g. /var/cache/pmtrace");
+	c->o->debug_cache = arg;
+	return 0;
+}
+
 static int opt_pprof(struct optctx *c, char *arg)
 {
 	if (!*arg)
@@ -700,6 +708,8 @@ static const struct opt_def opt_defs[] = {
 	FLAG("no-demangle", 0, no_demangle),
 	FLAG("no-inline", 0, no_inline),
 	FLAG("no-python", 0, no_python),
+	OPT("debug-cache", 0, required_argument, opt_debug_cache),
+	FLAG("no-debug-cache", 0, no_debug_cache),
 	FLAG("offcpu", 0, agg.offcpu),
 	OPT("min-block", 0, required_argument, opt_block),
 	OPT("max-block", 0, required_argument, opt_block),

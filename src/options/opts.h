@@ -180,13 +180,15 @@ struct pmt_opts {
 	struct pmt_agg_opts agg;
 	struct pmt_listen_opts listen;
 	/* PMU sampling (-e) */
-	uint64_t period;  /* --period; 0 = use freq */
-	unsigned freq;	  /* --freq; PMT_DEFAULT_FREQ unless --period */
-	uint8_t stack;	  /* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
-	bool unwind_fp;	  /* --unwind fp: user stacks by frame pointers */
-	bool no_demangle; /* --no-demangle: C++/Rust names as the files have them */
-	bool no_inline;	  /* --no-inline: no inlined frames nor source lines from DWARF */
-	bool no_python;	  /* --no-python: no Python frames among user frames */
+	uint64_t period;	 /* --period; 0 = use freq */
+	unsigned freq;		 /* --freq; PMT_DEFAULT_FREQ unless --period */
+	uint8_t stack;		 /* --stack: PMT_STACK_KERNEL | PMT_STACK_USER */
+	bool unwind_fp;		 /* --unwind fp: user stacks by frame pointers */
+	bool no_demangle;	 /* --no-demangle: C++/Rust names as the files have them */
+	bool no_inline;		 /* --no-inline: no inlined frames nor source lines from DWARF */
+	bool no_python;		 /* --no-python: no Python frames among user frames */
+	bool no_debug_cache;	 /* --no-debug-cache: compressed DWARF inflated in memory */
+	const char *debug_cache; /* --debug-cache DIR; NULL: the default */
 	enum pmt_kprobe_mode kprobe_mode;
 	/* counting */
 	bool stat;				/* --stat: -e events counted */

@@ -1274,8 +1274,14 @@ uint64_t pmt_session__missed(struct pmt_session *s)
 
 struct pmt_syms *pmt_session__syms(struct pmt_session *s)
 {
-	if (!s->syms)
-		s->syms = pmt_syms__new(!s->opts->no_demangle, !s->opts->no_inline);
+	if (s->syms)
+		return s->syms;
+	s->syms = pmt_syms__new(!s->opts->no_demangle, !s->opts->no_inline);
+	if (s->syms && !s->opts->no_inline && !s->opts->no_debug_cache &&
+	    !pmt_syms__debug_cache(s->syms, s->opts->debug_cache)) {
+		pmt_syms__free(s->syms);
+		s->syms = NULL;
+	}
 	return s->syms;
 }
 

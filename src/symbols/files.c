@@ -191,7 +191,7 @@ bool syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 	if (fd < 0)
 		return false;
 	src_evict(s);
-	f->src = pmt_srcfile__open(fd, abs_path(f), debug, s->demangle);
+	f->src = pmt_srcfile__open(fd, abs_path(f), debug, s->demangle, s->dcache);
 	if (f->src) {
 		s->nsrc++;
 		f->src_used_ns = pmt_now_ns();

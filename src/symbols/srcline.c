@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
+#include "symbols/debugcache.h"
 #include "symbols/debugfile.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
@@ -71,6 +72,7 @@ struct pmt_srcfile {
 	Elf *elf, *delf;
 	Dwarf *dw;
 	bool demangle;
+	struct pmt_debugcache *dc; /* the owner's, or NULL */
 	struct load loads[MAX_LOADS];
 	int nloads;
 	struct slot *cache; /* PMT_SRC_CACHE slots */
@@ -106,6 +108,28 @@ static bool read_loads(struct pmt_srcfile *f)
 	return f->nloads > 0;
 }
 
+/* The file at *fd (ELF *elf) swapped for its copy with its sections
+ * uncompressed (symbols/debugcache.h), where there is one: libdw then
+ * maps them, where it would inflate them all into memory. */
+static void uncompressed(struct pmt_srcfile *f, int *fd, Elf **elf)
+{
+	int cfd = pmt_debugcache__open(f->dc, *fd, *elf);
+	Elf *e;
+
+	if (cfd < 0)
+		return;
+	e = elf_begin(cfd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		close(cfd);
+		return;
+	}
+	elf_end(*elf);
+	close(*fd);
+	*elf = e;
+	*fd = cfd;
+}
+
 /* The DWARF of the debug file at debug, else of the one found for the
  * file at path. */
 static Dwarf *debug_file(struct pmt_srcfile *f, const char *path, const char *debug)
@@ -118,6 +142,8 @@ static Dwarf *debug_file(struct pmt_srcfile *f, const char *path, const char *de
 	if (f->dfd < 0)
 		return NULL;
 	f->delf = elf_begin(f->dfd, ELF_C_READ_MMAP, NULL);
+	if (f->delf)
+		uncompressed(f, &f->dfd, &f->delf);
 	return f->delf ? dwarf_begin_elf(f->delf, DWARF_C_READ, NULL) : NULL;
 }
 
@@ -130,6 +156,7 @@ static bool open_dwarf(struct pmt_srcfile *f, int fd, const char *path, const ch
 	if (f->fd >= 0)
 		f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (f->elf && elf_kind(f->elf) == ELF_K_ELF && read_loads(f)) {
+		uncompressed(f, &f->fd, &f->elf);
 		f->dw = dwarf_begin_elf(f->elf, DWARF_C_READ, NULL);
 		if (!f->dw)
 			f->dw = debug_file(f, path, debug);
@@ -139,13 +166,15 @@ static bool open_dwarf(struct pmt_srcfile *f, int fd, const char *path, const ch
 	return f->cache != NULL;
 }
 
-struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle)
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle,
+				      struct pmt_debugcache *dc)
 {
 	struct pmt_srcfile *f;
 
 	if (elf_version(EV_CURRENT) == EV_NONE || !(f = calloc(1, sizeof(*f))))
 		return NULL;
 	f->demangle = demangle;
+	f->dc = dc;
 	if (!open_dwarf(f, fd, path, debug)) {
 		pmt_srcfile__free(f);
 		return NULL;

@@ -28,6 +28,7 @@
 #define PMT_SRC_INLINE 8
 
 struct pmt_srcfile;
+struct pmt_debugcache;
 
 /* One frame at an address: an inlined function (name from its linkage
  * name, demangled as symbols are, else its DWARF name), or the function
@@ -41,8 +42,12 @@ struct pmt_srcframe {
 
 /* The DWARF of the file open at fd (not closed here; the object keeps
  * its own descriptor), found at path (NULL: unknown), else of its debug
- * file: the one at debug (fetched), or the one found (debug NULL). NULL when neither has DWARF, or memory ran out. */
-struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle);
+ * file: the one at debug (fetched), or the one found (debug NULL).
+ * Either read from its copy in dc (NULL: none) where its sections are
+ * compressed (symbols/debugcache.h). NULL when neither has DWARF, or
+ * memory ran out. */
+struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debug, bool demangle,
+				      struct pmt_debugcache *dc);
 void pmt_srcfile__free(struct pmt_srcfile *f);
 /* The frames at file offset off, innermost first: the inlined calls,
  * then the function itself (name NULL). Valid until the next call on f.

@@ -38,6 +38,13 @@ struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
 	return s;
 }
 
+bool pmt_syms__debug_cache(struct pmt_syms *s, const char *dir)
+{
+	pmt_debugcache__free(s->dcache);
+	s->dcache = pmt_debugcache__new(dir, 0);
+	return s->dcache != NULL;
+}
+
 void pmt_syms__free(struct pmt_syms *s)
 {
 	size_t i;
@@ -51,6 +58,7 @@ void pmt_syms__free(struct pmt_syms *s)
 	pmt_pycodes__free(&s->py);
 	pmt_cgnames__free(s->cg);
 	pmt_debuginfod__free(s->dbgd);
+	pmt_debugcache__free(s->dcache);
 	free(s->pinned);
 	free(s->jit_names);
 	free(s->jit_at);

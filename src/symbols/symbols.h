@@ -43,6 +43,10 @@ struct pmt_syms;
  * (pmt_syms__srcframes; symbols/srcline.h). */
 struct pmt_syms *pmt_syms__new(bool demangle, bool inlines);
 void pmt_syms__free(struct pmt_syms *s);
+/* Compressed debug sections read from uncompressed copies kept in dir
+ * (NULL: the default; symbols/debugcache.h), not inflated in memory at
+ * each open. Without this call, inflated in memory. false: no memory. */
+bool pmt_syms__debug_cache(struct pmt_syms *s, const char *dir);
 void pmt_syms__lock(struct pmt_syms *s);
 void pmt_syms__unlock(struct pmt_syms *s);
 /* Read pid's mappings from /proc now, if it is not known yet. */

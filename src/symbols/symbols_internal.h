@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "symbols/cgroups.h"
+#include "symbols/debugcache.h"
 #include "symbols/debuginfod.h"
 #include "symbols/jitmap.h"
 #include "symbols/symbols.h"
@@ -138,8 +139,9 @@ struct pmt_syms {
 	size_t njit, jit_atcap;
 	uint32_t *jit_index; /* open addressing: 1 + index in jit_at, 0 empty */
 	size_t jit_icap;
-	struct pmt_cgnames *cg;	     /* cgroup names, made at first use */
-	struct pmt_debuginfod *dbgd; /* made at the first stripped file */
+	struct pmt_cgnames *cg;	       /* cgroup names, made at first use */
+	struct pmt_debuginfod *dbgd;   /* made at the first stripped file */
+	struct pmt_debugcache *dcache; /* pmt_syms__debug_cache's, or NULL */
 	bool dbgd_tried;
 };
 

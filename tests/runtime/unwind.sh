@@ -358,6 +358,46 @@ test_unwind_lazy_binding_rbx() {
 			/ _start\+/ && st == 2 { st = 3 } END { if (st == 3) n++; print n + 0 }' "$WORK/l.txt")" 3
 }
 
+# Debian's debug files (libc6-dbg's) have their DWARF compressed, and
+# libdw inflates every compressed section into memory at each open (10
+# MB of libc's). pmtrace maps an uncompressed copy kept on disk instead
+# (symbols/debugcache.h): the lazy-binding stacks above, whose inlined
+# frame comes from ld.so's debug file and whose libc frames open libc's,
+# are the same through the copies; the copies are there, named by the
+# debug files' build-ids, none of their sections compressed; a second
+# run uses them (no copy made again); the peak RSS is at least 5 MB
+# below a run that inflates them (--no-debug-cache).
+test_debug_cache_uncompressed_copies() {
+	local dc=$WORK/dc libc id copies inflated mapped
+	requires userspace || return
+	libc=$(ldd "$TP/lazybind" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	[ -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
+		{ skip "needs libc6-dbg (make test-deps): libc's debug file"; return; }
+	.output/tools/maxrss "$WORK/rss" "$PMT" -q --no-debug-cache --uprobe "$TP/liblazy.so:lazy_resolve_*" \
+		--stack user --folded -o "$WORK/n.folded" -- "$TP"/lazybind >/dev/null || return 1
+	inflated=$(cat "$WORK/rss")
+	.output/tools/maxrss "$WORK/rss" "$PMT" -q --debug-cache "$dc" --uprobe "$TP/liblazy.so:lazy_resolve_*" \
+		--stack user --folded -o "$WORK/c.folded" -- "$TP"/lazybind >/dev/null || return 1
+	mapped=$(cat "$WORK/rss")
+	note "peak RSS $inflated KB inflating the debug files, $mapped KB mapping their copies"
+	grep -q "(inlined)" "$WORK/n.folded" || { fail "no inlined frame named"; return 1; }
+	expect_eq "folded stacks through the copies" "$(cat "$WORK/c.folded")" "$(cat "$WORK/n.folded")" || return 1
+	copies=$(find "$dc" -type f -printf '%s %f\n' | sort)
+	[ -f "$(echo "$dc/$id"-*.debug)" ] || { fail "no copy of libc's debug file in $dc: $copies"; return 1; }
+	for f in "$dc"/*.debug; do
+		readelf -SW "$f" 2>/dev/null | awk '$2 ~ /^\.debug_/ && $0 ~ / [A-Z]*C[A-Z]* / { bad = 1 } END { exit bad }' ||
+			{ fail "$f: a section still compressed"; return 1; }
+	done
+	"$PMT" -q --debug-cache "$dc" --uprobe "$TP/liblazy.so:lazy_resolve_*" --stack user --folded \
+		-o "$WORK/c2.folded" -- "$TP"/lazybind >/dev/null || return 1
+	expect_eq "folded stacks of a second run" "$(cat "$WORK/c2.folded")" "$(cat "$WORK/n.folded")" || return 1
+	expect_eq "copies after a second run (sizes, names)" "$(find "$dc" -type f -printf '%s %f\n' | sort)" \
+		"$copies" || return 1
+	[ "$mapped" -le $((inflated - 5120)) ] ||
+		fail "peak RSS $mapped KB through the copies: not 5 MB below $inflated KB inflating them"
+}
+
 # An aggregation whose stacks wait in the rings to be finished, the rings
 # full (pmtrace stopped by its own command, SIGSTOP, while the 900 throws
 # run; 8 pages a CPU): no update is lost. Those the rings had no room for

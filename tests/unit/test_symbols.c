@@ -223,8 +223,8 @@ static void index_as_walk(uintptr_t addr, uint64_t step, struct index_check *c, 
 	fd = open(m.path, O_RDONLY);
 	if (fd < 0)
 		return;
-	a = pmt_srcfile__open(fd, m.path, NULL, true);
-	b = pmt_srcfile__open(fd, m.path, NULL, true);
+	a = pmt_srcfile__open(fd, m.path, NULL, true, NULL);
+	b = pmt_srcfile__open(fd, m.path, NULL, true, NULL);
 	close(fd);
 	if (a && b) {
 		pmt_srcfile__no_index(b);
@@ -273,7 +273,7 @@ TEST(srcfile_inlined_frames_and_lines)
 	ASSERT_EQ(exe_map_of(fn, &m), 0);
 	fd = open(m.path, O_RDONLY);
 	ASSERT_TRUE(fd >= 0);
-	f = pmt_srcfile__open(fd, NULL, NULL, true);
+	f = pmt_srcfile__open(fd, NULL, NULL, true, NULL);
 	close(fd);
 	ASSERT_TRUE(f != NULL);
 	bytes = pmt_srcfile__bytes(f);
@@ -301,7 +301,7 @@ TEST(srcfile_inlined_frames_and_lines)
 	pmt_srcfile__free(f);
 	/* not ELF: nothing */
 	fd = open("/proc/self/status", O_RDONLY);
-	ASSERT_TRUE(pmt_srcfile__open(fd, NULL, NULL, true) == NULL);
+	ASSERT_TRUE(pmt_srcfile__open(fd, NULL, NULL, true, NULL) == NULL);
 	close(fd);
 }
 
