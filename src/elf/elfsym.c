@@ -409,3 +409,48 @@ int pmt_elf__resolve(const char *file, char *path, size_t len)
 	strcpy(path, real);
 	return 0;
 }
+
+int pmt_elf__loads(int fd, struct pmt_elf_loads *out)
+{
+	Elf *elf;
+	size_t i, n;
+	GElf_Phdr ph;
+
+	out->n = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
+		return -EINVAL;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
+		elf_end(elf);
+		return -EINVAL;
+	}
+	for (i = 0; i < n && out->n < PMT_ELF_LOADS; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			out->v[out->n].off = ph.p_offset;
+			out->v[out->n].vaddr = ph.p_vaddr;
+			out->v[out->n++].filesz = ph.p_filesz;
+		}
+	elf_end(elf);
+	return 0;
+}
+
+bool pmt_elf__vaddr_in_file(const struct pmt_elf_loads *l, uint64_t start, uint64_t pgoff,
+			    uint64_t addr, uint64_t *vaddr)
+{
+	uint64_t bias, va;
+	int i, at = -1;
+
+	for (i = 0; i < l->n && at < 0; i++)
+		if (pgoff >= l->v[i].off && pgoff - l->v[i].off < l->v[i].filesz)
+			at = i;
+	if (at < 0)
+		return false;
+	/* the address of file offset pgoff less its virtual address */
+	bias = start - (l->v[at].vaddr + (pgoff - l->v[at].off));
+	va = addr - bias;
+	for (i = 0; i < l->n; i++)
+		if (va >= l->v[i].vaddr && va - l->v[i].vaddr < l->v[i].filesz) {
+			*vaddr = va;
+			return true;
+		}
+	return false;
+}

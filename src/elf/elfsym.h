@@ -44,6 +44,23 @@ int pmt_elf__has_table(Elf *elf, unsigned int sht);
  * it; -1 when none does. */
 int pmt_elf__vaddr_to_off(Elf *elf, uint64_t va, uint64_t *off);
 
+/* Where a file's PT_LOAD segments' initialized bytes lie */
+#define PMT_ELF_LOADS 8
+struct pmt_elf_loads {
+	int n;
+	struct {
+		uint64_t off, vaddr, filesz;
+	} v[PMT_ELF_LOADS];
+};
+/* The ELF file open at fd's first PT_LOAD segments. -errno. */
+int pmt_elf__loads(int fd, struct pmt_elf_loads *out);
+/* addr, in a process that maps the file's offset pgoff at start: the
+ * file's virtual address there (*vaddr), when it lies in the bytes a
+ * PT_LOAD segment maps from the file (its p_filesz, not the memory the
+ * process has beyond them). */
+bool pmt_elf__vaddr_in_file(const struct pmt_elf_loads *l, uint64_t start, uint64_t pgoff,
+			    uint64_t addr, uint64_t *vaddr);
+
 /* A binary named without a '/': found in $PATH, or (a library) in the
  * usual library directories, NAME.so... for a bare NAME (libc: libc.so.6)
  * as bpftrace finds it. Fills out; -ENOENT. */

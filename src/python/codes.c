@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Python frames named by the code objects they ran (python/codes.h). */
 #include <stdlib.h>
+#include <string.h>
 #include "python/codes.h"
 
 static struct pmt_pycode *slot_of(struct pmt_pycodes *t, uint32_t id)
@@ -18,18 +19,58 @@ static struct pmt_pycode *code_of(struct pmt_pycodes *t, uint32_t id)
 	return slot && slot->id == id ? slot : NULL;
 }
 
+static struct pmt_pystatic *static_of(struct pmt_pycodes *t, const struct pmt_pystatic_key *k)
+{
+	uint64_t h = (k->vaddr ^ k->ino * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+
+	if (!t->statics && !(t->statics = calloc(PMT_PYSTATICS, sizeof(*t->statics))))
+		return NULL;
+	return &t->statics[h >> 54 & (PMT_PYSTATICS - 1)];
+}
+
+/* a copy of c into *to, its own strings; false when memory ran out */
+static bool code_dup(struct pmt_py_code *to, const struct pmt_py_code *c)
+{
+	*to = (struct pmt_py_code){.firstlineno = c->firstlineno, .nlinetable = c->nlinetable};
+	to->qualname = strdup(c->qualname ? c->qualname : "");
+	to->filename = strdup(c->filename ? c->filename : "");
+	to->linetable = malloc(c->nlinetable ? c->nlinetable : 1);
+	if (!to->qualname || !to->filename || !to->linetable) {
+		pmt_py__code_free(to);
+		return false;
+	}
+	if (c->nlinetable)
+		memcpy(to->linetable, c->linetable, c->nlinetable);
+	return true;
+}
+
 void pmt_pycodes__learn(struct pmt_pycodes *t, uint32_t pid, uint32_t id, uint64_t addr,
-			uint64_t qualname)
+			uint64_t qualname, const struct pmt_pystatic_key *sk)
 {
 	struct pmt_pycode *slot = slot_of(t, id);
+	struct pmt_pystatic *st = sk ? static_of(t, sk) : NULL;
 
 	if (!slot)
 		return;
 	pmt_py__code_free(&slot->c);
 	slot->id = 0;
-	if (!pmt_py__read_code(pid, addr, qualname, &slot->c)) {
-		slot->id = id;
-		slot->addr = addr;
+	if (st && st->used && !memcmp(&st->k, sk, sizeof(*sk))) {
+		if (code_dup(&slot->c, &st->c)) {
+			slot->id = id;
+			slot->addr = addr;
+			t->copies++;
+		}
+		return;
+	}
+	t->reads++;
+	if (pmt_py__read_code(pid, addr, qualname, &slot->c))
+		return;
+	slot->id = id;
+	slot->addr = addr;
+	if (st) {
+		pmt_py__code_free(&st->c);
+		st->used = code_dup(&st->c, &slot->c);
+		st->k = *sk;
 	}
 }
 
@@ -73,4 +114,9 @@ void pmt_pycodes__free(struct pmt_pycodes *t)
 			pmt_py__code_free(&t->slots[i].c);
 	free(t->slots);
 	t->slots = NULL;
+	if (t->statics)
+		for (i = 0; i < PMT_PYSTATICS; i++)
+			pmt_py__code_free(&t->statics[i].c);
+	free(t->statics);
+	t->statics = NULL;
 }

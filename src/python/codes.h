@@ -25,8 +25,30 @@ struct pmt_pycode {
 	struct pmt_py_code c;
 };
 
+/* A code object in the interpreter file's own initialized data: one
+ * deep-frozen when CPython was built (3.11 freezes importlib and the
+ * modules its start-up imports), immutable, at the same virtual
+ * address of the file in every process that runs it. The file and that
+ * address, and its qualname object's, which must match too. */
+struct pmt_pystatic_key {
+	uint64_t dev, ino, vaddr, qualname;
+};
+
+#define PMT_PYSTATICS 1024
+
+struct pmt_pystatic {
+	struct pmt_pystatic_key k;
+	bool used;
+	struct pmt_py_code c;
+};
+
 struct pmt_pycodes {
 	struct pmt_pycode *slots; /* PMT_PYCODES, made at first use */
+	/* PMT_PYSTATICS code objects of interpreter files, by key: read
+	 * from the first process met, copied for every other (a short
+	 * python3 run meets a dozen, each read with a few system calls) */
+	struct pmt_pystatic *statics;
+	uint64_t reads, copies; /* code objects read from processes; copied */
 };
 
 /* A named Python frame: pointers into the table, valid until its next
@@ -37,9 +59,10 @@ struct pmt_pyframe {
 };
 
 /* The code object the kernel calls id, at addr in process pid (its
- * qualname object at qualname), read now. */
+ * qualname object at qualname), read now; or copied, when sk (NULL:
+ * none) says it is an interpreter file's own and it was read before. */
 void pmt_pycodes__learn(struct pmt_pycodes *t, uint32_t pid, uint32_t id, uint64_t addr,
-			uint64_t qualname);
+			uint64_t qualname, const struct pmt_pystatic_key *sk);
 /* The code object's address of a frame value, 0 when it was not read. */
 uint64_t pmt_pycodes__addr(struct pmt_pycodes *t, uint64_t v);
 /* The frame value's function, file and line; false when its code object

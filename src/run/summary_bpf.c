@@ -260,6 +260,23 @@ static void warn_unread(struct pmt_session *s)
 		 st.jit_refused_pid, st.jit_refused == 1 ? "" : " (the first)", st.jit_refused_uid);
 }
 
+/* -v: what the symbolizer read, and what it spared reading */
+static void info_syms(struct pmt_session *s)
+{
+	struct pmt_syms_stats st;
+
+	if (!pmt_verbose || !s->syms)
+		return;
+	pmt_syms__stats(s->syms, &st);
+	if (st.py_read || st.py_copied)
+		pmt_info("Python code objects: %llu read from processes, %llu copied (an "
+			 "interpreter's own, read before)",
+			 (unsigned long long)st.py_read, (unsigned long long)st.py_copied);
+	if (st.debug_made || st.debug_used)
+		pmt_info("debug files' uncompressed copies: %llu made, %llu used",
+			 (unsigned long long)st.debug_made, (unsigned long long)st.debug_used);
+}
+
 void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 {
 	uint64_t lost, st[PMT_STAT__MAX];
@@ -271,6 +288,7 @@ void pmt_summary__print(struct pmt_evloop *l, struct pmt_session *s)
 		st[i] = pmt_session__stat(s, (enum pmt_stat)i);
 	lost = warn_drops(l, s, st);
 	warn_unread(s);
+	info_syms(s);
 	if (pmt_quiet)
 		return;
 	if (s->opts->agg.fn) {

@@ -168,6 +168,28 @@ static const char *abs_path(const struct file *f)
 	return f->path[0] == '/' ? f->path : NULL;
 }
 
+const struct pmt_elf_loads *syms_file_loads(struct pmt_syms *s, struct file *f, uint32_t pid,
+					    const struct map *m)
+{
+	int fd;
+
+	if (f->loads_tried)
+		return f->loads;
+	f->loads_tried = true;
+	/* the descriptor held stays held, for the symbols */
+	fd = f->fd >= 0 ? f->fd : syms_file_open(s, f, pid, m);
+	if (fd < 0)
+		return NULL;
+	f->loads = malloc(sizeof(*f->loads));
+	if (f->loads && pmt_elf__loads(fd, f->loads)) {
+		free(f->loads);
+		f->loads = NULL;
+	}
+	if (fd != f->fd)
+		close(fd);
+	return f->loads;
+}
+
 /* Its DWARF, opened at fd when inlined frames are asked for; or opened
  * again, where it was closed (asleep) and an address it kept no answer
  * for is asked (false: it cannot be: asleep still). */
@@ -311,6 +333,7 @@ void syms_file_free(struct pmt_syms *s, struct file *f)
 		s->held--;
 	}
 	pmt_symfile__free(f->tab);
+	free(f->loads);
 	if (syms_src_open(f))
 		s->nsrc--;
 	pmt_srcfile__free(f->src);

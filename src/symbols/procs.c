@@ -398,6 +398,10 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 	st->jit_refused = s->jit_refused;
 	st->jit_refused_pid = s->jit_refused_pid;
 	st->jit_refused_uid = s->jit_refused_uid;
+	st->py_read = s->py.reads;
+	st->py_copied = s->py.copies;
+	st->debug_made = pmt_debugcache__stats(s->dcache).made;
+	st->debug_used = pmt_debugcache__stats(s->dcache).used;
 	st->files = s->nfiles;
 	st->fds = s->held + s->nsrc;
 	for (i = 0; i < s->nfiles; i++) {

@@ -258,13 +258,37 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 }
 
 /* Python frames: their code objects are python/codes.c's, under the lock. */
+/* The code object at addr (qualname object at qualname) of process pid,
+ * when both lie in the initialized data of the file mapped just below
+ * them (an interpreter's deep-frozen code): its key. */
+static bool py_static(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t qualname,
+		      struct pmt_pystatic_key *k)
+{
+	struct proc *p = syms_proc_get(s, pid); /* its samples need its maps too */
+	const struct pmt_elf_loads *l;
+	const struct map *m = NULL;
+	size_t i;
+
+	for (i = 0; p && i < p->n && p->maps[i].start <= addr; i++)
+		m = &p->maps[i];
+	if (!m || !m->f || !(m->f->dev | m->f->ino))
+		return false;
+	l = syms_file_loads(s, m->f, pid, m);
+	*k = (struct pmt_pystatic_key){.dev = m->f->dev, .ino = m->f->ino};
+	return l && pmt_elf__vaddr_in_file(l, m->start, m->pgoff, addr, &k->vaddr) &&
+	       pmt_elf__vaddr_in_file(l, m->start, m->pgoff, qualname, &k->qualname);
+}
+
 void pmt_syms__python_code(struct pmt_syms *s, uint32_t pid, uint32_t id, uint64_t addr,
 			   uint64_t qualname)
 {
+	struct pmt_pystatic_key k;
+
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->lock);
-	pmt_pycodes__learn(&s->py, pid, id, addr, qualname);
+	pmt_pycodes__learn(&s->py, pid, id, addr, qualname,
+			   py_static(s, pid, addr, qualname, &k) ? &k : NULL);
 	pthread_mutex_unlock(&s->lock);
 }
 

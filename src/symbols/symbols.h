@@ -129,6 +129,11 @@ struct pmt_syms_stats {
 	 * one's pid and the file's owner) */
 	uint64_t jit_refused;
 	uint32_t jit_refused_pid, jit_refused_uid;
+	/* Python code objects read from processes, and copied from one read
+	 * before (an interpreter file's own: python/codes.h) */
+	uint64_t py_read, py_copied;
+	/* debug files' uncompressed copies made and used (debugcache.h) */
+	uint64_t debug_made, debug_used;
 };
 void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st);
 

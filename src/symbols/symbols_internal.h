@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "symbols/cgroups.h"
+#include "elf/elfsym.h"
 #include "symbols/debugcache.h"
 #include "symbols/debuginfod.h"
 #include "symbols/jitmap.h"
@@ -54,6 +55,10 @@ struct file {
 	 * fetches' generation when last looked */
 	bool fetching;
 	uint64_t fetch_gen;
+	/* its PT_LOAD segments, read at the first Python code object met
+	 * past its mapping (syms_file_loads) */
+	struct pmt_elf_loads *loads;
+	bool loads_tried;
 };
 
 struct map {
@@ -154,6 +159,9 @@ struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const
 void syms_file_ref(struct pmt_syms *s, struct file *f);
 void syms_file_unref(struct pmt_syms *s, struct file *f);
 int syms_file_open(struct pmt_syms *s, struct file *f, uint32_t pid, const struct map *m);
+/* Its PT_LOAD segments, read once; NULL when they cannot be. */
+const struct pmt_elf_loads *syms_file_loads(struct pmt_syms *s, struct file *f, uint32_t pid,
+					    const struct map *m);
 bool syms_file_src(struct pmt_syms *s, struct file *f, int fd);
 /* f's DWARF is open now (what nsrc counts) */
 static inline bool syms_src_open(const struct file *f)

@@ -100,6 +100,33 @@ test_python_outputs() {
 	check python_outputs "$WORK/s.json" "$WORK/raw.txt" "$WORK/n.folded"
 }
 
+# Code objects CPython 3.11 deep-froze into the interpreter (posixpath's
+# among them) are at the same address of /usr/bin/python3.11 in every
+# process: read from the first process that ran one, copied for the next
+# (python/codes.h). Two processes calling os.path.join in a loop: each
+# has its join frames named, every line one the function's own code has
+# (co_lines), and the second's were copied, not read.
+test_python_frozen_code_copied() {
+	requires userspace || return
+	local prog='import os.path
+for i in range(1000000 // '$PYSCALE'): os.path.join("a", "b")' lines pid n bad
+	lines=$("$PY" -c 'import posixpath; print(" ".join(str(l) for l in sorted({l for _, _, l in posixpath.join.__code__.co_lines() if l})))') ||
+		return 1
+	"$PMT" -v --json -e cpu-clock --freq 499 --stack user -o "$WORK/j.json" -- \
+		sh -c "'$PY' -c '$prog'; '$PY' -c '$prog'" >/dev/null 2>"$WORK/err" || { cat "$WORK/err" >&2; return 1; }
+	grep '"comm":"python3.11"' "$WORK/j.json" | grep -o '"pid":[0-9]*' | sort -u | cut -d: -f2 >"$WORK/pids"
+	expect_eq "python3.11 processes sampled" "$(wc -l <"$WORK/pids")" 2 || return 1
+	while read -r pid; do
+		n=$(grep "\"pid\":$pid," "$WORK/j.json" | grep -o 'join (<frozen posixpath>:[0-9]*)' | tee "$WORK/join" | wc -l)
+		bad=$(grep -o ':[0-9]*)' "$WORK/join" | tr -d ':)' | sort -u | grep -vxF -f <(tr ' ' '\n' <<<"$lines"))
+		note "pid $pid: $n samples in join (<frozen posixpath>)"
+		[ "$n" -ge 5 ] || { fail "pid $pid: $n samples name join (<frozen posixpath>), 5 at least expected"; return 1; }
+		[ -z "$bad" ] || { fail "pid $pid: join at lines $bad, not among its code's ($lines)"; return 1; }
+	done <"$WORK/pids"
+	n=$(sed -n 's/.*Python code objects: [0-9]* read from processes, \([0-9]*\) copied.*/\1/p' "$WORK/err")
+	[ "${n:-0}" -ge 1 ] || { fail "no code object copied: $(grep 'code objects' "$WORK/err")"; return 1; }
+}
+
 # An interpreter of another version (a program exporting 3.12's symbols):
 # a one-line notice, native frames, no failure.
 test_python_unsupported() {

@@ -64,3 +64,50 @@ TEST(elfsym_errors)
 	ASSERT_EQ(pmt_elf__locate("libc.so.6", path, sizeof(path)), 0);
 	ASSERT_EQ(pmt_elf__locate("pmt-no-such-binary", path, sizeof(path)), -ENOENT);
 }
+
+/* initialized data of this binary: in the file's bytes */
+static int elfsym_data_word = 42;
+static int elfsym_bss_words[4096];
+
+/* Addresses of this process in its own file's initialized bytes (its
+ * .data) found there at the file's virtual address; its .bss, heap and
+ * stack not (the file's bytes end at p_filesz). */
+TEST(elfsym_vaddr_in_file)
+{
+	struct pmt_elf_loads l;
+	uint64_t start = 0, end, pgoff = 0, va;
+	char line[512], perms[8], path[256];
+	int local = 0, fd, i, word = 0;
+	off_t at = 0;
+	void *heap = malloc(64);
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	ASSERT_TRUE(maps != NULL);
+	/* the executable mapping of this binary */
+	while (fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %255s", &start,
+			   &end, perms, &pgoff, path) == 5 &&
+		    strchr(perms, 'x') && (uintptr_t)&test_elfsym_vaddr_in_file >= start &&
+		    (uintptr_t)&test_elfsym_vaddr_in_file < end)
+			break;
+	fclose(maps);
+	fd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(pmt_elf__loads(fd, &l), 0);
+	ASSERT_TRUE(l.n >= 2);
+	ASSERT_TRUE(pmt_elf__vaddr_in_file(&l, start, pgoff, (uintptr_t)&elfsym_data_word, &va));
+	/* the file holds the word's first value at that virtual address */
+	for (i = 0; i < l.n; i++)
+		if (va >= l.v[i].vaddr && va - l.v[i].vaddr < l.v[i].filesz)
+			at = (off_t)(va - l.v[i].vaddr + l.v[i].off);
+	ASSERT_TRUE(at > 0);
+	ASSERT_EQ(pread(fd, &word, sizeof(word), at), (long long)sizeof(word));
+	ASSERT_EQ(word, 42);
+	close(fd);
+	ASSERT_TRUE(
+		!pmt_elf__vaddr_in_file(&l, start, pgoff, (uintptr_t)&elfsym_bss_words[2048], &va));
+	ASSERT_TRUE(!pmt_elf__vaddr_in_file(&l, start, pgoff, (uintptr_t)heap, &va));
+	ASSERT_TRUE(!pmt_elf__vaddr_in_file(&l, start, pgoff, (uintptr_t)&local, &va));
+	free(heap);
+	(void)elfsym_bss_words[0];
+}
