@@ -83,6 +83,7 @@ struct pmt_aggmaps {
 	uint8_t *bkeys, *bvals; /* a batch's keys and values */
 	struct alias *aliases;	/* of the last collection */
 	size_t naliases, acap;
+	struct refs *live; /* a collection's: the stack keys live keys name */
 	uint32_t old;
 	bool conflict;
 	int err;
@@ -476,45 +477,119 @@ static int collect_key(void *ctx, const void *key)
 	return c->err;
 }
 
+/* A stack no live key names (its frames in v), copied unless held
+ * already, with what it is under this key: a key made after the live
+ * keys were walked may still name it. */
+static void keep_alias(struct pmt_aggmaps *m, uint64_t key, const uint64_t *v)
+{
+	uint64_t ips[PMT_STACK_DEPTH], id;
+	struct alias *a;
+	uint32_t n;
+
+	for (n = 0; n < PMT_STACK_KEPT && v[n]; n++)
+		ips[n] = v[n];
+	if (!pmt_stack_copies__id(&m->copies, key, v[PMT_STACK_KEPT], ips, n, &id) &&
+	    (a = pmt_grow(m->aliases, &m->acap, m->naliases, sizeof(*a), 256))) {
+		m->aliases = a;
+		a[m->naliases++] = (struct alias){key, id, v[PMT_STACK_KEPT]};
+	}
+}
+
+static bool is_live(const struct refs *live, uint64_t key)
+{
+	return live->n && bsearch(&key, live->v, live->n, sizeof(*live->v), cmp_u64);
+}
+
+static int note_live_key(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
+{
+	return note_live(m->live, key);
+}
+
+#define STACK_BATCH 64
+
+/* The kernel's stacks, a batch of keys and frames a system call: those
+ * no live key names kept (keep_alias) and listed in gone. -EOPNOTSUPP
+ * when the kernel takes no batches. */
+static int stacks_gone(struct pmt_aggmaps *m, int fd, const struct refs *live, struct refs *gone)
+{
+	uint64_t *keys = malloc(STACK_BATCH * sizeof(*keys)), token = 0;
+	uint64_t(*vals)[PMT_STACK_DEPTH] = malloc(STACK_BATCH * sizeof(*vals));
+	bool first = true, done = false;
+	int err = keys && vals ? 0 : -ENOMEM;
+
+	while (!err && !done) {
+		__u32 n = STACK_BATCH, i;
+
+		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
+			err = -errno;
+			if (first && !n && err != -ENOENT)
+				break; /* -EINVAL, -ENOTSUP: no batches here */
+			done = true;
+			err = err == -ENOENT ? 0 : err;
+		}
+		first = false;
+		for (i = 0; i < n && !gone->err; i++)
+			if (!is_live(live, keys[i])) {
+				keep_alias(m, keys[i], vals[i]);
+				add_ref(gone, keys[i]);
+			}
+		err = err ?: gone->err;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* The same, key by key (a kernel without batches of hash maps) */
+static int stacks_gone_by_key(struct pmt_aggmaps *m, int fd, const struct refs *live,
+			      struct refs *gone)
+{
+	struct refs all = {.m = m};
+	uint64_t v[PMT_STACK_DEPTH];
+	size_t i;
+
+	if (!walk_keys(fd, collect_key, &all) && !all.err)
+		for (i = 0; i < all.n && !gone->err; i++)
+			if (!is_live(live, all.v[i]) && !bpf_map_lookup_elem(fd, &all.v[i], v)) {
+				keep_alias(m, all.v[i], v);
+				add_ref(gone, all.v[i]);
+			}
+	free(all.v);
+	return all.err ?: gone->err;
+}
+
 /*
  * After a drain, the kernel's stacks no live key refers to are copied
  * (unless held already) and deleted, so its table holds what the keys
- * made since the drain need. Its keys are listed before the live keys
- * are walked: a stack stored since may belong to a key made since.
+ * made since the drain need. The live keys are walked first: a stack
+ * stored after that walk for a key made since is deleted too, its copy
+ * and alias kept for that key's drain (copy_stack).
  */
 static void collect_stacks(struct pmt_aggmaps *m)
 {
-	int fd = bpf_map__fd(m->skel->maps.pmt_stacks);
-	struct refs old = {.m = m}, live = {.m = m};
-	uint64_t ips[PMT_STACK_DEPTH], check, id;
-	struct alias *a;
+	int fd = bpf_map__fd(m->skel->maps.pmt_stacks), err;
+	struct refs live = {.m = m}, gone = {.m = m};
 	size_t i;
-	int n;
+	__u32 n;
 
 	m->naliases = 0;
-	if (walk_keys(fd, collect_key, &old) || old.err ||
-	    walk_keys(bpf_map__fd(m->skel->maps.pmt_agg), note_live, &live) || live.err)
+	m->live = &live;
+	if (read_hash(m, note_live_key) || live.err)
 		goto out;
-	if (live.n)
-		pmt_sort(live.v, live.n, sizeof(*live.v), cmp_u64);
-	for (i = 0; i < old.n; i++) {
-		if (live.n && bsearch(&old.v[i], live.v, live.n, sizeof(*live.v), cmp_u64))
-			continue;
-		/* a key made after the walk may still name it: keep a copy,
-		 * and what it is under this key */
-		if ((n = kernel_stack(m, old.v[i], ips, &check)) >= 0 &&
-		    !pmt_stack_copies__id(&m->copies, old.v[i], check, ips, (uint32_t)n, &id) &&
-		    (a = pmt_grow(m->aliases, &m->acap, m->naliases, sizeof(*a), 256))) {
-			m->aliases = a;
-			a[m->naliases++] = (struct alias){old.v[i], id, check};
-		}
-		bpf_map_delete_elem(fd, &old.v[i]);
-	}
+	pmt_sort(live.v, live.n, sizeof(*live.v), cmp_u64);
+	err = stacks_gone(m, fd, &live, &gone);
+	if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)
+		stacks_gone_by_key(m, fd, &live, &gone);
+	n = (__u32)gone.n;
+	if (n && bpf_map_delete_batch(fd, gone.v, &n, NULL))
+		for (i = 0; i < gone.n; i++)
+			bpf_map_delete_elem(fd, &gone.v[i]);
 	if (m->naliases)
 		pmt_sort(m->aliases, m->naliases, sizeof(*m->aliases), cmp_alias);
 out:
-	free(old.v);
+	m->live = NULL;
 	free(live.v);
+	free(gone.v);
 }
 
 static void use_stack(void *ctx, bool user, uint64_t v)
