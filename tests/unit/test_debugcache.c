@@ -176,7 +176,8 @@ static uint64_t only_copy(const char *dir, char *name, size_t len)
 		return 0;
 	while (fgets(line, sizeof(line), p)) {
 		line[strcspn(line, "\n")] = '\0';
-		snprintf(name, len, "%s/%s", dir, line);
+		if (snprintf(name, len, "%s/%s", dir, line) >= (int)len)
+			continue;
 		if (!stat(name, &st))
 			bytes = (uint64_t)st.st_blocks * 512;
 		n++;
