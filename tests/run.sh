@@ -33,7 +33,7 @@ run_suite() { # NAME COMMAND...
 	echo "$out"
 	# a guest ran in the background: its own wall time (SUITE_WALL)
 	if [ -n "${SUITE_WALL:-}" ]; then
-		echo "== $name: $SUITE_WALL s (in the background, beside the suites before)"
+		echo "== $name: $SUITE_WALL s (in the background, beside other suites)"
 	else
 		echo "== $name: $((SECONDS - t0)) s"
 	fi
@@ -103,6 +103,9 @@ VM_612_RE='^linux-image-6\.12\.[0-9]+\+deb12-amd64$'
 # guest beside make test's other suites here, 17 and 21 beside two CPU hogs.
 vms_start() {
 	mkdir -p .output
+	# the areas' test lists, read by the guests (their roots are
+	# read-only: each would parse every area file again)
+	tests/runtime/runner.sh --lists
 	vm_start 6.1 '^linux-image-6\.1\.0-[0-9]+-amd64$' 1/2
 	vm_start 6.12 "$VM_612_RE" 2/2
 	! arm64_in_ci || vm_arm64_start
@@ -314,17 +317,53 @@ built() { # TARGET COMMAND...
 	"$@"
 }
 
+# the suites that need no kernel: NAME's title and what it runs
+plain_title() { # NAME
+	case $1 in asan) echo unit-asan ;; *) echo "$1" ;; esac
+}
+plain_suite() { # NAME
+	case $1 in
+	unit) built .output/test_unit .output/test_unit ;;
+	asan) built .output/test_unit_asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan ;;
+	fuzz) fuzz_suite ;;
+	lint) lint_suite ;;
+	esac
+}
+
 one_suite() { # NAME
 	case $1 in
-	unit) run_suite unit built .output/test_unit .output/test_unit ;;
-	asan) run_suite unit-asan built .output/test_unit_asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 .output/test_unit_asan ;;
-	fuzz) run_suite fuzz fuzz_suite ;;
-	lint) run_suite lint lint_suite ;;
+	unit | asan | fuzz | lint) run_suite "$(plain_title "$1")" plain_suite "$1" ;;
 	vm-arm64) run_suite "vm arm64" vm_arm64 ;;
 	load) load_suites ;;
 	sanitize) sanitize_suite ;;
 	*) return 1 ;;
 	esac
+}
+
+# The suites that need no kernel, side by side, each its output and wall
+# time kept in .output/suite-NAME.out ("rc STATUS SECS" its last line),
+# then each reported in turn. One after another they were 101 s of CI's
+# run beside the guests and two CPU hogs, the busy pass waiting on them;
+# side by side they take a larger share of the CPUs the hogs take too.
+plain_suites() { # NAME...
+	local n pids=() out
+	for n in "$@"; do
+		(
+			t0=$SECONDS
+			plain_suite "$n" >".output/suite-$n.out" 2>&1
+			echo "rc $? $((SECONDS - t0))" >>".output/suite-$n.out"
+		) &
+		pids+=("$!")
+	done
+	wait "${pids[@]}"
+	for n in "$@"; do
+		out=.output/suite-$n.out
+		SUITE_WALL=$(sed -n '$s/^rc [0-9]* //p' "$out") run_suite "$(plain_title "$n")" plain_result "$out"
+	done
+}
+plain_result() { # FILE: its output, and its status
+	sed '$d' "$1"
+	[ "$(sed -n '$s/^rc \([0-9]*\) .*/\1/p' "$1")" = 0 ]
 }
 
 VM_PIDS=()
@@ -359,9 +398,7 @@ fi
 # guests and two CPU hogs took 128 s for what takes 20 here alone.
 make -s .output/test_unit .output/test_unit_asan fuzz-build >.output/build-before-guests.log 2>&1
 ! $vm_ok || vms_start
-for s in unit asan fuzz lint; do
-	one_suite $s
-done
+plain_suites unit asan fuzz lint
 RUNTIME_PASS=busy runtime_suite
 vm_suites
 RUNTIME_PASS=quiet runtime_suite

@@ -3,6 +3,8 @@
 # from deterministic children (tests/testprogs). Needs root.
 #
 #   tests/runtime/runner.sh [AREA...] [-k SUBSTRING]
+#   tests/runtime/runner.sh --lists   (the areas' test lists made for the
+#                                      QEMU guests to read, nothing run)
 #
 # AREA is a file tests/runtime/AREA.sh (default: every one); -k keeps the
 # tests whose name contains SUBSTRING. Each test runs in its own shell
@@ -45,10 +47,11 @@
 cd "$(dirname "$0")/../.." || exit 1
 export DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
 
-areas=() only=
+areas=() only='' lists_only=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) only=$2; shift 2 ;;
+	--lists) lists_only=1; shift ;;
 	*) areas+=("$1"); shift ;;
 	esac
 done
@@ -72,6 +75,26 @@ list_tests() { # AREA
 		done' _ "$1"
 }
 
+# list_tests' lines for an area, kept in .output/runtime-lists/AREA
+# while newer than the area's file and lib.sh: a QEMU guest reads the
+# host's (tests/run.sh makes them with --lists before the guests start;
+# each area's list cost a TCG guest beside two CPU hogs some 2 s of its
+# one CPU, a bash parsing the file); a guest's root is read-only, so a
+# stale list there is made again, not kept.
+LISTS=.output/runtime-lists
+list_kept() { # AREA
+	local c=$LISTS/$1 l
+	if [ -f "$c" ] && [ "$c" -nt "tests/runtime/$1.sh" ] && [ "$c" -nt tests/runtime/lib.sh ]; then
+		# (read, not cat: a fork costs a guest 50-70 ms)
+		IFS= read -r -d '' l <"$c"
+		printf '%s' "$l"
+		return
+	fi
+	l=$(list_tests "$1") || return 1
+	{ mkdir -p "$LISTS" && echo "$l" >"$c.$$" && mv "$c.$$" "$c"; } 2>/dev/null || rm -f "$c.$$" 2>/dev/null
+	echo "$l"
+}
+
 # The guest_tests this guest's share K/N holds, as " AREA/NAME ...": the
 # longest first (AREA NAME COST lines on stdin), each to the share with
 # the least so far (the lowest of equals), the same in every guest.
@@ -81,6 +104,15 @@ my_deal() { # K N
 		  load[best] += $3; if (best == k) printf " %s/%s", $1, $2 }
 		END { print " " }'
 }
+
+# --lists: the areas' lists made and kept, nothing run (tests/run.sh,
+# before the guests start)
+if [ -n "$lists_only" ]; then
+	for area in "${areas[@]}"; do
+		list_kept "$area" >/dev/null || { echo "runtime: no tests in tests/runtime/$area.sh" >&2; exit 1; }
+	done
+	exit 0
+fi
 
 # The slowdown against a quiet machine of this kind, in percent: every
 # timeout is scaled by it; tests may scale their own allowances by it.
@@ -115,14 +147,15 @@ hung_tree() { # PID SKIP
 # guests and tests beside it (tests/run.sh runs them side by side); its
 # processes that outlive it are not counted.
 TICKS=$(getconf CLK_TCK 2>/dev/null || echo 100)
-# (read by the shell: an awk a test, twice, cost a guest's CPU 0.1 s)
+# (read by the shell into TICKS_NOW, not printed into a $(...): an awk a
+# test, twice, cost a guest's CPU 0.1 s, and so does a subshell's fork)
 cpu_ticks() {
 	local s f
 	read -r s <"/proc/$$/stat"
 	# the fields after the name's ")": state first, cutime and cstime
 	# the 14th and 15th
 	read -ra f <<<"${s##*) }"
-	echo $((f[13] + f[14]))
+	TICKS_NOW=$((f[13] + f[14]))
 }
 
 # Every test to run: "AREA NAME SECS QUIET" lines. In a QEMU guest the
@@ -131,7 +164,7 @@ cpu_ticks() {
 passed=0 failed=0 skipped=0 plan='' last='' host_only=0 all='' mine=''
 for area in "${areas[@]}"; do
 	# no process substitution: a QEMU guest's /dev has no /dev/fd
-	if [ ! -f "tests/runtime/$area.sh" ] || ! tests=$(list_tests "$area") || [ -z "$tests" ]; then
+	if [ ! -f "tests/runtime/$area.sh" ] || ! tests=$(list_kept "$area") || [ -z "$tests" ]; then
 		echo "FAIL runtime/$area: no tests in tests/runtime/$area.sh"
 		failed=$((failed + 1))
 		continue
@@ -174,7 +207,8 @@ while read -r area name secs <&3; do
 	[ -n "$area" ] || continue
 	secs=$(((secs * PMT_SLOWDOWN + 99) / 100))
 	[ -z "${PMT_VM_PROGRESS:-}" ] || echo "$area/$name $secs" >"$PMT_VM_PROGRESS"
-	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS c0=$(cpu_ticks)
+	work=$(mktemp -d /tmp/pmtrace-test.XXXXXX) t0=$SECONDS
+	cpu_ticks && c0=$TICKS_NOW
 	# a few seconds before its time is up, what its processes wait in
 	# shellcheck disable=SC2016 # the trap's words are expanded when it runs
 	(
@@ -192,7 +226,7 @@ while read -r area name secs <&3; do
 	rc=$? t=$((SECONDS - t0))
 	kill $watch 2>/dev/null
 	wait $watch
-	c=$(($(cpu_ticks) - c0))
+	cpu_ticks && c=$((TICKS_NOW - c0))
 	case $rc in
 	0) echo "ok   runtime/$area/$name ($t s, CPU $((c / TICKS)).$((c % TICKS * 10 / TICKS)) s)"; passed=$((passed + 1)) ;;
 	77) echo "skip runtime/$area/$name"; skipped=$((skipped + 1)) ;;
