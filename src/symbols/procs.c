@@ -66,8 +66,10 @@ static void proc_remove(struct pmt_syms *s, uint32_t pid)
 	}
 }
 
-/* A process without mappings; an exited one of that pid goes. */
-static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
+/* A process without mappings; an exited one of that pid goes. Its user
+ * is parent's where it has one (a fork's child is its parent's until it
+ * changes it: no stat of /proc for each of a churn's processes). */
+static struct proc *proc_new(struct pmt_syms *s, uint32_t pid, const struct proc *parent)
 {
 	struct stat st;
 	char dir[32];
@@ -84,8 +86,12 @@ static struct proc *proc_new(struct pmt_syms *s, uint32_t pid)
 	}
 	p->pid = pid;
 	/* its user, while it lives: whose perf map names its frames */
-	snprintf(dir, sizeof(dir), "/proc/%u", pid);
-	p->uid = stat(dir, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
+	if (parent && parent->uid != UINT32_MAX) {
+		p->uid = parent->uid;
+	} else {
+		snprintf(dir, sizeof(dir), "/proc/%u", pid);
+		p->uid = stat(dir, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
+	}
 	s->procs[at] = p;
 	return p;
 }
@@ -177,7 +183,7 @@ static void map_listed(void *ctx, const struct pmt_procmap *m)
  * gone). */
 static struct proc *read_proc(struct pmt_syms *s, uint32_t pid)
 {
-	struct reading r = {s, proc_new(s, pid)};
+	struct reading r = {s, proc_new(s, pid, NULL)};
 
 	/* another user's, without CAP_SYS_PTRACE: counted, its frames
 	 * unknown */
@@ -226,7 +232,7 @@ void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid)
 	child = syms_proc_find(s, pid, &at);
 	/* a child read from /proc before its fork record came is complete */
 	if ((!child || child->dead) && (parent = syms_proc_get(s, ppid)) &&
-	    (child = proc_new(s, pid)))
+	    (child = proc_new(s, pid, parent)))
 		for (i = 0; i < parent->n; i++)
 			add_map(s, child, parent->maps[i].start, parent->maps[i].end,
 				parent->maps[i].pgoff, parent->maps[i].f);
@@ -245,7 +251,7 @@ void pmt_syms__exec(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 	if (p && !p->dead)
 		proc_clear(s, p, ts);
 	else
-		proc_new(s, pid);
+		proc_new(s, pid, NULL);
 	pthread_mutex_unlock(&s->lock);
 }
 

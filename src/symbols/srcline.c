@@ -82,7 +82,11 @@ struct pmt_srcfile {
 	bool no_index;
 	/* The CUs by address, made from their own ranges at the first
 	 * address dwarf_addrdie places in none: it reads .debug_aranges
-	 * alone (elfutils 0.188), which clang does not emit by default. */
+	 * alone (elfutils 0.188), which clang does not emit by default.
+	 * Only where the file has no .debug_aranges: gcc's list every CU,
+	 * and an address they do not hold is in none (a PLT entry,
+	 * libgcc's soft float in libc), where a walk of libc's 4,126 CUs
+	 * read every CU's DIE and abbreviations (megabytes a print). */
 	struct curange *cur;
 	size_t ncur;
 	bool cur_made;
@@ -480,7 +484,8 @@ static int curange_cmp(const void *a, const void *b)
 
 /* f->cur: every compile unit's ranges by address, those of one CU that
  * follow each other once sorted made one (clang gives a CU a range a
- * function). Out of memory: what was read so far. */
+ * function); none where the file has .debug_aranges. Out of memory:
+ * what was read so far. */
 static void curanges_make(struct pmt_srcfile *f)
 {
 	Dwarf_Addr base, lo, hi;
@@ -490,8 +495,12 @@ static void curanges_make(struct pmt_srcfile *f)
 	size_t cap = 0, i, n;
 	struct curange *g;
 	ptrdiff_t off;
+	Dwarf_Aranges *ar;
+	size_t nar = 0;
 
 	f->cur_made = true;
+	if (dwarf_getaranges(f->dw, &ar, &nar) == 0 && nar > 0)
+		return;
 	while (dwarf_get_units(f->dw, unit, &unit, NULL, &type, &cu, NULL) == 0) {
 		if (type != DW_UT_compile)
 			continue;

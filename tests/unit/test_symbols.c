@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <gelf.h>
 #include <libelf.h>
 #include "elf/elfsym.h"
 #include "symbols/jitmap.h"
@@ -303,6 +304,54 @@ TEST(srcfile_inlined_frames_and_lines)
 	fd = open("/proc/self/status", O_RDONLY);
 	ASSERT_TRUE(pmt_srcfile__open(fd, NULL, NULL, true, NULL) == NULL);
 	close(fd);
+}
+
+/* The file offset of section name in the ELF file at fd, or 0. */
+static uint64_t section_off(int fd, const char *name)
+{
+	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t str;
+	uint64_t off = 0;
+
+	if (e && !elf_getshdrstrndx(e, &str))
+		while (!off && (scn = elf_nextscn(e, scn)))
+			if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(e, str, sh.sh_name), name))
+				off = sh.sh_offset;
+	elf_end(e);
+	return off;
+}
+
+/* libc's debug file (libc6-dbg) lists its CUs in .debug_aranges: an
+ * address in none of them (a PLT entry) is in none, without a walk of
+ * its 4,000 CUs (their ranges would grow the file's bytes by a table of
+ * them); an address in a CU still has its line. */
+TEST(srcfile_aranges_no_walk)
+{
+	const struct pmt_srcframe *fr;
+	struct pmt_srcfile *f;
+	struct exe_map m;
+	uint64_t plt;
+	size_t bytes;
+	int fd;
+
+	/* (getppid: not one of ASan's interceptors) */
+	ASSERT_EQ(exe_map_of((uintptr_t)&getppid, &m), 0);
+	ASSERT_TRUE(strstr(m.path, "libc.so") != NULL);
+	fd = open(m.path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	plt = section_off(fd, ".plt");
+	f = pmt_srcfile__open(fd, m.path, NULL, false, NULL);
+	close(fd);
+	ASSERT_TRUE(plt != 0);
+	ASSERT_TRUE(f != NULL); /* libc6-dbg: make test-deps */
+	ASSERT_TRUE(pmt_srcfile__frames(f, (uintptr_t)&getppid - m.start + m.pgoff, &fr) >= 1);
+	ASSERT_TRUE(fr[0].line > 0);
+	bytes = pmt_srcfile__bytes(f);
+	ASSERT_EQ(pmt_srcfile__frames(f, plt + 16, &fr), 0);
+	ASSERT_EQ(pmt_srcfile__bytes(f), bytes);
+	pmt_srcfile__free(f);
 }
 
 static const char *name_of(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pmt_buf *b)
