@@ -76,7 +76,8 @@ list_tests() { # AREA
 }
 
 # list_tests' lines for an area, kept in .output/runtime-lists/AREA
-# while newer than the area's file and lib.sh: a QEMU guest reads the
+# while newer than the area's file, lib.sh and this file (whose
+# list_tests makes the lines): a QEMU guest reads the
 # host's (tests/run.sh makes them with --lists before the guests start;
 # each area's list cost a TCG guest beside two CPU hogs some 2 s of its
 # one CPU, a bash parsing the file); a guest's root is read-only, so a
@@ -84,7 +85,8 @@ list_tests() { # AREA
 LISTS=.output/runtime-lists
 list_kept() { # AREA
 	local c=$LISTS/$1 l
-	if [ -f "$c" ] && [ "$c" -nt "tests/runtime/$1.sh" ] && [ "$c" -nt tests/runtime/lib.sh ]; then
+	if [ -f "$c" ] && [ "$c" -nt "tests/runtime/$1.sh" ] && [ "$c" -nt tests/runtime/lib.sh ] &&
+		[ "$c" -nt tests/runtime/runner.sh ]; then
 		# (read, not cat: a fork costs a guest 50-70 ms)
 		IFS= read -r -d '' l <"$c"
 		printf '%s' "$l"

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <gelf.h>
 #include <libelf.h>
 #include "elf/elfsym.h"
 #include "symbols/jitmap.h"
@@ -310,15 +309,9 @@ TEST(srcfile_inlined_frames_and_lines)
 static uint64_t section_off(int fd, const char *name)
 {
 	Elf *e = elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t str;
-	uint64_t off = 0;
+	uint64_t off = e && pmt_elf__section(e, name, &sh) ? sh.sh_offset : 0;
 
-	if (e && !elf_getshdrstrndx(e, &str))
-		while (!off && (scn = elf_nextscn(e, scn)))
-			if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(e, str, sh.sh_name), name))
-				off = sh.sh_offset;
 	elf_end(e);
 	return off;
 }
