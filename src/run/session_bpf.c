@@ -1069,6 +1069,9 @@ int pmt_session__load(struct pmt_session *s)
 		pmt_info("BPF object: the %s one", object_names[o]);
 	verifier_stats(s, true);
 	err = pmtrace_bpf__load(s->skel);
+	/* libbpf has its copies of the object's programs and BTF: the bytes
+	 * it read them from (megabytes of .rodata) leave the RSS */
+	pmt_pages_give_back(s->skel->skeleton->data, s->skel->skeleton->data_sz);
 	pmt_kernel_btf__core_done();
 	verifier_stats(s, false);
 	pmt_btftypes__close(&s->types);

@@ -7,14 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <elfutils/libdw.h>
 #include "symbols/debugcache.h"
 #include "symbols/debugfile.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
 #include "util/grow.h"
+#include "util/machine.h"
 
 #define MAX_LOADS 16
+/* The pages of files a file's lookups may map (2 MB) before its mapped
+ * images are given back to the page cache */
+#define DROP_PAGES 512
 /* Inlined calls kept from one address to its function (the call site of
  * the outermost is the function's line however many there are). */
 #define MAX_CHAIN 64
@@ -97,7 +102,34 @@ struct pmt_srcfile {
 	 * PMT_SRC_KEPT. */
 	struct kept *kept;
 	size_t nkept;
+	/* the pages of files the lookups mapped since the images were last
+	 * given back (the kernel maps more than a fault's page: fault-around,
+	 * a large folio), and which images are mapped files */
+	long mapped;
+	bool elf_mapped, delf_mapped;
 };
+
+/* Whether libelf mapped e's file (ELF_C_READ_MMAP falls back to reading
+ * it into memory where it cannot): its image starts a mapping of fd's
+ * file in /proc/self/maps. Only such an image is given back. */
+static bool image_mapped(Elf *e, int fd)
+{
+	char line[512], *p;
+	size_t n;
+	unsigned long lo, ino;
+	struct stat st;
+	bool yes = false;
+	FILE *m;
+
+	p = e && fd >= 0 ? elf_rawfile(e, &n) : NULL;
+	if (!p || fstat(fd, &st) || !(m = fopen("/proc/self/maps", "re")))
+		return false;
+	while (!yes && fgets(line, sizeof(line), m))
+		yes = sscanf(line, "%lx-%*x %*s %*s %*s %lu", &lo, &ino) == 2 &&
+		      lo == (uintptr_t)p && ino == st.st_ino;
+	fclose(m);
+	return yes;
+}
 
 static bool read_loads(struct pmt_srcfile *f)
 {
@@ -167,6 +199,9 @@ static bool open_dwarf(struct pmt_srcfile *f, int fd, const char *path, const ch
 	}
 	if (f->dw)
 		f->cache = calloc(PMT_SRC_CACHE, sizeof(*f->cache));
+	f->mapped = 0;
+	f->elf_mapped = f->cache && image_mapped(f->elf, f->fd);
+	f->delf_mapped = f->cache && image_mapped(f->delf, f->dfd);
 	return f->cache != NULL;
 }
 
@@ -546,6 +581,46 @@ static bool cu_of(struct pmt_srcfile *f, uint64_t addr, Dwarf_Die *cu)
 	return lo && addr < f->cur[lo - 1].hi && dwarf_offdie(f->dw, f->cur[lo - 1].cu, cu);
 }
 
+/* The file's mapped image given back to the page cache: what a lookup
+ * touched (libdw reads every CU's header before the one it looks for:
+ * megabytes of libc's debug file) leaves this process's RSS; a later
+ * lookup maps again what it reads. The image is a read-only private
+ * mapping (ELF_C_READ_MMAP): every pointer into it stays good. */
+static void drop_image(Elf *e)
+{
+	size_t n;
+	char *p = elf_rawfile(e, &n);
+
+	pmt_pages_give_back(p, n);
+}
+
+/* This process's resident pages of files (statm's third field), read
+ * through a descriptor held for the process's life; -1 if unknown */
+static long file_pages(void)
+{
+	static int held = -1;
+	long size, res, shared;
+	int fd = __atomic_load_n(&held, __ATOMIC_ACQUIRE), none = -1;
+	char buf[128];
+	ssize_t n;
+
+	if (fd < 0) {
+		if ((fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+		/* (another thread's, where it opened one first) */
+		if (!__atomic_compare_exchange_n(&held, &none, fd, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			close(fd);
+			fd = none;
+		}
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%ld %ld %ld", &size, &res, &shared) == 3 ? shared : -1;
+}
+
 /* Fill s for address addr (in the DWARF's terms). */
 static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 {
@@ -626,7 +701,19 @@ int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_sr
 		s->key = off + 1;
 		for (i = 0; i < f->nloads; i++)
 			if (off >= f->loads[i].off && off - f->loads[i].off < f->loads[i].size) {
+				long pages = file_pages(), now;
+
 				lookup(f, off - f->loads[i].off + f->loads[i].vaddr, s);
+				now = file_pages();
+				if (pages >= 0 && now > pages)
+					f->mapped += now - pages;
+				if (f->mapped >= DROP_PAGES) {
+					f->mapped = 0;
+					if (f->elf_mapped)
+						drop_image(f->elf);
+					if (f->delf_mapped)
+						drop_image(f->delf);
+				}
 				break;
 			}
 	}

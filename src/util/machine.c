@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include "abi/probe.h"
 #include "util/grow.h"
 #include "util/machine.h"
@@ -122,4 +124,18 @@ uint64_t pmt_caps_effective(void)
 		free(status);
 	}
 	return eff;
+}
+
+void pmt_pages_give_back(const void *p, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (!p || !n)
+		return;
+	/* the pages wholly inside: a neighbour's may have been written
+	 * (a loader's relocations beside .rodata) */
+	lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)p + n) & ~(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

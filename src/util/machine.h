@@ -4,6 +4,7 @@
 #ifndef PMT_MACHINE_H
 #define PMT_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "util/error.h"
@@ -27,6 +28,12 @@ uint64_t pmt_caps_effective(void);
 #define PMT_CAP_SYSLOG 34
 #define PMT_CAP_PERFMON 38
 #define PMT_CAP_BPF 39
+
+/* The whole pages of [p, p + n) given back to the page cache
+ * (MADV_DONTNEED): they leave this process's RSS, and a later read maps
+ * them again from the file. Only for a file's read-only mapping (never
+ * written: no page of it is this process's own). */
+void pmt_pages_give_back(const void *p, size_t n);
 
 /* The machine pmtrace is built for: Debian's multiarch directory and the
  * dynamic loader's name */

@@ -247,3 +247,91 @@ TEST(debugcache_bound)
 		close(fd[i]);
 	rm_rf(d.root);
 }
+
+/* The resident KB of the mappings of files under dir (/proc/self/smaps) */
+static long rss_under(const char *dir)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512], path[256];
+	unsigned long lo, hi;
+	long kb, sum = 0;
+	bool in = false;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		/* a mapping's line, its path where it has one */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = sscanf(line, "%*x-%*x %*s %*s %*s %*u %255s", path) == 1 &&
+			     starts(path, dir);
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			sum += kb;
+	}
+	if (f)
+		fclose(f);
+	return sum;
+}
+
+/* libc's DWARF through its uncompressed copy (libc6-dbg, 10 MB): lookups
+ * across its text (libdw reads every CU's header before the one it looks
+ * for) leave at most 2 MB of the copy resident, the pages of their last
+ * 32 page faults (each maps at most 16: the kernel's fault-around), the
+ * rest given back to the page cache; the frames read again after a drop
+ * are the same. */
+TEST(srcfile_image_given_back)
+{
+	const struct pmt_srcframe *fr;
+	struct pmt_debugcache *c;
+	struct pmt_srcfile *f;
+	char path[256] = "", line[512], first[16][64] = {{0}};
+	unsigned long lo, hi, pgoff;
+	uint64_t off, start = 0, end = 0;
+	struct dc_dir d;
+	long rss, peak = 0;
+	int fd, i, named = 0;
+	FILE *m = fopen("/proc/self/maps", "re");
+
+	while (m && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%lx-%lx r-xp %lx %*s %*u %255s", &lo, &hi, &pgoff, path) == 4 &&
+		    strstr(path, "/libc.so")) {
+			start = pgoff;
+			end = pgoff + hi - lo;
+			break;
+		}
+	if (m)
+		fclose(m);
+	ASSERT_TRUE(end > start);
+	snprintf(d.root, sizeof(d.root), "/tmp/pmt-dc-XXXXXX");
+	ASSERT_TRUE(mkdtemp(d.root) != NULL);
+	snprintf(d.cache, sizeof(d.cache), "%s/cache", d.root);
+	c = pmt_debugcache__new(d.cache, 0);
+	fd = open(path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	f = pmt_srcfile__open(fd, path, NULL, false, c);
+	close(fd);
+	ASSERT_TRUE(f != NULL); /* libc6-dbg: make test-deps */
+	for (off = start, i = 0; off < end; off += (end - start) / 400, i++) {
+		int n = pmt_srcfile__frames(f, off, &fr);
+
+		named += n > 0 && fr[0].line > 0;
+		if (n > 0 && i < 16)
+			snprintf(first[i], sizeof(first[i]), "%s:%u", fr[0].file, fr[0].line);
+		rss = rss_under(d.cache);
+		peak = rss > peak ? rss : peak;
+	}
+	ASSERT_TRUE(named > 300);
+	if (peak > 2048)
+		FAIL_AT("%ld KB of libc's debug copy resident", peak);
+	/* the answers' strings point into the copy's pages, given back
+	 * since: read again from the file, the same */
+	for (off = start, i = 0; off < end && i < 16; off += (end - start) / 400, i++) {
+		char again[64] = "";
+
+		if (pmt_srcfile__frames(f, off, &fr) > 0)
+			snprintf(again, sizeof(again), "%s:%u", fr[0].file, fr[0].line);
+		if (again[0] && strcmp(again, first[i]))
+			FAIL_AT("offset 0x%llx: %s, then %s", (unsigned long long)off, first[i],
+				again);
+	}
+	pmt_srcfile__free(f);
+	pmt_debugcache__free(c);
+	rm_rf(d.root);
+}
