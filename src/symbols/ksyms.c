@@ -1,35 +1,73 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Kernel addresses to names: /proc/kallsyms' text symbols, read at the
- * first kernel address named, behind a direct-mapped cache. */
+/* /proc/kallsyms' text symbols (ksyms.h), and pmt_syms' lookups of
+ * them: read at the first kernel address named, behind a direct-mapped
+ * cache. */
+#include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "symbols/ksyms.h"
 #include "symbols/symbols_internal.h"
 #include "util/grow.h"
+#include "util/strutil.h"
 
-static int cmp_ksym(const void *a, const void *b)
+struct pmt_ksym {
+	uint32_t lo;   /* the address's low 32 bits */
+	uint32_t name; /* offset in names */
+};
+
+/* Symbols [first, the next run's first) have these high 32 bits. */
+struct pmt_ksym_run {
+	uint32_t hi;
+	uint32_t first;
+};
+
+/* A symbol as read: its whole address (sorted, then made compact) */
+struct read_sym {
+	uint64_t addr;
+	uint32_t name;
+};
+
+static int cmp_read(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct read_sym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Text symbols of /proc/kallsyms ("ffffffff81000000 T _stext [mod]"). */
-static void read_kallsyms(struct pmt_syms *s)
+/* The symbols read, sorted, as k's compact table; -ENOMEM */
+static int compact(struct pmt_ksyms *k, struct read_sym *r, size_t n)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	size_t cap = 0, used = 0, kcap = 0;
-	char line[512], type, name[256];
-	unsigned long long addr;
-	size_t zeros = 0;
+	size_t i, runs = 0;
 
-	s->ksyms_read = true;
-	if (!f)
-		return;
-	/* names into one growing block, found by offset */
+	pmt_sort(r, n, sizeof(*r), cmp_read);
+	for (i = 0; i < n; i++)
+		runs += !i || r[i].addr >> 32 != r[i - 1].addr >> 32;
+	k->v = malloc((n ? n : 1) * sizeof(*k->v));
+	k->runs = malloc((runs ? runs : 1) * sizeof(*k->runs));
+	if (!k->v || !k->runs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!i || r[i].addr >> 32 != r[i - 1].addr >> 32)
+			k->runs[k->nruns++] =
+				(struct pmt_ksym_run){(uint32_t)(r[i].addr >> 32), (uint32_t)i};
+		k->v[i] = (struct pmt_ksym){(uint32_t)r[i].addr, r[i].name};
+	}
+	k->n = n;
+	return 0;
+}
+
+int pmt_ksyms__read(struct pmt_ksyms *k, FILE *f)
+{
+	size_t cap = 0, ncap = 0, n = 0, zeros = 0;
+	struct read_sym *r = NULL, *g;
+	char line[512], type, name[256], *p;
+	unsigned long long addr;
+	int err = 0;
+
+	/* "ffffffff81000000 T _stext [mod]" */
 	while (fgets(line, sizeof(line), f)) {
-		size_t n;
+		size_t len;
 
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
@@ -39,42 +77,98 @@ static void read_kallsyms(struct pmt_syms *s)
 		}
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		struct ksym *k = pmt_grow(s->ksyms, &cap, s->nksyms, sizeof(*k), 65536);
-		char *p;
-
-		if (!k)
+		len = strlen(name) + 1;
+		/* (offsets are 32 bits: 4 GB of names is no kernel's) */
+		if (k->names_len + len > UINT32_MAX ||
+		    !(g = pmt_grow(r, &cap, n, sizeof(*r), 65536)) ||
+		    !(p = pmt_grow_to(k->names, &ncap, k->names_len + len, 1, 1 << 20))) {
+			err = -ENOMEM;
 			break;
-		s->ksyms = k;
-		n = strlen(name) + 1;
-		if (!(p = pmt_grow_to(s->knames, &kcap, used + n, 1, 1 << 20)))
-			break;
-		s->knames = p;
-		memcpy(s->knames + used, name, n);
-		s->ksyms[s->nksyms].addr = addr;
-		s->ksyms[s->nksyms].name = used;
-		s->nksyms++;
-		used += n;
+		}
+		r = g;
+		k->names = p;
+		memcpy(k->names + k->names_len, name, len);
+		r[n++] = (struct read_sym){addr, (uint32_t)k->names_len};
+		k->names_len += len;
 	}
-	fclose(f);
-	/* the kernel shows this user zeros for every address */
-	s->ksyms_hidden = !s->nksyms && zeros;
-	if (s->nksyms > 1)
-		pmt_sort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	k->hidden = !n && zeros;
+	/* the names' block as long as they are (doubling left up to half
+	 * of it spare) */
+	if (k->names_len && (p = realloc(k->names, k->names_len)))
+		k->names = p;
+	if (compact(k, r, n))
+		err = -ENOMEM;
+	free(r);
+	return err;
 }
 
-const struct ksym *syms_ksym(struct pmt_syms *s, uint64_t addr)
+bool pmt_ksyms__find(const struct pmt_ksyms *k, uint64_t addr, const char **name, uint64_t *start)
+{
+	uint32_t hi = (uint32_t)(addr >> 32);
+	size_t r, end, at;
+
+	/* the last run at or below addr's high bits */
+	r = pmt_count_le(k->runs, k->nruns, sizeof(*k->runs), offsetof(struct pmt_ksym_run, hi), 4,
+			 hi);
+	if (!r)
+		return false;
+	r--;
+	end = r + 1 < k->nruns ? k->runs[r + 1].first : k->n;
+	/* how many symbols lie at or below addr: all of the run's where its
+	 * high bits are below addr's */
+	at = end;
+	if (k->runs[r].hi == hi)
+		at = k->runs[r].first +
+		     pmt_count_le(k->v + k->runs[r].first, end - k->runs[r].first, sizeof(*k->v),
+				  offsetof(struct pmt_ksym, lo), 4, (uint32_t)addr);
+	if (!at)
+		return false;
+	at--;
+	/* (a run's first symbol's run: at may lie in the run before) */
+	while (r && k->runs[r].first > at)
+		r--;
+	*name = k->names + k->v[at].name;
+	*start = (uint64_t)k->runs[r].hi << 32 | k->v[at].lo;
+	return true;
+}
+
+size_t pmt_ksyms__bytes(const struct pmt_ksyms *k)
+{
+	return k->n * sizeof(*k->v) + k->nruns * sizeof(*k->runs) + k->names_len;
+}
+
+void pmt_ksyms__free(struct pmt_ksyms *k)
+{
+	free(k->v);
+	free(k->runs);
+	free(k->names);
+	memset(k, 0, sizeof(*k));
+}
+
+/* The table of s, read the first time an address is named */
+static void read_kallsyms(struct pmt_syms *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	s->ksyms_read = true;
+	if (!f)
+		return;
+	pmt_ksyms__read(&s->ktab, f);
+	fclose(f);
+	s->ksyms_hidden = s->ktab.hidden;
+}
+
+bool syms_ksym(struct pmt_syms *s, uint64_t addr, const char **name, uint64_t *start)
 {
 	struct kcached *c = &s->kcache[(addr ^ addr >> 10) % KCACHE];
-	size_t lo;
 
-	if (c->addr == addr)
-		return c->k;
-	if (!s->ksyms_read)
-		read_kallsyms(s);
-	/* the last symbol at or below addr */
-	lo = pmt_count_le(s->ksyms, s->nksyms, sizeof(*s->ksyms), offsetof(struct ksym, addr), 8,
-			  addr);
-	c->addr = addr;
-	c->k = lo ? &s->ksyms[lo - 1] : NULL;
-	return c->k;
+	if (c->addr != addr) {
+		if (!s->ksyms_read)
+			read_kallsyms(s);
+		c->addr = addr;
+		c->found = pmt_ksyms__find(&s->ktab, addr, &c->name, &c->start);
+	}
+	*name = c->name;
+	*start = c->start;
+	return c->found;
 }

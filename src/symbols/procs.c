@@ -418,5 +418,6 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 	}
 	for (i = 0; i < s->nprocs; i++)
 		st->bytes += sizeof(struct proc) + s->procs[i]->cap * sizeof(struct map);
+	st->bytes += pmt_ksyms__bytes(&s->ktab);
 	pthread_mutex_unlock(&s->lock);
 }

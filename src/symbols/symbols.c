@@ -66,8 +66,7 @@ void pmt_syms__free(struct pmt_syms *s)
 	free(s->procs);
 	free(s->files);
 	free(s->dead);
-	free(s->ksyms);
-	free(s->knames);
+	pmt_ksyms__free(&s->ktab);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -233,12 +232,12 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 		return found;
 	}
 	if (pmt_is_kernel_addr(addr)) {
-		const struct ksym *k = syms_ksym(s, addr);
+		uint64_t start;
 
-		if (k) {
-			name = s->knames + k->name;
-			off = addr - k->addr;
-		}
+		if (syms_ksym(s, addr, &name, &start))
+			off = addr - start;
+		else
+			name = NULL;
 	} else {
 		name = user_name(s, pid, addr, &off, &in, &at);
 	}

@@ -12,6 +12,7 @@
 #include "symbols/debugcache.h"
 #include "symbols/debuginfod.h"
 #include "symbols/jitmap.h"
+#include "symbols/ksyms.h"
 #include "symbols/symbols.h"
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
@@ -32,11 +33,6 @@
 /* A file's DWARF is opened when a name first needs it, not when its
  * symbols are read, where its path leads back to it (the same device and
  * inode): else then, while the process's reference is at hand. */
-
-struct ksym {
-	uint64_t addr;
-	size_t name; /* offset in pmt_syms.knames */
-};
 
 /* One executable file, shared by every process mapping it. */
 struct file {
@@ -97,13 +93,14 @@ struct dead {
 
 struct kcached {
 	uint64_t addr; /* 0: empty (no kernel address is 0) */
-	const struct ksym *k;
+	const char *name;
+	uint64_t start;
+	bool found;
 };
 
 struct pmt_syms {
 	pthread_mutex_t lock; /* recursive: spans hold it around calls */
-	struct ksym *ksyms;
-	size_t nksyms;
+	struct pmt_ksyms ktab;
 	struct kcached kcache[KCACHE];
 	bool ksyms_read;
 	bool demangle;		     /* C++/Rust names as perf shows them */
@@ -111,7 +108,6 @@ struct pmt_syms {
 	size_t nsrc;		     /* files with src open */
 	struct pmt_pycodes py;	     /* the code objects read (python/codes.h) */
 	struct pmt_srcframe pyframe; /* the last Python frame's, for srcframes */
-	char *knames;		     /* one block holding every kernel name */
 	struct proc **procs;	     /* sorted by pid */
 	size_t nprocs, cap;
 	struct file **files; /* sorted by (dev, ino) */
@@ -150,8 +146,9 @@ struct pmt_syms {
 	bool dbgd_tried;
 };
 
-/* ksyms.c: the kernel symbol at or below addr; NULL */
-const struct ksym *syms_ksym(struct pmt_syms *s, uint64_t addr);
+/* ksyms.c: the kernel symbol at or below addr, its name and start;
+ * false if none */
+bool syms_ksym(struct pmt_syms *s, uint64_t addr, const char **name, uint64_t *start);
 
 /* files.c */
 struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const char *path,
