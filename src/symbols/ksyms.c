@@ -13,7 +13,8 @@
 
 struct pmt_ksym {
 	uint32_t lo;   /* the address's low 32 bits */
-	uint32_t name; /* offset in names */
+	uint32_t name; /* offset in names; PMT_KSYM_PFX: a __pfx_ symbol
+			* lies k->pfx bytes before it */
 };
 
 /* Symbols [first, the next run's first) have these high 32 bits. */
@@ -57,18 +58,45 @@ static int compact(struct pmt_ksyms *k, struct read_sym *r, size_t n)
 	return 0;
 }
 
+/* A name stored: its offset in k->names; -ENOMEM */
+static int64_t add_name(struct pmt_ksyms *k, size_t *cap, const char *name)
+{
+	size_t len = strlen(name) + 1;
+	char *p;
+
+	/* (offsets are 31 bits, the top one PFX: 2 GB of names is no
+	 * kernel's) */
+	if (k->names_len + len > PMT_KSYM_PFX ||
+	    !(p = pmt_grow_to(k->names, cap, k->names_len + len, 1, 1 << 20)))
+		return -ENOMEM;
+	k->names = p;
+	memcpy(k->names + k->names_len, name, len);
+	k->names_len += len;
+	return (int64_t)(k->names_len - len);
+}
+
+/* A symbol read into r[n] (grown); -ENOMEM */
+static int add_sym(struct read_sym **r, size_t *cap, size_t n, uint64_t addr, int64_t name)
+{
+	struct read_sym *g = name >= 0 ? pmt_grow(*r, cap, n, sizeof(**r), 65536) : NULL;
+
+	if (!g)
+		return -ENOMEM;
+	*r = g;
+	g[n] = (struct read_sym){addr, (uint32_t)name};
+	return 0;
+}
+
 int pmt_ksyms__read(struct pmt_ksyms *k, FILE *f)
 {
 	size_t cap = 0, ncap = 0, n = 0, zeros = 0;
-	struct read_sym *r = NULL, *g;
-	char line[512], type, name[256], *p;
-	unsigned long long addr;
+	struct read_sym *r = NULL;
+	char line[512], type, name[256], pfx[256] = "", *p;
+	unsigned long long addr, pfx_addr = 0;
 	int err = 0;
 
 	/* "ffffffff81000000 T _stext [mod]" */
-	while (fgets(line, sizeof(line), f)) {
-		size_t len;
-
+	while (!err && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
 		if (!addr) {
@@ -77,20 +105,32 @@ int pmt_ksyms__read(struct pmt_ksyms *k, FILE *f)
 		}
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		len = strlen(name) + 1;
-		/* (offsets are 32 bits: 4 GB of names is no kernel's) */
-		if (k->names_len + len > UINT32_MAX ||
-		    !(g = pmt_grow(r, &cap, n, sizeof(*r), 65536)) ||
-		    !(p = pmt_grow_to(k->names, &ncap, k->names_len + len, 1, 1 << 20))) {
-			err = -ENOMEM;
-			break;
+		/* the function just after its padding's __pfx_ symbol, at the
+		 * distance the first pair set: one symbol, flagged */
+		if (pfx[0] && !strcmp(pfx + 6, name) &&
+		    (k->pfx ? addr - pfx_addr == k->pfx : addr - pfx_addr <= 256)) {
+			k->pfx = (uint32_t)(addr - pfx_addr);
+			pfx[0] = '\0';
+			err = add_sym(&r, &cap, n++, addr, add_name(k, &ncap, name));
+			if (!err)
+				r[n - 1].name |= PMT_KSYM_PFX;
+			continue;
 		}
-		r = g;
-		k->names = p;
-		memcpy(k->names + k->names_len, name, len);
-		r[n++] = (struct read_sym){addr, (uint32_t)k->names_len};
-		k->names_len += len;
+		/* a __pfx_ symbol not followed by its function: as it is */
+		if (pfx[0] && (err = add_sym(&r, &cap, n++, pfx_addr, add_name(k, &ncap, pfx))))
+			break;
+		pfx[0] = '\0';
+		if (!strncmp(name, "__pfx_", 6)) {
+			memcpy(pfx, name, sizeof(pfx));
+			pfx_addr = addr;
+			continue;
+		}
+		err = add_sym(&r, &cap, n++, addr, add_name(k, &ncap, name));
 	}
+	if (!err && pfx[0])
+		err = add_sym(&r, &cap, n++, pfx_addr, add_name(k, &ncap, pfx));
+	if (err)
+		n--;
 	k->hidden = !n && zeros;
 	/* the names' block as long as they are (doubling left up to half
 	 * of it spare) */
@@ -102,33 +142,51 @@ int pmt_ksyms__read(struct pmt_ksyms *k, FILE *f)
 	return err;
 }
 
-bool pmt_ksyms__find(const struct pmt_ksyms *k, uint64_t addr, const char **name, uint64_t *start)
+/* Symbol i's whole address (its run r, or one before it) */
+static uint64_t start_of(const struct pmt_ksyms *k, size_t r, size_t i)
+{
+	while (r && k->runs[r].first > i)
+		r--;
+	return (uint64_t)k->runs[r].hi << 32 | k->v[i].lo;
+}
+
+bool pmt_ksyms__find(const struct pmt_ksyms *k, uint64_t addr, struct pmt_ksym_found *out)
 {
 	uint32_t hi = (uint32_t)(addr >> 32);
 	size_t r, end, at;
+	uint64_t next;
 
 	/* the last run at or below addr's high bits */
 	r = pmt_count_le(k->runs, k->nruns, sizeof(*k->runs), offsetof(struct pmt_ksym_run, hi), 4,
 			 hi);
-	if (!r)
-		return false;
-	r--;
-	end = r + 1 < k->nruns ? k->runs[r + 1].first : k->n;
-	/* how many symbols lie at or below addr: all of the run's where its
-	 * high bits are below addr's */
-	at = end;
-	if (k->runs[r].hi == hi)
-		at = k->runs[r].first +
-		     pmt_count_le(k->v + k->runs[r].first, end - k->runs[r].first, sizeof(*k->v),
-				  offsetof(struct pmt_ksym, lo), 4, (uint32_t)addr);
+	at = 0;
+	if (r--) {
+		end = r + 1 < k->nruns ? k->runs[r + 1].first : k->n;
+		/* how many symbols lie at or below addr: all of the run's
+		 * where its high bits are below addr's */
+		at = end;
+		if (k->runs[r].hi == hi)
+			at = k->runs[r].first + pmt_count_le(k->v + k->runs[r].first,
+							     end - k->runs[r].first, sizeof(*k->v),
+							     offsetof(struct pmt_ksym, lo), 4,
+							     (uint32_t)addr);
+	}
+	/* in the padding of the function after: its __pfx_ symbol */
+	if (at < k->n && k->v[at].name & PMT_KSYM_PFX) {
+		next = start_of(k, r + 1 < k->nruns ? r + 1 : r, at);
+		if (addr >= next - k->pfx) {
+			out->prefix = "__pfx_";
+			out->name = k->names + (k->v[at].name & ~PMT_KSYM_PFX);
+			out->start = next - k->pfx;
+			return true;
+		}
+	}
 	if (!at)
 		return false;
 	at--;
-	/* (a run's first symbol's run: at may lie in the run before) */
-	while (r && k->runs[r].first > at)
-		r--;
-	*name = k->names + k->v[at].name;
-	*start = (uint64_t)k->runs[r].hi << 32 | k->v[at].lo;
+	out->prefix = "";
+	out->name = k->names + (k->v[at].name & ~PMT_KSYM_PFX);
+	out->start = start_of(k, r, at);
 	return true;
 }
 
@@ -158,7 +216,7 @@ static void read_kallsyms(struct pmt_syms *s)
 	s->ksyms_hidden = s->ktab.hidden;
 }
 
-bool syms_ksym(struct pmt_syms *s, uint64_t addr, const char **name, uint64_t *start)
+bool syms_ksym(struct pmt_syms *s, uint64_t addr, struct pmt_ksym_found *sym)
 {
 	struct kcached *c = &s->kcache[(addr ^ addr >> 10) % KCACHE];
 
@@ -166,9 +224,8 @@ bool syms_ksym(struct pmt_syms *s, uint64_t addr, const char **name, uint64_t *s
 		if (!s->ksyms_read)
 			read_kallsyms(s);
 		c->addr = addr;
-		c->found = pmt_ksyms__find(&s->ktab, addr, &c->name, &c->start);
+		c->found = pmt_ksyms__find(&s->ktab, addr, &c->sym);
 	}
-	*name = c->name;
-	*start = c->start;
+	*sym = c->sym;
 	return c->found;
 }

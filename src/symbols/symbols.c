@@ -232,12 +232,14 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 		return found;
 	}
 	if (pmt_is_kernel_addr(addr)) {
-		uint64_t start;
+		struct pmt_ksym_found k;
 
-		if (syms_ksym(s, addr, &name, &start))
-			off = addr - start;
-		else
-			name = NULL;
+		if (syms_ksym(s, addr, &k)) {
+			/* (a function's padding: __pfx_NAME) */
+			pmt_buf__puts(b, k.prefix);
+			name = k.name;
+			off = addr - k.start;
+		}
 	} else {
 		name = user_name(s, pid, addr, &off, &in, &at);
 	}

@@ -93,8 +93,7 @@ struct dead {
 
 struct kcached {
 	uint64_t addr; /* 0: empty (no kernel address is 0) */
-	const char *name;
-	uint64_t start;
+	struct pmt_ksym_found sym;
 	bool found;
 };
 
@@ -146,9 +145,8 @@ struct pmt_syms {
 	bool dbgd_tried;
 };
 
-/* ksyms.c: the kernel symbol at or below addr, its name and start;
- * false if none */
-bool syms_ksym(struct pmt_syms *s, uint64_t addr, const char **name, uint64_t *start);
+/* ksyms.c: the kernel symbol at or below addr; false if none */
+bool syms_ksym(struct pmt_syms *s, uint64_t addr, struct pmt_ksym_found *sym);
 
 /* files.c */
 struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const char *path,
