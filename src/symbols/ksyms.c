@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* /proc/kallsyms' text symbols (ksyms.h), and pmt_syms' lookups of
- * them: read at the first kernel address named, behind a direct-mapped
- * cache. */
+/* /proc/kallsyms' text symbols in a compact table (ksyms.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbols/ksyms.h"
-#include "symbols/symbols_internal.h"
 #include "util/grow.h"
 #include "util/strutil.h"
 
@@ -201,31 +198,4 @@ void pmt_ksyms__free(struct pmt_ksyms *k)
 	free(k->runs);
 	free(k->names);
 	memset(k, 0, sizeof(*k));
-}
-
-/* The table of s, read the first time an address is named */
-static void read_kallsyms(struct pmt_syms *s)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	s->ksyms_read = true;
-	if (!f)
-		return;
-	pmt_ksyms__read(&s->ktab, f);
-	fclose(f);
-	s->ksyms_hidden = s->ktab.hidden;
-}
-
-bool syms_ksym(struct pmt_syms *s, uint64_t addr, struct pmt_ksym_found *sym)
-{
-	struct kcached *c = &s->kcache[(addr ^ addr >> 10) % KCACHE];
-
-	if (c->addr != addr) {
-		if (!s->ksyms_read)
-			read_kallsyms(s);
-		c->addr = addr;
-		c->found = pmt_ksyms__find(&s->ktab, addr, &c->sym);
-	}
-	*sym = c->sym;
-	return c->found;
 }

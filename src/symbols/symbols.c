@@ -213,6 +213,34 @@ static void file_offset(struct pmt_buf *b, const struct file *f, uint64_t at)
 	pmt_buf__hex(b, at);
 }
 
+/* The kernel's symbols (ksyms.h), read the first time an address is
+ * named, behind a direct-mapped cache */
+static void read_kallsyms(struct pmt_syms *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	s->ksyms_read = true;
+	if (!f)
+		return;
+	pmt_ksyms__read(&s->ktab, f);
+	fclose(f);
+	s->ksyms_hidden = s->ktab.hidden;
+}
+
+static bool syms_ksym(struct pmt_syms *s, uint64_t addr, struct pmt_ksym_found *sym)
+{
+	struct kcached *c = &s->kcache[(addr ^ addr >> 10) % KCACHE];
+
+	if (c->addr != addr) {
+		if (!s->ksyms_read)
+			read_kallsyms(s);
+		c->addr = addr;
+		c->found = pmt_ksyms__find(&s->ktab, addr, &c->sym);
+	}
+	*sym = c->sym;
+	return c->found;
+}
+
 bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset,
 		    bool with_addr_if_unknown, struct pmt_buf *b)
 {

@@ -145,9 +145,6 @@ struct pmt_syms {
 	bool dbgd_tried;
 };
 
-/* ksyms.c: the kernel symbol at or below addr; false if none */
-bool syms_ksym(struct pmt_syms *s, uint64_t addr, struct pmt_ksym_found *sym);
-
 /* files.c */
 struct file *syms_file_get(struct pmt_syms *s, uint64_t dev, uint64_t ino, const char *path,
 			   bool hold, uint32_t pid, uint64_t start, uint64_t end);
