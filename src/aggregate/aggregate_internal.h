@@ -139,6 +139,20 @@ void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v);
  * frames (0 for kernel ones). Returns how many. */
 int pmt_agg__stack_frames(const struct pmt_agg_io *io, uint8_t disp, uint64_t v, uint64_t *ips,
 			  uint32_t *pid);
+/* A user frame of an entry, with its file (a hash of its path and
+ * build-id) */
+struct pmt_agg_frame {
+	uint64_t file;
+	uint64_t key, addr; /* key: its pid, 0 for a frame named alike in every process */
+	uint32_t pid;
+};
+/* The distinct user frames of e[0..n) but those known(ctx, key, addr)
+ * says are (NULL: none), sorted by file then address, *out malloc'd:
+ * each file's names made together need its DWARF once. -ENOMEM */
+int pmt_agg__frames_by_file(const struct pmt_agg *a, const struct pmt_agg_io *io,
+			    const struct pmt_agg_entry *e, size_t n,
+			    bool (*known)(void *ctx, uint64_t key, uint64_t addr), void *ctx,
+			    struct pmt_agg_frame **out, size_t *out_len);
 /* String key part i: its bytes (n in *len), or PMT_KEY_FAULT_TEXT for a
  * str() read that failed (PMT_KEY_FAULT). */
 #define PMT_KEY_FAULT_TEXT "<fault>"

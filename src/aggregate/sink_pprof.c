@@ -7,11 +7,13 @@
  * build-id, bounds; the kernel's is [kernel.kallsyms]) and function name.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "aggregate/aggregate_internal.h"
 #include "output/pprof.h"
 #include "symbols/symbols.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 static int64_t wall_ns(void)
@@ -128,6 +130,44 @@ static int add_sample(const struct pmt_agg *a, struct pmt_pprof *pp, const struc
 	return err;
 }
 
+/* The user frames of e[0..n) located a file at a time, each file's
+ * DWARF closed before the next one's is opened (pmt_syms__let_go): a
+ * profile's names held libc's, ld.so's, libm's and pmtrace's DWARF at
+ * once (10 MB of always-on's peak), one at a time now. The samples
+ * then find every location made. -ENOMEM */
+static bool located(void *ctx, uint64_t key, uint64_t addr)
+{
+	return pmt_pprof__location_id(ctx, key, addr) != 0;
+}
+
+static int locate_by_file(const struct pmt_agg *a, struct pmt_pprof *pp,
+			  const struct pmt_agg_io *io, const struct pmt_agg_entry *e, size_t n,
+			  struct pmt_buf *name)
+{
+	struct pmt_agg_frame *list;
+	struct pmt_module m;
+	size_t i, len;
+	uint64_t map;
+	int err;
+
+	if ((err = pmt_agg__frames_by_file(a, io, e, n, located, pp, &list, &len)))
+		return err;
+	for (i = 0; i < len && !err; i++) {
+		if (i && list[i].file != list[i - 1].file)
+			pmt_syms__let_go(io->syms, 0);
+		map = 0;
+		pmt_syms__lock(io->syms);
+		if (pmt_syms__module(io->syms, list[i].pid, list[i].addr, &m))
+			map = pmt_pprof__mapping(pp, list[i].key, m.start, m.end, m.pgoff, m.file,
+						 m.build_id);
+		pmt_syms__unlock(io->syms);
+		if (!add_location(pp, io, list[i].key, list[i].pid, list[i].addr, map, name))
+			err = -ENOMEM;
+	}
+	free(list);
+	return err;
+}
+
 /* A profile of entries e[0..n): NULL when out of memory; *samples
  * their count. */
 static struct pmt_pprof *profile(const struct pmt_agg *a, const struct pmt_agg_entry *e, size_t n,
@@ -139,6 +179,8 @@ static struct pmt_pprof *profile(const struct pmt_agg *a, const struct pmt_agg_e
 	int err = 0;
 
 	*samples = 0;
+	if (pp)
+		err = locate_by_file(a, pp, io, e, n, &name);
 	for (i = 0; pp && i < n && !err; i++) {
 		if (!e[i].val.count)
 			continue;

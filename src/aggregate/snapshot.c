@@ -569,6 +569,150 @@ void pmt_agg__sinks(struct pmt_agg *a)
 	a->sinks[n] = NULL;
 }
 
+/* The frames seen: (key, addr) pairs in an open-addressed table */
+struct seen {
+	uint64_t (*v)[2];
+	size_t n, cap;
+};
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	return (h ^ x) * 0x100000001b3ULL;
+}
+
+/* Was (key, addr) seen? Marked seen now; -1: no memory */
+static int seen_before(struct seen *s, uint64_t key, uint64_t addr)
+{
+	size_t i, cap;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct seen g = {.cap = s->cap ? 2 * s->cap : 1024};
+
+		if (!(g.v = calloc(g.cap, sizeof(*g.v))))
+			return -1;
+		for (i = 0; i < s->cap; i++)
+			if (s->v[i][1])
+				seen_before(&g, s->v[i][0], s->v[i][1]);
+		free(s->v);
+		*s = g;
+	}
+	cap = s->cap;
+	/* (no frame's address is 0) */
+	for (i = mix(mix(0xcbf29ce484222325ULL, key), addr) & (cap - 1); s->v[i][1];
+	     i = (i + 1) & (cap - 1))
+		if (s->v[i][0] == key && s->v[i][1] == addr)
+			return 1;
+	s->v[i][0] = key;
+	s->v[i][1] = addr;
+	s->n++;
+	return 0;
+}
+
+static int cmp_frame(const void *a, const void *b)
+{
+	const struct pmt_agg_frame *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int pmt_agg__frames_by_file(const struct pmt_agg *a, const struct pmt_agg_io *io,
+			    const struct pmt_agg_entry *e, size_t n,
+			    bool (*known)(void *ctx, uint64_t key, uint64_t addr), void *ctx,
+			    struct pmt_agg_frame **out, size_t *out_len)
+{
+	const struct pmt_keylayout *kl = &a->keys;
+	uint64_t ips[PMT_STACK_DEPTH], v, key;
+	struct pmt_agg_frame *list = NULL, *g;
+	struct seen seen = {0};
+	size_t i, cap = 0, len = 0;
+	struct pmt_module m;
+	uint32_t pid;
+	int j, k, nf, r, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		if (!e[i].val.count)
+			continue;
+		for (j = 0; j < kl->n && !err; j++) {
+			if (kl->disp[j] != PMT_DISP_USTACK)
+				continue;
+			memcpy(&v, e[i].key.data + kl->at[j], 8);
+			nf = pmt_agg__stack_frames(io, kl->disp[j], v, ips, &pid);
+			for (k = 0; k < nf && !err; k++) {
+				key = pmt_is_kernel_addr(ips[k]) || pmt_is_file_frame(ips[k]) ? 0
+											      : pid;
+				if (pmt_is_kernel_addr(ips[k]) ||
+				    (known && known(ctx, key, ips[k])))
+					continue;
+				if ((r = seen_before(&seen, key, ips[k])) < 0)
+					err = -ENOMEM;
+				if (r)
+					continue;
+				pmt_syms__lock(io->syms);
+				if (pmt_syms__module(io->syms, pid, ips[k], &m)) {
+					uint64_t h = 0xcbf29ce484222325ULL;
+					const char *c;
+
+					for (c = m.file; *c; c++)
+						h = mix(h, (uint8_t)*c);
+					for (c = m.build_id; *c; c++)
+						h = mix(h, (uint8_t)*c);
+					if ((g = pmt_grow(list, &cap, len, sizeof(*list), 256)))
+						g[len++] =
+							(struct pmt_agg_frame){h, key, ips[k], pid};
+					list = g ? g : list;
+					err = g ? 0 : -ENOMEM;
+				}
+				pmt_syms__unlock(io->syms);
+			}
+		}
+	}
+	free(seen.v);
+	if (err) {
+		free(list);
+		return err;
+	}
+	pmt_sort(list, len, sizeof(*list), cmp_frame);
+	*out = list;
+	*out_len = len;
+	return 0;
+}
+
+/* The text sinks' names of the entries' user frames made a file at a
+ * time (pmt_agg__frames_by_file), each file's DWARF closed with the
+ * answers kept before the next one's is opened, and every
+ * PMT_SRC_CACHE / 4 addresses (its slots keep what a close keeps): the
+ * print then finds them kept. An interval's print by stack held
+ * libc's, ld.so's, libm's and pmtrace's DWARF at once: always-on's
+ * peak. */
+static void names_by_file(const struct pmt_agg *a, const struct pmt_agg_io *io,
+			  const struct pmt_agg_entry *e, size_t n)
+{
+	const struct pmt_srcframe *fr;
+	struct pmt_agg_frame *list;
+	size_t i, len, since = 0;
+
+	if (!io || !io->syms || pmt_agg__frames_by_file(a, io, e, n, NULL, NULL, &list, &len))
+		return;
+	for (i = 0; i < len; i++) {
+		if (i && (list[i].file != list[i - 1].file || ++since == PMT_SRC_CACHE / 4)) {
+			pmt_syms__let_go(io->syms, 0);
+			since = 0;
+		}
+		pmt_syms__srcframes(io->syms, list[i].pid, list[i].addr, &fr);
+	}
+	free(list);
+	pmt_syms__let_go(io->syms, 0);
+}
+
+static bool named_interleaved(void)
+{
+	const char *v = getenv("PMT_NAMES_INTERLEAVED");
+
+	return v && !strcmp(v, "1");
+}
+
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
 		   struct pmt_output *out, uint64_t now_ns, struct pmt_error *perr)
 {
@@ -590,6 +734,14 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 		subtract(s.e, s.n, a->prev.v, a->prev.n);
 	for (k = 0; k < s.n; k++)
 		cur->v[k].idle = !s.e[k].val.count;
+	/* (pprof makes its locations so itself; PMT_NAMES_INTERLEAVED=1:
+	 * named in the stacks' order, as the tests compare) */
+	for (i = 0; i < a->keys.n; i++)
+		if (a->keys.disp[i] == PMT_DISP_USTACK)
+			break;
+	if (i < a->keys.n && (a->sinks[0] != &pmt_agg_sink_pprof || a->sinks[1]) &&
+	    !named_interleaved())
+		names_by_file(a, io, s.e, s.n);
 	for (i = 0; a->sinks[i]; i++)
 		if ((e = a->sinks[i]->write(&s, out)) && !err)
 			err = e;

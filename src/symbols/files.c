@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "symbols/symbols_internal.h"
 #include "util/grow.h"
+#include "util/log.h"
 
 static size_t file_at(const struct pmt_syms *s, uint64_t dev, uint64_t ino)
 {
@@ -143,6 +144,17 @@ static void src_close(struct pmt_syms *s, struct file *f)
 {
 	pmt_srcfile__sleep(f->src);
 	s->nsrc--;
+	if (pmt_verbose >= 2)
+		pmt_info("DWARF of %s closed (%zu open)", f->path, s->nsrc);
+}
+
+/* (-vv: which files' DWARF a run holds at once) */
+static void src_opened(struct pmt_syms *s, struct file *f)
+{
+	s->nsrc++;
+	f->src_used_ns = pmt_now_ns();
+	if (pmt_verbose >= 2)
+		pmt_info("DWARF of %s opened (%zu open)", f->path, s->nsrc);
 }
 
 /* Close the DWARF used longest ago when too many are open. */
@@ -203,8 +215,7 @@ bool syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 		src_evict(s);
 		if (!pmt_srcfile__wake(f->src, fd, abs_path(f), debug))
 			return false;
-		s->nsrc++;
-		f->src_used_ns = pmt_now_ns();
+		src_opened(s, f);
 		return true;
 	}
 	if (!s->inlines || f->src_tried)
@@ -214,10 +225,8 @@ bool syms_file_src(struct pmt_syms *s, struct file *f, int fd)
 		return false;
 	src_evict(s);
 	f->src = pmt_srcfile__open(fd, abs_path(f), debug, s->demangle, s->dcache);
-	if (f->src) {
-		s->nsrc++;
-		f->src_used_ns = pmt_now_ns();
-	}
+	if (f->src)
+		src_opened(s, f);
 	return f->src != NULL;
 }
 

@@ -358,6 +358,40 @@ test_unwind_lazy_binding_rbx() {
 			/ _start\+/ && st == 2 { st = 3 } END { if (st == 3) n++; print n + 0 }' "$WORK/l.txt")" 3
 }
 
+# A print's and a profile's names are made a file at a time: the
+# lazy-binding stacks above name frames of four files with DWARF
+# (lazybind, liblazy.so, and ld.so's and libc's debug files); each
+# file's DWARF is opened once and closed before the next one's is
+# opened (-vv says both), where named in the stacks' order all four
+# were open at once (PMT_NAMES_INTERLEAVED=1: always-on's interval
+# prints peaked at 10 MB of DWARF so). The folded stacks are the same
+# either way; a profile opens them one at a time too.
+test_names_one_dwarf_at_a_time() {
+	local libc id n
+	requires userspace || return
+	libc=$(ldd "$TP/lazybind" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	[ -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
+		{ skip "needs libc6-dbg (make test-deps): libc's debug file"; return; }
+	# the most DWARF open at once, the files opened, and any opened twice
+	opened() { awk '/ DWARF of .* opened / { n = $(NF - 1); sub(/\(/, "", n); if (n > most) most = n; files++; if (seen[$4]++) again++ }
+		END { print most + 0, files + 0, again + 0 }' "$1"; }
+	for n in by_file interleaved; do
+		PMT_NAMES_INTERLEAVED=$([ $n = interleaved ] && echo 1 || echo 0) "$PMT" -vv --uprobe "$TP/liblazy.so:lazy_resolve_*" \
+			--stack user --folded -o "$WORK/$n.folded" -- "$TP"/lazybind >/dev/null 2>"$WORK/$n.err" ||
+			{ cat "$WORK/$n.err" >&2; return 1; }
+	done
+	note "most open at once, files opened, opened again: $(opened "$WORK/by_file.err") a file at a time; $(opened "$WORK/interleaved.err") in the stacks' order"
+	expect_eq "most DWARF open at once, files opened, opened again" "$(opened "$WORK/by_file.err")" "1 4 0" || return 1
+	[ "$(opened "$WORK/interleaved.err" | cut -d' ' -f1)" -ge 2 ] ||
+		{ fail "in the stacks' order the files' DWARF was not open at once: the test shows nothing"; return 1; }
+	expect_eq "folded stacks" "$(cat "$WORK/by_file.folded")" "$(cat "$WORK/interleaved.folded")" || return 1
+	grep -q "(inlined)" "$WORK/by_file.folded" || { fail "no inlined frame named"; return 1; }
+	"$PMT" -vv --uprobe "$TP/liblazy.so:lazy_resolve_*" --stack user --pprof "$WORK/p.pb.gz" \
+		-- "$TP"/lazybind >/dev/null 2>"$WORK/p.err" || { cat "$WORK/p.err" >&2; return 1; }
+	expect_eq "a profile: most DWARF open at once, files opened, opened again" "$(opened "$WORK/p.err")" "1 4 0"
+}
+
 # Debian's debug files (libc6-dbg's) have their DWARF compressed, and
 # libdw inflates every compressed section into memory at each open (10
 # MB of libc's). pmtrace maps an uncompressed copy kept on disk instead
