@@ -14,6 +14,7 @@
 #include "aggregate/aggregate_internal.h"
 #include "symbols/symbols.h"
 #include "util/grow.h"
+#include "util/strutil.h"
 
 /* Turn cur into deltas against prev (min/max stay since the start). */
 static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
@@ -575,14 +576,10 @@ struct seen {
 	size_t n, cap;
 };
 
-static uint64_t mix(uint64_t h, uint64_t x)
-{
-	return (h ^ x) * 0x100000001b3ULL;
-}
-
 /* Was (key, addr) seen? Marked seen now; -1: no memory */
 static int seen_before(struct seen *s, uint64_t key, uint64_t addr)
 {
+	const uint64_t pair[2] = {key, addr};
 	size_t i, cap;
 
 	if (2 * (s->n + 1) > s->cap) {
@@ -598,7 +595,7 @@ static int seen_before(struct seen *s, uint64_t key, uint64_t addr)
 	}
 	cap = s->cap;
 	/* (no frame's address is 0) */
-	for (i = mix(mix(0xcbf29ce484222325ULL, key), addr) & (cap - 1); s->v[i][1];
+	for (i = pmt_hash_bytes(PMT_HASH_SEED, pair, sizeof(pair)) & (cap - 1); s->v[i][1];
 	     i = (i + 1) & (cap - 1))
 		if (s->v[i][0] == key && s->v[i][1] == addr)
 			return 1;
@@ -651,13 +648,9 @@ int pmt_agg__frames_by_file(const struct pmt_agg *a, const struct pmt_agg_io *io
 					continue;
 				pmt_syms__lock(io->syms);
 				if (pmt_syms__module(io->syms, pid, ips[k], &m)) {
-					uint64_t h = 0xcbf29ce484222325ULL;
-					const char *c;
+					uint64_t h = pmt_hash_str(
+						pmt_hash_str(PMT_HASH_SEED, m.file), m.build_id);
 
-					for (c = m.file; *c; c++)
-						h = mix(h, (uint8_t)*c);
-					for (c = m.build_id; *c; c++)
-						h = mix(h, (uint8_t)*c);
 					if ((g = pmt_grow(list, &cap, len, sizeof(*list), 256)))
 						g[len++] =
 							(struct pmt_agg_frame){h, key, ips[k], pid};
@@ -736,10 +729,7 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 		cur->v[k].idle = !s.e[k].val.count;
 	/* (pprof makes its locations so itself; PMT_NAMES_INTERLEAVED=1:
 	 * named in the stacks' order, as the tests compare) */
-	for (i = 0; i < a->keys.n; i++)
-		if (a->keys.disp[i] == PMT_DISP_USTACK)
-			break;
-	if (i < a->keys.n && (a->sinks[0] != &pmt_agg_sink_pprof || a->sinks[1]) &&
+	if (pmt_agg__has_stack_key(a) && (a->sinks[0] != &pmt_agg_sink_pprof || a->sinks[1]) &&
 	    !named_interleaved())
 		names_by_file(a, io, s.e, s.n);
 	for (i = 0; a->sinks[i]; i++)

@@ -599,9 +599,9 @@ static void drop_image(Elf *e)
 static long file_pages(void)
 {
 	static int held = -1;
-	long size, res, shared;
-	int fd = __atomic_load_n(&held, __ATOMIC_ACQUIRE), none = -1;
-	char buf[128];
+	int fd = __atomic_load_n(&held, __ATOMIC_ACQUIRE), none = -1, i;
+	char buf[128], *p = buf, *end;
+	long shared = -1;
 	ssize_t n;
 
 	if (fd < 0) {
@@ -618,7 +618,11 @@ static long file_pages(void)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	return sscanf(buf, "%ld %ld %ld", &size, &res, &shared) == 3 ? shared : -1;
+	/* (size, resident, shared: parsed by hand, at each lookup) */
+	for (i = 0; i < 3; i++, p = end)
+		if ((shared = strtol(p, &end, 10)) < 0 || end == p)
+			return -1;
+	return shared;
 }
 
 /* Fill s for address addr (in the DWARF's terms). */

@@ -525,15 +525,6 @@ static int64_t pin(struct pmt_syms *s, struct file *f)
 	return f->pin - 1;
 }
 
-static uint64_t name_hash(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*p)
-		h = (h ^ (uint8_t)*p++) * 0x100000001b3ULL;
-	return h;
-}
-
 /* Room in the JIT names' index for one more: 0 or -ENOMEM. */
 static int jit_index_room(struct pmt_syms *s)
 {
@@ -545,8 +536,8 @@ static int jit_index_room(struct pmt_syms *s)
 	if (!(ix = calloc(cap, sizeof(*ix))))
 		return -ENOMEM;
 	for (i = 0; i < s->njit; i++) {
-		for (j = name_hash(s->jit_names + s->jit_at[i]) & (cap - 1); ix[j];
-		     j = (j + 1) & (cap - 1))
+		for (j = pmt_hash_str(PMT_HASH_SEED, s->jit_names + s->jit_at[i]) & (cap - 1);
+		     ix[j]; j = (j + 1) & (cap - 1))
 			;
 		ix[j] = (uint32_t)i + 1;
 	}
@@ -566,7 +557,7 @@ static int64_t jit_intern(struct pmt_syms *s, const char *name)
 
 	if (jit_index_room(s))
 		return -1;
-	for (j = name_hash(name) & (s->jit_icap - 1); s->jit_index[j];
+	for (j = pmt_hash_str(PMT_HASH_SEED, name) & (s->jit_icap - 1); s->jit_index[j];
 	     j = (j + 1) & (s->jit_icap - 1))
 		if (!strcmp(s->jit_names + s->jit_at[s->jit_index[j] - 1], name))
 			return s->jit_index[j] - 1;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "unwind/rules.h"
 #include "util/grow.h"
+#include "util/strutil.h"
 
 void pmt_cfi_rules__init(struct pmt_cfi_rules *r, uint32_t max)
 {
@@ -48,12 +49,8 @@ struct pmt_cfi_row pmt_cfi_rule__row(uint32_t pc, const struct pmt_cfi_rule *rul
 
 static uint32_t hash(const struct pmt_cfi_rule *rule)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const unsigned char *b = (const unsigned char *)rule;
-	size_t i;
+	uint64_t h = pmt_hash_bytes(PMT_HASH_SEED, rule, sizeof(*rule));
 
-	for (i = 0; i < sizeof(*rule); i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
 	return (uint32_t)(h ^ h >> 32);
 }
 

@@ -309,6 +309,23 @@ int pmt_parse_int(const char *s, int min, int max, int *out)
 	return 0;
 }
 
+uint64_t pmt_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+uint64_t pmt_hash_str(uint64_t h, const char *s)
+{
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
 uint64_t pmt_now_ns(void)
 {
 	struct timespec ts;

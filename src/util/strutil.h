@@ -59,6 +59,12 @@ int pmt_parse_u64(const char *s, uint64_t *out);
 int pmt_parse_s64(const char *s, int64_t *out);
 int pmt_parse_int(const char *s, int min, int max, int *out);
 
+/* FNV-1a: h (PMT_HASH_SEED to begin with) carried on over the n bytes
+ * at p, or over the string s */
+#define PMT_HASH_SEED 0xcbf29ce484222325ULL
+uint64_t pmt_hash_bytes(uint64_t h, const void *p, size_t n);
+uint64_t pmt_hash_str(uint64_t h, const char *s);
+
 /* CLOCK_MONOTONIC in ns: the clock of BPF's timestamps. */
 uint64_t pmt_now_ns(void);
 /* The calling thread's CPU time in ns. */

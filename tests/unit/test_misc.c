@@ -530,3 +530,16 @@ TEST(opts_agg_names)
 		pmt_opts__free(&o);
 	}
 }
+
+/* FNV-1a as its published vectors give it, carried on from one call to
+ * the next, a string as its bytes */
+TEST(hash_fnv1a_vectors)
+{
+	ASSERT_EQ(pmt_hash_str(PMT_HASH_SEED, ""), 0xcbf29ce484222325ULL);
+	ASSERT_EQ(pmt_hash_str(PMT_HASH_SEED, "a"), 0xaf63dc4c8601ec8cULL);
+	ASSERT_EQ(pmt_hash_str(PMT_HASH_SEED, "foobar"), 0x85944171f73967e8ULL);
+	ASSERT_EQ(pmt_hash_str(pmt_hash_str(PMT_HASH_SEED, "foo"), "bar"),
+		  pmt_hash_str(PMT_HASH_SEED, "foobar"));
+	ASSERT_EQ(pmt_hash_bytes(PMT_HASH_SEED, "foobar", 6),
+		  pmt_hash_str(PMT_HASH_SEED, "foobar"));
+}
