@@ -1196,7 +1196,14 @@ test_program_biosnoop_vs_bpftrace() {
 	oracle_on_host || return 0
 	requires bpftrace || return
 	ddlines "$WORK/bt.txt" >"$WORK/theirs"
-	same_lines
+	# bpftrace 0.17's lines are pmtrace's, but where it missed a read
+	# (CI's busy pass beside the guests and two CPU hogs: one of dd's
+	# four reads absent from its output, pmtrace's four exact above): each
+	# of its lines one of pmtrace's, said when fewer
+	cmp -s "$WORK/ours" "$WORK/theirs" && { note "$(wc -l <"$WORK/ours") lines as bpftrace's"; return 0; }
+	[ -z "$(comm -13 <(sort "$WORK/ours") <(sort "$WORK/theirs"))" ] ||
+		{ diff "$WORK/ours" "$WORK/theirs" >&2; fail "a line of bpftrace's (>) that pmtrace has not (<)"; return 1; }
+	note "bpftrace missed $(($(wc -l <"$WORK/ours") - $(wc -l <"$WORK/theirs"))) of dd's lines pmtrace has: $(comm -23 <(sort "$WORK/ours") <(sort "$WORK/theirs") | tr '\n' ';')"
 }
 
 # biostacks.bt, as newer bpftrace runs it on block_io_start and
