@@ -247,6 +247,8 @@ void pmt_syms__exec(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 	if (!s || !pid)
 		return;
 	pthread_mutex_lock(&s->lock);
+	if (s->pyquery.pid == pid)
+		s->pyquery.pid = 0;
 	p = syms_proc_find(s, pid, &at);
 	if (p && !p->dead)
 		proc_clear(s, p, ts);
@@ -292,6 +294,8 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 	if (!s || !pid)
 		return;
 	pthread_mutex_lock(&s->lock);
+	if (s->pyquery.pid == pid)
+		s->pyquery.pid = 0;
 	p = syms_proc_find(s, pid, &at);
 	if (p && !p->dead && s->ndead == s->max_dead && s->on_bound && !s->settling) {
 		/* the owner settles those waiting first (its locks come

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/sysmacros.h>
+#include "symbols/procmaps.h"
 #include "symbols/symbols_internal.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -287,25 +289,75 @@ bool pmt_syms__name(struct pmt_syms *s, uint32_t pid, uint64_t addr, bool offset
 }
 
 /* Python frames: their code objects are python/codes.c's, under the lock. */
+/* The static key of addr and qualname, both in the file mapping m of
+ * file f (an interpreter's deep-frozen code). */
+static bool py_key(struct pmt_syms *s, uint32_t pid, struct file *f, const struct map *m,
+		   uint64_t addr, uint64_t qualname, struct pmt_pystatic_key *k)
+{
+	const struct pmt_elf_loads *l;
+
+	if (!f || !(f->dev | f->ino))
+		return false;
+	l = syms_file_loads(s, f, pid, m);
+	*k = (struct pmt_pystatic_key){.dev = f->dev, .ino = f->ino};
+	return l && pmt_elf__vaddr_in_file(l, m->start, m->pgoff, addr, &k->vaddr) &&
+	       pmt_elf__vaddr_in_file(l, m->start, m->pgoff, qualname, &k->qualname);
+}
+
+/* A process the sideband has not brought yet (its code came first, as
+ * a churn's short interpreters do): the mappings of addr and qualname
+ * asked of the kernel, one query each, not all its maps read; the last
+ * process's interpreter mapping kept, as its codes come together. 1 when
+ * keyed, 0 when not static, -ENOTTY where the kernel takes no query. */
+static int py_static_queried(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t qualname,
+			     struct pmt_pystatic_key *k)
+{
+	struct pmt_pyquery *c = &s->pyquery;
+	const uint64_t addrs[2] = {addr, qualname};
+	struct pmt_procmap q[2];
+	char path[PATH_MAX];
+	int err;
+
+	if (c->pid != pid || addr < c->m.start || addr >= c->m.end || qualname < c->m.start ||
+	    qualname >= c->m.end) {
+		err = pmt_procmaps__query(pid, addrs, 2, q, path, sizeof(path));
+		if (err == -ENOTTY)
+			return err;
+		if (err || q[0].ino != q[1].ino || q[0].maj != q[1].maj || q[0].min != q[1].min)
+			return 0;
+		c->pid = pid;
+		c->m = (struct map){.start = q[0].start, .end = q[0].end, .pgoff = q[0].pgoff};
+		c->dev = makedev(q[0].maj, q[0].min);
+		c->ino = q[0].ino;
+		c->path[0] = '\0';
+		if (strlen(path) < sizeof(c->path))
+			strcpy(c->path, path);
+	}
+	/* files are shared and outlive processes: looked up again each time */
+	c->m.f = c->path[0] ? syms_file_get(s, c->dev, c->ino, c->path, false, pid, c->m.start,
+					    c->m.end)
+			    : NULL;
+	return py_key(s, pid, c->m.f, &c->m, addr, qualname, k);
+}
+
 /* The code object at addr (qualname object at qualname) of process pid,
  * when both lie in the initialized data of the file mapped just below
  * them (an interpreter's deep-frozen code): its key. */
 static bool py_static(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t qualname,
 		      struct pmt_pystatic_key *k)
 {
-	struct proc *p = syms_proc_get(s, pid); /* its samples need its maps too */
-	const struct pmt_elf_loads *l;
 	const struct map *m = NULL;
+	struct proc *p;
 	size_t i;
+	int q;
 
+	if (!(p = syms_proc_find(s, pid, &i)) &&
+	    (q = py_static_queried(s, pid, addr, qualname, k)) != -ENOTTY)
+		return q > 0;
+	p = p ? p : syms_proc_get(s, pid); /* its samples need its maps too */
 	for (i = 0; p && i < p->n && p->maps[i].start <= addr; i++)
 		m = &p->maps[i];
-	if (!m || !m->f || !(m->f->dev | m->f->ino))
-		return false;
-	l = syms_file_loads(s, m->f, pid, m);
-	*k = (struct pmt_pystatic_key){.dev = m->f->dev, .ino = m->f->ino};
-	return l && pmt_elf__vaddr_in_file(l, m->start, m->pgoff, addr, &k->vaddr) &&
-	       pmt_elf__vaddr_in_file(l, m->start, m->pgoff, qualname, &k->qualname);
+	return m && py_key(s, pid, m->f, m, addr, qualname, k);
 }
 
 void pmt_syms__python_code(struct pmt_syms *s, uint32_t pid, uint32_t id, uint64_t addr,

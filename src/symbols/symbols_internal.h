@@ -4,6 +4,7 @@
 #ifndef PMT_SYMBOLS_INTERNAL_H
 #define PMT_SYMBOLS_INTERNAL_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,6 +98,15 @@ struct kcached {
 	bool found;
 };
 
+/* The interpreter mapping of the last process whose Python code came
+ * before its maps (py_static_queried): forgotten at its exec and exit. */
+struct pmt_pyquery {
+	uint32_t pid;
+	struct map m;
+	uint64_t dev, ino;
+	char path[PATH_MAX];
+};
+
 struct pmt_syms {
 	pthread_mutex_t lock; /* recursive: spans hold it around calls */
 	struct pmt_ksyms ktab;
@@ -107,7 +117,8 @@ struct pmt_syms {
 	size_t nsrc;		     /* files with src open */
 	struct pmt_pycodes py;	     /* the code objects read (python/codes.h) */
 	struct pmt_srcframe pyframe; /* the last Python frame's, for srcframes */
-	struct proc **procs;	     /* sorted by pid */
+	struct pmt_pyquery pyquery;
+	struct proc **procs; /* sorted by pid */
 	size_t nprocs, cap;
 	struct file **files; /* sorted by (dev, ino) */
 	size_t nfiles, fcap, idle, held;

@@ -2,12 +2,14 @@
 /* User symbols: one file's table (this test binary itself), and the
  * processes that map it as the kernel would report them (fork, exec,
  * mmap, exit), with pids no live process has. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <libelf.h>
 #include "elf/elfsym.h"
 #include "symbols/jitmap.h"
@@ -628,4 +630,85 @@ TEST(offset_decimal_as_bpftrace)
 	pmt_syms__offset_decimal("libc.so.6+0x2724a and more", 17, &b);
 	ASSERT_STREQ(pmt_buf__cstr(&b), "libc.so.6+160330");
 	pmt_buf__free(&b);
+}
+
+/* /proc/PID/maps lines as the kernel writes them, by hand-written parser:
+ * executable ones kept, others and malformed ones not. */
+TEST(procmaps_lines_parsed)
+{
+	char exe[] = "7f1c2a400000-7f1c2a5d5000 r-xp 00028000 fe:01 1835118                    "
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6\n";
+	char vdso[] = "7ffd5b9e3000-7ffd5b9e5000 r-xp 00000000 00:00 0                          "
+		      "[vdso]\n";
+	char anon[] = "7f1c2a600000-7f1c2a700000 r-xp 00000000 00:00 0 \n";
+	char data[] = "55d0c8e1f000-55d0c8e21000 rw-p 00003000 fe:01 1835001 /usr/bin/ls\n";
+	char bad[] = "7f1c2a400000 r-xp 00028000 fe:01 1835118 /usr/lib/x\n";
+	char odd[] = "10-20 r-xp 0 103:0a 42 /a path with spaces (deleted)\n";
+	struct pmt_procmap m;
+
+	ASSERT_TRUE(pmt_procmaps__line(exe, &m));
+	ASSERT_EQ(m.start, 0x7f1c2a400000ULL);
+	ASSERT_EQ(m.end, 0x7f1c2a5d5000ULL);
+	ASSERT_EQ(m.pgoff, 0x28000);
+	ASSERT_EQ(m.maj, 0xfe);
+	ASSERT_EQ(m.min, 1);
+	ASSERT_EQ(m.ino, 1835118);
+	ASSERT_STREQ(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	ASSERT_TRUE(pmt_procmaps__line(vdso, &m));
+	ASSERT_STREQ(m.path, "[vdso]");
+	ASSERT_EQ(m.ino, 0);
+	ASSERT_TRUE(pmt_procmaps__line(anon, &m));
+	ASSERT_STREQ(m.path, "");
+	ASSERT_TRUE(!pmt_procmaps__line(data, &m));
+	ASSERT_TRUE(!pmt_procmaps__line(bad, &m));
+	ASSERT_TRUE(pmt_procmaps__line(odd, &m));
+	ASSERT_EQ(m.maj, 0x103);
+	ASSERT_EQ(m.min, 0xa);
+	ASSERT_STREQ(m.path, "/a path with spaces (deleted)");
+}
+
+int pmt_symtest_data[64] = {1}; /* in this binary's initialized data */
+extern char __executable_start;
+
+/* PROCMAP_QUERY (6.11) against this process's own maps: the data
+ * mapping holding an initialized global (not executable: the full read
+ * lists it not), as this binary's file, its link-time address found
+ * from it; a heap address in no file says -ENOENT. */
+TEST(procmaps_query_data_mapping)
+{
+	uint64_t addrs[2] = {(uintptr_t)&pmt_symtest_data[0], (uintptr_t)&pmt_symtest_data[63]};
+	struct pmt_procmap q[2];
+	struct pmt_elf_loads loads;
+	char path[4096], exe[4096];
+	uint64_t vaddr;
+	struct stat st;
+	ssize_t n;
+	void *heap;
+	int err, fd;
+
+	err = pmt_procmaps__query((uint32_t)getpid(), addrs, 2, q, path, sizeof(path));
+	if (err == -ENOTTY) {
+		printf("    skipped: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+		return;
+	}
+	ASSERT_EQ(err, 0);
+	ASSERT_TRUE((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0);
+	exe[n] = '\0';
+	ASSERT_STREQ(q[0].path, exe);
+	ASSERT_TRUE(!stat(exe, &st));
+	ASSERT_EQ(q[0].ino, st.st_ino);
+	ASSERT_EQ(makedev(q[0].maj, q[0].min), st.st_dev);
+	ASSERT_TRUE(q[0].start <= addrs[0] && addrs[0] < q[0].end);
+	ASSERT_EQ(q[1].ino, q[0].ino);
+	ASSERT_TRUE((fd = open(exe, O_RDONLY | O_CLOEXEC)) >= 0);
+	err = pmt_elf__loads(fd, &loads);
+	close(fd);
+	ASSERT_EQ(err, 0);
+	ASSERT_TRUE(pmt_elf__vaddr_in_file(&loads, q[0].start, q[0].pgoff, addrs[0], &vaddr));
+	ASSERT_EQ(vaddr, addrs[0] - (uintptr_t)&__executable_start);
+	heap = malloc(1 << 20); /* mmap'd: anonymous */
+	addrs[0] = (uintptr_t)heap;
+	err = pmt_procmaps__query((uint32_t)getpid(), addrs, 1, q, path, sizeof(path));
+	free(heap);
+	ASSERT_EQ(err, -ENOENT);
 }
