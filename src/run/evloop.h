@@ -52,6 +52,11 @@ struct pmt_evloop {
 	size_t aligned_cap;
 	struct pmt_named named; /* a streamed record's names (reused) */
 	enum pmt_stop_reason stop;
+	/* a profile aggregated (quiet_profile): the loop sleeps QUIET_MS
+	 * while nothing waits in it; the hash looked at every look_ms at
+	 * least */
+	bool quiet;
+	int look_ms;
 };
 
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out);

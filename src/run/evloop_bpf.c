@@ -43,6 +43,10 @@
  * taken since, and asks for the next look sooner while keys come fast;
  * one read of a per-CPU counter) */
 #define DRAIN_MS 50
+/* aggregating a profile (-e events at --freq, nothing streamed): its
+ * keys come no faster than its samples, so the loop sleeps this long
+ * while nothing waits in it; the rings' watermarks wake it sooner */
+#define QUIET_MS 250
 #define SLACK_NS (5 * 1000 * 1000ULL)
 /* while writing out: drain the rings after this many records */
 #define REFILL_EVERY 1024
@@ -437,6 +441,34 @@ static size_t queue_share(const struct pmt_evloop *l, size_t page)
 	return n < ring ? ring : n;
 }
 
+/*
+ * A session aggregating samples of -e events at --freq alone (no
+ * program's blocks, nothing streamed) makes no more keys a second than
+ * freq samples a CPU (four times that, for the kernel's frequency
+ * adjustment): the hash's look and the loop's sleep can be as long as
+ * half the time that takes to fill the room left past a drain's quarter,
+ * up to QUIET_MS. An always-on profile's loop then wakes 4 times a
+ * second, not 20; the sideband's rings wake it at half full.
+ */
+static void quiet_profile(struct pmt_evloop *l)
+{
+	const struct pmt_opts *o = l->s->opts;
+	double rate = 4.0 * o->freq * l->s->ncpus, ms;
+	size_t i;
+
+	if (o->period || !o->freq)
+		return;
+	for (i = 0; i < l->s->probes.n; i++)
+		if (strcmp(l->s->probes.v[i].prov->name, "perf_event") ||
+		    l->s->probes.v[i].block >= 0)
+			return;
+	ms = (double)o->agg.max_keys * 3 / 4 / rate / 2 * 1000;
+	if (ms < DRAIN_MS)
+		return;
+	l->look_ms = ms > QUIET_MS ? QUIET_MS : (int)ms;
+	l->quiet = true;
+}
+
 int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_output *out)
 {
 	const struct pmt_opts *o = s->opts;
@@ -467,6 +499,9 @@ int pmt_evloop__init(struct pmt_evloop *l, struct pmt_session *s, struct pmt_out
 	 * whose user stacks the kernel left for user space to finish */
 	for (i = 0; i < (int)s->probes.n && s->probes.v[i].action != PMT_ACT_STREAM; i++)
 		;
+	l->look_ms = DRAIN_MS;
+	if (i == (int)s->probes.n && s->aggmaps)
+		quiet_profile(l);
 	if (i == (int)s->probes.n && !s->skel->rodata->pmt_agg_defer)
 		return 0;
 	if (!o->json && !o->raw)
@@ -642,12 +677,25 @@ static bool watch_output(struct pmt_evloop *l, int epfd)
 	return epfd < 0 || !epoll_ctl(epfd, EPOLL_CTL_ADD, l->out->fd, &ev);
 }
 
+/* The sideband's rings wake a quiet loop (quiet_profile) at half full:
+ * in the rings' epoll set under this tag */
+#define SIDEBAND_TAG (UINT64_MAX - 1)
+
+static void watch_sideband(struct pmt_evloop *l, int epfd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = SIDEBAND_TAG};
+
+	if (l->quiet && epfd >= 0 && pmt_sideband__fd(l->sb) >= 0)
+		epoll_ctl(epfd, EPOLL_CTL_ADD, pmt_sideband__fd(l->sb), &ev);
+}
+
 /* Sleep until events, a signal or timeout ms; stop when the output's
  * reader has gone. 0 or -errno. */
 static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout, struct pmt_error *e)
 {
 	struct timespec ts = {timeout / 1000, (timeout % 1000) * 1000000L};
-	struct pollfd out = {.fd = l->out->fd, .events = 0};
+	struct pollfd fds[2] = {{.fd = l->out->fd, .events = 0},
+				{.fd = l->quiet ? pmt_sideband__fd(l->sb) : -1, .events = POLLIN}};
 	struct epoll_event evs[16];
 	int r, i;
 
@@ -657,8 +705,10 @@ static int wait_events(struct pmt_evloop *l, int epfd, bool watch, int timeout, 
 			if (evs[i].data.u64 == OUT_TAG)
 				l->stop = PMT_STOP_OUTPUT;
 	} else {
-		r = ppoll(&out, watch ? 1 : 0, &ts, pmt_signals__wait_mask());
-		if (r > 0 && (out.revents & (POLLERR | POLLHUP)))
+		if (!watch)
+			fds[0].fd = -1;
+		r = ppoll(fds, 2, &ts, pmt_signals__wait_mask());
+		if (r > 0 && (fds[0].revents & (POLLERR | POLLHUP)))
 			l->stop = PMT_STOP_OUTPUT;
 	}
 	if (r < 0 && errno != EINTR)
@@ -709,8 +759,10 @@ int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
 	uint64_t start = pmt_now_ns(), now, deadline = 0, tick = 0, period = 0;
-	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, look = DRAIN_MS;
+	int epfd = l->pb ? perf_buffer__epoll_fd(l->pb) : -1, timeout, err, look = l->look_ms;
 	bool watch = watch_output(l, epfd);
+
+	watch_sideband(l, epfd);
 
 	if (o->duration > 0)
 		deadline = start + (uint64_t)(o->duration * 1e9);
@@ -720,6 +772,8 @@ int pmt_evloop__run(struct pmt_evloop *l)
 	}
 	while (!l->stop) {
 		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : 1000;
+		if (l->quiet && !l->ro.bytes)
+			timeout = QUIET_MS;
 		if (l->s->aggmaps && look < timeout)
 			timeout = look;
 		now = pmt_now_ns();
@@ -754,7 +808,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 			l->stop = PMT_STOP_ERROR;
 			return err;
 		}
-		look = DRAIN_MS;
+		look = l->look_ms;
 		if (l->s->aggmaps && (err = pmt_aggmaps__poll(l->s->aggmaps, &look))) {
 			l->stop = PMT_STOP_ERROR;
 			return pmt_error__runtime(&l->s->err, err,

@@ -27,6 +27,9 @@ void pmt_sideband__apply_until(struct pmt_sideband *sb, uint64_t time);
 /* Records lost: the kernel could not write them (rings full), or there
  * was no memory to hold them. */
 uint64_t pmt_sideband__lost(const struct pmt_sideband *sb);
+/* A descriptor readable once a CPU's ring is half full (its watermark):
+ * a loop that sleeps long waits on it too. -1 without sb. */
+int pmt_sideband__fd(const struct pmt_sideband *sb);
 void pmt_sideband__free(struct pmt_sideband *sb);
 
 #endif

@@ -269,6 +269,11 @@ fail:
 		strerror(-err));
 }
 
+int pmt_sideband__fd(const struct pmt_sideband *sb)
+{
+	return sb ? perf_buffer__epoll_fd(sb->pb) : -1;
+}
+
 uint64_t pmt_sideband__lost(const struct pmt_sideband *sb)
 {
 	return sb ? sb->lost : 0;

@@ -221,3 +221,23 @@ test_self_metrics_equal_summary() {
 		grep -qxF "$want" "$WORK/m.txt" || { grep -v '^pmtrace_uprobe' "$WORK/m.txt" >&2; fail "no '$want'"; return 1; }
 	done
 }
+
+# An always-on profile's loop sleeps: samples at --freq 99 make keys no
+# faster than 4 x 99 a CPU, so it wakes some 4 times a second (not 20),
+# and the sideband's rings wake it when a churn fills them half: 300
+# short processes' samples counted by their comm, no record lost. (A
+# loop of 50 ms waits 80 times.)
+test_profile_loop_sleeps() {
+	requires strace || return
+	local out=$WORK/out.txt waits
+	strace -f -qq -e trace=epoll_pwait,ppoll -o "$WORK/st" "$PMT" -a -e cpu-clock --freq 99 \
+		--count --by comm -d 4 -o "$out" 2>"$WORK/err" &
+	sleep 1.5
+	for _ in $(seq 300); do "$TP/getppid_loop" 20000 >/dev/null; done
+	wait $! || { cat "$WORK/err" >&2; return 1; }
+	waits=$(grep -c 'epoll_pwait\|ppoll' "$WORK/st")
+	note "$waits waits of the loop in 4 s (250 ms each at most)"
+	[ "$waits" -le 40 ] || { fail "$waits waits in 4 s: the loop did not sleep"; return 1; }
+	grep -q '^@\[getppid_loop\]: [0-9]' "$out" || { cat "$out" >&2; fail "getppid_loop not counted"; return 1; }
+	! grep -i 'lost\|warning' "$WORK/err" || { fail "records lost"; return 1; }
+}
