@@ -755,6 +755,16 @@ static void let_go(struct pmt_evloop *l, uint64_t now)
 		malloc_trim(0); /* libdw's pages go back */
 }
 
+/* The loop's wait, before deadlines and ticks: look, the hash's next */
+static int sleep_ms(const struct pmt_evloop *l, int look)
+{
+	int ms = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : 1000;
+
+	if (l->quiet && !l->ro.bytes)
+		ms = QUIET_MS;
+	return l->s->aggmaps && look < ms ? look : ms;
+}
+
 int pmt_evloop__run(struct pmt_evloop *l)
 {
 	const struct pmt_opts *o = l->s->opts;
@@ -771,11 +781,7 @@ int pmt_evloop__run(struct pmt_evloop *l)
 		tick = start + period;
 	}
 	while (!l->stop) {
-		timeout = l->pb ? POLL_MS : l->sb ? SIDEBAND_MS : 1000;
-		if (l->quiet && !l->ro.bytes)
-			timeout = QUIET_MS;
-		if (l->s->aggmaps && look < timeout)
-			timeout = look;
+		timeout = sleep_ms(l, look);
 		now = pmt_now_ns();
 		if (deadline) {
 			if (now >= deadline) {
