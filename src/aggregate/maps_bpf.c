@@ -57,6 +57,8 @@ struct window {
 	struct pmt_agg_totals t;
 };
 
+struct prefetch;
+
 struct pmt_aggmaps {
 	struct pmtrace_bpf *skel;
 	struct pmt_agg *agg;
@@ -83,7 +85,8 @@ struct pmt_aggmaps {
 	uint8_t *bkeys, *bvals; /* a batch's keys and values */
 	struct alias *aliases;	/* of the last collection */
 	size_t naliases, acap;
-	struct refs *live; /* a collection's: the stack keys live keys name */
+	struct refs *live;    /* a collection's: the stack keys live keys name */
+	struct prefetch *pre; /* a drain's: the stacks its keys name, read */
 	uint32_t old;
 	bool conflict;
 	int err;
@@ -185,11 +188,47 @@ static int wait_programs(struct pmt_aggmaps *m)
 
 /* A stored stack's frames (innermost first) into ips and its check word;
  * how many frames, -1 when the kernel holds no stack under key. */
+/* The stacks a drain's keys name, read from the kernel's table a batch
+ * a system call before they are copied (prefetch_stacks): by key, their
+ * frames in one array. */
+struct prefetched {
+	uint64_t key, check;
+	uint32_t n;
+	size_t at; /* in frames */
+};
+
+struct prefetch {
+	struct prefetched *v;
+	size_t n, cap;
+	uint64_t *frames;
+	size_t nframes, fcap;
+};
+
+static int cmp_prefetched(const void *a, const void *b)
+{
+	uint64_t x = ((const struct prefetched *)a)->key, y = ((const struct prefetched *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct prefetched *find_prefetched(const struct prefetch *p, uint64_t key)
+{
+	struct prefetched k = {.key = key};
+
+	return p && p->n ? bsearch(&k, p->v, p->n, sizeof(k), cmp_prefetched) : NULL;
+}
+
 static int kernel_stack(struct pmt_aggmaps *m, uint64_t key, uint64_t *ips, uint64_t *check)
 {
+	const struct prefetched *f = find_prefetched(m->pre, key);
 	uint64_t v[PMT_STACK_DEPTH];
 	int n;
 
+	if (f) {
+		memcpy(ips, m->pre->frames + f->at, f->n * sizeof(*ips));
+		*check = f->check;
+		return (int)f->n;
+	}
 	if (bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_stacks), &key, v))
 		return -1;
 	for (n = 0; n < PMT_STACK_KEPT && v[n]; n++)
@@ -614,8 +653,83 @@ static void sweep_copies(struct pmt_aggmaps *m)
 }
 
 /* Under m->lock. 0 or -errno. */
+/* Fewer stacks than this a drain looks up one by one */
+#define PREFETCH_MIN 32
+
+/* A stack of the kernel's table that a drained key names, kept */
+static int keep_prefetched(struct prefetch *p, uint64_t key, const uint64_t *v)
+{
+	struct prefetched *e = pmt_grow(p->v, &p->cap, p->n, sizeof(*p->v), 256);
+	uint64_t *f;
+	uint32_t n;
+
+	if (!e)
+		return -ENOMEM;
+	p->v = e;
+	for (n = 0; n < PMT_STACK_KEPT && v[n]; n++)
+		;
+	if (!(f = pmt_grow(p->frames, &p->fcap, p->nframes + n, sizeof(*f), 4096)))
+		return -ENOMEM;
+	p->frames = f;
+	memcpy(f + p->nframes, v, n * sizeof(*v));
+	e[p->n++] = (struct prefetched){key, v[PMT_STACK_KEPT], n, p->nframes};
+	p->nframes += n;
+	return 0;
+}
+
+/*
+ * The stacks the drained keys name, read from the kernel's table a batch
+ * of 64 a system call (a churn's drain names thousands, a lookup each
+ * before): kernel_stack finds them in m->pre. Nothing is read for a few,
+ * or where the kernel takes no batches (lookups then, as for a stack
+ * stored after this read).
+ */
+static void prefetch_stacks(struct pmt_aggmaps *m, struct prefetch *p)
+{
+	int fd = bpf_map__fd(m->skel->maps.pmt_stacks);
+	uint64_t *keys = NULL, token = 0;
+	uint64_t(*vals)[PMT_STACK_DEPTH] = NULL;
+	struct refs want = {.m = m};
+	bool first = true, done = false;
+	size_t i, u;
+	int err = 0;
+
+	for (i = 0; i < m->got.n && !want.err; i++)
+		pmt_agg__key_stacks(m->agg, &m->got.v[i].key, note_ref, &want);
+	if (want.err || want.n < PREFETCH_MIN)
+		goto out;
+	pmt_sort(want.v, want.n, sizeof(*want.v), cmp_u64);
+	for (i = u = 0; i < want.n; i++)
+		if (!u || want.v[u - 1] != want.v[i])
+			want.v[u++] = want.v[i];
+	want.n = u;
+	keys = malloc(STACK_BATCH * sizeof(*keys));
+	vals = malloc(STACK_BATCH * sizeof(*vals));
+	err = keys && vals ? 0 : -ENOMEM;
+	while (!err && !done) {
+		__u32 n = STACK_BATCH, j;
+
+		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
+			err = errno == ENOENT ? 0 : -errno;
+			done = true;
+		}
+		first = false;
+		for (j = 0; j < n && !err; j++)
+			if (bsearch(&keys[j], want.v, want.n, sizeof(*want.v), cmp_u64))
+				err = keep_prefetched(p, keys[j], vals[j]);
+	}
+	if (p->n > 1)
+		pmt_sort(p->v, p->n, sizeof(*p->v), cmp_prefetched);
+	m->pre = p;
+out:
+	free(keys);
+	free(vals);
+	free(want.v);
+}
+
 static int drain(struct pmt_aggmaps *m)
 {
+	struct prefetch pre = {0};
 	uint32_t z;
 	size_t i;
 	int err;
@@ -633,6 +747,8 @@ static int drain(struct pmt_aggmaps *m)
 		return -errno;
 	m->err = 0;
 	err = read_hash(m, take_key);
+	if (!err && m->stacks)
+		prefetch_stacks(m, &pre);
 	for (i = 0; !err && i < m->got.n; i++) {
 		struct pmt_agg_entry *e = &m->got.v[i];
 
@@ -653,6 +769,9 @@ static int drain(struct pmt_aggmaps *m)
 	}
 	if (!err)
 		err = m->err;
+	m->pre = NULL;
+	free(pre.v);
+	free(pre.frames);
 	pmt_agg_entries__free(&m->got);
 	if (err)
 		return err;
