@@ -465,8 +465,9 @@ test_capabilities_instead_of_root() {
 		fail "kernel frames not named with CAP_SYSLOG"
 		return 1
 	fi
-	# root's process: its user frames need CAP_SYS_PTRACE
-	"$TP"/spinner 3000 >/dev/null &
+	# root's process: its user frames need CAP_SYS_PTRACE (it spins until
+	# killed: two start-ups beside CI's load outlasted 3 s)
+	"$TP"/spinner 600000 >/dev/null &
 	local spin=$!
 	as_nobody "$tp" -q -a -e cpu-clock --freq 499 --stack user --folded -d 1 >"$WORK/u.folded" 2>"$WORK/e7"
 	grep -q "of other users not read .*needs CAP_SYS_PTRACE" "$WORK/e7" || { kill $spin; cat "$WORK/e7" >&2; fail "CAP_SYS_PTRACE not named"; return 1; }
