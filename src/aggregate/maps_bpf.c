@@ -186,8 +186,6 @@ static int wait_programs(struct pmt_aggmaps *m)
 	return 0;
 }
 
-/* A stored stack's frames (innermost first) into ips and its check word;
- * how many frames, -1 when the kernel holds no stack under key. */
 /* The stacks a drain's keys name, read from the kernel's table a batch
  * a system call before they are copied (prefetch_stacks): by key, their
  * frames in one array. */
@@ -218,6 +216,8 @@ static const struct prefetched *find_prefetched(const struct prefetch *p, uint64
 	return p && p->n ? bsearch(&k, p->v, p->n, sizeof(k), cmp_prefetched) : NULL;
 }
 
+/* A stored stack's frames (innermost first) into ips and its check word;
+ * how many frames, -1 when the kernel holds no stack under key. */
 static int kernel_stack(struct pmt_aggmaps *m, uint64_t key, uint64_t *ips, uint64_t *check)
 {
 	const struct prefetched *f = find_prefetched(m->pre, key);
@@ -546,10 +546,11 @@ static int note_live_key(struct pmt_aggmaps *m, const struct pmt_agg_key *key)
 
 #define STACK_BATCH 64
 
-/* The kernel's stacks, a batch of keys and frames a system call: those
- * no live key names kept (keep_alias) and listed in gone. -EOPNOTSUPP
- * when the kernel takes no batches. */
-static int stacks_gone(struct pmt_aggmaps *m, int fd, const struct refs *live, struct refs *gone)
+/* fn(ctx, key, frames) for each stack of the kernel's table, a batch of
+ * keys and frames a system call, until fn returns non-zero (returned).
+ * -EINVAL or -ENOTSUP when the kernel takes no batches. */
+static int each_stack_batch(int fd, int (*fn)(void *ctx, uint64_t key, const uint64_t *v),
+			    void *ctx)
 {
 	uint64_t *keys = malloc(STACK_BATCH * sizeof(*keys)), token = 0;
 	uint64_t(*vals)[PMT_STACK_DEPTH] = malloc(STACK_BATCH * sizeof(*vals));
@@ -558,6 +559,7 @@ static int stacks_gone(struct pmt_aggmaps *m, int fd, const struct refs *live, s
 
 	while (!err && !done) {
 		__u32 n = STACK_BATCH, i;
+		int r = 0;
 
 		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
 			err = -errno;
@@ -567,16 +569,40 @@ static int stacks_gone(struct pmt_aggmaps *m, int fd, const struct refs *live, s
 			err = err == -ENOENT ? 0 : err;
 		}
 		first = false;
-		for (i = 0; i < n && !gone->err; i++)
-			if (!is_live(live, keys[i])) {
-				keep_alias(m, keys[i], vals[i]);
-				add_ref(gone, keys[i]);
-			}
-		err = err ?: gone->err;
+		for (i = 0; i < n && !r; i++)
+			r = fn(ctx, keys[i], vals[i]);
+		err = err ?: r;
 	}
 	free(keys);
 	free(vals);
 	return err;
+}
+
+struct gone_walk {
+	struct pmt_aggmaps *m;
+	const struct refs *live;
+	struct refs *gone;
+};
+
+static int note_gone(void *ctx, uint64_t key, const uint64_t *v)
+{
+	struct gone_walk *w = ctx;
+
+	if (!is_live(w->live, key)) {
+		keep_alias(w->m, key, v);
+		add_ref(w->gone, key);
+	}
+	return w->gone->err;
+}
+
+/* The kernel's stacks, in batches: those no live key names kept
+ * (keep_alias) and listed in gone. -EINVAL or -ENOTSUP when the kernel
+ * takes no batches. */
+static int stacks_gone(struct pmt_aggmaps *m, int fd, const struct refs *live, struct refs *gone)
+{
+	struct gone_walk w = {m, live, gone};
+
+	return each_stack_batch(fd, note_gone, &w);
 }
 
 /* The same, key by key (a kernel without batches of hash maps) */
@@ -652,7 +678,6 @@ static void sweep_copies(struct pmt_aggmaps *m)
 	pmt_stack_copies__sweep(&m->copies);
 }
 
-/* Under m->lock. 0 or -errno. */
 /* Fewer stacks than this a drain looks up one by one */
 #define PREFETCH_MIN 32
 
@@ -677,6 +702,20 @@ static int keep_prefetched(struct prefetch *p, uint64_t key, const uint64_t *v)
 	return 0;
 }
 
+struct prefetch_walk {
+	struct prefetch *p;
+	const struct refs *want; /* sorted */
+};
+
+static int note_wanted(void *ctx, uint64_t key, const uint64_t *v)
+{
+	struct prefetch_walk *w = ctx;
+
+	if (!bsearch(&key, w->want->v, w->want->n, sizeof(*w->want->v), cmp_u64))
+		return 0;
+	return keep_prefetched(w->p, key, v);
+}
+
 /*
  * The stacks the drained keys name, read from the kernel's table a batch
  * of 64 a system call (a churn's drain names thousands, a lookup each
@@ -686,47 +725,24 @@ static int keep_prefetched(struct prefetch *p, uint64_t key, const uint64_t *v)
  */
 static void prefetch_stacks(struct pmt_aggmaps *m, struct prefetch *p)
 {
-	int fd = bpf_map__fd(m->skel->maps.pmt_stacks);
-	uint64_t *keys = NULL, token = 0;
-	uint64_t(*vals)[PMT_STACK_DEPTH] = NULL;
 	struct refs want = {.m = m};
-	bool first = true, done = false;
-	size_t i, u;
-	int err = 0;
+	struct prefetch_walk w = {p, &want};
+	size_t i;
 
 	for (i = 0; i < m->got.n && !want.err; i++)
 		pmt_agg__key_stacks(m->agg, &m->got.v[i].key, note_ref, &want);
-	if (want.err || want.n < PREFETCH_MIN)
-		goto out;
-	pmt_sort(want.v, want.n, sizeof(*want.v), cmp_u64);
-	for (i = u = 0; i < want.n; i++)
-		if (!u || want.v[u - 1] != want.v[i])
-			want.v[u++] = want.v[i];
-	want.n = u;
-	keys = malloc(STACK_BATCH * sizeof(*keys));
-	vals = malloc(STACK_BATCH * sizeof(*vals));
-	err = keys && vals ? 0 : -ENOMEM;
-	while (!err && !done) {
-		__u32 n = STACK_BATCH, j;
-
-		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
-			err = errno == ENOENT ? 0 : -errno;
-			done = true;
-		}
-		first = false;
-		for (j = 0; j < n && !err; j++)
-			if (bsearch(&keys[j], want.v, want.n, sizeof(*want.v), cmp_u64))
-				err = keep_prefetched(p, keys[j], vals[j]);
+	if (!want.err && want.n >= PREFETCH_MIN) {
+		pmt_sort(want.v, want.n, sizeof(*want.v), cmp_u64);
+		/* what it read before an error is kept: the rest looked up */
+		each_stack_batch(bpf_map__fd(m->skel->maps.pmt_stacks), note_wanted, &w);
+		if (p->n > 1)
+			pmt_sort(p->v, p->n, sizeof(*p->v), cmp_prefetched);
+		m->pre = p;
 	}
-	if (p->n > 1)
-		pmt_sort(p->v, p->n, sizeof(*p->v), cmp_prefetched);
-	m->pre = p;
-out:
-	free(keys);
-	free(vals);
 	free(want.v);
 }
 
+/* Under m->lock. 0 or -errno. */
 static int drain(struct pmt_aggmaps *m)
 {
 	struct prefetch pre = {0};

@@ -315,12 +315,12 @@ static int py_static_queried(struct pmt_syms *s, uint32_t pid, uint64_t addr, ui
 	struct pmt_pyquery *c = &s->pyquery;
 	const uint64_t addrs[2] = {addr, qualname};
 	struct pmt_procmap q[2];
-	char path[PATH_MAX];
 	int err;
 
 	if (c->pid != pid || addr < c->m.start || addr >= c->m.end || qualname < c->m.start ||
 	    qualname >= c->m.end) {
-		err = pmt_procmaps__query(pid, addrs, 2, q, path, sizeof(path));
+		c->pid = 0; /* its path is the query's now */
+		err = pmt_procmaps__query(pid, addrs, 2, q, c->path, sizeof(c->path));
 		if (err == -ENOTTY)
 			return err;
 		if (err || q[0].ino != q[1].ino || q[0].maj != q[1].maj || q[0].min != q[1].min)
@@ -329,14 +329,9 @@ static int py_static_queried(struct pmt_syms *s, uint32_t pid, uint64_t addr, ui
 		c->m = (struct map){.start = q[0].start, .end = q[0].end, .pgoff = q[0].pgoff};
 		c->dev = makedev(q[0].maj, q[0].min);
 		c->ino = q[0].ino;
-		c->path[0] = '\0';
-		if (strlen(path) < sizeof(c->path))
-			strcpy(c->path, path);
 	}
 	/* files are shared and outlive processes: looked up again each time */
-	c->m.f = c->path[0] ? syms_file_get(s, c->dev, c->ino, c->path, false, pid, c->m.start,
-					    c->m.end)
-			    : NULL;
+	c->m.f = syms_file_get(s, c->dev, c->ino, c->path, false, pid, c->m.start, c->m.end);
 	return py_key(s, pid, c->m.f, &c->m, addr, qualname, k);
 }
 
