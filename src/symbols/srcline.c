@@ -28,6 +28,12 @@
  * is walked per address, as without an index. */
 #define SCOPE_BUDGET 32768
 #define MAX_CUIDX 256
+/* Lines of the CUs' line tables libdw may hold for a file (it keeps each
+ * CU's table, over 100 bytes a line as it reads it, until the DWARF
+ * ends): beyond, the answers are kept and the DWARF begun again. A
+ * served profile of a python built with -g (CUs of 71,000 lines) held
+ * 16 MB of them, most of an always-on run's peak. */
+#define LINE_BUDGET 49152
 
 struct slot {
 	uint64_t key; /* offset + 1; 0: empty */
@@ -95,6 +101,11 @@ struct pmt_srcfile {
 	struct curange *cur;
 	size_t ncur;
 	bool cur_made;
+	/* the CUs whose line tables libdw holds (sorted offsets) and their
+	 * lines in all, against LINE_BUDGET */
+	Dwarf_Off *lcu;
+	size_t nlcu, lcucap, lines, line_budget;
+	unsigned long restarts;
 	/* The answers of the slots, by offset, kept when the DWARF is
 	 * closed (pmt_srcfile__sleep): a print names the addresses it named
 	 * before without opening it again (decompressing a debug file's
@@ -214,6 +225,7 @@ struct pmt_srcfile *pmt_srcfile__open(int fd, const char *path, const char *debu
 		return NULL;
 	f->demangle = demangle;
 	f->dc = dc;
+	f->line_budget = LINE_BUDGET;
 	if (!open_dwarf(f, fd, path, debug)) {
 		pmt_srcfile__free(f);
 		return NULL;
@@ -259,8 +271,9 @@ static void cuidx_free(struct cuidx *c)
 	*c = (struct cuidx){0};
 }
 
-/* Everything but the answers kept: the DWARF, the ELF, the files. */
-static void close_dwarf(struct pmt_srcfile *f)
+/* What points into the DWARF: the slots, the CUs' indexes and ranges,
+ * the line tables counted; then the DWARF itself. */
+static void end_dwarf(struct pmt_srcfile *f)
 {
 	size_t i;
 
@@ -270,14 +283,24 @@ static void close_dwarf(struct pmt_srcfile *f)
 	if (f->cache)
 		for (i = 0; i < PMT_SRC_CACHE; i++)
 			slot_clear(&f->cache[i]);
-	free(f->cache);
-	f->cache = NULL;
 	free(f->cur);
 	f->cur = NULL;
 	f->ncur = 0;
 	f->cur_made = false;
+	free(f->lcu);
+	f->lcu = NULL;
+	f->nlcu = f->lcucap = f->lines = 0;
 	if (f->dw)
 		dwarf_end(f->dw);
+	f->dw = NULL;
+}
+
+/* Everything but the answers kept: the DWARF, the ELF, the files. */
+static void close_dwarf(struct pmt_srcfile *f)
+{
+	end_dwarf(f);
+	free(f->cache);
+	f->cache = NULL;
 	if (f->delf)
 		elf_end(f->delf);
 	if (f->elf)
@@ -286,7 +309,6 @@ static void close_dwarf(struct pmt_srcfile *f)
 		close(f->dfd);
 	if (f->fd >= 0)
 		close(f->fd);
-	f->dw = NULL;
 	f->delf = f->elf = NULL;
 	f->fd = f->dfd = -1;
 }
@@ -625,6 +647,31 @@ static long file_pages(void)
 	return shared;
 }
 
+/* cu's line table counted against LINE_BUDGET, once (libdw read it for
+ * dwarf_getsrc_die, and holds it) */
+static void count_lines(struct pmt_srcfile *f, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	Dwarf_Lines *lines;
+	size_t lo = 0, hi = f->nlcu, mid, n;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (f->lcu[mid] == off)
+			return;
+		if (f->lcu[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		n = 0;
+	/* (unrecorded when out of memory: counted again, never less) */
+	if (pmt_grow_insert((void **)&f->lcu, &f->nlcu, &f->lcucap, sizeof(*f->lcu), lo, 64))
+		f->lcu[lo] = off;
+	f->lines += n;
+}
+
 /* Fill s for address addr (in the DWARF's terms). */
 static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 {
@@ -640,6 +687,7 @@ static void lookup(struct pmt_srcfile *f, uint64_t addr, struct slot *s)
 	if (!cu_of(f, addr, &cu))
 		return;
 	line = dwarf_getsrc_die(&cu, addr);
+	count_lines(f, &cu);
 	if (line) {
 		int l = 0;
 
@@ -686,6 +734,65 @@ static const struct kept *kept_find(const struct pmt_srcfile *f, uint64_t off)
 	return f->nkept ? bsearch(&key, f->kept, f->nkept, sizeof(*f->kept), cmp_kept) : NULL;
 }
 
+/* A slot's answer as a kept one, its strings copied (false: no memory) */
+static bool keep_slot(const struct slot *s, struct kept *k)
+{
+	int i;
+
+	*k = (struct kept){.off = s->key - 1, .n = s->n};
+	for (i = 0; i < s->n; i++) {
+		k->fr[i].line = s->fr[i].line;
+		k->fr[i].name = s->fr[i].name ? strdup(s->fr[i].name) : NULL;
+		k->fr[i].file = strdup(s->fr[i].file ? s->fr[i].file : "");
+		if ((s->fr[i].name && !k->fr[i].name) || !k->fr[i].file) {
+			free((char *)k->fr[i].name);
+			free((char *)k->fr[i].file);
+			k->n = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The slots' answers added to those kept (up to PMT_SRC_KEPT) */
+static void keep_answers(struct pmt_srcfile *f)
+{
+	struct kept *v;
+	size_t i, n = f->nkept;
+
+	v = realloc(f->kept, (f->nkept + PMT_SRC_CACHE) * sizeof(*v));
+	if (v) {
+		f->kept = v;
+		for (i = 0; i < PMT_SRC_CACHE && n < PMT_SRC_KEPT; i++) {
+			const struct slot *s = &f->cache[i];
+
+			if (!s->key || kept_find(f, s->key - 1))
+				continue;
+			if (!keep_slot(s, &v[n++]))
+				break;
+		}
+		f->nkept = n;
+		pmt_sort(f->kept, f->nkept, sizeof(*f->kept), cmp_kept);
+		/* room made for a whole cache, given back: kept is what stays */
+		if (n && (v = realloc(f->kept, n * sizeof(*v))))
+			f->kept = v;
+	}
+}
+
+/* The line tables past LINE_BUDGET: the answers kept, the DWARF begun
+ * again from the same ELF (its files stay open and mapped). False when
+ * it cannot be: f is asleep then. */
+static bool restart_dwarf(struct pmt_srcfile *f)
+{
+	keep_answers(f);
+	end_dwarf(f);
+	f->restarts++;
+	f->dw = dwarf_begin_elf(f->delf ? f->delf : f->elf, DWARF_C_READ, NULL);
+	if (!f->dw)
+		close_dwarf(f);
+	return f->dw != NULL;
+}
+
 int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_srcframe **frames)
 {
 	const struct kept *kp = kept_find(f, off);
@@ -701,6 +808,8 @@ int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_sr
 	s = &f->cache[(off * 0x9e3779b97f4a7c15ULL) >> 54 & (PMT_SRC_CACHE - 1)];
 	_Static_assert(!(PMT_SRC_CACHE & (PMT_SRC_CACHE - 1)), "slots are masked");
 	if (s->key != off + 1) {
+		if (f->lines >= f->line_budget && !restart_dwarf(f))
+			return -1;
 		slot_clear(s);
 		s->key = off + 1;
 		for (i = 0; i < f->nloads; i++)
@@ -725,50 +834,11 @@ int pmt_srcfile__frames(struct pmt_srcfile *f, uint64_t off, const struct pmt_sr
 	return s->n;
 }
 
-/* A slot's answer as a kept one, its strings copied (false: no memory) */
-static bool keep_slot(const struct slot *s, struct kept *k)
-{
-	int i;
-
-	*k = (struct kept){.off = s->key - 1, .n = s->n};
-	for (i = 0; i < s->n; i++) {
-		k->fr[i].line = s->fr[i].line;
-		k->fr[i].name = s->fr[i].name ? strdup(s->fr[i].name) : NULL;
-		k->fr[i].file = strdup(s->fr[i].file ? s->fr[i].file : "");
-		if ((s->fr[i].name && !k->fr[i].name) || !k->fr[i].file) {
-			free((char *)k->fr[i].name);
-			free((char *)k->fr[i].file);
-			k->n = i;
-			return false;
-		}
-	}
-	return true;
-}
-
 void pmt_srcfile__sleep(struct pmt_srcfile *f)
 {
-	struct kept *v;
-	size_t i, n = f->nkept;
-
 	if (!f->dw)
 		return;
-	v = realloc(f->kept, (f->nkept + PMT_SRC_CACHE) * sizeof(*v));
-	if (v) {
-		f->kept = v;
-		for (i = 0; i < PMT_SRC_CACHE && n < PMT_SRC_KEPT; i++) {
-			const struct slot *s = &f->cache[i];
-
-			if (!s->key || kept_find(f, s->key - 1))
-				continue;
-			if (!keep_slot(s, &v[n++]))
-				break;
-		}
-		f->nkept = n;
-		pmt_sort(f->kept, f->nkept, sizeof(*f->kept), cmp_kept);
-		/* room made for a whole cache, given back: kept is what stays */
-		if (n && (v = realloc(f->kept, n * sizeof(*v))))
-			f->kept = v;
-	}
+	keep_answers(f);
 	close_dwarf(f);
 }
 
@@ -797,4 +867,10 @@ size_t pmt_srcfile__bytes(const struct pmt_srcfile *f)
 void pmt_srcfile__no_index(struct pmt_srcfile *f)
 {
 	f->no_index = true;
+}
+
+unsigned long pmt_srcfile__line_budget(struct pmt_srcfile *f, size_t lines)
+{
+	f->line_budget = lines;
+	return f->restarts;
 }

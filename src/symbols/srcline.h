@@ -11,7 +11,9 @@
  * last address that fell in it); the scopes of a CU are indexed by
  * address at its first address (one walk of its DIEs, where
  * dwarf_getscopes walks them for every address), a bounded number at
- * once. Memory is bounded however long the run.
+ * once. libdw holds every CU's line table it read until the DWARF ends:
+ * past a budget of lines the answers are kept and the DWARF begun again.
+ * Memory is bounded however long the run.
  */
 #ifndef PMT_SRCLINE_H
 #define PMT_SRCLINE_H
@@ -66,5 +68,8 @@ bool pmt_srcfile__asleep(const struct pmt_srcfile *f);
 size_t pmt_srcfile__bytes(const struct pmt_srcfile *f);
 /* For tests: every address by dwarf_getscopes, no index. */
 void pmt_srcfile__no_index(struct pmt_srcfile *f);
+/* For tests: the lines of line tables libdw may hold before the DWARF
+ * is begun again (its answers kept); returns how many times it was. */
+unsigned long pmt_srcfile__line_budget(struct pmt_srcfile *f, size_t lines);
 
 #endif

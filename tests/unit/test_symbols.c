@@ -256,6 +256,52 @@ TEST(srcfile_index_as_getscopes)
 		c.path ? c.path : "libc", c.inlined, c.walk_wrong);
 }
 
+/* The DWARF begun again past its budget of line tables gives the answers
+ * it gave before: this binary's own executable mapping, every 97th
+ * offset (a 211th under ASan), by a file let hold one CU's lines at a
+ * time and by one holding them all; then the first again, its answers
+ * now kept or looked up anew. */
+TEST(srcfile_line_budget_same_answers)
+{
+	static struct exe_map m;
+	struct pmt_srcfile *a, *b;
+	const struct pmt_srcframe *x, *y;
+	uint64_t off, step;
+	unsigned long restarts;
+	int fd, n, k, i, pass, asked = 0;
+
+	ASSERT_EQ(exe_map_of((uintptr_t)&pmt_srctest_outer, &m), 0);
+	step = (m.end - m.start) / 97 > 1500 ? 211 : 97;
+	fd = open(m.path, O_RDONLY);
+	ASSERT_TRUE(fd >= 0);
+	a = pmt_srcfile__open(fd, m.path, NULL, true, NULL);
+	b = pmt_srcfile__open(fd, m.path, NULL, true, NULL);
+	close(fd);
+	ASSERT_TRUE(a && b);
+	pmt_srcfile__line_budget(a, 1);
+	pmt_srcfile__line_budget(b, (size_t)-1);
+	for (pass = 0; pass < 2 && !*failed; pass++)
+		for (off = m.pgoff; off < m.pgoff + (m.end - m.start) && !*failed; off += step) {
+			n = pmt_srcfile__frames(a, off, &x);
+			k = pmt_srcfile__frames(b, off, &y);
+			asked += n > 0;
+			ASSERT_EQ(n, k);
+			for (i = 0; i < n; i++) {
+				ASSERT_TRUE((x[i].name == NULL) == (y[i].name == NULL));
+				ASSERT_TRUE(!x[i].name || !strcmp(x[i].name, y[i].name));
+				ASSERT_STREQ(x[i].file, y[i].file);
+				ASSERT_EQ(x[i].line, y[i].line);
+			}
+		}
+	restarts = pmt_srcfile__line_budget(a, 1);
+	/* a restart at each CU after the first, many CUs here */
+	ASSERT_TRUE(restarts >= 20);
+	ASSERT_EQ(pmt_srcfile__line_budget(b, (size_t)-1), 0);
+	ASSERT_TRUE(asked >= 100);
+	pmt_srcfile__free(a);
+	pmt_srcfile__free(b);
+}
+
 /* Inlined frames and lines from this binary's own DWARF (it is built
  * with -g): somewhere in pmt_srctest_outer the inlined function is
  * running, at its line, called from the outer one's line; the cache
