@@ -17,8 +17,11 @@
 #include "util/strutil.h"
 
 /* Turn cur into deltas against prev (min/max stay since the start). */
+/* cur's counts and sums less prev's (sign -1), or prev's added back (+1):
+ * the deltas are made in place and undone after the print, where a copy
+ * of the totals was a megabyte of the always-on print's peak */
 static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
-		     size_t np)
+		     size_t np, int sign)
 {
 	size_t i;
 
@@ -27,8 +30,10 @@ static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_e
 			np ? bsearch(&cur[i], prev, np, sizeof(*prev), pmt_agg_entry__cmp) : NULL;
 
 		if (p) {
-			cur[i].val.count -= p->val.count;
-			cur[i].val.sum -= p->val.sum;
+			/* (unsigned arithmetic: undone exactly) */
+			cur[i].val.count += (uint64_t)sign * p->val.count;
+			cur[i].val.sum = (int64_t)((uint64_t)cur[i].val.sum +
+						   (uint64_t)sign * (uint64_t)p->val.sum);
 		}
 	}
 }
@@ -751,16 +756,11 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 
 	if (s.n)
 		pmt_sort(cur->v, s.n, sizeof(*cur->v), pmt_agg_entry__cmp);
-	/* deltas go into a copy: cur becomes the next "previous" */
-	s.e = calloc(s.n ? s.n : 1, sizeof(*s.e));
-	if (!s.e) {
-		err = pmt_error__runtime(perr, -ENOMEM, "no memory for the aggregation's print");
-		goto out;
-	}
-	if (s.n)
-		memcpy(s.e, cur->v, s.n * sizeof(*s.e));
+	/* the deltas in cur itself, undone below: cur becomes the next
+	 * "previous" */
+	s.e = cur->v;
 	if (!a->opts->keep)
-		subtract(s.e, s.n, a->prev.v, a->prev.n);
+		subtract(s.e, s.n, a->prev.v, a->prev.n, -1);
 	for (k = 0; k < s.n; k++)
 		cur->v[k].idle = !s.e[k].val.count;
 	/* (pprof makes its locations so itself; PMT_NAMES_INTERLEAVED=1:
@@ -771,13 +771,13 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 	for (i = 0; a->sinks[i]; i++)
 		if ((e = a->sinks[i]->write(&s, out)) && !err)
 			err = e;
-out:
 	for (i = 0; i < PMT_FORM__MAX; i++) {
 		for (k = 0; s.groups[i] && k < s.ngroups[i]; k++)
 			free(s.groups[i][k].text);
 		free(s.groups[i]);
 	}
-	free(s.e);
+	if (!a->opts->keep)
+		subtract(cur->v, s.n, a->prev.v, a->prev.n, 1);
 	pmt_agg_entries__free(&a->prev);
 	a->prev = *cur;
 	memset(cur, 0, sizeof(*cur));
