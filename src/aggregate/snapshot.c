@@ -16,10 +16,10 @@
 #include "util/grow.h"
 #include "util/strutil.h"
 
-/* Turn cur into deltas against prev (min/max stay since the start). */
-/* cur's counts and sums less prev's (sign -1), or prev's added back (+1):
- * the deltas are made in place and undone after the print, where a copy
- * of the totals was a megabyte of the always-on print's peak */
+/* cur's counts and sums less prev's (sign -1: its deltas; min/max stay
+ * since the start), or prev's added back (+1): the deltas are made in
+ * place and undone after the print, where a copy of the totals was a
+ * megabyte of the always-on print's peak */
 static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
 		     size_t np, int sign)
 {

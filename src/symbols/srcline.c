@@ -14,6 +14,7 @@
 #include "symbols/srcline.h"
 #include "symbols/symfile.h"
 #include "util/grow.h"
+#include "util/strutil.h"
 #include "util/machine.h"
 
 #define MAX_LOADS 16
@@ -653,17 +654,10 @@ static void count_lines(struct pmt_srcfile *f, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
 	Dwarf_Lines *lines;
-	size_t lo = 0, hi = f->nlcu, mid, n;
+	size_t lo = pmt_count_le(f->lcu, f->nlcu, sizeof(*f->lcu), 0, sizeof(*f->lcu), off), n;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (f->lcu[mid] == off)
-			return;
-		if (f->lcu[mid] < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (lo && f->lcu[lo - 1] == off)
+		return;
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
 		n = 0;
 	/* (unrecorded when out of memory: counted again, never less) */
