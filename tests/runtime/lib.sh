@@ -211,31 +211,39 @@ PY
 }
 
 # Wait until FILE contains PATTERN (default 5 s, TRIES of 50 ms, scaled
-# by the suite's calibration); with PID, only while that process lives.
+# by the suite's calibration) on N lines (1 unless said); with PID, only
+# while that process lives.
 # What FILE ends with is shown when it never does.
 # FILE is read again only once it has changed: the stamp (this shell's)
 # written before each read is newer than a FILE written before it
 # (same-tick writes read again), a test of the shell's, no process.
+# Whether FILE holds PATTERN on at least N lines.
+holds() { # FILE PATTERN N
+	local c
+	c=$(grep -c -- "$2" "$1" 2>/dev/null)
+	[ "${c:-0}" -ge "$3" ]
+}
+
 wait_for() {
-	local file=$1 pattern=$2 tries=$(((${3:-100} * ${PMT_SLOWDOWN:-100} + 99) / 100)) pid=${4:-}
+	local file=$1 pattern=$2 tries=$(((${3:-100} * ${PMT_SLOWDOWN:-100} + 99) / 100)) pid=${4:-} n=${5:-1}
 	local stamp=$WORK/.wait_for.$BASHPID first=1
 	while [ "$tries" -gt 0 ]; do
 		if [ -n "$first" ] || ! [ "$stamp" -nt "$file" ]; then
 			first=
 			: >"$stamp"
-			grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+			holds "$file" "$pattern" "$n" && return 0
 		fi
 		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
 			# (what it wrote as it ended)
-			grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+			holds "$file" "$pattern" "$n" && return 0
 			wait "$pid" 2>/dev/null
-			fail "process $pid ended (status $?) before '$pattern' in $file; it ends:"
+			fail "process $pid ended (status $?) before '$pattern' (x$n) in $file; it ends:"
 			break
 		fi
 		nap 0.05
 		tries=$((tries - 1))
 	done
-	[ "$tries" -gt 0 ] || fail "timed out waiting for '$pattern' in $file; it ends:"
+	[ "$tries" -gt 0 ] || fail "timed out waiting for '$pattern' (x$n) in $file; it ends:"
 	tail -n 5 "$file" 2>/dev/null | sed 's/^/    | /' >&2
 	[ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null || threads_of "$pid"
 	return 1

@@ -1334,7 +1334,9 @@ test_program_read_after_write_vs_bpftrace() {
 	# the workload's lines: those of its comm
 	rw_lines() { awk '$1 == "python3.11"' "$1" | sort; }
 	if oracle_on_host && command -v bpftrace >/dev/null; then
-		tool_beside_bpftrace "$WORK/rw.bt" '^Tracing' "$PY $WORK/tcp.py" || return 1
+		# (the two IPv6 sockets' lines come last: bpftrace is stopped
+		# once it has printed both)
+		tool_beside_bpftrace "$WORK/rw.bt" '^Tracing' "$PY $WORK/tcp.py" 0 '^python3.11 10 1$' 2 || return 1
 		rw_lines "$WORK/bt.txt" >"$WORK/theirs"
 	else
 		"$PMT" -q "$WORK/rw.bt" -o "$WORK/out.txt" -c "$PY $WORK/tcp.py" || { fail "pmtrace failed"; return 1; }
@@ -1664,8 +1666,9 @@ test_program_list_skips_unattachable() {
 # may run in ksoftirqd, not CMD). bpftrace's lines in $WORK/bt.txt,
 # pmtrace's in $WORK/out.txt; CMD's status STATUS (0 unless said).
 # bpftrace drops what its perf buffers hold at SIGINT (pmtrace drains
-# them): it is stopped once its lines hold SEEN, where given.
-tool_beside_bpftrace() { # TOOL|FILE HEAD CMD [STATUS [SEEN]]
+# them): it is stopped once SEEN is on N of its lines (1 unless said),
+# where given.
+tool_beside_bpftrace() { # TOOL|FILE HEAD CMD [STATUS [SEEN [N]]]
 	local tool=/usr/sbin/$1.bt bt pm r try secs=$((60 * ${PMT_SLOWDOWN:-100} / 100))
 	[[ $1 != */* ]] || tool=$1
 	[ -r "$tool" ] || { fail "no $tool"; return 1; }
@@ -1692,7 +1695,7 @@ tool_beside_bpftrace() { # TOOL|FILE HEAD CMD [STATUS [SEEN]]
 		fi
 		# shellcheck disable=SC2086 # CMD's words
 		timeout "$secs" $3 || r=$?
-		[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 200 $bt
+		[ -z "${5:-}" ] || wait_for "$WORK/bt.txt" "$5" 200 $bt "${6:-1}"
 		kill -INT $bt $pm
 		# bounded: a tracer that hangs fails the test, named, with where
 		# its threads wait and what it said

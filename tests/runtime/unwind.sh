@@ -1447,17 +1447,16 @@ test_build_stacks_vs_perf() {
 
 # A perf map another user owns is not the process's: pmtrace does not
 # read it (as perf refuses a map not its user's), its JIT frames stay
-# unknown, and the summary says which file and whose. node's map handed
-# to nobody while node runs; named at the exit (folded).
+# unknown, and the summary says which file and whose. node's map is
+# nobody's before node starts (the shell makes it for its own pid, then
+# becomes node, which writes it without changing its owner): no moment
+# where pmtrace could read it as root's. Named at the exit (folded).
 test_jit_perf_map_of_another_user() {
 	requires node host || return
 	# shellcheck disable=SC2016 # the inner shell's
 	"$PMT" -e cpu-clock --freq 499 --stack user --folded -o "$WORK/other.folded" -- sh -c '
-		cd "$0" && node --perf-basic-prof "$1" 1 & p=$!
-		until [ -e /tmp/perf-$p.map ]; do sleep 0.01; done
-		chown 65534 /tmp/perf-$p.map
-		echo $p >"$0/node.pid"
-		wait $p' "$WORK" "$PWD/tests/testprogs/hot.js" >/dev/null 2>"$WORK/err" ||
+		cd "$0" && : >/tmp/perf-$$.map && chown 65534 /tmp/perf-$$.map && echo $$ >"$0/node.pid" &&
+		exec node --perf-basic-prof "$1" 1' "$WORK" "$PWD/tests/testprogs/hot.js" >/dev/null 2>"$WORK/err" ||
 		{ cat "$WORK/err" >&2; return 1; }
 	mv "/tmp/perf-$(cat "$WORK/node.pid").map" "$WORK/map" || return 1
 	grep -q "1 perf map not read: /tmp/perf-[0-9]*.map is owned by uid 65534, neither its process's user nor root" "$WORK/err" ||
