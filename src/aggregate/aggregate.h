@@ -111,6 +111,10 @@ bool pmt_agg__wants_pids(const struct pmt_agg *a);
 struct pmt_agg_entry {
 	struct pmt_agg_key key;
 	struct pmt_agg_val val;
+	/* val's count and sum at the last print (zero for a key new since):
+	 * an interval's deltas */
+	uint64_t base_count;
+	int64_t base_sum;
 	bool idle; /* no event in the interval last printed */
 };
 
@@ -122,22 +126,29 @@ struct pmt_agg_entries {
 
 /*
  * Totals drained from the kernel's hash (src/aggregate/totals.c): one
- * entry a key, values merged as drains bring them.
+ * entry a key, values merged as drains bring them. A print reads them
+ * where they are (sorted by map, then key), not a copy.
  */
 struct pmt_agg_totals {
 	struct pmt_agg_entries e;
 	uint32_t *index; /* open addressing: at + 1 in e.v, 0 empty */
 	size_t cap;	 /* of index: a power of two */
 	size_t limit;	 /* keys at most (0: none) */
+	bool sorted;	 /* e.v by pmt_agg_totals__map's order */
 };
 /* Merge x into the entry of its key (made if new). 0, -ENOSPC (a new key
  * past the limit) or -ENOMEM. */
 int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x);
-/* A copy of the entries, in any order, for a print. 0 or -ENOMEM. */
-int pmt_agg_totals__copy(const struct pmt_agg_totals *t, struct pmt_agg_entries *out);
-/* Drop the entries gone(ctx, key) says to; returns how many. */
-size_t pmt_agg_totals__drop(struct pmt_agg_totals *t,
-			    bool (*gone)(void *ctx, const struct pmt_agg_key *key), void *ctx);
+/* The same, x's values replacing the entry's (a keyless array's slots,
+ * read whole each time); its base stays. */
+int pmt_agg_totals__set(struct pmt_agg_totals *t, const struct pmt_agg_entry *x);
+/* view: the entries of map (the key's pad >> PMT_AGG_MAP_SHIFT), sorted
+ * as a print wants them, in place (view is not to be freed; valid until
+ * the next add, set or cut). 0 or -ENOMEM. */
+int pmt_agg_totals__map(struct pmt_agg_totals *t, uint32_t map, struct pmt_agg_entries *view);
+/* Remove the n entries from e.v[at] on (those a forget left at the end of
+ * a map's view). */
+void pmt_agg_totals__cut(struct pmt_agg_totals *t, size_t at, size_t n);
 void pmt_agg_totals__free(struct pmt_agg_totals *t);
 
 /* Copies of the kernel's stored stacks (key: as aggregation keys hold it;
@@ -195,31 +206,30 @@ const struct pmt_agg_cslot *pmt_agg_cache__holding(const struct pmt_agg_cache *c
  * the print. */
 void pmt_agg__touch_files(const struct pmt_agg *a, const struct pmt_agg_entries *cur,
 			  const struct pmt_agg_io *io);
-/* Print the snapshot cur (sorted here; the aggregation keeps it for the
- * next delta, so cur is taken over and emptied). 0, or -errno with err
- * filled (a flame graph that cannot be written, out of memory); every
- * sink writes what it can. */
+/* Print cur: every entry of the aggregation (values since the start,
+ * each with its base: its values at the last print, zero for a key new
+ * since), sorted here unless it is. The deltas printed are the values
+ * less the base (all of them under --keep); each base is then set to
+ * the values, and idle to whether the delta was empty. 0, or -errno
+ * with err filled (a flame graph that cannot be written, out of
+ * memory); every sink writes what it can. */
 int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct pmt_agg_io *io,
 		   struct pmt_output *out, uint64_t now_ns, struct pmt_error *err);
 
 /*
- * --interval (deltas): after a print, each key it printed is offered to
- * drop(ctx, key, idle) (idle: no event in the interval printed); those it
- * takes (it returns true, and drops them from its totals) are forgotten
- * here too, so a long run holds what is live, not all it ever saw. A key
- * that comes back counts from zero. Returns how many.
+ * --interval (deltas): after a print, each entry of cur it printed is
+ * offered to drop(ctx, key, idle) (idle: no event in the interval
+ * printed); those it takes (it returns true) are removed from cur (the
+ * rest moved down, in order), so a long run holds what is live, not all
+ * it ever saw. A key that comes back counts from zero. Returns how many.
  */
-size_t pmt_agg__forget(struct pmt_agg *a,
+size_t pmt_agg__forget(const struct pmt_agg *a, struct pmt_agg_entries *cur,
 		       bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle),
 		       void *ctx);
 /* fn(ctx, user, v) for each stack part of key: the values
  * pmt_stack_lookup_fn takes. */
 void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
 			 void (*fn)(void *ctx, bool user, uint64_t v), void *ctx);
-/* fn(ctx, user, v) for each stack part of the keys the last print
- * printed (kept for the next one's deltas). */
-void pmt_agg__prev_stacks(const struct pmt_agg *a, void (*fn)(void *ctx, bool user, uint64_t v),
-			  void *ctx);
 /* Each stack part of key replaced by what fn(ctx, user, v) returns. */
 void pmt_agg__key_stacks_set(const struct pmt_agg *a, struct pmt_agg_key *key,
 			     uint64_t (*fn)(void *ctx, bool user, uint64_t v), void *ctx);

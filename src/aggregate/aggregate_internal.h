@@ -66,7 +66,6 @@ struct pmt_agg {
 	pmt_agg_probe_name_fn *probe_name;
 	const void *probe_ctx;
 	size_t nprobes;
-	struct pmt_agg_entries prev;	   /* last snapshot, sorted; for deltas */
 	int key_bytes;			   /* of pmt_agg_key.data that --by uses */
 	uint32_t flat_slots;		   /* no keys: slots of pmt_agg_flat, else 0 */
 	bool value_signed;		   /* a probe's value can be negative */
@@ -130,6 +129,9 @@ void pmt_agg__folded_text(const struct pmt_agg *a, const struct pmt_agg_io *io, 
 			  const struct pmt_agg_key *k);
 bool pmt_agg__is_stack(uint8_t disp);
 int pmt_agg_entry__cmp(const void *a, const void *b);
+/* e sorted by pmt_agg_entry__cmp, where it is not already (a map's view
+ * of the totals is: nothing moves). */
+void pmt_agg_entries__sort(struct pmt_agg_entries *e);
 /* Does --by hold stack, kstack or ustack? */
 bool pmt_agg__has_stack_key(const struct pmt_agg *a);
 /* t takes v in: counts and sums add, min and max widen. */

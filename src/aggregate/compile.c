@@ -808,6 +808,5 @@ void pmt_agg__free(struct pmt_agg *a)
 	for (i = 0; a->probe_keys && i < a->nprobes; i++)
 		free(a->probe_keys[i]);
 	free(a->probe_keys);
-	pmt_agg_entries__free(&a->prev);
 	free(a);
 }

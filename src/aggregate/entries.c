@@ -115,3 +115,14 @@ void pmt_agg_val__merge(struct pmt_agg_val *t, const struct pmt_agg_val *v)
 	t->count += v->count;
 	t->sum += v->sum;
 }
+
+void pmt_agg_entries__sort(struct pmt_agg_entries *e)
+{
+	size_t i;
+
+	for (i = 1; i < e->n; i++)
+		if (pmt_agg_entry__cmp(&e->v[i - 1], &e->v[i]) > 0) {
+			pmt_sort(e->v, e->n, sizeof(*e->v), pmt_agg_entry__cmp);
+			return;
+		}
+}

@@ -254,22 +254,27 @@ static int stack_lookup(void *ctx, bool user, uint64_t key, uint64_t *ips)
 	return n < 0 ? 0 : n;
 }
 
-/* No keys: the array's slots that saw events. */
-static int read_flat(struct pmt_aggmaps *m, uint32_t slots, struct pmt_agg_entries *e)
+/* No keys: the array's slots that saw events, set in the totals (the
+ * array holds each slot's values since the start). */
+static int read_flat(struct pmt_aggmaps *m, uint32_t slots)
 {
+	struct pmt_agg_entries got = {0};
 	struct pmt_agg_key key;
 	uint32_t slot;
-	int err;
+	size_t i;
+	int err = 0;
 
-	for (slot = 0; slot < slots; slot++) {
+	for (slot = 0; !err && slot < slots; slot++) {
 		memset(&key, 0, sizeof(key));
 		key.bucket = (int32_t)slot - 1;
 		if (bpf_map_lookup_elem(bpf_map__fd(m->skel->maps.pmt_agg_flat), &slot, m->pc))
 			continue;
-		if ((err = pmt_agg_entries__add(e, &key, m->pc, m->ncpu, NULL)))
-			return err;
+		err = pmt_agg_entries__add(&got, &key, m->pc, m->ncpu, NULL);
 	}
-	return 0;
+	for (i = 0; !err && i < got.n; i++)
+		err = pmt_agg_totals__set(&m->totals, &got.v[i]);
+	pmt_agg_entries__free(&got);
+	return err;
 }
 
 typedef int (*each_entry_fn)(struct pmt_aggmaps *m, const struct pmt_agg_key *key);
@@ -663,8 +668,7 @@ static void use_stack(void *ctx, bool user, uint64_t v)
 		pmt_stack_copies__use(ctx, v);
 }
 
-/* Free the copies of stacks no total (nor the last print's entries)
- * refers to. */
+/* Free the copies of stacks no total (nor an open window's) refers to. */
 static void sweep_copies(struct pmt_aggmaps *m)
 {
 	size_t i;
@@ -674,7 +678,6 @@ static void sweep_copies(struct pmt_aggmaps *m)
 	for (int w = 0; w < PMT_AGG_WINDOWS; w++)
 		for (i = 0; m->win[w].open && i < m->win[w].t.e.n; i++)
 			pmt_agg__key_stacks(m->agg, &m->win[w].t.e.v[i].key, use_stack, &m->copies);
-	pmt_agg__prev_stacks(m->agg, use_stack, &m->copies);
 	pmt_stack_copies__sweep(&m->copies);
 }
 
@@ -865,33 +868,24 @@ int pmt_aggmaps__add_finished(struct pmt_aggmaps *m, struct pmt_agg_key *key, in
 
 /* --- prints ---------------------------------------------------------------- */
 
-/* Drain, then a snapshot of map's entries in the totals (or of the
- * keyless array) into cur. Under m->lock. */
+/* Drain (or read the keyless array), then cur: map's entries in the
+ * totals, where they are (pmt_agg_totals__map). Under m->lock. */
 static int read_entries(struct pmt_aggmaps *m, struct pmt_agg_entries *cur, size_t map)
 {
 	struct pmt_agg_maps mm;
-	size_t i, n;
 	int err;
 
 	memset(cur, 0, sizeof(*cur));
 	pmt_agg__maps(m->agg, &mm);
-	if (mm.flat_slots)
-		return read_flat(m, mm.flat_slots, cur);
-	if ((err = drain(m)) || (err = pmt_agg_totals__copy(&m->totals, cur)))
+	if ((err = mm.flat_slots ? read_flat(m, mm.flat_slots) : drain(m)))
 		return err;
-	for (i = n = 0; i < cur->n; i++)
-		if (cur->v[i].key.pad >> PMT_AGG_MAP_SHIFT == map)
-			cur->v[n++] = cur->v[i];
-	cur->n = n;
-	return 0;
+	return pmt_agg_totals__map(&m->totals, (uint32_t)map, cur);
 }
 
 struct gc {
 	struct pmt_aggmaps *m;
 	struct pmt_syms *syms;
 	bool exited; /* the key being offered has an exited process's stack */
-	struct pmt_agg_key *gone;
-	size_t n, cap;
 };
 
 static void note_exited(void *ctx, bool user, uint64_t v)
@@ -910,51 +904,32 @@ static void note_exited(void *ctx, bool user, uint64_t v)
  * --interval: a key that saw nothing in the interval is forgotten, and one
  * holding the user stack of a process that exited (its samples are all
  * in: short processes would otherwise pile up keys for one more
- * interval). Collected here, dropped from the totals after.
+ * interval).
  */
 static bool drop_key(void *ctx, const struct pmt_agg_key *k, bool idle)
 {
 	struct gc *g = ctx;
-	struct pmt_agg_key *p;
 
-	if (!idle) {
-		g->exited = false;
-		pmt_agg__key_stacks(g->m->agg, k, note_exited, g);
-		if (!g->exited)
-			return false;
-	}
-	p = pmt_grow(g->gone, &g->cap, g->n, sizeof(*p), 256);
-	if (!p)
-		return false; /* kept until the next print */
-	g->gone = p;
-	g->gone[g->n++] = *k;
-	return true;
+	if (idle)
+		return true;
+	g->exited = false;
+	pmt_agg__key_stacks(g->m->agg, k, note_exited, g);
+	return g->exited;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct pmt_agg_key));
-}
-
-static bool is_gone(void *ctx, const struct pmt_agg_key *key)
-{
-	const struct gc *g = ctx;
-
-	return bsearch(key, g->gone, g->n, sizeof(*key), cmp_key) != NULL;
-}
-
-static void forget_keys(struct pmt_aggmaps *m, struct pmt_syms *syms)
+/* After a print of cur (map a's view of the totals): the keys forgotten
+ * left the view's end, cut from the totals. */
+static void forget_keys(struct pmt_aggmaps *m, const struct pmt_agg *a, struct pmt_agg_entries *cur,
+			struct pmt_syms *syms)
 {
 	struct gc g = {.m = m, .syms = syms};
+	size_t n;
 
-	if (!m->hash || !pmt_agg__forget(m->agg, drop_key, &g))
-		goto out;
-	pmt_sort(g.gone, g.n, sizeof(*g.gone), cmp_key);
-	pmt_agg_totals__drop(&m->totals, is_gone, &g);
+	if (!m->hash || !(n = pmt_agg__forget(a, cur, drop_key, &g)))
+		return;
+	pmt_agg_totals__cut(&m->totals, (size_t)(cur->v - m->totals.e.v) + cur->n, n);
 	if (m->stacks)
 		sweep_copies(m);
-out:
-	free(g.gone);
 }
 
 int pmt_aggmaps__print(struct pmt_aggmaps *m, struct pmt_syms *syms, struct pmt_output *out,
@@ -987,14 +962,13 @@ int pmt_aggmaps__print_map(struct pmt_aggmaps *m, size_t map, int top, struct pm
 		pmt_syms__unlock(syms);
 	}
 	if (!err)
-		forget_keys(m, syms);
+		forget_keys(m, a, &cur, syms);
 	pthread_mutex_unlock(&m->lock);
 	forgotten = pmt_syms__forgotten(syms);
 	if (forgotten)
 		pmt_warn("%llu exited processes were forgotten before this print (too many "
 			 "waited): their user frames show as [unknown]; --interval prints sooner",
 			 (unsigned long long)forgotten);
-	pmt_agg_entries__free(&cur);
 	return err;
 }
 
@@ -1010,7 +984,6 @@ void pmt_aggmaps__touch_files(struct pmt_aggmaps *m, struct pmt_syms *syms)
 		pmt_syms__unlock(syms);
 	}
 	pthread_mutex_unlock(&m->lock);
-	pmt_agg_entries__free(&cur);
 }
 
 int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const char *name, bool om,
@@ -1028,7 +1001,6 @@ int pmt_aggmaps__metrics(struct pmt_aggmaps *m, struct pmt_syms *syms, const cha
 		pmt_syms__unlock(syms);
 	}
 	pthread_mutex_unlock(&m->lock);
-	pmt_agg_entries__free(&cur);
 	return err;
 }
 

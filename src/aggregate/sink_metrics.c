@@ -374,8 +374,7 @@ int pmt_agg__metrics(const struct pmt_agg *a, struct pmt_agg_entries *cur,
 
 	if (!labels)
 		return -ENOMEM;
-	if (cur->n)
-		pmt_sort(cur->v, cur->n, sizeof(*cur->v), pmt_agg_entry__cmp);
+	pmt_agg_entries__sort(cur);
 	rows = make_rows(a, io, cur, labels);
 	if (!rows)
 		goto out;

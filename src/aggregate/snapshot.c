@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * One snapshot of an aggregation, made once a print: the entries turned
- * into deltas against the previous snapshot (so nothing is lost between
- * reading and clearing), sorted; then handed to each sink the options
+ * into deltas since the previous print (each entry keeps its values of
+ * then: nothing is lost between reading and clearing), sorted; then
+ * handed to each sink the options
  * chose (aggregate_internal.h). The pieces every sink reads are here: groups of
  * entries by key, keys as text, stacks as frames.
  */
@@ -16,25 +17,19 @@
 #include "util/grow.h"
 #include "util/strutil.h"
 
-/* cur's counts and sums less prev's (sign -1: its deltas; min/max stay
- * since the start), or prev's added back (+1): the deltas are made in
- * place and undone after the print, where a copy of the totals was a
- * megabyte of the always-on print's peak */
-static void subtract(struct pmt_agg_entry *cur, size_t n, const struct pmt_agg_entry *prev,
-		     size_t np, int sign)
+/* Each entry's count and sum less its base (sign -1: its deltas since the
+ * last print; min/max stay since the start), or the base added back (+1):
+ * the deltas are made in place and undone after the print (unsigned
+ * arithmetic: exact), where a copy of the totals, and the last print's
+ * kept for the next, were two megabytes of the always-on print's peak */
+static void to_deltas(struct pmt_agg_entry *e, size_t n, int sign)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct pmt_agg_entry *p =
-			np ? bsearch(&cur[i], prev, np, sizeof(*prev), pmt_agg_entry__cmp) : NULL;
-
-		if (p) {
-			/* (unsigned arithmetic: undone exactly) */
-			cur[i].val.count += (uint64_t)sign * p->val.count;
-			cur[i].val.sum = (int64_t)((uint64_t)cur[i].val.sum +
-						   (uint64_t)sign * (uint64_t)p->val.sum);
-		}
+		e[i].val.count += (uint64_t)sign * e[i].base_count;
+		e[i].val.sum = (int64_t)((uint64_t)e[i].val.sum +
+					 (uint64_t)sign * (uint64_t)e[i].base_sum);
 	}
 }
 
@@ -43,21 +38,21 @@ bool pmt_agg__is_stack(uint8_t disp)
 	return disp == PMT_DISP_KSTACK || disp == PMT_DISP_USTACK;
 }
 
-size_t pmt_agg__forget(struct pmt_agg *a,
+size_t pmt_agg__forget(const struct pmt_agg *a, struct pmt_agg_entries *cur,
 		       bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle), void *ctx)
 {
-	size_t i, kept = 0, n = a->prev.n;
+	size_t i, kept = 0, n = cur->n;
 
 	if (a->opts->interval <= 0 || a->opts->keep)
 		return 0;
 	for (i = 0; i < n; i++) {
-		const struct pmt_agg_entry *e = &a->prev.v[i];
+		const struct pmt_agg_entry *e = &cur->v[i];
 
 		if (drop(ctx, &e->key, e->idle))
 			continue;
-		a->prev.v[kept++] = *e; /* stays sorted */
+		cur->v[kept++] = *e; /* stays sorted */
 	}
-	a->prev.n = kept;
+	cur->n = kept;
 	return n - kept;
 }
 
@@ -97,15 +92,6 @@ void pmt_agg__key_stacks(const struct pmt_agg *a, const struct pmt_agg_key *key,
 	struct pmt_agg_key k = *key;
 
 	pmt_agg__key_stacks_set(a, &k, call_each, &e);
-}
-
-void pmt_agg__prev_stacks(const struct pmt_agg *a, void (*fn)(void *ctx, bool user, uint64_t v),
-			  void *ctx)
-{
-	size_t i;
-
-	for (i = 0; i < a->prev.n; i++)
-		pmt_agg__key_stacks(a, &a->prev.v[i].key, fn, ctx);
 }
 
 /* no stack: a kernel key below 0, a user key's low half all ones
@@ -754,15 +740,13 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 	int err = 0, e, i;
 	size_t k;
 
-	if (s.n)
-		pmt_sort(cur->v, s.n, sizeof(*cur->v), pmt_agg_entry__cmp);
-	/* the deltas in cur itself, undone below: cur becomes the next
-	 * "previous" */
+	pmt_agg_entries__sort(cur);
+	/* the deltas in the entries themselves, undone below */
 	s.e = cur->v;
 	if (!a->opts->keep)
-		subtract(s.e, s.n, a->prev.v, a->prev.n, -1);
+		to_deltas(s.e, s.n, -1);
 	for (k = 0; k < s.n; k++)
-		cur->v[k].idle = !s.e[k].val.count;
+		s.e[k].idle = !s.e[k].val.count;
 	/* (pprof makes its locations so itself; PMT_NAMES_INTERLEAVED=1:
 	 * named in the stacks' order, as the tests compare) */
 	if (pmt_agg__has_stack_key(a) && (a->sinks[0] != &pmt_agg_sink_pprof || a->sinks[1]) &&
@@ -777,9 +761,10 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 		free(s.groups[i]);
 	}
 	if (!a->opts->keep)
-		subtract(cur->v, s.n, a->prev.v, a->prev.n, 1);
-	pmt_agg_entries__free(&a->prev);
-	a->prev = *cur;
-	memset(cur, 0, sizeof(*cur));
+		to_deltas(s.e, s.n, 1);
+	for (k = 0; k < s.n; k++) {
+		s.e[k].base_count = s.e[k].val.count;
+		s.e[k].base_sum = s.e[k].val.sum;
+	}
 	return err;
 }

@@ -64,62 +64,112 @@ static uint64_t entry_hash(const void *ctx, size_t i)
 	return key_hash(&((const struct pmt_agg_entries *)ctx)->v[i].key);
 }
 
-int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
+/* The entry of x's key, or where it would go: *slot (the index's) */
+static struct pmt_agg_entry *find(const struct pmt_agg_totals *t, const struct pmt_agg_key *k,
+				  size_t *slot)
+{
+	size_t j;
+
+	for (j = key_hash(k) & (t->cap - 1); t->index[j]; j = (j + 1) & (t->cap - 1)) {
+		struct pmt_agg_entry *have = &t->e.v[t->index[j] - 1];
+
+		if (!memcmp(&have->key, k, sizeof(*k)))
+			return have;
+	}
+	*slot = j;
+	return NULL;
+}
+
+/* x's values into its key's entry (merged, or set), made if new */
+static int put(struct pmt_agg_totals *t, const struct pmt_agg_entry *x, bool merge)
 {
 	struct pmt_agg_entries *e = &t->e;
 	struct pmt_agg_entry *v;
-	size_t j;
+	size_t j = 0;
 	int err;
 
 	if (!x->val.count)
 		return 0;
 	if (t->cap < 2 * (e->n + 1) && (err = reindex(&t->index, &t->cap, e->n, entry_hash, e)))
 		return err;
-	for (j = key_hash(&x->key) & (t->cap - 1); t->index[j]; j = (j + 1) & (t->cap - 1)) {
-		struct pmt_agg_entry *have = &e->v[t->index[j] - 1];
-
-		if (!memcmp(&have->key, &x->key, sizeof(x->key))) {
-			pmt_agg_val__merge(&have->val, &x->val);
-			return 0;
-		}
+	if ((v = find(t, &x->key, &j))) {
+		if (merge)
+			pmt_agg_val__merge(&v->val, &x->val);
+		else
+			v->val = x->val;
+		return 0;
 	}
 	if (t->limit && e->n >= t->limit)
 		return -ENOSPC;
 	if (!(v = pmt_grow(e->v, &e->cap, e->n, sizeof(*v), 256)))
 		return -ENOMEM;
 	e->v = v;
-	e->v[e->n] = *x;
-	e->v[e->n].idle = false;
+	v = &e->v[e->n];
+	*v = *x;
+	v->idle = false;
+	v->base_count = 0;
+	v->base_sum = 0;
 	t->index[j] = (uint32_t)++e->n;
+	t->sorted = false;
 	return 0;
 }
 
-int pmt_agg_totals__copy(const struct pmt_agg_totals *t, struct pmt_agg_entries *out)
+int pmt_agg_totals__add(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
 {
-	memset(out, 0, sizeof(*out));
-	if (!t->e.n)
-		return 0;
-	out->v = malloc(t->e.n * sizeof(*out->v));
-	if (!out->v)
-		return -ENOMEM;
-	memcpy(out->v, t->e.v, t->e.n * sizeof(*out->v));
-	out->n = out->cap = t->e.n;
-	return 0;
+	return put(t, x, true);
 }
 
-size_t pmt_agg_totals__drop(struct pmt_agg_totals *t,
-			    bool (*gone)(void *ctx, const struct pmt_agg_key *key), void *ctx)
+int pmt_agg_totals__set(struct pmt_agg_totals *t, const struct pmt_agg_entry *x)
+{
+	return put(t, x, false);
+}
+
+static uint32_t map_of(const struct pmt_agg_entry *e)
+{
+	return e->key.pad >> PMT_AGG_MAP_SHIFT;
+}
+
+/* By map, then as a print sorts (pmt_agg_entry__cmp) */
+static int cmp_by_map(const void *a, const void *b)
+{
+	uint32_t x = map_of(a), y = map_of(b);
+
+	return x != y ? (x > y) - (x < y) : pmt_agg_entry__cmp(a, b);
+}
+
+int pmt_agg_totals__map(struct pmt_agg_totals *t, uint32_t map, struct pmt_agg_entries *view)
 {
 	struct pmt_agg_entries *e = &t->e;
-	size_t i, kept = 0, n = e->n;
+	size_t lo, hi;
+	int err;
 
-	for (i = 0; i < n; i++)
-		if (!gone(ctx, &e->v[i].key))
-			e->v[kept++] = e->v[i];
-	e->n = kept;
-	if (kept < n)
-		reindex(&t->index, &t->cap, kept, entry_hash, e);
-	return n - kept;
+	memset(view, 0, sizeof(*view));
+	if (!t->sorted && e->n) {
+		pmt_sort(e->v, e->n, sizeof(*e->v), cmp_by_map);
+		/* (the index is of positions: made again for the new ones) */
+		if ((err = reindex(&t->index, &t->cap, e->n, entry_hash, e)))
+			return err;
+		t->sorted = true;
+	}
+	for (lo = 0; lo < e->n && map_of(&e->v[lo]) < map; lo++)
+		;
+	for (hi = lo; hi < e->n && map_of(&e->v[hi]) == map; hi++)
+		;
+	view->v = e->v + lo;
+	view->n = hi - lo;
+	return 0;
+}
+
+void pmt_agg_totals__cut(struct pmt_agg_totals *t, size_t at, size_t n)
+{
+	struct pmt_agg_entries *e = &t->e;
+
+	if (!n || at + n > e->n)
+		return;
+	memmove(e->v + at, e->v + at + n, (e->n - at - n) * sizeof(*e->v));
+	e->n -= n;
+	/* (order kept: still sorted if it was) */
+	reindex(&t->index, &t->cap, e->n, entry_hash, e);
 }
 
 void pmt_agg_totals__free(struct pmt_agg_totals *t)

@@ -223,9 +223,13 @@ static bool drop_two(void *ctx, const struct pmt_agg_key *key, bool idle)
 	return key->data[0] == 2;
 }
 
-/* Prints of one aggregation into a file, as --interval makes them. */
+/* Prints of one aggregation into a file, as --interval makes them: the
+ * snapshots handed in set the totals, printed where they are, as the
+ * loader does (src/aggregate/maps_bpf.c). */
 struct printer {
 	struct pmt_agg *agg;
+	struct pmt_agg_totals t;
+	struct pmt_agg_entries view; /* the last print's */
 	struct pmt_output out;
 	struct pmt_error err;
 	char path[32];
@@ -247,11 +251,29 @@ static int printer__open(struct printer *p, const struct pmt_agg_opts *ao)
 	return pmt_output__open(&p->out, p->path, PMT_OUT_TEXT, &p->err);
 }
 
+/* cur (each key's values since the start) into the totals, printed */
 static int printer__print(struct printer *p, struct pmt_agg_entries *cur)
 {
 	const struct pmt_agg_io io = {0};
+	size_t i;
+	int err = 0;
 
-	return pmt_agg__print(p->agg, cur, &io, &p->out, 0, &p->err);
+	for (i = 0; !err && i < cur->n; i++)
+		err = pmt_agg_totals__set(&p->t, &cur->v[i]);
+	pmt_agg_entries__free(cur);
+	return err ?: pmt_agg_totals__map(&p->t, 0, &p->view) ?:
+		       pmt_agg__print(p->agg, &p->view, &io, &p->out, 0, &p->err);
+}
+
+/* After a print: the keys drop takes are cut from the totals */
+static size_t printer__forget(struct printer *p,
+			      bool (*drop)(void *ctx, const struct pmt_agg_key *key, bool idle),
+			      void *ctx)
+{
+	size_t n = pmt_agg__forget(p->agg, &p->view, drop, ctx);
+
+	pmt_agg_totals__cut(&p->t, p->view.n, n);
+	return n;
 }
 
 /* Only what is printed from here on is kept. */
@@ -269,6 +291,7 @@ static char *printer__close(struct printer *p)
 	pmt_output__close(&p->out, &p->err);
 	pmt_read_file(p->path, &text, NULL);
 	pmt_agg__free(p->agg);
+	pmt_agg_totals__free(&p->t);
 	unlink(p->path);
 	return text;
 }
@@ -286,14 +309,14 @@ TEST(agg_forget_idle)
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
 	ASSERT_EQ(printer__print(&p, &cur), 0);
-	ASSERT_EQ(pmt_agg__forget(p.agg, drop_two, &offered), 0);
+	ASSERT_EQ(printer__forget(&p, drop_two, &offered), 0);
 	ASSERT_EQ(offered, 0); /* all new: none idle */
 	add(&cur, 1, 0, 6);
 	add(&cur, 2, 0, 7);
 	add(&cur, 3, 0, 1);
 	ASSERT_EQ(printer__print(&p, &cur), 0);
 	/* 2 and 3 idle; the loader deletes 2 only (3 is in a CPU's cache) */
-	ASSERT_EQ(pmt_agg__forget(p.agg, drop_two, &offered), 1);
+	ASSERT_EQ(printer__forget(&p, drop_two, &offered), 1);
 	ASSERT_EQ(offered, 2);
 	add(&cur, 1, 0, 6);
 	add(&cur, 2, 0, 2); /* made anew */
@@ -363,10 +386,10 @@ static bool pid_odd(void *ctx, const struct pmt_agg_key *key)
 TEST(agg_totals_merge_across_drains)
 {
 	struct pmt_agg_totals t = {0};
-	struct pmt_agg_entries snap;
+	struct pmt_agg_entries view;
 	struct pmt_agg_entry e;
 	uint64_t pid, sum = 0;
-	size_t i;
+	size_t i, kept;
 
 	for (pid = 0; pid < 10000; pid++) {
 		e = entry(pid, 1, 5, 5);
@@ -387,18 +410,24 @@ TEST(agg_totals_merge_across_drains)
 		sum += t.e.v[i].val.count;
 	}
 	ASSERT_EQ(sum, 20000);
-	ASSERT_EQ(pmt_agg_totals__drop(&t, pid_odd, NULL), 5000);
+	/* the odd pids forgotten, as a print's forget leaves them: at the
+	 * view's end, cut */
+	ASSERT_EQ(pmt_agg_totals__map(&t, 0, &view), 0);
+	ASSERT_EQ(view.n, 10000);
+	for (i = kept = 0; i < view.n; i++)
+		if (!pid_odd(NULL, &view.v[i].key))
+			view.v[kept++] = view.v[i];
+	pmt_agg_totals__cut(&t, kept, view.n - kept);
+	ASSERT_EQ(t.e.n, 5000);
 	e = entry(4, 1, 0, 0);
 	ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
 	e = entry(5, 1, 0, 0); /* dropped: back from zero */
 	ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
-	ASSERT_EQ(pmt_agg_totals__copy(&t, &snap), 0);
-	ASSERT_EQ(snap.n, 5001);
-	for (i = 0; i < snap.n; i++) {
-		memcpy(&pid, snap.v[i].key.data, sizeof(pid));
-		ASSERT_EQ(snap.v[i].val.count, pid == 4 ? 4 : pid == 5 ? 1 : 3);
+	ASSERT_EQ(t.e.n, 5001);
+	for (i = 0; i < t.e.n; i++) {
+		memcpy(&pid, t.e.v[i].key.data, sizeof(pid));
+		ASSERT_EQ(t.e.v[i].val.count, pid == 4 ? 4 : pid == 5 ? 1 : 3);
 	}
-	pmt_agg_entries__free(&snap);
 	/* a bound: known keys still merge, new ones are refused */
 	t.limit = 5001;
 	e = entry(6, 1, 0, 0);
@@ -406,6 +435,54 @@ TEST(agg_totals_merge_across_drains)
 	e = entry(9, 1, 0, 0);
 	ASSERT_EQ(pmt_agg_totals__add(&t, &e), -ENOSPC);
 	ASSERT_EQ(t.e.n, 5001);
+	pmt_agg_totals__free(&t);
+}
+
+/* A map's view of the totals: its entries only, sorted by key where they
+ * are; the index follows the sort (a drain after it merges into the same
+ * entries, a base set through the view stays); set replaces values. */
+TEST(agg_totals_views_by_map)
+{
+	struct pmt_agg_totals t = {0};
+	struct pmt_agg_entries v0, v1;
+	struct pmt_agg_entry e;
+	uint64_t pid, prev = 0;
+	size_t i;
+
+	for (pid = 300; pid > 0; pid--) {
+		e = entry(pid, 1, 0, 0);
+		e.key.pad = (uint32_t)(pid % 3 == 0) << PMT_AGG_MAP_SHIFT;
+		ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	}
+	ASSERT_EQ(pmt_agg_totals__map(&t, 1, &v1), 0);
+	ASSERT_EQ(v1.n, 100);
+	for (i = 0; i < v1.n; i++) {
+		ASSERT_EQ(v1.v[i].key.pad, 1u << PMT_AGG_MAP_SHIFT);
+		if (i)
+			ASSERT_TRUE(memcmp(v1.v[i - 1].key.data, v1.v[i].key.data, 8) < 0);
+		v1.v[i].base_count = v1.v[i].val.count;
+	}
+	ASSERT_EQ(pmt_agg_totals__map(&t, 0, &v0), 0);
+	ASSERT_EQ(v0.n, 200);
+	ASSERT_TRUE(v0.v + v0.n == v1.v); /* map 0's first, then 1's */
+	for (pid = 1; pid <= 300; pid++) {
+		e = entry(pid, 2, 0, 0);
+		e.key.pad = (uint32_t)(pid % 3 == 0) << PMT_AGG_MAP_SHIFT;
+		ASSERT_EQ(pmt_agg_totals__add(&t, &e), 0);
+	}
+	e = entry(3, 7, 0, 0);
+	e.key.pad = 1u << PMT_AGG_MAP_SHIFT;
+	ASSERT_EQ(pmt_agg_totals__set(&t, &e), 0);
+	ASSERT_EQ(t.e.n, 300);
+	ASSERT_EQ(pmt_agg_totals__map(&t, 1, &v1), 0);
+	for (i = 0; i < v1.n; i++) {
+		memcpy(&pid, v1.v[i].key.data, sizeof(pid));
+		ASSERT_EQ(pid % 3, 0);
+		ASSERT_TRUE(pid != prev);
+		ASSERT_EQ(v1.v[i].val.count, pid == 3 ? 7 : 3);
+		ASSERT_EQ(v1.v[i].base_count, 1);
+		prev = pid;
+	}
 	pmt_agg_totals__free(&t);
 }
 
