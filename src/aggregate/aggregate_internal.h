@@ -5,6 +5,7 @@
 #define PMT_AGG_INTERNAL_H
 
 #include "aggregate/aggregate.h"
+#include "util/pieces.h"
 
 /* How a key part is shown. */
 enum pmt_key_disp {
@@ -91,7 +92,9 @@ struct pmt_agg_group {
 	size_t n;
 	struct pmt_agg_val total;
 	double sortval;
-	char *text; /* symbolic keys: the key as shown, merged by */
+	/* symbolic keys: the key as shown (its pieces in the snapshot's),
+	 * merged by; pmt_agg_snap__text reads it */
+	uint32_t *text;
 };
 
 /* How a group's key reads when groups are merged by what they show. */
@@ -111,7 +114,13 @@ struct pmt_agg_snap {
 	struct pmt_error *err; /* what a sink could not do */
 	struct pmt_agg_group *groups[PMT_FORM__MAX];
 	size_t ngroups[PMT_FORM__MAX];
+	struct pmt_pieces pieces; /* of the groups' texts */
+	struct pmt_buf text;	  /* pmt_agg_snap__text's */
 };
+
+/* g's text (NULL: none, the key is shown from its entry), valid until
+ * the next call. */
+const char *pmt_agg_snap__text(struct pmt_agg_snap *s, const struct pmt_agg_group *g);
 
 /* The groups with events in this snapshot, keys shown by name merged
  * where they read the same (form: as key text, or as folded stacks);

@@ -23,7 +23,8 @@ static int write_folded(struct pmt_agg_snap *s, struct pmt_output *out)
 	if (!g)
 		return -ENOMEM;
 	for (i = 0; i < ng; i++) {
-		pmt_buf__printf(&b, "%s %llu\n", g[i].text, (unsigned long long)weight(s, &g[i]));
+		pmt_buf__printf(&b, "%s %llu\n", pmt_agg_snap__text(s, &g[i]),
+				(unsigned long long)weight(s, &g[i]));
 		pmt_agg__spill(out, &b);
 	}
 	pmt_output__line(out, b.p, b.len);
@@ -44,14 +45,23 @@ static int write_flamegraph(struct pmt_agg_snap *s, struct pmt_output *out)
 	if (!st)
 		return pmt_error__runtime(s->err, -ENOMEM, "no memory for the flame graph '%s'",
 					  path);
+	/* (the picture is made of all of them at once) */
 	for (i = 0; i < ng; i++) {
-		st[i].folded = g[i].text;
+		st[i].folded = strdup(pmt_agg_snap__text(s, &g[i]));
 		st[i].count = weight(s, &g[i]);
+		if (!st[i].folded) {
+			ng = i;
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 	err = pmt_flame__write_file(path, st, ng,
 				    s->a->opts->offcpu ? "Off-CPU Time (us)"
 				    : s->a->nprobes    ? s->a->probe_names[0]
 						       : "pmtrace");
+out:
+	for (i = 0; i < ng; i++)
+		free((char *)st[i].folded);
 	free(st);
 	if (err)
 		pmt_error__runtime(s->err, err, "cannot write the flame graph to '%s': %s", path,

@@ -78,16 +78,16 @@ static void histogram_text(const struct pmt_agg *a, struct pmt_buf *b,
 	pmt_buf__putc(b, '\n');
 }
 
-static void group_text(const struct pmt_agg_snap *s, struct pmt_buf *b,
-		       const struct pmt_agg_group *g)
+static void group_text(struct pmt_agg_snap *s, struct pmt_buf *b, const struct pmt_agg_group *g)
 {
 	const struct pmt_agg_opts *ao = s->a->opts;
 	const struct pmt_agg_val *v = &g->total;
 	long long avg = v->count ? (long long)(v->sum / (int64_t)v->count) : 0;
+	const char *text = pmt_agg_snap__text(s, g);
 
 	map_name(ao, b);
-	if (g->text) {
-		pmt_buf__printf(b, "[%s]", g->text);
+	if (text) {
+		pmt_buf__printf(b, "[%s]", text);
 	} else if (s->a->keys.n) {
 		pmt_buf__putc(b, '[');
 		pmt_agg__key_text(s->a, s->io, b, &g->e->key);

@@ -432,10 +432,27 @@ static int cmp_group(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_text(const void *a, const void *b)
+static int cmp_text(const void *a, const void *b, void *pieces)
 {
-	return strcmp(((const struct pmt_agg_group *)a)->text,
-		      ((const struct pmt_agg_group *)b)->text);
+	return pmt_pieces__cmp(pieces, ((const struct pmt_agg_group *)a)->text,
+			       ((const struct pmt_agg_group *)b)->text);
+}
+
+const char *pmt_agg_snap__text(struct pmt_agg_snap *s, const struct pmt_agg_group *g)
+{
+	if (!g->text)
+		return NULL;
+	s->text.len = 0;
+	pmt_pieces__join(&s->pieces, g->text, &s->text);
+	return pmt_buf__cstr(&s->text);
+}
+
+/* The text in b as pieces (an empty text when memory ran out) */
+static uint32_t *text_pieces(struct pmt_agg_snap *s, struct pmt_buf *b)
+{
+	uint32_t *t = pmt_pieces__add(&s->pieces, pmt_buf__cstr(b));
+
+	return t ? t : calloc(1, sizeof(*t));
 }
 
 /* Runs of entries with the same key data, those with news in this delta. */
@@ -491,17 +508,15 @@ static void group_text(const struct pmt_agg_snap *s, enum pmt_agg_form form,
 }
 
 /* Histograms keep their groups (buckets are per entry): each its text */
-static size_t texts_apart(const struct pmt_agg_snap *s, enum pmt_agg_form form,
-			  struct pmt_agg_group *g, size_t n)
+static size_t texts_apart(struct pmt_agg_snap *s, enum pmt_agg_form form, struct pmt_agg_group *g,
+			  size_t n)
 {
 	struct pmt_buf b = {0};
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		group_text(s, form, &g[i], &b);
-		g[i].text = strdup(pmt_buf__cstr(&b));
-		if (!g[i].text)
-			g[i].text = strdup("?");
+		g[i].text = text_pieces(s, &b);
 	}
 	pmt_buf__free(&b);
 	return n;
@@ -515,13 +530,13 @@ static size_t texts_apart(const struct pmt_agg_snap *s, enum pmt_agg_form form,
  * profile held 6,700 texts of 600 bytes at once). The first group of a
  * text stands for it, as sorting by text kept it; sorted by text after.
  */
-static size_t merge_by_text(const struct pmt_agg_snap *s, enum pmt_agg_form form,
-			    struct pmt_agg_group *g, size_t n)
+static size_t merge_by_text(struct pmt_agg_snap *s, enum pmt_agg_form form, struct pmt_agg_group *g,
+			    size_t n)
 {
 	const struct pmt_agg *a = s->a;
 	struct pmt_buf b = {0};
 	size_t i, m = 0, cap = 16, *tab, at;
-	uint64_t h;
+	uint32_t *t;
 
 	if (a->opts->fn == PMT_FN_HIST || a->opts->fn == PMT_FN_LHIST)
 		return texts_apart(s, form, g, n);
@@ -532,26 +547,25 @@ static size_t merge_by_text(const struct pmt_agg_snap *s, enum pmt_agg_form form
 		return texts_apart(s, form, g, n);
 	for (i = 0; i < n; i++) {
 		group_text(s, form, &g[i], &b);
-		h = pmt_hash_str(PMT_HASH_SEED, pmt_buf__cstr(&b));
-		for (at = h & (cap - 1); tab[at]; at = (at + 1) & (cap - 1))
-			if (g[tab[at] - 1].text && !strcmp(g[tab[at] - 1].text, pmt_buf__cstr(&b)))
+		t = text_pieces(s, &b);
+		for (at = pmt_pieces__hash(t) & (cap - 1); tab[at]; at = (at + 1) & (cap - 1))
+			if (pmt_pieces__same(g[tab[at] - 1].text, t))
 				break;
 		if (tab[at]) {
-			struct pmt_agg_group *t = &g[tab[at] - 1];
+			struct pmt_agg_group *k = &g[tab[at] - 1];
 
-			pmt_agg_val__merge(&t->total, &g[i].total);
-			t->sortval = group_value(a->opts->fn, &t->total);
+			free(t);
+			pmt_agg_val__merge(&k->total, &g[i].total);
+			k->sortval = group_value(a->opts->fn, &k->total);
 			continue;
 		}
 		g[m] = g[i];
-		g[m].text = strdup(pmt_buf__cstr(&b));
-		if (!g[m].text)
-			g[m].text = strdup("?");
+		g[m].text = t;
 		tab[at] = ++m;
 	}
 	free(tab);
 	pmt_buf__free(&b);
-	pmt_sort(g, m, sizeof(*g), cmp_text);
+	qsort_r(g, m, sizeof(*g), cmp_text, &s->pieces);
 	return m;
 }
 
@@ -760,6 +774,8 @@ int pmt_agg__print(struct pmt_agg *a, struct pmt_agg_entries *cur, const struct 
 			free(s.groups[i][k].text);
 		free(s.groups[i]);
 	}
+	pmt_pieces__free(&s.pieces);
+	pmt_buf__free(&s.text);
 	if (!a->opts->keep)
 		to_deltas(s.e, s.n, 1);
 	for (k = 0; k < s.n; k++) {

@@ -7,6 +7,7 @@
 #include "options/opts.h"
 #include "abi.h"
 #include "run/reorder.h"
+#include "util/pieces.h"
 #include "util/strutil.h"
 #include "util/suggest.h"
 #include "tracefs/tracefs.h"
@@ -542,4 +543,80 @@ TEST(hash_fnv1a_vectors)
 		  pmt_hash_str(PMT_HASH_SEED, "foobar"));
 	ASSERT_EQ(pmt_hash_bytes(PMT_HASH_SEED, "foobar", 6),
 		  pmt_hash_str(PMT_HASH_SEED, "foobar"));
+}
+
+static int sign(int v)
+{
+	return (v > 0) - (v < 0);
+}
+
+/* Texts as shared pieces: each joins back to itself; two are the same,
+ * and compare, exactly as their strings do (prefixes, a last piece with
+ * no separator, empty texts, separators alone); shared pieces are kept
+ * once. */
+TEST(pieces_as_the_texts)
+{
+	static const char *const texts[] = {
+		"",
+		"\n",
+		";",
+		"a",
+		"a\n",
+		"a;",
+		"a\nb",
+		"a\nb\n",
+		"a;b",
+		"a;b;",
+		"ab\n",
+		"a\nbc",
+		"b\na",
+		"comm\n  f\n  g\n",
+		"comm\n  f\n  h\n",
+		"comm\n  f\n",
+		"x;y;z",
+		"x;y",
+		"x;yz",
+		"x;y;z;",
+		"\n\n",
+		";;a",
+	};
+	struct pmt_pieces p = {0};
+	uint32_t *t[sizeof(texts) / sizeof(*texts)];
+	struct pmt_buf b = {0};
+	size_t n = sizeof(texts) / sizeof(*texts), i, j, chars;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_TRUE((t[i] = pmt_pieces__add(&p, texts[i])) != NULL);
+		b.len = 0;
+		pmt_pieces__join(&p, t[i], &b);
+		ASSERT_STREQ(pmt_buf__cstr(&b), texts[i]);
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			ASSERT_EQ(pmt_pieces__same(t[i], t[j]), !strcmp(texts[i], texts[j]));
+			ASSERT_EQ(sign(pmt_pieces__cmp(&p, t[i], t[j])),
+				  sign(strcmp(texts[i], texts[j])));
+		}
+	/* the same text again: the same pieces, nothing new kept */
+	chars = p.chars.len;
+	free(t[0]);
+	ASSERT_TRUE((t[0] = pmt_pieces__add(&p, texts[13])) != NULL);
+	ASSERT_TRUE(pmt_pieces__same(t[0], t[13]));
+	ASSERT_EQ(pmt_pieces__hash(t[0]), pmt_pieces__hash(t[13]));
+	ASSERT_EQ(p.chars.len, chars);
+	for (i = 0; i < n; i++)
+		free(t[i]);
+	/* many texts of few frames: each frame once */
+	for (i = 0; i < 5000; i++) {
+		uint32_t *x;
+
+		b.len = 0;
+		pmt_buf__printf(&b, "c%zu\n  f%zu\n  main\n", i % 7, i % 100);
+		ASSERT_TRUE((x = pmt_pieces__add(&p, pmt_buf__cstr(&b))) != NULL);
+		ASSERT_EQ(x[0], 3);
+		free(x);
+	}
+	ASSERT_TRUE(p.n < 150);
+	pmt_buf__free(&b);
+	pmt_pieces__free(&p);
 }
