@@ -21,13 +21,13 @@ struct proc *syms_proc_find(const struct pmt_syms *s, uint32_t pid, size_t *at)
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (s->procs[mid]->pid < pid)
+		if (s->procs[mid].pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	*at = lo;
-	return lo < s->nprocs && s->procs[lo]->pid == pid ? s->procs[lo] : NULL;
+	return lo < s->nprocs && s->procs[lo].pid == pid ? s->procs[lo].p : NULL;
 }
 
 /* p's mappings and perf map forgotten: those before an exec at time
@@ -92,7 +92,7 @@ static struct proc *proc_new(struct pmt_syms *s, uint32_t pid, const struct proc
 		snprintf(dir, sizeof(dir), "/proc/%u", pid);
 		p->uid = stat(dir, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
 	}
-	s->procs[at] = p;
+	s->procs[at] = (struct proc_at){pid, p};
 	return p;
 }
 
@@ -421,7 +421,7 @@ void pmt_syms__stats(struct pmt_syms *s, struct pmt_syms_stats *st)
 			st->bytes += pmt_srcfile__bytes(s->files[i]->src);
 	}
 	for (i = 0; i < s->nprocs; i++)
-		st->bytes += sizeof(struct proc) + s->procs[i]->cap * sizeof(struct map);
+		st->bytes += sizeof(struct proc) + s->procs[i].p->cap * sizeof(struct map);
 	st->bytes += pmt_ksyms__bytes(&s->ktab);
 	pthread_mutex_unlock(&s->lock);
 }

@@ -54,7 +54,7 @@ void pmt_syms__free(struct pmt_syms *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nprocs; i++)
-		syms_proc_free(s, s->procs[i]);
+		syms_proc_free(s, s->procs[i].p);
 	for (i = 0; i < s->nfiles; i++)
 		syms_file_free(s, s->files[i]);
 	pmt_pycodes__free(&s->py);

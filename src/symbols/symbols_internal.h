@@ -118,7 +118,13 @@ struct pmt_syms {
 	struct pmt_pycodes py;	     /* the code objects read (python/codes.h) */
 	struct pmt_srcframe pyframe; /* the last Python frame's, for srcframes */
 	struct pmt_pyquery pyquery;
-	struct proc **procs; /* sorted by pid */
+	/* sorted by pid, each beside its process: a search reads one
+	 * array, not a process a step (the sideband's records, Python's
+	 * codes and a profile's locations each look one up) */
+	struct proc_at {
+		uint32_t pid;
+		struct proc *p;
+	} * procs;
 	size_t nprocs, cap;
 	struct file **files; /* sorted by (dev, ino) */
 	size_t nfiles, fcap, idle, held;
