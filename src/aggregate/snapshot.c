@@ -3,9 +3,9 @@
  * One snapshot of an aggregation, made once a print: the entries turned
  * into deltas since the previous print (each entry keeps its values of
  * then: nothing is lost between reading and clearing), sorted; then
- * handed to each sink the options
- * chose (aggregate_internal.h). The pieces every sink reads are here: groups of
- * entries by key, keys as text, stacks as frames.
+ * handed to each sink the options chose (aggregate_internal.h). The
+ * pieces every sink reads are here: groups of entries by key, keys as
+ * text, stacks as frames.
  */
 #include <arpa/inet.h>
 #include <errno.h>
