@@ -236,7 +236,7 @@ test_syscalls_routed_same_as_direct() {
 # printed once, with its hint, and nothing stays attached.
 test_runtime_failure_exit_1() {
 	local port err=$WORK/busy.err rc n
-	coproc HOLD { python3 -c 'import socket, time
+	coproc HOLD { "$PY3" -c 'import socket, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
 print(s.getsockname()[1], flush=True); time.sleep(60)'; }
 	read -r port <&"${HOLD[0]}"

@@ -14,7 +14,7 @@ OM_ACCEPT='application/openmetrics-text; version=1.0.0'
 # job's settings ([JOB-LINES]: scheme, tls_config, ...) added; its API
 # at 127.0.0.1:$PROM_PORT. Stopped with pmtrace at the test's end.
 prometheus_scraping() {
-	PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	PROM_PORT=$("$PY3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	cat >"$WORK/prom.yml" <<-EOF
 		global:
 		  scrape_interval: 1s
@@ -99,7 +99,7 @@ test_metrics_bad_clients() {
 
 # A port another program serves: one message, exit 1, nothing loaded.
 test_metrics_port_in_use() {
-	python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$WORK/port" &
+	"$PY3" -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >"$WORK/port" &
 	local holder=$!
 	wait_for "$WORK/port" "[0-9]" || return 1
 	timeout 20 "$PMT" --tp sched:sched_switch --count --listen "$(cat "$WORK/port")" 2>"$WORK/err"

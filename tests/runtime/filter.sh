@@ -70,6 +70,6 @@ test_filter_errors() {
 	usage_error "--filter must follow the probe" --filter 'pid == 1' --tp sched:sched_switch || return 1
 	# a glob: the filter must fit every probe it expands to
 	usage_error "unknown field 'next_pid' for sched:sched_process_exec" --tp 'sched:sched_process_e*' --filter 'next_pid == 1' || return 1
-	usage_error "filter too large" --tp sched:sched_switch --filter "$(python3 -c 'print(" || ".join(f"pid == {i}" for i in range(40)))')" || return 1
+	usage_error "filter too large" --tp sched:sched_switch --filter "$("$PY3" -c 'print(" || ".join(f"pid == {i}" for i in range(40)))')" || return 1
 	no_leftovers
 }

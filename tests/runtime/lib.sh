@@ -6,9 +6,12 @@
 PMT=${PMT:-./pmtrace}
 TP=${TP:-.output/testprogs}
 export CALLS=$TP/calls	# tests/testprogs/calls: uprobe and kprobe targets
-# Debian's interpreter by its path (PATH may hold pyenv's shims)
+# Debian's interpreter by its path (PATH may hold pyenv's shims): the
+# workloads' (PY: their comm is python3.11) and the checks' (PY3)
 # shellcheck disable=SC2034 # read by the area files
 PY=/usr/bin/python3.11
+# shellcheck disable=SC2034 # read by the area files
+PY3=/usr/bin/python3
 WORK=${WORK:?the runner makes a work directory per test}
 DEFAULT_TIMEOUT=${DEFAULT_TIMEOUT:-120}
 # no debuginfod server but the ones a test starts (a shell's profile may
@@ -44,7 +47,7 @@ expect_output() {
 # histograms, ...), the function NAME of its area's checks file,
 # tests/runtime/checks/AREA.py (the runner names the area).
 check() {
-	python3 "tests/runtime/checks/${PMT_AREA:?the runner names the area}.py" "$@"
+	"$PY3" "tests/runtime/checks/${PMT_AREA:?the runner names the area}.py" "$@"
 }
 
 # a CPU PMU: x86's "cpu" (cpu_core, cpu_atom), arm64's "armv8_pmuv3_0"
@@ -199,7 +202,7 @@ no_leftovers() {
 }
 
 leftovers() {
-	python3 - <<'PY'
+	"$PY3" - <<'PY'
 import json, subprocess
 def show(what):
     out = subprocess.run(["bpftool", "-j", what, "show"], capture_output=True, text=True).stdout

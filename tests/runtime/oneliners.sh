@@ -70,7 +70,7 @@ test_str_streamed_vs_bpftrace() {
 	# shellcheck disable=SC2086
 	"$PMT" -q --json --tp syscalls:sys_enter_openat --str 'str(filename)' -- $cmd 2>/dev/null |
 		grep -F "$WORK/none" >"$WORK/o.json"
-	expect_eq "JSON" "$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["fields"]["str(filename)"])' <"$WORK/o.json")" \
+	expect_eq "JSON" "$("$PY3" -c 'import json,sys; print(json.loads(sys.stdin.readline())["fields"]["str(filename)"])' <"$WORK/o.json")" \
 		"$WORK/none" || return 1
 	oracle_on_host || return 0
 	requires bpftrace || return

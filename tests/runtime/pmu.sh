@@ -156,7 +156,7 @@ test_pmu_folded() {
 		note "NOTE: no folded spinner stack in try 1 (known rare defect); trying again"
 	done
 	"$PMT" -q -e cpu-clock --freq 999 --stack --flamegraph "$svg" -- "$TP"/spinner 500 >/dev/null || return 1
-	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$svg" || { fail "SVG is not valid XML"; return 1; }
+	"$PY3" -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$svg" || { fail "SVG is not valid XML"; return 1; }
 }
 
 # The flame graph as a browser shows it: its script ran and it is a picture.

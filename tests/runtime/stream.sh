@@ -182,7 +182,7 @@ test_cpu_filter() {
 	local tracer=$!
 	wait_for "$err" "tracing" || return 1
 	local other
-	other=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+	other=$("$PY3" -c 'import os; print(max(os.sched_getaffinity(0)))')
 	taskset -c 0 "$TP"/sleeper 20 1 >"$WORK/c0.out" &
 	# a guest with one CPU has no other to keep out
 	if [ "$other" != 0 ]; then taskset -c "$other" "$TP"/sleeper 20 1 >"$WORK/c1.out"; fi

@@ -101,7 +101,7 @@ test_unwind_nofp_chain() {
 # __libc_start_call_main, streamed and aggregated.
 test_unwind_python() {
 	local out=$WORK/py.txt fold=$WORK/py.folded pid c t
-	python3 -c '
+	"$PY3" -c '
 import os, sys, time
 open(sys.argv[1], "w").write("pid=%d\n" % os.getpid())
 def f(n): return 1 if n < 2 else f(n - 1) + f(n - 2)
@@ -1031,7 +1031,7 @@ test_profile_server_no_loss() {
 	# the runs of this pmtrace's program (prog_ids_of) before it is told
 	# to stop: each of those samples is the profile's
 	# shellcheck disable=SC2046 # one id a word
-	runs=$(bpftool -j prog show | python3 -c 'import json, sys
+	runs=$(bpftool -j prog show | "$PY3" -c 'import json, sys
 ids = {int(i) for i in sys.argv[1:]}
 print(sum(p.get("run_cnt", 0) for p in json.load(sys.stdin) if p.get("name") == "pmt_pe" and p["id"] in ids))' \
 		$(prog_ids_of $p))

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The checks of tests/runtime/cli.sh: python3 tests/runtime/checks/cli.py NAME ARGS...
 (lib.sh's check). One function a check, named after its test."""
 from common import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The checks of tests/runtime/unwind.sh: python3 tests/runtime/checks/unwind.py NAME ARGS...
 (lib.sh's check). One function a check, named after its test."""
 import math
