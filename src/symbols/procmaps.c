@@ -83,46 +83,48 @@ struct procmap_query_v1 {
 	uint64_t vma_name_addr, build_id_addr;
 };
 #define PMT_PROCMAP_QUERY _IOWR('f', 17, struct procmap_query_v1)
-#define PMT_QUERY_FILE_BACKED 0x20
 
-int pmt_procmaps__query(uint32_t pid, const uint64_t *addrs, size_t n, struct pmt_procmap *out,
-			char *path, size_t len)
+static bool query_unsupported;
+
+int pmt_procmaps__open(uint32_t pid)
 {
-	static bool unsupported;
 	char name[64];
-	size_t i;
-	int fd, err = 0;
+	int fd;
 
-	if (__atomic_load_n(&unsupported, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&query_unsupported, __ATOMIC_RELAXED))
 		return -ENOTTY;
 	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	for (i = 0; i < n && !err; i++) {
-		struct procmap_query_v1 q = {
-			.size = sizeof(q),
-			.query_flags = PMT_QUERY_FILE_BACKED,
-			.query_addr = addrs[i],
-			.vma_name_size = i ? 0 : (uint32_t)len,
-			.vma_name_addr = i ? 0 : (uint64_t)(uintptr_t)path,
-		};
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
 
-		if (ioctl(fd, PMT_PROCMAP_QUERY, &q)) {
-			err = -errno;
-			if (err == -ENOTTY || err == -EINVAL)
-				__atomic_store_n(&unsupported, true, __ATOMIC_RELAXED);
-			break;
-		}
-		out[i] = (struct pmt_procmap){.start = q.vma_start,
-					      .end = q.vma_end,
-					      .pgoff = q.vma_offset,
-					      .ino = q.inode,
-					      .maj = q.dev_major,
-					      .min = q.dev_minor,
-					      .path = path};
+int pmt_procmaps__query(int fd, uint64_t addr, struct pmt_procmap *out, char *path, size_t len)
+{
+	/* the mapping holding addr, file or not (no flags: covering) */
+	struct procmap_query_v1 q = {
+		.size = sizeof(q),
+		.query_addr = addr,
+		.vma_name_size = (uint32_t)len,
+		.vma_name_addr = (uint64_t)(uintptr_t)path,
+	};
+	int err;
+
+	if (ioctl(fd, PMT_PROCMAP_QUERY, &q)) {
+		err = -errno;
+		if (err == -ENOTTY || err == -EINVAL)
+			__atomic_store_n(&query_unsupported, true, __ATOMIC_RELAXED);
+		return err == -EINVAL ? -ENOTTY : err;
 	}
-	close(fd);
-	return err;
+	*out = (struct pmt_procmap){.start = q.vma_start,
+				    .end = q.vma_end,
+				    .pgoff = q.vma_offset,
+				    .ino = q.inode,
+				    .maj = q.dev_major,
+				    .min = q.dev_minor,
+				    .path = path};
+	if (!q.inode && len)
+		path[0] = '\0'; /* an anonymous mapping's name ([heap]) is no file's */
+	return 0;
 }
 
 int pmt_procmaps__pids(void (*fn)(void *ctx, uint32_t pid), void *ctx)

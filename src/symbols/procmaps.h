@@ -21,13 +21,16 @@ bool pmt_procmaps__line(char *line, struct pmt_procmap *m);
 /* fn for each executable mapping of process pid, in address order.
  * -errno when its maps cannot be read (the process is gone). */
 int pmt_procmaps__each(uint32_t pid, void (*fn)(void *ctx, const struct pmt_procmap *m), void *ctx);
-/* The file-backed mappings (any protection) holding each of the n
- * addresses of process pid, by one PROCMAP_QUERY each (Linux 6.11): out
- * filled, the first one's path into path (len bytes), every path set to
- * it. -ENOENT when an address is in none, -ENOTTY where the kernel has no
- * such query (every later call says so at once), -errno else. */
-int pmt_procmaps__query(uint32_t pid, const uint64_t *addrs, size_t n, struct pmt_procmap *out,
-			char *path, size_t len);
+/* Process pid's maps opened for pmt_procmaps__query: the descriptor, or
+ * -errno (-ENOTTY where the kernel has no PROCMAP_QUERY, Linux 6.11:
+ * every later call says so at once). */
+int pmt_procmaps__open(uint32_t pid);
+/* The mapping (any protection, file-backed or anonymous: ino 0) holding
+ * addr in the maps fd opened (one PROCMAP_QUERY): out filled, a file's
+ * path into path (len bytes; "" for no file). -ENOENT when addr is in
+ * none, -ESRCH when the process (its address space as opened) is gone,
+ * -ENOTTY where the kernel has no such query, -errno else. */
+int pmt_procmaps__query(int fd, uint64_t addr, struct pmt_procmap *out, char *path, size_t len);
 /* fn for each process /proc lists now. -errno when /proc cannot be read. */
 int pmt_procmaps__pids(void (*fn)(void *ctx, uint32_t pid), void *ctx);
 

@@ -179,16 +179,35 @@ static void map_listed(void *ctx, const struct pmt_procmap *m)
 		 false);
 }
 
+/* p is gone, without an exit record to come (or one already applied):
+ * it waits among the exited, behind the last of them, and goes as they
+ * do (kept, every later sample of its would read /proc again; left
+ * live, it would stay for good). Past the bound it stays live: the
+ * exited are not forgotten for it. */
+static void proc_gone(struct pmt_syms *s, struct proc *p)
+{
+	uint64_t ts = s->ndead ? s->dead[(s->dead_head + s->ndead - 1) % MAX_DEAD].ts : 0;
+
+	if (s->ndead == s->max_dead)
+		return;
+	p->dead = true;
+	p->exit_ts = ts;
+	s->dead[(s->dead_head + s->ndead++) % MAX_DEAD] = (struct dead){p->pid, ts};
+}
+
 /* A live process's executable mappings, from /proc (none when it is
  * gone). */
 static struct proc *read_proc(struct pmt_syms *s, uint32_t pid)
 {
 	struct reading r = {s, proc_new(s, pid, NULL)};
+	int err = r.p ? pmt_procmaps__each(pid, map_listed, &r) : 0;
 
 	/* another user's, without CAP_SYS_PTRACE: counted, its frames
 	 * unknown */
-	if (r.p && pmt_procmaps__each(pid, map_listed, &r) == -EACCES && !s->denied++)
+	if (err == -EACCES && !s->denied++)
 		s->denied_pid = pid;
+	else if (err == -ENOENT || err == -ESRCH)
+		proc_gone(s, r.p);
 	return r.p;
 }
 
@@ -247,8 +266,7 @@ void pmt_syms__exec(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 	if (!s || !pid)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (s->pyquery.pid == pid)
-		s->pyquery.pid = 0;
+	syms_pyquery_drop(s, pid);
 	p = syms_proc_find(s, pid, &at);
 	if (p && !p->dead)
 		proc_clear(s, p, ts);
@@ -294,8 +312,7 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 	if (!s || !pid)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (s->pyquery.pid == pid)
-		s->pyquery.pid = 0;
+	syms_pyquery_drop(s, pid);
 	p = syms_proc_find(s, pid, &at);
 	if (p && !p->dead && s->ndead == s->max_dead && s->on_bound && !s->settling) {
 		/* the owner settles those waiting first (its locks come

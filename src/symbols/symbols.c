@@ -24,6 +24,7 @@ struct pmt_syms *pmt_syms__new(bool demangle, bool inlines)
 		return NULL;
 	s->demangle = demangle;
 	s->inlines = inlines;
+	s->pyquery.fd = -1;
 	/* a smaller bound, for tests of what happens past it */
 	s->max_dead = getenv("PMT_MAX_DEAD") ? strtoul(getenv("PMT_MAX_DEAD"), NULL, 10) : 0;
 	if (!s->max_dead || s->max_dead > MAX_DEAD)
@@ -53,6 +54,7 @@ void pmt_syms__free(struct pmt_syms *s)
 
 	if (!s)
 		return;
+	syms_pyquery_drop(s, 0);
 	for (i = 0; i < s->nprocs; i++)
 		syms_proc_free(s, s->procs[i].p);
 	for (i = 0; i < s->nfiles; i++)
@@ -304,35 +306,93 @@ static bool py_key(struct pmt_syms *s, uint32_t pid, struct file *f, const struc
 	       pmt_elf__vaddr_in_file(l, m->start, m->pgoff, qualname, &k->qualname);
 }
 
+void syms_pyquery_drop(struct pmt_syms *s, uint32_t pid)
+{
+	struct pmt_pyquery *c = &s->pyquery;
+	unsigned int i;
+
+	if (pid && c->pid != pid)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	for (i = 0; i < c->n; i++)
+		free(c->r[i].path);
+	c->fd = -1;
+	c->pid = 0;
+	c->n = c->next = 0;
+}
+
+/* The mapping of process c->pid holding addr: one held, or asked of the
+ * kernel (its maps opened again once when the address space they were
+ * opened on is gone: an exec since), in the place of one held but keep.
+ * NULL when none (err set). */
+static const struct pyq_range *pyq_range(struct pmt_pyquery *c, uint64_t addr,
+					 const struct pyq_range *keep, int *err)
+{
+	struct pmt_procmap q;
+	struct pyq_range *r;
+	unsigned int i;
+	int again = 1;
+
+	for (i = 0; i < c->n; i++)
+		if (addr >= c->r[i].start && addr < c->r[i].end)
+			return &c->r[i];
+	while ((*err = pmt_procmaps__query(c->fd, addr, &q, c->path, sizeof(c->path))) == -ESRCH &&
+	       again--) {
+		int fd = pmt_procmaps__open(c->pid);
+
+		if (fd < 0)
+			break;
+		close(c->fd);
+		c->fd = fd;
+	}
+	if (*err)
+		return NULL;
+	if (c->n < PYQ_RANGES) {
+		r = &c->r[c->n++];
+	} else {
+		if (&c->r[c->next] == keep)
+			c->next = (c->next + 1) % PYQ_RANGES;
+		r = &c->r[c->next];
+		c->next = (c->next + 1) % PYQ_RANGES;
+		free(r->path);
+	}
+	*r = (struct pyq_range){q.start, q.end, q.pgoff, makedev(q.maj, q.min), q.ino, NULL};
+	if (q.ino && !(r->path = strdup(c->path)))
+		r->ino = 0; /* taken for anonymous: not keyed, no harm */
+	return r;
+}
+
 /* A process the sideband has not brought yet (its code came first, as
  * a churn's short interpreters do): the mappings of addr and qualname
- * asked of the kernel, one query each, not all its maps read; the last
- * process's interpreter mapping kept, as its codes come together. 1 when
- * keyed, 0 when not static, -ENOTTY where the kernel takes no query. */
+ * asked of the kernel, not all its maps read; its maps kept open and
+ * the mappings they gave kept while its codes come. 1 when keyed, 0
+ * when not static, -ENOTTY where the kernel takes no query. */
 static int py_static_queried(struct pmt_syms *s, uint32_t pid, uint64_t addr, uint64_t qualname,
 			     struct pmt_pystatic_key *k)
 {
 	struct pmt_pyquery *c = &s->pyquery;
-	const uint64_t addrs[2] = {addr, qualname};
-	struct pmt_procmap q[2];
-	int err;
+	const struct pyq_range *a, *q;
+	struct map m;
+	int err = 0;
 
-	if (c->pid != pid || addr < c->m.start || addr >= c->m.end || qualname < c->m.start ||
-	    qualname >= c->m.end) {
-		c->pid = 0; /* its path is the query's now */
-		err = pmt_procmaps__query(pid, addrs, 2, q, c->path, sizeof(c->path));
-		if (err == -ENOTTY)
-			return err;
-		if (err || q[0].ino != q[1].ino || q[0].maj != q[1].maj || q[0].min != q[1].min)
-			return 0;
+	if (c->pid != pid) {
+		int fd = pmt_procmaps__open(pid);
+
+		syms_pyquery_drop(s, 0);
+		if (fd < 0)
+			return fd == -ENOTTY ? fd : 0;
+		c->fd = fd;
 		c->pid = pid;
-		c->m = (struct map){.start = q[0].start, .end = q[0].end, .pgoff = q[0].pgoff};
-		c->dev = makedev(q[0].maj, q[0].min);
-		c->ino = q[0].ino;
 	}
+	if (!(a = pyq_range(c, addr, NULL, &err)) || !a->ino)
+		return err == -ENOTTY ? err : 0;
+	m = (struct map){.start = a->start, .end = a->end, .pgoff = a->pgoff};
+	if (!(q = pyq_range(c, qualname, a, &err)) || q->ino != a->ino || q->dev != a->dev)
+		return err == -ENOTTY ? err : 0;
 	/* files are shared and outlive processes: looked up again each time */
-	c->m.f = syms_file_get(s, c->dev, c->ino, c->path, false, pid, c->m.start, c->m.end);
-	return py_key(s, pid, c->m.f, &c->m, addr, qualname, k);
+	m.f = syms_file_get(s, a->dev, a->ino, a->path, false, pid, m.start, m.end);
+	return py_key(s, pid, m.f, &m, addr, qualname, k);
 }
 
 /* The code object at addr (qualname object at qualname) of process pid,
@@ -489,7 +549,9 @@ bool pmt_syms__module(struct pmt_syms *s, uint32_t pid, uint64_t addr, struct pm
 		mod->end = UINT64_MAX;
 		return true;
 	}
-	if (!s || (!pid && !syms_is_file_frame(addr)))
+	/* a Python frame is in no mapping: its process not looked up (a
+	 * churn's exited interpreters would be read from /proc again) */
+	if (!s || (!pid && !syms_is_file_frame(addr)) || syms_is_py_frame(addr))
 		return false;
 	pthread_mutex_lock(&s->lock);
 	if (syms_is_file_frame(addr)) {

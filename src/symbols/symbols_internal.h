@@ -98,13 +98,21 @@ struct kcached {
 	bool found;
 };
 
-/* The interpreter mapping of the last process whose Python code came
- * before its maps (py_static_queried): forgotten at its exec and exit. */
+/* The last process whose Python code came before its maps
+ * (py_static_queried): its maps kept open for queries, and the mappings
+ * they gave, file or anonymous (a churn's interpreter asks of its
+ * deep-frozen data and its heap, again and again); closed and forgotten
+ * at its exec and exit, or when another's code comes. */
+#define PYQ_RANGES 4
 struct pmt_pyquery {
 	uint32_t pid;
-	struct map m;
-	uint64_t dev, ino;
-	char path[PATH_MAX];
+	int fd; /* its /proc/PID/maps; -1: none */
+	struct pyq_range {
+		uint64_t start, end, pgoff, dev, ino; /* ino 0: anonymous */
+		char *path;			      /* a file's */
+	} r[PYQ_RANGES];
+	unsigned int n, next; /* ranges held; the next to give way */
+	char path[PATH_MAX];  /* a query's */
 };
 
 struct pmt_syms {
@@ -183,6 +191,8 @@ void syms_file_free(struct pmt_syms *s, struct file *f);
 
 /* procs.c */
 struct proc *syms_proc_find(const struct pmt_syms *s, uint32_t pid, size_t *at);
+/* the Python query's process forgotten, its maps closed (pid 0: any) */
+void syms_pyquery_drop(struct pmt_syms *s, uint32_t pid);
 struct proc *syms_proc_get(struct pmt_syms *s, uint32_t pid);
 void syms_proc_free(struct pmt_syms *s, struct proc *p);
 struct map *syms_map_find(struct proc *p, uint64_t addr);

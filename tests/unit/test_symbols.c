@@ -3,6 +3,7 @@
  * processes that map it as the kernel would report them (fork, exec,
  * mmap, exit), with pids no live process has. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <libelf.h>
 #include "elf/elfsym.h"
 #include "symbols/jitmap.h"
@@ -493,6 +495,9 @@ TEST(syms_follow_processes)
 	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "pmt_symtest_fn");
 	pmt_syms__reap(s, 1001);
 	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "[unknown]");
+	/* (asked of /proc then, gone: among the exited until reaped) */
+	ASSERT_TRUE(pmt_syms__exited(s, FAKE_PID));
+	pmt_syms__reap(s, UINT64_MAX);
 	/* too many exited before a print: the oldest are forgotten, counted */
 	for (i = 0; i < 8193; i++) {
 		mm.pid = FAKE_PID + 10 + i;
@@ -515,6 +520,41 @@ TEST(syms_follow_processes)
 }
 
 /* As perf script prints them (perf 6.1, the same programs). */
+/* A process /proc no longer has, met in a sample: read once, then among
+ * the exited, reaped as they are (it stayed for good: a long run's
+ * churn grew the table without bound); a Python frame's process is not
+ * looked up at all. */
+TEST(syms_gone_process_reaped)
+{
+	uintptr_t fn = (uintptr_t)&pmt_symtest_fn;
+	struct pmt_syms *s = pmt_syms__new(true, true);
+	struct pmt_syms_stats st;
+	struct pmt_buf b = {0};
+	struct pmt_module mod;
+
+	ASSERT_TRUE(s != NULL);
+	ASSERT_TRUE(!pmt_syms__module(s, FAKE_PID, PMT_PY_FRAME | 7, &mod));
+	pmt_syms__stats(s, &st);
+	ASSERT_EQ(st.procs, 0);
+	ASSERT_STREQ(name_of(s, FAKE_PID, fn, &b), "[unknown]");
+	ASSERT_TRUE(!pmt_syms__module(s, FAKE_PID, fn, &mod));
+	pmt_syms__stats(s, &st);
+	ASSERT_EQ(st.procs, 1);
+	ASSERT_EQ(st.exited, 1);
+	ASSERT_TRUE(pmt_syms__exited(s, FAKE_PID));
+	/* its records, come late, make it anew */
+	pmt_syms__fork(s, FAKE_PID, FAKE_PID - 1);
+	ASSERT_TRUE(!pmt_syms__exited(s, FAKE_PID));
+	pmt_syms__exit(s, FAKE_PID, 5);
+	pmt_syms__reap(s, UINT64_MAX);
+	pmt_syms__stats(s, &st);
+	ASSERT_EQ(st.procs, 0);
+	ASSERT_EQ(st.exited, 0);
+	ASSERT_EQ(pmt_syms__forgotten(s), 0);
+	pmt_buf__free(&b);
+	pmt_syms__free(s);
+}
+
 TEST(symbols_demangled_as_perf)
 {
 	static const char *const cases[][2] = {
@@ -716,10 +756,12 @@ TEST(procmaps_lines_parsed)
 int pmt_symtest_data[64] = {1}; /* in this binary's initialized data */
 extern char __executable_start;
 
-/* PROCMAP_QUERY (6.11) against this process's own maps: the data
- * mapping holding an initialized global (not executable: the full read
- * lists it not), as this binary's file, its link-time address found
- * from it; a heap address in no file says -ENOENT. */
+/* PROCMAP_QUERY (6.11) against this process's own maps, opened once:
+ * the data mapping holding an initialized global (not executable: the
+ * full read lists it not), as this binary's file, its link-time address
+ * found from it; a heap address as anonymous (no file, no path); an
+ * address in no mapping says -ENOENT; a child's maps, once it has
+ * exited, say -ESRCH (its address space is gone). */
 TEST(procmaps_query_data_mapping)
 {
 	uint64_t addrs[2] = {(uintptr_t)&pmt_symtest_data[0], (uintptr_t)&pmt_symtest_data[63]};
@@ -730,10 +772,14 @@ TEST(procmaps_query_data_mapping)
 	struct stat st;
 	ssize_t n;
 	void *heap;
-	int err, fd;
+	int err, fd, maps;
+	pid_t child;
 
-	err = pmt_procmaps__query((uint32_t)getpid(), addrs, 2, q, path, sizeof(path));
+	maps = pmt_procmaps__open((uint32_t)getpid());
+	ASSERT_TRUE(maps >= 0);
+	err = pmt_procmaps__query(maps, addrs[0], &q[0], path, sizeof(path));
 	if (err == -ENOTTY) {
+		close(maps);
 		printf("    skipped: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
 		return;
 	}
@@ -741,6 +787,7 @@ TEST(procmaps_query_data_mapping)
 	ASSERT_TRUE((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0);
 	exe[n] = '\0';
 	ASSERT_STREQ(q[0].path, exe);
+	ASSERT_EQ(pmt_procmaps__query(maps, addrs[1], &q[1], path, sizeof(path)), 0);
 	ASSERT_TRUE(!stat(exe, &st));
 	ASSERT_EQ(q[0].ino, st.st_ino);
 	ASSERT_EQ(makedev(q[0].maj, q[0].min), st.st_dev);
@@ -753,8 +800,24 @@ TEST(procmaps_query_data_mapping)
 	ASSERT_TRUE(pmt_elf__vaddr_in_file(&loads, q[0].start, q[0].pgoff, addrs[0], &vaddr));
 	ASSERT_EQ(vaddr, addrs[0] - (uintptr_t)&__executable_start);
 	heap = malloc(1 << 20); /* mmap'd: anonymous */
-	addrs[0] = (uintptr_t)heap;
-	err = pmt_procmaps__query((uint32_t)getpid(), addrs, 1, q, path, sizeof(path));
+	err = pmt_procmaps__query(maps, (uintptr_t)heap, &q[0], path, sizeof(path));
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(q[0].ino, 0);
+	ASSERT_STREQ(q[0].path, "");
+	ASSERT_TRUE(q[0].start <= (uintptr_t)heap && (uintptr_t)heap < q[0].end);
 	free(heap);
-	ASSERT_EQ(err, -ENOENT);
+	ASSERT_EQ(pmt_procmaps__query(maps, 0x1000, &q[0], path, sizeof(path)), -ENOENT);
+	close(maps);
+	if ((child = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	ASSERT_TRUE(child > 0);
+	maps = pmt_procmaps__open((uint32_t)child);
+	ASSERT_TRUE(maps >= 0);
+	ASSERT_EQ(pmt_procmaps__query(maps, addrs[0], &q[0], path, sizeof(path)), 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ASSERT_EQ(pmt_procmaps__query(maps, addrs[0], &q[0], path, sizeof(path)), -ESRCH);
+	close(maps);
 }
