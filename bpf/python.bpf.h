@@ -42,11 +42,11 @@ struct {
 	__type(value, struct pmt_py_seen);
 } pmt_py_seen SEC(".maps") __weak;
 
-/* ... and those user space has yet to read (it deletes them) */
+/* ... and those user space has yet to read: a queue it pops (a round
+ * finds a few; a hash's batch read walked all its buckets for them) */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, 1);
-	__type(key, struct pmt_py_id);
 	__type(value, struct pmt_py_new);
 } pmt_py_new SEC(".maps") __weak;
 
@@ -144,8 +144,7 @@ static __always_inline __u32 pmt_py_id(struct pmt_unwind *u, __u64 code, __u64 n
 {
 	struct pmt_py_code_key k = {.tgid = u->tgid, .code = code};
 	struct pmt_py_seen *s = bpf_map_lookup_elem(&pmt_py_seen, &k), sv = {.qualname = name};
-	struct pmt_py_new nv = {.code = code, .qualname = name};
-	struct pmt_py_id ik = {.tgid = u->tgid};
+	struct pmt_py_new nv = {.tgid = u->tgid, .code = code, .qualname = name};
 	__u32 zero = 0, *last;
 
 	if (s && s->qualname == name)
@@ -154,16 +153,16 @@ static __always_inline __u32 pmt_py_id(struct pmt_unwind *u, __u64 code, __u64 n
 	if (!last)
 		return 0;
 	*last = (*last + 1) & 0x3fffff;
-	ik.id = (bpf_get_smp_processor_id() & 0x3ff) << 22 | *last;
-	if (!ik.id)
+	nv.id = (bpf_get_smp_processor_id() & 0x3ff) << 22 | *last;
+	if (!nv.id)
 		return 0;
-	if (bpf_map_update_elem(&pmt_py_new, &ik, &nv, BPF_NOEXIST))
+	if (bpf_map_push_elem(&pmt_py_new, &nv, 0))
 		pmt_stat_inc(PMT_STAT_PY_NEW_FULL);
 	else
 		pmt_queue_moved(PMT_QUEUE_PY);
-	sv.id = ik.id;
+	sv.id = nv.id;
 	bpf_map_update_elem(&pmt_py_seen, &k, &sv, BPF_ANY);
-	return ik.id;
+	return nv.id;
 }
 
 /* The next Python frame of the eval loop call at u->pc (its interpreter

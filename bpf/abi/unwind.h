@@ -135,9 +135,9 @@ struct pmt_py_file {
  * is after import: an address alone would name a later function after
  * an earlier one). pmt_py_seen: (process, address) -> the qualname
  * object the code had and its id; another qualname at that address is
- * another code object, with a new id. pmt_py_new: ids met for the first
- * time, for user space to read their names and lines while the process
- * lives (it checks the qualname is still the one seen).
+ * another code object, with a new id. pmt_py_new: a queue of the ids met
+ * for the first time, for user space to read their names and lines while
+ * the process lives (it checks the qualname is still the one seen).
  */
 struct pmt_py_code_key {
 	__u32 tgid;
@@ -149,11 +149,8 @@ struct pmt_py_seen {
 	__u32 id;
 	__u32 pad;
 };
-struct pmt_py_id {
-	__u32 tgid;
-	__u32 id;
-};
 struct pmt_py_new {
+	__u32 tgid, id;
 	__u64 code, qualname;
 };
 /* A Python frame among a stack's user frames: bit 63, the instruction
@@ -183,7 +180,6 @@ _Static_assert(sizeof(struct pmt_cfi_file) == 8, "pmt_cfi_file");
 _Static_assert(sizeof(struct pmt_cfi_want) == 16, "pmt_cfi_want: read from a queue");
 _Static_assert(sizeof(struct pmt_py_file) == 56, "pmt_py_file");
 _Static_assert(sizeof(struct pmt_py_code_key) == 16, "pmt_py_code_key");
-_Static_assert(sizeof(struct pmt_py_new) == 16, "pmt_py_new: read from a queue");
-_Static_assert(sizeof(struct pmt_py_id) == 8, "pmt_py_id: the queue's key, read by user space");
+_Static_assert(sizeof(struct pmt_py_new) == 24, "pmt_py_new: read from a queue");
 
 #endif
