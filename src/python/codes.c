@@ -28,20 +28,18 @@ static struct pmt_pystatic *static_of(struct pmt_pycodes *t, const struct pmt_py
 	return &t->statics[h >> 54 & (PMT_PYSTATICS - 1)];
 }
 
-/* a copy of c into *to, its own strings; false when memory ran out */
-static bool code_dup(struct pmt_py_code *to, const struct pmt_py_code *c)
+static void body_put(struct pmt_pybody *b)
 {
-	*to = (struct pmt_py_code){.firstlineno = c->firstlineno, .nlinetable = c->nlinetable};
-	to->qualname = strdup(c->qualname ? c->qualname : "");
-	to->filename = strdup(c->filename ? c->filename : "");
-	to->linetable = malloc(c->nlinetable ? c->nlinetable : 1);
-	if (!to->qualname || !to->filename || !to->linetable) {
-		pmt_py__code_free(to);
-		return false;
+	if (b && !--b->refs) {
+		pmt_py__code_free(&b->c);
+		free(b);
 	}
-	if (c->nlinetable)
-		memcpy(to->linetable, c->linetable, c->nlinetable);
-	return true;
+}
+
+static struct pmt_pybody *body_get(struct pmt_pybody *b)
+{
+	b->refs++;
+	return b;
 }
 
 void pmt_pycodes__learn(struct pmt_pycodes *t, uint32_t pid, uint32_t id, uint64_t addr,
@@ -49,27 +47,29 @@ void pmt_pycodes__learn(struct pmt_pycodes *t, uint32_t pid, uint32_t id, uint64
 {
 	struct pmt_pycode *slot = slot_of(t, id);
 	struct pmt_pystatic *st = sk ? static_of(t, sk) : NULL;
+	struct pmt_pybody *b;
 
 	if (!slot)
 		return;
-	pmt_py__code_free(&slot->c);
-	slot->id = 0;
-	if (st && st->used && !memcmp(&st->k, sk, sizeof(*sk))) {
-		if (code_dup(&slot->c, &st->c)) {
-			slot->id = id;
-			slot->addr = addr;
-			t->copies++;
-		}
+	body_put(slot->b);
+	*slot = (struct pmt_pycode){0};
+	if (st && st->b && !memcmp(&st->k, sk, sizeof(*sk))) {
+		*slot = (struct pmt_pycode){id, addr, body_get(st->b)};
+		t->copies++;
 		return;
 	}
 	t->reads++;
-	if (pmt_py__read_code(pid, addr, qualname, &slot->c))
+	if (!(b = calloc(1, sizeof(*b))))
 		return;
-	slot->id = id;
-	slot->addr = addr;
+	if (pmt_py__read_code(pid, addr, qualname, &b->c)) {
+		free(b);
+		return;
+	}
+	b->refs = 1;
+	*slot = (struct pmt_pycode){id, addr, b};
 	if (st) {
-		pmt_py__code_free(&st->c);
-		st->used = code_dup(&st->c, &slot->c);
+		body_put(st->b);
+		st->b = body_get(b);
 		st->k = *sk;
 	}
 }
@@ -84,12 +84,14 @@ uint64_t pmt_pycodes__addr(struct pmt_pycodes *t, uint64_t v)
 bool pmt_pycodes__frame(struct pmt_pycodes *t, uint64_t v, struct pmt_pyframe *out)
 {
 	struct pmt_pycode *p = code_of(t, PMT_PY_ID(v));
+	const struct pmt_py_code *c;
 	int line;
 
 	if (!p)
 		return false;
-	line = pmt_py__line(p->c.linetable, p->c.nlinetable, p->c.firstlineno, PMT_PY_INSTR(v));
-	*out = (struct pmt_pyframe){p->c.qualname, p->c.filename, (uint32_t)(line > 0 ? line : 0)};
+	c = &p->b->c;
+	line = pmt_py__line(c->linetable, c->nlinetable, c->firstlineno, PMT_PY_INSTR(v));
+	*out = (struct pmt_pyframe){c->qualname, c->filename, (uint32_t)(line > 0 ? line : 0)};
 	return true;
 }
 
@@ -111,12 +113,12 @@ void pmt_pycodes__free(struct pmt_pycodes *t)
 
 	if (t->slots)
 		for (i = 0; i < PMT_PYCODES; i++)
-			pmt_py__code_free(&t->slots[i].c);
+			body_put(t->slots[i].b);
 	free(t->slots);
 	t->slots = NULL;
 	if (t->statics)
 		for (i = 0; i < PMT_PYSTATICS; i++)
-			pmt_py__code_free(&t->statics[i].c);
+			body_put(t->statics[i].b);
 	free(t->statics);
 	t->statics = NULL;
 }

@@ -19,10 +19,17 @@
 
 #define PMT_PYCODES 4096
 
+/* A code object's names and line table, shared by the slots of every
+ * process that runs it (an interpreter file's own, below: read once) */
+struct pmt_pybody {
+	uint32_t refs;
+	struct pmt_py_code c;
+};
+
 struct pmt_pycode {
 	uint32_t id; /* the kernel's (abi.h); 0: empty */
 	uint64_t addr;
-	struct pmt_py_code c;
+	struct pmt_pybody *b;
 };
 
 /* A code object in the interpreter file's own initialized data: one
@@ -38,17 +45,16 @@ struct pmt_pystatic_key {
 
 struct pmt_pystatic {
 	struct pmt_pystatic_key k;
-	bool used;
-	struct pmt_py_code c;
+	struct pmt_pybody *b; /* NULL: none */
 };
 
 struct pmt_pycodes {
 	struct pmt_pycode *slots; /* PMT_PYCODES, made at first use */
 	/* PMT_PYSTATICS code objects of interpreter files, by key: read
-	 * from the first process met, copied for every other (a short
+	 * from the first process met, shared by every other (a short
 	 * python3 run meets a dozen, each read with a few system calls) */
 	struct pmt_pystatic *statics;
-	uint64_t reads, copies; /* code objects read from processes; copied */
+	uint64_t reads, copies; /* code objects read from processes; shared */
 };
 
 /* A named Python frame: pointers into the table, valid until its next
@@ -59,7 +65,7 @@ struct pmt_pyframe {
 };
 
 /* The code object the kernel calls id, at addr in process pid (its
- * qualname object at qualname), read now; or copied, when sk (NULL:
+ * qualname object at qualname), read now; or shared, when sk (NULL:
  * none) says it is an interpreter file's own and it was read before. */
 void pmt_pycodes__learn(struct pmt_pycodes *t, uint32_t pid, uint32_t id, uint64_t addr,
 			uint64_t qualname, const struct pmt_pystatic_key *sk);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include "python/codes.h"
 #include "python/cpython.h"
 #include "py311_headers.h"
 #include "test.h"
@@ -73,6 +74,43 @@ TEST(python_names_read_or_refused)
 	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -ESTALE);
 	memset(fake.code, 0, 8);
 	ASSERT_EQ(pmt_py__read_code((uint32_t)getpid(), code, name, &c), -ESTALE);
+}
+
+/* An interpreter file's own code object is read from the first process
+ * that runs it and shared by the others (not copied): the same names,
+ * kept while any slot or the static entry holds them. ASan: none freed
+ * twice, none left. */
+TEST(python_static_codes_shared)
+{
+	static const uint32_t name[] = {'g', 'o'};
+	const struct pmt_pystatic_key sk = {
+		.dev = 1, .ino = 2, .vaddr = 0x1000, .qualname = 0x2000};
+	struct pmt_pycodes t = {0};
+	struct pmt_py311_fake fake;
+	struct pmt_pyframe a, b;
+	uint64_t code, q;
+
+	code = pmt_py311_fake_code(&fake, name, 2);
+	memcpy(&q, fake.code + pmt_py__layout311()->k.co_qualname, 8);
+	pmt_pycodes__learn(&t, (uint32_t)getpid(), 1, code, q, &sk);
+	pmt_pycodes__learn(&t, (uint32_t)getpid(), 2, code, q, &sk);
+	ASSERT_EQ(t.reads, 1);
+	ASSERT_EQ(t.copies, 1);
+	ASSERT_TRUE(pmt_pycodes__frame(&t, PMT_PY_FRAME | 1, &a));
+	ASSERT_TRUE(pmt_pycodes__frame(&t, PMT_PY_FRAME | 2, &b));
+	ASSERT_STREQ(a.name, "go");
+	ASSERT_TRUE(a.name == b.name && a.file == b.file);
+	/* the first slot taken by a code of its own: the second keeps its */
+	pmt_pycodes__learn(&t, (uint32_t)getpid(), 1, code, q, NULL);
+	ASSERT_EQ(t.reads, 2);
+	ASSERT_TRUE(pmt_pycodes__frame(&t, PMT_PY_FRAME | 2, &b));
+	ASSERT_STREQ(b.name, "go");
+	ASSERT_TRUE(pmt_pycodes__frame(&t, PMT_PY_FRAME | 1, &a));
+	ASSERT_TRUE(a.name != b.name);
+	/* one that cannot be read leaves its slot empty */
+	pmt_pycodes__learn(&t, (uint32_t)getpid(), 3, code, q + 8, NULL);
+	ASSERT_TRUE(!pmt_pycodes__frame(&t, PMT_PY_FRAME | 3, &a));
+	pmt_pycodes__free(&t);
 }
 
 TEST(python_line_table_as_cpython)
