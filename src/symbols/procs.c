@@ -249,12 +249,18 @@ void pmt_syms__fork(struct pmt_syms *s, uint32_t pid, uint32_t ppid)
 		return; /* a thread: the process's mappings already */
 	pthread_mutex_lock(&s->lock);
 	child = syms_proc_find(s, pid, &at);
-	/* a child read from /proc before its fork record came is complete */
+	/* a child read from /proc before its fork record came is complete;
+	 * a new one takes its parent's mappings whole (sorted, apart: a
+	 * churn forks a parent of many mappings, each added one by one
+	 * checked against those before) */
 	if ((!child || child->dead) && (parent = syms_proc_get(s, ppid)) &&
-	    (child = proc_new(s, pid, parent)))
-		for (i = 0; i < parent->n; i++)
-			add_map(s, child, parent->maps[i].start, parent->maps[i].end,
-				parent->maps[i].pgoff, parent->maps[i].f);
+	    (child = proc_new(s, pid, parent)) && parent->n &&
+	    (child->maps = malloc(parent->n * sizeof(*child->maps)))) {
+		memcpy(child->maps, parent->maps, parent->n * sizeof(*child->maps));
+		child->n = child->cap = parent->n;
+		for (i = 0; i < child->n; i++)
+			syms_file_ref(s, child->maps[i].f);
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
