@@ -269,7 +269,7 @@ static void info_syms(struct pmt_session *s)
 		return;
 	pmt_syms__stats(s->syms, &st);
 	if (st.py_read || st.py_copied)
-		pmt_info("Python code objects: %llu read from processes, %llu copied (an "
+		pmt_info("Python code objects: %llu read from processes, %llu shared (an "
 			 "interpreter's own, read before)",
 			 (unsigned long long)st.py_read, (unsigned long long)st.py_copied);
 	if (st.debug_made || st.debug_used)

@@ -102,11 +102,11 @@ test_python_outputs() {
 
 # Code objects CPython 3.11 deep-froze into the interpreter (posixpath's
 # among them) are at the same address of /usr/bin/python3.11 in every
-# process: read from the first process that ran one, copied for the next
+# process: read from the first process that ran one, shared by the next
 # (python/codes.h). Two processes calling os.path.join in a loop: each
 # has its join frames named, every line one the function's own code has
-# (co_lines), and the second's were copied, not read.
-test_python_frozen_code_copied() {
+# (co_lines), and the second's were shared, not read.
+test_python_frozen_code_shared() {
 	requires userspace || return
 	local prog='import os.path
 for i in range(1000000 // '$PYSCALE'): os.path.join("a", "b")' lines pid n bad
@@ -123,8 +123,8 @@ for i in range(1000000 // '$PYSCALE'): os.path.join("a", "b")' lines pid n bad
 		[ "$n" -ge 5 ] || { fail "pid $pid: $n samples name join (<frozen posixpath>), 5 at least expected"; return 1; }
 		[ -z "$bad" ] || { fail "pid $pid: join at lines $bad, not among its code's ($lines)"; return 1; }
 	done <"$WORK/pids"
-	n=$(sed -n 's/.*Python code objects: [0-9]* read from processes, \([0-9]*\) copied.*/\1/p' "$WORK/err")
-	[ "${n:-0}" -ge 1 ] || { fail "no code object copied: $(grep 'code objects' "$WORK/err")"; return 1; }
+	n=$(sed -n 's/.*Python code objects: [0-9]* read from processes, \([0-9]*\) shared.*/\1/p' "$WORK/err")
+	[ "${n:-0}" -ge 1 ] || { fail "no code object shared: $(grep 'code objects' "$WORK/err")"; return 1; }
 }
 
 # An interpreter of another version (a program exporting 3.12's symbols):
