@@ -179,6 +179,14 @@ static void map_listed(void *ctx, const struct pmt_procmap *m)
 		 false);
 }
 
+/* p among the exited, at ts, last in their ring (the caller made room) */
+static void proc_died(struct pmt_syms *s, struct proc *p, uint64_t ts)
+{
+	p->dead = true;
+	p->exit_ts = ts;
+	s->dead[(s->dead_head + s->ndead++) % MAX_DEAD] = (struct dead){p->pid, ts};
+}
+
 /* p is gone, without an exit record to come (or one already applied):
  * it waits among the exited, behind the last of them, and goes as they
  * do (kept, every later sample of its would read /proc again; left
@@ -186,13 +194,9 @@ static void map_listed(void *ctx, const struct pmt_procmap *m)
  * exited are not forgotten for it. */
 static void proc_gone(struct pmt_syms *s, struct proc *p)
 {
-	uint64_t ts = s->ndead ? s->dead[(s->dead_head + s->ndead - 1) % MAX_DEAD].ts : 0;
-
-	if (s->ndead == s->max_dead)
-		return;
-	p->dead = true;
-	p->exit_ts = ts;
-	s->dead[(s->dead_head + s->ndead++) % MAX_DEAD] = (struct dead){p->pid, ts};
+	if (s->ndead < s->max_dead)
+		proc_died(s, p,
+			  s->ndead ? s->dead[(s->dead_head + s->ndead - 1) % MAX_DEAD].ts : 0);
 }
 
 /* A live process's executable mappings, from /proc (none when it is
@@ -336,9 +340,7 @@ void pmt_syms__exit(struct pmt_syms *s, uint32_t pid, uint64_t ts)
 			s->forgotten++;
 			s->forgotten_total++;
 		}
-		p->dead = true;
-		p->exit_ts = ts;
-		s->dead[(s->dead_head + s->ndead++) % MAX_DEAD] = (struct dead){pid, ts};
+		proc_died(s, p, ts);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
